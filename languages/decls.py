@@ -1,0 +1,108 @@
+"""The six languages of the PTO compiler, each declared from its predecessor by what changes.
+
+The typed modules in `languages/gen/` are generated from this file:
+`python -m nanopass.gen_languages languages.decls:FAMILY` (a test fails when they are stale).
+"""
+
+from __future__ import annotations
+
+from nanopass.langdef import LanguageFamily
+from nanopass.langdef import define_language, kind
+
+_CORE_KINDS = (
+    kind("Program", "Program", "A program: its functions, callees before callers.",
+         name="str", functions="tuple[Function, ...]"),
+    kind("Function", "Function", "A function: InCore kernel, Orchestration host code, ...",
+         name="str", func_type="str", params="tuple[Param, ...]", return_types="tuple[Type, ...]",
+         body="tuple[Stmt, ...]"),
+    kind("Param", "Param", "A parameter and its direction (In, Out, InOut).", var="Var", direction="str"),
+    kind("IterArg", "IterArg", "A loop-carried value and its initial value.", var="Var", init="Expr"),
+    kind("AssignStmt", "Stmt", "`target: T = value`", target="Var", value="Expr"),
+    kind("EvalStmt", "Stmt", "A call evaluated for its effect only.", value="Expr"),
+    kind("ForStmt", "Stmt", "`for v, (iters,) in pl.range|pl.pipeline(start, stop, step, init_values=...)`",
+         loop_var="Var", start="Expr", stop="Expr", step="Expr", iter_args="tuple[IterArg, ...]",
+         body="tuple[Stmt, ...]", results="tuple[Var, ...]", kind="str", attrs="Attrs"),
+    kind("IfStmt", "Stmt", "`if cond:` with if-phis named by `results` (each branch ends in a yield).",
+         cond="Expr", then_body="tuple[Stmt, ...]", else_body="tuple[Stmt, ...]", results="tuple[Var, ...]"),
+    kind("YieldStmt", "Stmt", "`pl.yield_(values)`: ends a loop body or an if branch.", values="tuple[Expr, ...]"),
+    kind("ReturnStmt", "Stmt", "`return values`", values="tuple[Expr, ...]"),
+    kind("Var", "Expr", "An SSA variable.", name="str", type="Type"),
+    kind("ConstInt", "Expr", "An integer literal.", value="int", dtype="DataType"),
+    kind("ConstFloat", "Expr", "A float literal.", value="float", dtype="DataType"),
+    kind("ConstBool", "Expr", "`True` / `False`.", value="bool"),
+    kind("Call", "Expr", "An operator call `pl.tensor.add(a, b)`; the op is looked up in the registry.",
+         op="str", args="tuple[Expr, ...]", attrs="Attrs", type="Type"),
+    kind("FuncCall", "Expr", "`self.f(args)`: a call to another function of the program.",
+         callee="str", args="tuple[Expr, ...]", type="Type"),
+    kind("BinOp", "Expr", "Scalar arithmetic or comparison: + - * // % == != < <= > >= and or.",
+         op="str", lhs="Expr", rhs="Expr", type="Type"),
+    kind("UnaryOp", "Expr", "Scalar `-x` or `not x`.", op="str", operand="Expr", type="Type"),
+    kind("TupleExpr", "Expr", "A list / tuple literal of scalars, e.g. offsets `[0, 0]`.",
+         elements="tuple[Expr, ...]"),
+    kind("TupleGetItem", "Expr", "`t[i]` on a tuple-valued call.", value="Expr", index="int", type="Type"),
+)
+
+Tensor = define_language(
+    "Tensor",
+    doc="outlined InCore and Orchestration functions over GM tensors, tensor.* ops (and hand-written tile.* code)",
+    module="languages.gen.tensor",
+    add=_CORE_KINDS,
+    add_type_forms={"scalar", "tensor", "tuple", "none", "tile-unplaced"},
+    add_ops={"tensor.*", "tile.*", "system.*"},
+)
+
+TileUnplaced = define_language(
+    "TileUnplaced",
+    extends=Tensor,
+    doc="InCore bodies compute on tiles with tile.* ops; tile.load/tile.store bridge GM; spaces may be unset",
+    module="languages.gen.tile_unplaced",
+    remove_ops={"tensor.*"},
+    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim"},
+)
+
+TilePlaced = define_language(
+    "TilePlaced",
+    extends=TileUnplaced,
+    doc="every tile has a memory space and its canonical TileView; tile.move hops inserted",
+    module="languages.gen.tile_placed",
+    remove_type_forms={"tile-unplaced"},
+    add_type_forms={"tile-placed"},
+)
+
+L0Tiled = define_language(
+    "L0Tiled",
+    extends=TilePlaced,
+    doc="every matmul reads Left/Right and writes Acc, sized to L0A/L0B/L0C",
+    module="languages.gen.l0_tiled",
+)
+
+Addressed = define_language(
+    "Addressed",
+    extends=L0Tiled,
+    doc="every tile bound to a MemRef (space, byte offset, size); semantic aliases share one MemRef",
+    module="languages.gen.addressed",
+    remove_type_forms={"tile-placed"},
+    add_type_forms={"tile-addressed"},
+)
+
+PTO = define_language(
+    "PTO",
+    extends=Addressed,
+    doc="PTO-ISA MLIR dialect kernels (pto.alloc_tile, pto.tload, pto.tmatmul, scf.for): InCore functions only",
+    module="languages.gen.pto",
+    remove={"FuncCall"},
+    remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim"},
+    add_ops={"pto.*", "arith.*"},
+    add_type_forms={"pto-view"},
+)
+
+LANGUAGES = (Tensor, TileUnplaced, TilePlaced, L0Tiled, Addressed, PTO)
+
+FAMILY = LanguageFamily(
+    name="pto",
+    languages=LANGUAGES,
+    terminals_module="languages.types",
+    terminal_names=("Attrs", "DataType", "Type"),
+    expanding=frozenset({"Stmt"}),
+    output_dir="languages/gen",
+)

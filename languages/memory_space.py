@@ -1,0 +1,40 @@
+"""Memory spaces of the Ascend cube/vector cores (TARGET_FACTS.md "Memory spaces")."""
+
+from __future__ import annotations
+
+import enum
+
+
+class MemorySpace(enum.IntEnum):
+    """Where a value lives; the integer values follow PyPTO's MemorySpace numbering."""
+
+    DDR = 0
+    Vec = 1
+    Mat = 2
+    Left = 3
+    Right = 4
+    Acc = 5
+    Bias = 6
+
+    @property
+    def pto_name(self) -> str:
+        """Spelling of the space in PTO-ISA `loc=` attributes."""
+        return _PTO_NAMES[self]
+
+    @property
+    def pl_name(self) -> str:
+        """Spelling in the `pl` DSL (`pl.Mem.Vec`); global memory prints as DDR."""
+        return self.name
+
+
+_PTO_NAMES: dict[MemorySpace, str] = {
+    MemorySpace.DDR: "gm",
+    MemorySpace.Vec: "vec",
+    MemorySpace.Mat: "mat",
+    MemorySpace.Left: "left",
+    MemorySpace.Right: "right",
+    MemorySpace.Acc: "acc",
+    MemorySpace.Bias: "bias",
+}
+
+ON_CHIP_SPACES: tuple[MemorySpace, ...] = tuple(s for s in MemorySpace if s is not MemorySpace.DDR)
