@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 
 
-class MemorySpace(enum.IntEnum):
+class MemorySpace(enum.Enum):
     """Where a value lives; the integer values follow PyPTO's MemorySpace numbering."""
 
     DDR = 0
@@ -25,6 +25,15 @@ class MemorySpace(enum.IntEnum):
     def pl_name(self) -> str:
         """Spelling in the `pl` DSL (`pl.Mem.Vec`); global memory prints as DDR."""
         return self.name
+
+    @classmethod
+    def parse(cls, text: str) -> MemorySpace:
+        """From 'Vec', 'pl.Mem.Vec', 'MemorySpace.Vec', PTO's 'vec' or 'gm'."""
+        key = text.removeprefix("pl.").removeprefix("Mem.").removeprefix("MemorySpace.")
+        for space in cls:
+            if space.name.lower() == key.lower() or _PTO_NAMES[space] == key.lower():
+                return space
+        raise KeyError(text)
 
 
 _PTO_NAMES: dict[MemorySpace, str] = {
