@@ -1,0 +1,825 @@
+"""Bit-exact arithmetic shared by the reference interpreter and the simulator.
+
+This module implements sections 1-4 of ``design/NUMERICS.md``: the cube MAD chain, the
+vector element-wise rules, the sequential reductions and the conversions (``TCVT``), all
+vectorised over NumPy arrays.  Only the reduction axis is ever a Python loop, because the
+hardware accumulates it sequentially and the order is observable in the last bit.
+
+Float conventions used throughout:
+
+* Every value of every supported float format (FP32, FP16, BF16, FP8) is exactly
+  representable in float64, so float64 is the "exact carrier": a value is widened to
+  float64 once and rounded to its target format once, by :func:`round_float64`.
+* NaN results are quiet NaNs that keep the sign and the top payload bits of the NaN they
+  came from (what x86 ``cvtss2sd`` / ``cvtsd2ss`` / F16C do, and what pto-isa's CPU
+  simulator therefore produces); FP8E4M3FN has a single NaN encoding per sign.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Final
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[Any]
+
+POISON_BYTE: Final = 0xFF
+
+DTYPES: Final[dict[str, np.dtype[Any]]] = {
+    "FP32": np.dtype(np.float32),
+    "FP16": np.dtype(np.float16),
+    "BF16": np.dtype(ml_dtypes.bfloat16),
+    "FP8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "FP8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "INT8": np.dtype(np.int8),
+    "INT16": np.dtype(np.int16),
+    "INT32": np.dtype(np.int32),
+    "INT64": np.dtype(np.int64),
+    "UINT8": np.dtype(np.uint8),
+    "UINT16": np.dtype(np.uint16),
+    "UINT32": np.dtype(np.uint32),
+    "UINT64": np.dtype(np.uint64),
+    "BOOL": np.dtype(np.bool_),
+    "INDEX": np.dtype(np.int64),
+}
+
+ROUNDING_MODES: Final = ("rint", "round", "floor", "ceil", "trunc", "odd", "none")
+
+
+class NumericsError(ValueError):
+    """An operation was asked for something the numeric rules do not define."""
+
+
+class ArithmeticFault(NumericsError):
+    """A run-time arithmetic error the hardware would trap on (e.g. integer division by 0)."""
+
+    def __init__(self, op: str, flat_index: int, detail: str) -> None:
+        self.op = op
+        self.flat_index = flat_index
+        super().__init__(f"{op}: {detail} at element {flat_index} (flat, row-major index)")
+
+
+# ---------------------------------------------------------------------------------------
+# dtype table helpers
+# ---------------------------------------------------------------------------------------
+
+
+def np_dtype(name: str) -> np.dtype[Any]:
+    try:
+        return DTYPES[name]
+    except KeyError:
+        known = ", ".join(DTYPES)
+        raise NumericsError(f"unknown dtype {name!r}; expected one of {known}") from None
+
+
+def byte_width(name: str) -> int:
+    return np_dtype(name).itemsize
+
+
+def is_float(name: str) -> bool:
+    return name in _FLOAT_FORMATS
+
+
+def is_signed_int(name: str) -> bool:
+    return np_dtype(name).kind == "i"
+
+
+def is_unsigned_int(name: str) -> bool:
+    return np_dtype(name).kind == "u"
+
+
+def is_int(name: str) -> bool:
+    return np_dtype(name).kind in "iu"
+
+
+def dtype_name_of(array: Array) -> str:
+    """The project dtype name of a NumPy array (INT64 for int64; INDEX shares its arithmetic)."""
+    for name, dtype in DTYPES.items():
+        if array.dtype == dtype:
+            return name
+    raise NumericsError(f"NumPy dtype {array.dtype} has no project dtype name")
+
+
+def _unsigned_dtype(width: int) -> np.dtype[Any]:
+    return np.dtype(f"u{width}")
+
+
+def to_bits(array: Array | np.generic) -> Array:
+    """The raw bit patterns of ``array`` as unsigned integers of the same width."""
+    arr = np.asarray(array)
+    return arr.view(_unsigned_dtype(arr.dtype.itemsize))
+
+
+def from_bits(bits: Array | int | list[int], dtype_name: str) -> Array:
+    """Reinterpret unsigned bit patterns as values of ``dtype_name``."""
+    dtype = np_dtype(dtype_name)
+    raw = np.asarray(bits).astype(_unsigned_dtype(dtype.itemsize))
+    return raw.view(dtype)
+
+
+def hex_bits(value: Array | np.generic | float | int, dtype_name: str) -> str:
+    """One scalar's bit pattern, zero-padded to the format width, e.g. ``"0x3c00"``."""
+    arr = np.asarray(value)
+    if arr.size != 1:
+        raise NumericsError(f"hex_bits expects one element, got shape {arr.shape}")
+    if arr.dtype != np_dtype(dtype_name):
+        arr = arr.astype(np_dtype(dtype_name))
+    width = np_dtype(dtype_name).itemsize
+    return f"0x{int(to_bits(arr).reshape(())):0{2 * width}x}"
+
+
+def hex_list(array: Array, dtype_name: str) -> list[str]:
+    """Bit patterns of every element, row-major (handy for pinning tests)."""
+    flat = np.asarray(array).astype(np_dtype(dtype_name)).reshape(-1)
+    return [hex_bits(element, dtype_name) for element in flat]
+
+
+# ---------------------------------------------------------------------------------------
+# Float formats and exact rounding of float64 values
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """The parameters of a binary float format that rounding needs."""
+
+    name: str
+    precision: int  # significand bits including the implicit one
+    min_normal_exponent: int
+    max_finite: float
+    has_inf: bool
+
+    @property
+    def mantissa_bits(self) -> int:
+        return self.precision - 1
+
+    @property
+    def width_bits(self) -> int:
+        return 8 * byte_width(self.name)
+
+    @property
+    def exponent_bits(self) -> int:
+        return self.width_bits - 1 - self.mantissa_bits
+
+
+_FLOAT_FORMATS: Final[dict[str, FloatFormat]] = {
+    "FP32": FloatFormat("FP32", 24, -126, float(np.finfo(np.float32).max), True),
+    "FP16": FloatFormat("FP16", 11, -14, 65504.0, True),
+    "BF16": FloatFormat("BF16", 8, -126, (2.0 - 2.0**-7) * 2.0**127, True),
+    "FP8E4M3FN": FloatFormat("FP8E4M3FN", 4, -6, 448.0, False),
+    "FP8E5M2": FloatFormat("FP8E5M2", 3, -14, 57344.0, True),
+}
+
+_F64_MANTISSA_BITS: Final = 52
+
+
+def float_format(name: str) -> FloatFormat:
+    try:
+        return _FLOAT_FORMATS[name]
+    except KeyError:
+        raise NumericsError(f"{name} is not a float format") from None
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ROUNDING_MODES:
+        raise NumericsError(f"unknown rounding mode {mode!r}; expected one of {ROUNDING_MODES}")
+
+
+def _round_magnitude_to_integer(scaled: Array, negative: Array, mode: str) -> Array:
+    """Round non-negative float64 values to integers (exactly) under ``mode``.
+
+    ``negative`` tells the sign of the original value, which the directed modes need.
+    ``scaled`` is below 2**53 so ``trunc`` and the fractional part are exact.
+    """
+    truncated = np.trunc(scaled)
+    fraction = scaled - truncated
+    inexact = fraction > 0
+    if mode in ("rint", "none"):
+        return np.rint(scaled)
+    if mode == "round":
+        return truncated + (fraction >= 0.5)
+    if mode == "trunc":
+        return truncated
+    if mode == "floor":
+        return truncated + (inexact & negative)
+    if mode == "ceil":
+        return truncated + (inexact & ~negative)
+    # odd: truncate, and if anything was dropped make the last significand bit 1.
+    is_even = np.fmod(truncated, 2.0) == 0
+    return np.asarray(truncated + (inexact & is_even))
+
+
+def _rounds_away_on_overflow(mode: str, negative: Array) -> Array:
+    """True where IEEE rounding in ``mode`` sends an overflow to infinity (not max-finite)."""
+    table: dict[str, Callable[[Array], Array]] = {
+        "rint": lambda neg: np.ones_like(neg),
+        "none": lambda neg: np.ones_like(neg),
+        "round": lambda neg: np.ones_like(neg),
+        "trunc": lambda neg: np.zeros_like(neg),
+        "odd": lambda neg: np.zeros_like(neg),
+        "floor": lambda neg: neg,
+        "ceil": lambda neg: ~neg,
+    }
+    return table[mode](negative)
+
+
+def _nan_bits_from_float64(x64: Array, fmt: FloatFormat) -> Array:
+    """Quiet NaN bits of ``fmt`` keeping the sign and top payload bits of float64 NaNs."""
+    bits = x64.view(np.uint64)
+    width = fmt.width_bits
+    sign = (bits >> np.uint64(63)) << np.uint64(width - 1)
+    if not fmt.has_inf:
+        # E4M3FN has one NaN encoding per sign: all exponent and mantissa bits set.
+        return sign | np.uint64((1 << (width - 1)) - 1)
+    payload = (bits & np.uint64((1 << _F64_MANTISSA_BITS) - 1)) >> np.uint64(
+        _F64_MANTISSA_BITS - fmt.mantissa_bits
+    )
+    exponent_all_ones = np.uint64(((1 << fmt.exponent_bits) - 1) << fmt.mantissa_bits)
+    quiet_bit = np.uint64(1 << (fmt.mantissa_bits - 1))
+    return sign | exponent_all_ones | payload | quiet_bit
+
+
+def _inf_bits(negative: Array, fmt: FloatFormat) -> Array:
+    width = fmt.width_bits
+    sign = negative.astype(np.uint64) << np.uint64(width - 1)
+    if not fmt.has_inf:
+        # No infinity: the overflow encoding is NaN, as ml_dtypes produces under RNE.
+        return sign | np.uint64((1 << (width - 1)) - 1)
+    return sign | np.uint64(((1 << fmt.exponent_bits) - 1) << fmt.mantissa_bits)
+
+
+def round_float64(x64: Array, dst: str, mode: str = "rint") -> Array:
+    """Round float64 values to the float format ``dst`` exactly once, under ``mode``.
+
+    Works on the grid of the target: the quantum (ulp) of ``|x|`` in ``dst``, with the
+    exponent clamped at the minimum normal one so that subnormals come out right.
+    ``|x| / quantum`` is exact (a power-of-two scale) and below ``2**precision``, so the
+    integer rounding of it is exact, and multiplying back is exact too.
+    Overflow: +-inf for the nearest modes and for directed modes that round away from zero
+    in that direction; +-max-finite for those that round toward zero (and for ``odd``).
+    A format without infinity (FP8E4M3FN) returns NaN wherever IEEE would give infinity.
+    """
+    _check_mode(mode)
+    fmt = float_format(dst)
+    x64 = np.asarray(x64, dtype=np.float64)
+    magnitude = np.abs(x64)
+    negative = np.signbit(x64)
+    finite = np.isfinite(x64)
+    safe = np.where(finite, magnitude, 0.0)
+    _, exponent = np.frexp(safe)  # safe = m * 2**exponent with m in [0.5, 1)
+    unbiased = np.maximum(exponent - 1, fmt.min_normal_exponent)
+    quantum_exponent = unbiased - fmt.mantissa_bits
+    scaled = np.ldexp(safe, -quantum_exponent)
+    rounded = np.ldexp(_round_magnitude_to_integer(scaled, negative, mode), quantum_exponent)
+    overflow = rounded > fmt.max_finite
+    to_infinity = overflow & _rounds_away_on_overflow(mode, negative)
+    rounded = np.where(overflow, fmt.max_finite, rounded)
+    result = np.copysign(rounded, np.where(negative, -1.0, 1.0)).astype(np_dtype(dst))
+    bits = to_bits(result).astype(np.uint64)
+    bits = np.where(to_infinity | np.isinf(x64), _inf_bits(negative, fmt), bits)
+    bits = np.where(np.isnan(x64), _nan_bits_from_float64(x64, fmt), bits)
+    return from_bits(bits, dst)
+
+
+def widen_to_float64(x: Array, src: str) -> Array:
+    """Exactly widen a float format to float64, with a deterministic NaN payload rule."""
+    fmt = float_format(src)
+    arr = np.asarray(x).astype(np_dtype(src), copy=False)
+    with np.errstate(invalid="ignore"):  # widening a signalling NaN raises 'invalid'
+        wide = arr.astype(np.float64)
+    nan = np.isnan(wide)
+    if not np.any(nan):
+        return wide
+    bits = to_bits(arr).astype(np.uint64)
+    sign = (bits >> np.uint64(fmt.width_bits - 1)) << np.uint64(63)
+    payload = (bits & np.uint64((1 << fmt.mantissa_bits) - 1)) << np.uint64(
+        _F64_MANTISSA_BITS - fmt.mantissa_bits
+    )
+    nan_bits = sign | np.uint64(0x7FF8_0000_0000_0000) | payload
+    return np.where(nan, nan_bits, wide.view(np.uint64)).view(np.float64)
+
+
+# ---------------------------------------------------------------------------------------
+# Fused multiply-add in FP32 and the cube MAD chain (section 1)
+# ---------------------------------------------------------------------------------------
+
+
+def _two_sum(a: Array, b: Array) -> tuple[Array, Array]:
+    """s = fl(a + b) and the exact error e with a + b = s + e (Knuth, no branch on |a|>|b|)."""
+    s = a + b
+    b_virtual = s - a
+    a_virtual = s - b_virtual
+    return s, (a - a_virtual) + (b - b_virtual)
+
+
+def _round_to_odd_float64(total: Array, error: Array) -> Array:
+    """Round-to-odd of the exact value total + error at float64 precision.
+
+    ``total`` is the RNE sum; if the sum was inexact and ``total`` has an even last bit, the
+    odd neighbour toward the exact value is the round-to-odd result.  Rounding that once more
+    to a format with at most 51 significand bits equals rounding the exact value once.
+    """
+    bits = total.view(np.int64)
+    inexact = (error != 0) & np.isfinite(total)
+    even = (bits & 1) == 0
+    away_from_zero = np.signbit(total) == np.signbit(error)
+    step = np.where(away_from_zero, 1, -1)
+    adjusted = np.where(inexact & even, bits + step, bits)
+    return adjusted.view(np.float64)
+
+
+def fma_f32(a: Array, b: Array, c: Array) -> Array:
+    """RNE32(a*b + c) with a single rounding, for float32 arrays (broadcast together).
+
+    The float64 product of two float32 values is exact: 24+24 significand bits fit in 53,
+    and the exponent range 2**-298 .. 2**256 is inside float64's normal range.  TwoSum gives
+    the float64 sum and its exact error; round-to-odd keeps the sticky information so the
+    final float64 -> float32 RNE cast rounds the exact value once.  Inf/NaN operands take the
+    plain float64 path, which has the IEEE special-value results.
+    """
+    a64 = np.asarray(a, dtype=np.float32).astype(np.float64)
+    b64 = np.asarray(b, dtype=np.float32).astype(np.float64)
+    c64 = np.asarray(c, dtype=np.float32).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        product = a64 * b64
+        total, error = _two_sum(product, c64)
+        odd = _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))
+    return round_float64(odd, "FP32", "rint")
+
+
+_MATMUL_ACCUMULATOR: Final = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}
+
+
+def matmul(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
+    """Cube MAD: for each (i, j), acc = start; for k ascending: acc = RNE32(acc + a[i,k]*b[k,j]).
+
+    FP16/BF16/FP32 operands accumulate in FP32 through :func:`fma_f32` (a bf16 product may
+    leave FP32's range, so a float32 product would round twice).  INT8 accumulates in INT32
+    with two's-complement wrap; since wrapping addition is associative, the int64 matrix
+    product wrapped once equals the sequential wrapped chain.
+    """
+    if in_dtype not in _MATMUL_ACCUMULATOR:
+        raise NumericsError(
+            f"matmul operand dtype {in_dtype} unsupported; expected one of "
+            f"{', '.join(_MATMUL_ACCUMULATOR)}"
+        )
+    a_arr, b_arr, start = np.asarray(a), np.asarray(b), np.asarray(acc_start)
+    _check_matmul_shapes(a_arr, b_arr, start)
+    if in_dtype == "INT8":
+        exact = start.astype(np.int64) + a_arr.astype(np.int64) @ b_arr.astype(np.int64)
+        return exact.astype(np.int32)
+    left = a_arr.astype(np_dtype(in_dtype), copy=False).astype(np.float32)
+    right = b_arr.astype(np_dtype(in_dtype), copy=False).astype(np.float32)
+    acc = start.astype(np.float32)
+    for k in range(left.shape[1]):
+        acc = fma_f32(left[:, k : k + 1], right[k : k + 1, :], acc)
+    return acc
+
+
+def _check_matmul_shapes(a: Array, b: Array, start: Array) -> None:
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise NumericsError(f"matmul needs [M,K] x [K,N]; got {a.shape} x {b.shape}")
+    expected = (a.shape[0], b.shape[1])
+    if start.shape != expected:
+        raise NumericsError(f"matmul acc_start must be {list(expected)}, got {list(start.shape)}")
+
+
+# ---------------------------------------------------------------------------------------
+# Conversions (section 4)
+# ---------------------------------------------------------------------------------------
+
+
+def _int_to_float64_odd(x: Array) -> Array:
+    """Integers (up to 64 bits) as float64, rounded to odd so one later rounding is exact."""
+    if x.dtype.itemsize < 8:
+        return x.astype(np.float64)
+    shift = np.uint64(32) if x.dtype.kind == "u" else np.int64(32)
+    high = (x >> shift).astype(np.float64) * 2.0**32
+    low = (x & x.dtype.type(0xFFFF_FFFF)).astype(np.float64)
+    total, error = _two_sum(high, low)
+    return _round_to_odd_float64(total, error)
+
+
+def _round_float64_to_integer(x64: Array, mode: str) -> Array:
+    effective = "trunc" if mode == "none" else mode
+    magnitude = np.abs(x64)
+    negative = np.signbit(x64)
+    # Values >= 2**53 are already integers; clamp so the fraction arithmetic stays exact.
+    big = magnitude >= 2.0**53
+    rounded = _round_magnitude_to_integer(np.where(big, 0.0, magnitude), negative, effective)
+    rounded = np.where(big, magnitude, rounded)
+    # Integer round-to-odd means the odd neighbour (sign-magnitude), e.g. -2.5 -> -3.
+    return np.where(negative, -rounded, rounded)
+
+
+def _saturate_float64_to_int(x64: Array, dst: str) -> Array:
+    info = np.iinfo(np_dtype(dst))
+    upper_exclusive = float(int(info.max) + 1)  # a power of two: exact in float64
+    lower = float(int(info.min))
+    nan = np.isnan(x64)
+    too_big = ~nan & (x64 >= upper_exclusive)
+    too_small = ~nan & (x64 < lower)
+    in_range = np.where(nan | too_big | too_small, 0.0, x64)
+    result = in_range.astype(np_dtype(dst))
+    result = np.where(too_big, np_dtype(dst).type(info.max), result)
+    return np.where(too_small, np_dtype(dst).type(info.min), result).astype(np_dtype(dst))
+
+
+def cast(x: Array, src: str, dst: str, mode: str = "round") -> Array:
+    """``tile.cast`` / TCVT: convert ``x`` from ``src`` to ``dst`` under rounding ``mode``.
+
+    float->float honours the mode; float->int rounds per mode (``none`` = trunc), saturates,
+    NaN -> 0; int->float is one RNE rounding whatever the mode; int->int wraps.
+    BOOL targets get ``x != 0`` (NaN -> False, like NaN -> 0); BOOL sources are 0/1.
+    """
+    _check_mode(mode)
+    arr = np.asarray(x).astype(np_dtype(src), copy=False)
+    if src == dst or {src, dst} == {"INT64", "INDEX"}:
+        return arr.copy()  # no conversion: bits pass through (signalling NaNs included)
+    if dst == "BOOL":
+        return np.where(np.isnan(arr), False, arr != 0) if is_float(src) else arr != 0
+    if src == "BOOL":
+        arr = arr.astype(np.uint8)
+        src = "UINT8"
+    if is_float(src) and is_float(dst):
+        return round_float64(widen_to_float64(arr, src), dst, mode)
+    if is_float(src):
+        return _saturate_float64_to_int(_round_float64_to_integer(arr.astype(np.float64), mode), dst)
+    if is_float(dst):
+        return round_float64(_int_to_float64_odd(arr), dst, "rint")
+    return arr.astype(np_dtype(dst))
+
+
+def fixpipe_cast(x: Array, dst: str) -> Array:
+    """FIXPIPE store / assemble from the accumulator: FP32 -> float is RNE, INT32 stays."""
+    arr = np.asarray(x)
+    if arr.dtype == np.int32:
+        if dst != "INT32":
+            raise NumericsError(f"FIXPIPE cannot convert an INT32 accumulator to {dst}")
+        return arr
+    if not is_float(dst):
+        raise NumericsError(f"FIXPIPE converts an FP32 accumulator to a float type, not {dst}")
+    return cast(arr, "FP32", dst, "rint")
+
+
+def convert_scalar(scalar: float | int | bool | np.generic, dtype: str) -> Array:
+    """A scalar operand of a tile-scalar instruction, converted to the tile's type T.
+
+    Floats round RNE to T; integer T takes an integral value modulo 2**width.
+    """
+    if is_float(dtype):
+        return round_float64(np.array(float(scalar), dtype=np.float64), dtype, "rint")
+    if dtype == "BOOL":
+        return np.array(bool(scalar))
+    value = float(scalar) if isinstance(scalar, (float, np.floating)) else int(scalar)
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise NumericsError(f"scalar {scalar} is not an integer for a {dtype} operation")
+        value = int(value)
+    width = 8 * byte_width(dtype)
+    wrapped = value % (1 << width)
+    return np.array(wrapped, dtype=_unsigned_dtype(width // 8)).view(np_dtype(dtype))
+
+
+# ---------------------------------------------------------------------------------------
+# Element-wise vector operations (section 2)
+# ---------------------------------------------------------------------------------------
+
+
+def _max_rule(a: Array, b: Array) -> Array:
+    # max(a, b) = b if b > a else a: a NaN in a propagates, a NaN in b does not.
+    return np.where(b > a, b, a)
+
+
+def _min_rule(a: Array, b: Array) -> Array:
+    return np.where(b < a, b, a)
+
+
+_FLOAT_BINARY: Final[dict[str, Callable[[Array, Array], Array]]] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "fmod": np.fmod,
+    "max": _max_rule,
+    "min": _min_rule,
+}
+
+_BITWISE: Final[dict[str, Callable[[Array, Array], Array]]] = {
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+
+_SCALAR_OP_ALIASES: Final = {
+    "adds": "add", "subs": "sub", "muls": "mul", "divs": "div", "fmods": "fmod",
+    "maxs": "max", "mins": "min", "ands": "and", "ors": "or", "xors": "xor",
+    "shls": "shl", "shrs": "shr", "rems": "rem",
+}  # fmt: skip
+
+
+def _as_dtype(x: Array | np.generic, dtype: str) -> Array:
+    return np.asarray(x).astype(np_dtype(dtype), copy=False)
+
+
+def _float_elementwise(op: Callable[..., Array], operands: list[Array], dtype: str) -> Array:
+    """RNE_T(op(operands)) for float T.
+
+    FP32 uses IEEE float32 arithmetic (each op exactly rounded).  Narrower formats compute
+    in float64 and round once: float64 has p = 53 >= 2p+2 for every format here, which makes
+    the double rounding innocuous for + - * / sqrt (Figueroa), and its exponent range holds
+    every bf16 product and quotient without underflow.  (FP32 has 24 >= 2p+2 for FP16 and
+    BF16 too, so the hardware's FP32 datapath gives the same bits; float64 just makes the
+    argument independent of FP32's subnormal range, which BF16 shares.)
+    """
+    with np.errstate(all="ignore"):
+        if dtype == "FP32":
+            return np.asarray(op(*[_as_dtype(x, "FP32") for x in operands])).astype(np.float32)
+        wide = [widen_to_float64(_as_dtype(x, dtype), dtype) for x in operands]
+        return round_float64(np.asarray(op(*wide)), dtype, "rint")
+
+
+def _bitwise_on_patterns(op: Callable[[Array, Array], Array], a: Array, b: Array) -> Array:
+    return op(to_bits(a), to_bits(b)).view(a.dtype)
+
+
+def _first_index(mask: Array) -> int:
+    return int(np.flatnonzero(mask.reshape(-1))[0])
+
+
+def _int_divide_checked(op: str, a: Array, b: Array) -> tuple[Array, Array]:
+    """C-style truncating quotient and remainder with wrap; division by zero faults."""
+    a, b = np.broadcast_arrays(a, b)
+    zero = b == 0
+    if np.any(zero):
+        raise ArithmeticFault(op, _first_index(zero), "integer division by zero")
+    with np.errstate(all="ignore"):
+        if a.dtype.kind == "u":
+            return a // b, a % b
+        # C truncates toward zero; work in int64 (wrapping the INT64_MIN / -1 case).
+        wide_a, wide_b = a.astype(np.int64), b.astype(np.int64)
+        floor_q = wide_a // wide_b
+        adjust = ((wide_a % wide_b) != 0) & ((wide_a < 0) != (wide_b < 0))
+        quotient = floor_q + adjust
+        remainder = wide_a - quotient * wide_b
+        return quotient.astype(a.dtype), remainder.astype(a.dtype)
+
+
+def _shift(op: str, a: Array, b: Array) -> Array:
+    width = 8 * a.dtype.itemsize
+    count = np.broadcast_to(np.asarray(b).astype(np.int64), np.broadcast_shapes(a.shape, np.shape(b)))
+    bad = (count < 0) | (count >= width)
+    if np.any(bad):
+        raise ArithmeticFault(op, _first_index(bad), f"shift count outside [0, {width})")
+    shift_count = count.astype(a.dtype)
+    if op == "shl":
+        return np.asarray(np.left_shift(a, shift_count)).astype(a.dtype)
+    # NumPy's right_shift is arithmetic on signed and logical on unsigned dtypes.
+    return np.asarray(np.right_shift(a, shift_count)).astype(a.dtype)
+
+
+def _int_binary(op: str, a: Array, b: Array) -> Array:
+    if op in _BITWISE:
+        return _BITWISE[op](a, b)
+    if op in ("shl", "shr"):
+        return _shift(op, a, b)
+    if op == "div":
+        return _int_divide_checked(op, a, b)[0]
+    if op in ("rem", "fmod"):
+        return _int_divide_checked(op, a, b)[1]
+    wrapping: dict[str, Callable[[Array, Array], Array]] = {
+        "add": np.add, "sub": np.subtract, "mul": np.multiply,
+        "max": _max_rule, "min": _min_rule,
+    }  # fmt: skip
+    if op not in wrapping:
+        raise NumericsError(f"binary op {op!r} is not defined on integers")
+    with np.errstate(all="ignore"):
+        return np.asarray(wrapping[op](a, b)).astype(a.dtype)
+
+
+def binary(op: str, a: Array, b: Array, dtype: str) -> Array:
+    """Element-wise ``op(a, b)`` in type ``dtype`` (both operands already of that type).
+
+    Floats: add sub mul div fmod max min (exactly rounded), and/or/xor on bit patterns.
+    Integers: add sub mul (wrap), div / rem (C truncation; zero divisor -> ArithmeticFault),
+    max min, and or xor, shl, shr (arithmetic for signed, logical for unsigned).
+    """
+    op = _SCALAR_OP_ALIASES.get(op, op)
+    a_arr, b_arr = _as_dtype(a, dtype), _as_dtype(b, dtype)
+    if dtype == "BOOL":
+        if op not in _BITWISE:
+            raise NumericsError(f"binary op {op!r} is not defined on BOOL")
+        return _BITWISE[op](a_arr, b_arr)
+    if is_float(dtype):
+        if op in _BITWISE:
+            return _bitwise_on_patterns(_BITWISE[op], *np.broadcast_arrays(a_arr, b_arr))
+        if op not in _FLOAT_BINARY:
+            raise NumericsError(f"binary op {op!r} is not defined on float type {dtype}")
+        return _float_elementwise(_FLOAT_BINARY[op], [a_arr, b_arr], dtype)
+    return _int_binary(op, a_arr, b_arr)
+
+
+def scalar_binary(
+    op: str, a: Array, scalar: float | int | bool | np.generic, dtype: str, scalar_first: bool = False
+) -> Array:
+    """Tile-scalar forms (adds, subs, muls, divs, maxs, mins, ...): scalar converted to T first."""
+    converted = convert_scalar(scalar, dtype)
+    tile = _as_dtype(a, dtype)
+    if scalar_first:
+        return binary(op, np.broadcast_to(converted, tile.shape), tile, dtype)
+    return binary(op, tile, converted, dtype)
+
+
+def _rsqrt(x: Array) -> Array:
+    return 1.0 / np.sqrt(x)
+
+
+def _reciprocal(x: Array) -> Array:
+    return 1.0 / x
+
+
+_FLOAT_UNARY_VALUE: Final[dict[str, Callable[[Array], Array]]] = {
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log": np.log,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    # rsqrt: float64 1/sqrt (two float64 roundings) then one rounding to T; the float64 error
+    # is far below T's half-ulp, so this is exact except on ~2**-28-probability near-ties.
+    "rsqrt": _rsqrt,
+    # rec: float64 1/x is exactly rounded and 53 >= 2p+2, so the result is RNE_T(1/x).
+    "rec": _reciprocal,
+}
+
+# Functions evaluated in float64 even for FP32 (the transcendental rule: RNE_T(f(float64(x)))).
+_FLOAT64_EVEN_FOR_FP32: Final = frozenset({"exp", "log", "sin", "cos", "tanh", "rsqrt"})
+
+
+def _float_sign_op(op: str, x: Array, dtype: str) -> Array:
+    """neg / abs act on the sign bit only, so NaNs and zeros behave as on hardware."""
+    bits = to_bits(x)
+    sign = bits.dtype.type(1 << (8 * bits.dtype.itemsize - 1))
+    new_bits = np.asarray(bits ^ sign if op == "neg" else bits & ~sign)
+    return new_bits.view(np_dtype(dtype))
+
+
+def _float_unary(op: str, x: Array, dtype: str) -> Array:
+    if op in ("neg", "abs"):
+        return _float_sign_op(op, x, dtype)
+    if op == "relu":
+        # relu(x) = max(x, 0) under the max rule: NaN and -0.0 pass through unchanged.
+        return _max_rule(x, np.zeros_like(x))
+    if op == "not":
+        return (~to_bits(x)).view(np_dtype(dtype))
+    if op not in _FLOAT_UNARY_VALUE:
+        raise NumericsError(f"unary op {op!r} is not defined on float type {dtype}")
+    function = _FLOAT_UNARY_VALUE[op]
+    if dtype == "FP32" and op not in _FLOAT64_EVEN_FOR_FP32:
+        return _float_elementwise(function, [x], dtype)
+    with np.errstate(all="ignore"):
+        return round_float64(np.asarray(function(widen_to_float64(x, dtype))), dtype, "rint")
+
+
+def _int_unary(op: str, x: Array, dtype: str) -> Array:
+    table: dict[str, Callable[[Array], Array]] = {
+        "neg": np.negative,
+        "abs": np.abs,  # wraps: abs(INT_MIN) = INT_MIN, as two's complement hardware does
+        "not": np.invert,
+        "relu": lambda v: _max_rule(v, np.zeros_like(v)),
+    }
+    if op not in table:
+        raise NumericsError(f"unary op {op!r} is not defined on integer type {dtype}")
+    with np.errstate(all="ignore"):
+        return np.asarray(table[op](x)).astype(np_dtype(dtype))
+
+
+def unary(op: str, x: Array, dtype: str) -> Array:
+    """Element-wise ``op(x)``: neg abs sqrt rsqrt exp log sin cos tanh relu rec not."""
+    arr = _as_dtype(x, dtype)
+    if dtype == "BOOL":
+        if op != "not":
+            raise NumericsError(f"unary op {op!r} is not defined on BOOL")
+        return ~arr
+    if is_float(dtype):
+        return _float_unary(op, arr, dtype)
+    return _int_unary(op, arr, dtype)
+
+
+def fused(op: str, a: Array, b: Array | float | int, carry: Array, dtype: str) -> Array:
+    """addc / subc (a +- b + carry) and addsc / subsc (a +- scalar + carry).
+
+    Every intermediate is FP32 (each step RNE32), then one rounding to T.  For the scalar
+    forms ``b`` is a scalar, converted to T first.  Integers wrap.
+    """
+    if op not in ("addc", "subc", "addsc", "subsc"):
+        raise NumericsError(f"unknown fused op {op!r}; expected addc, subc, addsc, subsc")
+    if op in ("addsc", "subsc"):
+        if not isinstance(b, (float, int, np.generic)):
+            raise NumericsError(f"{op} takes a scalar second operand")
+        b_arr = convert_scalar(b, dtype)
+    else:
+        b_arr = _as_dtype(np.asarray(b), dtype)
+    first = "add" if op in ("addc", "addsc") else "sub"
+    if not is_float(dtype):
+        partial = binary(first, _as_dtype(a, dtype), b_arr, dtype)
+        return binary("add", partial, _as_dtype(carry, dtype), dtype)
+    a32 = cast(_as_dtype(a, dtype), dtype, "FP32", "rint")
+    b32 = cast(b_arr, dtype, "FP32", "rint")
+    c32 = cast(_as_dtype(carry, dtype), dtype, "FP32", "rint")
+    partial = binary(first, a32, b32, "FP32")
+    return cast(binary("add", partial, c32, "FP32"), "FP32", dtype, "rint")
+
+
+# ---------------------------------------------------------------------------------------
+# Reductions (section 3)
+# ---------------------------------------------------------------------------------------
+
+
+def _sum_accumulator(src: str, dst: str) -> str:
+    return "FP32" if src in ("FP16", "BF16", "FP32") else dst
+
+
+def _convert(x: Array, src: str, dst: str) -> Array:
+    return x if src == dst else cast(x, src, dst, "rint")
+
+
+def _require_2d(x: Array, what: str) -> Array:
+    arr = np.asarray(x)
+    if arr.ndim != 2:
+        raise NumericsError(f"{what} expects a 2-D tile, got shape {list(arr.shape)}")
+    return arr
+
+
+def _sequential_sum(columns: Array, src: str, dst: str, accumulator: str) -> Array:
+    """columns: [steps, lanes]; acc = +0; acc = RNE_acc(acc + x) per step; one final rounding."""
+    acc = np.zeros(columns.shape[1], dtype=np_dtype(accumulator))
+    for step in columns:
+        acc = binary("add", acc, _convert(step, src, accumulator), accumulator)
+    return _convert(acc, accumulator, dst)
+
+
+def _sequential_prod(columns: Array, src: str, dst: str) -> Array:
+    values = _convert(columns, src, dst)
+    acc: Array = np.asarray(values[0])
+    for step in values[1:]:
+        acc = binary("mul", acc, step, dst)
+    return acc
+
+
+def _sequential_extreme(columns: Array, src: str, dst: str, rule: Callable[[Array, Array], Array]) -> Array:
+    acc = columns[0]
+    for step in columns[1:]:
+        acc = rule(acc, step)
+    return _convert(acc, src, dst)
+
+
+def _reduce(x: Array, out_dtype: str, kind: str, along_rows: bool) -> Array:
+    arr = _require_2d(x, f"{'row' if along_rows else 'col'}_{kind}")
+    src = dtype_name_of(arr)
+    steps = arr.T if along_rows else arr  # iterate over the reduced axis
+    if kind != "sum" and steps.shape[0] == 0:
+        raise NumericsError(f"{kind} reduction over an empty axis has no value")
+    if kind == "sum":
+        accumulator = _sum_accumulator(src, out_dtype) if along_rows else out_dtype
+        return _sequential_sum(steps, src, out_dtype, accumulator)
+    if kind == "prod":
+        return _sequential_prod(steps, src, out_dtype)
+    return _sequential_extreme(steps, src, out_dtype, _max_rule if kind == "max" else _min_rule)
+
+
+def row_sum(x: Array, out_dtype: str) -> Array:
+    """Per row: FP32 accumulator for float data (else ``out_dtype``), then one rounding. [R]."""
+    return _reduce(x, out_dtype, "sum", along_rows=True)
+
+
+def row_max(x: Array, out_dtype: str) -> Array:
+    return _reduce(x, out_dtype, "max", along_rows=True)
+
+
+def row_min(x: Array, out_dtype: str) -> Array:
+    return _reduce(x, out_dtype, "min", along_rows=True)
+
+
+def row_prod(x: Array, out_dtype: str) -> Array:
+    return _reduce(x, out_dtype, "prod", along_rows=True)
+
+
+def col_sum(x: Array, out_dtype: str) -> Array:
+    """Per column: accumulate in ``out_dtype`` sequentially over rows (pto-isa rule). [C]."""
+    return _reduce(x, out_dtype, "sum", along_rows=False)
+
+
+def col_max(x: Array, out_dtype: str) -> Array:
+    return _reduce(x, out_dtype, "max", along_rows=False)
+
+
+def col_min(x: Array, out_dtype: str) -> Array:
+    return _reduce(x, out_dtype, "min", along_rows=False)
+
+
+def col_prod(x: Array, out_dtype: str) -> Array:
+    return _reduce(x, out_dtype, "prod", along_rows=False)
