@@ -1,0 +1,121 @@
+"""Planning for AutoTileMatmulL0: L0 footprints, the chooser call and the K / M-N tiling plan.
+
+Pure arithmetic on shapes and backend numbers, no IR: the pass (passes/auto_tile_matmul_l0.py)
+turns a plan into statements. Spec: ../shared/spec/auto_tile_matmul_l0.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from backend.handlers import BackendHandler
+from backend.l0_chooser import L0Choice, L0ChooserConfig, choose_l0_tile
+from languages.types import DataType, TileType
+from verifiers.l0_operands_placed import l0_footprint_bytes as l0_footprint_bytes
+
+
+def align_up(value: int, align: int) -> int:
+    return -(-value // align) * align
+
+
+def is_sub_byte(dtype: DataType) -> bool:
+    """The cube path has no sub-byte operand formats (INT4, FP4, ...)."""
+    return dtype.bits < 8
+
+
+@dataclass(frozen=True, slots=True)
+class MatmulDims:
+    """Physical M, N, K of a 2-D matmul and the logical (valid) M and N."""
+
+    M: int
+    N: int
+    K: int
+    valid_m: int
+    valid_n: int
+    bytes_a: int
+    bytes_b: int
+    acc_dtype: DataType
+
+    @staticmethod
+    def of(lhs: TileType, rhs: TileType, acc_dtype: DataType) -> MatmulDims:
+        return MatmulDims(
+            M=lhs.shape[0], N=rhs.shape[1], K=lhs.shape[1],
+            valid_m=lhs.valid[0], valid_n=rhs.valid[1],
+            bytes_a=lhs.dtype.byte_width, bytes_b=rhs.dtype.byte_width, acc_dtype=acc_dtype,
+        )
+
+
+def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool) -> L0ChooserConfig:
+    """ChooseL0Tile inputs for one matmul; the pass peels a K boundary, so non-divisor k is allowed."""
+    return L0ChooserConfig(
+        M=dims.M, N=dims.N, K=dims.K,
+        bytes_a=dims.bytes_a, bytes_b=dims.bytes_b, bytes_c=dims.acc_dtype.byte_width,
+        backend=backend, l0c_align_m=backend.l0c_m_alignment(dims.acc_dtype.name),
+        allow_k_boundary=True, is_matmul_acc=is_matmul_acc,
+    )
+
+
+def choose(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool) -> L0Choice | None:
+    return choose_l0_tile(chooser_config(dims, backend, is_matmul_acc))
+
+
+@dataclass(frozen=True, slots=True)
+class KBlocks:
+    """How K is cut: `full_blocks` blocks of `k` (a pipelined loop when there are at least two),
+    then a peeled tail of `tail` columns at offset full_blocks·k (0 = no tail)."""
+
+    K: int
+    k: int
+
+    @property
+    def full_blocks(self) -> int:
+        return self.K // self.k
+
+    @property
+    def main_extent(self) -> int:
+        return self.full_blocks * self.k
+
+    @property
+    def tail(self) -> int:
+        return self.K - self.main_extent
+
+    @property
+    def needs_loop(self) -> bool:
+        # A one-trip pipeline is degenerate: a single full block is emitted straight-line.
+        return self.full_blocks >= 2
+
+
+@dataclass(frozen=True, slots=True)
+class SubTile:
+    """One [rows, cols] output sub-tile at (row, col) and its valid extent inside it."""
+
+    index: int
+    row: int
+    col: int
+    rows: int
+    cols: int
+    valid_rows: int
+    valid_cols: int
+
+    @property
+    def narrowed(self) -> bool:
+        return (self.valid_rows, self.valid_cols) != (self.rows, self.cols)
+
+
+def output_grid(dims: MatmulDims, m: int, n: int) -> list[SubTile]:
+    """The ⌈M/m⌉ × ⌈N/n⌉ grid, row-major; boundary tiles are partial. Tiles lying wholly in the
+    box padding beyond the valid extent compute nothing the store would keep and are dropped."""
+    tiles: list[SubTile] = []
+    for row in range(0, dims.M, m):
+        for col in range(0, dims.N, n):
+            rows, cols = min(m, dims.M - row), min(n, dims.N - col)
+            valid_rows = max(0, min(rows, dims.valid_m - row))
+            valid_cols = max(0, min(cols, dims.valid_n - col))
+            if valid_rows and valid_cols:
+                tiles.append(SubTile(len(tiles), row, col, rows, cols, valid_rows, valid_cols))
+    return tiles
+
+
+def mad_pitch(valid_rows: int, box_rows: int) -> int:
+    """Row pitch at which MAD lays the product out in L0C: ⌈validRow/box⌉·box (pto-isa TMatmul)."""
+    return align_up(valid_rows, box_rows)

@@ -1,0 +1,579 @@
+"""AutoTileMatmulL0 (TilePlaced → L0Tiled): cut every Mat-resident cube matmul into L0-sized
+blocks and hop its operands into Left / Right (spec ../shared/spec/auto_tile_matmul_l0.md).
+
+Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns the Mat → L0 hop:
+
+- K tiling: a 2-stage `pl.pipeline` over K whose body `tile.extract`s an [m, k] Left and a
+  [k, n] Right block and accumulates with `tile.matmul_acc` into one L0C buffer — seeded by
+  `tile.create(..., target_memory=Acc)` (compact when its rows are narrowed) and predicated on
+  `ko == 0` for a fresh matmul, or threading the caller's accumulator for `tile.matmul_acc`.
+  A K tail that k does not divide is peeled as a straight-line 3-operand `tile.matmul_acc`.
+- M/N tiling: when the Acc footprint exceeds L0C, a fresh matmul consumed by one direct store
+  becomes a grid of sub-tile K reductions, each stored straight to GM, chained in SSA.
+- A matmul that already fits L0 gets a single `tile.move` of each operand into Left / Right.
+- Operands the user placed in Left / Right are left alone, or rejected when they cannot fit.
+- Unsupported regimes keep the matmul whole and report a PerfHint (PH-AT-003/005/006/007/011).
+
+Not implemented (the matmul is then left whole with its operands hopped): the Mat-scratch
+placement of chained matmuls, the cast fold, the biased-matmul K / M-N tiling, the canonical
+split-K chain retiling, nested-loop full-K grids, and the existing-pipeline dbC recognizer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Sequence, cast
+
+from typing_extensions import override
+
+import languages.gen.l0_tiled as L
+import languages.gen.tile_placed as S
+from backend.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
+from backend.l0_chooser import L0Choice, explain_rejection
+from languages.decls import L0Tiled, TilePlaced
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, type_of
+from languages.types import BOOL, INDEX, AttrValue, DataType, TensorType, TileType
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import Span, walk
+from nanopass.passes import Pass, PassContext
+from passes.analysis.matmul_tiling import (
+    KBlocks,
+    MatmulDims,
+    SubTile,
+    choose,
+    chooser_config,
+    is_sub_byte,
+    l0_footprint_bytes,
+    output_grid,
+)
+from verifiers.l0_operands_placed import buffer_name, is_cube_matmul
+
+RULE = "AutoTileMatmulL0"
+
+# Function kinds whose bodies run on the cube core; orchestration / opaque code is untouched.
+CUBE_FUNCTION_TYPES = frozenset({"InCore", "AIC"})
+
+_L0_OPERAND_SPACES = (MemorySpace.Left, MemorySpace.Right)
+
+
+def _backend_of(ctx: PassContext) -> BackendHandler:
+    """The context's handler; direct callers without one get the named or default backend."""
+    if isinstance(ctx.backend, BackendHandler):
+        return ctx.backend
+    return get_backend(ctx.backend_name or DEFAULT_BACKEND)
+
+
+@dataclass(frozen=True)
+class AutoTileMatmulL0(Pass[S.Program, L.Program]):
+    """L0 tiling of cube matmuls: K pipelines, M/N output grids, Mat → Left/Right hops."""
+
+    name: ClassVar[str] = "auto-tile-matmul-l0"
+    spec_name: ClassVar[str] = "AutoTileMatmulL0"
+    source: ClassVar = TilePlaced
+    target: ClassVar = L0Tiled
+    produces: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
+
+    @override
+    def run(self, program: S.Program, ctx: PassContext) -> L.Program:
+        tiler = _AutoTiler(_backend_of(ctx))
+        out = tiler.visit_Program(program)
+        for hint in tiler.hints:
+            ctx.warn(hint)
+        ctx.record_rewriter(tiler)
+        return out
+
+
+# --------------------------------------------------------------------------- operand roles
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """Argument positions of a cube matmul, read from the registry's operand memory spaces."""
+
+    lhs: int
+    rhs: int
+    acc: int | None
+    bias: int | None
+    init_cond: int | None
+
+    @staticmethod
+    def of(op: str, arity: int) -> _Roles | None:
+        decls = REGISTRY.get(op).operands
+        by_space = {d.input_memory: i for i, d in enumerate(decls) if d.input_memory is not None}
+        scalar = next((i for i, d in enumerate(decls) if d.kind == "scalar"), None)
+        if MemorySpace.Left not in by_space or MemorySpace.Right not in by_space:
+            return None
+        return _Roles(
+            lhs=by_space[MemorySpace.Left], rhs=by_space[MemorySpace.Right],
+            acc=by_space.get(MemorySpace.Acc), bias=by_space.get(MemorySpace.Bias),
+            init_cond=scalar if scalar is not None and scalar < arity else None,
+        )
+
+
+@dataclass(frozen=True)
+class _Matmul:
+    """One matmul statement being rewritten (source nodes, already-converted operands)."""
+
+    stmt: S.AssignStmt
+    call: S.Call
+    roles: _Roles
+    lhs: L.Var
+    rhs: L.Var
+    acc: L.Var | None
+    init_cond: L.Expr | None
+    dims: MatmulDims
+
+    @property
+    def span(self) -> Span:
+        return self.stmt.span
+
+    @property
+    def target(self) -> str:
+        return self.stmt.target.name
+
+    @property
+    def is_fresh(self) -> bool:
+        return self.roles.acc is None and self.roles.bias is None
+
+
+@dataclass(frozen=True)
+class _AccStart:
+    """How a sub-tile's K reduction starts: from a fresh seed, or the caller's accumulator."""
+
+    init: L.Var
+    fresh: bool
+    init_cond: L.Expr | None
+
+
+# --------------------------------------------------------------------------- the rewriter
+
+
+class _AutoTiler(L.FromTilePlaced):
+    def __init__(self, backend: BackendHandler) -> None:
+        super().__init__()
+        self.backend = backend
+        self.hints: list[Diagnostic] = []
+        self._cube = False
+        self._names: set[str] = set()
+        self._rename: dict[str, L.Var] = {}
+        self._uses: dict[str, int] = {}
+
+    # -- per-function state --------------------------------------------------------------------
+
+    @override
+    def visit_Function(self, node: S.Function) -> L.Function:
+        self._cube = node.func_type in CUBE_FUNCTION_TYPES
+        self._names = {n.name for n in walk(node) if isinstance(n, S.Var)}
+        self._rename = {}
+        self._uses = {}
+        for n in walk(node):
+            if isinstance(n, S.Var):
+                self._uses[n.name] = self._uses.get(n.name, 0) + 1
+        return super().visit_Function(node)
+
+    @override
+    def visit_Var(self, node: S.Var) -> L.Var:
+        renamed = self._rename.get(node.name)
+        if renamed is not None:
+            return renamed
+        return L.Var(name=node.name, type=node.type, span=node.span)
+
+    def _fresh(self, base: str) -> str:
+        name, suffix = base, 0
+        while name in self._names:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self._names.add(name)
+        return name
+
+    def _use_count(self, name: str) -> int:
+        """Uses of an SSA value (occurrences minus its one definition)."""
+        return self._uses.get(name, 0) - 1
+
+    # -- blocks ----------------------------------------------------------------------------------
+
+    @override
+    def visit_Stmt_block(self, block: tuple[S.Stmt, ...]) -> tuple[L.Stmt, ...]:
+        out: list[L.Stmt] = []
+        index = 0
+        while index < len(block):
+            stmt = block[index]
+            matmul = self._matmul_stmt(stmt)
+            if matmul is None:
+                new = self.visit_Stmt(stmt)
+                out.extend(new if isinstance(new, tuple) else (new,))
+                index += 1
+                continue
+            consumed, emitted = self._rewrite(matmul[0], matmul[1], block, index)
+            out.extend(emitted)
+            index += consumed
+        return tuple(out)
+
+    def _matmul_stmt(self, stmt: S.Stmt) -> tuple[S.AssignStmt, S.Call] | None:
+        if not (self._cube and isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)):
+            return None
+        return (stmt, stmt.value) if is_cube_matmul(stmt.value.op) else None
+
+    # -- the decision ------------------------------------------------------------------------------
+
+    def _rewrite(self, stmt: S.AssignStmt, call: S.Call, block: tuple[S.Stmt, ...],
+                 index: int) -> tuple[int, list[L.Stmt]]:
+        """(source statements consumed, statements emitted) for the matmul at block[index]."""
+        matmul = self._analyse(stmt, call)
+        if matmul is None:
+            return 1, self._copy(stmt)
+        self._reject_oversized_manual_operands(matmul)
+        lhs_space, rhs_space = matmul.lhs.type, matmul.rhs.type
+        assert isinstance(lhs_space, TileType) and isinstance(rhs_space, TileType)
+        if lhs_space.memory_space in _L0_OPERAND_SPACES or rhs_space.memory_space in _L0_OPERAND_SPACES:
+            # A manual L0 scheduling decision: keep it, only hop what is still in Mat.
+            return 1, self._hop(matmul)
+        if rhs_space.memory_space is not MemorySpace.Mat or lhs_space.memory_space not in (
+                MemorySpace.Mat, MemorySpace.Vec):
+            # The B operand must feed L0B from L1; anything else is not ours to tile.
+            return 1, self._hop(matmul)
+        if self._has_sub_byte(matmul):
+            self._hint(matmul, "PH-AT-003", "sub-byte dtype on a matmul operand or accumulator: "
+                       "the cube path has no sub-byte formats; left untiled")
+            return 1, self._hop(matmul)
+        choice = choose(matmul.dims, self.backend, is_matmul_acc=matmul.roles.acc is not None)
+        if choice is None:
+            reason = explain_rejection(chooser_config(matmul.dims, self.backend, matmul.roles.acc is not None))
+            code, _, text = reason.partition(": ")
+            self._hint(matmul, code, text + "; left untiled")
+            return 1, self._hop(matmul)
+        if choice.perf_hint is not None:
+            code, _, text = choice.perf_hint.partition(": ")
+            self._hint(matmul, code, text)
+        dims = matmul.dims
+        if (choice.m, choice.n, choice.k) == (dims.M, dims.N, dims.K):
+            self.bump("single-hop")
+            return 1, self._hop(matmul)
+        if matmul.roles.bias is not None:
+            self._hint(matmul, "PH-AT-011", "tile.matmul_bias L0 tiling is not implemented here; "
+                       "the biased matmul is left whole")
+            return 1, self._hop(matmul)
+        if (choice.m, choice.n) == (dims.M, dims.N):
+            self.bump("k-tiled")
+            return 1, self._k_tile(matmul, choice)
+        return self._mn_tile(matmul, choice, block, index)
+
+    def _analyse(self, stmt: S.AssignStmt, call: S.Call) -> _Matmul | None:
+        roles = _Roles.of(call.op, len(call.args))
+        if roles is None:
+            return None
+        matrices = [call.args[i] for i in (roles.lhs, roles.rhs) if i < len(call.args)]
+        if roles.acc is not None and roles.acc < len(call.args):
+            matrices.append(call.args[roles.acc])
+        if len(matrices) != 2 + (roles.acc is not None):
+            return None
+        for arg in matrices:
+            if not (isinstance(arg, S.Var) and isinstance(arg.type, TileType) and len(arg.type.shape) == 2):
+                return None
+        lhs, rhs = (self.visit_Var(cast(S.Var, call.args[i])) for i in (roles.lhs, roles.rhs))
+        acc = self.visit_Var(cast(S.Var, call.args[roles.acc])) if roles.acc is not None else None
+        init_cond = self.visit_Expr(call.args[roles.init_cond]) if roles.init_cond is not None else None
+        result = call.type
+        if not isinstance(result, TileType):
+            return None
+        lhs_type, rhs_type = cast(TileType, lhs.type), cast(TileType, rhs.type)
+        dims = MatmulDims.of(lhs_type, rhs_type, result.dtype)
+        return _Matmul(stmt, call, roles, lhs, rhs, acc, init_cond, dims)
+
+    def _has_sub_byte(self, matmul: _Matmul) -> bool:
+        tiles = [matmul.lhs.type, matmul.rhs.type, matmul.call.type]
+        return any(isinstance(t, TileType) and is_sub_byte(t.dtype) for t in tiles)
+
+    def _reject_oversized_manual_operands(self, matmul: _Matmul) -> None:
+        """An operand the user placed in Left / Right that alone overflows its L0 buffer is an
+        impossible manual allocation: no reuse or planner choice can repair it."""
+        for operand in (matmul.lhs, matmul.rhs):
+            tile = cast(TileType, operand.type)
+            if tile.memory_space not in _L0_OPERAND_SPACES:
+                continue
+            assert tile.memory_space is not None
+            need = l0_footprint_bytes(tile, self.backend)
+            have = self.backend.capacity(tile.memory_space)
+            if need <= have:
+                continue
+            where = operand if operand.span.known else matmul.stmt
+            buffer = buffer_name(tile.memory_space)
+            raise CompileError(Diagnostic.at(
+                where, RULE,
+                f"{tile.memory_space.name} operand `{operand.name}` of {matmul.call.op} has physical shape "
+                f"{list(tile.shape)} {tile.dtype.name}, which needs {need} bytes, but {buffer} "
+                f"({tile.memory_space.name}) holds only {have} bytes on {self.backend.name}",
+                hint=f"keep `{operand.name}` in Mat and pass it directly to the matmul so "
+                     "AutoTileMatmulL0 can choose legal L0 tiles, or manually tile.extract a smaller "
+                     f"{tile.memory_space.name} tile (at most {have} bytes) per step"))
+
+    def _hint(self, matmul: _Matmul, code: str, text: str) -> None:
+        self.bump(f"hint-{code}")
+        self.hints.append(Diagnostic(RULE, f"{code}: {matmul.call.op} {matmul.target}: {text}",
+                                     matmul.span, severity="perf-hint", node=matmul.stmt))
+
+    def _copy(self, stmt: S.AssignStmt) -> list[L.Stmt]:
+        new = self.visit_AssignStmt(stmt)
+        return list(new) if isinstance(new, tuple) else [new]
+
+    # -- IR builders ---------------------------------------------------------------------------
+
+    def _call(self, op: str, args: Sequence[L.Expr], attrs: tuple[tuple[str, AttrValue], ...],
+              span: Span) -> L.Call:
+        ty = REGISTRY.deduce(op, args, attrs, placed=True)
+        return L.Call(op=op, args=tuple(args), attrs=attrs, type=ty, span=span)
+
+    def _assign(self, out: list[L.Stmt], base: str, value: L.Call, span: Span,
+                name: str | None = None) -> L.Var:
+        var = L.Var(name=name or self._fresh(base), type=value.type, span=span)
+        out.append(L.AssignStmt(target=var, value=value, span=span))
+        return var
+
+    @staticmethod
+    def _index(value: int, span: Span) -> L.ConstInt:
+        return L.ConstInt(value=value, dtype=DataType.INDEX, span=span)
+
+    def _shape(self, dims: tuple[int, int], span: Span) -> L.TupleExpr:
+        return L.TupleExpr(elements=tuple(self._index(d, span) for d in dims), span=span)
+
+    def _move(self, out: list[L.Stmt], source: L.Var, space: MemorySpace, span: Span) -> L.Var:
+        call = self._call("tile.move", (source,), (("target_memory", space),), span)
+        return self._assign(out, f"{source.name}_{space.name.lower()}", call, span)
+
+    def _to_space(self, out: list[L.Stmt], source: L.Var, space: MemorySpace, span: Span) -> L.Var:
+        """`source` moved into `space`; a Vec tile bound for L0 is staged through Mat first (the
+        Vec → Mat crossing stays a tile.move so mixed-kernel expansion can find it)."""
+        current = cast(TileType, source.type).memory_space
+        if current is space or current is None:
+            return source
+        if self.backend.can_move(current, space):
+            return self._move(out, source, space, span)
+        if current is MemorySpace.Vec and self.backend.can_move(MemorySpace.Mat, space):
+            return self._move(out, self._move(out, source, MemorySpace.Mat, span), space, span)
+        return source  # no data path: left for the L0TiledFit verifier to report
+
+    # -- single hop ------------------------------------------------------------------------------
+
+    def _hop(self, matmul: _Matmul) -> list[L.Stmt]:
+        """The matmul kept whole, each operand moved into the space the cube reads it from."""
+        out: list[L.Stmt] = []
+        call = matmul.call
+        args: list[L.Expr] = []
+        for index, arg in enumerate(call.args):
+            new = self.visit_Expr(arg)
+            demanded = REGISTRY.operand_space(call.op, index)
+            if isinstance(new, L.Var) and isinstance(new.type, TileType) and demanded in (
+                    MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias):
+                assert demanded is not None
+                new = self._to_space(out, new, demanded, matmul.span)
+            args.append(new)
+        value = self._call(call.op, args, call.attrs, matmul.span)
+        self._define_result(out, matmul.stmt.target, value, matmul.span)
+        return out
+
+    def _define_result(self, out: list[L.Stmt], target: S.Var, value: L.Call, span: Span) -> None:
+        var = L.Var(name=target.name, type=value.type, span=target.span)
+        self._rename[target.name] = var
+        out.append(L.AssignStmt(target=var, value=value, span=span))
+
+    # -- K tiling -----------------------------------------------------------------------------------
+
+    def _k_tile(self, matmul: _Matmul, choice: L0Choice) -> list[L.Stmt]:
+        out: list[L.Stmt] = []
+        lhs = self._stage_lhs(out, matmul)
+        dims = matmul.dims
+        whole = SubTile(0, 0, 0, dims.M, dims.N, dims.valid_m, dims.valid_n)
+        start = self._acc_start(out, matmul, whole, matmul.target)
+        final_name = matmul.target
+        final = self._k_reduction(out, matmul, lhs, whole, KBlocks(dims.K, choice.k), start, final_name)
+        self._rename[matmul.target] = final
+        return out
+
+    def _stage_lhs(self, out: list[L.Stmt], matmul: _Matmul) -> L.Var:
+        """A Vec-resident A operand (PV / score·V) is moved to Mat once, before the K loop, so the
+        per-block Left extract reads Mat like the QK path."""
+        if cast(TileType, matmul.lhs.type).memory_space is MemorySpace.Vec:
+            return self._move(out, matmul.lhs, MemorySpace.Mat, matmul.span)
+        return matmul.lhs
+
+    def _acc_start(self, out: list[L.Stmt], matmul: _Matmul, tile: SubTile, base: str) -> _AccStart:
+        if matmul.acc is not None:
+            return _AccStart(matmul.acc, fresh=False, init_cond=matmul.init_cond)
+        return _AccStart(self._seed(out, matmul, tile, base), fresh=True, init_cond=None)
+
+    def _seed(self, out: list[L.Stmt], matmul: _Matmul, tile: SubTile, base: str) -> L.Var:
+        """The Acc buffer a fresh reduction accumulates into. MAD writes L0C at the pitch of the
+        Left operand's valid rows while readers use the physical rows unless the tile is compact,
+        and matmul_acc inherits the seed's mode, so a row-narrowed seed is declared compact."""
+        span = matmul.span
+        attrs: tuple[tuple[str, AttrValue], ...] = (
+            ("dtype", matmul.dims.acc_dtype), ("target_memory", MemorySpace.Acc))
+        rows_narrowed = tile.valid_rows != tile.rows
+        if rows_narrowed:
+            attrs += (("compact", True),)
+        create = self._call("tile.create", (self._shape((tile.rows, tile.cols), span),), attrs, span)
+        if not tile.narrowed:
+            return self._assign(out, f"{base}_l0_init", create, span)
+        storage = self._assign(out, f"{base}_l0_init_storage", create, span)
+        narrowed = self._call("tile.set_validshape", (
+            storage, self._index(tile.valid_rows, span), self._index(tile.valid_cols, span)), (), span)
+        return self._assign(out, f"{base}_l0_init", narrowed, span)
+
+    def _k_reduction(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile,
+                     blocks: KBlocks, start: _AccStart, final_name: str) -> L.Var:
+        """Full K blocks (a 2-stage pipeline when there are at least two), then the peeled tail."""
+        span = matmul.span
+        main_name = self._fresh(f"{final_name}_kmain") if blocks.tail else final_name
+        if blocks.needs_loop:
+            current = self._k_loop(out, matmul, lhs, tile, blocks, start, main_name)
+        else:
+            current = self._block(out, matmul, lhs, tile, self._index(0, span), blocks.k, start.init,
+                                  self._first_block_pred(start), main_name)
+        if blocks.tail:
+            # The tail runs at a K offset past every full block, so it is never the first block:
+            # no predicate, the 3-operand form.
+            current = self._block(out, matmul, lhs, tile, self._index(blocks.main_extent, span),
+                                  blocks.tail, current, None, final_name, base="t")
+        return current
+
+    def _first_block_pred(self, start: _AccStart) -> L.Expr | None:
+        """Predicate of a lone straight-line first block: a literal True seeds a fresh buffer
+        (folding it to tile.matmul would mint a second L0C buffer); a caller's init_cond is
+        forwarded verbatim; a 3-operand matmul_acc stays unpredicated."""
+        if start.fresh:
+            return L.ConstBool(value=True)
+        return start.init_cond
+
+    def _k_loop(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile,
+                blocks: KBlocks, start: _AccStart, result_name: str) -> L.Var:
+        span = matmul.span
+        ko = L.Var(name=self._fresh("ko"), type=INDEX, span=span)
+        carried = L.Var(name=self._fresh(f"{matmul.target}_iter"), type=start.init.type, span=span)
+        first = L.BinOp(op="==", lhs=ko, rhs=self._index(0, span), type=BOOL, span=span)
+        pred: L.Expr | None = first
+        if not start.fresh:
+            pred = None if start.init_cond is None else L.BinOp(
+                op="and", lhs=start.init_cond, rhs=first, type=BOOL, span=span)
+        body: list[L.Stmt] = []
+        step = self._block(body, matmul, lhs, tile, ko, blocks.k, carried, pred,
+                           self._fresh(f"{matmul.target}_acc"))
+        body.append(L.YieldStmt(values=(step,), span=span))
+        result = L.Var(name=result_name, type=step.type, span=span)
+        out.append(L.ForStmt(
+            loop_var=ko, start=self._index(0, span), stop=self._index(blocks.main_extent, span),
+            step=self._index(blocks.k, span), iter_args=(L.IterArg(var=carried, init=start.init, span=span),),
+            body=tuple(body), results=(result,), kind="pipeline", attrs=(("stage", 2),), span=span))
+        return result
+
+    def _block(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile, k_offset: L.Expr,
+               width: int, acc: L.Var, pred: L.Expr | None, result_name: str, base: str = "") -> L.Var:
+        """One L0 block: extract [rows, width] Left and [width, cols] Right, then matmul_acc."""
+        span = matmul.span
+        left = self._call("tile.extract", (lhs, self._index(tile.row, span), k_offset,
+                                           self._shape((tile.rows, width), span)),
+                          (("target_memory", MemorySpace.Left),), span)
+        right = self._call("tile.extract", (matmul.rhs, k_offset, self._index(tile.col, span),
+                                            self._shape((width, tile.cols), span)),
+                           (("target_memory", MemorySpace.Right),), span)
+        sa = self._assign(out, f"sa{base}", left, span)
+        sb = self._assign(out, f"sb{base}", right, span)
+        args: tuple[L.Expr, ...] = (acc, sa, sb) if pred is None else (acc, sa, sb, pred)
+        step = self._call("tile.matmul_acc", args, (), span)
+        return self._assign(out, result_name, step, span, name=result_name)
+
+    # -- M/N tiling --------------------------------------------------------------------------------
+
+    def _mn_tile(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...],
+                 index: int) -> tuple[int, list[L.Stmt]]:
+        """The [M, N] Acc would overflow L0C: compute [m, n] sub-tiles and store each straight to
+        the output. Only a fresh matmul whose single use is a direct 2-D store, reached past
+        nothing but sibling loads, qualifies (no effect is crossed by the deferred grid)."""
+        store_at = index + 1
+        while store_at < len(block) and _is_load(block[store_at]):
+            store_at += 1
+        store = block[store_at] if store_at < len(block) else None
+        reason = self._mn_refusal(matmul, store)
+        if reason is not None:
+            self._hint(matmul, "PH-AT-006", f"output exceeds L0C but {reason}; left untiled")
+            return 1, self._hop(matmul)
+        assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
+        out: list[L.Stmt] = []
+        for between in block[index + 1:store_at]:
+            new = self.visit_Stmt(between)
+            out.extend(new if isinstance(new, tuple) else (new,))
+        self.bump("mn-tiled")
+        out.extend(self._grid(matmul, choice, store, store.value))
+        return store_at + 1 - index, out
+
+    def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
+        if not matmul.is_fresh:
+            return "a caller-owned accumulator has no supported M/N placement"
+        if cast(TileType, matmul.lhs.type).memory_space is not MemorySpace.Mat:
+            return "the left operand is not Mat-resident (Vec left operand)"
+        if not (isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
+                and store.value.op == "tile.store" and store.value.args
+                and isinstance(store.value.args[0], S.Var) and store.value.args[0].name == matmul.target):
+            return "its result is not consumed by a direct tile.store right after it"
+        if self._use_count(matmul.target) != 1:
+            return "its result has uses besides the store"
+        offsets = _offsets_arg(store.value)
+        if offsets is None or len(offsets[1].elements) != 2:
+            return "the consumer store is not a 2-D store with an offset list"
+        return None
+
+    def _grid(self, matmul: _Matmul, choice: L0Choice, store: S.AssignStmt, call: S.Call) -> list[L.Stmt]:
+        span = matmul.span
+        offsets = _offsets_arg(call)
+        assert offsets is not None
+        offsets_index, offsets_expr = offsets
+        base_row, base_col = (self.visit_Expr(e) for e in offsets_expr.elements)
+        tensor_index = next(i for i, a in enumerate(call.args) if isinstance(type_of(a), TensorType))
+        previous: L.Expr = self.visit_Expr(call.args[tensor_index])
+        root = _root(previous)
+        tiles = output_grid(matmul.dims, choice.m, choice.n)
+        blocks = KBlocks(matmul.dims.K, choice.k)
+        out: list[L.Stmt] = []
+        for tile in tiles:
+            name = f"{matmul.target}_t{tile.index}"
+            start = self._acc_start(out, matmul, tile, name)
+            sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
+            args = list(self.visit_Expr(a) for a in call.args)
+            args[0] = sub
+            args[offsets_index] = L.TupleExpr(elements=(
+                _offset(base_row, tile.row, span), _offset(base_col, tile.col, span)), span=span)
+            args[tensor_index] = previous
+            last = tile is tiles[-1]
+            value = self._call(call.op, args, call.attrs, store.span)
+            target = store.target.name if last else self._fresh(f"{root}_t{tile.index}")
+            previous = self._assign(out, target, value, store.span, name=target)
+        self._rename[store.target.name] = cast(L.Var, previous)
+        return out
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _is_load(stmt: S.Stmt) -> bool:
+    return isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call) and stmt.value.op == "tile.load"
+
+
+def _offsets_arg(call: S.Call) -> tuple[int, S.TupleExpr] | None:
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, S.TupleExpr):
+            return index, arg
+    return None
+
+
+def _offset(base: L.Expr, delta: int, span: Span) -> L.Expr:
+    if delta == 0:
+        return base
+    if isinstance(base, L.ConstInt):
+        return L.ConstInt(value=base.value + delta, dtype=base.dtype, span=span)
+    return L.BinOp(op="+", lhs=base, rhs=L.ConstInt(value=delta, dtype=DataType.INDEX, span=span),
+                   type=INDEX, span=span)
+
+
+def _root(expr: L.Expr) -> str:
+    return expr.name if isinstance(expr, L.Var) else "out"
+

@@ -1,0 +1,405 @@
+"""AutoTileMatmulL0 (TilePlaced → L0Tiled) and its verifiers L0TiledFit and AccCompactValid."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from typing_extensions import override
+
+import languages.gen.l0_tiled as L
+from backend.handlers import BackendHandler, get_backend
+from backend.l0_chooser import L0Choice
+from languages.decls import L0Tiled, TilePlaced
+from languages.memory_space import MemorySpace
+from languages.pl_parser import parse_program
+from languages.pl_printer import print_program
+from languages.types import DataType, TileType
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import Node, walk
+from nanopass.passes import PassContext
+from passes.analysis.matmul_tiling import MatmulDims, choose
+from passes.auto_tile_matmul_l0 import AutoTileMatmulL0
+from verifiers import acc_compact_valid, grammar, l0_operands_placed, ssa_form, type_checked, use_after_def
+
+B910 = get_backend("Ascend910B")
+B950 = get_backend("Ascend950")
+
+_ACC = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}
+
+
+def matmul_source(M: int, N: int, K: int, dtype: str = "FP16", valid_m: int | None = None,
+                  body: str | None = None) -> str:
+    """A TilePlaced InCore kernel: both operands loaded to Mat, one tile.matmul, one store."""
+    acc = _ACC[dtype]
+    vm = M if valid_m is None else valid_m
+    a_valid = f", [{vm}, {K}]" if vm != M else ""
+    a_view = f", pl.TileView(valid_shape=[{vm}, {K}])" if vm != M else ""
+    a_type = f"pl.Tile[[{M}, {K}], pl.{dtype}, pl.Mem.Mat{a_view}]"
+    c_type = f"pl.Tile[[{M}, {N}], pl.{acc}, pl.Mem.Acc]"
+    default_body = f"""        c: {c_type} = pl.tile.matmul(a_mat, b_mat)
+        out_1: pl.Tensor[[{vm}, {N}], pl.{acc}] = pl.tile.store(c, [0, 0], out)
+        return out_1"""
+    return f'''
+import pypto.language as pl
+
+@pl.program
+class MM:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(self, a: pl.Tensor[[{vm}, {K}], pl.{dtype}], b: pl.Tensor[[{K}, {N}], pl.{dtype}], out: pl.Out[pl.Tensor[[{vm}, {N}], pl.{acc}]]) -> pl.Tensor[[{vm}, {N}], pl.{acc}]:
+        a_mat: {a_type} = pl.tile.load(a, [0, 0], [{M}, {K}]{a_valid}, target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[{K}, {N}], pl.{dtype}, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [{K}, {N}], target_memory=pl.Mem.Mat)
+{body if body is not None else default_body}
+'''
+
+
+def run(source: str, backend: BackendHandler = B910) -> tuple[L.Program, PassContext]:
+    program = parse_program(source, "kernel.py", TilePlaced)
+    ctx = PassContext(backend_name=backend.name, backend=backend)
+    out = AutoTileMatmulL0().run(program, ctx)  # type: ignore[arg-type]
+    assert isinstance(out, L.Program)
+    return out, ctx
+
+
+def errors(program: Node, backend: BackendHandler = B910) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    for verify in (grammar.verify_l0_tiled, ssa_form.verify, use_after_def.verify, type_checked.verify,
+                   acc_compact_valid.verify):
+        diags.extend(verify(program))
+    with l0_operands_placed.active_capacities(backend):
+        diags.extend(l0_operands_placed.verify(program))
+    return [d for d in diags if d.severity == "error"]
+
+
+def check(program: L.Program, backend: BackendHandler = B910) -> None:
+    assert errors(program, backend) == []
+    text = print_program(program)
+    assert print_program(parse_program(text, "round.py", L0Tiled)) == text
+
+
+def calls(program: Node, op: str) -> list[L.Call]:
+    return [n for n in walk(program) if isinstance(n, L.Call) and n.op == op]
+
+
+def loops(program: Node) -> list[L.ForStmt]:
+    return [n for n in walk(program) if isinstance(n, L.ForStmt)]
+
+
+def body(program: L.Program) -> tuple[L.Stmt, ...]:
+    return program.functions[0].body
+
+
+def ints(expr: L.Expr) -> tuple[int, ...]:
+    assert isinstance(expr, L.TupleExpr)
+    return tuple(e.value for e in expr.elements if isinstance(e, L.ConstInt))
+
+
+def const(expr: L.Expr) -> int:
+    assert isinstance(expr, L.ConstInt)
+    return expr.value
+
+
+def chosen(M: int, N: int, K: int, dtype: str, backend: BackendHandler = B910) -> L0Choice:
+    tile = TileType((M, K), DataType[dtype])
+    rhs = TileType((K, N), DataType[dtype])
+    choice = choose(MatmulDims.of(tile, rhs, DataType[_ACC[dtype]]), backend, is_matmul_acc=False)
+    assert choice is not None
+    return choice
+
+
+# --------------------------------------------------------------------------- K tiling
+
+
+def test_plain_matmul_becomes_a_pipelined_k_loop_with_the_choosers_k() -> None:
+    out, ctx = run(matmul_source(128, 128, 256))
+    k = chosen(128, 128, 256, "FP16").k
+    assert k < 256 and 256 % k == 0
+    [loop] = loops(out)
+    assert (const(loop.start), const(loop.stop), const(loop.step)) == (0, 256, k)
+    assert loop.kind == "pipeline" and loop.attrs == (("stage", 2),)
+    [seed] = calls(out, "tile.create")
+    assert ints(seed.args[0]) == (128, 128)
+    assert dict(seed.attrs)["target_memory"] is MemorySpace.Acc and "compact" not in dict(seed.attrs)
+    assert loop.iter_args[0].init.name == "c_l0_init"  # type: ignore[union-attr]
+    sa, sb = calls(loop, "tile.extract")
+    assert dict(sa.attrs)["target_memory"] is MemorySpace.Left and ints(sa.args[3]) == (128, k)
+    assert dict(sb.attrs)["target_memory"] is MemorySpace.Right and ints(sb.args[3]) == (k, 128)
+    assert sa.args[2] == loop.loop_var and sb.args[1] == loop.loop_var
+    [step] = calls(loop, "tile.matmul_acc")
+    pred = step.args[3]
+    assert isinstance(pred, L.BinOp) and pred.op == "==" and pred.lhs == loop.loop_var and const(pred.rhs) == 0
+    assert calls(out, "tile.matmul") == []
+    # The store now reads the loop's result.
+    [store] = calls(out, "tile.store")
+    assert store.args[0] == loop.results[0]
+    assert ctx.diagnostics == []
+    check(out)
+
+
+def test_row_narrowed_left_operand_gets_a_compact_seed() -> None:
+    out, _ = run(matmul_source(112, 128, 256, valid_m=100))
+    [seed] = calls(out, "tile.create")
+    assert dict(seed.attrs)["compact"] is True
+    [narrow] = calls(out, "tile.set_validshape")
+    assert narrow.args[0].name == "c_l0_init_storage"  # type: ignore[union-attr]
+    assert (const(narrow.args[1]), const(narrow.args[2])) == (100, 128)
+    [step] = calls(out, "tile.matmul_acc")
+    assert isinstance(step.type, TileType) and step.type.view is not None and step.type.view.compact
+    assert step.type.valid == (100, 128)
+    check(out)
+
+
+def test_k_boundary_is_peeled_after_the_loop() -> None:
+    # 128x128x272 FP16: the chooser picks k = 128, so two full blocks loop and 16 columns peel.
+    choice = chosen(128, 128, 272, "FP16")
+    assert 272 // choice.k >= 2 and 272 % choice.k
+    out, _ = run(matmul_source(128, 128, 272))
+    [loop] = loops(out)
+    main = 272 // choice.k * choice.k
+    assert const(loop.stop) == main and const(loop.step) == choice.k
+    tail = [s for s in body(out) if isinstance(s, L.AssignStmt) and isinstance(s.value, L.Call)
+            and s.value.op == "tile.matmul_acc"]
+    [tail_step] = tail
+    assert len(tail_step.value.args) == 3  # type: ignore[union-attr]
+    assert tail_step.value.args[0] == loop.results[0]  # type: ignore[union-attr]
+    sat = [c for c in calls(out, "tile.extract") if c not in calls(loop, "tile.extract")]
+    assert [ints(c.args[3]) for c in sat] == [(128, 272 - main), (272 - main, 128)]
+    assert const(sat[0].args[2]) == main and const(sat[1].args[1]) == main
+    check(out)
+
+
+def test_single_full_block_plus_tail_is_straight_line() -> None:
+    choice = chosen(128, 128, 144, "FP16")
+    assert 144 // choice.k == 1 and 144 % choice.k
+    out, _ = run(matmul_source(128, 128, 144))
+    assert loops(out) == []
+    first, tail = calls(out, "tile.matmul_acc")
+    assert isinstance(first.args[3], L.ConstBool) and first.args[3].value is True
+    assert len(tail.args) == 3 and tail.args[0].name == "c_kmain"  # type: ignore[union-attr]
+    check(out)
+
+
+# --------------------------------------------------------------------------- M/N tiling
+
+
+def grid_stores(out: L.Program) -> list[L.AssignStmt]:
+    return [s for s in body(out) if isinstance(s, L.AssignStmt) and isinstance(s.value, L.Call)
+            and s.value.op == "tile.store"]
+
+
+@pytest.mark.parametrize("backend", [B910, B950], ids=["910B", "950"])
+def test_output_exceeding_l0c_becomes_a_grid_of_chained_stores(backend: BackendHandler) -> None:
+    choice = chosen(512, 512, 512, "FP32", backend)
+    rows, cols = -(-512 // choice.m), -(-512 // choice.n)
+    assert rows * cols > 1
+    if backend is B950:
+        assert (rows, cols) == (2, 2)  # the spec's example: m = n = 256
+    out, _ = run(matmul_source(512, 512, 512, "FP32"), backend)
+    stores = grid_stores(out)
+    assert len(stores) == rows * cols == len(loops(out)) == len(calls(out, "tile.create"))
+    origins = [ints(s.value.args[1]) for s in stores]  # type: ignore[union-attr]
+    assert origins == [(r * choice.m, c * choice.n) for r in range(rows) for c in range(cols)]
+    # out -> out_t0 -> out_t1 -> ... -> out_1 (the original store's result, used by the return)
+    chain = [s.value.args[2].name for s in stores]  # type: ignore[union-attr]
+    assert chain[0] == "out" and chain[1:] == [s.target.name for s in stores[:-1]]
+    assert stores[-1].target.name == "out_1"
+    for loop in loops(out):
+        assert const(loop.step) == choice.k and loop.kind == "pipeline"
+    ret = body(out)[-1]
+    assert isinstance(ret, L.ReturnStmt) and ret.values[0] == stores[-1].target
+    check(out, backend)
+
+
+def test_int8_accumulator_rows_align_to_32_on_910b_forcing_n_tiling() -> None:
+    # INT32 [16, 1152] occupies 32 x 1152 x 4 = 144 KiB of L0C on 910B (M rows align to 32).
+    assert B910.l0c_m_alignment("INT32") == 32
+    choice = chosen(16, 1152, 64, "INT8")
+    assert choice.m == 16 and choice.n < 1152 and 32 * choice.n * 4 <= B910.l0c_capacity_bytes
+    out, _ = run(matmul_source(16, 1152, 64, "INT8"))
+    stores = grid_stores(out)
+    assert len(stores) == -(-1152 // choice.n)
+    widths = [ints(c.args[0])[1] for c in calls(out, "tile.create")]
+    assert widths == [min(choice.n, 1152 - c) for c in range(0, 1152, choice.n)]
+    assert all(c.type.dtype is DataType.INT32 for c in calls(out, "tile.matmul_acc"))  # type: ignore[union-attr]
+    check(out)
+    # On Ascend950 the same accumulator occupies 16 x 1152 x 4 = 72 KiB and needs no grid.
+    out950, _ = run(matmul_source(16, 1152, 64, "INT8"), B950)
+    assert len(grid_stores(out950)) == 1
+
+
+def test_output_too_big_without_a_direct_store_is_left_whole_with_ph_at_006() -> None:
+    src = matmul_source(512, 512, 512, "FP32", body="""        c: pl.Tile[[512, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
+        out_1: pl.Tensor[[512, 512], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        out_2: pl.Tensor[[512, 512], pl.FP32] = pl.tile.store(c, [0, 0], out_1)
+        return out_2""")
+    out, ctx = run(src)
+    [hint] = ctx.diagnostics
+    assert hint.severity == "perf-hint" and hint.message.startswith("PH-AT-006") and hint.span.line > 0
+    assert len(calls(out, "tile.matmul")) == 1 and len(calls(out, "tile.move")) == 2
+    fit = l0_operands_placed.verify_fit(out, B910)
+    # Left whole, nothing fits: the verifier (and later the allocator) reports each buffer.
+    assert sorted(d.message.split(" holds")[0].rsplit(" ", 1)[1] for d in fit) == ["L0A", "L0B", "L0C"]
+
+
+# --------------------------------------------------------------------------- hops and skips
+
+
+def test_matmul_that_fits_gets_a_single_hop() -> None:
+    out, ctx = run(matmul_source(64, 64, 64))
+    assert loops(out) == [] and calls(out, "tile.extract") == []
+    left, right = calls(out, "tile.move")
+    assert dict(left.attrs)["target_memory"] is MemorySpace.Left
+    assert dict(right.attrs)["target_memory"] is MemorySpace.Right
+    [mm] = calls(out, "tile.matmul")
+    assert [a.name for a in mm.args] == ["a_mat_left", "b_mat_right"]  # type: ignore[union-attr]
+    assert ctx.diagnostics == []
+    check(out)
+
+
+def test_non_fractal_k_is_skipped_with_ph_at_007() -> None:
+    out, ctx = run(matmul_source(64, 64, 40))
+    [hint] = ctx.diagnostics
+    assert hint.message.startswith("PH-AT-007") and hint.severity == "perf-hint"
+    assert len(calls(out, "tile.matmul")) == 1 and loops(out) == []
+
+
+_MANUAL = """        a_l0: pl.Tile[[{M}, {K}], pl.FP16, pl.Mem.Left] = pl.tile.move(a_mat, target_memory=pl.Mem.Left)
+        c: pl.Tile[[{M}, {N}], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_l0, b_mat)
+        out_1: pl.Tensor[[{M}, {N}], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return out_1"""
+
+
+def test_legal_user_placed_left_operand_is_left_alone() -> None:
+    out, ctx = run(matmul_source(64, 64, 128, body=_MANUAL.format(M=64, N=64, K=128)))
+    [mm] = calls(out, "tile.matmul")
+    assert mm.args[0].name == "a_l0" and mm.args[1].name == "b_mat_right"  # type: ignore[union-attr]
+    assert loops(out) == [] and calls(out, "tile.extract") == [] and ctx.diagnostics == []
+    check(out)
+
+
+def test_user_placed_left_operand_too_big_is_rejected_with_the_two_fixes() -> None:
+    src = matmul_source(256, 64, 256, body=_MANUAL.format(M=256, N=64, K=256))
+    with pytest.raises(CompileError) as info:
+        run(src)
+    [diag] = info.value.diagnostics
+    assert "a_l0" in diag.message and "[256, 256]" in diag.message and "FP16" in diag.message
+    assert "131072" in diag.message and "65536" in diag.message and "L0A" in diag.message
+    assert "keep `a_l0` in Mat" in diag.hint and "extract a smaller" in diag.hint
+    assert diag.span.file == "kernel.py" and diag.span.line > 0
+
+
+# --------------------------------------------------------------------------- tile.matmul_acc
+
+
+def _acc_body(cond: str) -> str:
+    return f"""        c0: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.create([128, 128], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        c: pl.Tile[[128, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, a_mat, b_mat{cond})
+        out_1: pl.Tensor[[128, 128], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return out_1"""
+
+
+def test_matmul_acc_threads_the_callers_accumulator_unpredicated() -> None:
+    out, _ = run(matmul_source(128, 128, 256, body=_acc_body("")))
+    [loop] = loops(out)
+    assert loop.iter_args[0].init.name == "c0"  # type: ignore[union-attr]
+    [step] = calls(loop, "tile.matmul_acc")
+    assert len(step.args) == 3
+    assert len(calls(out, "tile.create")) == 1  # no seed besides the caller's
+    check(out)
+
+
+def test_matmul_acc_init_cond_is_anded_with_the_first_block() -> None:
+    out, _ = run(matmul_source(128, 128, 272, body=_acc_body(", True")))
+    [loop] = loops(out)
+    [step] = calls(loop, "tile.matmul_acc")
+    pred = step.args[3]
+    assert isinstance(pred, L.BinOp) and pred.op == "and" and isinstance(pred.lhs, L.ConstBool)
+    assert isinstance(pred.rhs, L.BinOp) and pred.rhs.op == "=="
+    tail = [c for c in calls(out, "tile.matmul_acc") if c is not step]
+    assert len(tail) == 1 and len(tail[0].args) == 3
+    check(out)
+
+
+def test_lone_full_block_forwards_init_cond_verbatim() -> None:
+    out, _ = run(matmul_source(128, 128, 144, body=_acc_body(", True")))
+    first, tail = calls(out, "tile.matmul_acc")
+    assert isinstance(first.args[3], L.ConstBool) and len(tail.args) == 3
+    check(out)
+
+
+def test_orchestration_functions_are_untouched() -> None:
+    src = matmul_source(128, 128, 256).replace("@pl.function(type=pl.FunctionType.InCore)", "@pl.function")
+    out, _ = run(src)
+    assert loops(out) == [] and calls(out, "tile.extract") == [] and len(calls(out, "tile.matmul")) == 1
+
+
+# --------------------------------------------------------------------------- verifiers on broken programs
+
+
+def _rewrite_types(program: L.Program, fix: Any) -> L.Program:
+    """Apply `fix(type) -> type` to every Var and Call type (a hand-broken program)."""
+
+    class Breaker(L.Rewriter):
+        @override
+        def visit_Var(self, node: L.Var) -> L.Var:
+            new = fix(node.type)
+            return node if new == node.type else L.Var(name=node.name, type=new, span=node.span)
+
+        @override
+        def visit_Call(self, node: L.Call) -> L.Expr:
+            inner = super().visit_Call(node)
+            assert isinstance(inner, L.Call)
+            new = fix(inner.type)
+            return inner if new == inner.type else replace(inner, type=new)
+
+    return Breaker().visit_Program(program)
+
+
+def _drop_compact(ty: Any) -> Any:
+    if isinstance(ty, TileType) and ty.view is not None and ty.view.compact:
+        return replace(ty, view=replace(ty.view, compact=False))
+    return ty
+
+
+def test_acc_compact_valid_catches_a_non_compact_narrowed_seed() -> None:
+    # 64 physical rows with 16 valid: MAD pitch 16 differs from 64.
+    out, _ = run(matmul_source(64, 128, 256, valid_m=16))
+    assert acc_compact_valid.verify(out) == []
+    broken = _rewrite_types(out, _drop_compact)
+    diags = acc_compact_valid.verify(broken)
+    assert diags and all(d.rule == "AccCompactValid" for d in diags)
+    assert "pitch 16" in diags[0].message and "64 physical rows" in diags[0].message
+
+
+def test_acc_compact_valid_catches_a_compact_vec_tile() -> None:
+    src = matmul_source(64, 64, 64, body="""        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(compact=True)] = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec, compact=True)
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
+        out_1: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return out_1""")
+    out, _ = run(src)
+    [diag] = acc_compact_valid.verify(out)
+    assert "tile v in Vec is compact" in diag.message and diag.span.line > 0
+
+
+def test_l0_fit_catches_a_left_operand_too_large() -> None:
+    out, _ = run(matmul_source(128, 128, 256))
+
+    def grow_left(ty: Any) -> Any:
+        if isinstance(ty, TileType) and ty.memory_space is MemorySpace.Left:
+            return replace(ty, shape=(256, 256))
+        return ty
+
+    broken = _rewrite_types(out, grow_left)
+    assert l0_operands_placed.verify(broken) == []  # no capacities known: placement only
+    with l0_operands_placed.active_capacities(B910):
+        [diag] = l0_operands_placed.verify(broken)
+    assert "Left tile sa [256, 256] FP16 needs 131072 bytes but L0A holds 65536" in diag.message
+
+
+def test_l0_fit_catches_a_matmul_reading_mat() -> None:
+    program = parse_program(matmul_source(64, 64, 64), "kernel.py", TilePlaced)
+    # The TilePlaced input (operands still in Mat) violates the L0Tiled placement rule.
+    diags = l0_operands_placed.verify_placement(program)
+    assert len(diags) == 2 and "operand 0 (a_mat) is in Mat" in diags[0].message
+

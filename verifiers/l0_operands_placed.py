@@ -1,0 +1,137 @@
+"""L0TiledFit: every cube matmul reads its operands from the L0 buffers and writes Acc, and every
+Left / Right / Acc tile fits its L0 buffer (L0A / L0B / L0C) on the target.
+
+The operand spaces come from the op registry (each matmul operand's `input_memory`, the result's
+output space), never from this file. Capacities are backend numbers, and verifiers sit below
+`backend/` in the layering, so they arrive as any object with the `L0Capacities` shape (a
+`backend.handlers.BackendHandler` is one): either explicitly (`verify_fit`) or, for the
+property's `verify(program)` entry point, through `active_capacities(...)` set by whoever runs
+the verification with a backend at hand. Without capacities only the placement half is checked.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator, Protocol, cast
+
+import languages.gen.l0_tiled as L
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, type_of
+from languages.types import TileType
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node, walk
+
+RULE = "L0TiledFit"
+
+L0_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)
+_BUFFER_NAMES = {MemorySpace.Left: "L0A", MemorySpace.Right: "L0B", MemorySpace.Acc: "L0C"}
+
+
+class L0Capacities(Protocol):
+    """What the fit check needs from a backend handler."""
+
+    def capacity(self, space: MemorySpace) -> int: ...
+
+    def l0c_m_alignment(self, acc_dtype: str) -> int: ...
+
+
+_ACTIVE: ContextVar[L0Capacities | None] = ContextVar("l0_capacities", default=None)
+
+
+@contextmanager
+def active_capacities(capacities: L0Capacities) -> Iterator[None]:
+    """Make `verify(program)` also check L0 footprints against `capacities`."""
+    token = _ACTIVE.set(capacities)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def l0_footprint_bytes(tile: TileType, capacities: L0Capacities) -> int:
+    """Physical bytes of an L0 tile: L0C allocates accumulator rows in the backend's M-row
+    granularity (32 for INT32 on Ascend910B), so an Acc tile is charged its padded rows."""
+    rows = tile.shape[0] if tile.shape else 1
+    cols = 1
+    for dim in tile.shape[1:]:
+        cols *= dim
+    if tile.memory_space is MemorySpace.Acc:
+        align = capacities.l0c_m_alignment(tile.dtype.name)
+        rows = -(-rows // align) * align
+    return rows * cols * tile.dtype.byte_width
+
+
+def buffer_name(space: MemorySpace) -> str:
+    return _BUFFER_NAMES.get(space, space.name)
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    capacities = _ACTIVE.get()
+    diagnostics = verify_placement(program)
+    if capacities is not None:
+        diagnostics.extend(verify_fit(program, capacities))
+    return diagnostics
+
+
+def is_cube_matmul(op: str) -> bool:
+    return op.startswith("tile.") and op in REGISTRY and REGISTRY.get(op).family == "matmul"
+
+
+def verify_placement(program: Node) -> list[Diagnostic]:
+    """Every cube matmul reads Left / Right (and Acc for an accumulator) and writes Acc."""
+    out: list[Diagnostic] = []
+    for node in walk(program):
+        if node.KIND != "Call":
+            continue
+        call = cast(L.Call, node)
+        if not is_cube_matmul(call.op):
+            continue
+        for index, arg in enumerate(call.args):
+            demanded = REGISTRY.operand_space(call.op, index)
+            if demanded not in L0_SPACES:
+                continue
+            ty = type_of(arg)
+            space = ty.memory_space if isinstance(ty, TileType) else None
+            if space is not demanded:
+                assert demanded is not None
+                out.append(Diagnostic.at(
+                    call, RULE,
+                    f"{call.op} operand {index} ({_name(arg)}) is in {_space(space)}, "
+                    f"but the cube reads it from {demanded.name}",
+                    hint=f"AutoTileMatmulL0 hops it with tile.extract / tile.move into {demanded.name}"))
+        result = call.type
+        if not (isinstance(result, TileType) and result.memory_space is MemorySpace.Acc):
+            out.append(Diagnostic.at(call, RULE, f"{call.op} result is not an Acc tile",
+                                     hint="the cube writes its product to L0C (Acc)"))
+    return out
+
+
+def verify_fit(program: Node, capacities: L0Capacities) -> list[Diagnostic]:
+    """Every tile defined in Left / Right / Acc fits its L0 buffer on its own."""
+    out: list[Diagnostic] = []
+    for node in walk(program):
+        if node.KIND != "AssignStmt":
+            continue
+        target = cast(L.AssignStmt, node).target
+        ty = target.type
+        if not (isinstance(ty, TileType) and ty.memory_space in L0_SPACES):
+            continue
+        need = l0_footprint_bytes(ty, capacities)
+        have = capacities.capacity(ty.memory_space)
+        if need > have:
+            out.append(Diagnostic.at(
+                node, RULE,
+                f"{ty.memory_space.name} tile {target.name} {list(ty.shape)} {ty.dtype.name} needs "
+                f"{need} bytes but {buffer_name(ty.memory_space)} holds {have}",
+                hint="keep the operand in Mat and let AutoTileMatmulL0 choose L0 tiles, "
+                     "or extract a smaller L0 tile"))
+    return out
+
+
+def _name(node: Node) -> str:
+    return cast(L.Var, node).name if node.KIND == "Var" else node.KIND
+
+
+def _space(space: MemorySpace | None) -> str:
+    return "no memory space" if space is None else space.name
