@@ -1,0 +1,313 @@
+"""The PTO language's operators: `pto.*` instructions and the `arith.*` scalar ops they use.
+
+The PTO language is the IR form of PTO-ISA MLIR text, designed so that printing it
+(`backend.pto_mlir`) is a line-per-node translation and the simulator can execute it without
+re-deriving anything. The shape of a PTO function body, in generation order
+(spec pto_codegen.md, "Generation Order"):
+
+1. constants      `c = arith.constant(ConstInt|ConstFloat|ConstBool)`; the Var is named by
+                  `constant_name` (`c32_index`, `c8320_i64`, `true`, `cst_0`, ...).
+2. tensor views   `v = pto.make_tensor_view(ptr_param, [shape consts], [stride consts],
+                  layout="nd"|"dn")` : ViewType("tensor_view", tensor shape, dtype).
+3. allocations    `t = pto.alloc_tile([addr_i64_const])` : TileType with space, view and MemRef;
+                  the attrs repeat the buffer config (`alloc_attrs`) so the type is deducible.
+4. the body       value ops `x = op(...)` (arith.*, pto.partition_view, pto.subview) and
+                  destination-passing instructions `EvalStmt(pto.tX(*ins, out))` whose LAST
+                  argument is the destination (`outs(...)`), all others are `ins(...)`;
+                  `scf.for` / `scf.if` are ForStmt / IfStmt (results named `N` or `N#i`).
+
+Every operand of a PTO op is a Var (or a list literal of Vars for offsets / shapes / strides):
+constants are hoisted, index arithmetic is flattened into `arith.*` ops. Static sizes (of a
+partition view or a subview) are attributes; their `%c<n>_index` constants are declared too.
+
+Instruction semantics use the same keys as the tile operators (see languages/ops/__init__.py),
+read on PTO operands: for a DPS instruction the inputs are `args[:-1]` and the result is
+written into the buffer `args[-1]` over the destination's valid region.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Sequence
+
+from languages.memory_space import MemorySpace
+from languages.ops import AttrDecl, Deducer, DeductionError, OpDef, OperandDecl, type_of
+from languages.types import (
+    BOOL,
+    AttrValue,
+    Attrs,
+    DataType,
+    MemRef,
+    NoneType,
+    ScalarType,
+    TensorType,
+    TileType,
+    TileView,
+    Type,
+    ViewType,
+    attr,
+)
+from nanopass.node import Node
+
+# -- naming of constants (shared by the codegen, the printer and the MLIR parser) -----------------
+
+
+def constant_name(value: int | float | bool, dtype: DataType, float_index: int = 0) -> str:
+    """SSA name of a hoisted constant, MLIR style: `c32_index`, `c-1_i32`, `true`, `cst`, `cst_0`."""
+    if dtype is DataType.BOOL:
+        return "true" if value else "false"
+    if dtype.is_float:
+        return "cst" if float_index == 0 else f"cst_{float_index - 1}"
+    return f"c{int(value)}_{dtype.mlir}"
+
+
+_FLOAT_BITS: dict[DataType, tuple[str, str, int]] = {
+    DataType.FP32: ("<f", "<I", 8),
+    DataType.FP16: ("<e", "<H", 4),
+}
+
+
+def float_literal(value: float, dtype: DataType) -> str:
+    """An MLIR float literal that reads back to exactly `value`: the shortest decimal when it
+    round-trips, else (inf / nan, or a dtype Python cannot pack) the hex bit pattern."""
+    if math.isfinite(value):
+        text = repr(float(value))
+        mantissa, _, exponent = text.partition("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        return mantissa + ("e" + exponent if exponent else "")
+    return float_hex_bits(value, dtype)
+
+
+def float_hex_bits(value: float, dtype: DataType) -> str:
+    if dtype in _FLOAT_BITS:
+        pack, unpack, digits = _FLOAT_BITS[dtype]
+        (bits,) = struct.unpack(unpack, struct.pack(pack, value))
+        return f"0x{bits:0{digits}X}"
+    import ml_dtypes
+    import numpy as np
+
+    np_dtype = {DataType.BF16: ml_dtypes.bfloat16}.get(dtype, np.float64)
+    raw = np.array([value], dtype=np_dtype).tobytes()
+    return "0x" + raw[::-1].hex().upper()
+
+
+# -- allocation attributes -------------------------------------------------------------------------
+
+PAD_CODES: dict[str, int] = {"null": 0, "zero": 1, "max": 2, "min": 3}
+
+
+def alloc_attrs(tile: TileType) -> Attrs:
+    """The buffer configuration `pto.alloc_tile` carries (mirrors its TileType)."""
+    if tile.memory_space is None or tile.view is None or tile.memref is None:
+        raise ValueError("pto.alloc_tile needs a placed, addressed tile")
+    view, memref = tile.view, tile.memref
+    return (
+        ("shape", tile.shape),
+        ("dtype", tile.dtype),
+        ("valid_shape", tile.valid_shape),
+        ("loc", tile.memory_space),
+        ("blayout", view.blayout),
+        ("slayout", view.slayout),
+        ("fractal", view.fractal),
+        ("pad", view.pad),
+        ("compact", view.compact),
+        ("memref", memref.name),
+        ("offset", memref.offset),
+        ("size", memref.size),
+    )
+
+
+def tile_from_alloc_attrs(attrs: Attrs) -> TileType:
+    def get(name: str) -> AttrValue:
+        return attr(attrs, name)
+
+    shape, dtype, valid, loc = get("shape"), get("dtype"), get("valid_shape"), get("loc")
+    if not isinstance(shape, tuple) or not isinstance(dtype, DataType) or not isinstance(loc, MemorySpace):
+        raise DeductionError("pto.alloc_tile needs shape, dtype and loc attributes")
+    if valid is not None and not isinstance(valid, tuple):
+        raise DeductionError("pto.alloc_tile valid_shape must be a list of integers")
+    view = TileView(str(get("blayout")), str(get("slayout")), _int(get("fractal")), str(get("pad")),
+                    bool(get("compact")))
+    memref = MemRef(str(get("memref")), loc, _int(get("offset")), _int(get("size")))
+    return TileType(shape, dtype, valid, loc, view, memref)
+
+
+def _int(value: AttrValue) -> int:
+    if not isinstance(value, int):
+        raise DeductionError(f"expected an integer attribute, got {value!r}")
+    return value
+
+
+# -- deducers --------------------------------------------------------------------------------------
+
+
+def _no_result(args: Sequence[Node], attrs: Attrs) -> Type:
+    return NoneType()
+
+
+def _same_as_first(args: Sequence[Node], attrs: Attrs) -> Type:
+    first = type_of(args[0])
+    if not isinstance(first, ScalarType):
+        raise DeductionError("expected a scalar operand", 0)
+    return first
+
+
+def _boolean(args: Sequence[Node], attrs: Attrs) -> Type:
+    return BOOL
+
+
+def _cast_scalar(args: Sequence[Node], attrs: Attrs) -> Type:
+    dtype = attr(attrs, "dtype")
+    if not isinstance(dtype, DataType):
+        raise DeductionError("arith cast needs a dtype attribute")
+    return ScalarType(dtype)
+
+
+def _constant(args: Sequence[Node], attrs: Attrs) -> Type:
+    ty = type_of(args[0])
+    if not isinstance(ty, ScalarType):
+        raise DeductionError("arith.constant takes one literal", 0)
+    return ty
+
+
+def _tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
+    tensor = type_of(args[0])
+    if not isinstance(tensor, TensorType):
+        raise DeductionError("pto.make_tensor_view takes a tensor pointer", 0)
+    return ViewType("tensor_view", tensor.shape, tensor.dtype)
+
+
+def _partition_view(args: Sequence[Node], attrs: Attrs) -> Type:
+    view = type_of(args[0])
+    sizes = attr(attrs, "sizes")
+    if not isinstance(view, ViewType) or not isinstance(sizes, tuple):
+        raise DeductionError("pto.partition_view takes a tensor view and static sizes", 0)
+    return ViewType("partition_tensor_view", sizes, view.dtype)
+
+
+def _subview(args: Sequence[Node], attrs: Attrs) -> Type:
+    source = type_of(args[0])
+    sizes, valid = attr(attrs, "sizes"), attr(attrs, "valid")
+    if not isinstance(source, TileType) or not isinstance(sizes, tuple):
+        raise DeductionError("pto.subview takes a tile buffer and static sizes", 0)
+    narrowed = valid if isinstance(valid, tuple) and valid != sizes else None
+    return TileType(sizes, source.dtype, narrowed, source.memory_space, source.view, source.memref)
+
+
+def _alloc(args: Sequence[Node], attrs: Attrs) -> Type:
+    return tile_from_alloc_attrs(attrs)
+
+
+# -- declarations ----------------------------------------------------------------------------------
+
+_ANY = (OperandDecl("operands", "any", variadic=True),)
+
+
+def _op(name: str, family: str, semantics: tuple[str, ...], deduce: Deducer = _no_result,
+        attrs: tuple[AttrDecl, ...] = (), doc: str = "") -> OpDef:
+    return OpDef(name=name, operands=_ANY, deduce=deduce, semantics=semantics, family=family,
+                 attrs=attrs, doc=doc)
+
+
+def _dps(name: str, family: str, semantics: tuple[str, ...], attrs: tuple[AttrDecl, ...] = (),
+         doc: str = "") -> OpDef:
+    return _op(name, f"pto_{family}", semantics, _no_result, attrs,
+               doc or f"{name} ins(args[:-1]) outs(args[-1])")
+
+
+_BINARY = {"tadd": "add", "tsub": "sub", "tmul": "mul", "tdiv": "div", "tmax": "max", "tmin": "min",
+           "trem": "rem", "tand": "and", "tor": "or", "txor": "xor", "tshl": "shl", "tshr": "shr"}
+_SCALAR = {"tadds": "add", "tsubs": "sub", "tmuls": "mul", "tdivs": "div", "tmaxs": "max", "tmins": "min",
+           "tands": "and", "tors": "or", "txors": "xor", "tshls": "shl", "tshrs": "shr"}
+_FUSED = {"taddc": "addc", "tsubc": "subc", "taddsc": "addsc", "tsubsc": "subsc"}
+_UNARY = {"texp": "exp", "tlog": "log", "tsqrt": "sqrt", "trsqrt": "rsqrt", "tabs": "abs", "tneg": "neg",
+          "trecip": "rec", "trelu": "relu", "tnot": "not"}
+_REDUCE_ROW = {"trowsum": "sum", "trowmax": "max", "trowmin": "min", "trowprod": "prod"}
+_REDUCE_COL = {"tcolsum": "sum", "tcolmax": "max", "tcolmin": "min", "tcolprod": "prod"}
+_ROW_EXPAND = {"trowexpandadd": "add", "trowexpandsub": "sub", "trowexpandmul": "mul",
+               "trowexpanddiv": "div", "trowexpandmax": "max", "trowexpandmin": "min"}
+_COL_EXPAND = {"tcolexpandadd": "add", "tcolexpandsub": "sub", "tcolexpandmul": "mul",
+               "tcolexpanddiv": "div", "tcolexpandmax": "max", "tcolexpandmin": "min"}
+
+# MLIR arith ops for scalar index / flag arithmetic: BinOp operator -> (int op, float op).
+ARITH_BINARY: dict[str, tuple[str, str]] = {
+    "+": ("arith.addi", "arith.addf"),
+    "-": ("arith.subi", "arith.subf"),
+    "*": ("arith.muli", "arith.mulf"),
+    "//": ("arith.floordivsi", "arith.divf"),
+    "%": ("arith.remsi", "arith.remf"),
+    "and": ("arith.andi", "arith.andi"),
+    "or": ("arith.ori", "arith.ori"),
+}
+# Comparison BinOp operator -> (arith.cmpi predicate, arith.cmpf predicate).
+ARITH_COMPARE: dict[str, tuple[str, str]] = {
+    "==": ("eq", "oeq"), "!=": ("ne", "une"), "<": ("slt", "olt"), "<=": ("sle", "ole"),
+    ">": ("sgt", "ogt"), ">=": ("sge", "oge"),
+}
+
+
+def _arith_ops() -> list[OpDef]:
+    ops = [_op("arith.constant", "arith", ("constant",), _constant, doc="a literal")]
+    names = sorted({n for pair in ARITH_BINARY.values() for n in pair})
+    ops += [_op(n, "arith", ("scalar", n.split(".")[1]), _same_as_first) for n in names]
+    ops += [_op("arith.negf", "arith", ("scalar", "negf"), _same_as_first)]
+    predicate = (AttrDecl("predicate", "str"),)
+    ops += [_op("arith.cmpi", "arith", ("compare",), _boolean, predicate),
+            _op("arith.cmpf", "arith", ("compare",), _boolean, predicate)]
+    ops += [_op("arith.index_cast", "arith", ("scalar_cast",), _cast_scalar, (AttrDecl("dtype", "dtype"),))]
+    return ops
+
+
+_ALLOC_ATTRS = (
+    AttrDecl("shape", "int_list"), AttrDecl("dtype", "dtype"), AttrDecl("valid_shape", "int_list"),
+    AttrDecl("loc", "memory_space"), AttrDecl("blayout", "str"), AttrDecl("slayout", "str"),
+    AttrDecl("fractal", "int"), AttrDecl("pad", "str"), AttrDecl("compact", "bool"),
+    AttrDecl("memref", "str"), AttrDecl("offset", "int"), AttrDecl("size", "int"),
+)
+
+
+def _pto_ops() -> list[OpDef]:
+    ops = [
+        _op("pto.make_tensor_view", "pto_view", ("tensor_view",), _tensor_view,
+            (AttrDecl("layout", "str", "nd", ("nd", "dn")),),
+            doc="(ptr, [shape], [strides]): a GM tensor seen through shape / strides / layout"),
+        _op("pto.partition_view", "pto_view", ("partition_view",), _partition_view,
+            (AttrDecl("sizes", "int_list"),), doc="(tensor_view, [offsets]): a static window of a tensor view"),
+        _op("pto.alloc_tile", "pto_alloc", ("alloc",), _alloc, _ALLOC_ATTRS,
+            doc="([addr_i64]): a tile buffer handle at byte offset addr of its space"),
+        _op("pto.subview", "pto_view", ("slice",), _subview,
+            (AttrDecl("sizes", "int_list"), AttrDecl("valid", "int_list")),
+            doc="(src, [offsets]): a zero-copy window of a tile buffer"),
+        _op("pto.set_validshape", "pto_meta", ("set_validshape",), _no_result,
+            doc="(tile, valid_rows, valid_cols): update the handle's valid extent in place"),
+        _dps("pto.tload", "memory", ("load",), doc="ins(partition_view) outs(tile): GM -> tile, valid region"),
+        _dps("pto.tstore", "memory", ("store",), doc="ins(tile) outs(partition_view): tile valid region -> GM"),
+        _dps("pto.tmov", "memory", ("move",)),
+        _dps("pto.textract", "memory", ("extract",), doc="ins(src, row, col) outs(dst)"),
+        _dps("pto.tinsert", "memory", ("assemble",), doc="ins(src, row, col) outs(dst)"),
+        _dps("pto.ttrans", "memory", ("transpose",), doc="ins(src, tmp) outs(dst)"),
+        _dps("pto.treshape", "memory", ("reshape",)),
+        _dps("pto.texpands", "create", ("full",), doc="ins(scalar) outs(dst): fill"),
+        _dps("pto.tfillpad", "memory", ("fillpad",)),
+        _dps("pto.tmatmul", "matmul", ("matmul",), doc="ins(lhs, rhs) outs(acc): acc = lhs @ rhs"),
+        _dps("pto.tmatmul.acc", "matmul", ("matmul_acc",),
+             doc="ins(acc, lhs, rhs) outs(dst): dst = acc + lhs @ rhs (dst is acc's buffer)"),
+        _dps("pto.tcvt", "cast", ("cast",), (AttrDecl("rmode", "str", "round"),)),
+    ]
+    tables: list[tuple[dict[str, str], str]] = [
+        (_BINARY, "binary"), (_SCALAR, "scalar_binary"), (_FUSED, "fused"), (_UNARY, "unary"),
+        (_REDUCE_ROW, "reduce_row"), (_REDUCE_COL, "reduce_col"), (_ROW_EXPAND, "row_expand"),
+        (_COL_EXPAND, "col_expand"),
+    ]
+    for table, key in tables:
+        ops += [_dps(f"pto.{name}", key, (key, meaning)) for name, meaning in table.items()]
+    return ops
+
+
+OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops())
+
+# Instructions written in destination-passing style: `EvalStmt(op(*ins, out))`.
+_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta"})
+DPS_OPS: frozenset[str] = frozenset(o.name for o in OPS if o.family not in _NOT_DPS_FAMILIES)

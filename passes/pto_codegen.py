@@ -1,0 +1,631 @@
+"""PTOCodegen: Addressed -> PTO, a strict 1:1 translation (spec pto_codegen.md).
+
+Each Addressed node maps to its PTO-ISA construct; the only work done here is name mangling and
+SSA bookkeeping: constants are hoisted and deduplicated, index arithmetic is spelled as
+`arith.*` ops, every tile variable gets its `pto.alloc_tile` at its MemRef's address, tensor
+parameters get a `pto.make_tensor_view`, and the store result (which aliases its destination
+tensor) is resolved to that tensor's view. Which PTO instruction a tile op becomes is read from
+the op registry (`OpDef.pto`); nothing about an operator is restated here.
+
+Only kernels (InCore / AIC / AIV functions) are emitted: orchestration code is host code, not
+PTO. A call to another function inside a kernel has no PTO form and is rejected.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar
+
+from typing_extensions import override
+
+from languages.decls import PTO, Addressed
+from languages.gen import addressed as A
+from languages.gen import pto as P
+from languages.ops import REGISTRY, OpDef, static_ints
+from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, alloc_attrs, constant_name
+from languages.types import (
+    BOOL,
+    INDEX,
+    AttrValue,
+    Attrs,
+    DataType,
+    NoneType,
+    ScalarType,
+    TensorType,
+    TileType,
+    Type,
+    ViewType,
+    attr,
+)
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import Node, Span
+from nanopass.passes import Pass, PassContext
+from verifiers.boxed_extents import check_tile
+
+RULE = "PTOCodegen"
+
+# Function types that are kernels (compiled through ptoas); everything else is host code.
+KERNEL_FUNCTION_TYPES = frozenset({"InCore", "AIC", "AIV"})
+
+I64 = ScalarType(DataType.INT64)
+
+# Source-op attributes a PTO instruction carries, renamed to the instruction's spelling.
+_CARRIED_ATTRS: dict[str, tuple[tuple[str, str], ...]] = {
+    "pto.tcvt": (("mode", "rmode"),),
+}
+
+
+def _span_within(inner: Span, outer: Span) -> bool:
+    """Whether `inner` lies inside `outer` (a call span refines its statement's only then)."""
+    if not inner.known or inner.file != outer.file:
+        return False
+    if (inner.line, inner.col) < (outer.line, outer.col):
+        return False
+    if not outer.end_line or not inner.end_line:
+        return True
+    return (inner.end_line, inner.end_col) <= (outer.end_line, outer.end_col)
+
+
+def _float_key(value: float) -> str:
+    return struct.pack("<d", value).hex()
+
+
+@dataclass
+class _FunctionState:
+    """Names and hoisted prologue of the kernel being emitted."""
+
+    values: dict[str, P.Var] = field(default_factory=dict)
+    constants: dict[tuple[DataType, object], P.Var] = field(default_factory=dict)
+    constant_stmts: list[P.Stmt] = field(default_factory=list)
+    views: list[P.Stmt] = field(default_factory=list)
+    allocs: list[P.Stmt] = field(default_factory=list)
+    # Statements an operand needed (flattened index arithmetic), emitted before its user.
+    pending: list[P.Stmt] = field(default_factory=list)
+    counter: int = 0
+    params: int = 0
+    float_constants: int = 0
+
+
+class _Codegen(P.FromAddressed):
+    """The Addressed -> PTO rewriter; per-kernel state lives in `self.fn`."""
+
+    def __init__(self, emit_tile_addr: bool) -> None:
+        super().__init__()
+        self.emit_tile_addr = emit_tile_addr
+        self.fn = _FunctionState()
+
+    # -- program / function ----------------------------------------------------------------------
+
+    @override
+    def visit_Program(self, node: A.Program) -> P.Program:
+        kernels = tuple(self.visit_Function(f) for f in node.functions if f.func_type in KERNEL_FUNCTION_TYPES)
+        self.bump("kernels", len(kernels))
+        return P.Program(name=node.name, functions=kernels, span=node.span)
+
+    @override
+    def visit_Function(self, node: A.Function) -> P.Function:
+        self.fn = _FunctionState()
+        params = tuple(self.visit_Param(p) for p in node.params)
+        planned = self._plan_allocations(node.body)
+        for param in params:
+            if isinstance(param.var.type, TensorType):
+                self._tensor_view(param)
+        body = self.visit_Stmt_block(node.body)
+        for alloc in planned:
+            self._emit_alloc(alloc)
+        prologue = (*self.fn.constant_stmts, *self.fn.views, *self.fn.allocs)
+        return P.Function(name=node.name, func_type=node.func_type, params=params, return_types=(),
+                          body=(*prologue, *body), span=node.span)
+
+    @override
+    def visit_Param(self, node: A.Param) -> P.Param:
+        var = P.Var(name=f"arg{self.fn.params}", type=node.var.type, span=node.var.span)
+        self.fn.params += 1
+        self.bind(node.var, var)
+        return P.Param(var=var, direction=node.direction, span=node.span)
+
+    @override
+    def visit_FuncCall(self, node: A.FuncCall) -> P.Expr:
+        raise CompileError(Diagnostic.at(
+            node, RULE,
+            f"a kernel cannot call another function (`self.{node.callee}(...)`): PTO has no call instruction",
+            "inline the callee into the kernel, or make the caller an Orchestration function"))
+
+    # -- naming ------------------------------------------------------------------------------------
+
+    def fresh(self, ty: Type, span: Span) -> P.Var:
+        var = P.Var(name=str(self.fn.counter), type=ty, span=span)
+        self.fn.counter += 1
+        return var
+
+    def bind(self, source: A.Var, var: P.Var) -> None:
+        self.fn.values[source.name] = var
+
+    def constant(self, value: int | float | bool, dtype: DataType) -> P.Var:
+        key: tuple[DataType, object] = (dtype, _float_key(float(value)) if dtype.is_float else value)
+        found = self.fn.constants.get(key)
+        if found is not None:
+            return found
+        literal: P.Expr
+        if dtype is DataType.BOOL:
+            literal = P.ConstBool(value=bool(value))
+        elif dtype.is_float:
+            literal = P.ConstFloat(value=float(value), dtype=dtype)
+        else:
+            literal = P.ConstInt(value=int(value), dtype=dtype)
+        ty = ScalarType(dtype)
+        name = constant_name(value, dtype, self.fn.float_constants)
+        if dtype.is_float:
+            self.fn.float_constants += 1
+        var = P.Var(name=name, type=ty)
+        self.fn.constants[key] = var
+        self.fn.constant_stmts.append(P.AssignStmt(
+            target=var, value=P.Call(op="arith.constant", args=(literal,), attrs=(), type=ty)))
+        return var
+
+    def index(self, value: int) -> P.Var:
+        return self.constant(value, DataType.INDEX)
+
+    # -- prologue ----------------------------------------------------------------------------------
+
+    def _tensor_view(self, param: P.Param) -> None:
+        """`pto.make_tensor_view`: row-major ND strides, except that a [M, 1] column vector is
+        written DN with strides [1, M] (PTOAS infers DN for that pattern; ND would be ambiguous)."""
+        tensor = param.var.type
+        assert isinstance(tensor, TensorType)
+        shape = tensor.shape
+        strides: tuple[int, ...]
+        if len(shape) == 2 and shape[1] == 1:
+            strides, layout = (1, shape[0]), "dn"
+        else:
+            strides = tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+            layout = "nd"
+        view_type = ViewType("tensor_view", shape, tensor.dtype)
+        view = self.fresh(view_type, param.span)
+        call = P.Call(
+            op="pto.make_tensor_view",
+            args=(param.var, P.TupleExpr(elements=tuple(self.index(d) for d in shape)),
+                  P.TupleExpr(elements=tuple(self.index(s) for s in strides))),
+            attrs=(("layout", layout),), type=view_type, span=param.span)
+        self.fn.views.append(P.AssignStmt(target=view, value=call, span=param.span))
+        self.fn.values[f"%view:{param.var.name}"] = view
+
+    def _plan_allocations(self, body: tuple[A.Stmt, ...]) -> list[tuple[A.AssignStmt, P.Var]]:
+        """Number every tile variable that owns a buffer handle, in definition order (views
+        such as `pto.subview` results are bound by their own op instead)."""
+        planned: list[tuple[A.AssignStmt, P.Var]] = []
+        for stmt in _assignments(body):
+            tile = stmt.target.type
+            if not isinstance(tile, TileType) or not isinstance(stmt.value, A.Call):
+                continue
+            if _instruction(_opdef(stmt.value)) == "pto.subview":
+                continue
+            handle = self.fresh(tile, stmt.span)
+            self.bind(stmt.target, handle)
+            planned.append((stmt, handle))
+        return planned
+
+    def _emit_alloc(self, planned: tuple[A.AssignStmt, P.Var]) -> None:
+        stmt, handle = planned
+        tile = handle.type
+        assert isinstance(tile, TileType)
+        problem = check_tile(tile, stmt)
+        if problem is not None:
+            raise CompileError(problem)
+        if tile.memref is None or tile.memory_space is None or tile.view is None:
+            raise CompileError(Diagnostic.at(
+                stmt, RULE, f"tile `{stmt.target.name}` has no memory space, view or MemRef",
+                "run the memory-planning passes (init-mem-ref ... allocate-memory-addr) before pto-codegen"))
+        args: tuple[P.Expr, ...] = ()
+        if self.emit_tile_addr:
+            args = (self.constant(tile.memref.offset, DataType.INT64),)
+        call = P.Call(op="pto.alloc_tile", args=args, attrs=alloc_attrs(tile), type=tile, span=stmt.span)
+        self.fn.allocs.append(P.AssignStmt(target=handle, value=call, span=stmt.span))
+        self.bump("alloc_tile")
+
+    # -- operands ----------------------------------------------------------------------------------
+
+    @override
+    def visit_Var(self, node: A.Var) -> P.Var:
+        found = self.fn.values.get(node.name)
+        if found is None:
+            raise CompileError(Diagnostic.at(node, RULE, f"`{node.name}` is used but never defined",
+                                             "the program is not in SSA form; run --verify-all"))
+        return found
+
+    def operand(self, expr: A.Expr, span: Span) -> P.Var:
+        """The SSA value of a scalar / tile operand; index arithmetic becomes arith ops."""
+        if isinstance(expr, A.Var):
+            return self.visit_Var(expr)
+        if isinstance(expr, A.ConstInt):
+            return self.constant(expr.value, expr.dtype)
+        if isinstance(expr, A.ConstFloat):
+            return self.constant(expr.value, expr.dtype)
+        if isinstance(expr, A.ConstBool):
+            return self.constant(expr.value, DataType.BOOL)
+        if isinstance(expr, A.BinOp):
+            return self._binop(expr, span)
+        if isinstance(expr, A.UnaryOp):
+            return self._unary(expr, span)
+        if isinstance(expr, A.FuncCall):
+            self.visit_FuncCall(expr)
+        raise CompileError(Diagnostic.at(expr, RULE, f"a {expr.KIND} cannot be a PTO operand",
+                                         "operands must be variables, constants or index arithmetic"))
+
+    def operands(self, expr: A.Expr, span: Span) -> P.TupleExpr:
+        items = expr.elements if isinstance(expr, A.TupleExpr) else (expr,)
+        return P.TupleExpr(elements=tuple(self.operand(e, span) for e in items), span=expr.span)
+
+    def _arith(self, op: str, args: tuple[P.Var, ...], ty: Type, span: Span, attrs: Attrs = ()) -> P.Var:
+        result = self.fresh(ty, span)
+        self.fn.pending.append(P.AssignStmt(
+            target=result, value=P.Call(op=op, args=args, attrs=attrs, type=ty, span=span), span=span))
+        self.bump("arith")
+        return result
+
+    def _binop(self, expr: A.BinOp, span: Span) -> P.Var:
+        lhs, rhs = self.operand(expr.lhs, span), self.operand(expr.rhs, span)
+        operand_type = lhs.type
+        is_float = isinstance(operand_type, ScalarType) and operand_type.dtype.is_float
+        if expr.op in ARITH_COMPARE:
+            int_pred, float_pred = ARITH_COMPARE[expr.op]
+            op = "arith.cmpf" if is_float else "arith.cmpi"
+            return self._arith(op, (lhs, rhs), BOOL, span, (("predicate", float_pred if is_float else int_pred),))
+        if expr.op not in ARITH_BINARY:
+            raise CompileError(Diagnostic.at(expr, RULE, f"scalar operator `{expr.op}` has no arith form"))
+        int_op, float_op = ARITH_BINARY[expr.op]
+        return self._arith(float_op if is_float else int_op, (lhs, rhs), expr.type, span)
+
+    def _unary(self, expr: A.UnaryOp, span: Span) -> P.Var:
+        value = self.operand(expr.operand, span)
+        ty = value.type
+        if expr.op == "not":
+            return self._arith("arith.xori", (value, self.constant(True, DataType.BOOL)), BOOL, span)
+        assert isinstance(ty, ScalarType)
+        if ty.dtype.is_float:
+            return self._arith("arith.negf", (value,), ty, span)
+        return self._arith("arith.subi", (self.constant(0, ty.dtype), value), ty, span)
+
+    def take_pending(self) -> tuple[P.Stmt, ...]:
+        pending = tuple(self.fn.pending)
+        self.fn.pending.clear()
+        return pending
+
+    # -- statements --------------------------------------------------------------------------------
+
+    @override
+    def visit_AssignStmt(self, node: A.AssignStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        value = node.value
+        if isinstance(value, A.Call):
+            return self._call(value, node, node.target)
+        if isinstance(value, A.FuncCall):
+            self.visit_FuncCall(value)
+        # A scalar definition: the target names the value its expression computes.
+        result = self.operand(value, node.span)
+        self.bind(node.target, result)
+        return self.take_pending()
+
+    @override
+    def visit_EvalStmt(self, node: A.EvalStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        if isinstance(node.value, A.Call):
+            return self._call(node.value, node, None)
+        if isinstance(node.value, A.FuncCall):
+            self.visit_FuncCall(node.value)
+        return ()
+
+    @override
+    def visit_ReturnStmt(self, node: A.ReturnStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        # Kernels return through their Out / InOut tensors: the returned values are the stores'
+        # results, which alias those parameters.
+        return P.ReturnStmt(values=(), span=node.span)
+
+    @override
+    def visit_YieldStmt(self, node: A.YieldStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        values = tuple(self.operand(v, node.span) for v in node.values
+                       if not isinstance(_expr_type(v), TensorType))
+        return (*self.take_pending(), P.YieldStmt(values=values, span=node.span))
+
+    @override
+    def visit_ForStmt(self, node: A.ForStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        start = self.operand(node.start, node.span)
+        stop = self.operand(node.stop, node.span)
+        step = self.operand(node.step, node.span)
+        loop_var = self.fresh(INDEX, node.loop_var.span)
+        self.bind(node.loop_var, loop_var)
+        iter_args: list[P.IterArg] = []
+        for it in node.iter_args:
+            init = self.operand(it.init, node.span)
+            if isinstance(it.var.type, TensorType):
+                self.bind(it.var, init)  # a GM tensor carried through stores is its one view
+                continue
+            var = self.fresh(it.var.type, it.var.span)
+            self.bind(it.var, var)
+            iter_args.append(P.IterArg(var=var, init=init, span=it.span))
+        before = self.take_pending()
+        body = self.visit_Stmt_block(node.body)
+        results = self._results(node.results, [it.init for it in node.iter_args])
+        self.bump("scf.for")
+        loop = P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=tuple(iter_args),
+                         body=body, results=results, kind=node.kind, attrs=node.attrs, span=node.span)
+        return (*before, loop)
+
+    @override
+    def visit_IfStmt(self, node: A.IfStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        cond = self.operand(node.cond, node.span)
+        before = self.take_pending()
+        then_body = self.visit_Stmt_block(node.then_body)
+        else_body = self.visit_Stmt_block(node.else_body)
+        then_yield = node.then_body[-1] if node.then_body else None
+        yielded = list(then_yield.values) if isinstance(then_yield, A.YieldStmt) else []
+        results = self._results(node.results, yielded)
+        self.bump("scf.if")
+        return (*before, P.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results,
+                                  span=node.span))
+
+    def _results(self, results: tuple[A.Var, ...], tensor_sources: list[A.Expr]) -> tuple[P.Var, ...]:
+        """Name the region results: one `N`, or `N#0, N#1, ...` for several (MLIR's `%N:2`).
+        A GM tensor result is the view its tensor operand already has."""
+        kept = [r for r in results if not isinstance(r.type, TensorType)]
+        base = str(self.fn.counter)
+        if kept:
+            self.fn.counter += 1
+        out: list[P.Var] = []
+        for position, result in enumerate(results):
+            if isinstance(result.type, TensorType):
+                if position < len(tensor_sources):
+                    self.bind(result, self.operand(tensor_sources[position], result.span))
+                continue
+            name = base if len(kept) == 1 else f"{base}#{len(out)}"
+            var = P.Var(name=name, type=result.type, span=result.span)
+            self.bind(result, var)
+            out.append(var)
+        return tuple(out)
+
+    # -- calls -------------------------------------------------------------------------------------
+
+    def _call(self, call: A.Call, stmt: A.AssignStmt | A.EvalStmt, target: A.Var | None) -> tuple[P.Stmt, ...]:
+        opdef = _opdef(call, stmt)
+        instruction = _instruction(opdef)
+        span = call.span if _span_within(call.span, stmt.span) else stmt.span
+        emitter = _EMITTERS.get(instruction, _CodegenCalls.dps)
+        emitted = emitter(self, call, opdef, instruction, target, span)
+        self.bump(instruction or "alloc-only")
+        return (*self.take_pending(), *emitted)
+
+    def tensor_view_of(self, tensor: A.Expr, span: Span) -> P.Var:
+        """The tensor view of a GM tensor operand (a parameter, or a store result aliasing one)."""
+        base = self.operand(tensor, span)
+        if isinstance(base.type, ViewType):
+            return base
+        view = self.fn.values.get(f"%view:{base.name}")
+        if view is None:
+            raise CompileError(Diagnostic.at(tensor, RULE, "a kernel can only address its tensor parameters",
+                                             "pass the tensor as a parameter of the kernel"))
+        return view
+
+    def partition(self, tensor: A.Expr, offsets: A.Expr, window: tuple[int, ...],
+                  span: Span) -> tuple[P.Stmt, ...]:
+        """`pto.partition_view` of the static `window` at `offsets` of a GM tensor."""
+        view = self.tensor_view_of(tensor, span)
+        assert isinstance(view.type, ViewType)
+        offset_vars = self.operands(offsets, span)
+        for size in window:
+            self.index(size)
+        part_type = ViewType("partition_tensor_view", window, view.type.dtype)
+        part = self.fresh(part_type, span)
+        call = P.Call(op="pto.partition_view", args=(view, offset_vars), attrs=(("sizes", window),),
+                      type=part_type, span=span)
+        return (*self.take_pending(), P.AssignStmt(target=part, value=call, span=span))
+
+    def handle(self, target: A.Var | None, call: A.Call) -> P.Var:
+        if target is None or not isinstance(target.type, TileType):
+            raise CompileError(Diagnostic.at(call, RULE, f"{call.op} must define a tile variable"))
+        return self.visit_Var(target)
+
+
+class _CodegenCalls:
+    """One emitter per instruction whose operand layout differs from plain DPS."""
+
+    @staticmethod
+    def dps(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+            span: Span) -> tuple[P.Stmt, ...]:
+        """`pto.tX ins(tiles and scalars...) outs(result buffer)`: list literals (shapes) only
+        feed type deduction and are not instruction operands."""
+        if not instruction:
+            return ()  # the allocation is the whole operation (tile.create, zero-copy views)
+        ins = tuple(cg.operand(a, span) for a in call.args if not isinstance(a, A.TupleExpr))
+        out = cg.handle(target, call)
+        renames = _CARRIED_ATTRS.get(instruction, ())
+        attrs = tuple((new, attr(call.attrs, old)) for old, new in renames if attr(call.attrs, old) is not None)
+        return (_instr(instruction, (*ins, out), attrs, span),)
+
+    @staticmethod
+    def load(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+             span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.load(tensor, offsets, shapes[, valid_shapes])` -> partition_view + tload; the
+        window copied is the valid extent (the tile's padding is not in GM)."""
+        tensor, offsets = call.args[0], call.args[1]
+        window = static_ints(call.args[3]) if len(call.args) > 3 else None
+        if window is None:
+            window = static_ints(call.args[2])
+        if window is None:
+            raise CompileError(Diagnostic.at(call, RULE, "tile.load shapes must be constant"))
+        part = cg.partition(tensor, offsets, window, span)
+        return (*part, _instr("pto.tload", (_target(part), cg.handle(target, call)), (), span))
+
+    @staticmethod
+    def store(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+              span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.store(tile, offsets, tensor)` -> partition_view + tstore of the valid region;
+        the result (the updated tensor) is the destination's view."""
+        tile_expr, offsets, tensor = call.args[0], call.args[1], call.args[2]
+        tile = cg.operand(tile_expr, span)
+        assert isinstance(tile.type, TileType)
+        dest_type = _expr_type(tensor)
+        rank = len(dest_type.shape) if isinstance(dest_type, TensorType) else 2
+        valid = tile.type.valid
+        window = (1,) * (rank - len(valid)) + tuple(valid)
+        part = cg.partition(tensor, offsets, window, span)
+        if target is not None:
+            cg.bind(target, cg.tensor_view_of(tensor, span))
+        return (*part, _instr("pto.tstore", (tile, _target(part)), (), span))
+
+    @staticmethod
+    def subview(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.slice(src, shape, offsets[, valid_shape])` -> `pto.subview` (no copy, no alloc);
+        the `valid [...]` clause only when a valid shape was given."""
+        if target is None or not isinstance(target.type, TileType):
+            raise CompileError(Diagnostic.at(call, RULE, "tile.slice must define a tile variable"))
+        source = cg.operand(call.args[0], span)
+        sizes = static_ints(call.args[1])
+        if sizes is None:
+            raise CompileError(Diagnostic.at(call, RULE, "tile.slice shape must be constant"))
+        valid_arg: AttrValue = attr(call.attrs, "valid_shape")
+        if len(call.args) > 3:
+            valid_arg = static_ints(call.args[3])
+        offsets = cg.operands(call.args[2], span)
+        for size in sizes:
+            cg.index(size)
+        attrs: Attrs = (("sizes", sizes),) + ((("valid", valid_arg),) if valid_arg is not None else ())
+        result = cg.fresh(target.type, span)
+        cg.bind(target, result)
+        view = P.Call(op="pto.subview", args=(source, offsets), attrs=attrs, type=target.type, span=span)
+        return (P.AssignStmt(target=result, value=view, span=span),)
+
+    @staticmethod
+    def matmul_acc(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                   span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.matmul_acc(acc, lhs, rhs[, init_cond])`: TMATMUL.ACC, or with an init_cond
+        `scf.if cond { tmatmul } else { tmatmul.acc }` (a compile-time flag picks one)."""
+        acc, lhs, rhs = (cg.operand(a, span) for a in call.args[:3])
+        out = cg.handle(target, call)
+        fresh = _instr("pto.tmatmul", (lhs, rhs, out), (), span)
+        accumulate = _instr("pto.tmatmul.acc", (acc, lhs, rhs, out), (), span)
+        if len(call.args) < 4:
+            return (accumulate,)
+        cond = call.args[3]
+        if isinstance(cond, A.ConstBool):
+            return (fresh if cond.value else accumulate,)
+        flag = cg.operand(cond, span)
+        return (P.IfStmt(cond=flag, then_body=(fresh,), else_body=(accumulate,), results=(), span=span),)
+
+    @staticmethod
+    def assemble(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                 span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.assemble(target, source, offsets)`: `pto.tmov target -> dst` when the planner
+        did not put both in one buffer, then `pto.subview dst[offsets] sizes [source shape]` and
+        `pto.tmov source -> that window`."""
+        whole, source = cg.operand(call.args[0], span), cg.operand(call.args[1], span)
+        dst = cg.handle(target, call)
+        assert isinstance(source.type, TileType) and isinstance(dst.type, TileType)
+        stmts: list[P.Stmt] = []
+        if not isinstance(whole.type, TileType) or whole.type.memref != dst.type.memref:
+            stmts.append(_instr("pto.tmov", (whole, dst), (), span))
+        offsets = cg.operands(call.args[2], span)
+        sizes = source.type.shape
+        for size in sizes:
+            cg.index(size)
+        window_type = TileType(sizes, dst.type.dtype, None, dst.type.memory_space, dst.type.view, dst.type.memref)
+        window = cg.fresh(window_type, span)
+        view = P.Call(op="pto.subview", args=(dst, offsets), attrs=(("sizes", sizes),), type=window_type, span=span)
+        stmts += [*cg.take_pending(), P.AssignStmt(target=window, value=view, span=span),
+                  _instr("pto.tmov", (source, window), (), span)]
+        return tuple(stmts)
+
+    @staticmethod
+    def set_validshape(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                       span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.set_validshape(tile, rows, cols)`: the result's handle (same address) gets
+        its valid extent set in place."""
+        rows, cols = (cg.operand(a, span) for a in call.args[1:3])
+        return (_instr("pto.set_validshape", (cg.handle(target, call), rows, cols), (), span),)
+
+
+
+
+def _target(stmts: tuple[P.Stmt, ...]) -> P.Var:
+    last = stmts[-1]
+    assert isinstance(last, P.AssignStmt)
+    return last.target
+
+
+def _instr(op: str, args: tuple[P.Expr, ...], attrs: Attrs, span: Span) -> P.EvalStmt:
+    return P.EvalStmt(value=P.Call(op=op, args=args, attrs=attrs, type=NoneType(), span=span), span=span)
+
+
+_Emitter = Callable[[_Codegen, A.Call, OpDef, str, "A.Var | None", Span], tuple[P.Stmt, ...]]
+
+_EMITTERS: dict[str, _Emitter] = {
+    "pto.tload": _CodegenCalls.load,
+    "pto.tstore": _CodegenCalls.store,
+    "pto.subview": _CodegenCalls.subview,
+    "pto.tmatmul.acc": _CodegenCalls.matmul_acc,
+    "pto.set_validshape": _CodegenCalls.set_validshape,
+    "tile.assemble": _CodegenCalls.assemble,
+}
+
+# Registry entries that name a helper instead of the instruction itself: the partition view of a
+# load / store, and the allocation or same-address view (treshape) that the per-variable
+# `pto.alloc_tile` at the shared MemRef address already expresses.
+_HELPER_INSTRUCTIONS = frozenset({"pto.partition_view", "pto.alloc_tile", "pto.treshape"})
+# Spellings of the accumulating matmul (PTO-ISA TMATMUL_ACC prints as `pto.tmatmul.acc`).
+_MATMUL_ACC = ("pto.tmatmul.acc", "pto.tmatmul_acc")
+
+
+def _opdef(call: A.Call, at: Node | None = None) -> OpDef:
+    try:
+        return REGISTRY.get(call.op)
+    except KeyError as err:
+        raise CompileError(Diagnostic.at(at or call, RULE, str(err.args[0]))) from None
+
+
+def _instruction(opdef: OpDef) -> str:
+    """The instruction a tile op emits ("" when its allocation is all there is)."""
+    names = [p for p in opdef.pto if p not in _HELPER_INSTRUCTIONS]
+    if any(name in _MATMUL_ACC for name in names):
+        return "pto.tmatmul.acc"
+    if opdef.name == "tile.assemble":
+        return "tile.assemble"
+    return names[-1] if names else ""
+
+
+def _expr_type(expr: A.Expr) -> Type | None:
+    return getattr(expr, "type", None)
+
+
+def _assignments(body: tuple[A.Stmt, ...]) -> list[A.AssignStmt]:
+    """Every assignment of a block, nested regions included, in program order."""
+    out: list[A.AssignStmt] = []
+    for stmt in body:
+        if isinstance(stmt, A.AssignStmt):
+            out.append(stmt)
+        elif isinstance(stmt, A.ForStmt):
+            out.extend(_assignments(stmt.body))
+        elif isinstance(stmt, A.IfStmt):
+            out.extend(_assignments(stmt.then_body))
+            out.extend(_assignments(stmt.else_body))
+    return out
+
+
+@dataclass(frozen=True)
+class PTOCodegen(Pass[A.Program, P.Program]):
+    """Translate Addressed kernels 1:1 into the PTO language (PTO-ISA MLIR)."""
+
+    name: ClassVar[str] = "pto-codegen"
+    spec_name: ClassVar[str] = "PTOCodegen"
+    source = Addressed
+    target = PTO
+    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents"})
+
+    # Off for ptoas' own memory planner (PTOAS mode): alloc_tile without `addr`.
+    emit_tile_addr: bool = True
+
+    @override
+    def run(self, program: A.Program, ctx: PassContext) -> P.Program:
+        codegen = _Codegen(self.emit_tile_addr)
+        result = codegen.visit_Program(program)
+        ctx.record_rewriter(codegen)
+        return result
