@@ -1,0 +1,706 @@
+"""The op registry: every operator fact, stated once, as data (ARCHITECTURE.md section 4).
+
+An `OpDef` declares an operator's operands (with their memory-space constraint and argument
+effect), its attributes, its type deduction, where its result lives, whether source and result
+may share an address, its reference semantics key, its tensor->tile conversion and the PTO
+instructions it emits.  Passes, verifiers, the interpreter, the codegen and the simulator read
+these declarations; none restates them.
+
+Semantics keys (`OpDef.semantics`) name the value-level meaning the interpreter and the
+simulator implement with `backend.numerics` (the arithmetic itself lives there):
+
+- ("binary", op)         out = op(lhs, rhs) element-wise on same-shape operands (tensor ops
+                          broadcast NumPy-style first); op in add sub mul div max min.
+- ("scalar_binary", op)  out = op(x, scalar) element-wise, scalar converted to x's dtype first.
+- ("unary", op)          out = op(x) element-wise; op in exp log sqrt rsqrt abs neg rec relu.
+- ("reduce_row", kind)   out[..., i, 0] = kind over the valid columns of row i (kind sum max min).
+- ("reduce_col", kind)   out[0, j] = kind over the valid rows of column j.
+- ("row_expand", op)     out[i, j] = op(x[i, j], row[i, 0]).
+- ("matmul",)            out = lhs @ rhs (after a_trans / b_trans), accumulated from +0.
+- ("matmul_acc",)        out = acc + lhs @ rhs in place; with a true init_cond acc starts at +0.
+- ("cast",)              out = cast(x, x.dtype -> dtype, mode).
+- ("load",)              tile = tensor[offsets : offsets + valid] (pad outside the valid region).
+- ("store",)             tensor[offsets : offsets + tile.valid] = tile; result is the tensor.
+- ("move",)              out = x, copied into another buffer / memory space.
+- ("extract",)           out = src[row : row + rows, col : col + cols] into another buffer.
+- ("slice",)             out = src[offsets : offsets + shape] (a view, no copy).
+- ("assemble",)          out = target with target[offsets : offsets + source.shape] = source.
+- ("create",)            a fresh buffer of the shape; contents undefined.
+- ("full",)              a fresh buffer filled with `value`.
+- ("reshape",)           the same elements in row-major order under a new shape.
+- ("transpose",)         out = swapaxes(x, axis1, axis2) (a copy).
+- ("transpose_view",)    out = x.T over the same bytes (no copy).
+- ("set_validshape",)    the same data with a new valid extent.
+- ("read",)              scalar = x[indices].
+- ("write",)             x[indices] = value; result is x.
+- ("dim",)               scalar = x.shape[axis].
+
+Call spelling: positional arguments of a call bind, in order, to `OpDef.param_order` (operand
+names, then the attributes declared `positional`, unless `signature` orders them otherwise); a
+keyword binds to the operand or attribute of that name.  Attributes are the keywords that are
+not operands.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator, Sequence, Union
+
+from languages.memory_space import MemorySpace
+from languages.types import (
+    BOOL,
+    AttrValue,
+    Attrs,
+    DataType,
+    Dims,
+    ScalarType,
+    TensorType,
+    TileType,
+    NoneType,
+    TupleType,
+    TileView,
+    Type,
+    ViewType,
+)
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import NO_SPAN, Node
+from languages.views import make_tile_type
+
+
+class Effect(enum.Flag):
+    """What an operator does to an argument's storage (the spec's set_arg_effect)."""
+
+    READ = 1
+    WRITE = 2
+    READ_WRITE = READ | WRITE
+
+
+READ = Effect.READ
+WRITE = Effect.WRITE
+READ_WRITE = Effect.READ_WRITE
+
+OPERAND_KINDS = frozenset({"tensor", "tile", "scalar", "tensor_or_tile", "tensor_or_scalar", "int_list", "any"})
+ATTR_KINDS = frozenset({"int", "float", "number", "bool", "str", "dtype", "memory_space", "int_list"})
+
+
+@dataclass(frozen=True)
+class OperandDecl:
+    """One operand.
+
+    `input_memory` is the space the operator reads this operand from (set_input_memory): the
+    only place such a constraint is stated.  `accepted_memory` lists the spaces the operand may
+    sit in without a move when there is no single demanded space (e.g. tile.store reads Vec or
+    Acc).  `variadic` is allowed on the last operand only.
+    """
+
+    name: str
+    kind: str
+    input_memory: MemorySpace | None = None
+    accepted_memory: tuple[MemorySpace, ...] = ()
+    effect: Effect = Effect.READ
+    optional: bool = False
+    variadic: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in OPERAND_KINDS:
+            raise ValueError(f"operand {self.name!r}: unknown kind {self.kind!r}")
+
+    @property
+    def legal_spaces(self) -> tuple[MemorySpace, ...]:
+        """Spaces in which the operator can read this operand directly (empty = any)."""
+        if self.accepted_memory:
+            return self.accepted_memory
+        return (self.input_memory,) if self.input_memory is not None else ()
+
+
+@dataclass(frozen=True)
+class AttrDecl:
+    """A keyword attribute; `choices` restricts its values, `positional` lets a call pass it
+    positionally after the operands (e.g. `pl.tile.cast(x, pl.BF16)`)."""
+
+    name: str
+    kind: str
+    default: AttrValue = None
+    choices: tuple[AttrValue, ...] = ()
+    positional: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in ATTR_KINDS:
+            raise ValueError(f"attribute {self.name!r}: unknown kind {self.kind!r}")
+
+
+# -- where a result lives ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """The result always lives in `space` (e.g. element-wise ops -> Vec, matmul -> Acc)."""
+
+    space: MemorySpace
+
+
+@dataclass(frozen=True)
+class FromAttr:
+    """The result lives where the named attribute says (tile.load / create / move / extract)."""
+
+    name: str = "target_memory"
+
+
+@dataclass(frozen=True)
+class InheritInput:
+    """The result lives in the same space as operand `index` (a fresh buffer there)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ReusesInput:
+    """The result *is* operand `index`'s buffer (matmul_acc's accumulator, store's tensor)."""
+
+    index: int
+
+
+OutputMemory = Union[Fixed, FromAttr, InheritInput, ReusesInput, None]
+
+
+# -- tensor -> tile conversion ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TileInput:
+    """A tensor-op operand that must reach the converter as a tile.
+
+    The space it is loaded into is *derived*, never written here: `space_of` names every tile op
+    that can consume it and `consumer_arg` the operand position there; the registry reads those
+    ops' `input_memory` (BridgeSpaceOf) and stages it through `staging_space_for_load`.  An empty
+    `space_of` demands nothing (the load follows downstream demand or InferTileMemorySpace).
+    `transpose_attr` names the tensor-op attribute that makes the operand a zero-copy
+    `tile.transpose_view` of its natural load; `cube_m_axis` / `cube_n_axis` ask for the axis
+    carrying M / N to be boxed (physical extent rounded up, true extent in valid_shape).
+    """
+
+    arg: int
+    space_of: tuple[str, ...] = ()
+    consumer_arg: int | None = None
+    transpose_attr: str | None = None
+    cube_m_axis: bool = False
+    cube_n_axis: bool = False
+
+    @property
+    def consumer_index(self) -> int:
+        return self.arg if self.consumer_arg is None else self.consumer_arg
+
+
+@dataclass(frozen=True)
+class TileConversion:
+    """How ConvertTensorToTileOps lowers a tensor op.
+
+    `tile_op` is the tile op it becomes; `tile_inputs` the operands bridged into tiles;
+    `self_loading` ops (slice, assemble, create, ...) build their own loads/stores because the
+    offsets and shapes are part of the lowering; `scalar_rhs_op` is the tile op used when operand 1
+    is a scalar; `row_broadcast_op` the one used when operand 1 is a [.., 1] row broadcast of
+    operand 0.  Attributes the tile op declares under the same name are forwarded.
+    """
+
+    tile_op: str
+    tile_inputs: tuple[TileInput, ...] = ()
+    self_loading: bool = False
+    scalar_rhs_op: str | None = None
+    row_broadcast_op: str | None = None
+
+    @property
+    def target_ops(self) -> tuple[str, ...]:
+        extra = (self.scalar_rhs_op, self.row_broadcast_op)
+        return (self.tile_op, *(op for op in extra if op is not None))
+
+
+class DeductionError(Exception):
+    """Raised by a deducer: `operand` is the index of the offending operand, if any."""
+
+    def __init__(self, message: str, operand: int | None = None, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.operand = operand
+        self.hint = hint
+
+
+Deducer = Callable[[Sequence[Node], Attrs], Type]
+# Chooses the view of a result the registry places in `space` (default: the implicit view).
+ViewRule = Callable[[TileType, Sequence[Node], MemorySpace], TileView]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    operands: tuple[OperandDecl, ...]
+    deduce: Deducer
+    semantics: tuple[str, ...]
+    family: str
+    attrs: tuple[AttrDecl, ...] = ()
+    output_memory: OutputMemory = None
+    in_place_safe: bool = True
+    to_tile: TileConversion | None = None
+    pto: tuple[str, ...] = ()
+    signature: tuple[str, ...] | None = None
+    result_view: ViewRule | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        for decl in self.operands[:-1]:
+            if decl.variadic:
+                raise ValueError(f"{self.name}: only the last operand may be variadic")
+        seen: set[str] = set()
+        for name in (*self.operand_names, *self.attr_names):
+            if name in seen:
+                raise ValueError(f"{self.name}: parameter {name!r} declared twice")
+            seen.add(name)
+
+    @property
+    def prefix(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    @property
+    def operand_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.operands)
+
+    @property
+    def attr_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attrs)
+
+    @property
+    def param_order(self) -> tuple[str, ...]:
+        """Names bound by positional call arguments, in order."""
+        if self.signature is not None:
+            return self.signature
+        return self.operand_names + tuple(a.name for a in self.attrs if a.positional)
+
+    @property
+    def min_arity(self) -> int:
+        return sum(1 for d in self.operands if not d.optional and not d.variadic)
+
+    @property
+    def max_arity(self) -> int | None:
+        if self.operands and self.operands[-1].variadic:
+            return None
+        return len(self.operands)
+
+    @property
+    def effects(self) -> tuple[Effect, ...]:
+        return tuple(d.effect for d in self.operands)
+
+    def operand_decl(self, index: int) -> OperandDecl:
+        """The declaration governing argument `index` (variadic tail included)."""
+        if index < len(self.operands):
+            return self.operands[index]
+        if self.operands and self.operands[-1].variadic:
+            return self.operands[-1]
+        raise IndexError(f"{self.name} has no operand {index}")
+
+    def operand_index(self, name: str) -> int:
+        return self.operand_names.index(name)
+
+    def effect_of(self, index: int, attrs: Attrs = ()) -> Effect:
+        """Argument `index`'s effect; `attrs` is where kwarg-dependent effects would be read."""
+        return self.operand_decl(index).effect
+
+    def attr_decl(self, name: str) -> AttrDecl | None:
+        for decl in self.attrs:
+            if decl.name == name:
+                return decl
+        return None
+
+    def with_defaults(self, attrs: Attrs) -> Attrs:
+        """`attrs` with every declared attribute present (missing ones at their default)."""
+        given = dict(attrs)
+        return tuple((a.name, given.get(a.name, a.default)) for a in self.attrs) + tuple(
+            (k, v) for k, v in attrs if self.attr_decl(k) is None
+        )
+
+    @property
+    def is_compute(self) -> bool:
+        """A tile op doing arithmetic (as opposed to data movement / views / metadata)."""
+        return self.family in COMPUTE_FAMILIES
+
+
+COMPUTE_FAMILIES = frozenset(
+    {"elementwise_binary", "elementwise_scalar", "unary", "reduce_row", "reduce_col", "row_expand", "matmul", "cast"}
+)
+
+
+# -- reading expressions, language-agnostically --------------------------------------------------
+
+_TYPE_CLASSES = (ScalarType, TensorType, TileType, TupleType, NoneType, ViewType)
+
+
+def type_of(node: Node) -> Type | None:
+    """The type of an expression node of any language (None for a tuple literal)."""
+    kind = node.KIND
+    if kind in ("ConstInt", "ConstFloat"):
+        dtype = getattr(node, "dtype")
+        assert isinstance(dtype, DataType)
+        return ScalarType(dtype)
+    if kind == "ConstBool":
+        return BOOL
+    if kind == "TupleExpr":
+        return None
+    value = getattr(node, "type", None)
+    return value if isinstance(value, _TYPE_CLASSES) else None
+
+
+def static_int(node: Node) -> int | None:
+    """The value of a constant integer expression (a literal or its negation), else None."""
+    if node.KIND == "ConstInt":
+        value = getattr(node, "value")
+        return int(value)
+    if node.KIND == "UnaryOp" and getattr(node, "op") == "-":
+        inner = static_int(getattr(node, "operand"))
+        return None if inner is None else -inner
+    return None
+
+
+def static_ints(node: Node) -> tuple[int, ...] | None:
+    """Constant integers of a list literal `[a, b]` (or of one constant integer), else None."""
+    if node.KIND == "TupleExpr":
+        values = [static_int(e) for e in getattr(node, "elements")]
+        if any(v is None for v in values):
+            return None
+        return tuple(v for v in values if v is not None)
+    single = static_int(node)
+    return None if single is None else (single,)
+
+
+def list_length(node: Node) -> int | None:
+    """Number of elements of a list literal (constant or not)."""
+    if node.KIND == "TupleExpr":
+        return len(getattr(node, "elements"))
+    return None
+
+
+# -- memory staging --------------------------------------------------------------------------------
+
+# MTE2 fills only Vec and Mat: an operand constrained to an L0 buffer (or Bias) is loaded into Mat
+# and hopped on by a tile.move; nothing but the cube unit writes Acc, so Acc is not loadable.
+_STAGING_SPACE: dict[MemorySpace, MemorySpace] = {
+    MemorySpace.Vec: MemorySpace.Vec,
+    MemorySpace.Mat: MemorySpace.Mat,
+    MemorySpace.Left: MemorySpace.Mat,
+    MemorySpace.Right: MemorySpace.Mat,
+    MemorySpace.Bias: MemorySpace.Mat,
+}
+
+
+def staging_space_for_load(constraint: MemorySpace) -> MemorySpace:
+    """Where a tile.load must land for an operand constrained to `constraint` (StagingSpaceForLoad)."""
+    if constraint not in _STAGING_SPACE:
+        raise ValueError(f"an operand constrained to {constraint.name} cannot be loaded; it must be created on chip")
+    return _STAGING_SPACE[constraint]
+
+
+# -- the registry ----------------------------------------------------------------------------------
+
+
+def _kind_matches(kind: str, node: Node, ty: Type | None) -> bool:
+    if kind == "any":
+        return True
+    if kind == "int_list":
+        return node.KIND == "TupleExpr"
+    accepted = {
+        "tensor": (TensorType,),
+        "tile": (TileType,),
+        "scalar": (ScalarType,),
+        "tensor_or_tile": (TensorType, TileType),
+        "tensor_or_scalar": (TensorType, ScalarType),
+    }[kind]
+    return isinstance(ty, accepted)
+
+
+_KIND_WORDS = {
+    "tensor": "a tensor",
+    "tile": "a tile",
+    "scalar": "a scalar",
+    "tensor_or_tile": "a tensor or a tile",
+    "tensor_or_scalar": "a tensor or a scalar",
+    "int_list": "a list literal such as [0, 0]",
+    "any": "any value",
+}
+
+
+def describe(node: Node) -> str:
+    """A short description of an argument for error messages."""
+    ty = type_of(node)
+    if ty is None:
+        return "a list literal" if node.KIND == "TupleExpr" else node.KIND
+    return describe_type(ty)
+
+
+def describe_type(ty: Type) -> str:
+    if isinstance(ty, TensorType):
+        valid = "" if ty.valid_shape is None else f" valid {list(ty.valid_shape)}"
+        return f"Tensor[{list(ty.shape)}, {ty.dtype.name}{valid}]"
+    if isinstance(ty, TileType):
+        valid = "" if ty.valid_shape is None else f" valid {list(ty.valid_shape)}"
+        space = "" if ty.memory_space is None else f", {ty.memory_space.name}"
+        return f"Tile[{list(ty.shape)}, {ty.dtype.name}{space}{valid}]"
+    if isinstance(ty, ScalarType):
+        return f"Scalar[{ty.dtype.name}]"
+    return type(ty).__name__
+
+
+def _attr_value_ok(kind: str, value: AttrValue) -> bool:
+    if value is None:
+        return True
+    checks: dict[str, Callable[[AttrValue], bool]] = {
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "float": lambda v: isinstance(v, float),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "bool": lambda v: isinstance(v, bool),
+        "str": lambda v: isinstance(v, str),
+        "dtype": lambda v: isinstance(v, DataType),
+        "memory_space": lambda v: isinstance(v, MemorySpace),
+        "int_list": lambda v: isinstance(v, tuple) and all(isinstance(x, int) for x in v),
+    }
+    return checks[kind](value)
+
+
+class Registry:
+    """Name -> OpDef, plus the queries passes and verifiers make of it."""
+
+    def __init__(self) -> None:
+        self._ops: dict[str, OpDef] = {}
+
+    def register(self, op: OpDef) -> OpDef:
+        if op.name in self._ops:
+            raise ValueError(f"operator {op.name} registered twice")
+        self._ops[op.name] = op
+        return op
+
+    def get(self, name: str) -> OpDef:
+        op = self._ops.get(name)
+        if op is None:
+            close = difflib.get_close_matches(name, list(self._ops), n=3)
+            suggestion = f"; did you mean {', '.join(close)}?" if close else ""
+            raise KeyError(f"unknown operator {name!r}{suggestion}")
+        return op
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._ops
+
+    def __iter__(self) -> Iterator[OpDef]:
+        return iter(self._ops.values())
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._ops))
+
+    # -- type deduction --------------------------------------------------------------------------
+
+    def deduce(self, op: str, args: Sequence[Node], attrs: Attrs = (), *, placed: bool = False,
+               at: Node | None = None) -> Type:
+        """The result type of `op(args, attrs)`.
+
+        `placed` (TilePlaced and later) also places results whose space is Fixed by the op (e.g.
+        element-wise -> Vec, matmul -> Acc); before placement such results stay unplaced, as
+        InferTileMemorySpace decides them.  Result types never carry a MemRef.  An ill-typed
+        call raises CompileError (rule "TypeDeduction") at the offending argument, or at `at`.
+        """
+        opdef = self._lookup_for_call(op, at)
+        try:
+            self._check_arity(opdef, args)
+            self._check_kinds(opdef, args)
+            full_attrs = self._check_attrs(opdef, attrs)
+            result = opdef.deduce(args, full_attrs)
+        except DeductionError as err:
+            raise self._error(opdef, err, args, at) from None
+        return self._place(opdef, result, args, full_attrs, placed)
+
+    def output_space(self, op: str, args: Sequence[Node], attrs: Attrs = ()) -> MemorySpace | None:
+        """The space the op's result lives in once placed (None if it depends on unplaced input)."""
+        return self._resolve_space(self.get(op), args, self.get(op).with_defaults(attrs), placed=True)
+
+    def _lookup_for_call(self, op: str, at: Node | None) -> OpDef:
+        try:
+            return self.get(op)
+        except KeyError as err:
+            diag = Diagnostic("TypeDeduction", str(err.args[0]), at.node_span if at is not None else NO_SPAN, node=at)
+            raise CompileError(diag) from None
+
+    @staticmethod
+    def _check_arity(opdef: OpDef, args: Sequence[Node]) -> None:
+        low, high = opdef.min_arity, opdef.max_arity
+        if len(args) < low or (high is not None and len(args) > high):
+            expected = f"{low}" if high == low else f"{low} to {high if high is not None else 'any'}"
+            names = ", ".join(opdef.operand_names)
+            raise DeductionError(f"expected {expected} operands ({names}), got {len(args)}")
+
+    @staticmethod
+    def _check_kinds(opdef: OpDef, args: Sequence[Node]) -> None:
+        for index, node in enumerate(args):
+            decl = opdef.operand_decl(index)
+            if not _kind_matches(decl.kind, node, type_of(node)):
+                raise DeductionError(
+                    f"expected {_KIND_WORDS[decl.kind]}, got {describe(node)}", index)
+
+    @staticmethod
+    def _check_attrs(opdef: OpDef, attrs: Attrs) -> Attrs:
+        for name, value in attrs:
+            decl = opdef.attr_decl(name)
+            if decl is None:
+                known = ", ".join(opdef.attr_names) or "none"
+                raise DeductionError(f"unknown attribute {name!r} (declared: {known})")
+            if not _attr_value_ok(decl.kind, value):
+                raise DeductionError(f"attribute {name!r} expected a {decl.kind} value, got {value!r}")
+            if decl.choices and value is not None and value not in decl.choices:
+                choices = ", ".join(repr(c) for c in decl.choices)
+                raise DeductionError(f"attribute {name!r} expected one of {choices}, got {value!r}")
+        return opdef.with_defaults(attrs)
+
+    @staticmethod
+    def _error(opdef: OpDef, err: DeductionError, args: Sequence[Node], at: Node | None) -> CompileError:
+        node = at
+        message = f"{opdef.name}: {err.message}"
+        if err.operand is not None and err.operand < len(args):
+            name = opdef.operand_decl(err.operand).name
+            message = f"{opdef.name}: operand {name!r} (argument {err.operand}) {err.message}"
+            if args[err.operand].node_span.known or node is None:
+                node = args[err.operand]
+        if node is None:
+            return CompileError(Diagnostic("TypeDeduction", message, hint=err.hint))
+        return CompileError(Diagnostic.at(node, "TypeDeduction", message, err.hint))
+
+    def _resolve_space(self, opdef: OpDef, args: Sequence[Node], attrs: Attrs, placed: bool) -> MemorySpace | None:
+        rule = opdef.output_memory
+        if isinstance(rule, Fixed):
+            return rule.space if placed else None
+        if isinstance(rule, FromAttr):
+            value = dict(attrs).get(rule.name)
+            return value if isinstance(value, MemorySpace) else None
+        if isinstance(rule, (InheritInput, ReusesInput)) and rule.index < len(args):
+            source = type_of(args[rule.index])
+            return source.memory_space if isinstance(source, TileType) else None
+        return None
+
+    def _place(self, opdef: OpDef, result: Type, args: Sequence[Node], attrs: Attrs, placed: bool) -> Type:
+        if not isinstance(result, TileType) or result.memory_space is not None:
+            return result
+        space = self._resolve_space(opdef, args, attrs, placed)
+        if space is None:
+            return result
+        view = opdef.result_view(result, args, space) if opdef.result_view is not None else None
+        return make_tile_type(result.shape, result.dtype, result.valid_shape, space, view)
+
+    # -- memory-space facts ------------------------------------------------------------------------
+
+    def operand_space(self, op: str, arg: int) -> MemorySpace | None:
+        """The space `op` reads argument `arg` from (its set_input_memory), or None."""
+        return self.get(op).operand_decl(arg).input_memory
+
+    def bridge_space_of(self, consumers: Sequence[str], arg: int) -> MemorySpace:
+        """The single input constraint all `consumers` declare for operand `arg` (BridgeSpaceOf).
+        Raises ValueError if one is unregistered, declares none, or they disagree."""
+        spaces: set[MemorySpace] = set()
+        for name in consumers:
+            if name not in self:
+                raise ValueError(f"bridge names unregistered operator {name!r}")
+            space = self.operand_space(name, arg)
+            if space is None:
+                raise ValueError(f"{name} declares no input memory for operand {arg}")
+            spaces.add(space)
+        if len(spaces) != 1:
+            raise ValueError(f"operators {list(consumers)} disagree on operand {arg}'s space: {sorted(s.name for s in spaces)}")
+        return spaces.pop()
+
+    def demanded_space(self, tile_input: TileInput) -> MemorySpace | None:
+        """Where a bridged tile.load for `tile_input` lands (None: no demand)."""
+        if not tile_input.space_of:
+            return None
+        return staging_space_for_load(self.bridge_space_of(tile_input.space_of, tile_input.consumer_index))
+
+    # -- languages ----------------------------------------------------------------------------------
+
+    def languages_admitting(self, op: str) -> tuple[str, ...]:
+        """Names of the languages whose op patterns admit `op` (declared in languages/decls.py)."""
+        from languages.decls import LANGUAGES
+
+        self.get(op)
+        return tuple(lang.name for lang in LANGUAGES if lang.admits_op(op))
+
+    # -- self-consistency ---------------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check cross-references between declarations; raises ValueError on the first problem."""
+        for opdef in self:
+            conversion = opdef.to_tile
+            if conversion is None:
+                continue
+            for target in conversion.target_ops:
+                if target not in self:
+                    raise ValueError(f"{opdef.name} converts to unregistered {target}")
+            for tile_input in conversion.tile_inputs:
+                if tile_input.arg >= len(opdef.operands):
+                    raise ValueError(f"{opdef.name}: tile input {tile_input.arg} out of range")
+                if tile_input.transpose_attr is not None and opdef.attr_decl(tile_input.transpose_attr) is None:
+                    raise ValueError(f"{opdef.name}: unknown transpose attribute {tile_input.transpose_attr}")
+                self.demanded_space(tile_input)
+
+
+def matches_deduced(declared: Type, deduced: Type) -> bool:
+    """Whether a declared result type agrees with the deduction: MemRefs are ignored (deduction
+    never binds buffers), and a result the deduction leaves unplaced may be declared in any
+    space (placement is InferTileMemorySpace's decision, or the author's)."""
+    if isinstance(declared, TileType) and isinstance(deduced, TileType):
+        declared = replace(declared, memref=None)
+        if deduced.memory_space is None:
+            return (declared.shape, declared.dtype, declared.valid_shape) == (
+                deduced.shape, deduced.dtype, deduced.valid_shape)
+    return declared == deduced
+
+
+def expect_dims(values: Dims | None, what: str, operand: int | None) -> Dims:
+    """`values` or a DeductionError explaining that `what` must be a constant list."""
+    if values is None:
+        raise DeductionError(f"{what} must be a list of constant integers", operand,
+                             hint="shapes and valid shapes are static; offsets may be dynamic")
+    return values
+
+
+REGISTRY = Registry()
+
+# Registration happens below the definitions above, which the op modules import.
+from languages.ops import pto_ops, tensor_ops, tile_ops  # noqa: E402
+
+for _module in (tile_ops, tensor_ops, pto_ops):
+    for _op in _module.OPS:
+        REGISTRY.register(_op)
+REGISTRY.validate()
+
+__all__ = [
+    "AttrDecl",
+    "DeductionError",
+    "Effect",
+    "Fixed",
+    "FromAttr",
+    "InheritInput",
+    "OpDef",
+    "OperandDecl",
+    "OutputMemory",
+    "READ",
+    "READ_WRITE",
+    "REGISTRY",
+    "Registry",
+    "ReusesInput",
+    "TileConversion",
+    "TileInput",
+    "WRITE",
+    "describe",
+    "describe_type",
+    "list_length",
+    "matches_deduced",
+    "staging_space_for_load",
+    "static_int",
+    "static_ints",
+    "type_of",
+]

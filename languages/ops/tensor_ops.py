@@ -1,0 +1,560 @@
+"""`tensor.*` operators, and the value-level shape / dtype / valid_shape rules they share with
+their `tile.*` counterparts (tile_ops.py imports the rules from here).
+
+Valid-shape rules (the operator catalogue): element-wise results keep the operands' valid
+shape when both operands have the same physical shape and the same valid region, and drop it
+(fresh, fully valid storage) otherwise; tensor-scalar and unary results keep the tensor
+operand's; reductions keep the surviving axis; `tensor.matmul` drops its operands' valid shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from languages.ops import (
+    WRITE,
+    AttrDecl,
+    DeductionError,
+    OpDef,
+    OperandDecl,
+    ReusesInput,
+    TileConversion,
+    TileInput,
+    describe,
+    describe_type,
+    expect_dims,
+    static_int,
+    static_ints,
+    type_of,
+)
+from languages.types import INDEX, Attrs, DataType, Dims, ScalarType, TensorType, TileType, Type, attr
+from languages.views import make_tile_type, normalize_valid
+from nanopass.node import Node
+
+Value = TensorType | TileType
+
+# Rounding modes of TCVT (NUMERICS.md section 4); "round" (ties away from zero) is the default.
+CAST_MODES = ("rint", "round", "floor", "ceil", "trunc", "odd", "none")
+
+# Cube operand dtype -> accumulator dtype (TARGET_FACTS.md "Key operator contracts").
+MATMUL_ACCUMULATOR: dict[DataType, DataType] = {
+    DataType.FP16: DataType.FP32,
+    DataType.BF16: DataType.FP32,
+    DataType.FP32: DataType.FP32,
+    DataType.INT8: DataType.INT32,
+}
+
+# Element-wise functions defined on floats only (transcendentals and reciprocals).
+FLOAT_ONLY_UNARY = frozenset({"exp", "log", "sqrt", "rsqrt", "rec"})
+
+
+# -- small readers -------------------------------------------------------------------------------
+
+
+def value_at(args: Sequence[Node], index: int) -> Value:
+    ty = type_of(args[index])
+    if not isinstance(ty, (TensorType, TileType)):
+        raise DeductionError(f"expected a tensor or a tile, got {describe(args[index])}", index)
+    return ty
+
+
+def scalar_at(args: Sequence[Node], index: int) -> ScalarType:
+    ty = type_of(args[index])
+    if not isinstance(ty, ScalarType):
+        raise DeductionError(f"expected a scalar, got {describe(args[index])}", index)
+    return ty
+
+
+def dims_at(args: Sequence[Node], index: int, what: str) -> Dims:
+    return expect_dims(static_ints(args[index]), what, index)
+
+
+def optional_dims(args: Sequence[Node], index: int, what: str) -> Dims | None:
+    return dims_at(args, index, what) if index < len(args) else None
+
+
+def dtype_attr(attrs: Attrs, name: str) -> DataType:
+    value = attr(attrs, name)
+    if not isinstance(value, DataType):
+        raise DeductionError(f"attribute {name!r} expected a dtype such as pl.FP32, got {value!r}")
+    return value
+
+
+def int_attr(attrs: Attrs, name: str) -> int:
+    value = attr(attrs, name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise DeductionError(f"attribute {name!r} expected an integer, got {value!r}")
+    return value
+
+
+def rebuild(like: Value, shape: Dims, dtype: DataType, valid: Dims | None) -> Value:
+    """A fresh value of `like`'s kind (tensor, or an unplaced tile: the registry places it)."""
+    if isinstance(like, TensorType):
+        return TensorType(tuple(shape), dtype, normalize_valid(shape, valid))
+    return make_tile_type(shape, dtype, valid)
+
+
+def same_valid(a: Value, b: Value) -> Dims | None:
+    """The common valid shape when the regions provably agree, else None (fully valid)."""
+    if a.shape == b.shape and a.valid == b.valid:
+        return a.valid_shape
+    return None
+
+
+def check_valid_within(valid: Dims, shape: Dims, operand: int, what: str = "valid_shape") -> None:
+    if len(valid) != len(shape) or any(v < 0 or v > s for v, s in zip(valid, shape)):
+        raise DeductionError(f"{what} expected {len(shape)} extents within {list(shape)}, got {list(valid)}", operand)
+
+
+def check_window(offsets: Dims | None, extent: Dims, bound: Dims, operand: int, what: str) -> None:
+    """A static window offsets + extent must lie inside `bound` (dynamic offsets are not checked)."""
+    if offsets is None:
+        return
+    if any(o < 0 or o + e > b for o, e, b in zip(offsets, extent, bound)):
+        raise DeductionError(
+            f"{what} at offsets {list(offsets)} with extent {list(extent)} expected inside {list(bound)}", operand)
+
+
+def check_rank(node: Node, length: int | None, rank: int, operand: int, what: str) -> None:
+    if length is not None and length != rank:
+        raise DeductionError(f"{what} expected {rank} entries (the rank), got {length}", operand)
+
+
+def list_len(node: Node) -> int | None:
+    return len(getattr(node, "elements")) if node.KIND == "TupleExpr" else None
+
+
+# -- element-wise ----------------------------------------------------------------------------------
+
+
+def broadcast_shapes(a: Dims, b: Dims) -> Dims | None:
+    """NumPy broadcasting of two shapes, or None when they do not broadcast."""
+    out: list[int] = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y) if 1 in (x, y) else x)
+    return tuple(reversed(out))
+
+
+def check_same_dtype(lhs: Value | ScalarType, rhs: Value | ScalarType, operand: int) -> None:
+    if lhs.dtype != rhs.dtype:
+        raise DeductionError(f"expected dtype {lhs.dtype.name} (the first operand's), got {rhs.dtype.name}",
+                             operand, hint="insert a cast so both operands have one dtype")
+
+
+def make_binary(broadcast: bool) -> Callable[[Sequence[Node], Attrs], Type]:
+    """Tensor-tensor (broadcasting) or tile-tile (same shape) element-wise deduction; a scalar
+    rhs (tensor.maximum / minimum) takes the tensor-scalar rule."""
+
+    def deduce(args: Sequence[Node], attrs: Attrs) -> Type:
+        lhs = value_at(args, 0)
+        rhs_type = type_of(args[1])
+        if isinstance(rhs_type, ScalarType):
+            return deduce_scalar(args, attrs)
+        rhs = value_at(args, 1)
+        check_same_dtype(lhs, rhs, 1)
+        if lhs.shape == rhs.shape:
+            return rebuild(lhs, lhs.shape, lhs.dtype, same_valid(lhs, rhs))
+        shape = broadcast_shapes(lhs.shape, rhs.shape) if broadcast else None
+        if shape is None:
+            rule = "a shape broadcastable with" if broadcast else "the same shape as"
+            raise DeductionError(f"expected {rule} {list(lhs.shape)}, got {list(rhs.shape)}", 1,
+                                 hint="" if broadcast else "use tile.row_expand_* for a [rows, 1] operand")
+        return rebuild(lhs, shape, lhs.dtype, None)
+
+    return deduce
+
+
+def deduce_scalar(args: Sequence[Node], attrs: Attrs) -> Type:
+    """Value-scalar: the result keeps the value operand's shape, dtype and valid shape."""
+    value = value_at(args, 0)
+    scalar = scalar_at(args, 1)
+    if scalar.dtype is DataType.INDEX and static_int(args[1]) is None:
+        raise DeductionError("expected a constant or a typed scalar, got a non-constant index scalar", 1,
+                             hint="convert it with pl.cast(x, dtype) first")
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
+def make_unary(function: str) -> Callable[[Sequence[Node], Attrs], Type]:
+    def deduce(args: Sequence[Node], attrs: Attrs) -> Type:
+        value = value_at(args, 0)
+        if function in FLOAT_ONLY_UNARY and not value.dtype.is_float:
+            raise DeductionError(f"expected a float dtype for {function}, got {value.dtype.name}", 0)
+        return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+    return deduce
+
+
+# -- reductions and row broadcasts ----------------------------------------------------------------
+
+
+def check_scratch(args: Sequence[Node], index: int, value: Value) -> None:
+    """A reduction scratch tile: same dtype and rank, at least as large in every dimension."""
+    if index >= len(args):
+        return
+    tmp = value_at(args, index)
+    if tmp.dtype != value.dtype or len(tmp.shape) != len(value.shape) or any(
+            t < s for t, s in zip(tmp.shape, value.shape)):
+        raise DeductionError(f"expected a {value.dtype.name} tile at least {list(value.shape)}, "
+                             f"got {describe_type(tmp)}", index)
+
+
+def deduce_reduce_row(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    if len(value.shape) < 1:
+        raise DeductionError("expected rank >= 1", 0)
+    check_scratch(args, 1, value)
+    shape = value.shape[:-1] + (1,)
+    return rebuild(value, shape, value.dtype, value.valid[:-1] + (1,))
+
+
+def deduce_reduce_col(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    if len(value.shape) != 2:
+        raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", 0)
+    check_scratch(args, 1, value)
+    return rebuild(value, (1, value.shape[1]), value.dtype, (1, value.valid[1]))
+
+
+def deduce_row_expand(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    row = value_at(args, 1)
+    check_same_dtype(value, row, 1)
+    expected = value.shape[:-1] + (1,)
+    if row.shape != expected:
+        raise DeductionError(f"expected shape {list(expected)} (one value per row), got {list(row.shape)}", 1)
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
+def deduce_cast(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    return rebuild(value, value.shape, dtype_attr(attrs, "target_type"), value.valid_shape)
+
+
+# -- matmul ------------------------------------------------------------------------------------------
+
+
+def matmul_dims(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> tuple[int, int, int]:
+    """(M, N, K) of lhs @ rhs after the transposes; raises on rank, dtype or K mismatch."""
+    for index, operand in ((1, rhs), (0, lhs)):
+        if len(operand.shape) != 2:
+            raise DeductionError(f"expected a 2-D matrix, got rank {len(operand.shape)}", index,
+                                 hint="batched (N-D) matmul is not supported; reshape to 2-D")
+    if lhs.dtype not in MATMUL_ACCUMULATOR:
+        names = ", ".join(d.name for d in MATMUL_ACCUMULATOR)
+        raise DeductionError(f"expected dtype one of {names}, got {lhs.dtype.name}", 0)
+    check_same_dtype(lhs, rhs, 1)
+    m, k = (lhs.shape[1], lhs.shape[0]) if a_trans else lhs.shape
+    k_rhs, n = (rhs.shape[1], rhs.shape[0]) if b_trans else rhs.shape
+    if k != k_rhs:
+        raise DeductionError(f"expected K = {k} rows (lhs is {list(lhs.shape)}), got K = {k_rhs} "
+                             f"(rhs is {list(rhs.shape)})", 1)
+    return m, n, k
+
+
+def matmul_valid(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> Dims:
+    """Valid (M, N): rows from the left operand's valid M, columns from the right's valid N."""
+    m = lhs.valid[1] if a_trans else lhs.valid[0]
+    n = rhs.valid[0] if b_trans else rhs.valid[1]
+    return (m, n)
+
+
+def check_accumulator(acc: Value, dtype: DataType, shape: Dims, operand: int) -> None:
+    if acc.dtype != dtype:
+        raise DeductionError(f"expected dtype {dtype.name}, got {acc.dtype.name}", operand)
+    if acc.shape != tuple(shape):
+        raise DeductionError(f"expected shape {list(shape)} (the product's), "
+                             f"got {list(acc.shape)}", operand)
+
+
+def _trans(attrs: Attrs) -> tuple[bool, bool]:
+    return bool(attr(attrs, "a_trans", False)), bool(attr(attrs, "b_trans", False))
+
+
+def deduce_tensor_matmul(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    a_trans, b_trans = _trans(attrs)
+    m, n, _ = matmul_dims(lhs, rhs, a_trans, b_trans)
+    accumulator = MATMUL_ACCUMULATOR[lhs.dtype]
+    out = attr(attrs, "out_dtype")
+    dtype = out if isinstance(out, DataType) else accumulator
+    allowed = {accumulator} | ({DataType.FP16, DataType.BF16} if accumulator is DataType.FP32 else set())
+    if dtype not in allowed:
+        raise DeductionError(f"attribute 'out_dtype' expected one of {sorted(d.name for d in allowed)}, got {dtype.name}")
+    return TensorType((m, n), dtype)
+
+
+def deduce_tensor_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
+    acc, lhs, rhs = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    a_trans, b_trans = _trans(attrs)
+    m, n, _ = matmul_dims(lhs, rhs, a_trans, b_trans)
+    check_accumulator(acc, MATMUL_ACCUMULATOR[lhs.dtype], (m, n), 0)
+    return acc
+
+
+# -- reshape ------------------------------------------------------------------------------------------
+
+
+def reshape_valid(shape: Dims, valid: Dims | None, new_shape: Dims) -> Dims | None:
+    """Carry a valid region through a reshape without widening it: the box of `new_shape` that
+    holds exactly the same (row-major) cells, or None when no box does (the catalogue's
+    "Reshape and the valid region").  A fully valid source maps to a fully valid result."""
+    if valid is None or tuple(valid) == tuple(shape):
+        return tuple(new_shape)
+    if any(v == 0 for v in valid):
+        return tuple(0 for _ in new_shape)
+    grids = np.meshgrid(*[np.arange(v) for v in valid], indexing="ij")
+    flat = np.ravel_multi_index(tuple(g.ravel() for g in grids), tuple(shape))
+    coords = np.unravel_index(flat, tuple(new_shape))
+    box = tuple(int(c.max()) + 1 for c in coords)
+    return box if int(np.prod(box)) == flat.size else None
+
+
+def deduce_reshape(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    new_shape = dims_at(args, 1, "shape")
+    if int(np.prod(new_shape)) != int(np.prod(value.shape)):
+        raise DeductionError(f"expected a shape of {int(np.prod(value.shape))} elements "
+                             f"(as {list(value.shape)}), got {list(new_shape)}", 1)
+    valid = reshape_valid(value.shape, value.valid_shape, new_shape)
+    if valid is None:
+        raise DeductionError(f"the valid region {list(value.valid)} of {list(value.shape)} is not a box of "
+                             f"{list(new_shape)}", 0, hint="valid_shape cannot describe the reshaped region")
+    narrowed = optional_dims(args, 2, "valid_shape")
+    if narrowed is not None:
+        check_valid_within(narrowed, valid, 2, "valid_shape (within the derived valid region)")
+        valid = narrowed
+    return rebuild(value, new_shape, value.dtype, valid)
+
+
+def deduce_transpose(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    rank = len(value.shape)
+    axes = [int_attr(attrs, "axis1"), int_attr(attrs, "axis2")]
+    if any(not -rank <= a < rank for a in axes):
+        raise DeductionError(f"attributes axis1/axis2 expected axes within rank {rank}, got {axes}")
+    order = list(range(rank))
+    a, b = axes[0] % rank, axes[1] % rank
+    order[a], order[b] = order[b], order[a]
+    return rebuild(value, tuple(value.shape[i] for i in order), value.dtype, tuple(value.valid[i] for i in order))
+
+
+def deduce_set_validshape(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    if len(value.shape) != 2:
+        raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", 0)
+    extents: list[int] = []
+    for index in (1, 2):
+        scalar_at(args, index)
+        extent = static_int(args[index])
+        if extent is None:
+            raise DeductionError(f"expected a constant extent, got a dynamic value", index,
+                                 hint="dynamic valid extents are not supported yet")
+        extents.append(extent)
+    check_valid_within(tuple(extents), value.shape, 1)
+    if isinstance(value, TileType):
+        return TileType(value.shape, value.dtype, normalize_valid(value.shape, tuple(extents)),
+                        value.memory_space, value.view)
+    return rebuild(value, value.shape, value.dtype, tuple(extents))
+
+
+# -- tensor-only memory and creation ops -------------------------------------------------------------
+
+
+def tensor_at(args: Sequence[Node], index: int) -> TensorType:
+    ty = type_of(args[index])
+    if not isinstance(ty, TensorType):
+        raise DeductionError(f"expected a tensor, got {describe(args[index])}", index)
+    return ty
+
+
+def deduce_slice(args: Sequence[Node], attrs: Attrs) -> Type:
+    source = value_at(args, 0)
+    shape = dims_at(args, 1, "shape")
+    rank = len(source.shape)
+    check_rank(args[1], len(shape), rank, 1, "shape")
+    check_rank(args[2], list_len(args[2]), rank, 2, "offsets")
+    valid = optional_dims(args, 3, "valid_shape")
+    if valid is not None:
+        check_valid_within(valid, shape, 3)
+    check_window(static_ints(args[2]), valid or shape, source.shape, 2, "the slice")
+    if isinstance(source, TileType):
+        space, view = source.memory_space, source.view
+        return TileType(shape, source.dtype, normalize_valid(shape, valid), space, view)
+    return TensorType(shape, source.dtype, normalize_valid(shape, valid))
+
+
+def deduce_assemble(args: Sequence[Node], attrs: Attrs) -> Type:
+    target, source = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(target, source, 1)
+    check_rank(args[2], list_len(args[2]), len(target.shape), 2, "offsets")
+    check_window(static_ints(args[2]), source.shape, target.shape, 2, "the assembled source")
+    return target
+
+
+def deduce_create(args: Sequence[Node], attrs: Attrs) -> Type:
+    return TensorType(dims_at(args, 0, "shape"), dtype_attr(attrs, "dtype"))
+
+
+def deduce_full(args: Sequence[Node], attrs: Attrs) -> Type:
+    scalar_at(args, 1)
+    return TensorType(dims_at(args, 0, "shape"), dtype_attr(attrs, "dtype"))
+
+
+def deduce_read(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    check_rank(args[1], list_len(args[1]), len(value.shape), 1, "indices")
+    return ScalarType(value.dtype)
+
+
+def deduce_write(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    check_rank(args[1], list_len(args[1]), len(value.shape), 1, "indices")
+    scalar_at(args, 2)
+    return value
+
+
+def deduce_dim(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = tensor_at(args, 0)
+    axis = int_attr(attrs, "axis")
+    if not -len(value.shape) <= axis < len(value.shape):
+        raise DeductionError(f"attribute 'axis' expected an axis within rank {len(value.shape)}, got {axis}")
+    return INDEX
+
+
+# -- the tensor op table -------------------------------------------------------------------------------
+
+_T = "tensor"
+_X = OperandDecl("x", _T)
+
+
+def _vec_inputs(tile_op: str, count: int) -> tuple[TileInput, ...]:
+    return tuple(TileInput(i, (tile_op,)) for i in range(count))
+
+
+def _binary_ops() -> list[OpDef]:
+    table = (("add", "add", True), ("sub", "sub", True), ("mul", "mul", True), ("div", "div", True),
+             ("maximum", "max", False), ("minimum", "min", False))
+    ops: list[OpDef] = []
+    for name, semantic, expands in table:
+        scalar = name in ("maximum", "minimum")
+        tile_op = f"tile.{name}"
+        ops.append(OpDef(
+            f"tensor.{name}",
+            (OperandDecl("lhs", _T), OperandDecl("rhs", "tensor_or_scalar" if scalar else _T)),
+            make_binary(broadcast=True), ("binary", semantic), "elementwise_binary",
+            to_tile=TileConversion(tile_op, _vec_inputs(tile_op, 2),
+                                   scalar_rhs_op=f"tile.{semantic}s" if scalar else None,
+                                   row_broadcast_op=f"tile.row_expand_{name}" if expands else None),
+        ))
+    return ops
+
+
+def _scalar_ops() -> list[OpDef]:
+    return [
+        OpDef(f"tensor.{name}", (_X, OperandDecl("scalar", "scalar")), deduce_scalar,
+              ("scalar_binary", name[:-1]), "elementwise_scalar", to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 1)))
+        for name in ("adds", "subs", "muls", "divs", "maxs", "mins")
+    ]
+
+
+UNARY_FUNCTIONS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "abs": "abs", "neg": "neg",
+                   "recip": "rec", "relu": "relu"}
+
+
+def _unary_ops() -> list[OpDef]:
+    return [
+        OpDef(f"tensor.{name}", (_X,), make_unary(function), ("unary", function), "unary",
+              to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 1)))
+        for name, function in UNARY_FUNCTIONS.items()
+    ]
+
+
+def _reduction_ops() -> list[OpDef]:
+    ops: list[OpDef] = []
+    for direction, deduce in (("row", deduce_reduce_row), ("col", deduce_reduce_col)):
+        for kind in ("sum", "max", "min"):
+            name = f"{direction}_{kind}"
+            ops.append(OpDef(f"tensor.{name}", (_X,), deduce, (f"reduce_{direction}", kind), f"reduce_{direction}",
+                             to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 1))))
+    for op in ("add", "sub", "mul", "div"):
+        name = f"row_expand_{op}"
+        ops.append(OpDef(f"tensor.{name}", (_X, OperandDecl("row", _T)), deduce_row_expand, ("row_expand", op),
+                         "row_expand", to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 2))))
+    return ops
+
+
+_TRANS_ATTRS = (AttrDecl("a_trans", "bool", False), AttrDecl("b_trans", "bool", False))
+
+
+def _matmul_ops() -> list[OpDef]:
+    matmul = ("tile.matmul",)
+    matmul_acc = ("tile.matmul_acc",)
+    return [
+        OpDef("tensor.matmul", (OperandDecl("lhs", _T), OperandDecl("rhs", _T)), deduce_tensor_matmul, ("matmul",),
+              "matmul", attrs=(*_TRANS_ATTRS, AttrDecl("out_dtype", "dtype")),
+              to_tile=TileConversion("tile.matmul", (
+                  TileInput(0, matmul, transpose_attr="a_trans", cube_m_axis=True),
+                  TileInput(1, matmul, transpose_attr="b_trans", cube_n_axis=True))),
+              doc="An out_dtype narrower than the accumulator is a cast of the accumulator."),
+        # The accumulator is not bridged: nothing but the cube unit writes Acc, so the converter
+        # allocates it (tile.create(target_memory=Acc), boxed and compact with the left operand's M).
+        OpDef("tensor.matmul_acc", (OperandDecl("acc", _T), OperandDecl("lhs", _T), OperandDecl("rhs", _T)),
+              deduce_tensor_matmul_acc, ("matmul_acc",), "matmul", attrs=_TRANS_ATTRS,
+              output_memory=ReusesInput(0),
+              to_tile=TileConversion("tile.matmul_acc", (
+                  TileInput(1, matmul_acc, transpose_attr="a_trans", cube_m_axis=True),
+                  TileInput(2, matmul_acc, transpose_attr="b_trans")))),
+    ]
+
+
+def _shape_ops() -> list[OpDef]:
+    return [
+        OpDef("tensor.cast", (_X,), deduce_cast, ("cast",), "cast",
+              attrs=(AttrDecl("target_type", "dtype", positional=True),
+                     AttrDecl("mode", "str", "round", CAST_MODES, positional=True)),
+              to_tile=TileConversion("tile.cast", _vec_inputs("tile.cast", 1))),
+        OpDef("tensor.reshape", (_X, OperandDecl("shape", "int_list"), OperandDecl("valid_shape", "int_list", optional=True)),
+              deduce_reshape, ("reshape",), "view",
+              to_tile=TileConversion("tile.reshape", (TileInput(0),))),
+        OpDef("tensor.transpose", (_X,), deduce_transpose, ("transpose",), "transpose",
+              attrs=(AttrDecl("axis1", "int", positional=True), AttrDecl("axis2", "int", positional=True)),
+              to_tile=TileConversion("tile.transpose", _vec_inputs("tile.transpose", 1))),
+        OpDef("tensor.set_validshape", (_X, OperandDecl("rows", "scalar"), OperandDecl("cols", "scalar")),
+              deduce_set_validshape, ("set_validshape",), "view",
+              to_tile=TileConversion("tile.set_validshape", (TileInput(0),))),
+        OpDef("tensor.slice", (_X, OperandDecl("shape", "int_list"), OperandDecl("offsets", "int_list"),
+                               OperandDecl("valid_shape", "int_list", optional=True)),
+              deduce_slice, ("slice",), "view", to_tile=TileConversion("tile.load", self_loading=True),
+              doc="Lowers to a tile.load of the window (or a tile.slice of an on-chip source)."),
+        OpDef("tensor.assemble", (OperandDecl("target", _T, effect=WRITE), OperandDecl("source", "tensor_or_tile"),
+                                  OperandDecl("offsets", "int_list")),
+              deduce_assemble, ("assemble",), "memory", output_memory=ReusesInput(0),
+              to_tile=TileConversion("tile.store", self_loading=True),
+              doc="Writes source into a window of target; the result is target."),
+        OpDef("tensor.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
+              attrs=(AttrDecl("dtype", "dtype", positional=True),),
+              to_tile=TileConversion("tile.create", self_loading=True)),
+        OpDef("tensor.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar")), deduce_full,
+              ("full",), "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
+              to_tile=TileConversion("tile.full", self_loading=True)),
+        OpDef("tensor.read", (_X, OperandDecl("indices", "int_list")), deduce_read, ("read",), "scalar_access",
+              pto=("pto.load_scalar",)),
+        OpDef("tensor.write", (OperandDecl("x", _T, effect=WRITE), OperandDecl("indices", "int_list"),
+                               OperandDecl("value", "scalar")),
+              deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",)),
+        OpDef("tensor.dim", (_X,), deduce_dim, ("dim",), "scalar_access",
+              attrs=(AttrDecl("axis", "int", positional=True),)),
+    ]
+
+
+OPS: tuple[OpDef, ...] = tuple(
+    _binary_ops() + _scalar_ops() + _unary_ops() + _reduction_ops() + _matmul_ops() + _shape_ops()
+)
+
+__all__ = ["CAST_MODES", "MATMUL_ACCUMULATOR", "OPS", "broadcast_shapes", "reshape_valid"]

@@ -1,0 +1,346 @@
+"""`tile.*` operators: on-chip compute (Vec in, Vec out; the cube's Left x Right -> Acc), the
+GM bridges (load / store), moves between buffers, views and creation.
+
+Shape, dtype and valid-shape rules shared with the tensor ops come from tensor_ops.py; what is
+tile-specific here is where operands and results live and which PTO instruction each op emits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from languages.memory_space import ON_CHIP_SPACES, MemorySpace
+from languages.ops import (
+    READ_WRITE,
+    WRITE,
+    AttrDecl,
+    DeductionError,
+    Fixed,
+    FromAttr,
+    InheritInput,
+    OpDef,
+    OperandDecl,
+    ReusesInput,
+    describe,
+    static_int,
+    static_ints,
+    type_of,
+)
+from languages.ops.tensor_ops import (
+    CAST_MODES,
+    MATMUL_ACCUMULATOR,
+    UNARY_FUNCTIONS,
+    check_accumulator,
+    check_rank,
+    check_valid_within,
+    check_window,
+    deduce_assemble,
+    deduce_cast,
+    deduce_read,
+    deduce_reduce_col,
+    deduce_reduce_row,
+    deduce_reshape,
+    deduce_row_expand,
+    deduce_scalar,
+    deduce_set_validshape,
+    deduce_slice,
+    deduce_transpose,
+    deduce_write,
+    dims_at,
+    dtype_attr,
+    list_len,
+    make_binary,
+    make_unary,
+    matmul_dims,
+    matmul_valid,
+    scalar_at,
+    tensor_at,
+)
+from languages.types import BOOL, Attrs, DataType, Dims, TileType, TileView, Type, attr
+from languages.views import extract_view, implicit_view, make_tile_type, move_view, transposed_view
+from nanopass.node import Node
+
+VEC = MemorySpace.Vec
+_ON_CHIP: tuple[MemorySpace, ...] = ON_CHIP_SPACES
+
+# FIXPIPE narrows an FP32 accumulator on its way out of L0C (TARGET_FACTS "Acc->GM store dtypes").
+_FIXPIPE_STORE_DTYPES = {DataType.FP32: (DataType.FP16, DataType.BF16)}
+
+
+def tile_at(args: Sequence[Node], index: int) -> TileType:
+    ty = type_of(args[index])
+    if not isinstance(ty, TileType):
+        raise DeductionError(f"expected a tile, got {describe(args[index])}", index)
+    return ty
+
+
+def target_space(attrs: Attrs, op: str) -> MemorySpace:
+    space = attr(attrs, "target_memory")
+    if not isinstance(space, MemorySpace):
+        raise DeductionError(f"attribute 'target_memory' is required by {op}",
+                             hint="e.g. target_memory=pl.Mem.Left")
+    return space
+
+
+# -- cube ------------------------------------------------------------------------------------------
+
+
+def deduce_matmul(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs, rhs = tile_at(args, 0), tile_at(args, 1)
+    m, n, _ = matmul_dims(lhs, rhs, False, False)
+    return make_tile_type((m, n), MATMUL_ACCUMULATOR[lhs.dtype], matmul_valid(lhs, rhs, False, False))
+
+
+def matmul_result_view(result: TileType, args: Sequence[Node], space: MemorySpace) -> TileView:
+    """MAD lays the product out at pitch ceil(validRow/16)*16 of the Left operand's valid rows;
+    a reader walks it at that pitch only if the accumulator is compact, so a row-narrowed left
+    operand yields a compact accumulator (StampCompactForNarrowedAccRows)."""
+    lhs = type_of(args[0])
+    narrowed = isinstance(lhs, TileType) and lhs.valid[0] != lhs.shape[0]
+    return replace(implicit_view(space, result.shape), compact=narrowed)
+
+
+def deduce_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
+    acc, lhs, rhs = tile_at(args, 0), tile_at(args, 1), tile_at(args, 2)
+    m, n, _ = matmul_dims(lhs, rhs, False, False)
+    check_accumulator(acc, MATMUL_ACCUMULATOR[lhs.dtype], (m, n), 0)
+    if len(args) > 3 and scalar_at(args, 3) != BOOL:
+        raise DeductionError(f"expected a BOOL scalar, got {describe(args[3])}", 3)
+    # The result is the accumulator's buffer (and so its view, compact mode included); its
+    # valid extent is the product's.
+    valid = matmul_valid(lhs, rhs, False, False)
+    return replace(make_tile_type(acc.shape, acc.dtype, valid), memory_space=acc.memory_space, view=acc.view)
+
+
+# -- GM bridges --------------------------------------------------------------------------------------
+
+
+def deduce_load(args: Sequence[Node], attrs: Attrs) -> Type:
+    tensor = tensor_at(args, 0)
+    rank = len(tensor.shape)
+    check_rank(args[1], list_len(args[1]), rank, 1, "offsets")
+    shapes = dims_at(args, 2, "shapes")
+    check_rank(args[2], len(shapes), rank, 2, "shapes")
+    valid = dims_at(args, 3, "valid_shapes") if len(args) > 3 else None
+    if valid is not None:
+        check_valid_within(valid, shapes, 3, "valid_shapes (within shapes)")
+    # Only the valid extent is transferred, so a boxed (rounded-up) physical shape may overhang
+    # the tensor while the valid window may not.
+    check_window(static_ints(args[1]), valid or shapes, tensor.shape, 1, "the loaded window")
+    return make_tile_type(shapes, tensor.dtype, valid)
+
+
+def deduce_store(args: Sequence[Node], attrs: Attrs) -> Type:
+    tile = tile_at(args, 0)
+    tensor = tensor_at(args, 2)
+    check_rank(args[1], list_len(args[1]), len(tensor.shape), 1, "offsets")
+    if len(tile.shape) != len(tensor.shape):
+        raise DeductionError(f"expected rank {len(tensor.shape)} (the tensor's), got rank {len(tile.shape)}", 0)
+    narrowing = tensor.dtype in _FIXPIPE_STORE_DTYPES.get(tile.dtype, ()) and tile.memory_space in (None, MemorySpace.Acc)
+    if tile.dtype != tensor.dtype and not narrowing:
+        raise DeductionError(f"expected dtype {tensor.dtype.name} (the tensor's), got {tile.dtype.name}", 0,
+                             hint="only an FP32 Acc tile may be stored into an FP16/BF16 tensor")
+    check_window(static_ints(args[1]), tile.valid, tensor.shape, 1, "the stored valid region")
+    return tensor
+
+
+# -- moves and creation --------------------------------------------------------------------------------
+
+
+def deduce_move(args: Sequence[Node], attrs: Attrs) -> Type:
+    source = tile_at(args, 0)
+    space = target_space(attrs, "tile.move")
+    return make_tile_type(source.shape, source.dtype, source.valid_shape, space, move_view(source, space))
+
+
+def _clamped_extent(offset: int | None, extent: int, src_valid: int, src_shape: int) -> int:
+    if offset is None:
+        return extent if src_valid == src_shape else min(extent, src_valid)
+    return max(0, min(extent, src_valid - offset))
+
+
+def deduce_extract(args: Sequence[Node], attrs: Attrs) -> Type:
+    source = tile_at(args, 0)
+    if len(source.shape) != 2:
+        raise DeductionError(f"expected a 2-D tile, got rank {len(source.shape)}", 0)
+    for index in (1, 2):
+        scalar_at(args, index)
+    shape = dims_at(args, 3, "shape")
+    check_rank(args[3], len(shape), 2, 3, "shape")
+    offsets = (static_int(args[1]), static_int(args[2]))
+    if all(o is not None for o in offsets):
+        check_window(tuple(o for o in offsets if o is not None), shape, source.shape, 1, "the extracted window")
+    valid = tuple(_clamped_extent(o, e, v, s) for o, e, v, s in zip(offsets, shape, source.valid, source.shape))
+    space = target_space(attrs, "tile.extract")
+    return make_tile_type(shape, source.dtype, valid, space, extract_view(space, shape))
+
+
+def deduce_create(args: Sequence[Node], attrs: Attrs) -> Type:
+    shape = dims_at(args, 0, "shape")
+    dtype = dtype_attr(attrs, "dtype")
+    space = attr(attrs, "target_memory")
+    compact = bool(attr(attrs, "compact", False))
+    if not isinstance(space, MemorySpace):
+        if compact:
+            raise DeductionError("attribute 'compact' needs a target_memory (compact is an Acc/L0 layout)")
+        return make_tile_type(shape, dtype)
+    return make_tile_type(shape, dtype, None, space, replace(implicit_view(space, shape), compact=compact))
+
+
+def deduce_full(args: Sequence[Node], attrs: Attrs) -> Type:
+    scalar_at(args, 1)
+    return make_tile_type(dims_at(args, 0, "shape"), dtype_attr(attrs, "dtype"))
+
+
+# -- views ------------------------------------------------------------------------------------------------
+
+
+def deduce_tile_reshape(args: Sequence[Node], attrs: Attrs) -> Type:
+    source = tile_at(args, 0)
+    result = deduce_reshape(args, attrs)
+    assert isinstance(result, TileType)
+    if source.memory_space is None:
+        return result
+    # An identity reshape keeps the source's layout: re-deriving it would lose an Acc box.
+    view = source.view if result.shape == source.shape else implicit_view(source.memory_space, result.shape)
+    return replace(result, memory_space=source.memory_space, view=view)
+
+
+def deduce_transpose_view(args: Sequence[Node], attrs: Attrs) -> Type:
+    source = tile_at(args, 0)
+    if len(source.shape) != 2:
+        raise DeductionError(f"expected a 2-D tile, got rank {len(source.shape)}", 0)
+    shape: Dims = (source.shape[1], source.shape[0])
+    valid: Dims = (source.valid[1], source.valid[0])
+    if source.view is None:
+        return make_tile_type(shape, source.dtype, valid)
+    return make_tile_type(shape, source.dtype, valid, source.memory_space, transposed_view(source.view))
+
+
+def deduce_tile_slice(args: Sequence[Node], attrs: Attrs) -> Type:
+    return deduce_slice(args, attrs)
+
+
+# -- the tile op table -------------------------------------------------------------------------------------
+
+_TILE = "tile"
+
+
+def _vec(name: str) -> OperandDecl:
+    return OperandDecl(name, _TILE, input_memory=VEC)
+
+
+_X = _vec("x")
+_TMP = OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)
+_PTO_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax", "minimum": "tmin"}
+_SEMANTIC_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min"}
+
+
+def _compute_ops() -> list[OpDef]:
+    vec_out = Fixed(VEC)
+    ops = [
+        OpDef(f"tile.{name}", (_vec("lhs"), _vec("rhs")), make_binary(broadcast=False), ("binary", _SEMANTIC_BINARY[name]),
+              "elementwise_binary", output_memory=vec_out, pto=(f"pto.{_PTO_BINARY[name]}",))
+        for name in _PTO_BINARY
+    ]
+    ops += [
+        OpDef(f"tile.{name}", (_X, OperandDecl("scalar", "scalar")), deduce_scalar, ("scalar_binary", name[:-1]),
+              "elementwise_scalar", output_memory=vec_out, pto=(f"pto.t{name}",))
+        for name in ("adds", "subs", "muls", "divs", "maxs", "mins")
+    ]
+    ops += [
+        OpDef(f"tile.{name}", (_X,), make_unary(function), ("unary", function), "unary", output_memory=vec_out,
+              pto=(f"pto.t{name}",))
+        for name, function in UNARY_FUNCTIONS.items()
+    ]
+    for direction, deduce in (("row", deduce_reduce_row), ("col", deduce_reduce_col)):
+        for kind in ("sum", "max", "min"):
+            ops.append(OpDef(f"tile.{direction}_{kind}", (_X, _TMP), deduce, (f"reduce_{direction}", kind),
+                             f"reduce_{direction}", output_memory=vec_out, pto=(f"pto.t{direction}{kind}",)))
+    for op in ("add", "sub", "mul", "div"):
+        ops.append(OpDef(f"tile.row_expand_{op}", (_X, _vec("row")), deduce_row_expand, ("row_expand", op), "row_expand",
+                         output_memory=vec_out, pto=(f"pto.trowexpand{op}",)))
+    ops.append(OpDef("tile.cast", (_X,), deduce_cast, ("cast",), "cast", output_memory=vec_out, pto=("pto.tcvt",),
+                     attrs=(AttrDecl("target_type", "dtype", positional=True),
+                            AttrDecl("mode", "str", "round", CAST_MODES, positional=True))))
+    ops.append(OpDef("tile.transpose", (_X, _TMP), deduce_transpose, ("transpose",), "transpose", output_memory=vec_out,
+                     attrs=(AttrDecl("axis1", "int", positional=True), AttrDecl("axis2", "int", positional=True)),
+                     signature=("x", "axis1", "axis2", "tmp"), pto=("pto.ttrans",),
+                     doc="The optional tmp is the ttrans workspace FlattenTileNdTo2D materializes."))
+    return ops
+
+
+def _cube_ops() -> list[OpDef]:
+    left = OperandDecl("lhs", _TILE, input_memory=MemorySpace.Left)
+    right = OperandDecl("rhs", _TILE, input_memory=MemorySpace.Right)
+    return [
+        OpDef("tile.matmul", (left, right), deduce_matmul, ("matmul",), "matmul", output_memory=Fixed(MemorySpace.Acc),
+              result_view=matmul_result_view, pto=("pto.tmatmul",)),
+        OpDef("tile.matmul_acc",
+              (OperandDecl("acc", _TILE, input_memory=MemorySpace.Acc, effect=READ_WRITE), left, right,
+               OperandDecl("init_cond", "scalar", optional=True)),
+              deduce_matmul_acc, ("matmul_acc",), "matmul", output_memory=ReusesInput(0),
+              pto=("pto.tmatmul_acc", "pto.tmatmul"),
+              doc="init_cond true overwrites the accumulator (pto.tmatmul); false or absent accumulates."),
+    ]
+
+
+def _memory_ops() -> list[OpDef]:
+    target = AttrDecl("target_memory", "memory_space", None, _ON_CHIP)
+    return [
+        OpDef("tile.load", (OperandDecl("tensor", "tensor"), OperandDecl("offsets", "int_list"),
+                            OperandDecl("shapes", "int_list"), OperandDecl("valid_shapes", "int_list", optional=True)),
+              deduce_load, ("load",), "memory", output_memory=FromAttr(),
+              attrs=(AttrDecl("target_memory", "memory_space", None, (VEC, MemorySpace.Mat)), AttrDecl("cache", "str")),
+              pto=("pto.partition_view", "pto.tload"),
+              doc="`shapes` is the physical (possibly boxed) extent, `valid_shapes` the logical one."),
+        OpDef("tile.store", (OperandDecl("tile", _TILE, accepted_memory=(VEC, MemorySpace.Acc)),
+                             OperandDecl("offsets", "int_list"), OperandDecl("tensor", "tensor", effect=WRITE)),
+              deduce_store, ("store",), "memory", output_memory=ReusesInput(2),
+              pto=("pto.partition_view", "pto.tstore")),
+        OpDef("tile.move", (OperandDecl("x", _TILE),), deduce_move, ("move",), "memory", attrs=(target,),
+              output_memory=FromAttr(), in_place_safe=False, pto=("pto.tmov",)),
+        OpDef("tile.extract", (OperandDecl("src", _TILE, accepted_memory=(MemorySpace.Mat, MemorySpace.Acc)),
+                               OperandDecl("row", "scalar"), OperandDecl("col", "scalar"),
+                               OperandDecl("shape", "int_list")),
+              deduce_extract, ("extract",), "memory", output_memory=FromAttr(), in_place_safe=False,
+              attrs=(AttrDecl("target_memory", "memory_space", None, (MemorySpace.Left, MemorySpace.Right, MemorySpace.Mat)),),
+              pto=("pto.textract",)),
+        OpDef("tile.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
+              attrs=(AttrDecl("dtype", "dtype", positional=True), target, AttrDecl("compact", "bool", False)),
+              output_memory=FromAttr(), pto=("pto.alloc_tile",)),
+        OpDef("tile.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar")), deduce_full, ("full",),
+              "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
+              output_memory=Fixed(VEC), pto=("pto.alloc_tile", "pto.texpands")),
+        OpDef("tile.read", (OperandDecl("x", _TILE), OperandDecl("indices", "int_list")), deduce_read, ("read",),
+              "scalar_access", pto=("pto.load_scalar",)),
+        OpDef("tile.write", (OperandDecl("x", _TILE, effect=WRITE), OperandDecl("indices", "int_list"),
+                             OperandDecl("value", "scalar")),
+              deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",)),
+    ]
+
+
+def _view_ops() -> list[OpDef]:
+    x = OperandDecl("x", _TILE)
+    inherit = InheritInput(0)
+    return [
+        OpDef("tile.slice", (x, OperandDecl("shape", "int_list"), OperandDecl("offsets", "int_list"),
+                             OperandDecl("valid_shape", "int_list", optional=True)),
+              deduce_tile_slice, ("slice",), "view", output_memory=inherit, pto=("pto.subview",),
+              doc="A zero-copy window; the result keeps the source's view (pto.subview requires it)."),
+        OpDef("tile.assemble", (OperandDecl("target", _TILE), OperandDecl("source", _TILE), OperandDecl("offsets", "int_list")),
+              deduce_assemble, ("assemble",), "memory", output_memory=inherit, pto=("pto.subview", "pto.tmov")),
+        OpDef("tile.reshape", (x, OperandDecl("shape", "int_list")), deduce_tile_reshape, ("reshape",), "view",
+              output_memory=inherit, pto=("pto.treshape",)),
+        OpDef("tile.transpose_view", (x,), deduce_transpose_view, ("transpose_view",), "view", output_memory=inherit,
+              pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts."),
+        OpDef("tile.set_validshape", (x, OperandDecl("rows", "scalar"), OperandDecl("cols", "scalar")),
+              deduce_set_validshape, ("set_validshape",), "view", output_memory=ReusesInput(0),
+              pto=("pto.set_validshape",)),
+    ]
+
+
+OPS: tuple[OpDef, ...] = tuple(_compute_ops() + _cube_ops() + _memory_ops() + _view_ops())
+
+__all__ = ["OPS"]

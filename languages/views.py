@@ -1,0 +1,138 @@
+"""Implicit tile views: how each memory space boxes a tile (TARGET_FACTS.md "Memory spaces and
+implicit tile views").
+
+A tile whose `view` equals its space's implicit view is printed without one, and every pass that
+places or moves a tile asks this module which view the destination buffer has, so the table
+below is the one statement of those hardware layouts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from languages.memory_space import MemorySpace
+from languages.types import DataType, Dims, TileType, TileView
+
+# Cube buffers are addressed in 512-byte fractals (16 rows x 32 bytes); L0C boxes 16 x 16
+# elements of the 32-bit accumulator, i.e. 1024 bytes.
+FRACTAL_BYTES = 512
+ACC_FRACTAL_BYTES = 1024
+BOX_ROWS = 16
+
+_ROW, _COL, _NONE = "row_major", "col_major", "none_box"
+
+# (blayout, slayout, fractal) of the boxed spaces.  Right's blayout is None: it follows the
+# shape like the flat spaces do, while its inner boxes are column-major (the L0B "Zn" format).
+_BOXED_LAYOUTS: dict[MemorySpace, tuple[str | None, str, int]] = {
+    MemorySpace.Mat: (_COL, _ROW, FRACTAL_BYTES),
+    MemorySpace.Left: (_COL, _ROW, FRACTAL_BYTES),
+    MemorySpace.Right: (None, _COL, FRACTAL_BYTES),
+    MemorySpace.Acc: (_COL, _ROW, ACC_FRACTAL_BYTES),
+}
+
+# TEXTRACT writes L0A / L0B in its own formats (Zz for Left, Zn for Right), which differ from
+# the formats a TMOV into the same buffer produces.
+_EXTRACT_LAYOUTS: dict[MemorySpace, tuple[str, str]] = {
+    MemorySpace.Left: (_ROW, _ROW),
+    MemorySpace.Right: (_ROW, _COL),
+}
+
+_FLIP = {_ROW: _COL, _COL: _ROW, _NONE: _NONE}
+
+
+def shape_blayout(shape: Dims) -> str:
+    """The box layout a flat buffer gives a shape: a static [rows, 1] column vector (rows > 1) is
+    stored column-major (DN), so its elements stay contiguous; anything else is row-major."""
+    if len(shape) == 2 and shape[1] == 1 and shape[0] > 1:
+        return _COL
+    return _ROW
+
+
+def implicit_view(space: MemorySpace, shape: Dims) -> TileView:
+    """The view a tile of `shape` has in `space` when nothing says otherwise."""
+    boxed = _BOXED_LAYOUTS.get(space)
+    if boxed is None:
+        return TileView(shape_blayout(shape), _NONE, FRACTAL_BYTES)
+    blayout, slayout, fractal = boxed
+    return TileView(blayout or shape_blayout(shape), slayout, fractal)
+
+
+def extract_view(space: MemorySpace, shape: Dims = ()) -> TileView:
+    """The view of a `tile.extract` result in `space`: the TEXTRACT-side L0 formats for Left /
+    Right, the space's implicit view elsewhere (e.g. Acc -> Mat)."""
+    layouts = _EXTRACT_LAYOUTS.get(space)
+    if layouts is None:
+        return implicit_view(space, shape)
+    return TileView(layouts[0], layouts[1], FRACTAL_BYTES)
+
+
+def move_view(source: TileType, space: MemorySpace) -> TileView:
+    """The view of `tile.move(source, target_memory=space)` (the operator catalogue's "Result
+    view of tile.move"): a boxed destination imposes its own layout, a flat one keeps the
+    source's effective layout; the fractal is the destination's; pad carries over."""
+    src_view = effective_view(source)
+    if space in _BOXED_LAYOUTS:
+        layout = implicit_view(space, source.shape)
+        blayout, slayout = layout.blayout, layout.slayout
+        if space is MemorySpace.Right:
+            # L0B wants row-major boxes even for an [N, 1] operand.
+            blayout = _ROW
+    else:
+        blayout, slayout = src_view.blayout, src_view.slayout
+    fractal = ACC_FRACTAL_BYTES if space is MemorySpace.Acc else FRACTAL_BYTES
+    return TileView(blayout, slayout, fractal, pad=src_view.pad)
+
+
+def transposed_view(view: TileView) -> TileView:
+    """The view of a zero-copy transpose: reading the same bytes with rows and columns swapped
+    turns row-major boxes/elements into column-major ones and back (Nz <-> Zn, ND <-> DN)."""
+    return replace(view, blayout=_FLIP[view.blayout], slayout=_FLIP[view.slayout])
+
+
+def effective_view(tile: TileType) -> TileView:
+    """The tile's view, or (for an unplaced tile) the flat layout its shape implies."""
+    if tile.view is not None:
+        return tile.view
+    space = tile.memory_space if tile.memory_space is not None else MemorySpace.Vec
+    return implicit_view(space, tile.shape)
+
+
+def box_shape(view: TileView, dtype: DataType) -> tuple[int, int] | None:
+    """Inner box (rows, cols) in elements, or None for an unboxed (none_box) view.
+
+    A 512-byte fractal is 16 rows of 32 bytes (transposed for column-major inner layout); the
+    1024-byte accumulator fractal is 16 x 16 elements for every accumulator dtype.
+    """
+    if view.slayout == _NONE:
+        return None
+    if view.fractal == ACC_FRACTAL_BYTES:
+        return (BOX_ROWS, BOX_ROWS)
+    row_elems = view.fractal * 8 // (BOX_ROWS * dtype.bits)
+    if view.slayout == _ROW:
+        return (BOX_ROWS, row_elems)
+    return (row_elems, BOX_ROWS)
+
+
+def normalize_valid(shape: Dims, valid_shape: Dims | None) -> Dims | None:
+    """A valid shape equal to the physical shape says nothing: store it as None."""
+    if valid_shape is None or tuple(valid_shape) == tuple(shape):
+        return None
+    return tuple(valid_shape)
+
+
+def make_tile_type(
+    shape: Dims,
+    dtype: DataType,
+    valid_shape: Dims | None = None,
+    space: MemorySpace | None = None,
+    view: TileView | None = None,
+) -> TileType:
+    """A TileType with the implicit view filled in when a space is given (the invariant: view is
+    None iff memory_space is None) and a full valid shape normalised to None."""
+    shape = tuple(shape)
+    if space is None:
+        if view is not None:
+            raise ValueError("a tile view needs a memory space (view is None iff memory_space is None)")
+    elif view is None:
+        view = implicit_view(space, shape)
+    return TileType(shape, dtype, normalize_valid(shape, valid_shape), space, view)
