@@ -1,0 +1,244 @@
+"""ConsumerSpaceCollector: the memory space (and cube boxing) each value's consumers demand.
+
+A tensor op's conversion (`OpDef.to_tile`) lists the operands it needs as tiles; the space such
+an operand must be loaded into is derived from the consuming tile op's own `input_memory`
+declaration (`REGISTRY.demanded_space`, i.e. BridgeSpaceOf staged through
+StagingSpaceForLoad). This module collects that demand for every variable of an InCore
+function so the *producer* (a `tensor.slice` that loads, a parameter's entry load, the
+`tensor.create` seeding an accumulator) can land the value where it is consumed instead of in
+Vec followed by a move. Demand flows backwards through zero-copy metadata ops that inherit
+their input's space (set_validshape, reshape, view, ...) and from a loop's iter-arg to its seed.
+
+Cube boxing rides on the demand: the axis carrying a matmul's M (or N) is rounded up to the lcm
+of the box granularities of every tile it runs through, read from the implicit views of those
+spaces (`languages.views`), never written here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, Fixed, InheritInput, OpDef, ReusesInput, TileInput, staging_space_for_load
+from languages.types import DataType, Dims, TensorType, attr
+from languages.views import box_shape, implicit_view
+from nanopass.node import Node
+
+# Vec is the default placement of any unconstrained load; InferTileMemorySpace derives it
+# anyway, so a Vec requirement is not recorded as a demand (the load stays unplaced).
+DEFAULT_SPACE = MemorySpace.Vec
+
+
+@dataclass(frozen=True)
+class BoxRequest:
+    """Round axis `axis` of the natural (as loaded) 2-D tile up to a multiple of `align`."""
+
+    axis: int
+    align: int
+
+    def physical_shape(self, shape: Dims) -> Dims:
+        padded = list(shape)
+        padded[self.axis] = -(-shape[self.axis] // self.align) * self.align
+        return tuple(padded)
+
+
+@dataclass(frozen=True)
+class SpaceDemand:
+    space: MemorySpace
+    box: BoxRequest | None = None
+
+
+def _box_extent(space: MemorySpace, shape: Dims, dtype: DataType, axis: int) -> int:
+    box = box_shape(implicit_view(space, shape), dtype)
+    return 1 if box is None else box[axis]
+
+
+def _transposed(shape: Dims) -> Dims:
+    return (shape[1], shape[0])
+
+
+def _is_transposed(call: Node, tile_input: TileInput) -> bool:
+    if tile_input.transpose_attr is None:
+        return False
+    return bool(attr(getattr(call, "attrs"), tile_input.transpose_attr, False))
+
+
+def _result_space(tile_op: OpDef) -> MemorySpace | None:
+    return tile_op.output_memory.space if isinstance(tile_op.output_memory, Fixed) else None
+
+
+def cube_box(call: Node, tile_input: TileInput) -> BoxRequest | None:
+    """The box a matmul operand needs on the axis carrying M (cube_m_axis) or N (cube_n_axis),
+    or None when the operand is not 2-D or its extent is already a whole number of boxes."""
+    if not (tile_input.cube_m_axis or tile_input.cube_n_axis) or not tile_input.space_of:
+        return None
+    operand_type = getattr(getattr(call, "args")[tile_input.arg], "type", None)
+    if not isinstance(operand_type, TensorType) or len(operand_type.shape) != 2:
+        return None  # rank >= 3 lowers to a batch matmul: FlattenTileNdTo2D's packed rows decide
+    constraint = REGISTRY.bridge_space_of(tile_input.space_of, tile_input.consumer_index)
+    load_space = staging_space_for_load(constraint)
+    natural = operand_type.shape
+    transposed = _is_transposed(call, tile_input)
+    final = _transposed(natural) if transposed else natural
+    # M is the row axis of the left operand and of the product; N the column axis of the right
+    # operand and of the product. A transposed operand is loaded naturally, so the axis of the
+    # loaded tile is the other one.
+    final_axis = 0 if tile_input.cube_m_axis else 1
+    natural_axis = 1 - final_axis if transposed else final_axis
+    dtype = operand_type.dtype
+    align = math.lcm(
+        _box_extent(load_space, natural, dtype, natural_axis),
+        _box_extent(constraint, final, dtype, final_axis),
+    )
+    product_space = _result_space(REGISTRY.get(tile_input.space_of[0]))
+    if product_space is not None:
+        align = math.lcm(align, _box_extent(product_space, final, dtype, final_axis))
+    if natural[natural_axis] % align == 0:
+        return None
+    return BoxRequest(natural_axis, align)
+
+
+def operand_demand(call: Node, tile_input: TileInput) -> SpaceDemand | None:
+    """What the consuming call itself asks of operand `tile_input.arg` (None: no demand)."""
+    space = REGISTRY.demanded_space(tile_input)
+    if space is None or space is DEFAULT_SPACE:
+        return None
+    return SpaceDemand(space, cube_box(call, tile_input))
+
+
+def accumulator_demands(call: Node) -> dict[int, SpaceDemand]:
+    """Operands the converted tile op reads from a space nothing can load (an accumulator):
+    they are allocated where they are consumed, boxed like the operand that decides M
+    (m_align_from_arg: the left operand, whose box already includes the product's)."""
+    opdef = REGISTRY.get(getattr(call, "op"))
+    conversion = opdef.to_tile
+    if conversion is None:
+        return {}
+    tile_op = REGISTRY.get(conversion.tile_op)
+    m_decider = next((t for t in conversion.tile_inputs if t.cube_m_axis), None)
+    bridged = {t.arg for t in conversion.tile_inputs}
+    demands: dict[int, SpaceDemand] = {}
+    for index, arg in enumerate(getattr(call, "args")):
+        if index in bridged or index >= len(tile_op.operands):
+            continue
+        space = tile_op.operands[index].input_memory
+        if space is None or space in (DEFAULT_SPACE, MemorySpace.Mat) or not isinstance(getattr(arg, "type", None), TensorType):
+            continue
+        try:
+            staging_space_for_load(space)
+            continue  # loadable: bridged like any operand
+        except ValueError:
+            pass
+        box = cube_box(call, m_decider) if m_decider is not None else None
+        # The accumulator is [M, N]: its M is on rows whichever axis carried it in the operand.
+        demands[index] = SpaceDemand(space, BoxRequest(0, box.align) if box is not None else None)
+    return demands
+
+
+def propagates_demand(opdef: OpDef) -> bool:
+    """A zero-copy metadata op (set_validshape, reshape, ...) bridges its operand without a
+    space of its own and its tile form lives where its input does: the demand on its result is
+    the demand on its input. Self-loading ops (slice, ...) answer the demand with their own load;
+    ops whose operand has its own requirement (transpose, element-wise) stop the chain."""
+    conversion = opdef.to_tile
+    if conversion is None or conversion.self_loading:
+        return False
+    first = next((t for t in conversion.tile_inputs if t.arg == 0), None)
+    if first is None or first.space_of:
+        return False
+    return isinstance(REGISTRY.get(conversion.tile_op).output_memory, (InheritInput, ReusesInput))
+
+
+class ConsumerDemand:
+    """Variable name → the demand of all its consumers (absent: none or conflicting)."""
+
+    def __init__(self) -> None:
+        self._demands: dict[str, SpaceDemand] = {}
+        self._conflicted: set[str] = set()
+
+    def get(self, name: str) -> SpaceDemand | None:
+        return self._demands.get(name)
+
+    def add(self, name: str, demand: SpaceDemand) -> bool:
+        """Merge one consumer's demand; return True if the recorded demand changed."""
+        if name in self._conflicted:
+            return False
+        old = self._demands.get(name)
+        if old is None:
+            self._demands[name] = demand
+            return True
+        if old.space is not demand.space:
+            # Consumers in different buffers: no single load answers both; leave it unset.
+            del self._demands[name]
+            self._conflicted.add(name)
+            return True
+        # Rows are boxed only if every consumer asks for the same box.
+        merged = SpaceDemand(old.space, old.box if old.box == demand.box else None)
+        self._demands[name] = merged
+        return merged != old
+
+    def items(self) -> list[tuple[str, SpaceDemand]]:
+        return sorted(self._demands.items())
+
+
+def collect_consumer_demand(function: Node) -> ConsumerDemand:
+    demand = ConsumerDemand()
+    body: tuple[Node, ...] = getattr(function, "body")
+    while _collect_block(body, demand):
+        pass
+    return demand
+
+
+def _collect_block(body: tuple[Node, ...], demand: ConsumerDemand) -> bool:
+    changed = False
+    for stmt in reversed(body):
+        changed |= _collect_stmt(stmt, demand)
+    return changed
+
+
+def _collect_stmt(stmt: Node, demand: ConsumerDemand) -> bool:
+    kind = stmt.KIND
+    if kind == "ForStmt":
+        changed = _collect_block(getattr(stmt, "body"), demand)
+        for iter_arg in getattr(stmt, "iter_args"):
+            changed |= _propagate(getattr(iter_arg, "var"), getattr(iter_arg, "init"), demand, keep_box=True)
+        return changed
+    if kind == "IfStmt":
+        return _collect_block(getattr(stmt, "then_body"), demand) | _collect_block(getattr(stmt, "else_body"), demand)
+    if kind not in ("AssignStmt", "EvalStmt"):
+        return False
+    value = getattr(stmt, "value")
+    if value.KIND != "Call" or getattr(value, "op") not in REGISTRY:
+        return False
+    target = getattr(stmt, "target") if kind == "AssignStmt" else None
+    return _collect_call(value, target, demand)
+
+
+def _collect_call(call: Node, target: Node | None, demand: ConsumerDemand) -> bool:
+    opdef = REGISTRY.get(getattr(call, "op"))
+    conversion = opdef.to_tile
+    args: tuple[Node, ...] = getattr(call, "args")
+    changed = False
+    if conversion is not None:
+        for tile_input in conversion.tile_inputs:
+            arg = args[tile_input.arg] if tile_input.arg < len(args) else None
+            wanted = operand_demand(call, tile_input)
+            if arg is not None and arg.KIND == "Var" and wanted is not None:
+                changed |= demand.add(getattr(arg, "name"), wanted)
+        for index, wanted in accumulator_demands(call).items():
+            if args[index].KIND == "Var":
+                changed |= demand.add(getattr(args[index], "name"), wanted)
+    if target is not None and propagates_demand(opdef) and args and args[0].KIND == "Var":
+        same_shape = getattr(getattr(target, "type", None), "shape", None) == getattr(getattr(args[0], "type", None), "shape", None)
+        changed |= _propagate(target, args[0], demand, keep_box=same_shape)
+    return changed
+
+
+def _propagate(consumer: Node, producer: Node, demand: ConsumerDemand, keep_box: bool) -> bool:
+    if producer.KIND != "Var":
+        return False
+    wanted = demand.get(getattr(consumer, "name"))
+    if wanted is None:
+        return False
+    return demand.add(getattr(producer, "name"), wanted if keep_box else SpaceDemand(wanted.space))

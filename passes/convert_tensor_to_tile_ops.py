@@ -1,0 +1,506 @@
+"""ConvertTensorToTileOps (Tensor → TileUnplaced): InCore kernels compute on tiles.
+
+Phase 1 of the spec's pass (`convert_tensor_to_tile_ops.md`), for every InCore function:
+
+- consumer demand (`passes.analysis.consumer_space`): where each value's consumers need it, so
+  a `tensor.slice` or a parameter feeding `tensor.matmul` is loaded straight into Mat (with a
+  zero-copy `tile.transpose_view` for a_trans / b_trans) and cube M / N extents are boxed;
+- GM access (`passes.analysis.param_access`): a read-only parameter shares one entry
+  `tile.load`; a parameter written in the function (through any alias) is loaded at each use,
+  so a read after a GM write sees the new value;
+- op conversion through the registry's `to_tile` declarations: bridged operands become tiles,
+  scalar-rhs / row-broadcast dispatch, attributes the tile op declares are forwarded; the
+  self-loading ops (slice, assemble, create, full) build their own loads / stores / seeds; an
+  accumulator demanded in Acc is allocated there, boxed and compact;
+- exit stores: each returned tile is stored into a new `Out` parameter `ret<i>_out`.
+
+Orchestration call sites are updated by `update-orchestration-call-sites` and parameter
+directions by `upgrade-param-directions`, the next passes of the sequence. Converted values are
+renamed `<name>_tile`; entry loads are `<param>_tile`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Sequence
+
+from typing_extensions import override
+
+import languages.gen.tensor as T
+import languages.gen.tile_unplaced as U
+from languages.decls import Tensor, TileUnplaced
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, OpDef, TileConversion, TileInput, static_ints, type_of
+from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.langdef import Language
+from nanopass.node import Node, Span, walk
+from nanopass.passes import Pass, PassContext
+from passes.analysis.consumer_space import (
+    BoxRequest,
+    ConsumerDemand,
+    SpaceDemand,
+    collect_consumer_demand,
+    operand_demand,
+    propagates_demand,
+)
+from passes.analysis.param_access import AccessReport, analyze_param_access
+
+RULE = "ConvertTensorToTileOps"
+INCORE = "InCore"
+ACCUMULATOR_SPACE = MemorySpace.Acc
+
+# GM scalar accesses keep their tensor form on a GM operand (pto.load_scalar / store_scalar
+# through the D-cache) and become their tile form on an on-chip one.
+SCALAR_ACCESS_TILE_FORM = {"tensor.read": "tile.read", "tensor.write": "tile.write"}
+GM_ONLY_OPS = frozenset({"tensor.dim"})
+
+
+def _error(node: Node, message: str, hint: str = "") -> CompileError:
+    return CompileError(Diagnostic.at(node, RULE, message, hint))
+
+
+def index_list(values: Sequence[int], span: Span) -> U.TupleExpr:
+    return U.TupleExpr(tuple(U.ConstInt(v, DataType.INDEX, span=span) for v in values), span=span)
+
+
+def _index(value: int, span: Span) -> U.ConstInt:
+    return U.ConstInt(value, DataType.INDEX, span=span)
+
+
+def _is_row_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
+    """rhs is one value per row of lhs ([.., 1] against [.., n > 1])."""
+    if not isinstance(lhs, TensorType) or not isinstance(rhs, TensorType) or len(lhs.shape) < 2:
+        return False
+    return rhs.shape == lhs.shape[:-1] + (1,) and lhs.shape[-1] != 1
+
+
+@dataclass
+class _FunctionState:
+    """Everything the conversion of one InCore function accumulates."""
+
+    function: T.Function
+    demand: ConsumerDemand
+    access: AccessReport
+    params: frozenset[str]
+    used_names: set[str]
+    env: dict[str, U.Var] = field(default_factory=dict)
+    entry_loads: list[U.Stmt] = field(default_factory=list)
+    entry_cache: dict[tuple[str, SpaceDemand | None], U.Var] = field(default_factory=dict)
+    out_params: dict[int, U.Var] = field(default_factory=dict)
+
+    def fresh(self, base: str) -> str:
+        name, suffix = base, 0
+        while name in self.used_names:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self.used_names.add(name)
+        return name
+
+    def shares_entry_load(self, var: U.Var) -> bool:
+        """Read-only parameters share one load at function entry; anything written (or touched
+        by a call with unknown effects) is reloaded where it is used."""
+        return var.name in self.params and not self.access.has_opaque_calls and not self.access.is_written(var.name)
+
+
+class TensorToTileMutator(U.FromTensor):
+    """Tensor → TileUnplaced: converts InCore bodies, copies every other function."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._state: _FunctionState | None = None
+
+    # -- functions ------------------------------------------------------------------------------
+
+    @override
+    def visit_Function(self, node: T.Function) -> U.Function:
+        if node.func_type != INCORE:
+            return super().visit_Function(node)
+        self._state = _FunctionState(
+            function=node,
+            demand=collect_consumer_demand(node),
+            access=analyze_param_access(node),
+            params=frozenset(p.var.name for p in node.params),
+            used_names={n.name for n in walk(node) if isinstance(n, T.Var)},
+        )
+        try:
+            params = [self.visit_Param(p) for p in node.params]
+            for param in params:
+                self._state.env[param.var.name] = param.var
+            body = self.visit_Stmt_block(node.body)
+            state = self._state
+            params += [U.Param(var, "Out", span=node.span) for _, var in sorted(state.out_params.items())]
+            self.bump("functions_converted")
+            return U.Function(name=node.name, func_type=node.func_type, params=tuple(params),
+                              return_types=node.return_types, body=tuple(state.entry_loads) + body, span=node.span)
+        finally:
+            self._state = None
+
+    @override
+    def visit_Var(self, node: T.Var) -> U.Var:
+        if self._state is not None and node.name in self._state.env:
+            return self._state.env[node.name]
+        return super().visit_Var(node)
+
+    # -- statements -----------------------------------------------------------------------------
+
+    @override
+    def visit_AssignStmt(self, node: T.AssignStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        if self._state is None or not isinstance(node.value, T.Call):
+            return super().visit_AssignStmt(node)
+        pre: list[U.Stmt] = []
+        value = self._convert_call(node.value, node.target, pre)
+        target = self._bind(node.target, value.type)
+        return (*pre, U.AssignStmt(target=target, value=value, span=node.span))
+
+    @override
+    def visit_EvalStmt(self, node: T.EvalStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        if self._state is None or not isinstance(node.value, T.Call):
+            return super().visit_EvalStmt(node)
+        pre: list[U.Stmt] = []
+        value = self._convert_call(node.value, None, pre)
+        return (*pre, U.EvalStmt(value=value, span=node.span))
+
+    @override
+    def visit_ForStmt(self, node: T.ForStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        if self._state is None:
+            return super().visit_ForStmt(node)
+        iter_args = []
+        for iter_arg in node.iter_args:
+            init = self.visit_Expr(iter_arg.init)
+            var = self._bind(iter_arg.var, _expr_type(init))
+            iter_args.append(U.IterArg(var=var, init=init, span=iter_arg.span))
+        body = self.visit_Stmt_block(node.body)
+        self._check_carries(node, [a.var for a in iter_args], body)
+        results = tuple(self._bind(r, a.var.type) for r, a in zip(node.results, iter_args))
+        return U.ForStmt(loop_var=self.visit_Var(node.loop_var), start=self.visit_Expr(node.start),
+                         stop=self.visit_Expr(node.stop), step=self.visit_Expr(node.step),
+                         iter_args=tuple(iter_args), body=body, results=results, kind=node.kind,
+                         attrs=node.attrs, span=node.span)
+
+    @override
+    def visit_IfStmt(self, node: T.IfStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        if self._state is None:
+            return super().visit_IfStmt(node)
+        cond = self.visit_Expr(node.cond)
+        then_body = self.visit_Stmt_block(node.then_body)
+        else_body = self.visit_Stmt_block(node.else_body)
+        then_types = [_expr_type(v) for v in _yielded(then_body)]
+        else_types = [_expr_type(v) for v in _yielded(else_body)]
+        for result, t_type, e_type in zip(node.results, then_types, else_types):
+            if isinstance(t_type, TileType) != isinstance(e_type, TileType):
+                raise _error(node, f"if-result `{result.name}` is an on-chip tile in one branch and a GM tensor "
+                                   "in the other", "compute the value the same way in both branches")
+        results = tuple(self._bind(r, t) for r, t in zip(node.results, then_types))
+        return U.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results, span=node.span)
+
+    @override
+    def visit_ReturnStmt(self, node: T.ReturnStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        state = self._state
+        if state is None:
+            return super().visit_ReturnStmt(node)
+        pre: list[U.Stmt] = []
+        values: list[U.Expr] = []
+        for index, value in enumerate(node.values):
+            converted = self.visit_Expr(value)
+            if isinstance(_expr_type(converted), TileType) and isinstance(converted, U.Var):
+                converted = self._exit_store(index, converted, node.span, pre)
+            values.append(converted)
+        return (*pre, U.ReturnStmt(values=tuple(values), span=node.span))
+
+    def _exit_store(self, index: int, tile: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """Store a returned tile into a new Out parameter; the function returns the stored tensor."""
+        state = self._require_state()
+        ret_type = state.function.return_types[index]
+        if not isinstance(ret_type, TensorType):
+            raise _error(state.function, f"return value {index} of `{state.function.name}` is a tile but the "
+                                         f"function is declared to return {ret_type}",
+                         "declare the return type as a pl.Tensor")
+        out = state.out_params.get(index)
+        if out is None:
+            out = U.Var(state.fresh(f"ret{index}_out"), ret_type, span=state.function.span)
+            state.out_params[index] = out
+        zeros = index_list([0] * len(ret_type.shape), span)
+        store = self._call("tile.store", (tile, zeros, out), (), span)
+        stored = U.Var(state.fresh(f"ret{index}_store"), store.type, span=span)
+        pre.append(U.AssignStmt(target=stored, value=store, span=span))
+        self.bump("exit_stores")
+        return stored
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def _convert_call(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        if not call.op.startswith("tensor."):
+            # Hand-written tile code (or system ops) passes through; its operands may be renamed.
+            return self._call(call.op, tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span,
+                              fallback=call.type)
+        if call.op not in REGISTRY:
+            raise self._unsupported(call)
+        opdef = REGISTRY.get(call.op)
+        if call.op in SCALAR_ACCESS_TILE_FORM or call.op in GM_ONLY_OPS:
+            return self._convert_scalar_access(call)
+        conversion = opdef.to_tile
+        if conversion is None:
+            raise self._unsupported(call)
+        if conversion.self_loading:
+            converter = SELF_LOADING_CONVERTERS.get(call.op)
+            if converter is None:
+                raise self._unsupported(call)
+            return converter(self, call, target, pre)
+        return self._convert_default(call, opdef, conversion, target, pre)
+
+    def _unsupported(self, call: T.Call) -> CompileError:
+        supported = sorted(op.name for op in REGISTRY if op.prefix == "tensor" and
+                           (op.to_tile is not None or op.name in SCALAR_ACCESS_TILE_FORM or op.name in GM_ONLY_OPS))
+        return _error(call, f"`{call.op}` has no tile lowering in an InCore function",
+                      f"rewrite it with supported tensor ops ({', '.join(supported)}) or hand-written tile.* ops")
+
+    def _convert_default(self, call: T.Call, opdef: OpDef, conversion: TileConversion, target: T.Var | None,
+                         pre: list[U.Stmt]) -> U.Call:
+        tile_op = self._dispatch(call, conversion)
+        bridged = {t.arg: t for t in conversion.tile_inputs}
+        args: list[U.Expr] = []
+        for index, arg in enumerate(call.args):
+            tile_input = bridged.get(index)
+            if tile_input is not None and isinstance(type_of(arg), TensorType):
+                args.append(self._bridge(call, tile_input, arg, target, pre))
+            else:
+                args.append(self._operand(call, index, arg))
+        tile_def = REGISTRY.get(tile_op)
+        attrs = tuple((k, v) for k, v in call.attrs if tile_def.attr_decl(k) is not None)
+        self.bump("ops_converted")
+        return self._call(tile_op, tuple(args), attrs, call.span)
+
+    @staticmethod
+    def _dispatch(call: T.Call, conversion: TileConversion) -> str:
+        if len(call.args) > 1:
+            rhs = type_of(call.args[1])
+            if conversion.scalar_rhs_op is not None and isinstance(rhs, ScalarType):
+                return conversion.scalar_rhs_op
+            if conversion.row_broadcast_op is not None and _is_row_broadcast(type_of(call.args[0]), rhs):
+                return conversion.row_broadcast_op
+        return conversion.tile_op
+
+    def _operand(self, call: T.Call, index: int, arg: T.Expr) -> U.Expr:
+        """A non-bridged operand: index lists and scalars as they are, tensors by their value."""
+        value = self.visit_Expr(arg)
+        if isinstance(_expr_type(value), TensorType):
+            raise _error(call, f"operand {index} of `{call.op}` is a GM tensor, but the operator reads it on chip "
+                               "and it cannot be loaded there",
+                         "seed it in the kernel (pl.create_tensor) instead of passing a GM tensor")
+        return value
+
+    def _bridge(self, call: T.Call, tile_input: TileInput, arg: T.Expr, target: T.Var | None,
+                pre: list[U.Stmt]) -> U.Expr:
+        """BridgeInputSpaces: the operand as a tile, loaded where its consumer reads it."""
+        value = self.visit_Expr(arg)
+        if isinstance(value, U.Var) and isinstance(value.type, TensorType):
+            demand = operand_demand(call, tile_input) if tile_input.space_of else self._result_demand(call, target)
+            value = self._load_gm(value, demand, call.span, pre)
+        if tile_input.transpose_attr is not None and attr(call.attrs, tile_input.transpose_attr, False):
+            view = self._call("tile.transpose_view", (value,), (), call.span)
+            name = self._require_state().fresh(f"{_base_name(value)}_t")
+            transposed = U.Var(name, view.type, span=call.span)
+            pre.append(U.AssignStmt(target=transposed, value=view, span=call.span))
+            self.bump("transpose_views")
+            value = transposed
+        return value
+
+    def _result_demand(self, call: T.Call, target: T.Var | None) -> SpaceDemand | None:
+        """A metadata op (set_validshape, reshape) loads its operand where its result is wanted."""
+        if target is None or not propagates_demand(REGISTRY.get(call.op)):
+            return None
+        wanted = self._require_state().demand.get(target.name)
+        if wanted is None:
+            return None
+        same_shape = isinstance(target.type, TensorType) and target.type.shape == getattr(type_of(call.args[0]), "shape", None)
+        return wanted if same_shape else SpaceDemand(wanted.space)
+
+    def _load_gm(self, tensor: U.Var, demand: SpaceDemand | None, span: Span, pre: list[U.Stmt]) -> U.Var:
+        state = self._require_state()
+        shared = state.shares_entry_load(tensor)
+        key = (tensor.name, demand)
+        if shared and key in state.entry_cache:
+            return state.entry_cache[key]
+        assert isinstance(tensor.type, TensorType)
+        rank = len(tensor.type.shape)
+        load = self._load_call(tensor, index_list([0] * rank, span), tensor.type.shape, tensor.type.valid_shape,
+                               demand, span)
+        tile = U.Var(state.fresh(f"{tensor.name}_tile"), load.type, span=span)
+        stmt = U.AssignStmt(target=tile, value=load, span=span)
+        if shared:
+            state.entry_cache[key] = tile
+            state.entry_loads.append(stmt)
+            self.bump("entry_loads")
+        else:
+            pre.append(stmt)
+            self.bump("per_use_loads")
+        return tile
+
+    def _load_call(self, tensor: U.Expr, offsets: U.Expr, shape: tuple[int, ...], valid: tuple[int, ...] | None,
+                   demand: SpaceDemand | None, span: Span) -> U.Call:
+        """tile.load of a window: physical extent boxed as demanded, the true one as valid_shapes."""
+        physical = shape
+        if demand is not None and demand.box is not None and len(shape) == 2:
+            physical = demand.box.physical_shape(shape)
+            if physical != shape:
+                self.bump("boxed_loads")
+                valid = valid if valid is not None else shape
+        args: tuple[U.Expr, ...] = (tensor, offsets, index_list(physical, span))
+        if valid is not None and tuple(valid) != tuple(physical):
+            args += (index_list(valid, span),)
+        attrs: Attrs = (("target_memory", demand.space),) if demand is not None else ()
+        return self._call("tile.load", args, attrs, span)
+
+    def _convert_scalar_access(self, call: T.Call) -> U.Call:
+        """tensor.read / write / dim: GM accesses keep their tensor form (the D-cache path); on a
+        converted (on-chip) value they become the tile form."""
+        args = tuple(self.visit_Expr(a) for a in call.args)
+        op = call.op
+        if args and isinstance(_expr_type(args[0]), TileType):
+            tile_form = SCALAR_ACCESS_TILE_FORM.get(op)
+            if tile_form is None:
+                raise self._unsupported(call)
+            op = tile_form
+        return self._call(op, args, call.attrs, call.span)
+
+    # -- self-loading converters ------------------------------------------------------------------
+
+    def convert_slice(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        source = self.visit_Expr(call.args[0])
+        rest = tuple(self.visit_Expr(a) for a in call.args[1:])
+        if isinstance(_expr_type(source), TileType):
+            return self._call("tile.slice", (source, *rest), (), call.span)
+        shape = static_ints(call.args[1])
+        if shape is None:
+            raise _error(call, "tensor.slice needs a constant shape", "write the shape as a list of integers")
+        valid = static_ints(call.args[3]) if len(call.args) > 3 else None
+        demand = self._require_state().demand.get(target.name) if target is not None else None
+        self.bump("slice_loads")
+        return self._load_call(source, rest[1], shape, valid, demand, call.span)
+
+    def convert_assemble(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        destination = self.visit_Expr(call.args[0])
+        source = self.visit_Expr(call.args[1])
+        offsets = self.visit_Expr(call.args[2])
+        if isinstance(source, U.Var) and isinstance(source.type, TensorType):
+            source = self._load_gm(source, None, call.span, pre)
+        if isinstance(_expr_type(destination), TileType):
+            return self._call("tile.assemble", (destination, source, offsets), (), call.span)
+        self.bump("assemble_stores")
+        return self._call("tile.store", (source, offsets, destination), (), call.span)
+
+    def convert_create(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        shape = static_ints(call.args[0])
+        demand = self._require_state().demand.get(target.name) if target is not None else None
+        if demand is None or shape is None:
+            return self._call("tile.create", (self.visit_Expr(call.args[0]),), call.attrs, call.span)
+        if demand.space is ACCUMULATOR_SPACE:
+            return self._boxed_accumulator(call, shape, demand.box, target, pre)
+        return self._call("tile.create", (index_list(shape, call.span),),
+                          (*call.attrs, ("target_memory", demand.space)), call.span)
+
+    def _boxed_accumulator(self, call: T.Call, shape: tuple[int, ...], box: BoxRequest | None,
+                           target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """HandleBoxedAccCreate: the accumulator is allocated in Acc at the left operand's boxed M.
+        mad lays the product out at pitch ceil(validRow/16)*16, so a padded accumulator is
+        declared compact (readers recompute that pitch); its true extent rides on a
+        tile.set_validshape because tile.create takes none."""
+        physical = box.physical_shape(shape) if box is not None and len(shape) == 2 else shape
+        padded = physical != shape
+        attrs: Attrs = (*call.attrs, ("target_memory", ACCUMULATOR_SPACE), ("compact", padded))
+        create = self._call("tile.create", (index_list(physical, call.span),), attrs, call.span)
+        self.bump("accumulators_created")
+        if not padded:
+            return create
+        state = self._require_state()
+        base = target.name if target is not None else "acc"
+        storage = U.Var(state.fresh(f"{base}_storage"), create.type, span=call.span)
+        pre.append(U.AssignStmt(target=storage, value=create, span=call.span))
+        self.bump("boxed_accumulators")
+        return self._call("tile.set_validshape", (storage, _index(shape[0], call.span), _index(shape[1], call.span)),
+                          (), call.span)
+
+    def convert_full(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        return self._call("tile.full", tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span)
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def _require_state(self) -> _FunctionState:
+        assert self._state is not None, "only InCore functions are converted"
+        return self._state
+
+    def _bind(self, source: T.Var, new_type: Type | None) -> U.Var:
+        """The converted definition of `source`: a value that became a tile is renamed `<name>_tile`."""
+        state = self._require_state()
+        typ = new_type if new_type is not None else source.type
+        name = source.name
+        if isinstance(typ, TileType) and not isinstance(source.type, TileType):
+            name = state.fresh(f"{source.name}_tile")
+        var = U.Var(name, typ, span=source.span)
+        state.env[source.name] = var
+        return var
+
+    def _call(self, op: str, args: tuple[U.Expr, ...], attrs: Attrs, span: Span, fallback: Type | None = None) -> U.Call:
+        anchor = U.Var("<call>", INDEX, span=span)
+        try:
+            typ = REGISTRY.deduce(op, args, attrs, at=anchor)
+        except CompileError:
+            if fallback is None:
+                raise
+            typ = fallback
+        return U.Call(op=op, args=args, attrs=attrs, type=typ, span=span)
+
+    def _check_carries(self, node: T.ForStmt, iter_vars: Sequence[U.Var], body: tuple[U.Stmt, ...]) -> None:
+        for var, value in zip(iter_vars, _yielded(body)):
+            if isinstance(var.type, TileType) != isinstance(_expr_type(value), TileType):
+                where = "a GM tensor" if isinstance(var.type, TensorType) else "an on-chip tile"
+                raise _error(node, f"loop-carried `{var.name}` is seeded by {where} but the loop body yields "
+                                   f"{'a tile' if isinstance(_expr_type(value), TileType) else 'a GM tensor'}",
+                             "seed a computed carry with pl.create_tensor / pl.full, or carry the GM tensor unchanged")
+
+
+def _expr_type(expr: U.Expr) -> Type | None:
+    return type_of(expr)
+
+
+def _yielded(body: Sequence[U.Stmt]) -> tuple[U.Expr, ...]:
+    if body and isinstance(body[-1], U.YieldStmt):
+        return body[-1].values
+    return ()
+
+
+def _base_name(value: U.Expr) -> str:
+    return value.name if isinstance(value, U.Var) else "operand"
+
+
+SelfLoadingConverter = Callable[[TensorToTileMutator, T.Call, "T.Var | None", list[U.Stmt]], U.Call]
+
+# Ops whose lowering owns its loads / stores / allocation (the registry marks them self_loading).
+SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
+    "tensor.slice": TensorToTileMutator.convert_slice,
+    "tensor.assemble": TensorToTileMutator.convert_assemble,
+    "tensor.create": TensorToTileMutator.convert_create,
+    "tensor.full": TensorToTileMutator.convert_full,
+}
+
+
+@dataclass(frozen=True)
+class ConvertTensorToTileOps(Pass[T.Program, U.Program]):
+    """Lower InCore tensor ops to tile ops: demand-driven loads, cube boxing, exit stores + Out params."""
+
+    name: ClassVar[str] = "convert-tensor-to-tile-ops"
+    spec_name: ClassVar[str] = "ConvertTensorToTileOps"
+    source: ClassVar[Language] = Tensor
+    target: ClassVar[Language] = TileUnplaced
+    requires: ClassVar[frozenset[str]] = frozenset({"SSAForm", "NormalizedStmtStructure"})
+    produces: ClassVar[frozenset[str]] = frozenset({"IncoreTileOps"})
+    # Out params are appended here; the orchestration call sites catch up in the next pass.
+    invalidates: ClassVar[frozenset[str]] = frozenset({"CallSitesComplete"})
+
+    @override
+    def run(self, program: T.Program, ctx: PassContext) -> U.Program:
+        mutator = TensorToTileMutator()
+        result = mutator.visit_Program(program)
+        ctx.record_rewriter(mutator)
+        return result

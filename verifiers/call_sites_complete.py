@@ -1,0 +1,50 @@
+"""CallSitesComplete: every call to another function passes one argument per parameter, each
+of the parameter's shape and dtype.
+
+ConvertTensorToTileOps appends `Out` parameters to InCore kernels; until
+update-orchestration-call-sites allocates them at the callers, a call would hand the kernel
+fewer buffers than it writes.
+"""
+
+from __future__ import annotations
+
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node, walk
+from languages.types import TensorType, TileType
+
+RULE = "CallSitesComplete"
+
+
+def _shape_dtype(typ: object) -> tuple[object, object] | None:
+    if isinstance(typ, (TensorType, TileType)):
+        return (typ.shape, typ.dtype)
+    return None
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    functions = {getattr(f, "name"): f for f in getattr(program, "functions", ())}
+    diagnostics: list[Diagnostic] = []
+    for function in functions.values():
+        for node in walk(function):
+            if node.KIND != "FuncCall":
+                continue
+            callee = functions.get(getattr(node, "callee"))
+            if callee is None:
+                continue
+            args = getattr(node, "args")
+            params = getattr(callee, "params")
+            if len(args) != len(params):
+                missing = ", ".join(getattr(p.var, "name") for p in params[len(args):])
+                diagnostics.append(Diagnostic.at(
+                    node, RULE, f"call to `{callee.name}` in `{function.name}` passes {len(args)} arguments; "
+                                f"the callee takes {len(params)}" + (f" (missing {missing})" if missing else ""),
+                    "run update-orchestration-call-sites after convert-tensor-to-tile-ops"))
+                continue
+            for arg, param in zip(args, params):
+                want = _shape_dtype(getattr(param.var, "type"))
+                got = _shape_dtype(getattr(arg, "type", None))
+                if want is not None and got is not None and want != got:
+                    diagnostics.append(Diagnostic.at(
+                        node, RULE, f"argument for `{param.var.name}` of `{callee.name}` has shape/dtype {got}, "
+                                    f"expected {want}", "pass a tensor of the parameter's shape and dtype"))
+    return diagnostics
