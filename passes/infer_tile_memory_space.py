@@ -1,0 +1,434 @@
+"""InferTileMemorySpace (TileUnplaced → TilePlaced): every tile gets a memory space and the
+implicit view of that space; `tile.move` hops are inserted where an operand sits elsewhere than
+its operator reads it from.
+
+Every space comes from the op registry: an op's output rule (Fixed / FromAttr("target_memory") /
+InheritInput / ReusesInput) and its consumers' operand constraints (`input_memory`). Values that
+must share one buffer — an op result and the input it inherits or reuses, a loop's init /
+iter-arg / yielded value / result, an if's phis — are placed together. A group with a fixed
+space takes it (an explicit `target_memory` is never overridden); otherwise the first consumer
+demand wins (staged for loads: MTE2 fills only Vec and Mat); a tile nobody constrains lands in
+Vec, the vector unit's buffer.
+
+Placement runs before L0 tiling here (ARCHITECTURE.md §2): a matmul-family operand constrained
+to Left / Right stays in Mat, and AutoTileMatmulL0 performs the Mat → Left / Right hop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import ClassVar, Sequence
+
+from typing_extensions import override
+
+import languages.gen.tile_placed as P
+import languages.gen.tile_unplaced as U
+from backend.handlers import BackendHandler
+from languages.decls import TilePlaced, TileUnplaced
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load
+from languages.types import Attrs, TileType, Type, attr, with_attr
+from languages.views import implicit_view
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.langdef import Language
+from nanopass.node import Node, walk
+from nanopass.passes import Pass, PassContext
+from passes.analysis.memrefs import backend_handler
+
+# Operand constraints that a matmul-family op may still see satisfied by Mat in TilePlaced: the
+# L0A / L0B hop is L0 tiling's job, because only it knows the L0-sized blocks to extract.
+_L0_OPERAND_SPACES = frozenset({MemorySpace.Left, MemorySpace.Right})
+_MATMUL_FAMILY = "matmul"
+
+
+def deferred_to_l0_tiling(opdef: OpDef, space: MemorySpace | None) -> bool:
+    """Whether a Mat operand satisfies `opdef`'s `space` constraint until AutoTileMatmulL0."""
+    return opdef.family == _MATMUL_FAMILY and space in _L0_OPERAND_SPACES
+
+
+def placement_demand(opdef: OpDef, index: int) -> MemorySpace | None:
+    """The space operand `index` of `opdef` asks its producer for during placement."""
+    decl = opdef.operand_decl(index)
+    if deferred_to_l0_tiling(opdef, decl.input_memory):
+        return MemorySpace.Mat
+    return decl.input_memory
+
+
+def _has_operand(opdef: OpDef, index: int) -> bool:
+    return index < len(opdef.operands) or bool(opdef.operands) and opdef.operands[-1].variadic
+
+
+def _op(call: U.Call | P.Call) -> OpDef:
+    try:
+        return REGISTRY.get(call.op)
+    except KeyError as err:
+        raise CompileError(Diagnostic.at(call, "InferTileMemorySpace", str(err.args[0]))) from None
+
+
+def _is_tile_var(node: Node) -> bool:
+    return node.KIND == "Var" and isinstance(getattr(node, "type"), TileType)
+
+
+def _name(node: Node) -> str:
+    return str(getattr(node, "name"))
+
+
+def _last_yield(body: Sequence[Node]) -> Sequence[Node]:
+    if body and body[-1].KIND == "YieldStmt":
+        return tuple(getattr(body[-1], "values"))
+    return ()
+
+
+@dataclass
+class _Group:
+    fixed: list[MemorySpace] = field(default_factory=list)
+    demands: list[MemorySpace] = field(default_factory=list)
+    loaded: bool = False  # a tile.load-like producer: lands only where MTE2 can write
+
+
+class _Plan:
+    """Union-find over tile variable names with the space constraints of each group."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+        self.groups: dict[str, _Group] = {}
+
+    def find(self, name: str) -> str:
+        self.parent.setdefault(name, name)
+        while self.parent[name] != name:
+            self.parent[name] = self.parent[self.parent[name]]
+            name = self.parent[name]
+        return name
+
+    def group(self, name: str) -> _Group:
+        return self.groups.setdefault(self.find(name), _Group())
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return
+        ga, gb = self.group(ra), self.group(rb)
+        self.parent[rb] = ra
+        ga.fixed.extend(gb.fixed)
+        ga.demands.extend(gb.demands)
+        ga.loaded = ga.loaded or gb.loaded
+        self.groups.pop(rb, None)
+
+    def space(self, name: str) -> MemorySpace:
+        group = self.group(name)
+        if group.fixed:
+            return group.fixed[0]
+        for demand in group.demands:
+            if not group.loaded:
+                return demand
+            try:
+                return staging_space_for_load(demand)
+            except ValueError:
+                continue
+        return MemorySpace.Vec
+
+
+def _collect(plan: _Plan, body: Sequence[Node]) -> None:
+    for stmt in body:
+        kind = stmt.KIND
+        if kind == "AssignStmt":
+            _collect_assign(plan, getattr(stmt, "target"), getattr(stmt, "value"))
+        elif kind == "EvalStmt" and getattr(stmt, "value").KIND == "Call":
+            _collect_demands(plan, getattr(stmt, "value"))
+        elif kind == "ForStmt":
+            yielded = _last_yield(getattr(stmt, "body"))
+            for k, iter_arg in enumerate(getattr(stmt, "iter_args")):
+                if not _is_tile_var(iter_arg.var):
+                    continue
+                plan.group(_name(iter_arg.var))
+                for partner in (iter_arg.init, *yielded[k:k + 1], *getattr(stmt, "results")[k:k + 1]):
+                    if _is_tile_var(partner):
+                        plan.union(_name(iter_arg.var), _name(partner))
+            _collect(plan, getattr(stmt, "body"))
+        elif kind == "IfStmt":
+            then_vals = _last_yield(getattr(stmt, "then_body"))
+            else_vals = _last_yield(getattr(stmt, "else_body"))
+            for k, result in enumerate(getattr(stmt, "results")):
+                if not _is_tile_var(result):
+                    continue
+                plan.group(_name(result))
+                for partner in (*then_vals[k:k + 1], *else_vals[k:k + 1]):
+                    if _is_tile_var(partner):
+                        plan.union(_name(result), _name(partner))
+            _collect(plan, getattr(stmt, "then_body"))
+            _collect(plan, getattr(stmt, "else_body"))
+
+
+def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
+    if not _is_tile_var(target):
+        if value.KIND == "Call":
+            _collect_demands(plan, value)
+        return
+    name = _name(target)
+    group = plan.group(name)
+    declared = getattr(target, "type").memory_space
+    if declared is not None:
+        group.fixed.append(declared)
+    if value.KIND == "Var" and _is_tile_var(value):
+        plan.union(name, _name(value))
+        return
+    if value.KIND != "Call":
+        return
+    opdef = _op(value)  # type: ignore[arg-type]
+    rule = opdef.output_memory
+    args = getattr(value, "args")
+    if isinstance(rule, Fixed):
+        group.fixed.append(rule.space)
+    elif isinstance(rule, FromAttr):
+        explicit = attr(getattr(value, "attrs"), rule.name)
+        if isinstance(explicit, MemorySpace):
+            group.fixed.append(explicit)
+        elif opdef.semantics[:1] == ("load",):
+            group.loaded = True
+    elif isinstance(rule, (InheritInput, ReusesInput)) and rule.index < len(args) and _is_tile_var(args[rule.index]):
+        plan.union(name, _name(args[rule.index]))
+    _collect_demands(plan, value)
+
+
+def _collect_demands(plan: _Plan, call: Node) -> None:
+    opdef = _op(call)  # type: ignore[arg-type]
+    for index, arg in enumerate(getattr(call, "args")):
+        if not _is_tile_var(arg) or not _has_operand(opdef, index):
+            continue
+        demand = placement_demand(opdef, index)
+        if demand is not None:
+            plan.group(_name(arg)).demands.append(demand)
+
+
+def placed_type(ty: TileType, space: MemorySpace) -> TileType:
+    """`ty` in `space`, keeping a view the user stated for that space, else the implicit one."""
+    if ty.memory_space is space and ty.view is not None:
+        return replace(ty, memref=None)
+    return replace(ty, memory_space=space, view=implicit_view(space, ty.shape), memref=None)
+
+
+class _Placer(P.FromTileUnplaced):
+    """Rewrites one program; per-function state is reset in visit_Function."""
+
+    def __init__(self, backend: BackendHandler) -> None:
+        super().__init__()
+        self.backend = backend
+        self.plan = _Plan()
+        self.vars: dict[str, P.Var] = {}
+        self.producers: dict[str, P.Call] = {}
+        self.used_names: set[str] = set()
+
+    # -- functions and variables ------------------------------------------------------------
+
+    @override
+    def visit_Function(self, node: U.Function) -> P.Function:
+        self.plan = _Plan()
+        _collect(self.plan, node.body)
+        self.vars, self.producers = {}, {}
+        self.used_names = {_name(n) for n in _all_vars(node)}
+        return super().visit_Function(node)
+
+    @override
+    def visit_Var(self, node: U.Var) -> P.Var:
+        known = self.vars.get(node.name)
+        if known is not None:
+            return known
+        return self._define(node.name, self._planned_type(node.name, node.type), node)
+
+    def _define(self, name: str, ty: Type, origin: Node) -> P.Var:
+        var = P.Var(name=name, type=ty, span=origin.node_span)
+        self.vars[name] = var
+        return var
+
+    def _planned_type(self, name: str, ty: Type) -> Type:
+        if not isinstance(ty, TileType):
+            return ty
+        return placed_type(ty, self.plan.space(name))
+
+    def _space(self, expr: P.Expr) -> MemorySpace | None:
+        ty = getattr(expr, "type", None)
+        return ty.memory_space if isinstance(ty, TileType) else None
+
+    # -- statements ---------------------------------------------------------------------------
+
+    @override
+    def visit_AssignStmt(self, node: U.AssignStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        if not isinstance(node.value, U.Call):
+            value = self.visit_Expr(node.value)
+            ty = value.type if isinstance(value, P.Var) else self._planned_type(node.target.name, node.target.type)
+            return P.AssignStmt(target=self._define(node.target.name, ty, node.target), value=value, span=node.span)
+        assert isinstance(node.value, U.Call)
+        hops, call = self._place_call(node.value, node.target.name)
+        target = self._define(node.target.name, call.type if isinstance(call.type, TileType) else node.target.type,
+                              node.target)
+        self.producers[target.name] = call
+        return (*hops, P.AssignStmt(target=target, value=call, span=node.span))
+
+    @override
+    def visit_EvalStmt(self, node: U.EvalStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        if not isinstance(node.value, U.Call):
+            return super().visit_EvalStmt(node)
+        hops, call = self._place_call(node.value, None)
+        return (*hops, P.EvalStmt(value=call, span=node.span))
+
+    @override
+    def visit_IterArg(self, node: U.IterArg) -> P.IterArg:
+        init = self.visit_Expr(node.init)
+        ty: Type = node.var.type
+        if isinstance(ty, TileType):
+            init_ty = getattr(init, "type", None)
+            planned = self.plan.space(node.var.name)
+            ty = init_ty if isinstance(init_ty, TileType) and init_ty.memory_space is planned else placed_type(ty, planned)
+        return P.IterArg(var=self._define(node.var.name, ty, node.var), init=init, span=node.span)
+
+    @override
+    def visit_ForStmt(self, node: U.ForStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        iter_args = tuple(self.visit_IterArg(x) for x in node.iter_args)
+        loop_var = self.visit_Var(node.loop_var)
+        start, stop, step = (self.visit_Expr(e) for e in (node.start, node.stop, node.step))
+        body = self.visit_Stmt_block(node.body)
+        body = self._conform_yield(body, [a.var.type for a in iter_args])
+        results = tuple(self._define(r.name, a.var.type, r) for r, a in zip(node.results, iter_args))
+        return P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=iter_args, body=body,
+                         results=results, kind=node.kind, attrs=node.attrs, span=node.span)
+
+    @override
+    def visit_IfStmt(self, node: U.IfStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        cond = self.visit_Expr(node.cond)
+        then_body = self.visit_Stmt_block(node.then_body)
+        then_types = [getattr(v, "type") for v in _last_yield(then_body)]
+        else_body = self._conform_yield(self.visit_Stmt_block(node.else_body), then_types)
+        results = tuple(
+            self._define(r.name, then_types[k] if k < len(then_types) else self._planned_type(r.name, r.type), r)
+            for k, r in enumerate(node.results))
+        return P.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results, span=node.span)
+
+    def _conform_yield(self, body: tuple[P.Stmt, ...], expected: Sequence[Type]) -> tuple[P.Stmt, ...]:
+        """Hop yielded tiles into the space their loop-carried / phi buffer lives in."""
+        if not body or not isinstance(body[-1], P.YieldStmt):
+            return body
+        yield_stmt = body[-1]
+        hops: list[P.Stmt] = []
+        values: list[P.Expr] = []
+        for value, want in zip(yield_stmt.values, expected):
+            space = want.memory_space if isinstance(want, TileType) else None
+            if space is None or self._space(value) in (None, space):
+                values.append(value)
+                continue
+            assert isinstance(value, P.Var)
+            hop, moved = self._hop(value, space, yield_stmt, "pl.yield_")
+            hops.extend(hop)
+            values.append(moved)
+        values.extend(yield_stmt.values[len(values):])
+        if not hops:
+            return body
+        return (*body[:-1], *hops, P.YieldStmt(values=tuple(values), span=yield_stmt.span))
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _place_call(self, call: U.Call, target: str | None) -> tuple[tuple[P.Stmt, ...], P.Call]:
+        opdef = _op(call)
+        args = [self.visit_Expr(a) for a in call.args]
+        hops: list[P.Stmt] = []
+        for index, arg in enumerate(args):
+            if not isinstance(arg, P.Var) or not isinstance(arg.type, TileType) or not _has_operand(opdef, index):
+                continue
+            wanted = self._required_space(opdef, index, arg.type.memory_space)
+            if wanted is not None:
+                hop, args[index] = self._hop(arg, wanted, call, f"{call.op} operand "
+                                             f"`{opdef.operand_decl(index).name}`")
+                hops.extend(hop)
+        attrs = self._materialized_attrs(opdef, call.attrs, target)
+        touches_tiles = isinstance(call.type, TileType) or any(isinstance(getattr(a, "type", None), TileType)
+                                                               for a in args)
+        ty = REGISTRY.deduce(call.op, args, attrs, placed=True, at=call) if touches_tiles else call.type
+        if isinstance(ty, TileType) and target is not None:
+            ty = placed_type(ty, ty.memory_space or self.plan.space(target))
+            if ty.memory_space is not self.plan.space(target):
+                self.bump("placement-conflicts")
+        return tuple(hops), P.Call(op=call.op, args=tuple(args), attrs=attrs, type=ty, span=call.span)
+
+    def _required_space(self, opdef: OpDef, index: int, actual: MemorySpace | None) -> MemorySpace | None:
+        """The space operand `index` must be moved to, or None when `actual` is acceptable."""
+        decl = opdef.operand_decl(index)
+        legal = decl.legal_spaces
+        if not legal or actual in legal:
+            return None
+        if actual is MemorySpace.Mat and deferred_to_l0_tiling(opdef, decl.input_memory):
+            return None
+        demand = placement_demand(opdef, index)
+        return demand if demand is not None else legal[0]
+
+    def _materialized_attrs(self, opdef: OpDef, attrs: Attrs, target: str | None) -> Attrs:
+        """Write the decided space into an unset `target_memory`, so re-deduction keeps it."""
+        rule = opdef.output_memory
+        if target is None or not isinstance(rule, FromAttr) or isinstance(attr(attrs, rule.name), MemorySpace):
+            return attrs
+        self.bump("spaces-inferred")
+        return with_attr(attrs, rule.name, self.plan.space(target))
+
+    def _hop(self, value: P.Var, space: MemorySpace, at: Node, role: str) -> tuple[tuple[P.Stmt, ...], P.Var]:
+        """Statements bringing `value` into `space`: a tile.move where a data path exists, else a
+        re-load of the same GM window when `value` came from a tile.load."""
+        assert isinstance(value.type, TileType) and value.type.memory_space is not None
+        source = value.type.memory_space
+        name = self._fresh(f"{value.name}_{space.name.lower()}")
+        if self.backend.can_move(source, space):
+            call = self._call("tile.move", (value,), (("target_memory", space),), at)
+            self.bump("moves-inserted")
+        else:
+            producer = self.producers.get(value.name)
+            if producer is None or REGISTRY.get(producer.op).semantics[:1] != ("load",) \
+                    or not self.backend.can_move(MemorySpace.DDR, space):
+                raise CompileError(self._no_path(value, source, space, at, role))
+            call = self._call(producer.op, producer.args, with_attr(producer.attrs, "target_memory", space), at)
+            self.bump("reloads-inserted")
+        var = self._define(name, call.type, at)
+        return (P.AssignStmt(target=var, value=call, span=at.node_span),), var
+
+    def _call(self, op: str, args: Sequence[P.Expr], attrs: Attrs, at: Node) -> P.Call:
+        ty = REGISTRY.deduce(op, args, attrs, placed=True, at=at)
+        if isinstance(ty, TileType) and ty.memory_space is not None:
+            ty = placed_type(ty, ty.memory_space)
+        return P.Call(op=op, args=tuple(args), attrs=attrs, type=ty, span=at.node_span)
+
+    def _no_path(self, value: P.Var, source: MemorySpace, space: MemorySpace, at: Node, role: str) -> Diagnostic:
+        reachable = sorted(dst.name for src, dst in self.backend.allowed_moves if src is source)
+        return Diagnostic.at(
+            at, "InferTileMemorySpace",
+            f"{role} needs `{value.name}` in {space.name}, but it lives in {source.name} and "
+            f"{self.backend.name} has no {source.name} → {space.name} data path "
+            f"(from {source.name} it can move to: {', '.join(reachable) or 'nothing'})",
+            hint=f"store `{value.name}` to a GM tensor with pl.tile.store and load it again into "
+                 f"{space.name} (e.g. in a separate kernel), or compile for a backend with a direct "
+                 f"{source.name} → {space.name} move (Ascend950 has Acc → Vec and Vec → Mat)")
+
+    def _fresh(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.used_names:
+            name, n = f"{base}_{n}", n + 1
+        self.used_names.add(name)
+        return name
+
+
+def _all_vars(function: Node) -> list[Node]:
+    return [n for n in walk(function) if n.KIND == "Var"]
+
+
+@dataclass(frozen=True)
+class InferTileMemorySpace(Pass[U.Program, P.Program]):
+    """Give every tile a memory space and its implicit view; insert tile.move hops."""
+
+    name: ClassVar[str] = "infer-tile-memory-space"
+    spec_name: ClassVar[str] = "InferTileMemorySpace"
+    source: ClassVar[Language] = TileUnplaced
+    target: ClassVar[Language] = TilePlaced
+    requires: ClassVar[frozenset[str]] = frozenset({"SSAForm"})
+    produces: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+
+    @override
+    def run(self, program: U.Program, ctx: PassContext) -> P.Program:
+        placer = _Placer(backend_handler(ctx))
+        out = placer.visit_Program(program)
+        ctx.record_rewriter(placer)
+        return out

@@ -1,0 +1,56 @@
+"""HasMemRefs: every tile is bound to a MemRef in its own memory space, big enough to hold it.
+
+The size is checked against the tile's logical footprint (Rows·Cols·bytes, NUMERICS.md §5): a
+MemRef may be larger (L0C row padding, a reused buffer) but never smaller, or the tile would
+spill into its neighbour's bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from languages.types import TileType, TupleType
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node, walk
+
+RULE = "HasMemRefs"
+
+
+def _tiles(ty: object) -> Iterator[TileType]:
+    if isinstance(ty, TileType):
+        yield ty
+    elif isinstance(ty, TupleType):
+        for item in ty.types:
+            yield from _tiles(item)
+
+
+def _label(node: Node) -> str:
+    return f"`{getattr(node, 'name')}`" if node.KIND == "Var" else f"the result of {getattr(node, 'op')}"
+
+
+def _check(node: Node, tile: TileType) -> Diagnostic | None:
+    memref = tile.memref
+    if memref is None:
+        return Diagnostic.at(node, RULE, f"tile {_label(node)} has no MemRef",
+                             hint="run init-mem-ref before this point")
+    if memref.space is not tile.memory_space:
+        space = tile.memory_space.name if tile.memory_space is not None else "no space"
+        return Diagnostic.at(node, RULE, f"tile {_label(node)} is in {space} but its MemRef {memref.name} "
+                             f"is in {memref.space.name}", hint="a MemRef must live in its tile's memory space")
+    if memref.size < tile.nbytes:
+        return Diagnostic.at(node, RULE, f"tile {_label(node)} needs {tile.nbytes} bytes but its MemRef "
+                             f"{memref.name} has {memref.size}",
+                             hint="a buffer shared by several tiles must be as large as the largest")
+    return None
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for node in walk(program):
+        if node.KIND not in ("Var", "Call"):
+            continue
+        for tile in _tiles(getattr(node, "type")):
+            problem = _check(node, tile)
+            if problem is not None:
+                diagnostics.append(problem)
+    return diagnostics

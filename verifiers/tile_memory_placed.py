@@ -1,0 +1,80 @@
+"""TileMemoryPlaced: every tile has a memory space and a view, and every operand sits where its
+operator reads it from (the op registry's `input_memory` / accepted spaces).
+
+The one exception is the TilePlaced contract (ARCHITECTURE.md §2): placement runs before L0
+tiling, so a matmul-family operand constrained to Left / Right may still sit in Mat — the
+Mat → L0 hop is AutoTileMatmulL0's job (whose own verifier checks the L0 side afterwards).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, OpDef
+from languages.types import TileType, TupleType, Type
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node, walk
+
+RULE = "TileMemoryPlaced"
+_L0_OPERAND_SPACES = frozenset({MemorySpace.Left, MemorySpace.Right})
+
+
+def _tiles(ty: object) -> Iterator[TileType]:
+    if isinstance(ty, TileType):
+        yield ty
+    elif isinstance(ty, TupleType):
+        for item in ty.types:
+            yield from _tiles(item)
+
+
+def _mat_until_l0_tiling(opdef: OpDef, constraint: MemorySpace | None, actual: MemorySpace) -> bool:
+    return opdef.family == "matmul" and constraint in _L0_OPERAND_SPACES and actual is MemorySpace.Mat
+
+
+def _check_types(node: Node) -> list[Diagnostic]:
+    ty: Type | None = getattr(node, "type", None)
+    out: list[Diagnostic] = []
+    for tile in _tiles(ty):
+        if tile.memory_space is None or tile.view is None:
+            what = f"`{getattr(node, 'name')}`" if node.KIND == "Var" else f"the result of {getattr(node, 'op')}"
+            out.append(Diagnostic.at(node, RULE, f"{what} is a tile without a memory space or view",
+                                     hint="run infer-tile-memory-space before this point"))
+    return out
+
+
+def _check_operands(call: Node) -> list[Diagnostic]:
+    op = str(getattr(call, "op"))
+    if op not in REGISTRY:
+        return []
+    opdef = REGISTRY.get(op)
+    out: list[Diagnostic] = []
+    for index, arg in enumerate(getattr(call, "args")):
+        ty = getattr(arg, "type", None)
+        if not isinstance(ty, TileType) or ty.memory_space is None:
+            continue
+        try:
+            decl = opdef.operand_decl(index)
+        except IndexError:
+            continue
+        legal = decl.legal_spaces
+        if not legal or ty.memory_space in legal or _mat_until_l0_tiling(opdef, decl.input_memory, ty.memory_space):
+            continue
+        name = f"`{getattr(arg, 'name')}`" if arg.KIND == "Var" else "the value"
+        out.append(Diagnostic.at(
+            call, RULE,
+            f"{op} reads operand `{decl.name}` from {' or '.join(s.name for s in legal)}, but {name} is in "
+            f"{ty.memory_space.name}",
+            hint=f"insert pl.tile.move({getattr(arg, 'name', 'x')}, target_memory=pl.Mem.{legal[0].name}) "
+                 f"before the call (infer-tile-memory-space does this)"))
+    return out
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for node in walk(program):
+        if node.KIND in ("Var", "Call"):
+            diagnostics.extend(_check_types(node))
+        if node.KIND == "Call":
+            diagnostics.extend(_check_operands(node))
+    return diagnostics
