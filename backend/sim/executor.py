@@ -1,0 +1,767 @@
+"""Execute PTO-language programs on the machine model (NUMERICS.md section 5).
+
+The PTO language is the IR form of PTO-ISA MLIR (see `languages/ops/pto_ops.py`): constants
+are `arith.constant`, GM tensors are seen through `pto.make_tensor_view` / `pto.partition_view`,
+tile buffers are `pto.alloc_tile` handles at a byte address, and instructions are
+destination-passing `EvalStmt(pto.tX(*ins, out))`.  Each instruction's meaning comes from its
+registry `semantics` key; the executor reads and writes the operands' bytes through the
+machine (addresses, layouts, pads, valid regions) and computes values with
+`backend.sim.instructions`, i.e. with `backend.numerics`.
+
+Entry points:
+
+* `run_kernel(function, inputs, handler, checked=True, machine=None) -> dict[str, ndarray]`
+  runs one InCore kernel.  `inputs` maps parameter names to arrays (tensors, given as their
+  dtype or as same-width raw bit patterns) or Python / NumPy scalars.  A tensor parameter
+  missing from `inputs` starts poisoned (an output the kernel must write).  The result maps
+  every `Out` / `InOut` tensor parameter to its final contents, plus `ret0`, `ret1`, ... for
+  values the kernel returns.
+* `run_pto(program, inputs, handler, checked=True, kernel=None)` runs the program's single
+  kernel (or the one named `kernel`).  A multi-kernel program's orchestration is not in PTO:
+  the caller interprets the orchestration function and calls `run_kernel` once per kernel
+  call, passing the current contents of every tensor argument and taking back the Out / InOut
+  ones.  Each `run_kernel` call starts on a fresh machine (on-chip buffers poisoned), as a
+  separate kernel launch does.
+
+Partition views address a tensor in its logical coordinates (the `tile.load` offsets); the
+`layout` of `pto.make_tensor_view` ("nd" / "dn") only decides how the GM buffer is stored.
+Only one AIV lane is modelled (no `split_aiv` FIFOs yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Final, Mapping, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from backend import numerics
+from backend.handlers import BackendHandler, get_backend
+from backend.numerics import ArithmeticFault, NumericsError
+from backend.sim import instructions as ins
+from backend.sim.machine import GmTensor, Machine, SimulationError, TileHandle, handle_for
+from languages.gen import pto as P
+from languages.memory_space import MemorySpace
+from languages.ops.pto_ops import OPS as PTO_OPS
+from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
+from nanopass.node import NO_SPAN, Span
+
+Array = npt.NDArray[Any]
+ScalarValue = Union[int, float, bool]
+
+
+@dataclass(frozen=True)
+class TensorViewValue:
+    """A `pto.make_tensor_view` result: the GM tensor it looks at."""
+
+    tensor: GmTensor
+
+
+@dataclass(frozen=True)
+class PartitionValue:
+    """A `pto.partition_view` result: a static window of a GM tensor."""
+
+    tensor: GmTensor
+    offsets: tuple[int, ...]
+    sizes: tuple[int, ...]
+
+
+Value = Union[ScalarValue, TileHandle, TensorViewValue, PartitionValue, GmTensor]
+
+# Instructions not (yet) declared in languages/ops/pto_ops.py but understood here.
+_EXTRA_SEMANTICS: Final[dict[str, tuple[str, ...]]] = {
+    "pto.tmatmul.bias": ("matmul_bias",),
+    "pto.trowexpand": ("row_broadcast",),
+    "pto.tcolexpand": ("col_broadcast",),
+}
+SEMANTICS: Final[dict[str, tuple[str, ...]]] = {**{op.name: op.semantics for op in PTO_OPS}, **_EXTRA_SEMANTICS}
+
+
+def _dtype(tile: TileHandle) -> str:
+    return tile.dtype.name
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+# MAD lays the product out in L0C at a pitch derived from the Left operand's valid rows.
+_MAD_ROW_BOX: Final = 16
+
+
+class _Instr:
+    """Context of one executing instruction: its name and span for every message."""
+
+    def __init__(self, op: str, span: Span) -> None:
+        self.op = op
+        self.span = span
+
+    def fail(self, message: str, hint: str = "") -> SimulationError:
+        return SimulationError(f"{self.op}: {message}", self.span, hint)
+
+
+class Executor:
+    """Runs one function's statements against a `Machine`."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        self.env: dict[str, Value] = {}
+
+    # -- values -----------------------------------------------------------------------------
+
+    def lookup(self, var: P.Var) -> Value:
+        try:
+            return self.env[var.name]
+        except KeyError:
+            raise SimulationError(f"%{var.name} is used before it is defined", var.span) from None
+
+    def eval(self, expr: P.Expr) -> Value:
+        if isinstance(expr, P.Var):
+            return self.lookup(expr)
+        if isinstance(expr, P.ConstInt):
+            return _wrap_int(expr.value, expr.dtype)
+        if isinstance(expr, P.ConstFloat):
+            return _float_scalar(expr.value, expr.dtype)
+        if isinstance(expr, P.ConstBool):
+            return expr.value
+        if isinstance(expr, P.BinOp):
+            return self.eval_binop(expr)
+        if isinstance(expr, P.UnaryOp):
+            operand = self.scalar(expr.operand)
+            return (not operand) if expr.op == "not" else -operand
+        if isinstance(expr, P.Call):
+            return self.eval_call(expr, None)
+        raise SimulationError(f"cannot evaluate a {expr.KIND} here", expr.span)
+
+    def scalar(self, expr: P.Expr) -> ScalarValue:
+        value = self.eval(expr)
+        if isinstance(value, np.generic):
+            item: ScalarValue = value.item()
+            return item
+        if not isinstance(value, (int, float, bool)):
+            raise SimulationError(f"expected a scalar, got {type(value).__name__}", expr.span)
+        return value
+
+    def index(self, expr: P.Expr) -> int:
+        value = self.scalar(expr)
+        if isinstance(value, float):
+            raise SimulationError(f"expected an integer index, got {value}", expr.span)
+        return int(value)
+
+    def indices(self, expr: P.Expr) -> tuple[int, ...]:
+        if isinstance(expr, P.TupleExpr):
+            return tuple(self.index(e) for e in expr.elements)
+        return (self.index(expr),)
+
+    def tile(self, expr: P.Expr, instr: _Instr) -> TileHandle:
+        """An instruction operand's tile, named by the operand's SSA name for messages."""
+        value = self.handle(expr, instr)
+        if isinstance(expr, P.Var) and expr.name != value.name:
+            return replace(value, name=expr.name)
+        return value
+
+    def handle(self, expr: P.Expr, instr: _Instr) -> TileHandle:
+        """The shared handle itself (what `pto.set_validshape` mutates)."""
+        value = self.eval(expr)
+        if not isinstance(value, TileHandle):
+            raise instr.fail(f"operand {_name(expr)} is not a tile buffer")
+        return value
+
+    def eval_binop(self, expr: P.BinOp) -> ScalarValue:
+        lhs, rhs = self.scalar(expr.lhs), self.scalar(expr.rhs)
+        if expr.op in ("//", "%") and not isinstance(rhs, float) and rhs == 0:
+            raise SimulationError(f"integer division by zero in `{expr.op}`", expr.span)
+        if expr.op not in _PY_BINOPS:
+            raise SimulationError(f"unknown scalar operator `{expr.op}`", expr.span)
+        result: ScalarValue = _PY_BINOPS[expr.op](lhs, rhs)
+        return result
+
+    # -- statements -------------------------------------------------------------------------
+
+    def run_block(self, body: tuple[P.Stmt, ...]) -> tuple[Value, ...] | None:
+        """Execute a block; returns the values of its terminating yield / return (if any)."""
+        for stmt in body:
+            if isinstance(stmt, P.YieldStmt):
+                return tuple(self.eval(v) for v in stmt.values)
+            if isinstance(stmt, P.ReturnStmt):
+                return tuple(self.eval(v) for v in stmt.values)
+            self.run_stmt(stmt)
+        return None
+
+    def run_stmt(self, stmt: P.Stmt) -> None:
+        if isinstance(stmt, P.AssignStmt):
+            value = stmt.value
+            self.env[stmt.target.name] = (
+                self.eval_call(value, stmt.target) if isinstance(value, P.Call) else self.eval(value))
+        elif isinstance(stmt, P.EvalStmt):
+            if not isinstance(stmt.value, P.Call):
+                raise SimulationError("a PTO statement must be an instruction call", stmt.span)
+            self.eval_call(stmt.value, None, stmt.span)
+        elif isinstance(stmt, P.ForStmt):
+            self.run_for(stmt)
+        elif isinstance(stmt, P.IfStmt):
+            self.run_if(stmt)
+        else:
+            raise SimulationError(f"unexpected {stmt.KIND} in the middle of a block", stmt.span)
+
+    def run_for(self, stmt: P.ForStmt) -> None:
+        start, stop, step = self.index(stmt.start), self.index(stmt.stop), self.index(stmt.step)
+        if step <= 0:
+            raise SimulationError(f"scf.for step must be positive, got {step}", stmt.span)
+        carried = tuple(self.eval(it.init) for it in stmt.iter_args)
+        for i in range(start, stop, step):
+            self.env[stmt.loop_var.name] = i
+            for it, value in zip(stmt.iter_args, carried):
+                self.env[it.var.name] = value
+            yielded = self.run_block(stmt.body)
+            if stmt.iter_args:
+                if yielded is None or len(yielded) != len(stmt.iter_args):
+                    raise SimulationError("scf.for body must yield one value per iter_arg", stmt.span)
+                carried = yielded
+        self._bind_results(stmt.results, carried, stmt.span)
+
+    def run_if(self, stmt: P.IfStmt) -> None:
+        taken = stmt.then_body if self.scalar(stmt.cond) else stmt.else_body
+        yielded = self.run_block(taken)
+        self._bind_results(stmt.results, yielded or (), stmt.span)
+
+    def _bind_results(self, results: tuple[P.Var, ...], values: tuple[Value, ...], span: Span) -> None:
+        if len(results) != len(values):
+            raise SimulationError(f"region yields {len(values)} values for {len(results)} results", span)
+        for var, value in zip(results, values):
+            self.env[var.name] = value
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def eval_call(self, call: P.Call, target: P.Var | None, span: Span = NO_SPAN) -> Value:
+        where = call.span if call.span.known else span
+        instr = _Instr(call.op, where)
+        if call.op.startswith("arith."):
+            return self.arith(call, instr)
+        semantics = SEMANTICS.get(call.op)
+        if semantics is None:
+            raise instr.fail("the simulator does not implement this instruction")
+        handler = _VALUE_OPS.get(semantics[0])
+        if handler is not None:
+            return handler(self, call, target, instr)
+        action = _DPS_OPS.get(semantics[0])
+        if action is None:
+            raise instr.fail(f"no simulation for semantics {semantics[0]!r}")
+        if not call.args:
+            raise instr.fail("a destination-passing instruction needs an outs() operand")
+        try:
+            action(self, call, semantics, instr)
+        except ArithmeticFault as fault:
+            raise instr.fail(f"{fault.args[0]}", "check the divisor operand's values") from None
+        except (NumericsError, ins.InstructionError) as err:
+            raise instr.fail(str(err)) from None
+        if target is not None:
+            return self.eval(call.args[-1])
+        return 0
+
+    # -- arith ------------------------------------------------------------------------------
+
+    def arith(self, call: P.Call, instr: _Instr) -> Value:
+        if call.op == "arith.constant":
+            return self.eval(call.args[0])
+        if call.op in ("arith.cmpi", "arith.cmpf"):
+            predicate = str(attr(call.attrs, "predicate"))
+            if predicate not in _PREDICATES:
+                raise instr.fail(f"unknown comparison predicate {predicate!r}")
+            return bool(_PREDICATES[predicate](self.scalar(call.args[0]), self.scalar(call.args[1])))
+        if call.op == "arith.index_cast":
+            dtype = attr(call.attrs, "dtype")
+            value = self.index(call.args[0])
+            return _wrap_int(value, dtype) if isinstance(dtype, DataType) else value
+        values = [self.scalar(a) for a in call.args]
+        name = call.op.split(".", 1)[1]
+        if name in _INT_ARITH:
+            if name in ("floordivsi", "remsi", "divsi") and values[1] == 0:
+                raise instr.fail(f"integer division by zero ({values[0]} / 0)")
+            result = _INT_ARITH[name](*[int(v) for v in values])
+            ty = _scalar_dtype(call.args[0])
+            return _wrap_int(result, ty) if ty is not None else result
+        if name in _FLOAT_ARITH:
+            dtype = _scalar_dtype(call.args[0]) or DataType.FP32
+            operands = [np.asarray(v, dtype=np.float64) for v in values]
+            with np.errstate(all="ignore"):
+                exact = _FLOAT_ARITH[name](*operands)
+            return _float_scalar(float(exact), dtype)
+        raise instr.fail("the simulator does not implement this arith op")
+
+    # -- value-producing PTO ops ------------------------------------------------------------
+
+    def make_tensor_view(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        pointer = call.args[0]
+        if not isinstance(pointer, P.Var):
+            raise instr.fail("the pointer operand must be a kernel parameter")
+        tensor = self.lookup(pointer)
+        if not isinstance(tensor, GmTensor):
+            raise instr.fail(f"%{pointer.name} is not a tensor parameter")
+        tensor.set_layout(str(attr(call.attrs, "layout", "nd")))
+        return TensorViewValue(tensor)
+
+    def partition_view(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        view = self.eval(call.args[0])
+        if not isinstance(view, TensorViewValue):
+            raise instr.fail("the first operand must be a pto.make_tensor_view result")
+        offsets = self.indices(call.args[1])
+        sizes = attr(call.attrs, "sizes")
+        if not isinstance(sizes, tuple):
+            if target is None or not isinstance(target.type, ViewType):
+                raise instr.fail("missing static sizes")
+            sizes = target.type.shape
+        sizes_t = tuple(int(s) for s in sizes)
+        shape = view.tensor.shape
+        if len(offsets) != len(shape) or len(sizes_t) != len(shape):
+            raise instr.fail(f"offsets {list(offsets)} / sizes {list(sizes_t)} do not match the rank of "
+                             f"tensor {view.tensor.name} {list(shape)}")
+        for axis, (off, size, dim) in enumerate(zip(offsets, sizes_t, shape)):
+            if off < 0 or off + size > dim:
+                raise instr.fail(f"window offset {off} + size {size} leaves tensor {view.tensor.name} "
+                                 f"axis {axis} of extent {dim}")
+        return PartitionValue(view.tensor, offsets, sizes_t)
+
+    def alloc_tile(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        if target is None or not isinstance(target.type, TileType):
+            raise instr.fail("pto.alloc_tile must bind a tile-typed value")
+        tile = target.type
+        if tile.memref is None or tile.memory_space is None:
+            raise instr.fail(f"%{target.name} has no memory space / address")
+        if call.args:
+            # The printed `addr = %c..._i64` operand is what the hardware sees.
+            address = self.index(call.args[0])
+            tile = TileType(tile.shape, tile.dtype, tile.valid_shape, tile.memory_space, tile.view,
+                            MemRef(tile.memref.name, tile.memref.space, address, tile.memref.size))
+        assert tile.memref is not None and tile.memory_space is not None
+        alignment = self.machine.handler.alignment(tile.memory_space)
+        if tile.memref.offset % alignment:
+            raise instr.fail(f"tile {target.name} in {tile.memory_space.name} at addr {tile.memref.offset} is "
+                             f"not aligned to the space's {alignment}-byte boundary")
+        return handle_for(target.name, tile)
+
+    def subview(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        source = self.handle(call.args[0], instr)
+        offsets = self.indices(call.args[1])
+        sizes, valid = attr(call.attrs, "sizes"), attr(call.attrs, "valid")
+        if not isinstance(sizes, tuple) or len(sizes) != 2 or len(offsets) != 2:
+            raise instr.fail("pto.subview needs 2-D offsets and sizes")
+        shape = (int(sizes[0]), int(sizes[1]))
+        valid_dims = (int(valid[0]), int(valid[1])) if isinstance(valid, tuple) and len(valid) == 2 else shape
+        origin = (source.origin[0] + offsets[0], source.origin[1] + offsets[1])
+        if origin[0] + shape[0] > source.origin[0] + source.shape[0] or \
+                origin[1] + shape[1] > source.origin[1] + source.shape[1]:
+            raise instr.fail(f"window {list(shape)} at {list(offsets)} leaves {source.describe()}")
+        name = target.name if target is not None else source.name
+        return TileHandle(name, source.storage, shape, valid_dims, origin, source.buffer)
+
+    def set_validshape(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        tile = self.handle(call.args[0], instr)
+        rows, cols = self.index(call.args[1]), self.index(call.args[2])
+        if not (0 <= rows <= tile.shape[0] and 0 <= cols <= tile.shape[1]):
+            raise instr.fail(f"valid shape [{rows}, {cols}] outside {tile.describe()}")
+        # The handle is mutated in place: every SSA name bound to it sees the new extent.
+        tile.valid = (rows, cols)
+        return 0
+
+    # -- data movement ----------------------------------------------------------------------
+
+    def dps_operands(self, call: P.Call, instr: _Instr, count: int) -> tuple[list[P.Expr], P.Expr]:
+        *inputs, out = call.args
+        if len(inputs) < count:
+            raise instr.fail(f"expected at least {count} ins() operands, got {len(inputs)}")
+        return inputs, out
+
+    def partition(self, expr: P.Expr, instr: _Instr) -> PartitionValue:
+        value = self.eval(expr)
+        if not isinstance(value, PartitionValue):
+            raise instr.fail(f"operand {_name(expr)} is not a pto.partition_view")
+        return value
+
+    @staticmethod
+    def window_index(part: PartitionValue, region: tuple[int, int], instr: _Instr) -> tuple[Array, ...]:
+        """Multi-indices of the top-left `region` of a partition seen as 2-D [prod(lead), last]."""
+        sizes = part.sizes if part.sizes else (1,)
+        rows = int(np.prod(sizes[:-1], dtype=np.int64)) if len(sizes) > 1 else 1
+        cols = sizes[-1]
+        if region[0] > rows or region[1] > cols:
+            raise instr.fail(f"tile valid region {list(region)} exceeds the partition window "
+                             f"{list(part.sizes)} of tensor {part.tensor.name}")
+        grid = np.indices(sizes).reshape(len(sizes), rows, cols)[:, : region[0], : region[1]]
+        return tuple(grid[axis] + part.offsets[axis] for axis in range(len(sizes)))
+
+    def load(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        part, tile = self.partition(inputs[0], instr), self.tile(out, instr)
+        if part.tensor.dtype is not tile.dtype:
+            raise instr.fail(f"tensor {part.tensor.name} is {part.tensor.dtype.name} but the tile is "
+                             f"{tile.dtype.name}", "insert a pto.tcvt after the load")
+        index = self.window_index(part, tile.valid, instr)
+        window = self.machine.read_gm(part.tensor, index, instr.op, instr.span)
+        if tile.view.pad == "null":
+            # A null pad leaves the bytes outside the valid region as they were (poison if new).
+            self.machine.write_tile(tile, window, instr.op, instr.span)
+        else:
+            filled = ins.tload(window, tile.shape, _dtype(tile), tile.view.pad)
+            self.machine.write_tile(tile, filled, instr.op, instr.span)
+
+    def store(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        tile, part = self.tile(inputs[0], instr), self.partition(out, instr)
+        from_acc = tile.space is MemorySpace.Acc
+        values = self.machine.read_tile(tile, instr.op, instr.span)
+        converted = ins.tstore(values, _dtype(tile), part.tensor.dtype.name, from_acc)
+        index = self.window_index(part, tile.valid, instr)
+        self.machine.write_gm(part.tensor, index, converted, instr.op, instr.span)
+
+    def read_source(self, src: TileHandle, region: tuple[int, int], instr: _Instr, dst: TileHandle,
+                    origin: tuple[int, int] = (0, 0)) -> Array:
+        """Read a move's source; Acc -> Mat readers (TMovCcToCb, TExtractAccToMat) have no compact
+        branch in PTO-ISA, so they walk L0C at the physical Rows pitch."""
+        pitch = None
+        if src.space is MemorySpace.Acc and dst.space is MemorySpace.Mat:
+            pitch = src.storage.shape[0]
+        return self.machine.read_tile(src, instr.op, instr.span, region, origin, pitch)
+
+    def move(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        values = self.read_source(src, dst.valid, instr, dst)
+        converted = ins.tmov(values, _dtype(src), _dtype(dst), src.space is MemorySpace.Acc)
+        self.machine.write_tile(dst, converted, instr.op, instr.span)
+
+    def extract(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 3)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        row, col = self.index(inputs[1]), self.index(inputs[2])
+        if row + dst.valid[0] > src.shape[0] or col + dst.valid[1] > src.shape[1]:
+            raise instr.fail(f"window {list(dst.valid)} at [{row}, {col}] leaves source {src.describe()}")
+        values = self.read_source(src, dst.valid, instr, dst, (row, col))
+        converted = ins.convert_move(values, _dtype(src), _dtype(dst), src.space is MemorySpace.Acc)
+        self.machine.write_tile(dst, converted, instr.op, instr.span)
+
+    def assemble(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 3)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        row, col = self.index(inputs[1]), self.index(inputs[2])
+        values = self.machine.read_tile(src, instr.op, instr.span)
+        converted = ins.convert_move(values, _dtype(src), _dtype(dst), src.space is MemorySpace.Acc)
+        self.machine.write_tile(dst, converted, instr.op, instr.span, origin=(row, col))
+
+    def transpose(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        rows, cols = dst.valid
+        values = self.machine.read_tile(src, instr.op, instr.span, (cols, rows))
+        self.machine.write_tile(dst, ins.ttrans(values), instr.op, instr.span)
+
+    def reshape(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        # Metadata only: the destination reads the same bytes under a new shape.  A distinct
+        # destination buffer gets a byte copy (with its written map), never a re-layout.
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        if src.storage.memref is None or dst.storage.memref is None:
+            raise instr.fail("both tiles need an address")
+        if src.space is not dst.space or src.storage.nbytes != dst.storage.nbytes:
+            raise instr.fail(f"cannot reshape {src.describe()} into {dst.describe()}: the byte size or "
+                             "memory space differs")
+        start, target = src.storage.memref.offset, dst.storage.memref.offset
+        size = src.storage.nbytes
+        if start != target:
+            memory, written = self.machine.memory[src.space], self.machine.written[src.space]
+            memory[target:target + size] = memory[start:start + size].copy()
+            written[target:target + size] = written[start:start + size].copy()
+
+    def full(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        dst = self.tile(out, instr)
+        values = ins.texpands(self.scalar(inputs[0]), dst.valid, _dtype(dst))
+        self.machine.write_tile(dst, values, instr.op, instr.span)
+
+    def fillpad(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        values = self.machine.read_tile(src, instr.op, instr.span)
+        filled = ins.tload(values, dst.shape, _dtype(dst), dst.view.pad)
+        self.machine.write_tile(dst, filled if dst.view.pad != "null" else values, instr.op, instr.span)
+
+    # -- cube -------------------------------------------------------------------------------
+
+    def matmul(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        kind = semantics[0]
+        inputs, out = self.dps_operands(call, instr, 3 if kind == "matmul_acc" else 2)
+        first = 1 if kind == "matmul_acc" else 0
+        lhs, rhs = self.tile(inputs[first], instr), self.tile(inputs[first + 1], instr)
+        dst = self.tile(out, instr)
+        self._check_cube_spaces(lhs, rhs, dst, instr)
+        m, k = lhs.valid
+        n = rhs.valid[1]
+        if rhs.valid[0] < k:
+            raise instr.fail(f"Right {rhs.describe()} has {rhs.valid[0]} valid rows, fewer than Left's K = {k}")
+        a = self.machine.read_tile(lhs, instr.op, instr.span)
+        b = self.machine.read_tile(rhs, instr.op, instr.span, (k, n))
+        in_dtype = _dtype(lhs)
+        if _dtype(rhs) != in_dtype:
+            raise instr.fail(f"Left is {in_dtype} but Right is {_dtype(rhs)}")
+        pitch = _round_up(m, _MAD_ROW_BOX)
+        if kind == "matmul":
+            result = ins.tmatmul(a, b, in_dtype)
+        elif kind == "matmul_acc":
+            acc_in = self.tile(inputs[0], instr)
+            start = self.machine.read_tile(acc_in, instr.op, instr.span, (m, n), pitch=pitch)
+            result = ins.tmatmul_acc(start, a, b, in_dtype)
+        else:
+            bias = self.tile(inputs[2], instr)
+            bias_row = self.machine.read_tile(bias, instr.op, instr.span, (1, n))
+            result = ins.tmatmul_bias(a, b, bias_row, in_dtype)
+        if np.dtype(result.dtype) != numerics.np_dtype(_dtype(dst)):
+            raise instr.fail(f"the accumulator {dst.describe()} must be {numerics.dtype_name_of(result)}")
+        self.machine.write_tile(dst, result, instr.op, instr.span, pitch=pitch)
+
+    @staticmethod
+    def _check_cube_spaces(lhs: TileHandle, rhs: TileHandle, dst: TileHandle, instr: _Instr) -> None:
+        expected = ((lhs, MemorySpace.Left, "lhs"), (rhs, MemorySpace.Right, "rhs"), (dst, MemorySpace.Acc, "acc"))
+        for tile, space, role in expected:
+            if tile.space is not space:
+                raise instr.fail(f"{role} {tile.describe()} must be in {space.name}")
+
+    # -- vector -----------------------------------------------------------------------------
+
+    def elementwise(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        kind, meaning = semantics[0], semantics[1]
+        inputs, out = self.dps_operands(call, instr, _ARITY[kind])
+        dst = self.tile(out, instr)
+        region = dst.valid
+        dtype = _dtype(dst)
+
+        def read(expr: P.Expr, shape: tuple[int, int] = region) -> Array:
+            return self.machine.read_tile(self.tile(expr, instr), instr.op, instr.span, shape)
+
+        result: Array
+        if kind == "binary":
+            result = ins.tbinary(meaning, read(inputs[0]), read(inputs[1]), dtype)
+        elif kind == "scalar_binary":
+            result = ins.tscalar(meaning, read(inputs[0]), self.scalar(inputs[1]), dtype)
+        elif kind == "unary":
+            result = ins.tunary(meaning, read(inputs[0]), dtype)
+        elif kind == "fused":
+            second: Array | float | int = (self.scalar(inputs[1]) if meaning in ("addsc", "subsc")
+                                           else read(inputs[1]))
+            result = ins.tfused(meaning, read(inputs[0]), second, read(inputs[2]), dtype)
+        elif kind == "row_expand":
+            result = ins.trow_expand_op(meaning, read(inputs[0]), read(inputs[1], (region[0], 1)), dtype)
+        elif kind == "col_expand":
+            result = ins.tcol_expand_op(meaning, read(inputs[0]), read(inputs[1], (1, region[1])), dtype)
+        elif kind == "row_broadcast":
+            result = ins.trow_expand(np.empty(region), read(inputs[0], (region[0], 1)))
+        else:  # col_broadcast
+            result = ins.tcol_expand(np.empty(region), read(inputs[0], (1, region[1])))
+        self.machine.write_tile(dst, result, instr.op, instr.span)
+
+    def reduce(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        values = self.machine.read_tile(src, instr.op, instr.span)
+        if semantics[0] == "reduce_row":
+            result = ins.trow_reduce(semantics[1], values, _dtype(dst))
+        else:
+            result = ins.tcol_reduce(semantics[1], values, _dtype(dst))
+        self.machine.write_tile(dst, result, instr.op, instr.span)
+
+    def convert(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        mode = str(attr(call.attrs, "rmode", "round"))
+        values = self.machine.read_tile(src, instr.op, instr.span, dst.valid)
+        self.machine.write_tile(dst, ins.tcvt(values, _dtype(src), _dtype(dst), mode), instr.op, instr.span)
+
+
+def _arity_table() -> dict[str, int]:
+    return {"binary": 2, "scalar_binary": 2, "unary": 1, "fused": 3, "row_expand": 2, "col_expand": 2,
+            "row_broadcast": 1, "col_broadcast": 1}
+
+
+_ARITY: Final = _arity_table()
+
+_ValueOp = Callable[[Executor, P.Call, "P.Var | None", _Instr], Value]
+_DpsOp = Callable[[Executor, P.Call, tuple[str, ...], _Instr], None]
+
+_VALUE_OPS: Final[dict[str, _ValueOp]] = {
+    "tensor_view": Executor.make_tensor_view,
+    "partition_view": Executor.partition_view,
+    "alloc": Executor.alloc_tile,
+    "slice": Executor.subview,
+    "set_validshape": Executor.set_validshape,
+}
+
+_DPS_OPS: Final[dict[str, _DpsOp]] = {
+    "load": Executor.load,
+    "store": Executor.store,
+    "move": Executor.move,
+    "extract": Executor.extract,
+    "assemble": Executor.assemble,
+    "transpose": Executor.transpose,
+    "reshape": Executor.reshape,
+    "full": Executor.full,
+    "fillpad": Executor.fillpad,
+    "matmul": Executor.matmul,
+    "matmul_acc": Executor.matmul,
+    "matmul_bias": Executor.matmul,
+    "cast": Executor.convert,
+    "reduce_row": Executor.reduce,
+    "reduce_col": Executor.reduce,
+    **{kind: Executor.elementwise for kind in _ARITY},
+}
+
+
+# -- scalar helpers --------------------------------------------------------------------------------
+
+
+def _name(expr: P.Expr) -> str:
+    return f"%{expr.name}" if isinstance(expr, P.Var) else expr.KIND
+
+
+def _scalar_dtype(expr: P.Expr) -> DataType | None:
+    ty = getattr(expr, "type", None)
+    if isinstance(ty, ScalarType):
+        return ty.dtype
+    dtype = getattr(expr, "dtype", None)
+    return dtype if isinstance(dtype, DataType) else None
+
+
+def _wrap_int(value: int, dtype: DataType | None) -> int | bool:
+    """An integer of `dtype`, wrapped to its width as the hardware's registers are."""
+    if dtype is None or dtype is DataType.INDEX or not dtype.is_int:
+        return bool(value) if dtype is DataType.BOOL else int(value)
+    bits = dtype.bits
+    wrapped = int(value) % (1 << bits)
+    if dtype.is_signed and wrapped >= 1 << (bits - 1):
+        wrapped -= 1 << bits
+    return wrapped
+
+
+def _float_scalar(value: float, dtype: DataType) -> float:
+    """A float scalar rounded (RNE) to its format, carried exactly as a Python float."""
+    if not dtype.is_float:
+        return float(value)
+    rounded = numerics.round_float64(np.asarray(value, dtype=np.float64), dtype.name, "rint")
+    return float(numerics.widen_to_float64(rounded, dtype.name))
+
+
+def _c_div(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+def _py_floordiv(a: Any, b: Any) -> Any:
+    return a // b
+
+
+_PY_BINOPS: Final[dict[str, Callable[[Any, Any], Any]]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": _py_floordiv, "%": lambda a, b: a % b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "and": lambda a, b: bool(a) and bool(b), "or": lambda a, b: bool(a) or bool(b),
+}  # fmt: skip
+
+_INT_ARITH: Final[dict[str, Callable[..., int]]] = {
+    "addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b,
+    "floordivsi": lambda a, b: a // b, "divsi": _c_div,
+    "remsi": lambda a, b: a - _c_div(a, b) * b,
+    "andi": lambda a, b: a & b, "ori": lambda a, b: a | b, "xori": lambda a, b: a ^ b,
+    "maxsi": max, "minsi": min,
+}  # fmt: skip
+
+_FLOAT_ARITH: Final[dict[str, Callable[..., Array]]] = {
+    "addf": np.add, "subf": np.subtract, "mulf": np.multiply, "divf": np.divide, "remf": np.fmod,
+    "negf": np.negative, "maxf": np.maximum, "minf": np.minimum,
+}  # fmt: skip
+
+_PREDICATES: Final[dict[str, Callable[[Any, Any], bool]]] = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+    "slt": lambda a, b: a < b, "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
+    "ult": lambda a, b: a < b, "ule": lambda a, b: a <= b, "ugt": lambda a, b: a > b, "uge": lambda a, b: a >= b,
+    "oeq": lambda a, b: a == b, "une": lambda a, b: not a == b, "olt": lambda a, b: a < b,
+    "ole": lambda a, b: a <= b, "ogt": lambda a, b: a > b, "oge": lambda a, b: a >= b,
+}  # fmt: skip
+
+
+# -- entry points ----------------------------------------------------------------------------------
+
+
+def _resolve_handler(handler: BackendHandler | str) -> BackendHandler:
+    return get_backend(handler) if isinstance(handler, str) else handler
+
+
+def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machine,
+                 executor: Executor) -> None:
+    names = {p.var.name for p in function.params}
+    unknown = sorted(set(inputs) - names)
+    if unknown:
+        raise SimulationError(f"inputs {unknown} are not parameters of kernel {function.name} "
+                              f"(parameters: {sorted(names)})")
+    for param in function.params:
+        ty, name = param.var.type, param.var.name
+        if isinstance(ty, TensorType):
+            given = inputs.get(name)
+            if given is None and param.direction != "Out":
+                raise SimulationError(f"kernel {function.name} needs an input for tensor parameter {name!r}",
+                                      param.span)
+            values = None if given is None else np.asarray(given)
+            executor.env[name] = machine.bind_tensor(name, ty.shape, ty.dtype, values)
+        elif isinstance(ty, ScalarType):
+            if name not in inputs:
+                raise SimulationError(f"kernel {function.name} needs a value for scalar parameter {name!r}",
+                                      param.span)
+            raw = np.asarray(inputs[name]).item()
+            executor.env[name] = (_float_scalar(float(raw), ty.dtype) if ty.dtype.is_float
+                                  else _wrap_int(int(raw), ty.dtype))
+        else:
+            raise SimulationError(f"kernel parameter {name!r} has a type the simulator cannot bind",
+                                  param.span)
+
+
+def _output(value: Value) -> Array:
+    if isinstance(value, GmTensor):
+        return value.values()
+    if isinstance(value, (int, float, bool)):
+        return np.asarray(value)
+    raise SimulationError(f"a kernel cannot return a {type(value).__name__}")
+
+
+def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: BackendHandler | str,
+               checked: bool = True, machine: Machine | None = None) -> dict[str, Array]:
+    """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns."""
+    machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
+    executor = Executor(machine)
+    _bind_params(function, inputs, machine, executor)
+    returned = executor.run_block(function.body) or ()
+    outputs: dict[str, Array] = {}
+    for param in function.params:
+        value = executor.env.get(param.var.name)
+        if param.direction in ("Out", "InOut") and isinstance(value, GmTensor):
+            outputs[param.var.name] = value.values()
+    for i, value in enumerate(returned):
+        outputs[f"ret{i}"] = _output(value)
+    return outputs
+
+
+def run_pto(program: P.Program, inputs: Mapping[str, Any], handler: BackendHandler | str,
+            checked: bool = True, kernel: str | None = None) -> dict[str, Array]:
+    """Run the program's kernel (the only function, or the one named `kernel`)."""
+    functions = {f.name: f for f in program.functions}
+    if kernel is None:
+        if len(functions) != 1:
+            raise SimulationError(
+                f"program {program.name} has {len(functions)} kernels ({', '.join(functions)}); "
+                "name one with kernel=..., or sequence them with run_kernel")
+        kernel = next(iter(functions))
+    if kernel not in functions:
+        raise SimulationError(f"program {program.name} has no kernel {kernel!r} "
+                              f"(kernels: {', '.join(functions)})")
+    return run_kernel(functions[kernel], inputs, handler, checked)
+
+
+__all__ = ["Executor", "PartitionValue", "SEMANTICS", "TensorViewValue", "run_kernel", "run_pto"]

@@ -1,0 +1,374 @@
+"""The machine model of NUMERICS.md section 5: byte-array buffers per memory space.
+
+One cube core (AIC) owns Mat (L1), Left (L0A), Right (L0B), Acc (L0C) and Bias; the vector
+side is modelled as a single AIV lane with one Vec (UB) buffer, which is all a kernel without
+`split_aiv` FIFOs can observe (the two lanes run the same code on disjoint data).  Global
+memory holds one contiguous buffer per tensor argument (ND row-major, DN column-major).
+
+Every buffer starts filled with the poison byte 0xFF (a NaN in every float format).  In
+checked mode a bitmap per space records which bytes were written, and the first read of an
+unwritten byte inside a valid region raises `PoisonRead` naming the instruction, the tile and
+the element.  Tiles are read and written at their MemRef address through their physical
+layout (`backend.sim.layouts`), so a wrong address, an overlap or a wrong pitch corrupts data
+exactly as it would on the chip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from backend.handlers import BackendHandler
+from backend.numerics import POISON_BYTE, np_dtype
+from backend.sim.layouts import IntArray, LayoutError, element_offsets, resolve_layout, offsets_of
+from languages.memory_space import ON_CHIP_SPACES, MemorySpace
+from languages.types import DataType, TileType, TileView
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import NO_SPAN, Span
+
+Array = npt.NDArray[Any]
+Dims2 = tuple[int, int]
+
+
+class SimulationError(CompileError):
+    """A run-time fault of the simulated program (bad address, poison read, division by zero)."""
+
+    def __init__(self, message: str, span: Span = NO_SPAN, hint: str = "") -> None:
+        super().__init__(Diagnostic("Simulator", message, span, hint))
+        self.message = message
+
+
+class PoisonRead(SimulationError):
+    """A read of a byte no instruction wrote, inside the valid region of a tile or tensor."""
+
+    def __init__(self, instruction: str, tile: str, element: tuple[int, ...], span: Span = NO_SPAN,
+                 buffer: str = "") -> None:
+        self.instruction = instruction
+        self.tile = tile
+        self.element = element
+        where = f" (buffer {buffer})" if buffer and buffer != tile else ""
+        super().__init__(
+            f"{instruction} reads {tile}{list(element)}{where}, which no instruction has written "
+            "(its bytes still hold the 0xFF poison pattern)",
+            span,
+            "the program reads uninitialised memory: a missing load, a wrong address, or "
+            "padding consumed as data",
+        )
+
+
+def _dtype_name(dtype: DataType) -> str:
+    return dtype.name
+
+
+def np_dtype_of(dtype: DataType) -> np.dtype[Any]:
+    return np_dtype(_dtype_name(dtype))
+
+
+@dataclass
+class TileHandle:
+    """A tile as the running program sees it.
+
+    `storage` is the allocated buffer (static shape, view, MemRef) that fixes the addressing;
+    a view (`pto.subview`) addresses the window of `shape` at `origin` inside it.  `valid` is
+    the current valid extent, which `pto.set_validshape` changes at run time.
+    """
+
+    name: str
+    storage: TileType
+    shape: Dims2
+    valid: Dims2
+    origin: Dims2 = (0, 0)
+    buffer: str = ""  # the allocation's name when `name` is another SSA name for it
+
+    @property
+    def dtype(self) -> DataType:
+        return self.storage.dtype
+
+    @property
+    def space(self) -> MemorySpace:
+        if self.storage.memory_space is None:
+            raise SimulationError(f"tile {self.name} has no memory space")
+        return self.storage.memory_space
+
+    @property
+    def view(self) -> TileView:
+        return self.storage.view if self.storage.view is not None else TileView()
+
+    @property
+    def is_view(self) -> bool:
+        return self.shape != _dims2(self.storage.shape) or self.origin != (0, 0)
+
+    def describe(self) -> str:
+        mem = self.storage.memref
+        addr = "?" if mem is None else str(mem.offset)
+        return (f"{self.name} ({self.buffer_note}{self.space.name} @ {addr}, {list(self.shape)} "
+                f"{self.dtype.name}, valid {list(self.valid)})")
+
+    @property
+    def buffer_note(self) -> str:
+        return f"buffer {self.buffer}, " if self.buffer and self.buffer != self.name else ""
+
+
+def _dims2(shape: tuple[int, ...]) -> Dims2:
+    if len(shape) == 2:
+        return (shape[0], shape[1])
+    if len(shape) == 1:
+        return (1, shape[0])
+    if len(shape) == 0:
+        return (1, 1)
+    lead = 1
+    for d in shape[:-1]:
+        lead *= d
+    return (lead, shape[-1])
+
+
+def handle_for(name: str, tile: TileType) -> TileHandle:
+    """The handle of a freshly allocated tile (`pto.alloc_tile`)."""
+    shape = _dims2(tile.shape)
+    return TileHandle(name, tile, shape, _dims2(tile.valid), buffer=name)
+
+
+@dataclass
+class GmTensor:
+    """One tensor argument in global memory: a contiguous byte buffer plus its written map."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: DataType
+    layout: str  # "nd" (row-major) or "dn" (column-major, 2-D only)
+    data: npt.NDArray[np.uint8]
+    written: npt.NDArray[np.bool_]
+
+    def element_offsets(self, index: tuple[Array, ...]) -> IntArray:
+        """Element offsets of logical multi-indices (one index array per tensor axis)."""
+        if self.layout == "dn" and len(self.shape) == 2:
+            return np.asarray(index[1] * self.shape[0] + index[0], dtype=np.int64)
+        flat = np.ravel_multi_index(tuple(np.asarray(i, dtype=np.int64) for i in index), self.shape)
+        return np.asarray(flat, dtype=np.int64)
+
+    def values(self) -> Array:
+        """The whole tensor as a logical array (poison bytes included)."""
+        elements = self.data.view(np_dtype_of(self.dtype))
+        if self.layout == "dn" and len(self.shape) == 2:
+            return elements.reshape(self.shape[1], self.shape[0]).T.copy()
+        return elements.reshape(self.shape).copy()
+
+    def set_layout(self, layout: str) -> None:
+        """Store the tensor as `layout` from now on, keeping its logical contents (the host
+        hands the kernel a buffer already in the layout its tensor view declares)."""
+        if layout not in ("nd", "dn"):
+            raise SimulationError(f"tensor {self.name}: unknown layout {layout!r} (expected nd or dn)")
+        if layout == self.layout or len(self.shape) != 2:
+            self.layout = layout
+            return
+        index = tuple(i.reshape(-1) for i in np.indices(self.shape))
+        before = self.element_offsets(index)
+        self.layout = layout
+        after = self.element_offsets(index)
+        width = self.dtype.byte_width
+        for buffer in (self.data, self.written):
+            rows = buffer.reshape(-1, width)
+            moved = rows.copy()
+            moved[after] = rows[before]
+            rows[...] = moved
+
+
+@dataclass
+class Machine:
+    """Byte-array memories of one AIC + one AIV lane, and the GM tensors of one kernel launch."""
+
+    handler: BackendHandler
+    checked: bool = True
+    memory: dict[MemorySpace, npt.NDArray[np.uint8]] = field(default_factory=dict)
+    written: dict[MemorySpace, npt.NDArray[np.bool_]] = field(default_factory=dict)
+    gm: dict[str, GmTensor] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for space in ON_CHIP_SPACES:
+            capacity = self.handler.capacity(space)
+            self.memory[space] = np.full(capacity, POISON_BYTE, dtype=np.uint8)
+            self.written[space] = np.zeros(capacity, dtype=np.bool_)
+
+    # -- global memory -----------------------------------------------------------------------
+
+    def bind_tensor(self, name: str, shape: tuple[int, ...], dtype: DataType, values: Array | None = None,
+                    layout: str = "nd") -> GmTensor:
+        """Create the GM buffer of tensor argument `name`; `values` (logical) initialise it, or
+        it stays poisoned (an output the kernel must write)."""
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        nbytes = count * dtype.byte_width
+        tensor = GmTensor(name, tuple(shape), dtype, layout,
+                          np.full(nbytes, POISON_BYTE, dtype=np.uint8), np.zeros(nbytes, dtype=np.bool_))
+        if values is not None:
+            arr = np.asarray(values)
+            if tuple(arr.shape) != tuple(shape):
+                raise SimulationError(
+                    f"input {name!r} has shape {list(arr.shape)}, but the kernel parameter is {list(shape)}")
+            arr = _coerce(arr, dtype, name)
+            index = np.indices(shape) if shape else (np.zeros(1, dtype=np.int64),)
+            flat_idx = tuple(i.reshape(-1) for i in index)
+            offsets = tensor.element_offsets(flat_idx) if shape else np.zeros(1, dtype=np.int64)
+            self._scatter(tensor.data, tensor.written, offsets, arr.reshape(-1), dtype)
+        self.gm[name] = tensor
+        return tensor
+
+    def read_gm(self, tensor: GmTensor, index: tuple[Array, ...], instruction: str, span: Span = NO_SPAN) -> Array:
+        """Elements of `tensor` at logical multi-indices (arrays of one shape)."""
+        offsets = tensor.element_offsets(index)
+        self._check_gm_range(tensor, offsets, instruction, span)
+        if self.checked:
+            self._check_written(tensor.written, offsets, tensor.dtype, instruction, tensor.name, index, span)
+        return self._gather(tensor.data, offsets, tensor.dtype)
+
+    def write_gm(self, tensor: GmTensor, index: tuple[Array, ...], values: Array, instruction: str,
+                 span: Span = NO_SPAN) -> None:
+        offsets = tensor.element_offsets(index)
+        self._check_gm_range(tensor, offsets, instruction, span)
+        self._scatter(tensor.data, tensor.written, offsets, np.asarray(values), tensor.dtype)
+
+    @staticmethod
+    def _check_gm_range(tensor: GmTensor, offsets: IntArray, instruction: str, span: Span) -> None:
+        count = tensor.data.size // tensor.dtype.byte_width
+        if offsets.size and (int(offsets.min()) < 0 or int(offsets.max()) >= count):
+            raise SimulationError(
+                f"{instruction} accesses tensor {tensor.name} {list(tensor.shape)} outside its bounds", span)
+
+    # -- on-chip tiles -----------------------------------------------------------------------
+
+    def tile_offsets(self, tile: TileHandle, region: Dims2, instruction: str, span: Span = NO_SPAN,
+                     pitch: int | None = None, origin: Dims2 = (0, 0)) -> IntArray:
+        """Byte-free element offsets (from the start of the space) of the `region` window at
+        `origin` of `tile`, through the storage's layout."""
+        storage = tile.storage
+        shape = _dims2(storage.shape)
+        try:
+            layout = resolve_layout(tile.view, shape, storage.dtype, self._pitch_valid(tile), pitch)
+        except LayoutError as err:
+            raise SimulationError(f"{instruction}: tile {tile.describe()}: {err}", span) from None
+        r, c = np.meshgrid(np.arange(region[0]), np.arange(region[1]), indexing="ij")
+        rows = r + tile.origin[0] + origin[0]
+        cols = c + tile.origin[1] + origin[1]
+        if region[0] and region[1] and (int(rows.max()) >= shape[0] or int(cols.max()) >= shape[1]):
+            raise SimulationError(
+                f"{instruction}: window {list(region)} at {[tile.origin[0] + origin[0], tile.origin[1] + origin[1]]} "
+                f"exceeds tile {tile.describe()}", span)
+        base = self._base_element(tile, instruction, span)
+        return base + offsets_of(layout, rows, cols)
+
+    @staticmethod
+    def _pitch_valid(tile: TileHandle) -> Dims2:
+        # A compact reader derives its pitch from the valid extent of the handle it reads through.
+        return tile.valid if not tile.is_view else _dims2(tile.storage.valid)
+
+    def _base_element(self, tile: TileHandle, instruction: str, span: Span) -> int:
+        memref = tile.storage.memref
+        if memref is None:
+            raise SimulationError(f"{instruction}: tile {tile.name} has no address (no MemRef)", span)
+        width = tile.dtype.byte_width
+        capacity = self.handler.capacity(tile.space)
+        size = tile.storage.nbytes
+        if memref.offset < 0 or memref.offset + size > capacity:
+            raise SimulationError(
+                f"{instruction}: tile {tile.name} in {tile.space.name} at addr {memref.offset} with size "
+                f"{size} bytes exceeds the {tile.space.name} capacity of {capacity} bytes", span,
+                "the address plan places this buffer outside the memory space")
+        if memref.offset % width:
+            raise SimulationError(
+                f"{instruction}: tile {tile.name} address {memref.offset} is not aligned to its "
+                f"{width}-byte element", span)
+        return memref.offset // width
+
+    def read_tile(self, tile: TileHandle, instruction: str, span: Span = NO_SPAN, region: Dims2 | None = None,
+                  origin: Dims2 = (0, 0), pitch: int | None = None) -> Array:
+        """The logical values of `region` (default: the valid region) of `tile`."""
+        window = tile.valid if region is None else region
+        offsets = self.tile_offsets(tile, window, instruction, span, pitch, origin)
+        memory = self.memory[tile.space]
+        if self.checked:
+            r, c = np.meshgrid(np.arange(window[0]) + origin[0], np.arange(window[1]) + origin[1], indexing="ij")
+            self._check_written(self.written[tile.space], offsets, tile.dtype, instruction, tile.name, (r, c), span,
+                                tile.buffer)
+        return self._gather(memory, offsets, tile.dtype)
+
+    def write_tile(self, tile: TileHandle, values: Array, instruction: str, span: Span = NO_SPAN,
+                   origin: Dims2 = (0, 0), pitch: int | None = None) -> None:
+        """Write logical `values` ([h, w]) into `tile` at `origin` (default: its top-left)."""
+        arr = np.asarray(values)
+        if arr.ndim != 2:
+            arr = arr.reshape(_dims2(arr.shape))
+        region = (arr.shape[0], arr.shape[1])
+        offsets = self.tile_offsets(tile, region, instruction, span, pitch, origin)
+        self._scatter(self.memory[tile.space], self.written[tile.space], offsets, arr.reshape(region),
+                      tile.dtype)
+
+    # -- byte-level access -------------------------------------------------------------------
+
+    @staticmethod
+    def _byte_index(offsets: IntArray, width: int) -> IntArray:
+        return np.asarray(offsets[..., None] * width + np.arange(width, dtype=np.int64), dtype=np.int64)
+
+    def _gather(self, memory: npt.NDArray[np.uint8], offsets: IntArray, dtype: DataType) -> Array:
+        width = dtype.byte_width
+        raw = memory[self._byte_index(offsets, width)]
+        return np.ascontiguousarray(raw).view(np_dtype_of(dtype)).reshape(offsets.shape)
+
+    @staticmethod
+    def _scatter(memory: npt.NDArray[np.uint8], written: npt.NDArray[np.bool_], offsets: IntArray, values: Array,
+                 dtype: DataType) -> None:
+        width = dtype.byte_width
+        typed = np.ascontiguousarray(np.asarray(values).astype(np_dtype_of(dtype), copy=False))
+        raw = typed.reshape(-1).view(np.uint8).reshape(-1, width)
+        index = Machine._byte_index(offsets.reshape(-1), width)
+        memory[index] = raw
+        written[index] = True
+
+    def _check_written(self, written: npt.NDArray[np.bool_], offsets: IntArray, dtype: DataType, instruction: str,
+                       name: str, index: tuple[Array, ...], span: Span, buffer: str = "") -> None:
+        width = dtype.byte_width
+        ok = written[self._byte_index(offsets, width)].all(axis=-1)
+        if ok.all():
+            return
+        first = np.unravel_index(int(np.flatnonzero(~ok.reshape(-1))[0]), ok.shape)
+        element = tuple(int(np.asarray(i)[first]) for i in index)
+        raise PoisonRead(instruction, name, element, span, buffer)
+
+    # -- helpers used by tests and the executor ----------------------------------------------
+
+    def tile_bytes(self, tile: TileType) -> npt.NDArray[np.uint8]:
+        """The raw bytes of `tile`'s allocation (a copy)."""
+        if tile.memref is None or tile.memory_space is None:
+            raise SimulationError("tile_bytes needs a placed, addressed tile")
+        start = tile.memref.offset
+        return self.memory[tile.memory_space][start:start + tile.nbytes].copy()
+
+
+def _coerce(values: Array, dtype: DataType, name: str) -> Array:
+    """Accept inputs as the dtype itself or as same-width raw bit patterns (npz cannot name bf16)."""
+    target = np_dtype_of(dtype)
+    if values.dtype == target:
+        return values
+    if values.dtype.itemsize == target.itemsize and values.dtype.kind in "uV":
+        return np.ascontiguousarray(values).view(target)
+    raise SimulationError(
+        f"input {name!r} has dtype {values.dtype}, but the kernel parameter is {dtype.name}",
+        hint=f"pass a {dtype.name} array (or its {target.itemsize}-byte bit patterns)")
+
+
+def with_valid(tile: TileHandle, valid: Dims2) -> TileHandle:
+    """A copy of `tile` with a new valid extent (metadata only)."""
+    return replace(tile, valid=valid)
+
+
+__all__ = [
+    "GmTensor",
+    "Machine",
+    "PoisonRead",
+    "SimulationError",
+    "TileHandle",
+    "element_offsets",
+    "handle_for",
+    "with_valid",
+]
