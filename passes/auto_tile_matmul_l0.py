@@ -36,6 +36,7 @@ from languages.ops import REGISTRY, type_of
 from languages.types import BOOL, INDEX, AttrValue, DataType, TensorType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Span, walk
+from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
 from passes.analysis.matmul_tiling import (
     KBlocks,
@@ -70,8 +71,9 @@ class AutoTileMatmulL0(Pass[S.Program, L.Program]):
 
     name: ClassVar[str] = "auto-tile-matmul-l0"
     spec_name: ClassVar[str] = "AutoTileMatmulL0"
-    source: ClassVar = TilePlaced
-    target: ClassVar = L0Tiled
+    source: ClassVar[Language] = TilePlaced
+    target: ClassVar[Language] = L0Tiled
+    requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
     produces: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
 
     @override

@@ -496,7 +496,7 @@ class ConvertTensorToTileOps(Pass[T.Program, U.Program]):
     requires: ClassVar[frozenset[str]] = frozenset({"SSAForm", "NormalizedStmtStructure"})
     produces: ClassVar[frozenset[str]] = frozenset({"IncoreTileOps"})
     # Out params are appended here; the orchestration call sites catch up in the next pass.
-    invalidates: ClassVar[frozenset[str]] = frozenset({"CallSitesComplete"})
+    invalidates: ClassVar[frozenset[str]] = frozenset({"CallSitesComplete", "TypeChecked"})
 
     @override
     def run(self, program: T.Program, ctx: PassContext) -> U.Program:

@@ -423,7 +423,7 @@ class InferTileMemorySpace(Pass[U.Program, P.Program]):
     spec_name: ClassVar[str] = "InferTileMemorySpace"
     source: ClassVar[Language] = TileUnplaced
     target: ClassVar[Language] = TilePlaced
-    requires: ClassVar[frozenset[str]] = frozenset({"SSAForm"})
+    requires: ClassVar[frozenset[str]] = frozenset({"SSAForm", "IncoreTileOps", "TileOps2D"})
     produces: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
 
     @override

@@ -116,6 +116,7 @@ class InitMemRef(Pass[L.Program, A.Program]):
     spec_name: ClassVar[str] = "InitMemRef"
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = Addressed
+    requires: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
     produces: ClassVar[frozenset[str]] = frozenset({"HasMemRefs"})
 
     @override

@@ -103,7 +103,7 @@ class UpdateOrchestrationCallSites(Pass[U.Program, U.Program]):
     spec_name: ClassVar[str] = "UpdateOrchestrationCallSites"
     source: ClassVar[Language] = TileUnplaced
     target: ClassVar[Language] = TileUnplaced
-    produces: ClassVar[frozenset[str]] = frozenset({"CallSitesComplete"})
+    produces: ClassVar[frozenset[str]] = frozenset({"CallSitesComplete", "TypeChecked"})
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> U.Program:

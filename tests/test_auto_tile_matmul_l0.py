@@ -67,8 +67,7 @@ def errors(program: Node, backend: BackendHandler = B910) -> list[Diagnostic]:
     for verify in (grammar.verify_l0_tiled, ssa_form.verify, use_after_def.verify, type_checked.verify,
                    acc_compact_valid.verify):
         diags.extend(verify(program))
-    with l0_operands_placed.active_capacities(backend):
-        diags.extend(l0_operands_placed.verify(program))
+    diags.extend(l0_operands_placed.verify(program, backend))
     return [d for d in diags if d.severity == "error"]
 
 
@@ -392,8 +391,7 @@ def test_l0_fit_catches_a_left_operand_too_large() -> None:
 
     broken = _rewrite_types(out, grow_left)
     assert l0_operands_placed.verify(broken) == []  # no capacities known: placement only
-    with l0_operands_placed.active_capacities(B910):
-        [diag] = l0_operands_placed.verify(broken)
+    [diag] = l0_operands_placed.verify(broken, B910)
     assert "Left tile sa [256, 256] FP16 needs 131072 bytes but L0A holds 65536" in diag.message
 
 

@@ -59,8 +59,7 @@ def check_all_verifiers(program: Node, backend: BackendHandler) -> None:
     assert has_mem_refs.verify(program) == []
     assert no_co_live_overlap.verify(program) == []
     assert memory_capacity.verify_with(program, backend) == []
-    with memory_capacity.active_limits(backend):
-        assert memory_capacity.verify(program) == []
+    assert memory_capacity.verify(program, backend) == []
 
 
 def memref(program: Node, name: str) -> MemRef:
@@ -285,8 +284,7 @@ def test_memory_capacity_catches_misalignment_and_overflow() -> None:
     beyond = rebind(addressed_golden(), "tb", MemRef("mem_vec_1", MemorySpace.Vec, 188416, 2048))
     diags = memory_capacity.verify_with(beyond, backend)
     assert any("188416" in d.message and "Vec" in d.message for d in diags)
-    with memory_capacity.active_limits(backend):
-        assert memory_capacity.verify(beyond)
+    assert memory_capacity.verify(beyond, backend)
     assert memory_capacity.verify(beyond) == []  # no target known: capacity cannot be judged
 
 

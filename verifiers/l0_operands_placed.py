@@ -5,15 +5,13 @@ The operand spaces come from the op registry (each matmul operand's `input_memor
 output space), never from this file. Capacities are backend numbers, and verifiers sit below
 `backend/` in the layering, so they arrive as any object with the `L0Capacities` shape (a
 `backend.handlers.BackendHandler` is one): either explicitly (`verify_fit`) or, for the
-property's `verify(program)` entry point, through `active_capacities(...)` set by whoever runs
-the verification with a backend at hand. Without capacities only the placement half is checked.
+property's `verify(program, target)` entry point, as the compilation target the framework hands to
+target-aware verifiers. Without capacities only the placement half is checked.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Iterator, Protocol, cast
+from typing import Protocol, cast
 
 import languages.gen.l0_tiled as L
 from languages.memory_space import MemorySpace
@@ -36,19 +34,6 @@ class L0Capacities(Protocol):
     def l0c_m_alignment(self, acc_dtype: str) -> int: ...
 
 
-_ACTIVE: ContextVar[L0Capacities | None] = ContextVar("l0_capacities", default=None)
-
-
-@contextmanager
-def active_capacities(capacities: L0Capacities) -> Iterator[None]:
-    """Make `verify(program)` also check L0 footprints against `capacities`."""
-    token = _ACTIVE.set(capacities)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
-
-
 def l0_footprint_bytes(tile: TileType, capacities: L0Capacities) -> int:
     """Physical bytes of an L0 tile: L0C allocates accumulator rows in the backend's M-row
     granularity (32 for INT32 on Ascend910B), so an Acc tile is charged its padded rows."""
@@ -66,11 +51,10 @@ def buffer_name(space: MemorySpace) -> str:
     return _BUFFER_NAMES.get(space, space.name)
 
 
-def verify(program: Node) -> list[Diagnostic]:
-    capacities = _ACTIVE.get()
+def verify(program: Node, target: object = None) -> list[Diagnostic]:
     diagnostics = verify_placement(program)
-    if capacities is not None:
-        diagnostics.extend(verify_fit(program, capacities))
+    if target is not None:
+        diagnostics.extend(verify_fit(program, cast(L0Capacities, target)))
     return diagnostics
 
 

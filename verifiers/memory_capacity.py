@@ -3,16 +3,14 @@ every assigned offset is aligned to the space's address alignment.
 
 Capacities are backend numbers and verifiers sit below `backend/` in the layering, so they
 arrive as any object with the `SpaceLimits` shape (a `backend.handlers.BackendHandler` is one):
-explicitly (`verify_with(program, limits)`) or, for the property's `verify(program)` entry
-point, through `active_limits(...)` set by whoever runs verification with a backend at hand.
+explicitly (`verify_with(program, limits)`) or as the compilation target the framework hands to
+the property's `verify(program, target)` entry point.
 Without limits only offset sanity (non-negative once assigned) is checked.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Iterator, Protocol
+from typing import Protocol, cast
 
 from languages.memory_space import MemorySpace
 from languages.types import MemRef, TileType
@@ -29,19 +27,6 @@ class SpaceLimits(Protocol):
     def capacity(self, space: MemorySpace) -> int: ...
 
     def alignment(self, space: MemorySpace) -> int: ...
-
-
-_ACTIVE: ContextVar[SpaceLimits | None] = ContextVar("space_limits", default=None)
-
-
-@contextmanager
-def active_limits(limits: SpaceLimits) -> Iterator[None]:
-    """Make `verify(program)` check capacities and alignments against `limits`."""
-    token = _ACTIVE.set(limits)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
 
 
 def _buffers(function: Node) -> dict[str, tuple[MemRef, Node]]:
@@ -105,5 +90,5 @@ def verify_with(program: Node, limits: SpaceLimits | None) -> list[Diagnostic]:
     return diagnostics
 
 
-def verify(program: Node) -> list[Diagnostic]:
-    return verify_with(program, _ACTIVE.get())
+def verify(program: Node, target: object = None) -> list[Diagnostic]:
+    return verify_with(program, cast(SpaceLimits | None, target))

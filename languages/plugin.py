@@ -1,0 +1,130 @@
+"""The PTO compiler's plugin: how `nanopass` finds this compiler's languages, passes,
+properties, text format, default pipelines and examples (entry point `nanopass.compilers`).
+
+This module is the composition root of the compiler, so it alone reaches "up" the layering
+(passes/, backend/), and only lazily inside functions: importing it loads no pass or backend.
+
+Adding a property is one `Property(...)` line in `PROPERTIES`; adding a pass is one line in
+`passes/registry.py` (and, if it belongs to the default pipeline, in `DEFAULT_PIPELINES`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from languages.decls import FAMILY, LANGUAGES
+from languages.type_forms import TYPE_FORMS
+from nanopass.langdef import Language
+from nanopass.node import Node
+from nanopass.plugin import CompilerPlugin
+from nanopass.properties import Property, grammar_property
+
+_ALL = frozenset(lang.name for lang in LANGUAGES)
+_VALUE_LEVEL = frozenset({"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
+_TILE_LEVEL = frozenset({"TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
+_PLACED = frozenset({"TilePlaced", "L0Tiled", "Addressed"})
+_L0_TILED = frozenset({"L0Tiled", "Addressed"})
+_ADDRESSED = frozenset({"Addressed"})
+
+
+def _grammar(lang: Language) -> Property:
+    # verifiers.grammar names its per-language entry points after the generated modules.
+    function = "verify_" + lang.module.rsplit(".", 1)[-1]
+    return Property(grammar_property(lang.name), frozenset({lang.name}), f"verifiers.grammar:{function}",
+                    f"membership in {lang.name}: node kinds, type forms, admitted and registered ops")
+
+
+PROPERTIES: tuple[Property, ...] = (
+    *(_grammar(lang) for lang in LANGUAGES),
+    Property("SSAForm", _ALL, "verifiers.ssa_form:verify", "each variable is defined once per function"),
+    Property("UseAfterDef", _ALL, "verifiers.use_after_def:verify", "every use is dominated by its definition"),
+    Property("NormalizedStmtStructure", _VALUE_LEVEL, "verifiers.normalized_stmt_structure:verify",
+             "calls only as whole statements, over atom arguments"),
+    Property("TypeChecked", _VALUE_LEVEL, "verifiers.type_checked:verify",
+             "every call's type equals its op's deduction; self.f(...) has f's return type", scope="program"),
+    Property("CallSitesComplete", _VALUE_LEVEL, "verifiers.call_sites_complete:verify",
+             "every self.f(...) passes one argument per parameter of f", scope="program"),
+    Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
+             "no tensor.* compute op left in an InCore function"),
+    Property("TileOps2D", _TILE_LEVEL, "verifiers.tile_ops_2d:verify", "every tile in an InCore function is 2-D"),
+    Property("TileMemoryPlaced", _PLACED, "verifiers.tile_memory_placed:verify",
+             "every tile has a memory space and view; operands sit where their op accepts them"),
+    Property("L0TiledFit", _L0_TILED, "verifiers.l0_operands_placed:verify",
+             "every matmul reads Left/Right, writes Acc, and fits L0A/L0B/L0C", uses_target=True),
+    Property("AccCompactValid", _L0_TILED, "verifiers.acc_compact_valid:verify",
+             "a row-narrowed accumulator is compact; nothing outside Left/Right/Acc is"),
+    Property("HasMemRefs", _ADDRESSED, "verifiers.has_mem_refs:verify", "every tile is bound to a MemRef"),
+    Property("MemoryCapacity", _ADDRESSED, "verifiers.memory_capacity:verify",
+             "per space, buffers fit the capacity at aligned offsets", uses_target=True),
+    Property("NoCoLiveOverlap", _ADDRESSED, "verifiers.no_co_live_overlap:verify",
+             "no two co-live buffers overlap in one space"),
+    Property("BoxedExtents", frozenset({"Addressed", "PTO"}), "verifiers.boxed_extents:verify",
+             "every cube tile's physical extent is a whole number of fractal boxes"),
+)
+
+# What the loader verifies on every input program of a value-level language.
+_LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked"})
+
+DEFAULT_PIPELINE = ",".join((
+    # Tensor
+    "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination",
+    # ConvertTensorToTileOps, as tiny passes: Tensor -> TileUnplaced
+    "convert-tensor-to-tile-ops", "update-orchestration-call-sites", "upgrade-param-directions",
+    "flatten-tile-nd-to-2d",
+    # TileUnplaced -> TilePlaced -> L0Tiled
+    "infer-tile-memory-space", "auto-tile-matmul-l0",
+    # memory planning: L0Tiled -> Addressed
+    "init-mem-ref", "materialize-semantic-aliases", "memory-reuse", "allocate-memory-addr",
+    # Addressed -> PTO
+    "pto-codegen",
+))
+
+
+def parse(text: str, filename: str) -> Node:
+    from languages.pl_parser import parse_program
+
+    return parse_program(text, filename)
+
+
+def print_program(program: Node) -> str:
+    from languages.pl_printer import print_program as print_pl
+
+    return print_pl(program)
+
+
+def print_pto(program: Node) -> str:
+    from backend.pto_mlir import print_mlir
+    import languages.gen.pto as P
+
+    assert isinstance(program, P.Program)
+    return print_mlir(program)
+
+
+def _passes() -> dict[str, str]:
+    from passes.registry import PASSES
+
+    return dict(PASSES)
+
+
+def _make_backend(name: str) -> object:
+    from backend.handlers import get_backend
+
+    return get_backend(name)
+
+
+PLUGIN = CompilerPlugin(
+    name="pto",
+    family=FAMILY,
+    type_forms=TYPE_FORMS,
+    passes=_passes(),
+    properties=PROPERTIES,
+    default_pipelines={"Ascend910B": DEFAULT_PIPELINE, "Ascend950": DEFAULT_PIPELINE},
+    default_backend="Ascend910B",
+    parse=parse,
+    print_program=print_program,
+    load_properties={lang: _LOADED for lang in _VALUE_LEVEL},
+    print_final=print_pto,
+    final_suffix=".pto",
+    examples_dir=Path(__file__).resolve().parent.parent / "examples",
+    make_backend=_make_backend,
+)

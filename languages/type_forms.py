@@ -1,0 +1,63 @@
+"""Type forms: the meaning of the type-form names used in language declarations.
+
+A language admits a type when it matches one of the language's forms (`languages/decls.py`).
+The placement stages differ only here: a TileUnplaced tile may lack a memory space, a TilePlaced
+tile has its space and view, an Addressed tile also has its MemRef. A tuple type is admitted
+when every element is (recursively).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from languages.types import NoneType, ScalarType, TensorType, TileType, TupleType, ViewType
+
+
+def _tile_unplaced(t: object) -> bool:
+    # A view is meaningless without a space: the invariant of TileType (view None iff space None).
+    return isinstance(t, TileType) and t.memref is None and ((t.memory_space is None) == (t.view is None))
+
+
+def _tile_placed(t: object) -> bool:
+    return isinstance(t, TileType) and t.memory_space is not None and t.view is not None and t.memref is None
+
+
+def _tile_addressed(t: object) -> bool:
+    return (
+        isinstance(t, TileType)
+        and t.memory_space is not None
+        and t.view is not None
+        and t.memref is not None
+        and t.memref.space == t.memory_space
+    )
+
+
+TYPE_FORMS: dict[str, Callable[[object], bool]] = {
+    "scalar": lambda t: isinstance(t, ScalarType),
+    "tensor": lambda t: isinstance(t, TensorType),
+    "tuple": lambda t: isinstance(t, TupleType),
+    "none": lambda t: isinstance(t, NoneType),
+    "tile-unplaced": _tile_unplaced,
+    "tile-placed": _tile_placed,
+    "tile-addressed": _tile_addressed,
+    "pto-view": lambda t: isinstance(t, ViewType),
+}
+
+
+def matching_forms(t: object, forms: frozenset[str]) -> list[str]:
+    """The forms of `forms` that admit `t` (tuple elements must each match some form)."""
+    found = [name for name in sorted(forms) if TYPE_FORMS[name](t)]
+    if isinstance(t, TupleType) and found == ["tuple"]:
+        if not all(matching_forms(e, forms) for e in t.types):
+            return []
+    return found
+
+
+def admits_type(t: object, forms: frozenset[str]) -> bool:
+    return bool(matching_forms(t, forms))
+
+
+def describe_forms(t: object) -> str:
+    """The forms `t` would match in any language (for diagnostics)."""
+    names = [name for name, pred in TYPE_FORMS.items() if pred(t)]
+    return ", ".join(names) if names else "no known type form"

@@ -1,0 +1,24 @@
+"""Pass name → "module:Class", imported lazily on first use.
+
+One pass per file under passes/, the module named after the spec's pass in snake_case; a test
+asserts every name here equals its class's `name`.
+"""
+
+from __future__ import annotations
+
+PASSES: dict[str, str] = {
+    "normalize-stmt-structure": "passes.normalize_stmt_structure:NormalizeStmtStructure",
+    "simplify-index-arith": "passes.simplify_index_arith:SimplifyIndexArith",
+    "dead-code-elimination": "passes.dead_code_elimination:DeadCodeElimination",
+    "convert-tensor-to-tile-ops": "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps",
+    "update-orchestration-call-sites": "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites",
+    "upgrade-param-directions": "passes.upgrade_param_directions:UpgradeParamDirections",
+    "flatten-tile-nd-to-2d": "passes.flatten_tile_nd_to_2d:FlattenTileNdTo2D",
+    "infer-tile-memory-space": "passes.infer_tile_memory_space:InferTileMemorySpace",
+    "auto-tile-matmul-l0": "passes.auto_tile_matmul_l0:AutoTileMatmulL0",
+    "init-mem-ref": "passes.init_mem_ref:InitMemRef",
+    "materialize-semantic-aliases": "passes.materialize_semantic_aliases:MaterializeSemanticAliases",
+    "memory-reuse": "passes.memory_reuse:MemoryReuse",
+    "allocate-memory-addr": "passes.allocate_memory_addr:AllocateMemoryAddr",
+    "pto-codegen": "passes.pto_codegen:PTOCodegen",
+}

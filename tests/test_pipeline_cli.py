@@ -1,0 +1,163 @@
+"""`python -m nanopass.pipeline` and `python -m nanopass.langs` as a user runs them."""
+
+from __future__ import annotations
+
+import re
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanopass.plugin import get_plugin
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "elementwise_add_f32.py"
+
+
+def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k != "NANOPASS_PLUGIN"} | (env or {})
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=full_env)
+
+
+def pipeline(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run("-m", "nanopass.pipeline", *args, cwd=cwd, env=env)
+
+
+def assert_clean_failure(result: subprocess.CompletedProcess[str], status: int = 1) -> str:
+    output = result.stdout + result.stderr
+    assert result.returncode == status, output
+    assert "Traceback" not in output
+    assert len(output.splitlines()) < 40, "a diagnostic fits on one screen"
+    return output
+
+
+def test_no_file_runs_every_example_with_verify_all() -> None:
+    result = pipeline("--verify-all")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    examples = get_plugin().examples()
+    assert len(lines) == len(examples) >= 3
+    for line, path in zip(lines, examples):
+        assert line.startswith(path.stem) and line.endswith("ok"), line
+
+
+def test_list_languages_in_order() -> None:
+    result = pipeline("--list-languages")
+    assert result.returncode == 0
+    names = [line.split()[1] for line in result.stdout.splitlines()]
+    assert names == ["Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed", "PTO"]
+
+
+def test_list_passes_and_properties() -> None:
+    result = pipeline("--list-passes", "--list-properties")
+    assert result.returncode == 0
+    assert "normalize-stmt-structure" in result.stdout and "SSAForm" in result.stdout
+
+
+def test_unknown_pass() -> None:
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "normalize-stmt-structur"))
+    assert "unknown pass `normalize-stmt-structur`" in output and "did you mean `normalize-stmt-structure`" in output
+
+
+def test_bad_option() -> None:
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "simplify-index-arith{depth=2}"))
+    assert "has no option `depth`" in output
+
+
+def test_malformed_pipeline_text() -> None:
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "a,,b"))
+    assert "<pipeline>:1:3" in output and "^" in output
+
+
+def test_malformed_program(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(EXAMPLE.read_text().replace("pl.tensor.add(a, b)", "pl.tensor.add(a, b"))
+    output = assert_clean_failure(pipeline(str(bad)))
+    assert f"{bad}:" in output
+    line_col = output.split(f"{bad}:")[1].split(":")[:2]
+    assert all(part.isdigit() for part in line_col), output
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    output = assert_clean_failure(pipeline(str(tmp_path / "nope.py")))
+    assert "cannot read" in output
+
+
+def _without_locs(mlir: str) -> str:
+    return re.sub(r" loc\([^)]*\)", "", mlir)
+
+
+def test_single_file_output_dump_timing_statistics(tmp_path: Path) -> None:
+    out = tmp_path / "out.py"
+    dump = tmp_path / "dump"
+    result = pipeline(str(EXAMPLE), "--verify-all", "--timing", "--statistics", "--print-ir-after-change",
+                      "--dump-dir", str(dump), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "Pass execution timing report" in result.stderr and "Pass statistics report" in result.stderr
+    assert out.read_text().startswith("module {")  # the default pipeline ends in PTO (MLIR text)
+    files = sorted(p.name for p in dump.iterdir())
+    assert files[0] == "00_input.py" and files[1] == "01_after_NormalizeStmtStructure.py"
+    assert files[-1].endswith("_after_PTOCodegen.pto")
+    addressed = dump / files[-2]
+    rerun = pipeline(str(addressed), "-p", "pto-codegen")
+    assert rerun.returncode == 0, rerun.stderr
+    # Same kernel text; only the loc(...) spans differ (they name the file that was compiled).
+    assert _without_locs(rerun.stdout) == _without_locs(out.read_text())
+
+
+def test_until_language() -> None:
+    result = pipeline(str(EXAMPLE), "--until", "Tensor", "--print-ir-after-all")
+    assert result.returncode == 0
+    assert "IR Dump After" in result.stderr
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "normalize-stmt-structure", "--until", "PTO"))
+    assert "no pass of the pipeline produces PTO" in output
+
+
+def test_langs_show_and_diff() -> None:
+    show = run("-m", "nanopass.langs", "show", "PTO")
+    assert show.returncode == 0 and "(define-language PTO" in show.stdout and "(extends Addressed)" in show.stdout
+    diff = run("-m", "nanopass.langs", "diff", "Addressed", "PTO")
+    assert diff.returncode == 0
+    assert "- kind (FuncCall" in diff.stdout and "+ ops pto.*" in diff.stdout
+    bad = run("-m", "nanopass.langs", "show", "Nope")
+    assert bad.returncode == 1 and "unknown language" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("spec", ["normalize-stmt-structure", ""])
+def test_spec_forms_accepted(spec: str) -> None:
+    assert pipeline(str(EXAMPLE), "-p", spec).returncode == 0
+
+
+TEST_PLUGIN_ENV = {"NANOPASS_PLUGIN": "tests.test_framework:TEST_PLUGIN", "PYTHONPATH": str(ROOT)}
+
+
+def test_internal_error_prints_reproducer_command(tmp_path: Path) -> None:
+    result = pipeline(str(EXAMPLE), "-p", "recording-tensor-pass,crashing-pass,options-pass{count=2}",
+                      "--dump-dir", str(tmp_path), env=TEST_PLUGIN_ENV)
+    output = assert_clean_failure(result, status=2)
+    assert "internal compiler error in pass crashing-pass: ZeroDivisionError: boom" in output
+    repro = tmp_path / "repro_crashing_pass.py"
+    assert repro.is_file() and f"reproducer written to {repro}" in output
+    command = output.split("re-run with:\n")[1].splitlines()[0].strip()
+    assert command.endswith("-p 'crashing-pass,options-pass{count=2}' --verify-all")
+    again = run(*shlex.split(command)[1:], env=TEST_PLUGIN_ENV, cwd=tmp_path)
+    assert again.returncode == 2 and "internal compiler error in pass crashing-pass" in again.stderr
+
+
+def test_verify_all_failure_names_the_pass(tmp_path: Path) -> None:
+    # cwd is a scratch directory: the reproducer lands in ./nanopass_repro there.
+    result = pipeline(str(EXAMPLE), "-p", "ssa-breaking-pass", "--verify-all", env=TEST_PLUGIN_ENV, cwd=tmp_path)
+    output = assert_clean_failure(result)
+    assert "Verification failed after 'SsaBreakingPass' for properties {SSAForm}" in output
+    assert "does not declare in `invalidates`" in output
+    assert (tmp_path / "nanopass_repro" / "repro_ssa_breaking_pass.py").is_file()
+
+
+def test_out_of_order_pipeline_cli() -> None:
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "placed-only-pass", env=TEST_PLUGIN_ENV))
+    assert "takes TilePlaced programs, but the input program is Tensor" in output
+    assert "no pass was run" in output

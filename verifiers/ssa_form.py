@@ -1,0 +1,63 @@
+"""SSAForm: every variable is defined exactly once per function.
+
+Definitions are parameters, assignment targets, loop variables, loop-carried iter args and the
+results of loops and ifs. A second definition of a name would make every later use ambiguous
+for passes that key facts by variable name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node
+
+RULE = "SSAForm"
+
+
+def definitions(stmt: Any) -> list[Any]:
+    """Vars a statement defines directly (not inside its nested bodies)."""
+    kind = stmt.KIND
+    if kind == "AssignStmt":
+        return [stmt.target]
+    if kind == "ForStmt":
+        return [stmt.loop_var, *(it.var for it in stmt.iter_args), *stmt.results]
+    if kind == "IfStmt":
+        return list(stmt.results)
+    return []
+
+
+def nested_bodies(stmt: Any) -> list[tuple[Any, ...]]:
+    if stmt.KIND == "ForStmt":
+        return [stmt.body]
+    if stmt.KIND == "IfStmt":
+        return [stmt.then_body, stmt.else_body]
+    return []
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for function in getattr(program, "functions", ()):
+        first: dict[str, Any] = {}
+
+        def define(var: Any) -> None:
+            if var.name in first:
+                earlier = first[var.name].node_span
+                where = f" (first defined at {earlier})" if earlier.known else ""
+                diagnostics.append(Diagnostic.at(
+                    var, RULE, f"`{var.name}` is defined twice in function `{function.name}`{where}",
+                    f"give the second definition a fresh name, e.g. `{var.name}_1`, and rename its uses"))
+            else:
+                first[var.name] = var
+
+        def block(stmts: tuple[Any, ...]) -> None:
+            for stmt in stmts:
+                for var in definitions(stmt):
+                    define(var)
+                for body in nested_bodies(stmt):
+                    block(body)
+
+        for param in function.params:
+            define(param.var)
+        block(function.body)
+    return diagnostics
