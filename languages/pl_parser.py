@@ -1,0 +1,1124 @@
+"""Parser of the `pl` text format (PyPTO's Python DSL) into a Program of any language.
+
+The text is read with `ast` only (never executed). Nodes are built from the generated module
+of the target language, so the result has that language's classes. The language is, in order:
+the `language` argument, a `# nanopass.language: NAME` header comment (written by the
+printer), or detection from the types in the text (a MemRef → Addressed; every tile placed →
+TilePlaced; some placed → TileUnplaced; none → Tensor; a PTO view → PTO).
+
+Every malformed input raises `CompileError` with rule "parse" and the `file:line:col` of the
+offending construct; no other exception escapes.
+
+Typing rules the text cannot spell (documented so IR builders can match them):
+- a loop variable is `pl.Scalar[pl.INDEX]`; an iter-arg variable has its init value's type;
+- a loop / if result has the type of its yielded value (then-branch for an if), unless the
+  single-result form `x: T = pl.yield_(v)` annotates it;
+- scalar operators: comparisons, `and`, `or`, `not` give BOOL; arithmetic and `-x` give the
+  type of the left operand, or of the right one when the left is a bare INDEX literal
+  (see `binop_type`);
+- a call's type is its assignment's annotation; elsewhere (unannotated assignment, nested
+  call, bare call statement) it is deduced by the op registry; a bare call statement whose op
+  the registry cannot type gets `NoneType()`.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import keyword
+import re
+from types import ModuleType
+from typing import Any, Callable, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
+
+import languages.gen.addressed as addressed_lang
+import languages.gen.l0_tiled as l0_tiled_lang
+import languages.gen.pto as pto_lang
+import languages.gen.tensor as tensor_lang
+import languages.gen.tile_placed as tile_placed_lang
+import languages.gen.tile_unplaced as tile_unplaced_lang
+from languages.decls import LANGUAGES, Addressed, PTO, Tensor, TilePlaced, TileUnplaced
+from languages.memory_space import MemorySpace
+from languages.pl_printer import FUNCTION_TYPES, CallSignature, call_signature, LOOP_ITERATORS, OPAQUE, expr_type, implicit_view_of
+from languages.types import (
+    BLAYOUTS,
+    PADS,
+    SLAYOUTS,
+    AttrValue,
+    DataType,
+    MemRef,
+    NoneType,
+    ScalarType,
+    TensorType,
+    TileType,
+    TileView,
+    TupleType,
+    Type,
+    ViewType,
+)
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.langdef import Language
+from nanopass.node import NO_SPAN, Node, Span
+
+AnyProgram: TypeAlias = Union[
+    tensor_lang.Program,
+    tile_unplaced_lang.Program,
+    tile_placed_lang.Program,
+    l0_tiled_lang.Program,
+    addressed_lang.Program,
+    pto_lang.Program,
+]
+ProgramT = TypeVar("ProgramT", bound=Node)
+
+RULE = "parse"
+BOOL_TYPE = ScalarType(DataType.BOOL)
+INDEX_TYPE = ScalarType(DataType.INDEX)
+
+_AST_BINOPS: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+}
+_AST_COMPARISONS: dict[type[ast.cmpop], str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+}
+_AST_BOOLOPS: dict[type[ast.boolop], str] = {ast.And: "and", ast.Or: "or"}
+_BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
+
+# `pl.X(...)` spellings that are not operators, or that name one operator regardless of operands.
+_FIXED_SUGAR = {"load": "tile.load", "store": "tile.store", "create_tensor": "tensor.create"}
+_NOT_CALLABLE = frozenset({
+    "Tensor", "Tile", "Scalar", "Out", "InOut", "MemRef", "TileView", "TensorView", "Mem", "PtoView",
+    "program", "function", "FunctionType",
+})
+_NON_FINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan"), "+inf": float("inf")}
+_LANGUAGE_HEADER = re.compile(r"^#\s*nanopass\.language:\s*(\S*)\s*$")
+_DTYPE_NAMES = ", ".join(dt.name for dt in DataType)
+_SPACE_NAMES = ", ".join(s.name for s in MemorySpace)
+_TENSOR_EXAMPLE = "pl.Tensor[[16, 32], pl.FP32]"
+
+
+# --- public API ----------------------------------------------------------------------------
+
+
+def binop_type(op: str, lhs_type: Type, rhs_type: Type, lhs_is_index_literal: bool = False) -> Type:
+    """The type the parser gives a scalar BinOp (build IR with it to round-trip exactly)."""
+    if op in _BOOL_RESULT_OPS:
+        return BOOL_TYPE
+    return rhs_type if lhs_is_index_literal else lhs_type
+
+
+def language_named(name: str) -> Language:
+    for lang in LANGUAGES:
+        if lang.name == name:
+            return lang
+    raise KeyError(name)
+
+
+def parse_program(text: str, filename: str = "<string>", language: Language | None = None) -> AnyProgram:
+    """Parse `pl` text into a Program of `language` (or of the language the text declares or
+    implies). Raises CompileError (rule "parse") on malformed input."""
+    try:
+        return _parse(text, filename, language)
+    except CompileError:
+        raise
+    except RecursionError:
+        raise _error(Span(filename, 1, 1), "the program is nested too deeply to parse") from None
+
+
+def parse_program_as(text: str, program_class: type[ProgramT], filename: str = "<string>") -> ProgramT:
+    """Parse into the language of `program_class` (e.g. `languages.gen.tile_placed.Program`),
+    statically typed as that class."""
+    program = parse_program(text, filename, language_named(program_class.LANGUAGE))
+    assert isinstance(program, program_class)
+    return program
+
+
+def load_program(path: str, language: Language | None = None) -> AnyProgram:
+    """Read and parse a `.py` file in the `pl` format."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompileError(Diagnostic(RULE, f"cannot read {path}: {exc}")) from None
+    return parse_program(text, path, language)
+
+
+# --- errors and spans ----------------------------------------------------------------------
+
+
+def _error(span: Span, message: str, hint: str = "") -> CompileError:
+    return CompileError(Diagnostic(RULE, message, span, hint))
+
+
+def _span_of(filename: str, node: ast.AST) -> Span:
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0) + 1
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = (getattr(node, "end_col_offset", None) or col - 1) + 1
+    return Span(filename, line, col, end_line, end_col)
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    """`pl.tile.add` → ["pl", "tile", "add"]; None if not a plain dotted name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+def _syntax_error(text: str, filename: str) -> ast.Module:
+    try:
+        return ast.parse(text, filename=filename)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        col = exc.offset or 1
+        raise _error(Span(filename, line, col), f"invalid Python syntax: {exc.msg}") from None
+    except ValueError as exc:  # e.g. NUL bytes in the source
+        raise _error(Span(filename, 1, 1), f"invalid source text: {exc}") from None
+
+
+# --- types ---------------------------------------------------------------------------------
+
+
+class _TypeReader:
+    """Reads type annotations; independent of the target language (used for detection too)."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+
+    def fail(self, node: ast.AST, message: str, hint: str = "") -> NoReturn:
+        raise _error(_span_of(self.filename, node), message, hint)
+
+    def dtype(self, node: ast.expr) -> DataType:
+        parts = _dotted(node)
+        if parts is None or len(parts) != 2 or parts[0] != "pl":
+            self.fail(node, f"expected a dtype like pl.FP32, got `{ast.unparse(node)}`")
+        if parts[1] not in DataType.__members__:
+            self.fail(node, f"unknown dtype pl.{parts[1]} (known: {_DTYPE_NAMES})")
+        return DataType[parts[1]]
+
+    def memory_space(self, node: ast.expr) -> MemorySpace:
+        parts = _dotted(node)
+        if parts is None or len(parts) != 3 or parts[:2] not in (["pl", "Mem"], ["pl", "MemorySpace"]):
+            self.fail(node, f"expected a memory space like pl.Mem.Vec, got `{ast.unparse(node)}`")
+        if parts[2] not in MemorySpace.__members__:
+            self.fail(node, f"unknown memory space pl.Mem.{parts[2]} (known: {_SPACE_NAMES})")
+        return MemorySpace[parts[2]]
+
+    def int_value(self, node: ast.expr, what: str) -> int:
+        negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+        inner = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+        if not isinstance(inner, ast.Constant) or type(inner.value) is not int:
+            self.fail(node, f"expected an integer {what}, got `{ast.unparse(node)}`")
+        return -inner.value if negative else inner.value
+
+    def dims(self, node: ast.expr) -> tuple[int, ...]:
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            self.fail(node, f"expected a shape like [16, 32], got `{ast.unparse(node)}`")
+        dims = tuple(self.int_value(e, "dimension") for e in node.elts)
+        for element, dim in zip(node.elts, dims):
+            if dim < 0:
+                self.fail(element, f"a dimension must not be negative, got {dim}")
+        return dims
+
+    def type(self, node: ast.expr) -> Type:
+        if isinstance(node, ast.Constant) and node.value is None:
+            return NoneType()
+        if not isinstance(node, ast.Subscript):
+            self.fail(node, f"expected a type annotation like {_TENSOR_EXAMPLE}, got `{ast.unparse(node)}`")
+        head = _dotted(node.value)
+        items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        reader = _TYPE_FORMS.get(".".join(head) if head else "")
+        if reader is None:
+            self.fail(node, f"expected a type annotation like {_TENSOR_EXAMPLE}, got `{ast.unparse(node)}`",
+                      "types are pl.Tensor[...], pl.Tile[...], pl.Scalar[...], tuple[...] or None")
+        return reader(self, node, items)
+
+    def scalar(self, node: ast.Subscript, items: list[ast.expr]) -> Type:
+        if len(items) != 1:
+            self.fail(node, "expected pl.Scalar[dtype], e.g. pl.Scalar[pl.INDEX]")
+        return ScalarType(self.dtype(items[0]))
+
+    def tuple_type(self, node: ast.Subscript, items: list[ast.expr]) -> Type:
+        if isinstance(node.slice, ast.Tuple) and not node.slice.elts:
+            return TupleType(())
+        return TupleType(tuple(self.type(item) for item in items))
+
+    def tensor(self, node: ast.Subscript, items: list[ast.expr]) -> Type:
+        if len(items) not in (2, 3):
+            self.fail(node, f"expected {_TENSOR_EXAMPLE} (optionally with pl.TensorView(valid_shape=[..]))")
+        shape, dtype = self.dims(items[0]), self.dtype(items[1])
+        valid: tuple[int, ...] | None = None
+        if len(items) == 3:
+            fields = self.constructor_kwargs(items[2], "TensorView", {"valid_shape"})
+            valid = self.dims(fields["valid_shape"]) if "valid_shape" in fields else None
+        return TensorType(shape, dtype, valid)
+
+    def tile(self, node: ast.Subscript, items: list[ast.expr]) -> Type:
+        if len(items) < 2:
+            self.fail(node, "expected pl.Tile[[rows, cols], dtype, (pl.MemRef(..),) (pl.Mem.X,) (pl.TileView(..))]")
+        shape, dtype = self.dims(items[0]), self.dtype(items[1])
+        space: MemorySpace | None = None
+        memref_node: ast.Call | None = None
+        view_node: ast.expr | None = None
+        for item in items[2:]:
+            parts = _dotted(item.func) if isinstance(item, ast.Call) else _dotted(item)
+            if isinstance(item, ast.Call) and parts == ["pl", "MemRef"] and memref_node is None:
+                memref_node = item
+            elif isinstance(item, ast.Call) and parts == ["pl", "TileView"] and view_node is None:
+                view_node = item
+            elif parts is not None and len(parts) == 3 and parts[:2] in (["pl", "Mem"], ["pl", "MemorySpace"]) \
+                    and space is None:
+                space = self.memory_space(item)
+            else:
+                self.fail(item, f"unexpected `{ast.unparse(item)}` in a tile type",
+                          "after shape and dtype come at most one pl.MemRef(..), one pl.Mem.X and one pl.TileView(..)")
+        valid, view = self.tile_view(view_node, space, shape) if view_node is not None else (None, None)
+        if view is None and space is not None:
+            view = implicit_view_of(space, shape)
+        memref = self.memref(memref_node, space) if memref_node is not None else None
+        return TileType(shape, dtype, valid, space, view, memref)
+
+    def tile_view(self, node: ast.expr, space: MemorySpace | None,
+                  shape: tuple[int, ...]) -> tuple[tuple[int, ...] | None, TileView | None]:
+        names = {"valid_shape", "blayout", "slayout", "fractal", "pad", "compact"}
+        fields = self.constructor_kwargs(node, "TileView", names)
+        valid = self.dims(fields.pop("valid_shape")) if "valid_shape" in fields else None
+        if space is None:
+            if fields:
+                self.fail(node, "a TileView's layout fields need the tile's memory space (pl.Mem.X)")
+            return valid, None
+        changes: dict[str, object] = {}
+        for name, value in fields.items():
+            changes[name] = self.view_field(name, value)
+        return valid, dataclasses.replace(implicit_view_of(space, shape), **changes)  # type: ignore[arg-type]
+
+    def view_field(self, name: str, node: ast.expr) -> object:
+        choices = {"blayout": BLAYOUTS, "slayout": SLAYOUTS, "pad": PADS}.get(name)
+        if choices is not None:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                word = node.value
+            else:
+                parts = _dotted(node)
+                word = parts[-1] if parts else ""
+            if word not in choices:
+                self.fail(node, f"unknown {name} `{ast.unparse(node)}` (known: {', '.join(choices)})")
+            return word
+        if name == "compact":
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, bool):
+                self.fail(node, "compact must be True or False")
+            return node.value
+        return self.int_value(node, name)
+
+    def memref(self, node: ast.Call, space: MemorySpace | None) -> MemRef:
+        fields = self.constructor_kwargs(node, "MemRef", {"space"}, positional=3)
+        args = node.args
+        if len(args) != 3:
+            self.fail(node, 'expected pl.MemRef("name", offset, size)')
+        name_node = args[0]
+        if not isinstance(name_node, ast.Constant) or not isinstance(name_node.value, str):
+            self.fail(name_node, 'a MemRef name must be a string, e.g. pl.MemRef("mem_vec_0", 0, 4096)')
+        if "space" in fields:
+            space = self.memory_space(fields["space"])
+        if space is None:
+            self.fail(node, "a MemRef needs the tile's memory space (add pl.Mem.X after it)")
+        return MemRef(name_node.value, space, self.int_value(args[1], "offset"), self.int_value(args[2], "size"))
+
+    def constructor_kwargs(self, node: ast.expr, name: str, allowed: set[str],
+                           positional: int = 0) -> dict[str, ast.expr]:
+        if not isinstance(node, ast.Call) or _dotted(node.func) != ["pl", name]:
+            self.fail(node, f"expected pl.{name}(...), got `{ast.unparse(node)}`")
+        if len(node.args) > positional:
+            self.fail(node, f"pl.{name} takes keyword arguments ({', '.join(sorted(allowed))})")
+        fields: dict[str, ast.expr] = {}
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in allowed:
+                self.fail(kw.value, f"pl.{name} has no field {kw.arg!r} (known: {', '.join(sorted(allowed))})")
+            fields[kw.arg] = kw.value
+        return fields
+
+    def view_type(self, node: ast.Subscript, items: list[ast.expr]) -> Type:
+        if len(items) != 3 or not isinstance(items[2], ast.Constant) or not isinstance(items[2].value, str):
+            self.fail(node, 'expected pl.PtoView[[shape], dtype, "tensor_view"]')
+        return ViewType(items[2].value, self.dims(items[0]), self.dtype(items[1]))
+
+
+_TYPE_FORMS: dict[str, Callable[[_TypeReader, ast.Subscript, list[ast.expr]], Type]] = {
+    "pl.Scalar": _TypeReader.scalar,
+    "pl.Tensor": _TypeReader.tensor,
+    "pl.Tile": _TypeReader.tile,
+    "tuple": _TypeReader.tuple_type,
+    "pl.PtoView": _TypeReader.view_type,
+}
+
+
+def _param_annotation(reader: _TypeReader, node: ast.expr) -> tuple[Type, str]:
+    if isinstance(node, ast.Subscript):
+        head = _dotted(node.value)
+        if head in (["pl", "Out"], ["pl", "InOut"]):
+            assert head is not None
+            return reader.type(node.slice), head[1]
+    return reader.type(node), "In"
+
+
+# --- language choice -----------------------------------------------------------------------
+
+
+def _all_types(ty: Type) -> list[Type]:
+    if isinstance(ty, TupleType):
+        return [t for inner in ty.types for t in _all_types(inner)]
+    return [ty]
+
+
+def detect_language(types: Sequence[Type]) -> Language:
+    """The least language whose type forms the given types need (TilePlaced for placed tiles:
+    L0Tiled looks the same in text)."""
+    flat = [t for ty in types for t in _all_types(ty)]
+    if any(isinstance(t, ViewType) for t in flat):
+        return PTO
+    tiles = [t for t in flat if isinstance(t, TileType)]
+    if any(t.memref is not None for t in tiles):
+        return Addressed
+    placed = [t.memory_space is not None for t in tiles]
+    if placed and all(placed):
+        return TilePlaced
+    if any(placed):
+        return TileUnplaced
+    return Tensor
+
+
+def _annotations(program: ast.ClassDef) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    for node in ast.walk(program):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            found.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef) and node.returns is not None:
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+    return found
+
+
+def _header_language(text: str, filename: str) -> Language | None:
+    for number, line in enumerate(text.splitlines()[:5], start=1):
+        match = _LANGUAGE_HEADER.match(line.strip())
+        if match:
+            try:
+                return language_named(match.group(1))
+            except KeyError:
+                known = ", ".join(lang.name for lang in LANGUAGES)
+                raise _error(Span(filename, number, 1), f"unknown language {match.group(1)!r} (known: {known})") from None
+    return None
+
+
+# --- the parser ----------------------------------------------------------------------------
+
+
+class _Scope:
+    def __init__(self, parent: _Scope | None = None) -> None:
+        self.parent = parent
+        self.names: dict[str, Node] = {}
+
+    def lookup(self, name: str) -> Node | None:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class _YieldTargets:
+    """The `names = pl.yield_(values)` ending a loop body or an if branch."""
+
+    def __init__(self, node: ast.stmt, names: list[tuple[str, ast.AST]], annotation: Type | None,
+                 values: tuple[Node, ...]) -> None:
+        self.node = node
+        self.names = names
+        self.annotation = annotation
+        self.values = values
+
+
+class _Parser:
+    def __init__(self, filename: str, language: Language) -> None:
+        self.filename = filename
+        self.language = language
+        self.m: ModuleType = importlib.import_module(language.module)
+        self.types = _TypeReader(filename)
+        self.signatures: dict[str, tuple[Type, ...]] = {}
+        # From TilePlaced on, the registry places results whose space the op fixes.
+        self.placed = bool({"tile-placed", "tile-addressed"} & language.type_forms)
+
+    # helpers
+
+    def span(self, node: ast.AST) -> Span:
+        return _span_of(self.filename, node)
+
+    def fail(self, node: ast.AST, message: str, hint: str = "") -> NoReturn:
+        raise _error(self.span(node), message, hint)
+
+    def make(self, node_kind: str, node: ast.AST | None, /, **fields: Any) -> Node:
+        cls = getattr(self.m, node_kind, None)
+        if cls is None:
+            assert node is not None
+            self.fail(node, f"language {self.language.name} has no {node_kind} nodes")
+        return cast(Node, cls(**fields, span=self.span(node) if node is not None else NO_SPAN))
+
+    # program and functions
+
+    def program(self, cls: ast.ClassDef) -> Node:
+        functions = [s for s in cls.body if isinstance(s, ast.FunctionDef)]
+        for stmt in cls.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.Pass)) and not _is_docstring(stmt):
+                self.fail(stmt, "expected a @pl.function method in the @pl.program class")
+        signatures: list[tuple[str, list[tuple[ast.arg, Type, str]], tuple[Type, ...]]] = []
+        for func in functions:
+            if func.name in self.signatures:
+                self.fail(func, f"function {func.name!r} is defined twice")
+            params, returns = self.signature(func)
+            self.signatures[func.name] = returns
+            signatures.append((func.name, params, returns))
+        built = tuple(self.function(func, params, returns) for func, (_, params, returns) in zip(functions, signatures))
+        return self.make("Program", cls, name=cls.name, functions=built)
+
+    def function_type(self, func: ast.FunctionDef) -> str:
+        if len(func.decorator_list) != 1:
+            self.fail(func, "expected exactly one decorator: @pl.function or @pl.function(type=pl.FunctionType.X)")
+        deco = func.decorator_list[0]
+        if _dotted(deco) == ["pl", "function"]:
+            return OPAQUE
+        if not isinstance(deco, ast.Call) or _dotted(deco.func) != ["pl", "function"] or deco.args \
+                or len(deco.keywords) != 1 or deco.keywords[0].arg != "type":
+            self.fail(deco, "expected @pl.function or @pl.function(type=pl.FunctionType.X)")
+        parts = _dotted(deco.keywords[0].value)
+        if parts is None or len(parts) != 3 or parts[:2] != ["pl", "FunctionType"] or parts[2] not in FUNCTION_TYPES:
+            self.fail(deco.keywords[0].value, f"unknown function type `{ast.unparse(deco.keywords[0].value)}` "
+                                              f"(known: {', '.join('pl.FunctionType.' + f for f in FUNCTION_TYPES)})")
+        return parts[2]
+
+    def signature(self, func: ast.FunctionDef) -> tuple[list[tuple[ast.arg, Type, str]], tuple[Type, ...]]:
+        args = func.args
+        if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
+            self.fail(func, "a pl.function takes plain parameters only (no defaults, *args, **kwargs or keyword-only)")
+        if not args.args or args.args[0].arg != "self":
+            self.fail(func, f"method {func.name!r} must take `self` as its first parameter")
+        params: list[tuple[ast.arg, Type, str]] = []
+        for arg in args.args[1:]:
+            if arg.annotation is None:
+                self.fail(arg, f"parameter {arg.arg!r}: expected a type annotation like {_TENSOR_EXAMPLE}")
+            ty, direction = _param_annotation(self.types, arg.annotation)
+            params.append((arg, ty, direction))
+        returns: tuple[Type, ...] = ()
+        if func.returns is not None:
+            ret = self.types.type(func.returns)
+            if isinstance(ret, TupleType):
+                returns = ret.types
+            elif not isinstance(ret, NoneType):  # `-> None`: no results
+                returns = (ret,)
+        return params, returns
+
+    def function(self, func: ast.FunctionDef, params: list[tuple[ast.arg, Type, str]],
+                 returns: tuple[Type, ...]) -> Node:
+        func_type = self.function_type(func)
+        scope = _Scope()
+        built_params: list[Node] = []
+        for arg, ty, direction in params:
+            if arg.arg in scope.names:
+                self.fail(arg, f"parameter {arg.arg!r} is declared twice")
+            var = self.make("Var", arg, name=arg.arg, type=ty)
+            scope.names[arg.arg] = var
+            built_params.append(self.make("Param", arg, var=var, direction=direction))
+        body_ast = func.body[1:] if func.body and _is_docstring(func.body[0]) else func.body
+        body, trailing = self.block(body_ast, scope)
+        if trailing is not None:
+            self.fail(trailing.node, "pl.yield_ ends a loop body or an if branch, not a function body")
+        return self.make("Function", func, name=func.name, func_type=func_type, params=tuple(built_params),
+                         return_types=returns, body=body)
+
+    # statements
+
+    def block(self, stmts: Sequence[ast.stmt], scope: _Scope) -> tuple[tuple[Node, ...], _YieldTargets | None]:
+        out: list[Node] = []
+        trailing: _YieldTargets | None = None
+        for index, stmt in enumerate(stmts):
+            if trailing is not None:
+                self.fail(trailing.node, "pl.yield_ must be the last statement of its loop body or if branch")
+            yielded = self.yield_of(stmt, scope)
+            if yielded is not None:
+                trailing = yielded
+                out.append(self.make("YieldStmt", stmt, values=yielded.values))
+                continue
+            out.extend(self.stmt(stmt, scope))
+        return tuple(out), trailing
+
+    def yield_of(self, stmt: ast.stmt, scope: _Scope) -> _YieldTargets | None:
+        """A `[targets =] pl.yield_(values)` statement, or None if `stmt` is something else."""
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) else None
+        if not (isinstance(value, ast.Call) and _dotted(value.func) == ["pl", "yield_"]):
+            return None
+        if value.keywords:
+            self.fail(value, "pl.yield_ takes positional values only")
+        values = tuple(self.expr(v, scope) for v in value.args)
+        names: list[tuple[str, ast.AST]] = []
+        annotation: Type | None = None
+        if isinstance(stmt, ast.AnnAssign):
+            if not isinstance(stmt.target, ast.Name):
+                self.fail(stmt.target, "expected a variable name before the annotation")
+            names = [(stmt.target.id, stmt.target)]
+            annotation = self.types.type(stmt.annotation)
+        elif isinstance(stmt, ast.Assign):
+            if len(stmt.targets) != 1:
+                self.fail(stmt, "expected one assignment target list: `a, b = pl.yield_(x, y)`")
+            target = stmt.targets[0]
+            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for element in elements:
+                if not isinstance(element, ast.Name):
+                    self.fail(element, "expected a variable name as a pl.yield_ target")
+                names.append((element.id, element))
+        if names and len(names) != len(values):
+            self.fail(stmt, f"pl.yield_ yields {len(values)} value(s) but {len(names)} name(s) are assigned")
+        return _YieldTargets(stmt, names, annotation, values)
+
+    def stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        handler = _STMT_HANDLERS.get(type(stmt))
+        if handler is None:
+            self.fail(stmt, f"unsupported statement `{_first_line(stmt)}`",
+                      "statements are annotated assignments, calls, for/if with pl.yield_, and return")
+        return handler(self, stmt, scope)
+
+    def define(self, scope: _Scope, node: ast.AST, name: str, ty: Type) -> Node:
+        if name in ("pl", "self"):
+            self.fail(node, f"{name!r} cannot be used as a variable name")
+        var = self.make("Var", node, name=name, type=ty)
+        scope.names[name] = var
+        return var
+
+    def ann_assign(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        assert isinstance(stmt, ast.AnnAssign)
+        if not isinstance(stmt.target, ast.Name):
+            self.fail(stmt.target, "expected a variable name before the annotation")
+        if stmt.value is None:
+            self.fail(stmt, f"`{stmt.target.id}` is declared but not assigned: expected `name: T = value`")
+        ty = self.types.type(stmt.annotation)
+        value = self.expr(stmt.value, scope, call_type=ty)
+        target = self.define(scope, stmt.target, stmt.target.id, ty)
+        return [self.make("AssignStmt", stmt, target=target, value=value)]
+
+    def assign(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        assert isinstance(stmt, ast.Assign)
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+            self.fail(stmt, "expected `name: T = value` (only pl.yield_ assigns several names)")
+        name = stmt.targets[0].id
+        value = self.expr(stmt.value, scope)
+        ty = expr_type(value)
+        target = self.define(scope, stmt.targets[0], name, ty)
+        return [self.make("AssignStmt", stmt, target=target, value=value)]
+
+    def eval_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        assert isinstance(stmt, ast.Expr)
+        if not isinstance(stmt.value, ast.Call):
+            self.fail(stmt, "a bare expression statement must be a call, e.g. pl.tile.store(t, [0, 0], out)")
+        value = self.expr(stmt.value, scope, statement_call=True)
+        return [self.make("EvalStmt", stmt, value=value)]
+
+    def return_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        assert isinstance(stmt, ast.Return)
+        if stmt.value is None:
+            values: tuple[Node, ...] = ()
+        elif isinstance(stmt.value, ast.Tuple):
+            values = tuple(self.expr(v, scope) for v in stmt.value.elts)
+        else:
+            values = (self.expr(stmt.value, scope),)
+        return [self.make("ReturnStmt", stmt, values=values)]
+
+    def pass_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        return []
+
+    def for_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        assert isinstance(stmt, ast.For)
+        if stmt.orelse:
+            self.fail(stmt.orelse[0], "a for loop cannot have an else branch")
+        call = stmt.iter
+        parts = _dotted(call.func) if isinstance(call, ast.Call) else None
+        if not isinstance(call, ast.Call) or parts is None or len(parts) != 2 or parts[0] != "pl" \
+                or parts[1] not in LOOP_ITERATORS.values():
+            self.fail(stmt.iter, "expected pl.range(...), pl.pipeline(...) or pl.parallel(...) after `in`")
+        kind = next(k for k, v in LOOP_ITERATORS.items() if v == parts[1])
+        if not 1 <= len(call.args) <= 3:
+            self.fail(call, f"pl.{parts[1]} takes 1 to 3 positional arguments (start, stop, step)")
+        bounds = [self.expr(a, scope) for a in call.args]
+        if len(bounds) == 1:
+            bounds.insert(0, self.make("ConstInt", None, value=0, dtype=DataType.INDEX))
+        if len(bounds) == 2:
+            bounds.append(self.make("ConstInt", None, value=1, dtype=DataType.INDEX))
+        inits: list[Node] = []
+        attrs: list[tuple[str, AttrValue]] = []
+        for kw in call.keywords:
+            if kw.arg is None:
+                self.fail(kw.value, "** arguments are not supported")
+            if kw.arg == "init_values":
+                if not isinstance(kw.value, (ast.Tuple, ast.List)):
+                    self.fail(kw.value, "init_values must be a tuple, e.g. init_values=(c0,)")
+                inits = [self.expr(v, scope) for v in kw.value.elts]
+            else:
+                attrs.append((kw.arg, self.attr_value(kw.arg, kw.value, scope)))
+        loop_name, carried = self.for_target(stmt.target, len(inits))
+        body_scope = _Scope(scope)
+        loop_var = self.define(body_scope, loop_name, loop_name.id, INDEX_TYPE)
+        iter_args: list[Node] = []
+        for name_node, init in zip(carried, inits):
+            var = self.define(body_scope, name_node, name_node.id, expr_type(init))
+            iter_args.append(self.make("IterArg", name_node, var=var, init=init))
+        body, trailing = self.block(stmt.body, body_scope)
+        if inits and (trailing is None or not trailing.names):
+            self.fail(stmt, "a loop with init_values must end with `name = pl.yield_(value)` naming its results")
+        results = self.results(trailing, scope)
+        return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
+                          iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
+
+    def for_target(self, target: ast.expr, carried_count: int) -> tuple[ast.Name, list[ast.Name]]:
+        if isinstance(target, ast.Name):
+            if carried_count:
+                self.fail(target, f"the loop carries {carried_count} value(s): expected `for i, (c,) in ...`")
+            return target, []
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+                and isinstance(target.elts[1], (ast.Tuple, ast.List))):
+            self.fail(target, "expected `for i in ...` or `for i, (c_iter,) in ...`")
+        carried: list[ast.Name] = []
+        for element in target.elts[1].elts:
+            if not isinstance(element, ast.Name):
+                self.fail(element, "expected a variable name for a loop-carried value")
+            carried.append(element)
+        if len(carried) != carried_count:
+            self.fail(target, f"init_values has {carried_count} value(s) but the loop names {len(carried)} "
+                              "carried variable(s)")
+        return target.elts[0], carried
+
+    def results(self, trailing: _YieldTargets | None, scope: _Scope) -> tuple[Node, ...]:
+        if trailing is None:
+            return ()
+        out: list[Node] = []
+        for (name, node), value in zip(trailing.names, trailing.values):
+            ty = trailing.annotation if trailing.annotation is not None else expr_type(value)
+            out.append(self.define(scope, node, name, ty))
+        return tuple(out)
+
+    def if_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        assert isinstance(stmt, ast.If)
+        cond = self.expr(stmt.test, scope)
+        then_body, then_yield = self.block(stmt.body, _Scope(scope))
+        else_body, else_yield = self.block(stmt.orelse, _Scope(scope))
+        then_names = [n for n, _ in then_yield.names] if then_yield else []
+        else_names = [n for n, _ in else_yield.names] if else_yield else []
+        if then_names != else_names:
+            where = else_yield.node if else_yield is not None else stmt
+            self.fail(where, f"both branches of an if must yield the same names: then yields "
+                             f"{then_names or 'nothing'}, else yields {else_names or 'nothing'}",
+                      "end both branches with `x = pl.yield_(value)`")
+        results = self.results(then_yield, scope)
+        return [self.make("IfStmt", stmt, cond=cond, then_body=then_body, else_body=else_body, results=results)]
+
+    # expressions
+
+    def expr(self, node: ast.expr, scope: _Scope, call_type: Type | None = None,
+             statement_call: bool = False) -> Node:
+        if isinstance(node, ast.Call):
+            return self.call(node, scope, call_type, statement_call)
+        handler = _EXPR_HANDLERS.get(type(node))
+        if handler is None:
+            self.fail(node, f"unsupported expression `{ast.unparse(node)}`")
+        return handler(self, node, scope)
+
+    def name(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.Name)
+        var = scope.lookup(node.id)
+        if var is None:
+            self.fail(node, f"unknown name {node.id!r}")
+        return var
+
+    def constant(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.Constant)
+        value = node.value
+        if isinstance(value, bool):
+            return self.make("ConstBool", node, value=value)
+        if isinstance(value, int):
+            return self.make("ConstInt", node, value=value, dtype=DataType.INDEX)
+        if isinstance(value, float):
+            return self.make("ConstFloat", node, value=value, dtype=DataType.FP32)
+        self.fail(node, f"unsupported constant `{ast.unparse(node)}` (expected a number or True/False)")
+
+    def unary(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.UnaryOp)
+        operand_ast = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(operand_ast, ast.Constant):
+            literal = operand_ast.value
+            if type(literal) is int:
+                return self.make("ConstInt", node, value=-literal, dtype=DataType.INDEX)
+            if type(literal) is float:
+                return self.make("ConstFloat", node, value=-literal, dtype=DataType.FP32)
+        if isinstance(node.op, ast.USub):
+            operand = self.expr(operand_ast, scope)
+            return self.make("UnaryOp", node, op="-", operand=operand, type=expr_type(operand))
+        if isinstance(node.op, ast.Not):
+            operand = self.expr(operand_ast, scope)
+            return self.make("UnaryOp", node, op="not", operand=operand, type=BOOL_TYPE)
+        self.fail(node, f"unsupported unary operator in `{ast.unparse(node)}` (supported: -x, not x)")
+
+    def binop_node(self, node: ast.AST, op: str, lhs: Node, rhs: Node) -> Node:
+        literal = lhs.KIND == "ConstInt" and cast(tensor_lang.ConstInt, lhs).dtype is DataType.INDEX
+        ty = binop_type(op, expr_type(lhs), expr_type(rhs), literal)
+        return self.make("BinOp", node, op=op, lhs=lhs, rhs=rhs, type=ty)
+
+    def binop(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.BinOp)
+        op = _AST_BINOPS.get(type(node.op))
+        if op is None:
+            self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * // %)",
+                      "use // for integer division")
+        return self.binop_node(node, op, self.expr(node.left, scope), self.expr(node.right, scope))
+
+    def boolop(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.BoolOp)
+        op = _AST_BOOLOPS[type(node.op)]
+        result = self.expr(node.values[0], scope)
+        for value in node.values[1:]:
+            # `a and b and c` reads as (a and b) and c; spans cover the whole chain so far.
+            chain = ast.BoolOp(op=node.op, values=[])
+            ast.copy_location(chain, node)
+            chain.end_lineno, chain.end_col_offset = value.end_lineno, value.end_col_offset
+            result = self.binop_node(chain, op, result, self.expr(value, scope))
+        return result
+
+    def compare(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.Compare)
+        if len(node.ops) != 1:
+            self.fail(node, "chained comparisons are not supported", "write `a < b and b < c`")
+        op = _AST_COMPARISONS.get(type(node.ops[0]))
+        if op is None:
+            self.fail(node, f"unsupported comparison in `{ast.unparse(node)}` (supported: == != < <= > >=)")
+        return self.binop_node(node, op, self.expr(node.left, scope), self.expr(node.comparators[0], scope))
+
+    def sequence(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, (ast.List, ast.Tuple))
+        return self.make("TupleExpr", node, elements=tuple(self.expr(e, scope) for e in node.elts))
+
+    def subscript(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.Subscript)
+        value = self.expr(node.value, scope)
+        index = self.types.int_value(node.slice, "index")
+        ty = expr_type(value)
+        if not isinstance(ty, TupleType):
+            self.fail(node, f"only tuple values can be indexed; `{ast.unparse(node.value)}` is not a tuple")
+        if not 0 <= index < len(ty.types):
+            self.fail(node.slice, f"index {index} is out of range for a tuple of {len(ty.types)} value(s)")
+        return self.make("TupleGetItem", node, value=value, index=index, type=ty.types[index])
+
+    # calls
+
+    def call(self, node: ast.Call, scope: _Scope, call_type: Type | None, statement_call: bool) -> Node:
+        parts = _dotted(node.func)
+        if parts is None or parts[0] not in ("pl", "self") or len(parts) < 2:
+            self.fail(node.func, f"unknown callee `{ast.unparse(node.func)}`",
+                      "call operators as pl.tile.add(...) / pl.add(...) and functions as self.f(...)")
+        if parts[0] == "self":
+            return self.func_call(node, parts, scope)
+        if parts == ["pl", "const"]:
+            return self.const_call(node)
+        if parts[1] == "yield_":
+            self.fail(node, "pl.yield_ is only allowed as the last statement of a loop body or if branch")
+        if len(parts) == 2 and parts[1] in LOOP_ITERATORS.values():
+            self.fail(node, f"pl.{parts[1]} is only allowed as the iterator of a for loop")
+        if parts[1] in _NOT_CALLABLE or len(parts) > 3:
+            self.fail(node.func, f"`{ast.unparse(node.func)}` is not an operator")
+        positional = self.positional_arguments(node, scope)
+        op = self.op_name(node, parts, [value for _, value in positional])
+        signature = call_signature(op)
+        if signature is None:
+            args, attrs = self.unbound_arguments(node, positional, scope)
+        else:
+            args, attrs = self.bound_arguments(node, op, signature, positional, scope)
+        ty = call_type if call_type is not None else self.deduce(node, op, args, attrs, statement_call)
+        return self.make("Call", node, op=op, args=args, attrs=attrs, type=ty)
+
+    def func_call(self, node: ast.Call, parts: list[str], scope: _Scope) -> Node:
+        if len(parts) != 2:
+            self.fail(node.func, f"unknown callee `{ast.unparse(node.func)}`")
+        if parts[1] not in self.signatures:
+            known = ", ".join(self.signatures) or "none"
+            self.fail(node.func, f"unknown function {parts[1]!r} (functions of this program: {known})")
+        if node.keywords:
+            self.fail(node, "calls of program functions take positional arguments only")
+        returns = self.signatures[parts[1]]
+        ty: Type = returns[0] if len(returns) == 1 else (TupleType(returns) if returns else NoneType())
+        args = tuple(self.expr(a, scope) for a in node.args)
+        return self.make("FuncCall", node, callee=parts[1], args=args, type=ty)
+
+    def const_call(self, node: ast.Call) -> Node:
+        if node.keywords and [k.arg for k in node.keywords] != ["dtype"]:
+            self.fail(node, "expected pl.const(value, dtype)")
+        dtype_node = node.keywords[0].value if node.keywords else (node.args[1] if len(node.args) == 2 else None)
+        if len(node.args) + len(node.keywords) not in (1, 2) or (node.keywords and len(node.args) != 1):
+            self.fail(node, "expected pl.const(value, dtype), e.g. pl.const(1.0, pl.FP32)")
+        value = self.number(node.args[0])
+        if dtype_node is None:
+            dtype = DataType.FP32 if isinstance(value, float) else DataType.INDEX
+        else:
+            dtype = self.types.dtype(dtype_node)
+        if dtype.is_float:
+            return self.make("ConstFloat", node, value=float(value), dtype=dtype)
+        if isinstance(value, float):
+            self.fail(node.args[0], f"pl.const of integer dtype {dtype.pl_name} needs an integer value")
+        if dtype is DataType.BOOL and value not in (0, 1):
+            self.fail(node.args[0], "pl.const of pl.BOOL needs 0 or 1")
+        return self.make("ConstInt", node, value=value, dtype=dtype)
+
+    def number(self, node: ast.expr) -> int | float:
+        """A signed int / float literal, or float("inf" | "-inf" | "nan")."""
+        negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+        inner = node.operand if isinstance(node, ast.UnaryOp) and negative else node
+        if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
+            number = cast(Union[int, float], inner.value)
+            return -number if negative else number
+        if isinstance(node, ast.Call) and _dotted(node.func) == ["float"] and len(node.args) == 1 \
+                and not node.keywords and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) and node.args[0].value.strip().lower() in _NON_FINITE:
+            return _NON_FINITE[node.args[0].value.strip().lower()]
+        self.fail(node, f"expected a number literal, got `{ast.unparse(node)}`",
+                  'non-finite values are spelled float("inf"), float("-inf"), float("nan")')
+
+    def positional_arguments(self, node: ast.Call, scope: _Scope) -> list[tuple[ast.expr, Node | None]]:
+        """Each positional argument with its expression, or None when it can only be an
+        attribute (a dtype, a memory space, a string)."""
+        out: list[tuple[ast.expr, Node | None]] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                self.fail(arg, "*args are not supported")
+            parts = _dotted(arg)
+            attribute_like = (parts is not None and parts[0] == "pl") or \
+                (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+            out.append((arg, None if attribute_like else self.expr(arg, scope)))
+        return out
+
+    def unbound_arguments(self, node: ast.Call, positional: list[tuple[ast.expr, Node | None]],
+                          scope: _Scope) -> tuple[tuple[Node, ...], tuple[tuple[str, AttrValue], ...]]:
+        """Binding without the registry: positional expressions are operands; a positional
+        dtype / memory space is the `dtype` / `target_memory` attribute; keywords are attributes."""
+        args: list[Node] = []
+        attrs: list[tuple[str, AttrValue]] = []
+        for arg, value in positional:
+            if value is not None:
+                args.append(value)
+                continue
+            parts = _dotted(arg)
+            if parts is not None and len(parts) == 2:
+                attrs.append(("dtype", self.types.dtype(arg)))
+            elif parts is not None and len(parts) == 3 and parts[1] in ("Mem", "MemorySpace"):
+                attrs.append(("target_memory", self.types.memory_space(arg)))
+            else:
+                self.fail(arg, f"expected an expression, got `{ast.unparse(arg)}`",
+                          "pass attributes as keyword arguments, e.g. mode=\"round\"")
+        for kw in node.keywords:
+            name = self.keyword_name(kw)
+            if any(k == name for k, _ in attrs):
+                self.fail(kw.value, f"attribute {name!r} is given twice")
+            attrs.append((name, self.attr_value(name, kw.value, scope)))
+        return tuple(args), tuple(attrs)
+
+    def bound_arguments(self, node: ast.Call, op: str, signature: CallSignature,
+                        positional: list[tuple[ast.expr, Node | None]],
+                        scope: _Scope) -> tuple[tuple[Node, ...], tuple[tuple[str, AttrValue], ...]]:
+        """Binding by the registry: positional arguments bind to the op's positional order,
+        keywords by name; operands become arguments, everything else attributes."""
+        names = signature.operand_names
+        variadic_index = len(names) - 1 if signature.variadic else -1
+        operands: dict[int, Node] = {}
+        tail: list[Node] = []
+        attrs: list[tuple[str, AttrValue]] = []
+
+        def bind(name: str, arg: ast.expr, value: Node | None) -> None:
+            if name not in names:
+                if any(k == name for k, _ in attrs):
+                    self.fail(arg, f"{op}: attribute {name!r} is given twice")
+                attrs.append((name, self.attr_value(name, arg, scope)))
+                return
+            index = names.index(name)
+            expr = value if value is not None else self.expr(arg, scope)
+            if index == variadic_index:
+                tail.append(expr)
+            elif index in operands:
+                self.fail(arg, f"{op}: operand {name!r} is given twice")
+            else:
+                operands[index] = expr
+
+        order = signature.param_order
+        for position, (arg, value) in enumerate(positional):
+            if position < len(order):
+                bind(order[position], arg, value)
+            elif variadic_index >= 0:
+                bind(names[variadic_index], arg, value)
+            else:
+                self.fail(arg, f"{op} takes at most {len(order)} positional argument(s) ({', '.join(order)})")
+        for kw in node.keywords:
+            bind(self.keyword_name(kw), kw.value, None)
+        count = variadic_index if tail else len(operands)
+        for index in range(count):
+            if index not in operands:
+                self.fail(node, f"{op}: operand {names[index]!r} is missing",
+                          f"{op} takes its operands in the order {', '.join(names)}")
+        if len(operands) > count:
+            self.fail(node, f"{op}: operands must be given in order ({', '.join(names)}) without gaps")
+        return tuple(operands[i] for i in range(count)) + tuple(tail), tuple(attrs)
+
+    def keyword_name(self, kw: ast.keyword) -> str:
+        if kw.arg is None:
+            self.fail(kw.value, "** arguments are not supported")
+        return kw.arg
+
+    def attr_value(self, name: str, node: ast.expr, scope: _Scope) -> AttrValue:
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (bool, str))):
+            return cast(AttrValue, node.value)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return tuple(self.types.int_value(e, f"element of {name}") for e in node.elts)
+        parts = _dotted(node)
+        if parts is not None and parts[0] == "pl" and len(parts) == 2:
+            return self.types.dtype(node)
+        if parts is not None and parts[0] == "pl" and len(parts) == 3:
+            return self.types.memory_space(node)
+        if isinstance(node, ast.Name) and node.id in MemorySpace.__members__ and scope.lookup(node.id) is None:
+            return MemorySpace[node.id]
+        if isinstance(node, (ast.Constant, ast.UnaryOp, ast.Call)):
+            try:
+                return self.number(node)
+            except CompileError:
+                pass
+        self.fail(node, f"argument {name!r} must be a constant (number, string, bool, dtype, memory "
+                        f"space or list of ints), got `{ast.unparse(node)}`",
+                  "operands are expressions, attributes are constants")
+
+    def op_name(self, node: ast.Call, parts: list[str], args: Sequence[Node | None]) -> str:
+        leaf = parts[-1]
+        if leaf.endswith("_") and keyword.iskeyword(leaf[:-1]):
+            leaf = leaf[:-1]
+        if len(parts) == 3:
+            return f"{parts[1]}.{leaf}"
+        if leaf in _FIXED_SUGAR:
+            return _FIXED_SUGAR[leaf]
+        for arg in args:
+            if arg is None:
+                continue
+            ty = expr_type(arg)
+            if isinstance(ty, TensorType):
+                return f"tensor.{leaf}"
+            if isinstance(ty, TileType):
+                return f"tile.{leaf}"
+        self.fail(node.func, f"cannot tell whether pl.{parts[1]} means pl.tensor.{parts[1]} or pl.tile.{parts[1]}: "
+                             "it has no tensor or tile operand", "spell the namespace explicitly")
+
+    def deduce(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: tuple[tuple[str, AttrValue], ...],
+               statement_call: bool) -> Type:
+        at = self.make("Call", node, op=op, args=args, attrs=attrs, type=NoneType())
+        deduced, problem = _registry_deduce(op, args, attrs, self.placed, at)
+        if deduced is not None:
+            return deduced
+        if problem is not None and not statement_call:
+            raise problem
+        if statement_call:
+            # A bare call statement is kept even when untypable here: TypeChecked reports it.
+            return NoneType()
+        self.fail(node, f"cannot deduce the type of `{ast.unparse(node)}`: the op registry does not know {op}",
+                  "annotate the assignment: `x: pl.Tile[[16, 32], pl.FP32] = ...`")
+
+
+def _registry_deduce(op: str, args: tuple[Node, ...], attrs: tuple[tuple[str, AttrValue], ...],
+                     placed: bool, at: Node) -> tuple[Type | None, CompileError | None]:
+    """Ask the op registry (languages.ops) for a call's type: (type, None), or (None, error)
+    when it cannot say; (None, None) when the registry is unavailable or does not know `op`."""
+    if call_signature(op) is None:
+        return None, None
+    registry = importlib.import_module("languages.ops").REGISTRY
+    try:
+        return cast(Type, registry.deduce(op, args, attrs, placed=placed, at=at)), None
+    except CompileError as exc:
+        return None, exc
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _first_line(node: ast.AST) -> str:
+    return ast.unparse(node).splitlines()[0] if ast.unparse(node) else type(node).__name__
+
+
+_STMT_HANDLERS: dict[type[ast.stmt], Callable[[_Parser, ast.stmt, _Scope], list[Node]]] = {
+    ast.AnnAssign: _Parser.ann_assign,
+    ast.Assign: _Parser.assign,
+    ast.Expr: _Parser.eval_stmt,
+    ast.Return: _Parser.return_stmt,
+    ast.Pass: _Parser.pass_stmt,
+    ast.For: _Parser.for_stmt,
+    ast.If: _Parser.if_stmt,
+}
+
+_EXPR_HANDLERS: dict[type[ast.expr], Callable[[_Parser, ast.expr, _Scope], Node]] = {
+    ast.Name: _Parser.name,
+    ast.Constant: _Parser.constant,
+    ast.UnaryOp: _Parser.unary,
+    ast.BinOp: _Parser.binop,
+    ast.BoolOp: _Parser.boolop,
+    ast.Compare: _Parser.compare,
+    ast.List: _Parser.sequence,
+    ast.Tuple: _Parser.sequence,
+    ast.Subscript: _Parser.subscript,
+}
+
+
+# --- driver --------------------------------------------------------------------------------
+
+
+def _program_class(module: ast.Module, filename: str) -> ast.ClassDef:
+    found: ast.ClassDef | None = None
+    for stmt in module.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt):
+            continue
+        is_program = isinstance(stmt, ast.ClassDef) and len(stmt.decorator_list) == 1 \
+            and _dotted(stmt.decorator_list[0]) == ["pl", "program"]
+        if not is_program:
+            raise _error(_span_of(filename, stmt), "expected one @pl.program class at the top level",
+                         "a program file is `import pypto.language as pl` then `@pl.program class NAME:`")
+        if found is not None:
+            raise _error(_span_of(filename, stmt), "a file holds one @pl.program class; found a second one")
+        assert isinstance(stmt, ast.ClassDef)
+        if stmt.bases or stmt.keywords:
+            raise _error(_span_of(filename, stmt), "a @pl.program class takes no base classes")
+        found = stmt
+    if found is None:
+        raise _error(Span(filename, 1, 1), "no @pl.program class found",
+                     "a program file is `import pypto.language as pl` then `@pl.program class NAME:`")
+    return found
+
+
+def _parse(text: str, filename: str, language: Language | None) -> AnyProgram:
+    module = _syntax_error(text, filename)
+    cls = _program_class(module, filename)
+    if language is None:
+        language = _header_language(text, filename)
+    if language is None:
+        reader = _TypeReader(filename)
+        types: list[Type] = []
+        for annotation in _annotations(cls):
+            types.append(_param_annotation(reader, annotation)[0])
+        language = detect_language(types)
+    parser = _Parser(filename, language)
+    try:
+        return cast(AnyProgram, parser.program(cls))
+    except CompileError:
+        raise
+    except RecursionError:
+        raise
+    except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
+        raise _error(_span_of(filename, cls), f"internal parser error: {type(exc).__name__}: {exc}") from exc
