@@ -10,12 +10,14 @@ Adding a property is one `Property(...)` line in `PROPERTIES`; adding a pass is 
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from languages.decls import FAMILY, LANGUAGES
 from languages.type_forms import TYPE_FORMS
 from nanopass.langdef import Language
 from nanopass.node import Node
+from nanopass.passes import PassContext
 from nanopass.plugin import CompilerPlugin
 from nanopass.properties import Property, grammar_property
 
@@ -100,6 +102,18 @@ def print_pto(program: Node) -> str:
     return print_mlir(program)
 
 
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from backend.cli_hooks import add_arguments
+
+    add_arguments(parser)
+
+
+def _post_compile(args: argparse.Namespace, final: Node, ctx: PassContext) -> int | None:
+    from backend.cli_hooks import post_compile
+
+    return post_compile(args, final, ctx)
+
+
 def _passes() -> dict[str, str]:
     from passes.registry import PASSES
 
@@ -127,4 +141,6 @@ PLUGIN = CompilerPlugin(
     final_suffix=".pto",
     examples_dir=Path(__file__).resolve().parent.parent / "examples",
     make_backend=_make_backend,
+    add_arguments=_add_arguments,
+    post_compile=_post_compile,
 )

@@ -301,6 +301,8 @@ def compile_file(
     except (KeyError, ValueError) as exc:
         raise CompileError(Diagnostic("backend", str(exc.args[0]) if exc.args else f"unknown backend {backend}")) from None
     ctx = PassContext(backend, handler)
+    # Post-compile hooks (e.g. simulate-and-compare) need the program as the user wrote it.
+    ctx.options["source_program"] = program
     reproducer = ReproducerInstrument(plugin, dump_dir)
     instruments = _instruments(args, plugin, ctx, dump_dir) + [reproducer]
     try:

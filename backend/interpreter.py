@@ -1,0 +1,972 @@
+"""The reference interpreter: runs Tensor, TileUnplaced, TilePlaced, L0Tiled (and Addressed)
+programs at the value level, with the arithmetic of `backend.numerics` (NUMERICS.md).
+
+What it models, and why:
+
+* GM tensors are mutable buffers shared by reference: a kernel's `Out` / `InOut` parameter is
+  the caller's buffer, and `tile.store` / `tensor.assemble` / `tensor.write` write into it, as
+  the hardware's stores do.  Tiles are values: every tile op yields a fresh array.
+* A tile (or tensor) value is its whole *physical* array plus its valid shape.  Ops compute
+  only the result's valid region; the rest of a fresh buffer holds the 0xFF poison pattern
+  (what unwritten on-chip memory reads as in the simulator), and `tile.load` fills it with
+  the tile's pad value.  So a boxed M = 100 tile has 12 poisoned rows that no result reads.
+* Memory spaces are ignored except where the numerics differ: a store of an FP32 accumulator
+  into an FP16/BF16 tensor goes through FIXPIPE (RNE, whatever a folded cast asked for), and
+  matmul accumulates as one sequential fused chain over K, so a K-tiled loop of
+  `tile.matmul_acc` gives the same bits as one full-K matmul.
+* Every op's meaning is its registry `semantics` key; this file dispatches on that key and
+  restates no op list.
+
+Entry point: `interpret(program, inputs, entry=None) -> {"ret0": ..., <Out/InOut param>: ...}`.
+`kernel_runner` replaces the execution of kernel calls (the simulator plugs in there to run
+compiled kernels under an interpreted orchestration function).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Final, Mapping, Protocol, Sequence, Union, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from backend import numerics
+from backend.io import coerce_input, check_input_names
+from backend.numerics import ArithmeticFault, NumericsError
+from languages.ops import REGISTRY, OpDef, ReusesInput
+from languages.types import AttrValue, Attrs, DataType, ScalarType, TensorType, TileType, TupleType, Type
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import NO_SPAN, Node, Span
+
+Array = npt.NDArray[Any]
+RULE = "Interpreter"
+
+KERNEL_FUNCTION_TYPES: Final = frozenset({"InCore", "AIC", "AIV"})
+
+
+class InterpreterError(CompileError):
+    """A run-time fault of the interpreted program (bad input, division by zero, ...)."""
+
+    def __init__(self, message: str, span: Span = NO_SPAN, hint: str = "") -> None:
+        super().__init__(Diagnostic(RULE, message, span, hint))
+        self.message = message
+
+
+# -- values ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ArrayValue:
+    """A tensor or tile: the physical array (row-major, its own dtype) and the valid extent."""
+
+    data: Array
+    dtype: DataType
+    valid: tuple[int, ...]
+    is_tensor: bool
+
+    @property
+    def region(self) -> Array:
+        """The valid region (a NumPy view)."""
+        return self.data[tuple(slice(0, v) for v in self.valid)]
+
+
+Scalar = Union[int, float, bool]
+Value = Union[ArrayValue, Scalar, tuple[Any, ...], None]
+KernelRunner = Callable[[Node, Sequence[Value]], tuple[Value, ...]]
+
+
+def _np_dtype(dtype: DataType) -> np.dtype[Any]:
+    return numerics.np_dtype(dtype.name)
+
+
+def poison_array(shape: Sequence[int], dtype: DataType) -> Array:
+    """A buffer of the 0xFF poison pattern (a NaN in every float format)."""
+    dt = _np_dtype(dtype)
+    count = int(np.prod(tuple(shape), dtype=np.int64))
+    return np.full(count * dt.itemsize, numerics.POISON_BYTE, dtype=np.uint8).view(dt).reshape(tuple(shape))
+
+
+def _array_type(ty: Type, span: Span) -> TensorType | TileType:
+    if not isinstance(ty, (TensorType, TileType)):
+        raise InterpreterError(f"expected a tensor or tile type, got {type(ty).__name__}", span)
+    return ty
+
+
+def fresh_value(ty: Type, span: Span = NO_SPAN) -> ArrayValue:
+    """A poisoned buffer of type `ty` (tensor.create / tile.create)."""
+    arr_ty = _array_type(ty, span)
+    return ArrayValue(poison_array(arr_ty.shape, arr_ty.dtype), arr_ty.dtype, tuple(arr_ty.valid),
+                      isinstance(arr_ty, TensorType))
+
+
+def _scalar_of(element: Any, dtype: DataType) -> Scalar:
+    """A NumPy element as an exact Python scalar."""
+    if dtype is DataType.BOOL:
+        return bool(element)
+    if dtype.is_float:
+        return float(numerics.widen_to_float64(np.asarray(element, dtype=_np_dtype(dtype)), dtype.name))
+    return int(element)
+
+
+def wrap_int(value: int, dtype: DataType) -> int:
+    """An integer of `dtype`, wrapped to its width (INDEX is a 64-bit signed register)."""
+    bits = dtype.bits
+    wrapped = int(value) % (1 << bits)
+    if dtype.is_signed and wrapped >= 1 << (bits - 1):
+        wrapped -= 1 << bits
+    return wrapped
+
+
+def round_scalar(value: float, dtype: DataType) -> float:
+    """A float scalar rounded (RNE) to `dtype`, carried exactly as a Python float."""
+    rounded = numerics.round_float64(np.asarray(value, dtype=np.float64), dtype.name, "rint")
+    return float(numerics.widen_to_float64(rounded, dtype.name))
+
+
+def _to_scalar_type(value: Scalar, dtype: DataType) -> Scalar:
+    if dtype is DataType.BOOL:
+        return bool(value)
+    if dtype.is_float:
+        return round_scalar(float(value), dtype)
+    return wrap_int(int(value), dtype)
+
+
+# -- node shapes (every value-level language has the same fields) -----------------------------------
+
+
+class _VarLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> Type: ...
+    @property
+    def node_span(self) -> Span: ...
+
+
+class _ParamLike(Protocol):
+    @property
+    def var(self) -> Any: ...
+    @property
+    def direction(self) -> str: ...
+
+
+class _FunctionLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def func_type(self) -> str: ...
+    @property
+    def params(self) -> Sequence[Any]: ...
+    @property
+    def return_types(self) -> Sequence[Type]: ...
+    @property
+    def body(self) -> Sequence[Node]: ...
+
+
+def _function(node: Node) -> _FunctionLike:
+    return cast(_FunctionLike, node)
+
+
+def _param(node: Node) -> tuple[_VarLike, str]:
+    param = cast(_ParamLike, node)
+    return cast(_VarLike, param.var), param.direction
+
+
+def _field(node: Node, name: str) -> Any:
+    return getattr(node, name)
+
+
+# -- control-flow signals ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Exit:
+    """How a block ended: `return` leaves the function, `yield` ends a loop body / if branch."""
+
+    kind: str
+    values: tuple[Value, ...]
+
+
+# -- the interpreter -----------------------------------------------------------------------------------
+
+
+class Interpreter:
+    def __init__(self, program: Node, kernel_runner: KernelRunner | None = None) -> None:
+        self.functions: dict[str, Node] = {_function(f).name: f for f in _field(program, "functions")}
+        self.kernel_runner = kernel_runner
+
+    # -- functions ---------------------------------------------------------------------------------
+
+    def call_function(self, function: Node, args: Sequence[Value], span: Span = NO_SPAN) -> tuple[Value, ...]:
+        fn = _function(function)
+        if len(args) != len(fn.params):
+            raise InterpreterError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}", span)
+        if self.kernel_runner is not None and fn.func_type in KERNEL_FUNCTION_TYPES:
+            return self.kernel_runner(function, args)
+        env: dict[str, Value] = {}
+        for param, arg in zip(fn.params, args):
+            var, _ = _param(param)
+            env[var.name] = arg
+        ended = self.run_block(fn.body, env)
+        if ended is None or ended.kind != "return":
+            if fn.return_types:
+                raise InterpreterError(f"function {fn.name} ends without a return", function.node_span)
+            return ()
+        return ended.values
+
+    # -- statements --------------------------------------------------------------------------------
+
+    def run_block(self, body: Sequence[Node], env: dict[str, Value]) -> _Exit | None:
+        for stmt in body:
+            ended = self.run_stmt(stmt, env)
+            if ended is not None:
+                return ended
+        return None
+
+    def run_stmt(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
+        kind = stmt.KIND
+        if kind == "AssignStmt":
+            env[cast(_VarLike, _field(stmt, "target")).name] = self.eval(_field(stmt, "value"), env)
+            return None
+        if kind == "EvalStmt":
+            self.eval(_field(stmt, "value"), env)
+            return None
+        if kind in ("YieldStmt", "ReturnStmt"):
+            values = tuple(self.eval(v, env) for v in _field(stmt, "values"))
+            return _Exit("yield" if kind == "YieldStmt" else "return", values)
+        if kind == "ForStmt":
+            return self.run_for(stmt, env)
+        if kind == "IfStmt":
+            return self.run_if(stmt, env)
+        raise InterpreterError(f"cannot execute a {kind} statement", stmt.node_span)
+
+    def run_for(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
+        bounds = [self.int_of(_field(stmt, name), env) for name in ("start", "stop", "step")]
+        if bounds[2] == 0:
+            raise InterpreterError("loop step is 0", stmt.node_span)
+        iter_vars = [cast(_VarLike, _field(it, "var")).name for it in _field(stmt, "iter_args")]
+        carried = tuple(self.eval(_field(it, "init"), env) for it in _field(stmt, "iter_args"))
+        loop_var = cast(_VarLike, _field(stmt, "loop_var")).name
+        for index in range(*bounds):
+            env[loop_var] = index
+            env.update(zip(iter_vars, carried))
+            ended = self.run_block(_field(stmt, "body"), env)
+            if ended is not None and ended.kind == "return":
+                return ended
+            if iter_vars:
+                if ended is None or len(ended.values) != len(iter_vars):
+                    raise InterpreterError(f"loop body must yield {len(iter_vars)} values", stmt.node_span)
+                carried = ended.values
+        self._bind_results(stmt, carried, env)
+        return None
+
+    def run_if(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
+        taken = bool(self.eval(_field(stmt, "cond"), env))
+        ended = self.run_block(_field(stmt, "then_body" if taken else "else_body"), env)
+        if ended is not None and ended.kind == "return":
+            return ended
+        self._bind_results(stmt, ended.values if ended is not None else (), env)
+        return None
+
+    def _bind_results(self, stmt: Node, values: tuple[Value, ...], env: dict[str, Value]) -> None:
+        results = _field(stmt, "results")
+        if len(results) != len(values):
+            raise InterpreterError(f"{len(results)} results but {len(values)} yielded values", stmt.node_span)
+        for var, value in zip(results, values):
+            env[cast(_VarLike, var).name] = value
+
+    # -- expressions -------------------------------------------------------------------------------
+
+    def eval(self, expr: Node, env: dict[str, Value]) -> Value:
+        handler = _EXPRESSIONS.get(expr.KIND)
+        if handler is None:
+            raise InterpreterError(f"cannot evaluate a {expr.KIND}", expr.node_span)
+        return handler(self, expr, env)
+
+    def eval_var(self, expr: Node, env: dict[str, Value]) -> Value:
+        name = cast(_VarLike, expr).name
+        if name not in env:
+            raise InterpreterError(f"{name} is used before it is defined", expr.node_span)
+        return env[name]
+
+    def int_of(self, expr: Node, env: dict[str, Value]) -> int:
+        value = self.eval(expr, env)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InterpreterError(f"expected an integer, got {value!r}", expr.node_span)
+        return value
+
+    def eval_const(self, expr: Node, env: dict[str, Value]) -> Value:
+        value = _field(expr, "value")
+        if expr.KIND == "ConstBool":
+            return bool(value)
+        return _to_scalar_type(value, _field(expr, "dtype"))
+
+    def eval_tuple(self, expr: Node, env: dict[str, Value]) -> Value:
+        return tuple(self.eval(e, env) for e in _field(expr, "elements"))
+
+    def eval_getitem(self, expr: Node, env: dict[str, Value]) -> Value:
+        value = self.eval(_field(expr, "value"), env)
+        index = int(_field(expr, "index"))
+        if not isinstance(value, tuple) or not 0 <= index < len(value):
+            raise InterpreterError(f"cannot take element {index} of {type(value).__name__}", expr.node_span)
+        return cast(Value, value[index])
+
+    def eval_funccall(self, expr: Node, env: dict[str, Value]) -> Value:
+        callee = str(_field(expr, "callee"))
+        if callee not in self.functions:
+            raise InterpreterError(f"call to unknown function {callee}", expr.node_span)
+        args = [self.eval(a, env) for a in _field(expr, "args")]
+        returned = self.call_function(self.functions[callee], args, expr.node_span)
+        if isinstance(_field(expr, "type"), TupleType) or len(returned) > 1:
+            return returned
+        return returned[0] if returned else None
+
+    def eval_binop(self, expr: Node, env: dict[str, Value]) -> Value:
+        op = str(_field(expr, "op"))
+        lhs, rhs = self.eval(_field(expr, "lhs"), env), self.eval(_field(expr, "rhs"), env)
+        if not isinstance(lhs, (int, float)) or not isinstance(rhs, (int, float)):
+            raise InterpreterError(f"operator {op} needs scalars", expr.node_span)
+        if op in _LOGIC:
+            return _LOGIC[op](lhs, rhs)
+        ty = _field(expr, "type")
+        dtype = ty.dtype if isinstance(ty, ScalarType) else DataType.INDEX
+        if op in ("//", "%") and rhs == 0:
+            raise InterpreterError(f"scalar {op} by zero", expr.node_span)
+        if dtype.is_float:
+            return round_scalar(float(_ARITH[op](float(lhs), float(rhs))), dtype)
+        return _to_scalar_type(_ARITH[op](int(lhs), int(rhs)), dtype)
+
+    def eval_unary(self, expr: Node, env: dict[str, Value]) -> Value:
+        operand = self.eval(_field(expr, "operand"), env)
+        if not isinstance(operand, (int, float)):
+            raise InterpreterError("unary operator needs a scalar", expr.node_span)
+        if _field(expr, "op") == "not":
+            return not operand
+        ty = _field(expr, "type")
+        dtype = ty.dtype if isinstance(ty, ScalarType) else DataType.INDEX
+        return _to_scalar_type(-operand, dtype)
+
+    def eval_call(self, expr: Node, env: dict[str, Value]) -> Value:
+        op = str(_field(expr, "op"))
+        try:
+            opdef = REGISTRY.get(op)
+        except KeyError as err:
+            raise InterpreterError(str(err.args[0]), expr.node_span) from None
+        handler = _SEMANTICS.get(opdef.semantics[0])
+        if handler is None:
+            raise InterpreterError(f"{op} has no value-level semantics ({opdef.semantics[0]!r})", expr.node_span)
+        args = [self.eval(a, env) for a in _field(expr, "args")]
+        call = _CallSite(opdef, args, opdef.with_defaults(_field(expr, "attrs")), _field(expr, "type"), expr.node_span)
+        try:
+            return handler(call)
+        except ArithmeticFault as fault:
+            raise InterpreterError(f"{op}: {fault}", expr.node_span) from None
+        except NumericsError as err:
+            raise InterpreterError(f"{op}: {err}", expr.node_span) from None
+
+
+_LOGIC: Final[dict[str, Callable[[Any, Any], bool]]] = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "and": lambda a, b: bool(a) and bool(b), "or": lambda a, b: bool(a) or bool(b),
+}  # fmt: skip
+
+# Python's // and % (floor semantics): the pl DSL is Python syntax, and the simulator agrees.
+_ARITH: Final[dict[str, Callable[[Any, Any], Any]]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+}  # fmt: skip
+
+_ExprHandler = Callable[[Interpreter, Node, dict[str, Value]], Value]
+_EXPRESSIONS: Final[dict[str, _ExprHandler]] = {
+    "Var": Interpreter.eval_var,
+    "ConstInt": Interpreter.eval_const,
+    "ConstFloat": Interpreter.eval_const,
+    "ConstBool": Interpreter.eval_const,
+    "TupleExpr": Interpreter.eval_tuple,
+    "TupleGetItem": Interpreter.eval_getitem,
+    "FuncCall": Interpreter.eval_funccall,
+    "BinOp": Interpreter.eval_binop,
+    "UnaryOp": Interpreter.eval_unary,
+    "Call": Interpreter.eval_call,
+}
+
+
+# -- op semantics (dispatched on the registry's semantics key) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class _CallSite:
+    opdef: OpDef
+    args: list[Value]
+    attrs: Attrs
+    type: Type
+    span: Span
+
+    def fail(self, message: str) -> InterpreterError:
+        return InterpreterError(f"{self.opdef.name}: {message}", self.span)
+
+    def array(self, index: int) -> ArrayValue:
+        value = self.args[index] if index < len(self.args) else None
+        if not isinstance(value, ArrayValue):
+            raise self.fail(f"operand {index} is not a tensor or tile")
+        return value
+
+    def scalar(self, index: int) -> Scalar:
+        value = self.args[index]
+        if not isinstance(value, (int, float, bool)):
+            raise self.fail(f"operand {index} is not a scalar")
+        return value
+
+    def ints(self, index: int) -> tuple[int, ...]:
+        value = self.args[index]
+        items = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+            raise self.fail(f"operand {index} is not a list of integers")
+        return tuple(int(v) for v in items)
+
+    def attr(self, name: str, default: AttrValue = None) -> AttrValue:
+        for key, value in self.attrs:
+            if key == name and value is not None:
+                return value
+        return default
+
+    @property
+    def result_type(self) -> TensorType | TileType:
+        return _array_type(self.type, self.span)
+
+    def fresh_result(self) -> ArrayValue:
+        return fresh_value(self.type, self.span)
+
+    def reuses_input(self) -> int | None:
+        rule = self.opdef.output_memory
+        return rule.index if isinstance(rule, ReusesInput) else None
+
+
+def _write_region(target: Array, offsets: Sequence[int], values: Array, what: str, call: _CallSite) -> None:
+    end = [o + e for o, e in zip(offsets, values.shape)]
+    if any(o < 0 for o in offsets) or any(e > s for e, s in zip(end, target.shape)):
+        raise call.fail(f"{what} at offsets {list(offsets)} with extent {list(values.shape)} leaves "
+                        f"the buffer of shape {list(target.shape)}")
+    target[tuple(slice(o, e) for o, e in zip(offsets, end))] = values
+
+
+def _read_window(source: Array, offsets: Sequence[int], extent: Sequence[int], what: str, call: _CallSite) -> Array:
+    end = [o + e for o, e in zip(offsets, extent)]
+    if any(o < 0 for o in offsets) or any(e > s for e, s in zip(end, source.shape)):
+        raise call.fail(f"{what} at offsets {list(offsets)} with extent {list(extent)} leaves "
+                        f"the source of shape {list(source.shape)}")
+    return source[tuple(slice(o, e) for o, e in zip(offsets, end))]
+
+
+def _result_with(call: _CallSite, region: Array) -> ArrayValue:
+    """A fresh result buffer whose valid region holds `region`."""
+    out = call.fresh_result()
+    _write_region(out.data, [0] * region.ndim, np.asarray(region).astype(out.data.dtype, copy=False), "result", call)
+    return out
+
+
+def _result_region_of(value: ArrayValue, call: _CallSite) -> Array:
+    """`value`'s data broadcast to the result's shape, cut to the result's valid region."""
+    shape = call.result_type.shape
+    try:
+        full = np.broadcast_to(value.data, shape)
+    except ValueError:
+        raise call.fail(f"operand of shape {list(value.data.shape)} does not broadcast to {list(shape)}") from None
+    return full[tuple(slice(0, v) for v in call.result_type.valid)]
+
+
+def _sem_binary(call: _CallSite) -> Value:
+    if not isinstance(call.args[1], ArrayValue):
+        return _sem_scalar_binary(call)
+    dtype = call.result_type.dtype.name
+    lhs, rhs = (_result_region_of(call.array(i), call) for i in (0, 1))
+    return _result_with(call, numerics.binary(call.opdef.semantics[1], lhs, rhs, dtype))
+
+
+def _sem_scalar_binary(call: _CallSite) -> Value:
+    dtype = call.result_type.dtype.name
+    x = _result_region_of(call.array(0), call)
+    return _result_with(call, numerics.scalar_binary(call.opdef.semantics[1], x, call.scalar(1), dtype))
+
+
+def _sem_unary(call: _CallSite) -> Value:
+    x = _result_region_of(call.array(0), call)
+    return _result_with(call, numerics.unary(call.opdef.semantics[1], x, call.result_type.dtype.name))
+
+
+def _as_rows(region: Array) -> Array:
+    """Leading axes folded into rows: a reduction sees a 2-D [rows, cols] block."""
+    return region.reshape(-1, region.shape[-1]) if region.ndim != 2 else region
+
+
+_REDUCTIONS: Final[dict[tuple[str, str], Callable[[Array, str], Array]]] = {
+    ("reduce_row", "sum"): numerics.row_sum, ("reduce_row", "max"): numerics.row_max,
+    ("reduce_row", "min"): numerics.row_min, ("reduce_row", "prod"): numerics.row_prod,
+    ("reduce_col", "sum"): numerics.col_sum, ("reduce_col", "max"): numerics.col_max,
+    ("reduce_col", "min"): numerics.col_min, ("reduce_col", "prod"): numerics.col_prod,
+}  # fmt: skip
+
+
+def _sem_reduce(call: _CallSite) -> Value:
+    key = (call.opdef.semantics[0], call.opdef.semantics[1])
+    source = call.array(0)
+    reduced = _REDUCTIONS[key](_as_rows(source.region), call.result_type.dtype.name)
+    out_valid = call.result_type.valid
+    return _result_with(call, reduced.reshape(out_valid))
+
+
+def _sem_row_expand(call: _CallSite) -> Value:
+    x = _result_region_of(call.array(0), call)
+    row = call.array(1)
+    column = row.data[tuple(slice(0, v) for v in x.shape[:-1]) + (slice(0, 1),)]
+    expanded = np.broadcast_to(column, x.shape)
+    return _result_with(call, numerics.binary(call.opdef.semantics[1], x, expanded, call.result_type.dtype.name))
+
+
+def _matmul_operands(call: _CallSite, lhs_index: int) -> tuple[Array, Array, str]:
+    """[M, K] and [K, N] operands: M, K from the left's valid shape, N from the right's valid
+    columns (after a_trans / b_trans), as the cube unit reads them."""
+    lhs, rhs = call.array(lhs_index), call.array(lhs_index + 1)
+    a = lhs.region.T if call.attr("a_trans", False) else lhs.region
+    b_full = rhs.region.T if call.attr("b_trans", False) else rhs.region
+    k = a.shape[1]
+    if b_full.shape[0] < k:
+        raise call.fail(f"left operand has K = {k} valid columns but the right one only {b_full.shape[0]} valid rows")
+    return a, b_full[:k], lhs.dtype.name
+
+
+def _accumulator_dtype(in_dtype: str) -> str:
+    return "INT32" if in_dtype == "INT8" else "FP32"
+
+
+def _store_product(call: _CallSite, base: ArrayValue, product: Array) -> ArrayValue:
+    """Write the accumulator product into `base`'s buffer, converting through FIXPIPE when the
+    result dtype is narrower (a cast folded into the accumulator's drain)."""
+    dtype = call.result_type.dtype
+    if numerics.dtype_name_of(product) != dtype.name:
+        product = numerics.fixpipe_cast(product, dtype.name)
+    _write_region(base.data, [0, 0], product, "matmul result", call)
+    base.valid = tuple(call.result_type.valid)
+    return base
+
+
+def _sem_matmul(call: _CallSite) -> Value:
+    a, b, in_dtype = _matmul_operands(call, 0)
+    start = np.zeros((a.shape[0], b.shape[1]), dtype=numerics.np_dtype(_accumulator_dtype(in_dtype)))
+    return _store_product(call, call.fresh_result(), numerics.matmul(a, b, start, in_dtype))
+
+
+def _sem_matmul_acc(call: _CallSite) -> Value:
+    acc = call.array(0)
+    a, b, in_dtype = _matmul_operands(call, 1)
+    init = len(call.args) > 3 and call.args[3] is not None and bool(call.scalar(3))
+    m, n = a.shape[0], b.shape[1]
+    acc_dtype = numerics.np_dtype(_accumulator_dtype(in_dtype))
+    start = np.zeros((m, n), dtype=acc_dtype) if init else np.asarray(acc.data[:m, :n]).astype(acc_dtype)
+    base = acc if acc.is_tensor else ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False)
+    return _store_product(call, base, numerics.matmul(a, b, start, in_dtype))
+
+
+def _sem_cast(call: _CallSite) -> Value:
+    x = _result_region_of(call.array(0), call)
+    mode = str(call.attr("mode", "round"))
+    return _result_with(call, numerics.cast(x, call.array(0).dtype.name, call.result_type.dtype.name, mode))
+
+
+def _pad_fill(tile: TileType) -> Array | None:
+    pad = tile.view.pad if tile.view is not None else "null"
+    if pad == "null":
+        return None
+    dtype = tile.dtype.name
+    if pad == "zero":
+        return np.zeros((), dtype=numerics.np_dtype(dtype))
+    if numerics.is_float(dtype):
+        # FP8E4M3FN has no infinity: its largest finite value bounds every element.
+        bound = numerics.float_format(dtype).max_finite if tile.dtype is DataType.FP8E4M3FN else float("inf")
+        return np.asarray(bound if pad == "max" else -bound).astype(numerics.np_dtype(dtype))
+    limits = np.iinfo(numerics.np_dtype(dtype))
+    return np.asarray(limits.max if pad == "max" else limits.min, dtype=numerics.np_dtype(dtype))
+
+
+def _sem_load(call: _CallSite) -> Value:
+    tensor = call.array(0)
+    offsets, shapes = call.ints(1), call.ints(2)
+    valid = call.ints(3) if len(call.args) > 3 and call.args[3] is not None else shapes
+    window = _read_window(tensor.data, offsets, valid, "loaded window", call)
+    out = call.fresh_result()
+    ty = call.result_type
+    fill = _pad_fill(ty) if isinstance(ty, TileType) else None
+    if fill is not None:
+        out.data[...] = fill
+    _write_region(out.data, [0] * window.ndim, window, "loaded window", call)
+    return out
+
+
+def _converted_for(source: ArrayValue, values: Array, dst: DataType) -> Array:
+    """Values moved between buffers of different dtypes: FIXPIPE for an FP32/INT32 accumulator
+    (the only producer of a wider source), RNE otherwise."""
+    if source.dtype == dst:
+        return values
+    if source.dtype in (DataType.FP32, DataType.INT32) and dst.byte_width <= source.dtype.byte_width:
+        return numerics.fixpipe_cast(values, dst.name)
+    return numerics.cast(values, source.dtype.name, dst.name, "rint")
+
+
+def _sem_store(call: _CallSite) -> Value:
+    tile, tensor = call.array(0), call.array(2)
+    values = _converted_for(tile, np.asarray(tile.region), tensor.dtype)
+    _write_region(tensor.data, call.ints(1), values, "stored valid region", call)
+    return tensor
+
+
+def _sem_move(call: _CallSite) -> Value:
+    source = call.array(0)
+    out = call.fresh_result()
+    moved = _converted_for(source, source.region, out.dtype)
+    _write_region(out.data, [0] * moved.ndim, moved, "moved tile", call)
+    return out
+
+
+def _sem_extract(call: _CallSite) -> Value:
+    source = call.array(0)
+    row, col = int(call.scalar(1)), int(call.scalar(2))
+    window = _read_window(source.data, (row, col), call.ints(3), "extracted window", call)
+    out = call.fresh_result()
+    out.data[...] = _converted_for(source, window, out.dtype)
+    return out
+
+
+def _sem_slice(call: _CallSite) -> Value:
+    source = call.array(0)
+    shape, offsets = call.ints(1), call.ints(2)
+    end = [o + s for o, s in zip(offsets, shape)]
+    inside = all(o >= 0 for o in offsets) and all(e <= s for e, s in zip(end, source.data.shape))
+    valid = tuple(call.result_type.valid)
+    if inside:
+        # A view: no copy, so a write through the slice reaches the source, as on hardware.
+        data = source.data[tuple(slice(o, e) for o, e in zip(offsets, end))]
+        return ArrayValue(data, source.dtype, valid, source.is_tensor)
+    window = _read_window(source.data, offsets, valid, "slice", call)
+    out = call.fresh_result()
+    _write_region(out.data, [0] * window.ndim, window, "slice", call)
+    return out
+
+
+def _sem_assemble(call: _CallSite) -> Value:
+    target, source = call.array(0), call.array(1)
+    base = target if target.is_tensor else ArrayValue(target.data.copy(), target.dtype, target.valid, False)
+    values = _converted_for(source, source.region, target.dtype)
+    _write_region(base.data, call.ints(2), values, "assembled source", call)
+    return base
+
+
+def _sem_create(call: _CallSite) -> Value:
+    return call.fresh_result()
+
+
+def _sem_full(call: _CallSite) -> Value:
+    out = call.fresh_result()
+    out.data[...] = numerics.convert_scalar(call.scalar(1), out.dtype.name)
+    return out
+
+
+def _sem_reshape(call: _CallSite) -> Value:
+    source = call.array(0)
+    ty = call.result_type
+    return ArrayValue(source.data.reshape(ty.shape).copy(), source.dtype, tuple(ty.valid), source.is_tensor)
+
+
+def _sem_transpose(call: _CallSite) -> Value:
+    source = call.array(0)
+    axis1, axis2 = int(cast(int, call.attr("axis1", 0))), int(cast(int, call.attr("axis2", 1)))
+    data = np.swapaxes(source.data, axis1, axis2).copy()
+    return ArrayValue(data, source.dtype, tuple(call.result_type.valid), source.is_tensor)
+
+
+def _sem_transpose_view(call: _CallSite) -> Value:
+    source = call.array(0)
+    return ArrayValue(source.data.T.copy(), source.dtype, tuple(call.result_type.valid), source.is_tensor)
+
+
+def _sem_set_validshape(call: _CallSite) -> Value:
+    source = call.array(0)
+    return ArrayValue(source.data, source.dtype, (int(call.scalar(1)), int(call.scalar(2))), source.is_tensor)
+
+
+def _sem_read(call: _CallSite) -> Value:
+    source = call.array(0)
+    window = _read_window(source.data, call.ints(1), [1] * source.data.ndim, "read", call)
+    return _scalar_of(window.reshape(()), source.dtype)
+
+
+def _sem_write(call: _CallSite) -> Value:
+    target = call.array(0)
+    base = target if target.is_tensor else ArrayValue(target.data.copy(), target.dtype, target.valid, False)
+    element = numerics.convert_scalar(call.scalar(2), target.dtype.name).reshape([1] * base.data.ndim)
+    _write_region(base.data, call.ints(1), element, "write", call)
+    return base
+
+
+def _sem_dim(call: _CallSite) -> Value:
+    source = call.array(0)
+    return int(source.data.shape[int(cast(int, call.attr("axis", 0)))])
+
+
+_SemanticsHandler = Callable[[_CallSite], Value]
+_SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
+    "binary": _sem_binary,
+    "scalar_binary": _sem_scalar_binary,
+    "unary": _sem_unary,
+    "reduce_row": _sem_reduce,
+    "reduce_col": _sem_reduce,
+    "row_expand": _sem_row_expand,
+    "matmul": _sem_matmul,
+    "matmul_acc": _sem_matmul_acc,
+    "cast": _sem_cast,
+    "load": _sem_load,
+    "store": _sem_store,
+    "move": _sem_move,
+    "extract": _sem_extract,
+    "slice": _sem_slice,
+    "assemble": _sem_assemble,
+    "create": _sem_create,
+    "full": _sem_full,
+    "reshape": _sem_reshape,
+    "transpose": _sem_transpose,
+    "transpose_view": _sem_transpose_view,
+    "set_validshape": _sem_set_validshape,
+    "read": _sem_read,
+    "write": _sem_write,
+    "dim": _sem_dim,
+}
+
+
+# -- entry points ----------------------------------------------------------------------------------------
+
+
+def entry_function(program: Node, entry: str | None = None) -> Node:
+    """The function a run starts in: `entry`, else the Orchestration function, else the single
+    kernel."""
+    functions = [_function(f) for f in _field(program, "functions")]
+    name = str(_field(program, "name"))
+    if entry is not None:
+        for fn in functions:
+            if fn.name == entry:
+                return cast(Node, fn)
+        raise InterpreterError(f"program {name} has no function {entry!r} "
+                               f"(functions: {', '.join(f.name for f in functions)})")
+    for wanted in (("Orchestration",), tuple(KERNEL_FUNCTION_TYPES)):
+        candidates = [f for f in functions if f.func_type in wanted]
+        if len(candidates) == 1:
+            return cast(Node, candidates[0])
+        if len(candidates) > 1:
+            raise InterpreterError(f"program {name} has several {'/'.join(wanted)} functions "
+                                   f"({', '.join(f.name for f in candidates)}); name the entry")
+    if len(functions) == 1:
+        return cast(Node, functions[0])
+    raise InterpreterError(f"program {name} has no Orchestration function and no single kernel to run")
+
+
+def bind_inputs(function: Node, inputs: Mapping[str, object]) -> list[Value]:
+    """Arguments for `function` from `inputs` (copies: the caller's arrays are never written).
+    An `Out` tensor missing from `inputs` starts poisoned."""
+    check_input_names(function, list(inputs), "inputs")
+    args: list[Value] = []
+    for param in _function(function).params:
+        var, _ = _param(param)
+        ty = var.type
+        if var.name not in inputs:
+            args.append(fresh_value(ty, var.node_span))
+            continue
+        coerced = coerce_input(var.name, inputs[var.name], ty)
+        if isinstance(coerced, np.ndarray):
+            assert isinstance(ty, TensorType)
+            args.append(ArrayValue(coerced, ty.dtype, tuple(ty.valid), True))
+        else:
+            args.append(coerced)
+    return args
+
+
+def _output_array(value: Value, what: str) -> Array:
+    if isinstance(value, ArrayValue):
+        return value.data.copy()
+    if isinstance(value, (bool, int, float)):
+        return np.asarray(value)
+    raise InterpreterError(f"{what} is a {type(value).__name__}, which is not an output value")
+
+
+def collect_outputs(function: Node, args: Sequence[Value], returned: Sequence[Value]) -> dict[str, Array]:
+    """`ret0`, `ret1`, ... for returned values and every Out / InOut parameter by name."""
+    outputs = {f"ret{i}": _output_array(v, f"return value {i}") for i, v in enumerate(returned)}
+    for param, arg in zip(_function(function).params, args):
+        var, direction = _param(param)
+        if direction in ("Out", "InOut"):
+            outputs[var.name] = _output_array(arg, f"parameter {var.name}")
+    return outputs
+
+
+def interpret(program: Node, inputs: Mapping[str, object], entry: str | None = None,
+              kernel_runner: KernelRunner | None = None) -> dict[str, Array]:
+    """Run `program` from its entry function on `inputs` (keyed by parameter name).
+
+    Returns the returned values as `ret0`, `ret1`, ... and the final contents of every Out /
+    InOut parameter by name.  `kernel_runner`, if given, executes every kernel call instead of
+    interpreting the kernel's body.
+    """
+    function = entry_function(program, entry)
+    args = bind_inputs(function, inputs)
+    returned = Interpreter(program, kernel_runner).call_function(function, args)
+    return collect_outputs(function, args, returned)
+
+
+# -- random inputs -----------------------------------------------------------------------------------------
+
+# Float inputs mix four populations, so that a run exercises the rounding rules without
+# driving any op into a result the rules leave implementation-defined:
+#   short significands (k * 2**e, |k| <= 64): sums and products land exactly on ties;
+#   full-precision values of moderate magnitude: every rounding is inexact;
+#   specials: +0.0, -0.0, +-1 and the format's smallest subnormals;
+#   a few larger magnitudes (2**6 .. 2**10) that still keep FP16 products finite in FP32.
+_FLOAT_POPULATIONS: Final = (0.35, 0.45, 0.1, 0.1)
+
+
+def _random_floats(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
+    count = int(np.prod(shape, dtype=np.int64))
+    fmt = numerics.float_format(dtype.name)
+    smallest_subnormal = 2.0 ** (fmt.min_normal_exponent - fmt.mantissa_bits)
+    short = rng.integers(-64, 65, count) * np.exp2(rng.integers(-6, 1, count).astype(np.float64))
+    full = rng.standard_normal(count) * np.exp2(rng.integers(-3, 3, count).astype(np.float64))
+    specials = rng.choice(np.array([0.0, -0.0, 1.0, -1.0, smallest_subnormal, -3 * smallest_subnormal]), count)
+    large = rng.uniform(-1.0, 1.0, count) * np.exp2(rng.integers(6, 11, count).astype(np.float64))
+    which = rng.choice(len(_FLOAT_POPULATIONS), count, p=_FLOAT_POPULATIONS)
+    values = np.choose(which, [short, full, specials, large])
+    return numerics.round_float64(values, dtype.name, "rint").reshape(shape)
+
+
+def _random_ints(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
+    np_dtype = _np_dtype(dtype)
+    if dtype is DataType.BOOL:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    info = np.iinfo(np_dtype)
+    # Integer arithmetic wraps (defined), so narrow types take their whole range; wide ones a
+    # modest range keeps index-like values meaningful.
+    low, high = (int(info.min), int(info.max)) if info.bits <= 8 else (max(int(info.min), -(1 << 15)), (1 << 15) - 1)
+    return rng.integers(low, high + 1, shape, dtype=np.int64).astype(np_dtype)
+
+
+def random_array(rng: np.random.Generator, ty: TensorType) -> Array:
+    shape = tuple(ty.shape)
+    return _random_floats(rng, shape, ty.dtype) if ty.dtype.is_float else _random_ints(rng, shape, ty.dtype)
+
+
+def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[str, np.ndarray[Any, Any]]:
+    """Deterministic random inputs for the entry function's In / InOut parameters."""
+    rng = np.random.default_rng(seed)
+    inputs: dict[str, np.ndarray[Any, Any]] = {}
+    for param in _function(entry_function(program, entry)).params:
+        var, direction = _param(param)
+        if direction == "Out":
+            continue
+        ty = var.type
+        if isinstance(ty, TensorType):
+            inputs[var.name] = random_array(rng, ty)
+        elif isinstance(ty, ScalarType):
+            # Scalars are usually extents or loop bounds: small positive values.
+            value = int(rng.integers(1, 5))
+            inputs[var.name] = np.asarray(_to_scalar_type(value, ty.dtype))
+        else:
+            raise InterpreterError(f"cannot generate an input for parameter {var.name} of type {type(ty).__name__}")
+    return inputs
+
+
+# -- return aliasing (for kernels run elsewhere) -------------------------------------------------------------
+
+
+def returned_param_indices(function: Node) -> tuple[int, ...]:
+    """For each value a kernel returns, the index of the parameter whose buffer it is.
+
+    A compiled kernel returns its results through `Out` parameters; the value it returns is
+    the stored-into tensor, i.e. that parameter's buffer.  Buffer identity follows the
+    registry's `ReusesInput` results (tile.store returns its tensor), plain copies, loop
+    iter-args / results and if-phis whose branches agree.
+    """
+    fn = _function(function)
+    alias: dict[str, int] = {}
+    for index, param in enumerate(fn.params):
+        alias[_param(param)[0].name] = index
+    returned = _alias_block(fn.body, alias)
+    if returned is None:
+        return ()
+    out: list[int] = []
+    for expr in returned:
+        found = _alias_of(expr, alias)
+        if found is None:
+            raise InterpreterError(f"kernel {fn.name} returns a value that is not one of its tensor parameters",
+                                   expr.node_span, "a compiled kernel must return its results through Out parameters")
+        out.append(found)
+    return tuple(out)
+
+
+def _alias_of(expr: Node, alias: dict[str, int]) -> int | None:
+    if expr.KIND == "Var":
+        return alias.get(cast(_VarLike, expr).name)
+    if expr.KIND == "Call":
+        try:
+            rule = REGISTRY.get(str(_field(expr, "op"))).output_memory
+        except KeyError:
+            return None
+        args = _field(expr, "args")
+        if isinstance(rule, ReusesInput) and rule.index < len(args):
+            return _alias_of(args[rule.index], alias)
+    return None
+
+
+def _alias_block(body: Sequence[Node], alias: dict[str, int]) -> Sequence[Node] | None:
+    """Record aliases of `body`'s definitions; returns the ReturnStmt's values if it has one."""
+    for stmt in body:
+        kind = stmt.KIND
+        if kind == "AssignStmt":
+            index = _alias_of(_field(stmt, "value"), alias)
+            if index is not None:
+                alias[cast(_VarLike, _field(stmt, "target")).name] = index
+        elif kind == "ForStmt":
+            for it, result in zip(_field(stmt, "iter_args"), _field(stmt, "results")):
+                index = _alias_of(_field(it, "init"), alias)
+                if index is not None:
+                    alias[cast(_VarLike, _field(it, "var")).name] = index
+                    alias[cast(_VarLike, result).name] = index
+            _alias_block(_field(stmt, "body"), alias)
+        elif kind == "IfStmt":
+            then_yield = _yielded(_field(stmt, "then_body"), alias)
+            else_yield = _yielded(_field(stmt, "else_body"), alias)
+            for var, a, b in zip(_field(stmt, "results"), then_yield, else_yield):
+                if a is not None and a == b:
+                    alias[cast(_VarLike, var).name] = a
+        elif kind == "ReturnStmt":
+            return cast(Sequence[Node], _field(stmt, "values"))
+    return None
+
+
+def _yielded(body: Sequence[Node], alias: dict[str, int]) -> list[int | None]:
+    _alias_block(body, alias)
+    if body and body[-1].KIND == "YieldStmt":
+        return [_alias_of(v, alias) for v in _field(body[-1], "values")]
+    return []
+
+
+__all__ = [
+    "ArrayValue",
+    "Interpreter",
+    "InterpreterError",
+    "KernelRunner",
+    "bind_inputs",
+    "collect_outputs",
+    "entry_function",
+    "fresh_value",
+    "interpret",
+    "poison_array",
+    "random_array",
+    "random_inputs",
+    "returned_param_indices",
+]
