@@ -1,0 +1,16 @@
+import pypto.language as pl
+
+
+@pl.program
+class ChainedF32:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 128], pl.BF16], w: pl.Tensor[[128, 32], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
+        c = pl.matmul(a, b)
+        
+        d = pl.matmul(c, w)
+        return d
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 128], pl.BF16], w: pl.Tensor[[128, 32], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
+        d = self.mm(a, b, w)
+        return d
