@@ -34,6 +34,11 @@ class Diagnostic:
         return Diagnostic(rule, message, node.node_span, hint, node, severity)
 
 
+# A user-facing error must fit on one screen: one broken construct often trips a verifier at
+# every use, and the first few reports are the ones that name the cause.
+MAX_SHOWN_DIAGNOSTICS = 10
+
+
 class CompileError(Exception):
     """A user-facing failure: bad input text, a broken hardware limit, a pipeline that does not
     chain, a verifier failure. The CLI prints `str(error)` and exits 1."""
@@ -47,7 +52,12 @@ class CompileError(Exception):
 
     def render(self) -> str:
         lines = [self.headline] if self.headline else []
-        lines.extend(d.format() for d in self.diagnostics)
+        shown = self.diagnostics[:MAX_SHOWN_DIAGNOSTICS]
+        lines.extend(d.format() for d in shown)
+        hidden = len(self.diagnostics) - len(shown)
+        if hidden:
+            lines.append(f"... and {hidden} more diagnostic{'s' if hidden != 1 else ''} like these "
+                         "(fix the ones above first; they are often the cause)")
         return "\n".join(lines)
 
 

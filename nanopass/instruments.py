@@ -102,28 +102,35 @@ class VerifyInstrument(Instrument):
 
     @override
     def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
-        if after is before:
-            return
-        part = self.changed_part(before, after)
-        self.verified_functions += len(_functions(part))
+        unchanged = after is before
+        part = after if unchanged else self.changed_part(before, after)
+        if unchanged:
+            self.skipped_functions += len(_functions(after))
+        else:
+            self.verified_functions += len(_functions(part))
         registry = self.plugin.property_registry
-        target = type(step.pass_).target.name
-        grammar = grammar_property(target)
+        grammar = grammar_property(type(step.pass_).target.name)
         order = [grammar] + sorted(p for p in step.claimed if p != grammar)
         failures: dict[str, list[Diagnostic]] = {}
         for name in order:
             if name not in registry:
                 continue
             prop = registry[name]
-            subject = part if prop.scope == "function" else after
+            held_before = name in step.available_before
+            if unchanged and held_before:
+                continue  # the same program still has every property it had
+            # A property the pass newly claims was never checked on the functions it left
+            # alone, so those are verified too; a preserved one only where something changed.
+            subject = part if prop.scope == "function" and held_before else after
             found = _run_verifier(name, prop.verify, subject, self.target)
             if found:
                 failures[name] = found
                 if name == grammar:
                     break  # semantic verifiers assume a well-formed program
         if failures:
+            # The blame line comes first: with many findings, the one-screen cap keeps it.
             raise CompileError(
-                [d for ds in failures.values() for d in ds] + [_blame(step, failures)],
+                [_blame(step, failures)] + [d for ds in failures.values() for d in ds],
                 headline=f"Verification failed after '{type(step.pass_).spec_name}' for properties "
                 f"{{{', '.join(failures)}}}",
             )
@@ -294,9 +301,12 @@ class ReproducerInstrument(Instrument):
     """On failure: write the IR just before the failing pass to `repro_<pass>.py` and record the
     one-line command that re-runs the rest of the pipeline on it."""
 
-    def __init__(self, plugin: CompilerPlugin, directory: Path | None = None) -> None:
+    def __init__(self, plugin: CompilerPlugin, directory: Path | None = None, extra_args: Sequence[str] = ()) -> None:
         self.plugin = plugin
         self.directory = directory or Path("nanopass_repro")
+        # Options the failing run depended on besides the pipeline (e.g. a non-default backend),
+        # so that the printed command fails the same way.
+        self.extra_args = tuple(extra_args)
         self.path: Path | None = None
         self.command = ""
 
@@ -307,9 +317,8 @@ class ReproducerInstrument(Instrument):
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             path = self.directory / f"repro_{name}{suffix}"
-            self.command = (
-                f"python -m nanopass.pipeline {shlex.quote(str(path))} -p {shlex.quote(step.remaining_spec)} --verify-all"
-            )
+            words = ["python", "-m", "nanopass.pipeline", str(path), "-p", step.remaining_spec, "--verify-all", *self.extra_args]
+            self.command = shlex.join(words)
             comment = "#" if suffix == ".py" else "//"
             header = f"{comment} reproducer: {type(step.pass_).name} failed on this program; re-run with\n{comment}   {self.command}\n"
             path.write_text(header + text)

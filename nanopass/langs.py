@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from nanopass.cli import run_main
 from nanopass.langdef import diff_languages, format_diff, format_language
 from nanopass.plugin import get_plugin
 
@@ -36,4 +37,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

@@ -22,7 +22,7 @@ import typing
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Mapping, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -190,6 +190,21 @@ def _option_kind(cls: type, name: str, hint: object) -> type:
 _BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False}
 
 
+def _parse_bool(text: str) -> bool:
+    if text.lower() not in _BOOL_TEXT:
+        raise ValueError(text)
+    return _BOOL_TEXT[text.lower()]
+
+
+# Scalar option type → (parser of its text, how an error message names what was expected).
+_SCALAR_OPTIONS: dict[type, tuple[Callable[[str], OptionValue], str]] = {
+    bool: (_parse_bool, "true or false"),
+    int: (lambda text: int(text, 0), "an integer"),  # base 0: 0x40 and 0b101 are accepted too
+    float: (float, "a number"),
+    str: (str, "a string"),
+}
+
+
 def _convert(pass_name: str, written: str, kind: type, text: OptionText) -> OptionValue:
     def bad(expected: str) -> CompileError:
         shown = ",".join(text) if isinstance(text, tuple) else text
@@ -205,23 +220,13 @@ def _convert(pass_name: str, written: str, kind: type, text: OptionText) -> Opti
         if text == "":  # `opt=""` spells the empty list
             return ()
         return text if isinstance(text, tuple) else (text,)
+    parse, expected = _SCALAR_OPTIONS[kind]
     if isinstance(text, tuple):
         raise bad(f"a single {kind.__name__}, not a list")
-    if kind is bool:
-        if text.lower() not in _BOOL_TEXT:
-            raise bad("true or false")
-        return _BOOL_TEXT[text.lower()]
-    if kind is int:
-        try:
-            return int(text, 0)
-        except ValueError:
-            raise bad("an integer") from None
-    if kind is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise bad("a number") from None
-    return text
+    try:
+        return parse(text)
+    except ValueError:
+        raise bad(expected) from None
 
 
 _EXAMPLE: dict[type, str] = {int: "4", float: "0.5", bool: "true", str: "name", tuple: "a,b"}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from nanopass.cli import run_main
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.instruments import (
     DumpDirInstrument,
@@ -70,7 +71,10 @@ class Pipeline:
 
     def until(self, language: str) -> Pipeline:
         """Truncate after the last pass whose target is `language`."""
-        lang = self.plugin.language(language).name
+        try:
+            lang = self.plugin.language(language).name
+        except KeyError as err:
+            raise CompileError(Diagnostic("pipeline", f"--until: {err.args[0]}", hint="--list-languages lists them")) from None
         last = max((i for i, p in enumerate(self.passes) if type(p).target.name == lang), default=-1)
         if last < 0 and self.passes and type(self.passes[0]).source.name != lang:
             raise CompileError(
@@ -105,13 +109,10 @@ class Pipeline:
 
     def _language_mismatch(self, index: int, cls: type[Pass[Any, Any]], language: str) -> Diagnostic:
         producer = f"`{type(self.passes[index - 2]).name}` (#{index - 1}) produces" if index > 1 else "the input program is"
-        bridges = [
-            name
-            for name, other in self._all_passes().items()
-            if other.source.name == language and other.target.name == cls.source.name and other.source != other.target
-        ]
-        if bridges:
-            hint = f"insert {', '.join('`' + b + '`' for b in bridges)} before `{cls.name}`"
+        bridge = self._bridge(language, cls.source.name)
+        if bridge:
+            in_order = " (in this order)" if len(bridge) > 1 else ""
+            hint = f"insert {', '.join('`' + b + '`' for b in bridge)}{in_order} before `{cls.name}`"
         else:
             order = [lang.name for lang in self.plugin.family.languages]
             hint = f"passes must chain languages in order: {' → '.join(order)}"
@@ -146,6 +147,23 @@ class Pipeline:
             message += ", which no registered pass produces"
         hint = f"add `{providers[0]}` before `{cls.name}`" if providers else "add a pass that establishes it"
         return Diagnostic("pipeline", message, hint=hint)
+
+    def _bridge(self, start: str, goal: str) -> list[str]:
+        """The shortest chain of registered language-changing passes from `start` to `goal`
+        (breadth-first over languages; empty when there is none)."""
+        edges = [(name, other.source.name, other.target.name)
+                 for name, other in self._all_passes().items() if other.source != other.target]
+        chains: dict[str, list[str]] = {start: []}
+        frontier = [start]
+        while frontier and goal not in chains:
+            reached: list[str] = []
+            for language in frontier:
+                for name, source, target in edges:
+                    if source == language and target not in chains:
+                        chains[target] = chains[language] + [name]
+                        reached.append(target)
+            frontier = reached
+        return chains.get(goal, [])
 
     def _all_passes(self) -> dict[str, type[Pass[Any, Any]]]:
         try:
@@ -303,7 +321,7 @@ def compile_file(
     ctx = PassContext(backend, handler)
     # Post-compile hooks (e.g. simulate-and-compare) need the program as the user wrote it.
     ctx.options["source_program"] = program
-    reproducer = ReproducerInstrument(plugin, dump_dir)
+    reproducer = ReproducerInstrument(plugin, dump_dir, _backend_args(backend, plugin))
     instruments = _instruments(args, plugin, ctx, dump_dir) + [reproducer]
     try:
         final = pipeline.run(program, ctx, instruments)
@@ -319,6 +337,12 @@ def compile_file(
         if status:
             raise CompileError(Diagnostic("post-compile", f"post-compile step failed with status {status}"))
     return _Outcome(final, len(pipeline.passes), time.perf_counter() - start)
+
+
+def _backend_args(backend: str, plugin: CompilerPlugin) -> tuple[str, ...]:
+    """The `--backend` option a reproducer needs to target the same hardware (the option
+    exists when the plugin added it; the default backend needs no option)."""
+    return () if backend == plugin.default_backend else ("--backend", backend)
 
 
 def _reached(pipeline: Pipeline, language: str) -> str:
@@ -398,6 +422,12 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("NANOPASS_TRACEBACK"):
             traceback.print_exception(crash.error)
         return 2
+    except BrokenPipeError:
+        raise  # the reader closed stdout early: not a compiler error (see run_main)
+    except OSError as exc:  # -o / --dump-dir into a path that cannot be written
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except Exception as exc:
         print(f"internal compiler error: {type(exc).__name__}: {exc}", file=sys.stderr)
         if os.environ.get("NANOPASS_TRACEBACK"):
@@ -408,4 +438,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

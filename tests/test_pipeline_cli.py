@@ -87,6 +87,15 @@ def test_missing_file(tmp_path: Path) -> None:
     assert "cannot read" in output
 
 
+def test_unwritable_output_paths(tmp_path: Path) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "-o", str(blocker / "out.pto")))
+    assert f"cannot write {blocker / 'out.pto'}" in output
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "--dump-dir", str(blocker)))
+    assert f"cannot write {blocker}" in output
+
+
 def _without_locs(mlir: str) -> str:
     return re.sub(r" loc\([^)]*\)", "", mlir)
 
@@ -115,6 +124,8 @@ def test_until_language() -> None:
     assert "IR Dump After" in result.stderr
     output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "normalize-stmt-structure", "--until", "PTO"))
     assert "no pass of the pipeline produces PTO" in output
+    output = assert_clean_failure(pipeline(str(EXAMPLE), "--until", "Foo"))
+    assert "unknown language 'Foo' (known: Tensor, TileUnplaced" in output
 
 
 def test_langs_show_and_diff() -> None:
@@ -146,6 +157,26 @@ def test_internal_error_prints_reproducer_command(tmp_path: Path) -> None:
     assert command.endswith("-p 'crashing-pass,options-pass{count=2}' --verify-all")
     again = run(*shlex.split(command)[1:], env=TEST_PLUGIN_ENV, cwd=tmp_path)
     assert again.returncode == 2 and "internal compiler error in pass crashing-pass" in again.stderr
+
+
+def test_reproducer_keeps_a_non_default_backend(tmp_path: Path) -> None:
+    result = pipeline(str(EXAMPLE), "-p", "crashing-pass", "--backend", "Ascend950", "--dump-dir", str(tmp_path),
+                      env=TEST_PLUGIN_ENV)
+    output = assert_clean_failure(result, status=2)
+    command = output.split("re-run with:\n")[1].splitlines()[0].strip()
+    assert command.endswith("-p crashing-pass --verify-all --backend Ascend950")
+
+
+@pytest.mark.parametrize("argv", [["nanopass.langs", "show", "Tensor"], ["nanopass.pipeline", "--list-passes"]])
+def test_closed_stdout_ends_quietly(argv: list[str]) -> None:
+    # `python -m nanopass.langs show Tensor | head -1`: the reader goes away before the output.
+    env = {k: v for k, v in os.environ.items() if k != "NANOPASS_PLUGIN"}
+    proc = subprocess.Popen([sys.executable, "-m", *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Traceback" not in stderr and "internal compiler error" not in stderr, stderr
 
 
 def test_verify_all_failure_names_the_pass(tmp_path: Path) -> None:

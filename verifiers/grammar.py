@@ -14,8 +14,9 @@ from typing import Callable
 
 from languages.decls import FAMILY
 from languages.ops import REGISTRY
+from languages.pl_printer import format_type
 from languages.type_forms import admits_type, describe_forms
-from languages.types import NoneType, ScalarType, TensorType, TileType, TupleType, ViewType
+from languages.types import NoneType, ScalarType, TensorType, TileType, TupleType, Type, ViewType
 from nanopass.diagnostics import Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -31,8 +32,8 @@ def _member_classes(language: str) -> frozenset[type]:
     return frozenset(kinds)
 
 
-def _types_of(node: Node) -> list[tuple[str, object]]:
-    out: list[tuple[str, object]] = []
+def _types_of(node: Node) -> list[tuple[str, Type]]:
+    out: list[tuple[str, Type]] = []
     for name in node.FIELDS:
         if name in node.CHILD_FIELDS:
             continue
@@ -73,7 +74,7 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
             continue
         for field_name, ty in _types_of(node):
             if not admits_type(ty, lang.type_forms):
-                report(node, f"{_label(node)} has {field_name} {ty} ({describe_forms(ty)}), "
+                report(node, f"{_label(node)} has {field_name} {format_type(ty)} ({describe_forms(ty)}), "
                        f"not admitted by {lang.name} (type forms: {', '.join(sorted(lang.type_forms))})",
                        _type_hint(lang, ty))
         op = getattr(node, "op", None)

@@ -7,7 +7,7 @@ for passes that key facts by variable name.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node
@@ -15,24 +15,24 @@ from nanopass.node import Node
 RULE = "SSAForm"
 
 
+# Statement kind → the Vars it defines directly (not inside its nested bodies).
+_DEFINED_BY: dict[str, Callable[[Any], list[Any]]] = {
+    "AssignStmt": lambda stmt: [stmt.target],
+    "ForStmt": lambda stmt: [stmt.loop_var, *(it.var for it in stmt.iter_args), *stmt.results],
+    "IfStmt": lambda stmt: list(stmt.results),
+}
+# Statement kind → the fields holding its nested statement blocks.
+_BODY_FIELDS: dict[str, tuple[str, ...]] = {"ForStmt": ("body",), "IfStmt": ("then_body", "else_body")}
+
+
 def definitions(stmt: Any) -> list[Any]:
     """Vars a statement defines directly (not inside its nested bodies)."""
-    kind = stmt.KIND
-    if kind == "AssignStmt":
-        return [stmt.target]
-    if kind == "ForStmt":
-        return [stmt.loop_var, *(it.var for it in stmt.iter_args), *stmt.results]
-    if kind == "IfStmt":
-        return list(stmt.results)
-    return []
+    defined_by = _DEFINED_BY.get(stmt.KIND)
+    return defined_by(stmt) if defined_by else []
 
 
 def nested_bodies(stmt: Any) -> list[tuple[Any, ...]]:
-    if stmt.KIND == "ForStmt":
-        return [stmt.body]
-    if stmt.KIND == "IfStmt":
-        return [stmt.then_body, stmt.else_body]
-    return []
+    return [getattr(stmt, name) for name in _BODY_FIELDS.get(stmt.KIND, ())]
 
 
 def verify(program: Node) -> list[Diagnostic]:

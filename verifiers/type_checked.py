@@ -12,6 +12,7 @@ from typing import Any
 
 from languages.decls import FAMILY
 from languages.ops import REGISTRY
+from languages.pl_printer import format_type
 from languages.types import NoneType, TileType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, walk
@@ -54,8 +55,9 @@ def _check_call(call: Any, placed: bool) -> list[Diagnostic]:
         return [replace(d, rule=RULE) for d in err.diagnostics]
     if strip_memrefs(expected) != strip_memrefs(call.type):
         return [Diagnostic.at(
-            call, RULE, f"{call.op} has type {call.type}, but its operands give {expected}",
-            "a pass that changes a call's operands must re-deduce its type (REGISTRY.deduce)")]
+            call, RULE, f"{call.op} is annotated {format_type(call.type)}, but its operands give {format_type(expected)}",
+            f"annotate the result as {format_type(expected)} (a pass that changes a call's operands "
+            "must re-deduce its type with REGISTRY.deduce)")]
     return []
 
 
@@ -66,10 +68,15 @@ def _check_func_call(call: Any, functions: dict[str, Any]) -> list[Diagnostic]:
                               f"define `{call.callee}` in the program (callees print before callers)")]
     expected = return_type(callee)
     if expected != call.type:
-        return [Diagnostic.at(call, RULE, f"self.{call.callee}(...) has type {call.type}, but `{call.callee}` returns {expected}",
+        return [Diagnostic.at(call, RULE, f"self.{call.callee}(...) is annotated {format_type(call.type)}, "
+                              f"but `{call.callee}` returns {format_type(expected)}",
                               "update the call's type when a pass changes the callee's signature")]
     if len(call.args) != len(callee.params):
-        return [Diagnostic.at(call, RULE, f"self.{call.callee}(...) passes {len(call.args)} arguments; "
-                              f"`{call.callee}` takes {len(callee.params)}",
+        return [Diagnostic.at(call, RULE, f"self.{call.callee}(...) passes {_count(len(call.args), 'argument')}; "
+                              f"`{call.callee}` takes {_count(len(callee.params), 'parameter')}",
                               "a pass that adds parameters must update every call site")]
     return []
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
