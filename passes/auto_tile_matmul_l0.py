@@ -497,8 +497,11 @@ class _AutoTiler(L.FromTilePlaced):
         store = block[store_at] if store_at < len(block) else None
         reason = self._mn_refusal(matmul, store)
         if reason is not None:
+            # Left whole, the accumulator cannot be allocated at all (nothing but the cube writes
+            # L0C, so there is no smaller legal placement): say so here, at the user's line,
+            # instead of letting the L0C budget fail later without the reason.
             self._hint(matmul, "PH-AT-006", f"output exceeds L0C but {reason}; left untiled")
-            return 1, self._hop(matmul)
+            raise CompileError(self._l0c_overflow(matmul, reason))
         assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
         out: list[L.Stmt] = []
         for between in block[index + 1:store_at]:
@@ -507,6 +510,19 @@ class _AutoTiler(L.FromTilePlaced):
         self.bump("mn-tiled")
         out.extend(self._grid(matmul, choice, store, store.value))
         return store_at + 1 - index, out
+
+    def _l0c_overflow(self, matmul: _Matmul, reason: str) -> Diagnostic:
+        result = cast(TileType, matmul.call.type)
+        need = l0_footprint_bytes(result, self.backend)
+        have = self.backend.capacity(MemorySpace.Acc)
+        return Diagnostic.at(
+            matmul.stmt, RULE,
+            f"PH-AT-006: the accumulator `{matmul.target}` of {matmul.call.op} is {list(result.shape)} "
+            f"{result.dtype.name} and needs {need} bytes, but L0C holds {have} bytes on {self.backend.name}; "
+            f"it cannot be tiled into output blocks because {reason}",
+            hint="compute the output in blocks in the kernel (a loop over N or M blocks that slices the "
+                 "operands and stores each block), or consume the matmul result directly with one "
+                 "pl.store / return so AutoTileMatmulL0 can tile the output grid itself")
 
     def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
         if not matmul.is_fresh:

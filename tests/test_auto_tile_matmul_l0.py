@@ -227,18 +227,20 @@ def test_int8_accumulator_rows_align_to_32_on_910b_forcing_n_tiling() -> None:
     assert len(grid_stores(out950)) == 1
 
 
-def test_output_too_big_without_a_direct_store_is_left_whole_with_ph_at_006() -> None:
+def test_output_too_big_without_a_direct_store_is_rejected_with_ph_at_006() -> None:
     src = matmul_source(512, 512, 512, "FP32", body="""        c: pl.Tile[[512, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
         out_1: pl.Tensor[[512, 512], pl.FP32] = pl.tile.store(c, [0, 0], out)
         out_2: pl.Tensor[[512, 512], pl.FP32] = pl.tile.store(c, [0, 0], out_1)
         return out_2""")
-    out, ctx = run(src)
-    [hint] = ctx.diagnostics
-    assert hint.severity == "perf-hint" and hint.message.startswith("PH-AT-006") and hint.span.line > 0
-    assert len(calls(out, "tile.matmul")) == 1 and len(calls(out, "tile.move")) == 2
-    fit = l0_operands_placed.verify_fit(out, B910)
-    # Left whole, nothing fits: the verifier (and later the allocator) reports each buffer.
-    assert sorted(d.message.split(" holds")[0].rsplit(" ", 1)[1] for d in fit) == ["L0A", "L0B", "L0C"]
+    # Left whole, the [512, 512] FP32 accumulator can never be allocated in L0C: the pass says
+    # so at the matmul's line, with the numbers and two ways out, instead of claiming L0TiledFit.
+    with pytest.raises(CompileError) as info:
+        run(src)
+    [diag] = info.value.diagnostics
+    assert diag.message.startswith("PH-AT-006") and diag.span.line > 0
+    assert "1048576 bytes" in diag.message and "131072" in diag.message
+    assert "uses besides the store" in diag.message
+    assert "blocks" in diag.hint
 
 
 # --------------------------------------------------------------------------- hops and skips
