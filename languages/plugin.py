@@ -67,6 +67,8 @@ PROPERTIES: tuple[Property, ...] = (
 # What the loader verifies on every input program of a value-level language.
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked"})
 
+PTO_SUFFIX = ".pto"
+
 DEFAULT_PIPELINE = ",".join((
     # Tensor
     "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination",
@@ -83,6 +85,12 @@ DEFAULT_PIPELINE = ",".join((
 
 
 def parse(text: str, filename: str) -> Node:
+    # A `.pto` file (the final language's text, e.g. a --dump-dir output) is PTO-ISA MLIR;
+    # every other file is the `pl` text format.
+    if filename.endswith(PTO_SUFFIX):
+        from backend.pto_mlir import parse_mlir
+
+        return parse_mlir(text, filename)
     from languages.pl_parser import parse_program
 
     return parse_program(text, filename)
@@ -114,6 +122,12 @@ def _post_compile(args: argparse.Namespace, final: Node, ctx: PassContext) -> in
     return post_compile(args, final, ctx)
 
 
+def _fuzz_target() -> object:
+    from backend.fuzz_target import fuzz_target
+
+    return fuzz_target()
+
+
 def _passes() -> dict[str, str]:
     from passes.registry import PASSES
 
@@ -138,9 +152,10 @@ PLUGIN = CompilerPlugin(
     print_program=print_program,
     load_properties={lang: _LOADED for lang in _VALUE_LEVEL},
     print_final=print_pto,
-    final_suffix=".pto",
+    final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",
     make_backend=_make_backend,
     add_arguments=_add_arguments,
     post_compile=_post_compile,
+    fuzz_target=_fuzz_target,
 )

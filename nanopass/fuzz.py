@@ -226,10 +226,11 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
         size = config.chunk
         if config.max_examples is not None:
             size = max(1, min(size, config.max_examples - stats.programs))
-        runner = settings(
+        given_test: Any = given(strategy)
+        runner: Callable[[], None] = settings(
             max_examples=size, deadline=None, database=database, phases=phases, derandomize=False,
             suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
-        )(given(strategy)(test))
+        )(given_test(test))
         runner = hypothesis_seed(config.seed * 100003 + chunk_index)(runner)
         chunk_index += 1
         try:
@@ -512,7 +513,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                         help="Hypothesis example database; failures replay first next time ('' disables)")
     parser.add_argument("--pipeline", metavar="SPEC", help="pass pipeline (default: the plugin's default pipeline)")
     parser.add_argument("--backend", metavar="NAME", help="backend handler (default: the plugin's)")
-    parser.add_argument("--features", metavar="F", help="generator features, e.g. '-loops,+mixed_kernels' or 'all'")
+    parser.add_argument("--features", metavar="F", help="generator features, e.g. --features=-loops,+mixed_kernels or --features=all")
     parser.add_argument("--regressions", metavar="DIR", type=Path, default=Path("tests/regressions"),
                         help="where shrunk failures are written as regression tests")
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk (faster)")

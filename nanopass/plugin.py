@@ -53,6 +53,9 @@ class CompilerPlugin:
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
     # Called after a successful compile: (args, final program, context) → exit status or None.
     post_compile: Callable[[argparse.Namespace, Node, PassContext], int | None] | None = None
+    # `python -m nanopass.fuzz`: builds the compiler's FuzzTarget (program generator, oracle, blame,
+    # mutant catalogue); imported lazily so compiling never loads the fuzzer.
+    fuzz_target: Callable[[], object] | None = None
     _pass_registry: PassRegistry | None = field(default=None, repr=False)
     _property_registry: PropertyRegistry | None = field(default=None, repr=False)
 

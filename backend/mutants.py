@@ -1,0 +1,428 @@
+"""The mutant catalogue: deliberately broken variants of real passes (`python -m nanopass.fuzz --mutants`).
+
+Each mutant is one small, realistic miscompile in one pass: a patched method or module
+function, or a post-edit of the pass's output (what a forgotten case in the pass would have
+produced). A mutant is applied with `with mutant.applied():` and undone on exit, so mutants
+run one at a time in one worker process. A good fuzzer plus verifiers catch every one of them;
+a missed mutant points at a missing verifier or at generator coverage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from languages.types import AttrValue, TileType
+from nanopass.node import Node
+
+# A node edit: a replacement node, `DELETE` (inside a statement list), or None (keep).
+DELETE: tuple[()] = ()
+Edit = Callable[[Node], Any]
+
+
+def transform(node: Node, edit: Edit) -> Any:
+    """Rebuild `node` bottom-up, applying `edit` to every node (children first); the result is
+    a node, or `DELETE` when the edit deleted `node` itself."""
+    changes: dict[str, Any] = {}
+    for name in node.CHILD_FIELDS:
+        value = getattr(node, name)
+        if isinstance(value, tuple):
+            items: list[Any] = []
+            for item in value:
+                if not isinstance(item, Node):
+                    items.append(item)
+                    continue
+                new = transform(item, edit)
+                if new is not DELETE:
+                    items.append(new)
+            if len(items) != len(value) or any(a is not b for a, b in zip(items, value)):
+                changes[name] = tuple(items)
+        elif isinstance(value, Node):
+            new_child = transform(value, edit)
+            if new_child is not value:
+                changes[name] = new_child
+    if changes:
+        node = dataclasses.replace(node, **changes)  # type: ignore[type-var]
+    replaced = edit(node)
+    return node if replaced is None else replaced
+
+
+def first_only(edit: Edit) -> Edit:
+    """An edit applied to the first node it changes, then never again."""
+    done = [False]
+
+    def once(node: Node) -> Any:
+        if done[0]:
+            return None
+        result = edit(node)
+        if result is not None:
+            done[0] = True
+        return result
+
+    return once
+
+
+def _is_call(node: Node, op: str) -> bool:
+    return node.KIND == "Call" and getattr(node, "op") == op
+
+
+def _assigned_call(node: Node, op: str) -> bool:
+    return node.KIND == "AssignStmt" and _is_call(getattr(node, "value"), op)
+
+
+def _with_attr(attrs: tuple[tuple[str, AttrValue], ...], name: str, value: AttrValue) -> tuple[tuple[str, AttrValue], ...]:
+    return tuple((k, v) for k, v in attrs if k != name) + ((name, value),)
+
+
+@contextlib.contextmanager
+def _patched(target: str, attribute: str, make: Callable[[Any], Any]) -> Iterator[None]:
+    """Replace `target.attribute` (module or "module:Class") by `make(original)` while active."""
+    module_name, _, class_name = target.partition(":")
+    owner: Any = importlib.import_module(module_name)
+    if class_name:
+        owner = getattr(owner, class_name)
+    original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
+    setattr(owner, attribute, make(original))
+    try:
+        yield
+    finally:
+        setattr(owner, attribute, original)
+
+
+@dataclass(frozen=True)
+class PatchMutant:
+    """A mutant that replaces one attribute of a pass module or class."""
+
+    name: str
+    pass_name: str
+    description: str
+    target: str
+    attribute: str
+    make: Callable[[Any], Any]
+
+    def applied(self) -> contextlib.AbstractContextManager[None]:
+        return _patched(self.target, self.attribute, self.make)
+
+
+@dataclass(frozen=True)
+class TableEntryMutant:
+    """A mutant that replaces one entry of a pass's dispatch table (a dict in its module)."""
+
+    name: str
+    pass_name: str
+    description: str
+    module: str
+    table: str
+    key: str
+    make: Callable[[Any], Any]
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[None]:
+        table = getattr(importlib.import_module(self.module), self.table)
+        original = table[self.key]
+        table[self.key] = self.make(original)
+        try:
+            yield
+        finally:
+            table[self.key] = original
+
+
+@dataclass(frozen=True)
+class OutputEditMutant:
+    """A mutant whose pass emits a slightly wrong program: `edit` post-processes its output."""
+
+    name: str
+    pass_name: str
+    description: str
+    pass_class: str  # "module:Class"
+    edit: Callable[[], Edit]  # a fresh edit per run (edits may be stateful, e.g. first_only)
+
+    def applied(self) -> contextlib.AbstractContextManager[None]:
+        make_edit = self.edit
+
+        def make(original: Any) -> Any:
+            def run(pass_: Any, program: Node, ctx: Any) -> Any:
+                return transform(original(pass_, program, ctx), make_edit())
+
+            return run
+
+        return _patched(self.pass_class, "run", make)
+
+
+# -- method patches -------------------------------------------------------------------------------------
+
+_AUTO_TILE = "passes.auto_tile_matmul_l0"
+
+
+def _auto_tile_rewriter() -> str:
+    module = importlib.import_module(_AUTO_TILE)
+    for name, value in vars(module).items():
+        if isinstance(value, type) and hasattr(value, "_seed") and hasattr(value, "_block"):
+            return f"{_AUTO_TILE}:{name}"
+    raise LookupError("AutoTileMatmulL0's rewriter class (with _seed and _block) not found")
+
+
+def _drop_compact(original: Any) -> Any:
+    def _seed(self: Any, out: Any, matmul: Any, tile: Any, base: str) -> Any:
+        call = self._call
+
+        def no_compact(op: str, args: Any, attrs: Any, span: Any) -> Any:
+            return call(op, args, tuple(a for a in attrs if a[0] != "compact"), span)
+
+        self._call = no_compact
+        try:
+            return original(self, out, matmul, tile, base)
+        finally:
+            del self._call
+
+    return _seed
+
+
+def _wrong_peel(original: Any) -> Any:
+    def _block(self: Any, out: Any, matmul: Any, lhs: Any, tile: Any, k_offset: Any, width: int, acc: Any,
+               pred: Any, result_name: str, base: str = "") -> Any:
+        if base == "t":  # the peeled K tail
+            width = width - 16 if width > 16 else width + 16
+        return original(self, out, matmul, lhs, tile, k_offset, width, acc, pred, result_name, base)
+
+    return _block
+
+
+def _swap_extract_offsets(original: Any) -> Any:
+    def _block(self: Any, *args: Any, **kwargs: Any) -> Any:
+        call = self._call
+
+        def swapped(op: str, call_args: Any, attrs: Any, span: Any) -> Any:
+            if op == "tile.extract" and dict(attrs).get("target_memory") is not None \
+                    and getattr(dict(attrs)["target_memory"], "name", "") == "Left":
+                call_args = (call_args[0], call_args[2], call_args[1], *call_args[3:])
+            return call(op, call_args, attrs, span)
+
+        self._call = swapped
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            del self._call
+
+    return _block
+
+
+def _shift_one_address(original: Any) -> Any:
+    def address_mapping(function: Any, backend: Any) -> Any:
+        mapping = dict(original(function, backend))
+        by_space: dict[Any, list[Any]] = {}
+        for memref in mapping.values():
+            by_space.setdefault(memref.space, []).append(memref)
+        for space in sorted(by_space, key=lambda s: s.name):
+            placed = sorted(by_space[space], key=lambda m: m.offset)
+            if len(placed) >= 2:
+                victim = placed[-1]
+                mapping[victim.name] = dataclasses.replace(victim, offset=victim.offset - backend.alignment(space))
+                break
+        return mapping
+
+    return address_mapping
+
+
+def _reuse_too_early(original: Any) -> Any:
+    def _fits(slot: Any, live: Any, liveness: Any) -> bool:
+        return bool(slot.end <= live.start + 1)
+
+    return _fits
+
+
+def _load_ignores_valid(original: Any) -> Any:
+    def _call(self: Any, op: str, args: Any, attrs: Any, span: Any, fallback: Any = None) -> Any:
+        if op == "tile.load" and len(args) > 3:
+            args = args[:3]
+        return original(self, op, args, attrs, span, fallback)
+
+    return _call
+
+
+def _slice_keeps_full_valid(original: Any) -> Any:
+    def convert_slice(self: Any, call: Any, target: Any, pre: Any) -> Any:
+        if len(call.args) > 3:
+            call = dataclasses.replace(call, args=call.args[:3])
+        return original(self, call, target, pre)
+
+    return convert_slice
+
+
+# -- output edits ---------------------------------------------------------------------------------------
+
+
+def _omit_tile_move() -> Edit:
+    """Drop the first tile.move; its users read the unmoved source (in the wrong space)."""
+    state: dict[str, Node] = {}
+
+    def edit(node: Node) -> Any:
+        if node.KIND == "Program" or node.KIND == "Function":
+            return None
+        if not state and _assigned_call(node, "tile.move"):
+            state[getattr(getattr(node, "target"), "name")] = getattr(node, "value").args[0]
+            return DELETE
+        if node.KIND == "Var" and getattr(node, "name") in state:
+            return state[getattr(node, "name")]
+        return None
+
+    return _two_pass(edit)
+
+
+def _two_pass(edit: Edit) -> Edit:
+    """Uses may precede a definition in bottom-up order (loops); apply the edit twice."""
+    def at_program(node: Node) -> Any:
+        if node.KIND != "Program":
+            return None
+        once = transform(node, edit)
+        return transform(once, edit)
+
+    return at_program
+
+
+def _cast_mode_rne() -> Edit:
+    def edit(node: Node) -> Any:
+        if _is_call(node, "tile.cast"):
+            return dataclasses.replace(node, attrs=_with_attr(getattr(node, "attrs"), "mode", "rint"))  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _row_expand_sub_as_add() -> Edit:
+    def edit(node: Node) -> Any:
+        if _is_call(node, "tile.row_expand_sub"):
+            return dataclasses.replace(node, op="tile.row_expand_add")  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _init_every_block() -> Edit:
+    """The K loop's first-block predicate `ko == 0` becomes `ko >= 0`: every block restarts."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "BinOp" and getattr(node, "op") == "==" and getattr(node, "lhs").KIND == "Var" \
+                and getattr(getattr(node, "lhs"), "name").startswith("ko"):
+            return dataclasses.replace(node, op=">=")  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _k_loop_short() -> Edit:
+    """The pipelined K loop stops one block early."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "ForStmt" and getattr(node, "kind") == "pipeline":
+            stop, step = getattr(node, "stop"), getattr(node, "step")
+            if stop.KIND == "ConstInt" and step.KIND == "ConstInt" and stop.value > step.value:
+                return dataclasses.replace(node, stop=dataclasses.replace(stop, value=stop.value - step.value))  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _out_param_as_in() -> Edit:
+    def edit(node: Node) -> Any:
+        if node.KIND == "Param" and getattr(node, "direction") == "Out":
+            return dataclasses.replace(node, direction="In")  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _tcvt_drops_rmode() -> Edit:
+    def edit(node: Node) -> Any:
+        if _is_call(node, "pto.tcvt") and any(k == "rmode" for k, _ in getattr(node, "attrs")):
+            return dataclasses.replace(node, attrs=tuple(a for a in getattr(node, "attrs") if a[0] != "rmode"))  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _vec_tile_row_major() -> Edit:
+    """A column-vector Vec tile ([rows, 1]) keeps the row-major view (its DN rule forgotten)."""
+    def edit(node: Node) -> Any:
+        if node.KIND != "Var":
+            return None
+        ty = getattr(node, "type")
+        if isinstance(ty, TileType) and ty.view is not None and ty.memory_space is not None \
+                and ty.memory_space.name == "Vec" and len(ty.shape) == 2 and ty.shape[1] == 1 and ty.shape[0] > 1 \
+                and ty.view.blayout == "col_major":
+            return dataclasses.replace(node, type=dataclasses.replace(ty, view=dataclasses.replace(ty.view, blayout="row_major")))  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _catalogue() -> list[Any]:
+    rewriter = _auto_tile_rewriter()
+    convert = "passes.convert_tensor_to_tile_ops:TensorToTileMutator"
+    return [
+        PatchMutant("drop-compact-acc-seed", "auto-tile-matmul-l0",
+                    "a row-narrowed Acc seed is created without the compact flag", rewriter, "_seed", _drop_compact),
+        PatchMutant("shift-one-address", "allocate-memory-addr",
+                    "one allocated address moves down by one alignment unit", "passes.allocate_memory_addr",
+                    "address_mapping", _shift_one_address),
+        PatchMutant("wrong-k-peel", "auto-tile-matmul-l0", "the peeled K tail is 16 columns too narrow (or wide)",
+                    rewriter, "_block", _wrong_peel),
+        OutputEditMutant("omit-tile-move", "auto-tile-matmul-l0",
+                         "the first tile.move hop (Mat -> Left / Right) is dropped; the matmul reads Mat",
+                         f"{_AUTO_TILE}:AutoTileMatmulL0", _omit_tile_move),
+        TableEntryMutant("slice-keeps-full-valid", "convert-tensor-to-tile-ops",
+                         "a slice keeps its full valid_shape (the narrowing argument is dropped)",
+                         "passes.convert_tensor_to_tile_ops", "SELF_LOADING_CONVERTERS", "tensor.slice",
+                         _slice_keeps_full_valid),
+        PatchMutant("swap-extract-offsets", "auto-tile-matmul-l0", "a Left tile.extract swaps its row and column offsets",
+                    rewriter, "_block", _swap_extract_offsets),
+        PatchMutant("reuse-one-statement-early", "memory-reuse",
+                    "a buffer takes over a slot one statement before its last use", "passes.memory_reuse", "_fits",
+                    _reuse_too_early),
+        OutputEditMutant("cast-mode-rne", "convert-tensor-to-tile-ops",
+                         "tile.cast rounds to nearest-even instead of the requested mode",
+                         "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps", _cast_mode_rne),
+        OutputEditMutant("row-expand-sub-as-add", "convert-tensor-to-tile-ops",
+                         "row_expand_sub is lowered to tile.row_expand_add",
+                         "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps", _row_expand_sub_as_add),
+        PatchMutant("load-ignores-valid-extent", "convert-tensor-to-tile-ops",
+                    "a boxed / windowed tile.load drops its valid_shape: it reads its whole box from GM", convert, "_call",
+                    _load_ignores_valid),
+        OutputEditMutant("k-loop-init-every-block", "auto-tile-matmul-l0",
+                         "the K loop's first-block predicate is true on every block",
+                         f"{_AUTO_TILE}:AutoTileMatmulL0", _init_every_block),
+        OutputEditMutant("k-loop-one-block-short", "auto-tile-matmul-l0", "the pipelined K loop stops one block early",
+                         f"{_AUTO_TILE}:AutoTileMatmulL0", _k_loop_short),
+        OutputEditMutant("out-param-as-in", "upgrade-param-directions",
+                         "a kernel's Out parameter is declared In",
+                         "passes.upgrade_param_directions:UpgradeParamDirections", _out_param_as_in),
+        OutputEditMutant("tcvt-drops-rmode", "pto-codegen", "pto.tcvt is emitted without its rounding mode",
+                         "passes.pto_codegen:PTOCodegen", _tcvt_drops_rmode),
+        OutputEditMutant("column-vector-row-major", "infer-tile-memory-space",
+                         "a [rows, 1] Vec tile keeps the row-major view instead of col_major (DN)",
+                         "passes.infer_tile_memory_space:InferTileMemorySpace", _vec_tile_row_major),
+    ]
+
+
+class _Catalogue:
+    """Built on first use: the patch targets import the passes."""
+
+    def __init__(self) -> None:
+        self._items: list[Any] | None = None
+
+    def _load(self) -> list[Any]:
+        if self._items is None:
+            self._items = _catalogue()
+        return self._items
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+MUTANTS = _Catalogue()
+
+__all__ = ["MUTANTS", "OutputEditMutant", "PatchMutant", "TableEntryMutant", "transform"]

@@ -1,0 +1,179 @@
+"""The fuzzer's properties under pytest (Hypothesis profiles `ci` / `campaign` from conftest.py),
+plus unit tests of the campaign driver, the regression files and the mutant catalogue."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backend.fuzz_target import (
+    Features,
+    FuzzCase,
+    PtoFuzzTarget,
+    cases,
+    programs,
+    read_regression,
+    regression_file,
+)
+from backend.mutants import MUTANTS, transform
+from nanopass.diagnostics import CompileError
+from nanopass.fuzz import Outcome
+from nanopass.passes import PassContext
+from nanopass.pipeline import PassCrash
+from nanopass.plugin import get_plugin
+
+ROOT = Path(__file__).resolve().parent.parent
+SPAN = re.compile(r"fuzz_input\.py:\d+:\d+")
+
+_TARGET = PtoFuzzTarget()
+_TARGET.configure(None, None, None)
+
+
+def _check(case: FuzzCase) -> Outcome:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _TARGET.check(case)
+
+
+@given(cases())
+def test_compiled_program_matches_interpreter_bit_for_bit(case: FuzzCase) -> None:
+    """generate → compile with verify-all → simulate vs interpret, bit-exact."""
+    outcome = _check(case)
+    assert not outcome.failed, f"{outcome.headline()}\n{outcome.detail}\n(input seed {case.input_seed})\n{case.text}"
+
+
+# -- text fuzzing: mutated program text gives a located diagnostic, never a traceback ---------------
+
+_DTYPES = ("pl.FP32", "pl.FP16", "pl.BF16", "pl.INT8", "pl.INT32")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*|\d+|\S")
+
+
+def _mutate(text: str, kind: int, where: int, other: int) -> str:
+    lines = text.splitlines()
+    if kind == 0:  # delete one token
+        tokens = list(_TOKEN.finditer(text))
+        token = tokens[where % len(tokens)]
+        return text[: token.start()] + text[token.end():]
+    if kind == 1:  # swap a dtype
+        spots = [m for m in re.finditer(r"pl\.(FP32|FP16|BF16|INT8|INT32)\b", text)]
+        if spots:
+            spot = spots[where % len(spots)]
+            return text[: spot.start()] + _DTYPES[other % len(_DTYPES)] + text[spot.end():]
+    if kind == 2:  # a wrong shape: change one number
+        numbers = list(re.finditer(r"\b\d+\b", text))
+        if numbers:
+            spot = numbers[where % len(numbers)]
+            return text[: spot.start()] + str(int(spot.group()) + 1 + other % 7) + text[spot.end():]
+    if kind == 3 and len(lines) > 8:  # drop a line of the body
+        index = 7 + where % (len(lines) - 7)
+        return "\n".join(lines[:index] + lines[index + 1:])
+    return text.replace("pl.tensor.", "pl.tensor.x", 1)
+
+
+@given(programs(Features.parse("-big_shapes")), st.integers(0, 4), st.integers(0, 10_000), st.integers(0, 100))
+def test_mutated_text_gives_located_diagnostic_not_traceback(generated: object, kind: int, where: int,
+                                                             other: int) -> None:
+    text = _mutate(getattr(generated, "text"), kind, where, other)
+    plugin = get_plugin()
+    try:
+        program = plugin.parse(text, "fuzz_input.py")
+        ctx = PassContext(_TARGET.backend_name, plugin.make_backend(_TARGET.backend_name))
+        _TARGET.pipeline.run(program, ctx)
+    except CompileError as err:
+        assert SPAN.search(str(err)), f"diagnostic without file:line:col:\n{err}\n--- text ---\n{text}"
+    except PassCrash as crash:
+        pytest.fail(f"internal compiler error on mutated text: {crash}\n--- text ---\n{text}")
+
+
+# -- driver, regression files, mutants ---------------------------------------------------------------
+
+
+def test_features_parse() -> None:
+    assert not Features.parse("-loops").loops
+    assert Features.parse("+mixed_kernels").mixed_kernels
+    assert Features.parse("all").unaligned_acc_chain
+    with pytest.raises(ValueError, match="unknown generator feature"):
+        Features.parse("-nonsense")
+
+
+def test_regression_file_round_trip(tmp_path: Path) -> None:
+    text = (ROOT / "examples" / "elementwise_add_f32.py").read_text()
+    outcome = Outcome("mismatch", "simulator mismatch", "memory-reuse", "ret0: MISMATCH at [0, 0]")
+    stem, body = regression_file(text, 7, outcome, "Ascend910B", None)
+    assert stem.startswith("fuzz_mismatch_memory_reuse_")
+    path = tmp_path / f"{stem}.py"
+    path.write_text(body)
+    spec = read_regression(path)
+    assert (spec.input_seed, spec.status, spec.blamed, spec.backend, spec.pipeline) == (
+        7, "mismatch", "memory-reuse", "Ascend910B", None)
+    # The file is still a program the frontend (and so `nanopass.pipeline --simulate`) reads.
+    get_plugin().parse(body, str(path))
+
+
+def test_catalogue_has_at_least_twelve_reversible_mutants() -> None:
+    mutants = list(MUTANTS)
+    assert len(mutants) >= 12
+    assert len({m.name for m in mutants}) == len(mutants)
+    import passes.allocate_memory_addr as alloc
+
+    before = alloc.address_mapping
+    shift = next(m for m in mutants if m.name == "shift-one-address")
+    with shift.applied():
+        assert alloc.address_mapping is not before
+    assert alloc.address_mapping is before
+
+
+def test_transform_without_edits_returns_the_same_program() -> None:
+    program = get_plugin().parse((ROOT / "examples" / "softmax_rows_f32.py").read_text(), "x.py")
+    assert transform(program, lambda node: None) is program
+
+
+SLICE_PROGRAM = """\
+# pypto.program: S
+import pypto.language as pl
+
+
+@pl.program
+class S:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k0(self, x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[8, 16], pl.FP32, pl.TensorView(valid_shape=[8, 5])]:
+        s: pl.Tensor[[8, 16], pl.FP32, pl.TensorView(valid_shape=[8, 5])] = pl.tensor.slice(x, [8, 16], [2, 3], [8, 5])
+        r: pl.Tensor[[8, 1], pl.FP32] = pl.tensor.row_sum(s)
+        y: pl.Tensor[[8, 16], pl.FP32, pl.TensorView(valid_shape=[8, 5])] = pl.tensor.row_expand_add(s, r)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[8, 16], pl.FP32, pl.TensorView(valid_shape=[8, 5])]:
+        y: pl.Tensor[[8, 16], pl.FP32, pl.TensorView(valid_shape=[8, 5])] = self.k0(x)
+        return y
+"""
+
+
+def test_a_mutant_is_caught_and_blamed_on_its_pass() -> None:
+    assert not _TARGET.check_text(SLICE_PROGRAM, 0).failed
+    mutant = next(m for m in MUTANTS if m.name == "slice-keeps-full-valid")
+    with mutant.applied():
+        outcome = _TARGET.check_text(SLICE_PROGRAM, 0)
+    assert outcome.status == "mismatch"
+    assert outcome.blamed.startswith("convert-tensor-to-tile-ops")
+    assert not _TARGET.check_text(SLICE_PROGRAM, 0).failed  # undone on exit
+
+
+def test_campaign_cli_runs_and_prints_summary(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NANOPASS_PLUGIN"}
+    env["NANOPASS_FUZZ_TARGET"] = "backend.fuzz_target:fuzz_target"
+    result = subprocess.run(
+        [sys.executable, "-m", "nanopass.fuzz", "--examples", "3", "--workers", "1", "--db", "",
+         "--features=-big_shapes,-multi_kernel", "--regressions", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "fuzz campaign summary" in result.stdout and "programs/s" in result.stdout
+    assert "Traceback" not in result.stderr
