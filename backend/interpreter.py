@@ -524,6 +524,14 @@ def _sem_row_expand(call: _CallSite) -> Value:
     return _result_with(call, numerics.binary(call.opdef.semantics[1], x, expanded, call.result_type.dtype.name))
 
 
+def _sem_col_expand(call: _CallSite) -> Value:
+    x = _result_region_of(call.array(0), call)
+    col = call.array(1)
+    row = col.data[(slice(0, 1), slice(0, x.shape[1]))]
+    expanded = np.broadcast_to(row, x.shape)
+    return _result_with(call, numerics.binary(call.opdef.semantics[1], x, expanded, call.result_type.dtype.name))
+
+
 def _matmul_operands(call: _CallSite, lhs_index: int) -> tuple[Array, Array, str]:
     """[M, K] and [K, N] operands: M, K from the left's valid shape, N from the right's valid
     columns (after a_trans / b_trans), as the cube unit reads them."""
@@ -599,6 +607,9 @@ def _sem_load(call: _CallSite) -> Value:
     fill = _pad_fill(ty) if isinstance(ty, TileType) else None
     if fill is not None:
         out.data[...] = fill
+    if window.ndim != out.data.ndim:
+        # A row-packed load (FlattenTileNdTo2D): the N-D window in row-major order, as 2-D rows.
+        window = window.reshape(tuple(out.valid))
     _write_region(out.data, [0] * window.ndim, window, "loaded window", call)
     return out
 
@@ -616,6 +627,9 @@ def _converted_for(source: ArrayValue, values: Array, dst: DataType) -> Array:
 def _sem_store(call: _CallSite) -> Value:
     tile, tensor = call.array(0), call.array(2)
     values = _converted_for(tile, np.asarray(tile.region), tensor.dtype)
+    window = call.attr("window", None)
+    if isinstance(window, tuple):
+        values = values.reshape(window)
     _write_region(tensor.data, call.ints(1), values, "stored valid region", call)
     return tensor
 
@@ -721,6 +735,7 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "reduce_row": _sem_reduce,
     "reduce_col": _sem_reduce,
     "row_expand": _sem_row_expand,
+    "col_expand": _sem_col_expand,
     "matmul": _sem_matmul,
     "matmul_acc": _sem_matmul_acc,
     "cast": _sem_cast,

@@ -500,8 +500,10 @@ class _AutoTiler(L.FromTilePlaced):
             # Left whole, the accumulator cannot be allocated at all (nothing but the cube writes
             # L0C, so there is no smaller legal placement): say so here, at the user's line,
             # instead of letting the L0C budget fail later without the reason.
-            self._hint(matmul, "PH-AT-006", f"output exceeds L0C but {reason}; left untiled")
-            raise CompileError(self._l0c_overflow(matmul, reason))
+            self._hint(matmul, "PH-AT-006", f"output tiling refused: {reason}; left untiled")
+            if not self._acc_fits(matmul):
+                raise CompileError(self._l0c_overflow(matmul, reason))
+            return 1, self._hop(matmul)
         assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
         out: list[L.Stmt] = []
         for between in block[index + 1:store_at]:
@@ -510,6 +512,10 @@ class _AutoTiler(L.FromTilePlaced):
         self.bump("mn-tiled")
         out.extend(self._grid(matmul, choice, store, store.value))
         return store_at + 1 - index, out
+
+    def _acc_fits(self, matmul: _Matmul) -> bool:
+        result = cast(TileType, matmul.call.type)
+        return l0_footprint_bytes(result, self.backend) <= self.backend.capacity(MemorySpace.Acc)
 
     def _l0c_overflow(self, matmul: _Matmul, reason: str) -> Diagnostic:
         result = cast(TileType, matmul.call.type)

@@ -21,7 +21,7 @@ renamed `<name>_tile`; entry loads are `<param>_tile`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Sequence
 
 from typing_extensions import override
@@ -41,6 +41,7 @@ from passes.analysis.consumer_space import (
     ConsumerDemand,
     SpaceDemand,
     collect_consumer_demand,
+    cube_box,
     operand_demand,
     propagates_demand,
 )
@@ -54,6 +55,11 @@ ACCUMULATOR_SPACE = MemorySpace.Acc
 # through the D-cache) and become their tile form on an on-chip one.
 SCALAR_ACCESS_TILE_FORM = {"tensor.read": "tile.read", "tensor.write": "tile.write"}
 GM_ONLY_OPS = frozenset({"tensor.dim"})
+# Cube operands whose N axis the conversion deliberately does not box (spec, "The N granularity"):
+# a matmul_acc's accumulator must agree with the product on physical N, and no cross-tile
+# decider reaches the tile that allocates it, so an unaligned N is declined here, at the
+# user's line, instead of surfacing as an operand-shape mismatch between two generated tiles.
+UNBOXED_N_OPERANDS = {"tensor.matmul_acc": 2}
 
 
 def _error(node: Node, message: str, hint: str = "") -> CompileError:
@@ -75,6 +81,28 @@ def _is_row_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
     return rhs.shape == lhs.shape[:-1] + (1,) and lhs.shape[-1] != 1
 
 
+def _is_col_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
+    """rhs is one value per column of a 2-D lhs ([1, n] against [m > 1, n])."""
+    if not isinstance(lhs, TensorType) or not isinstance(rhs, TensorType) or len(lhs.shape) != 2:
+        return False
+    return rhs.shape == (1, lhs.shape[1]) and lhs.shape[0] != 1
+
+
+def _broadcast_kind(operand: tuple[int, ...], result: tuple[int, ...]) -> tuple[str, ...] | None:
+    """How a 2-D operand expands to `result`: across the columns ([m, 1]), down the rows
+    ([1, n]), or both ([1, 1]: first to [1, n], then down); None if it is not such a broadcast."""
+    if len(operand) != 2 or len(result) != 2:
+        return None
+    rows, cols = operand
+    if (rows, cols) == (result[0], 1):
+        return ("cols",)
+    if (rows, cols) == (1, result[1]):
+        return ("rows",)
+    if (rows, cols) == (1, 1):
+        return ("cols", "rows")
+    return None
+
+
 @dataclass
 class _FunctionState:
     """Everything the conversion of one InCore function accumulates."""
@@ -88,6 +116,10 @@ class _FunctionState:
     entry_loads: list[U.Stmt] = field(default_factory=list)
     entry_cache: dict[tuple[str, SpaceDemand | None], U.Var] = field(default_factory=dict)
     out_params: dict[int, U.Var] = field(default_factory=dict)
+    # Accumulator tiles of a matmul whose out_dtype narrows them: the FP32/INT32 tile, keyed by
+    # its name, and the dtype the user's tensor has. A store narrows on FIXPIPE by itself; any
+    # other consumer reads the value through an explicit RNE cast (FIXPIPE's rounding).
+    narrowed: dict[str, DataType] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -151,6 +183,9 @@ class TensorToTileMutator(U.FromTensor):
         pre: list[U.Stmt] = []
         value = self._convert_call(node.value, node.target, pre)
         target = self._bind(node.target, value.type)
+        if _narrows_accumulator(node.target.type, value.type):
+            assert isinstance(node.target.type, TensorType)
+            self._require_state().narrowed[target.name] = node.target.type.dtype
         return (*pre, U.AssignStmt(target=target, value=value, span=node.span))
 
     @override
@@ -259,31 +294,93 @@ class TensorToTileMutator(U.FromTensor):
                          pre: list[U.Stmt]) -> U.Call:
         tile_op = self._dispatch(call, conversion)
         bridged = {t.arg: t for t in conversion.tile_inputs}
+        self._check_unboxed_n(call, bridged)
         args: list[U.Expr] = []
         for index, arg in enumerate(call.args):
             tile_input = bridged.get(index)
             if tile_input is not None and isinstance(type_of(arg), TensorType):
                 args.append(self._bridge(call, tile_input, arg, target, pre))
             else:
-                args.append(self._operand(call, index, arg))
+                args.append(self._operand(call, index, arg, pre))
+        if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
+            args = self._broadcast_operands(call, args, pre)
         tile_def = REGISTRY.get(tile_op)
         attrs = tuple((k, v) for k, v in call.attrs if tile_def.attr_decl(k) is not None)
         self.bump("ops_converted")
         return self._call(tile_op, tuple(args), attrs, call.span)
 
     @staticmethod
+    def _check_unboxed_n(call: T.Call, bridged: dict[int, TileInput]) -> None:
+        index = UNBOXED_N_OPERANDS.get(call.op)
+        if index is None or index not in bridged:
+            return
+        box = cube_box(call, replace(bridged[index], cube_n_axis=True))
+        if box is None:
+            return
+        operand = type_of(call.args[index])
+        assert isinstance(operand, TensorType)
+        n = operand.shape[box.axis]
+        raise _error(call, f"`{call.op}` needs N (= {n}) to be a multiple of {box.align} for "
+                           f"{operand.dtype.pl_name}: its right operand is not boxed on N, because the "
+                           "accumulator must agree with the product on physical N and no boxing reaches "
+                           "the tile that allocates it",
+                     f"pad N to {-(-n // box.align) * box.align} with zero columns in the right operand and "
+                     "the accumulator, and ignore the extra result columns")
+
+    @staticmethod
     def _dispatch(call: T.Call, conversion: TileConversion) -> str:
         if len(call.args) > 1:
-            rhs = type_of(call.args[1])
+            lhs, rhs = type_of(call.args[0]), type_of(call.args[1])
             if conversion.scalar_rhs_op is not None and isinstance(rhs, ScalarType):
                 return conversion.scalar_rhs_op
-            if conversion.row_broadcast_op is not None and _is_row_broadcast(type_of(call.args[0]), rhs):
+            if conversion.row_broadcast_op is not None and _is_row_broadcast(lhs, rhs):
                 return conversion.row_broadcast_op
+            if conversion.col_broadcast_op is not None and _is_col_broadcast(lhs, rhs):
+                return conversion.col_broadcast_op
         return conversion.tile_op
 
-    def _operand(self, call: T.Call, index: int, arg: T.Expr) -> U.Expr:
+    def _broadcast_operands(self, call: T.Call, args: list[U.Expr], pre: list[U.Stmt]) -> list[U.Expr]:
+        """Operands of a same-shape tile op that the tensor op broadcasts (an lhs [m, 1] / [1, n],
+        or both sides) are first expanded to the result shape: the vector unit's expand
+        instructions only take the broadcast operand on the right."""
+        result = call.type
+        if not isinstance(result, TensorType):
+            return args
+        return [self._expand_to(call, arg, result.shape, pre) for arg in args]
+
+    def _expand_to(self, call: T.Call, value: U.Expr, shape: tuple[int, ...], pre: list[U.Stmt]) -> U.Expr:
+        ty = _expr_type(value)
+        if not isinstance(ty, TileType) or ty.shape == shape:
+            return value
+        rows_cols = _broadcast_kind(ty.shape, shape)
+        if rows_cols is None:
+            raise _error(call, f"`{call.op}` broadcasts an operand of shape {list(ty.shape)} to {list(shape)}; "
+                               "only 2-D [m, 1] / [1, n] / [1, 1] operands broadcast on chip",
+                         "reshape the operands to 2-D, or expand explicitly with tensor.row_expand_* / col_expand_*")
+        span = call.span
+        for axis in rows_cols:
+            current = _expr_type(value)
+            assert isinstance(current, TileType)
+            target = (current.shape[0], shape[1]) if axis == "cols" else shape
+            # Multiplying a tile of ones by the broadcast operand is exact (x * 1 == x bit for bit),
+            # so the expansion needs no separate broadcast instruction.
+            one: U.Expr = (U.ConstFloat(1.0, ty.dtype, span=span) if ty.dtype.is_float
+                           else U.ConstInt(1, ty.dtype, span=span))
+            ones = self._temp(f"{_base_name(value)}_ones", self._call(
+                "tile.full", (index_list(target, span), one), (("dtype", ty.dtype),), span), pre)
+            op = "tile.col_expand_mul" if axis == "rows" else "tile.row_expand_mul"
+            value = self._temp(f"{_base_name(value)}_bcast", self._call(op, (ones, value), (), span), pre)
+            self.bump("broadcast_expansions")
+        return value
+
+    def _temp(self, base: str, value: U.Call, pre: list[U.Stmt]) -> U.Var:
+        var = U.Var(self._require_state().fresh(base), value.type, span=value.span)
+        pre.append(U.AssignStmt(target=var, value=value, span=value.span))
+        return var
+
+    def _operand(self, call: T.Call, index: int, arg: T.Expr, pre: list[U.Stmt]) -> U.Expr:
         """A non-bridged operand: index lists and scalars as they are, tensors by their value."""
-        value = self.visit_Expr(arg)
+        value = self._narrowed_read(self.visit_Expr(arg), call.span, pre)
         if isinstance(_expr_type(value), TensorType):
             raise _error(call, f"operand {index} of `{call.op}` is a GM tensor, but the operator reads it on chip "
                                "and it cannot be loaded there",
@@ -293,7 +390,7 @@ class TensorToTileMutator(U.FromTensor):
     def _bridge(self, call: T.Call, tile_input: TileInput, arg: T.Expr, target: T.Var | None,
                 pre: list[U.Stmt]) -> U.Expr:
         """BridgeInputSpaces: the operand as a tile, loaded where its consumer reads it."""
-        value = self.visit_Expr(arg)
+        value = self._narrowed_read(self.visit_Expr(arg), call.span, pre)
         if isinstance(value, U.Var) and isinstance(value.type, TensorType):
             demand = operand_demand(call, tile_input) if tile_input.space_of else self._result_demand(call, target)
             value = self._load_gm(value, demand, call.span, pre)
@@ -305,6 +402,18 @@ class TensorToTileMutator(U.FromTensor):
             self.bump("transpose_views")
             value = transposed
         return value
+
+    def _narrowed_read(self, value: U.Expr, span: Span, pre: list[U.Stmt]) -> U.Expr:
+        """A matmul result narrowed by out_dtype, as its consumer sees it: the accumulator cast
+        with FIXPIPE's round-to-nearest-even (the tile itself stays at accumulator precision)."""
+        if not isinstance(value, U.Var):
+            return value
+        dtype = self._require_state().narrowed.get(value.name)
+        if dtype is None:
+            return value
+        cast = self._call("tile.cast", (value,), (("target_type", dtype), ("mode", "rint")), span)
+        self.bump("out_dtype_casts")
+        return self._temp(f"{value.name}_{dtype.name.lower()}", cast, pre)
 
     def _result_demand(self, call: T.Call, target: T.Var | None) -> SpaceDemand | None:
         """A metadata op (set_validshape, reshape) loads its operand where its result is wanted."""
@@ -468,6 +577,12 @@ def _yielded(body: Sequence[U.Stmt]) -> tuple[U.Expr, ...]:
     if body and isinstance(body[-1], U.YieldStmt):
         return body[-1].values
     return ()
+
+
+def _narrows_accumulator(declared: Type, converted: Type | None) -> bool:
+    """The user's tensor is narrower than the tile computed for it (matmul out_dtype)."""
+    return (isinstance(declared, TensorType) and isinstance(converted, TileType)
+            and declared.dtype != converted.dtype)
 
 
 def _base_name(value: U.Expr) -> str:

@@ -23,7 +23,7 @@ from typing_extensions import override
 import languages.gen.tile_unplaced as U
 from languages.decls import TileUnplaced
 from languages.ops import REGISTRY, static_ints, type_of
-from languages.types import Attrs, DataType, Dims, TileType, TupleType, Type
+from languages.types import Attrs, AttrValue, DataType, Dims, TileType, TupleType, Type
 from languages.views import make_tile_type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -194,13 +194,19 @@ class FlattenMutator(U.Rewriter):
         return self._deduced(call, call.op, new_args, call.attrs)
 
     def flatten_gm_transfer(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
-        """tile.load / tile.store keep their N-D window on the tensor; only the tile is packed."""
-        new_type = flatten_type(call.type, call)
-        if new_type == call.type and all(a is b for a, b in zip(args, call.args)):
+        """tile.load / tile.store keep their N-D window on the tensor; only the tile is packed.
+        The registry needs to know: a load is marked `packed`, a store names its N-D `window`."""
+        attrs = call.attrs
+        if call.op == "tile.load" and isinstance(call.type, TileType) and len(call.type.shape) != 2:
+            attrs = _with_attr(attrs, "packed", True)
+        if call.op == "tile.store":
+            tile = type_of(call.args[0])
+            if isinstance(tile, TileType) and len(tile.shape) != 2:
+                attrs = _with_attr(attrs, "window", tuple(tile.valid))
+        if attrs == call.attrs and all(a is b for a, b in zip(args, call.args)):
             return call
-        if new_type != call.type:
-            self.bump("gm_transfers_packed")
-        return U.Call(op=call.op, args=args, attrs=call.attrs, type=new_type, span=call.span)
+        self.bump("gm_transfers_packed")
+        return self._deduced(call, call.op, args, attrs)
 
     def flatten_rank1_window(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
         """tile.slice / tile.read / tile.write on a 1-D tile address row 0 of the packed [1, n]."""
@@ -240,6 +246,10 @@ class FlattenMutator(U.Rewriter):
             name = f"{base}_{suffix}"
         self._used.add(name)
         return name
+
+
+def _with_attr(attrs: Attrs, name: str, value: AttrValue) -> Attrs:
+    return tuple((k, v) for k, v in attrs if k != name) + ((name, value),)
 
 
 def _prepend(index_list: U.Expr, span: Span) -> U.Expr:

@@ -466,7 +466,10 @@ class _CodegenCalls:
         dest_type = _expr_type(tensor)
         rank = len(dest_type.shape) if isinstance(dest_type, TensorType) else 2
         valid = tile.type.valid
-        window = (1,) * (rank - len(valid)) + tuple(valid)
+        packed_window = attr(call.attrs, "window")
+        # A row-packed tile fills the N-D window FlattenTileNdTo2D recorded on the store.
+        window = (tuple(packed_window) if isinstance(packed_window, tuple)
+                  else (1,) * (rank - len(valid)) + tuple(valid))
         part = cg.partition(tensor, offsets, window, span)
         if target is not None:
             cg.bind(target, cg.tensor_view_of(tensor, span))

@@ -40,8 +40,8 @@ def test_rank1_tiles_become_one_row() -> None:
     assert {t.shape for t in tiles(out)} == {(1, 64)}
     text = print_program(out)
     # The GM window stays 1-D on the tensor; only the tile is packed.
-    assert "x_tile: pl.Tile[[1, 64], pl.FP32] = pl.tile.load(x, [0], [64])" in text
-    assert "pl.tile.store(y_tile, [0], ret0_out)" in text
+    assert "x_tile: pl.Tile[[1, 64], pl.FP32] = pl.tile.load(x, [0], [64], packed=True)" in text
+    assert "pl.tile.store(y_tile, [0], ret0_out, window=[64])" in text
 
 
 def test_rank3_tiles_are_row_packed_through_reductions() -> None:

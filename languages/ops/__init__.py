@@ -16,6 +16,7 @@ simulator implement with `backend.numerics` (the arithmetic itself lives there):
 - ("reduce_row", kind)   out[..., i, 0] = kind over the valid columns of row i (kind sum max min).
 - ("reduce_col", kind)   out[0, j] = kind over the valid rows of column j.
 - ("row_expand", op)     out[i, j] = op(x[i, j], row[i, 0]).
+- ("col_expand", op)     out[i, j] = op(x[i, j], col[0, j]).
 - ("matmul",)            out = lhs @ rhs (after a_trans / b_trans), accumulated from +0.
 - ("matmul_acc",)        out = acc + lhs @ rhs in place; with a true init_cond acc starts at +0.
 - ("cast",)              out = cast(x, x.dtype -> dtype, mode).
@@ -201,7 +202,7 @@ class TileConversion:
     `self_loading` ops (slice, assemble, create, ...) build their own loads/stores because the
     offsets and shapes are part of the lowering; `scalar_rhs_op` is the tile op used when operand 1
     is a scalar; `row_broadcast_op` the one used when operand 1 is a [.., 1] row broadcast of
-    operand 0.  Attributes the tile op declares under the same name are forwarded.
+    operand 0, `col_broadcast_op` when it is a [1, n] column broadcast of a 2-D operand 0.  Attributes the tile op declares under the same name are forwarded.
     """
 
     tile_op: str
@@ -209,10 +210,11 @@ class TileConversion:
     self_loading: bool = False
     scalar_rhs_op: str | None = None
     row_broadcast_op: str | None = None
+    col_broadcast_op: str | None = None
 
     @property
     def target_ops(self) -> tuple[str, ...]:
-        extra = (self.scalar_rhs_op, self.row_broadcast_op)
+        extra = (self.scalar_rhs_op, self.row_broadcast_op, self.col_broadcast_op)
         return (self.tile_op, *(op for op in extra if op is not None))
 
 

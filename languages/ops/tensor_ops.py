@@ -231,6 +231,19 @@ def deduce_row_expand(args: Sequence[Node], attrs: Attrs) -> Type:
     return rebuild(value, value.shape, value.dtype, value.valid_shape)
 
 
+def deduce_col_expand(args: Sequence[Node], attrs: Attrs) -> Type:
+    """out[i, j] = op(x[i, j], col[0, j]): one value per column, broadcast down the rows."""
+    value = value_at(args, 0)
+    col = value_at(args, 1)
+    check_same_dtype(value, col, 1)
+    if len(value.shape) != 2:
+        raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", 0)
+    expected = (1, value.shape[1])
+    if col.shape != expected:
+        raise DeductionError(f"expected shape {list(expected)} (one value per column), got {list(col.shape)}", 1)
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
 def deduce_cast(args: Sequence[Node], attrs: Attrs) -> Type:
     value = value_at(args, 0)
     return rebuild(value, value.shape, dtype_attr(attrs, "target_type"), value.valid_shape)
@@ -442,15 +455,17 @@ def _binary_ops() -> list[OpDef]:
              ("maximum", "max", False), ("minimum", "min", False))
     ops: list[OpDef] = []
     for name, semantic, expands in table:
-        scalar = name in ("maximum", "minimum")
         tile_op = f"tile.{name}"
+        expand = name if expands else semantic
+        # A scalar rhs (`pl.add(x, 2.0)`) is the tensor-scalar form (tile.adds, tile.maxs, ...).
         ops.append(OpDef(
             f"tensor.{name}",
-            (OperandDecl("lhs", _T), OperandDecl("rhs", "tensor_or_scalar" if scalar else _T)),
+            (OperandDecl("lhs", _T), OperandDecl("rhs", "tensor_or_scalar")),
             make_binary(broadcast=True), ("binary", semantic), "elementwise_binary",
             to_tile=TileConversion(tile_op, _vec_inputs(tile_op, 2),
-                                   scalar_rhs_op=f"tile.{semantic}s" if scalar else None,
-                                   row_broadcast_op=f"tile.row_expand_{name}" if expands else None),
+                                   scalar_rhs_op=f"tile.{semantic}s",
+                                   row_broadcast_op=f"tile.row_expand_{expand}",
+                                   col_broadcast_op=f"tile.col_expand_{expand}"),
         ))
     return ops
 
@@ -486,6 +501,9 @@ def _reduction_ops() -> list[OpDef]:
         name = f"row_expand_{op}"
         ops.append(OpDef(f"tensor.{name}", (_X, OperandDecl("row", _T)), deduce_row_expand, ("row_expand", op),
                          "row_expand", to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 2))))
+        name = f"col_expand_{op}"
+        ops.append(OpDef(f"tensor.{name}", (_X, OperandDecl("col", _T)), deduce_col_expand, ("col_expand", op),
+                         "col_expand", to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 2))))
     return ops
 
 

@@ -37,6 +37,7 @@ from languages.ops.tensor_ops import (
     check_window,
     deduce_assemble,
     deduce_cast,
+    deduce_col_expand,
     deduce_read,
     deduce_reduce_col,
     deduce_reduce_row,
@@ -116,7 +117,43 @@ def deduce_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
 # -- GM bridges --------------------------------------------------------------------------------------
 
 
+def packed_2d(shape: Dims) -> Dims:
+    """The row-packed 2-D form of an N-D extent ([n] -> [1, n]; [a, b, c] -> [a * b, c]): PTO
+    tile buffers are rows x cols, and packing keeps the row-major element order."""
+    if len(shape) == 2:
+        return tuple(shape)
+    if len(shape) == 1:
+        return (1, shape[0])
+    rows = 1
+    for extent in shape[:-1]:
+        rows *= extent
+    return (rows, shape[-1])
+
+
+def packed_valid_2d(shape: Dims, valid: Dims) -> Dims | None:
+    """The packed valid region, or None when it is not a row prefix of the packing."""
+    if len(shape) <= 2:
+        return packed_2d(valid)
+    if tuple(valid[1:-1]) != tuple(shape[1:-1]):
+        return None
+    middle = 1
+    for extent in shape[1:-1]:
+        middle *= extent
+    return (valid[0] * middle, valid[-1])
+
+
 def deduce_load(args: Sequence[Node], attrs: Attrs) -> Type:
+    result = _deduce_window_load(args, attrs)
+    if not attr(attrs, "packed", False) or len(result.shape) == 2:
+        return result
+    valid = packed_valid_2d(result.shape, result.valid)
+    if valid is None:
+        raise DeductionError(f"a window valid in {list(result.valid)} of {list(result.shape)} cannot be packed into "
+                             "2-D rows (a middle axis is only partly valid)", 3)
+    return make_tile_type(packed_2d(result.shape), result.dtype, valid)
+
+
+def _deduce_window_load(args: Sequence[Node], attrs: Attrs) -> TileType:
     tensor = tensor_at(args, 0)
     rank = len(tensor.shape)
     check_rank(args[1], list_len(args[1]), rank, 1, "offsets")
@@ -135,13 +172,22 @@ def deduce_store(args: Sequence[Node], attrs: Attrs) -> Type:
     tile = tile_at(args, 0)
     tensor = tensor_at(args, 2)
     check_rank(args[1], list_len(args[1]), len(tensor.shape), 1, "offsets")
-    if len(tile.shape) != len(tensor.shape):
+    window = attr(attrs, "window")
+    stored = tile.valid
+    if isinstance(window, tuple):
+        # A row-packed 2-D tile filling an N-D window of the tensor (FlattenTileNdTo2D).
+        check_rank(args[1], len(window), len(tensor.shape), 1, "window")
+        if packed_2d(window) != tile.valid:
+            raise DeductionError(f"expected a tile valid in {list(packed_2d(window))} (the packed window "
+                                 f"{list(window)}), got valid {list(tile.valid)}", 0)
+        stored = window
+    elif len(tile.shape) != len(tensor.shape):
         raise DeductionError(f"expected rank {len(tensor.shape)} (the tensor's), got rank {len(tile.shape)}", 0)
     narrowing = tensor.dtype in _FIXPIPE_STORE_DTYPES.get(tile.dtype, ()) and tile.memory_space in (None, MemorySpace.Acc)
     if tile.dtype != tensor.dtype and not narrowing:
         raise DeductionError(f"expected dtype {tensor.dtype.name} (the tensor's), got {tile.dtype.name}", 0,
                              hint="only an FP32 Acc tile may be stored into an FP16/BF16 tensor")
-    check_window(static_ints(args[1]), tile.valid, tensor.shape, 1, "the stored valid region")
+    check_window(static_ints(args[1]), stored, tensor.shape, 1, "the stored valid region")
     return tensor
 
 
@@ -258,9 +304,11 @@ def _compute_ops() -> list[OpDef]:
         for kind in ("sum", "max", "min"):
             ops.append(OpDef(f"tile.{direction}_{kind}", (_X, _TMP), deduce, (f"reduce_{direction}", kind),
                              f"reduce_{direction}", output_memory=vec_out, pto=(f"pto.t{direction}{kind}",)))
-    for op in ("add", "sub", "mul", "div"):
+    for op in ("add", "sub", "mul", "div", "max", "min"):
         ops.append(OpDef(f"tile.row_expand_{op}", (_X, _vec("row")), deduce_row_expand, ("row_expand", op), "row_expand",
                          output_memory=vec_out, pto=(f"pto.trowexpand{op}",)))
+        ops.append(OpDef(f"tile.col_expand_{op}", (_X, _vec("col")), deduce_col_expand, ("col_expand", op), "col_expand",
+                         output_memory=vec_out, pto=(f"pto.tcolexpand{op}",)))
     ops.append(OpDef("tile.cast", (_X,), deduce_cast, ("cast",), "cast", output_memory=vec_out, pto=("pto.tcvt",),
                      attrs=(AttrDecl("target_type", "dtype", positional=True),
                             AttrDecl("mode", "str", "round", CAST_MODES, positional=True))))
@@ -292,12 +340,16 @@ def _memory_ops() -> list[OpDef]:
         OpDef("tile.load", (OperandDecl("tensor", "tensor"), OperandDecl("offsets", "int_list"),
                             OperandDecl("shapes", "int_list"), OperandDecl("valid_shapes", "int_list", optional=True)),
               deduce_load, ("load",), "memory", output_memory=FromAttr(),
-              attrs=(AttrDecl("target_memory", "memory_space", None, (VEC, MemorySpace.Mat)), AttrDecl("cache", "str")),
+              attrs=(AttrDecl("target_memory", "memory_space", None, (VEC, MemorySpace.Mat)), AttrDecl("cache", "str"),
+                     AttrDecl("packed", "bool", False)),
               pto=("pto.partition_view", "pto.tload"),
-              doc="`shapes` is the physical (possibly boxed) extent, `valid_shapes` the logical one."),
+              doc="`shapes` is the physical (possibly boxed) extent, `valid_shapes` the logical one; "
+                  "`packed` loads an N-D window into its row-packed 2-D tile."),
         OpDef("tile.store", (OperandDecl("tile", _TILE, accepted_memory=(VEC, MemorySpace.Acc)),
                              OperandDecl("offsets", "int_list"), OperandDecl("tensor", "tensor", effect=WRITE)),
               deduce_store, ("store",), "memory", output_memory=ReusesInput(2),
+              attrs=(AttrDecl("window", "int_list"),),
+              doc="`window` (N-D) is the tensor window a row-packed 2-D tile fills.",
               pto=("pto.partition_view", "pto.tstore")),
         OpDef("tile.move", (OperandDecl("x", _TILE),), deduce_move, ("move",), "memory", attrs=(target,),
               output_memory=FromAttr(), in_place_safe=False, pto=("pto.tmov",)),
