@@ -1,4 +1,5 @@
-"""Print a PTO-language program as PTO-ISA MLIR text (spec pto_codegen.md).
+"""Print a PTO-language program as PTO-ISA MLIR text (spec pto_codegen.md), and parse that
+text back (`parse_mlir`, below the printer: `.pto` files round-trip and can be simulated).
 
 The PTO language is designed so that this is a line-per-node translation (see
 languages/ops/pto_ops.py for its shape): every operand is a Var printed as `%name`, constants
@@ -10,25 +11,39 @@ constant has no single span).
 
 from __future__ import annotations
 
-from typing import Callable
+import bisect
+import re
+import struct
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, NoReturn, TypeVar
 
 from languages.gen import pto as P
-from languages.ops.pto_ops import DPS_OPS, PAD_CODES, float_literal
+from languages.memory_space import MemorySpace
+from languages.ops.pto_ops import DPS_OPS, PAD_CODES, alloc_attrs, float_literal
 from languages.types import (
+    BLAYOUTS,
+    INDEX,
+    SLAYOUTS,
+    Attrs,
     AttrValue,
     DataType,
+    MemRef,
     NoneType,
     ScalarType,
     TensorType,
     TileType,
+    TileView,
     TupleType,
     Type,
     ViewType,
     attr,
 )
-from nanopass.node import Span
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import NO_SPAN, Span
 
 INDENT = "  "
+_T = TypeVar("_T")
 
 
 # -- types -----------------------------------------------------------------------------------------
@@ -308,3 +323,859 @@ _VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
 def print_mlir(program: P.Program, emit_loc: bool = True) -> str:
     """The PTO-ISA MLIR text of `program`; `emit_loc=False` gives the location-free form."""
     return MlirPrinter(emit_loc).program(program)
+
+
+# == parsing ======================================================================================
+#
+# `parse_mlir` reads the text `print_mlir` writes back into the PTO language. The MLIR form drops
+# a few facts the IR carries; the parser restores them as follows:
+#
+# * a tensor parameter's shape (its type prints as `!pto.ptr<dtype>`) is the constant shape of
+#   its `pto.make_tensor_view`;
+# * a parameter's direction is what the kernel does to it: stored and loaded -> InOut, only
+#   stored -> Out, else In;
+# * a tile's MemRef is named per distinct (space, address) of `pto.alloc_tile`, with the byte
+#   size of the largest tile allocated there (Rows * Cols * element bytes: the backend-specific
+#   L0C row padding is not in the text);
+# * the program is named after the file, functions are "InCore" kernels, loops kind "range".
+#
+# The parse runs twice: the first run collects the facts that are only known after a use
+# (tensor shapes, shared buffer sizes), the second builds every node with its final types.
+
+_TOKEN_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("string", r'"(?:[^"\\\n]|\\.)*"'),
+    ("ssa", r"%[\w$.#-]+"),
+    ("symbol", r"@[\w$.-]+"),
+    ("alias", r"#[\w.]+"),
+    ("type", r"![\w.]+"),
+    ("hex", r"0x[0-9A-Fa-f]+\b"),
+    ("shape", r"(?:(?:\d+|\?)x)+[A-Za-z]\w*"),
+    ("number", r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b"),
+    ("word", r"[A-Za-z_][\w.$]*"),
+    ("punct", r"->|[=,:()\[\]{}<>]"),
+)
+_TOKEN_RE = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _TOKEN_PATTERNS))
+_SKIP_RE = re.compile(r"(?:\s+|//[^\n]*)+")
+
+_DTYPES_BY_MLIR: dict[str, DataType] = {dt.mlir: dt for dt in DataType}
+_SPACES_BY_PTO: dict[str, MemorySpace] = {space.pto_name: space for space in MemorySpace}
+_PADS_BY_CODE: dict[int, str] = {code: pad for pad, code in PAD_CODES.items()}
+_TILE_BUF_INT_KEYS = ("rows", "cols", "v_row", "v_col", "fractal", "pad")
+_TILE_BUF_KEYS = ("loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad")
+_VIEW_KINDS = ("tensor_view", "partition_tensor_view")
+_COMPARE_OPS = frozenset({"arith.cmpi", "arith.cmpf"})
+_KERNEL_FUNCTION_TYPE = "InCore"
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # one of _TOKEN_PATTERNS' kinds, or "eof"
+    text: str
+    line: int
+    col: int
+
+    def describe(self) -> str:
+        return "end of input" if self.kind == "eof" else f"`{self.text}`"
+
+
+def _tokenize(text: str, filename: str) -> list[_Token]:
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(line_starts, offset)
+        return line, offset - line_starts[line - 1] + 1
+
+    tokens: list[_Token] = []
+    offset = 0
+    while True:
+        skipped = _SKIP_RE.match(text, offset)
+        if skipped is not None:
+            offset = skipped.end()
+        if offset >= len(text):
+            break
+        match = _TOKEN_RE.match(text, offset)
+        line, col = position(offset)
+        if match is None or match.lastgroup is None:
+            raise CompileError(Diagnostic("parse", f"unexpected character `{text[offset]}`",
+                                          Span(filename, line, col), "this is not PTO-ISA MLIR syntax"))
+        tokens.append(_Token(match.lastgroup, match.group(), line, col))
+        offset = match.end()
+    line, col = position(len(text))
+    tokens.append(_Token("eof", "", line, col))
+    return tokens
+
+
+@dataclass
+class _Facts:
+    """What the first parse learns for the second (keys start with the function name)."""
+
+    tensor_shapes: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+    buffer_bytes: dict[tuple[str, MemorySpace, int], int] = field(default_factory=dict)
+
+
+@dataclass
+class _FunctionScope:
+    name: str
+    scopes: list[dict[str, P.Var]] = field(default_factory=lambda: [{}])
+    constants: dict[str, int | float | bool] = field(default_factory=dict)
+    buffers: dict[tuple[MemorySpace, int], str] = field(default_factory=dict)
+    view_param: dict[str, str] = field(default_factory=dict)  # tensor / partition view -> parameter
+    loaded: set[str] = field(default_factory=set)
+    stored: set[str] = field(default_factory=set)
+
+
+_ValueParser = Callable[["_MlirParser"], P.Call]
+
+
+class _MlirParser:
+    """Recursive descent over the token list; one method per construct of the printed form."""
+
+    def __init__(self, text: str, filename: str, facts: _Facts) -> None:
+        self.filename = filename
+        self.tokens = _tokenize(text, filename)
+        self.pos = 0
+        self.facts = facts
+        self.fn = _FunctionScope("")
+
+    # -- token primitives ----------------------------------------------------------------------
+
+    def peek(self, ahead: int = 0) -> _Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def at(self, text: str, ahead: int = 0) -> bool:
+        token = self.peek(ahead)
+        return token.kind != "string" and token.text == text
+
+    def advance(self) -> _Token:
+        token = self.peek()
+        self.pos = min(self.pos + 1, len(self.tokens) - 1)
+        return token
+
+    def span_of(self, token: _Token) -> Span:
+        return Span(self.filename, token.line, token.col)
+
+    def fail(self, message: str, token: _Token | None = None, hint: str = "") -> NoReturn:
+        raise CompileError(Diagnostic("parse", message, self.span_of(token or self.peek()), hint))
+
+    def expected(self, what: str, hint: str = "") -> NoReturn:
+        self.fail(f"expected {what}, found {self.peek().describe()}", hint=hint)
+
+    def expect(self, text: str, context: str = "") -> _Token:
+        if not self.at(text):
+            self.expected(f"`{text}`" + (f" {context}" if context else ""))
+        return self.advance()
+
+    def expect_kind(self, kind: str, what: str) -> _Token:
+        if self.peek().kind != kind:
+            self.expected(what)
+        return self.advance()
+
+    def accept(self, text: str) -> bool:
+        if self.at(text):
+            self.advance()
+            return True
+        return False
+
+    def integer(self, what: str) -> int:
+        token = self.peek()
+        if token.kind != "number" or not re.fullmatch(r"-?\d+", token.text):
+            self.expected(what)
+        return int(self.advance().text)
+
+    def word(self, what: str) -> str:
+        return self.expect_kind("word", what).text
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def lookup(self, token: _Token) -> P.Var:
+        name = token.text[1:]
+        for scope in reversed(self.fn.scopes):
+            if name in scope:
+                return scope[name]
+        self.fail(f"`{token.text}` is used before it is defined", token,
+                  "every SSA value must be defined above its use (a parameter, an op result, a loop value)")
+
+    def operand(self) -> P.Var:
+        return self.lookup(self.expect_kind("ssa", "an SSA value such as `%0`"))
+
+    def define(self, token: _Token, ty: Type) -> P.Var:
+        name = token.text[1:]
+        if any(name in scope for scope in self.fn.scopes):
+            self.fail(f"`{token.text}` is defined twice", token, "SSA values are defined exactly once")
+        var = P.Var(name=name, type=ty, span=self.span_of(token))
+        self.fn.scopes[-1][name] = var
+        return var
+
+    def operand_list(self) -> P.TupleExpr:
+        self.expect("[", "opening an operand list")
+        items: list[P.Var] = []
+        while not self.at("]"):
+            items.append(self.operand())
+            if not self.accept(","):
+                break
+        self.expect("]", "closing the operand list")
+        return P.TupleExpr(elements=tuple(items))
+
+    def constant_ints(self, values: P.TupleExpr, what: str, token: _Token) -> tuple[int, ...]:
+        out: list[int] = []
+        for element in values.elements:
+            assert isinstance(element, P.Var)
+            value = self.fn.constants.get(element.name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                self.fail(f"{what} must be integer constants, but `%{element.name}` is not one", token,
+                          "define it with `arith.constant N : index` above")
+            out.append(value)
+        return tuple(out)
+
+    def int_list(self, what: str) -> tuple[int, ...]:
+        self.expect("[", f"opening {what}")
+        items: list[int] = []
+        while not self.at("]"):
+            items.append(self.integer(f"an integer in {what}"))
+            if not self.accept(","):
+                break
+        self.expect("]", f"closing {what}")
+        return tuple(items)
+
+    # -- types ---------------------------------------------------------------------------------
+
+    def dtype(self) -> DataType:
+        token = self.peek()
+        if token.kind != "word" or token.text not in _DTYPES_BY_MLIR:
+            self.expected("an element type such as `f32`, `i32` or `index`")
+        return _DTYPES_BY_MLIR[self.advance().text]
+
+    def type(self) -> Type:
+        token = self.peek()
+        if token.kind == "word":
+            return ScalarType(self.dtype())
+        if token.kind != "type":
+            self.expected("a type such as `index` or `!pto.tile_buf<...>`")
+        self.advance()
+        self.expect("<", f"after `{token.text}`")
+        if token.text == "!pto.ptr":
+            # The shape is the constant shape of the parameter's pto.make_tensor_view.
+            ty: Type = TensorType((), self.dtype())
+        elif token.text == "!pto.tile_buf":
+            ty = self.tile_buf(token)
+        elif token.text.removeprefix("!pto.") in _VIEW_KINDS:
+            ty = self.view_type(token.text.removeprefix("!pto."))
+        else:
+            self.fail(f"unknown type `{token.text}`", token,
+                      "PTO types are !pto.ptr, !pto.tile_buf, !pto.tensor_view, !pto.partition_tensor_view")
+        self.expect(">", f"closing `{token.text}<...`")
+        return ty
+
+    def view_type(self, kind: str) -> ViewType:
+        token = self.expect_kind("shape", "a shape such as `16x32xf32`")
+        *dims, element = token.text.split("x")
+        if element not in _DTYPES_BY_MLIR:
+            self.fail(f"unknown element type `{element}`", token)
+        if not all(d == "?" or d.isdigit() for d in dims):
+            self.fail(f"malformed view shape `{token.text}` (expected dims such as `16x32xf32`)", token)
+        if kind == "tensor_view":
+            if any(d != "?" for d in dims):
+                self.fail("a tensor view's dimensions print as `?`", token)
+            return ViewType(kind, tuple(0 for _ in dims), _DTYPES_BY_MLIR[element])
+        if any(d == "?" for d in dims):
+            self.fail("a partition view's dimensions must be static", token)
+        return ViewType(kind, tuple(int(d) for d in dims), _DTYPES_BY_MLIR[element])
+
+    def tile_buf(self, start: _Token) -> TileType:
+        fields: dict[str, _Token] = {}
+        while not self.at(">"):
+            key = self.expect_kind("word", "a tile_buf field such as `rows=16`")
+            if key.text in fields:
+                self.fail(f"tile_buf field `{key.text}` is given twice", key)
+            self.expect("=", f"after `{key.text}`")
+            fields[key.text] = self.advance()
+            if not self.accept(","):
+                break
+        missing = [k for k in _TILE_BUF_KEYS if k not in fields]
+        if missing:
+            self.fail(f"`!pto.tile_buf` is missing {', '.join(k + '=' for k in missing)}", self.peek())
+        unknown = sorted(set(fields) - set(_TILE_BUF_KEYS) - {"compact"})
+        if unknown:
+            self.fail(f"unknown tile_buf field `{unknown[0]}`", fields[unknown[0]])
+        ints = {key: self.field_int(fields[key], key) for key in _TILE_BUF_INT_KEYS}
+        space = self.field_choice(fields["loc"], "loc", _SPACES_BY_PTO)
+        dtype = self.field_choice(fields["dtype"], "dtype", _DTYPES_BY_MLIR)
+        blayout = self.field_choice(fields["blayout"], "blayout", {b: b for b in BLAYOUTS})
+        slayout = self.field_choice(fields["slayout"], "slayout", {s: s for s in SLAYOUTS})
+        pad = self.field_choice(fields["pad"], "pad", {str(c): p for c, p in _PADS_BY_CODE.items()})
+        compact = "compact" in fields and self.field_choice(fields["compact"], "compact", {"1": True, "0": False})
+        shape = (ints["rows"], ints["cols"])
+        valid = (ints["v_row"], ints["v_col"])
+        view = TileView(blayout, slayout, ints["fractal"], pad, compact)
+        return TileType(shape, dtype, None if valid == shape else valid, space, view, None)
+
+    def field_int(self, token: _Token, key: str) -> int:
+        if token.kind != "number" or not token.text.isdigit():
+            self.fail(f"tile_buf field `{key}` must be a non-negative integer, found {token.describe()}", token)
+        return int(token.text)
+
+    def field_choice(self, token: _Token, key: str, choices: dict[str, _T]) -> _T:
+        if token.text not in choices or token.kind == "string":
+            self.fail(f"tile_buf field `{key}` must be one of {', '.join(choices)}, found {token.describe()}", token)
+        return choices[token.text]
+
+    def check_type(self, var: P.Var, printed: Type, token: _Token) -> None:
+        """A use's printed type must be its definition's (memrefs and tensor shapes do not print)."""
+        if mlir_type(var.type) != mlir_type(printed):
+            self.fail(f"`%{var.name}` has type {mlir_type(var.type)}, but is used here as {mlir_type(printed)}", token)
+
+    def typed_operand(self) -> P.Var:
+        token = self.peek()
+        var = self.operand()
+        self.expect(":", f"and the type of `{token.text}`")
+        self.check_type(var, self.type(), token)
+        return var
+
+    # -- module / function ---------------------------------------------------------------------
+
+    def program(self) -> P.Program:
+        start = self.expect("module", "starting the PTO-ISA module")
+        name = _program_name(self.filename)
+        if self.peek().kind == "symbol":
+            name = self.advance().text[1:]
+        self.expect("{", "opening the module body")
+        functions: list[P.Function] = []
+        while self.at("func.func"):
+            functions.append(self.function())
+        self.expect("}", "closing the module (or `func.func`)")
+        if self.peek().kind != "eof":
+            self.expected("end of input after the module")
+        return P.Program(name=name, functions=tuple(functions), span=self.span_of(start))
+
+    def function(self) -> P.Function:
+        start = self.advance()
+        name = self.expect_kind("symbol", "a function name such as `@kernel`").text[1:]
+        self.fn = _FunctionScope(name)
+        self.expect("(", "opening the parameter list")
+        params: list[P.Var] = []
+        while not self.at(")"):
+            token = self.expect_kind("ssa", "a parameter such as `%arg0`")
+            self.expect(":", f"and the type of `{token.text}`")
+            ty = self.type()
+            if isinstance(ty, TensorType):
+                ty = TensorType(self.facts.tensor_shapes.get((name, token.text[1:]), ()), ty.dtype)
+            elif not isinstance(ty, ScalarType):
+                self.fail("a kernel parameter is a tensor pointer or a scalar", token)
+            params.append(self.define(token, ty))
+            if not self.accept(","):
+                break
+        self.expect(")", "closing the parameter list")
+        self.expect("{", "opening the function body")
+        body = self.block()
+        return P.Function(name=name, func_type=_KERNEL_FUNCTION_TYPE,
+                          params=tuple(P.Param(var=v, direction=self.direction(v), span=v.span) for v in params),
+                          return_types=(), body=body, span=self.span_of(start))
+
+    def direction(self, param: P.Var) -> str:
+        if not isinstance(param.type, TensorType) or param.name not in self.fn.stored:
+            return "In"
+        return "InOut" if param.name in self.fn.loaded else "Out"
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def block(self) -> tuple[P.Stmt, ...]:
+        """Statements up to and including the closing `}`."""
+        body: list[P.Stmt] = []
+        while not self.accept("}"):
+            body.append(self.statement())
+        return tuple(body)
+
+    def region(self, bindings: tuple[P.Var, ...]) -> tuple[P.Stmt, ...]:
+        self.expect("{", "opening the region")
+        self.fn.scopes.append({v.name: v for v in bindings})
+        try:
+            return self.block()
+        finally:
+            self.fn.scopes.pop()
+
+    def statement(self) -> P.Stmt:
+        token = self.peek()
+        if token.kind == "ssa":
+            return self.assignment()
+        if token.kind != "word":
+            self.expected("an operation or `}`")
+        if token.text == "scf.for":
+            return self.for_stmt(None)
+        if token.text == "scf.if":
+            return self.if_stmt(None)
+        if token.text == "scf.yield":
+            return self.yield_stmt()
+        if token.text == "return":
+            self.advance()
+            return P.ReturnStmt(values=(), span=self.loc())
+        return self.instruction()
+
+    def loc(self) -> Span:
+        """An optional trailing `loc("file":line:col)`; NO_SPAN when absent."""
+        if not (self.at("loc") and self.at("(", 1)):
+            return NO_SPAN
+        self.advance()
+        self.advance()
+        file = self.expect_kind("string", 'a file name such as "kernel.py"').text[1:-1]
+        self.expect(":", "after the file name")
+        line = self.integer("a line number")
+        self.expect(":", "after the line number")
+        col = self.integer("a column number")
+        self.expect(")", "closing `loc(`")
+        return Span(file, line, col)
+
+    def result_names(self) -> tuple[_Token, list[str]]:
+        token = self.advance()
+        count = 1
+        if self.accept(":"):
+            count = self.integer("the number of results")
+            if count < 1:
+                self.fail("a result group has at least one value", token)
+        self.expect("=", f"after `{token.text}`")
+        base = token.text[1:]
+        return token, [base] if count == 1 else [f"{base}#{i}" for i in range(count)]
+
+    def define_results(self, token: _Token, names: list[str], types: list[Type]) -> tuple[P.Var, ...]:
+        if len(names) != len(types):
+            self.fail(f"{len(names)} result names for {len(types)} region results", token)
+        return tuple(self.define(_Token("ssa", "%" + n, token.line, token.col), t) for n, t in zip(names, types))
+
+    def assignment(self) -> P.Stmt:
+        token, names = self.result_names()
+        if self.at("scf.for"):
+            return self.for_stmt((token, names))
+        if self.at("scf.if"):
+            return self.if_stmt((token, names))
+        if len(names) != 1:
+            self.fail("only scf.for / scf.if define several results", token)
+        op = self.expect_kind("word", "an operation name")
+        parser = _VALUE_PARSERS.get(op.text)
+        if parser is None:
+            parser = _parse_arith if op.text.startswith("arith.") else _parse_generic_value
+        call = parser(self)
+        call = replace(call, op=op.text)
+        span = self.loc()
+        if op.text == "arith.constant":
+            span = self.span_of(token)  # constants never print a location
+        else:
+            call = replace(call, span=span)
+        target = self.define(token, call.type)
+        self.after_value(target, call)
+        return P.AssignStmt(target=target, value=call, span=span)
+
+    def after_value(self, target: P.Var, call: P.Call) -> None:
+        """Bookkeeping the restored facts need (constants, views of parameters)."""
+        if call.op == "arith.constant":
+            literal = call.args[0]
+            if isinstance(literal, (P.ConstInt, P.ConstFloat, P.ConstBool)):
+                self.fn.constants[target.name] = literal.value
+        elif call.op in ("pto.make_tensor_view", "pto.partition_view"):
+            source = call.args[0]
+            assert isinstance(source, P.Var)
+            self.fn.view_param[target.name] = self.fn.view_param.get(source.name, source.name)
+
+    def instruction(self) -> P.Stmt:
+        op = self.advance()
+        if self.at("ins"):
+            args, attrs = self.dps_operands()
+        elif op.text == "pto.set_validshape":
+            args, attrs = self.set_validshape(), ()
+        else:
+            args, attrs = self.generic_operands()
+        span = self.loc()
+        call = P.Call(op=op.text, args=args, attrs=attrs, type=NoneType(), span=span)
+        self.note_memory_access(call)
+        return P.EvalStmt(value=call, span=span)
+
+    def dps_operands(self) -> tuple[tuple[P.Expr, ...], Attrs]:
+        self.expect("ins")
+        self.expect("(", "after `ins`")
+        ins: list[P.Var] = []
+        while not self.at(")"):
+            ins.append(self.typed_operand())
+            if not self.accept(","):
+                break
+        self.expect(")", "closing `ins(`")
+        self.expect("outs", "after `ins(...)`")
+        self.expect("(", "after `outs`")
+        out = self.typed_operand()
+        self.expect(")", "closing `outs(` (one destination)")
+        return (*ins, out), self.attr_dict()
+
+    def set_validshape(self) -> tuple[P.Expr, ...]:
+        token = self.peek()
+        tile = self.operand()
+        self.expect(",", "after the tile")
+        rows = self.operand()
+        self.expect(",", "after the valid rows")
+        cols = self.operand()
+        self.expect(":", "and the tile type")
+        self.check_type(tile, self.type(), token)
+        return (tile, rows, cols)
+
+    def generic_operands(self) -> tuple[tuple[P.Expr, ...], Attrs]:
+        args: list[P.Var] = []
+        while self.peek().kind == "ssa":
+            args.append(self.typed_operand())
+            if not self.accept(","):
+                break
+        return tuple(args), self.attr_dict()
+
+    def note_memory_access(self, call: P.Call) -> None:
+        if call.op == "pto.tload" and call.args and isinstance(call.args[0], P.Var):
+            self.fn.loaded.add(self.fn.view_param.get(call.args[0].name, ""))
+        elif call.op == "pto.tstore" and call.args and isinstance(call.args[-1], P.Var):
+            self.fn.stored.add(self.fn.view_param.get(call.args[-1].name, ""))
+
+    # -- attributes ----------------------------------------------------------------------------
+
+    def attr_dict(self) -> Attrs:
+        if not self.at("{"):
+            return ()
+        self.advance()
+        attrs: list[tuple[str, AttrValue]] = []
+        while not self.at("}"):
+            key = self.word("an attribute name")
+            self.expect("=", f"after attribute `{key}`")
+            attrs.append((key, self.attr_value()))
+            if not self.accept(","):
+                break
+        self.expect("}", "closing the attribute dictionary")
+        return tuple(attrs)
+
+    def attr_value(self) -> AttrValue:
+        token = self.peek()
+        if token.kind == "string":
+            return self.advance().text[1:-1]
+        if token.kind == "number":
+            text = self.advance().text
+            return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+        if token.text == "[":
+            return self.int_list("an integer list attribute")
+        if token.kind == "word":
+            if token.text in ("true", "false"):
+                return self.advance().text == "true"
+            if token.text in _DTYPES_BY_MLIR:
+                return self.dtype()
+            if token.text.startswith("MemorySpace."):
+                space = token.text.removeprefix("MemorySpace.")
+                if space in MemorySpace.__members__:
+                    self.advance()
+                    return MemorySpace[space]
+        self.expected("an attribute value (a string, number, boolean, integer list or element type)")
+
+    # -- regions -------------------------------------------------------------------------------
+
+    def region_types(self) -> list[Type]:
+        self.expect("->", "before the result types")
+        self.expect("(", "opening the result types")
+        types: list[Type] = []
+        while not self.at(")"):
+            types.append(self.type())
+            if not self.accept(","):
+                break
+        self.expect(")", "closing the result types")
+        return types
+
+    def for_stmt(self, results: tuple[_Token, list[str]] | None) -> P.ForStmt:
+        self.advance()
+        loop_token = self.expect_kind("ssa", "the loop variable")
+        self.expect("=", "after the loop variable")
+        start = self.operand()
+        self.expect("to", "after the lower bound")
+        stop = self.operand()
+        self.expect("step", "after the upper bound")
+        step = self.operand()
+        carried: list[tuple[_Token, P.Var]] = []
+        types: list[Type] = []
+        if self.accept("iter_args"):
+            self.expect("(", "after `iter_args`")
+            while not self.at(")"):
+                name = self.expect_kind("ssa", "a loop-carried value")
+                self.expect("=", f"after `{name.text}`")
+                carried.append((name, self.operand()))
+                if not self.accept(","):
+                    break
+            self.expect(")", "closing `iter_args(`")
+            types = self.region_types()
+            if len(types) != len(carried):
+                self.fail(f"{len(carried)} iter_args but {len(types)} result types", loop_token)
+            types = [self.carried_type(init, ty, name) for (name, init), ty in zip(carried, types)]
+        self.fn.scopes.append({})
+        try:
+            loop_var = self.define(loop_token, INDEX)
+            iter_args = tuple(P.IterArg(var=self.define(name, ty), init=init, span=self.span_of(name))
+                              for (name, init), ty in zip(carried, types))
+            self.expect("{", "opening the loop body")
+            body = self.block()
+        finally:
+            self.fn.scopes.pop()
+        span = self.loc()
+        defined = self.define_results(results[0], results[1], types) if results else ()
+        return P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=iter_args, body=body,
+                         results=defined, kind="range", attrs=(), span=span)
+
+    def if_stmt(self, results: tuple[_Token, list[str]] | None) -> P.IfStmt:
+        self.advance()
+        cond = self.operand()
+        types = self.region_types() if self.at("->") else []
+        then_body = self.region(())
+        else_body: tuple[P.Stmt, ...] = ()
+        if self.accept("else"):
+            else_body = self.region(())
+        span = self.loc()
+        last = then_body[-1] if then_body else None
+        if isinstance(last, P.YieldStmt) and len(last.values) == len(types):
+            types = [self.carried_type(value, ty, results[0] if results else self.peek())
+                     for value, ty in zip(last.values, types)]
+        defined = self.define_results(results[0], results[1], types) if results else ()
+        return P.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=defined, span=span)
+
+    def carried_type(self, value: P.Expr, printed: Type, token: _Token) -> Type:
+        """A region value is the buffer it is initialised from / yields (the MemRef does not print)."""
+        assert isinstance(value, P.Var)
+        self.check_type(value, printed, token)
+        return value.type
+
+    def yield_stmt(self) -> P.YieldStmt:
+        start = self.advance()
+        values: list[P.Var] = []
+        tokens: list[_Token] = []
+        while self.peek().kind == "ssa":
+            tokens.append(self.peek())
+            values.append(self.operand())
+            if not self.accept(","):
+                break
+        if values:
+            self.expect(":", "and the yielded types")
+            for index, (var, token) in enumerate(zip(values, tokens)):
+                if index:
+                    self.expect(",", "between the yielded types")
+                self.check_type(var, self.type(), token)
+        return P.YieldStmt(values=tuple(values), span=self.span_of(start))
+
+    # -- buffers -------------------------------------------------------------------------------
+
+    def memref(self, tile: TileType, offset: int) -> MemRef:
+        """Tiles allocated at one (space, address) share a MemRef, sized for the largest."""
+        assert tile.memory_space is not None
+        key = (tile.memory_space, offset)
+        own = _rows_cols(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
+        fact = (self.fn.name, tile.memory_space, offset)
+        size = max(own, self.facts.buffer_bytes.get(fact, 0))
+        self.facts.buffer_bytes[fact] = size
+        name = self.fn.buffers.setdefault(key, f"mem_{tile.memory_space.name.lower()}_{len(self.fn.buffers)}")
+        return MemRef(name, tile.memory_space, offset, size)
+
+
+
+def _program_name(filename: str) -> str:
+    stem = Path(filename).stem
+    return stem if stem and not filename.startswith("<") else "module"
+
+
+# -- value ops: one parser per printed form (the same keys as _VALUE_PRINTERS) ---------------------
+
+
+def _parse_constant(p: _MlirParser) -> P.Call:
+    token = p.peek()
+    literal: P.Expr
+    if token.kind == "word" and token.text in ("true", "false"):
+        p.advance()
+        literal = P.ConstBool(value=token.text == "true")
+        return P.Call(op="", args=(literal,), attrs=(), type=ScalarType(DataType.BOOL))
+    if token.kind not in ("number", "hex"):
+        p.expected("a literal (an integer, a float, `true` or `false`)")
+    p.advance()
+    p.expect(":", "and the constant's type")
+    dtype = p.dtype()
+    if dtype.is_float:
+        literal = P.ConstFloat(value=_float_value(token.text, dtype), dtype=dtype)
+    elif token.kind == "number" and re.fullmatch(r"-?\d+", token.text):
+        literal = P.ConstInt(value=int(token.text), dtype=dtype)
+    else:
+        p.fail(f"an integer constant of type {dtype.mlir} cannot be {token.describe()}", token)
+    return P.Call(op="", args=(literal,), attrs=(), type=ScalarType(dtype))
+
+
+def _float_value(text: str, dtype: DataType) -> float:
+    """The inverse of `float_literal`: a decimal, or the dtype's bit pattern in hex."""
+    if not text.startswith("0x"):
+        return float(text)
+    bits = int(text, 16)
+    if dtype is DataType.FP32:
+        return float(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+    if dtype is DataType.FP16:
+        return float(struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0])
+    if dtype is DataType.BF16:
+        return float(struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0])
+    return float(struct.unpack("<d", struct.pack("<Q", bits & 0xFFFFFFFFFFFFFFFF))[0])
+
+
+def _parse_make_tensor_view(p: _MlirParser) -> P.Call:
+    token = p.peek()
+    pointer = p.operand()
+    if not isinstance(pointer.type, TensorType):
+        p.fail(f"pto.make_tensor_view takes a tensor pointer parameter, `{token.text}` is not one", token)
+    p.expect(",", "after the pointer")
+    p.expect("shape", "(the view's shape operands)")
+    p.expect("=", "after `shape`")
+    shape = p.operand_list()
+    p.expect(",", "after the shape")
+    p.expect("strides", "(the view's stride operands)")
+    p.expect("=", "after `strides`")
+    strides = p.operand_list()
+    if len(strides.elements) != len(shape.elements):
+        p.fail("a tensor view has one stride per dimension", token)
+    p.expect("{", "opening the layout attribute")
+    p.expect("layout", "(the only attribute of pto.make_tensor_view)")
+    p.expect("=", "after `layout`")
+    p.expect_kind("alias", "`#pto.layout<nd>` or `#pto.layout<dn>`")
+    p.expect("<", "after `#pto.layout`")
+    layout = p.word("a layout (`nd` or `dn`)")
+    if layout not in ("nd", "dn"):
+        p.fail(f"unknown tensor layout `{layout}` (nd or dn)", p.tokens[p.pos - 1])
+    p.expect(">", "closing `#pto.layout<`")
+    p.expect("}", "closing the attribute dictionary")
+    p.expect(":", "and the view type")
+    printed = p.type()
+    dims = p.constant_ints(shape, "tensor view shapes", token)
+    view = ViewType("tensor_view", dims, pointer.type.dtype)
+    if not isinstance(printed, ViewType) or mlir_type(printed) != mlir_type(view):
+        p.fail(f"pto.make_tensor_view of `{token.text}` has type {mlir_type(view)}", token)
+    p.facts.tensor_shapes[(p.fn.name, pointer.name)] = dims
+    pointer = P.Var(name=pointer.name, type=TensorType(dims, pointer.type.dtype), span=pointer.span)
+    return P.Call(op="", args=(pointer, shape, strides), attrs=(("layout", layout),), type=view)
+
+
+def _parse_partition_view(p: _MlirParser) -> P.Call:
+    token = p.peek()
+    view = p.operand()
+    p.expect(",", "after the tensor view")
+    p.expect("offsets", "(the window's offset operands)")
+    p.expect("=", "after `offsets`")
+    offsets = p.operand_list()
+    p.expect(",", "after the offsets")
+    p.expect("sizes", "(the window's size constants)")
+    p.expect("=", "after `sizes`")
+    sizes = p.constant_ints(p.operand_list(), "partition sizes", token)
+    p.expect(":", "and the source view type")
+    p.check_type(view, p.type(), token)
+    p.expect("->", "before the partition view type")
+    printed = p.type()
+    if not isinstance(view.type, ViewType) or len(sizes) != len(offsets.elements):
+        p.fail("pto.partition_view takes a tensor view and one offset per size", token)
+    result = ViewType("partition_tensor_view", sizes, view.type.dtype)
+    if mlir_type(printed) != mlir_type(result):
+        p.fail(f"this partition view has type {mlir_type(result)}, not {mlir_type(printed)}", token)
+    return P.Call(op="", args=(view, offsets), attrs=(("sizes", sizes),), type=result)
+
+
+def _parse_alloc_tile(p: _MlirParser) -> P.Call:
+    args: tuple[P.Expr, ...] = ()
+    offset = 0
+    if p.accept("addr"):
+        p.expect("=", "after `addr`")
+        token = p.peek()
+        address = p.operand()
+        value = p.fn.constants.get(address.name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            p.fail(f"the tile address `{token.text}` must be a non-negative integer constant", token)
+        args, offset = (address,), value
+    p.expect(":", "and the tile buffer type")
+    token = p.peek()
+    tile = p.type()
+    if not isinstance(tile, TileType):
+        p.fail("pto.alloc_tile defines a `!pto.tile_buf<...>`", token)
+    tile = replace(tile, memref=p.memref(tile, offset))
+    return P.Call(op="", args=args, attrs=alloc_attrs(tile), type=tile)
+
+
+def _parse_subview(p: _MlirParser) -> P.Call:
+    token = p.peek()
+    source = p.operand()
+    offsets = p.operand_list()
+    p.expect("sizes", "after the offsets")
+    sizes = p.int_list("the window sizes")
+    attrs: Attrs = (("sizes", sizes),)
+    if p.accept("valid"):
+        attrs += (("valid", p.int_list("the valid extent")),)
+    p.expect(":", "and the source tile type")
+    p.check_type(source, p.type(), token)
+    p.expect("->", "before the window type")
+    window = p.type()
+    if not isinstance(source.type, TileType) or not isinstance(window, TileType):
+        p.fail("pto.subview takes and defines tile buffers", token)
+    if window.shape != sizes:
+        p.fail(f"the window type's shape {list(window.shape)} is not its sizes {list(sizes)}", token)
+    # A window reads its source's bytes: it lives in the source's buffer.
+    return P.Call(op="", args=(source, offsets), attrs=attrs, type=replace(window, memref=source.type.memref))
+
+
+def _parse_arith(p: _MlirParser) -> P.Call:
+    op = p.tokens[p.pos - 1].text
+    attrs: Attrs = ()
+    if op in _COMPARE_OPS:
+        attrs = (("predicate", p.word("a comparison predicate such as `eq`")),)
+        p.expect(",", "after the predicate")
+    token = p.peek()
+    args = [p.operand()]
+    while p.accept(","):
+        args.append(p.operand())
+    p.expect(":", "and the operand type")
+    operand_type = p.type()
+    p.check_type(args[0], operand_type, token)
+    result = operand_type
+    if op in _COMPARE_OPS:
+        result = ScalarType(DataType.BOOL)
+    elif op == "arith.index_cast":
+        p.expect("to", "and the result type")
+        result = p.type()
+        if not isinstance(result, ScalarType):
+            p.fail("arith.index_cast converts to a scalar type", token)
+        attrs = (("dtype", result.dtype),)
+    return P.Call(op="", args=tuple(args), attrs=attrs, type=result)
+
+
+def _parse_generic_value(p: _MlirParser) -> P.Call:
+    args: list[P.Var] = []
+    while p.peek().kind == "ssa":
+        args.append(p.operand())
+        if not p.accept(","):
+            break
+    p.expect(":", "and the result type")
+    return P.Call(op="", args=tuple(args), attrs=(), type=p.type())
+
+
+_VALUE_PARSERS: dict[str, _ValueParser] = {
+    "arith.constant": _parse_constant,
+    "pto.make_tensor_view": _parse_make_tensor_view,
+    "pto.partition_view": _parse_partition_view,
+    "pto.alloc_tile": _parse_alloc_tile,
+    "pto.subview": _parse_subview,
+}
+assert _VALUE_PARSERS.keys() == _VALUE_PRINTERS.keys(), "every custom printed form needs its parser"
+
+
+def parse_mlir(text: str, filename: str = "<string>") -> P.Program:
+    """The PTO-language program of PTO-ISA MLIR `text` (as `print_mlir` writes it).
+
+    Malformed text raises `CompileError` (rule "parse") at the offending `file:line:col`.
+    """
+    facts = _Facts()
+    _parse_once(text, filename, facts)  # learns tensor shapes and shared buffer sizes
+    return _parse_once(text, filename, facts)
+
+
+def _parse_once(text: str, filename: str, facts: _Facts) -> P.Program:
+    parser: _MlirParser | None = None
+    try:
+        parser = _MlirParser(text, filename, facts)
+        return parser.program()
+    except CompileError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AssertionError, RecursionError, OverflowError) as exc:
+        token = parser.peek() if parser is not None else _Token("eof", "", 1, 1)
+        raise CompileError(Diagnostic(
+            "parse", f"internal parser error: {type(exc).__name__}: {exc}",
+            Span(filename, token.line, token.col))) from exc
