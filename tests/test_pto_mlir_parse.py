@@ -284,3 +284,18 @@ def test_simulating_the_parsed_program_gives_the_same_bits(name: str) -> None:
     assert expected and sorted(actual) == sorted(expected)
     for key in expected:
         assert _bits(actual[key]) == _bits(expected[key]), key
+
+
+def test_simulate_on_a_pto_input_runs_the_simulator_without_a_reference(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    pto = tmp_path / "add.pto"
+    compiled = subprocess.run([sys.executable, "-m", "nanopass.pipeline", "examples/elementwise_add_f32.py",
+                               "-o", str(pto)], capture_output=True, text=True, cwd=ROOT)
+    assert compiled.returncode == 0, compiled.stderr
+    run = subprocess.run([sys.executable, "-m", "nanopass.pipeline", str(pto), "-p", "", "--simulate"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    assert "simulator only" in run.stdout and "arg2: simulated ([64, 128] FP32)" in run.stdout
+    assert "Traceback" not in run.stderr
