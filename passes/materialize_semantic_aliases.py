@@ -26,7 +26,7 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node
 from nanopass.passes import Pass, PassContext
-from passes.analysis.memrefs import memrefs_of, rebind_per_function, tile_memref
+from passes.analysis.memrefs import memrefs_of, rebind_each_function, tile_memref
 
 
 class _AliasSets:
@@ -131,8 +131,4 @@ class MaterializeSemanticAliases(Pass[A.Program, A.Program]):
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> A.Program:
-        mappings: dict[str, dict[str, MemRef]] = {}
-        for function in program.functions:
-            mappings[function.name], merged = alias_mapping(function)
-            ctx.bump("aliases-merged", merged)
-        return rebind_per_function(program, mappings)
+        return rebind_each_function(program, ctx, "aliases-merged", alias_mapping)

@@ -24,7 +24,7 @@ from nanopass.langdef import Language
 from nanopass.node import Node
 from nanopass.passes import Pass, PassContext
 from passes.analysis.liveness import LiveRange, Liveness, analyze_function
-from passes.analysis.memrefs import memrefs_of, rebind_per_function
+from passes.analysis.memrefs import memrefs_of, rebind_each_function
 
 
 @dataclass
@@ -105,8 +105,4 @@ class MemoryReuse(Pass[A.Program, A.Program]):
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> A.Program:
-        mappings: dict[str, dict[str, MemRef]] = {}
-        for function in program.functions:
-            mappings[function.name], reused = reuse_mapping(function)
-            ctx.bump("buffers-reused", reused)
-        return rebind_per_function(program, mappings)
+        return rebind_each_function(program, ctx, "buffers-reused", reuse_mapping)

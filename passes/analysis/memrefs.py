@@ -7,7 +7,7 @@ holds that rewrite and the physical-size rule, so all four passes agree on both.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from typing_extensions import override
 
@@ -16,6 +16,7 @@ from backend.handlers import BackendHandler
 from languages.memory_space import MemorySpace
 from languages.types import MemRef, TileType, TupleType, Type
 from nanopass.node import Node, walk
+from nanopass.passes import PassContext
 
 UNASSIGNED_OFFSET = -1
 
@@ -123,3 +124,15 @@ def rebind_per_function(program: A.Program, mappings: Mapping[str, Mapping[str, 
     if all(a is b for a, b in zip(functions, program.functions)):
         return program
     return A.Program(name=program.name, functions=functions, span=program.span)
+
+
+def rebind_each_function(program: A.Program, ctx: PassContext, counter: str,
+                         mapping_of: Callable[[A.Function], tuple[dict[str, MemRef], int]]) -> A.Program:
+    """Run a per-function MemRef mapping (`mapping_of` returns the mapping and how many buffers
+    it merged, counted under `counter`) and rebind every function with it."""
+    mappings: dict[str, dict[str, MemRef]] = {}
+    for function in program.functions:
+        mappings[function.name], merged = mapping_of(function)
+        ctx.bump(counter, merged)
+    return rebind_per_function(program, mappings)
+
