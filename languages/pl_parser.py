@@ -9,6 +9,22 @@ TilePlaced; some placed → TileUnplaced; none → Tensor; a PTO view → PTO).
 Every malformed input raises `CompileError` with rule "parse" and the `file:line:col` of the
 offending construct; no other exception escapes.
 
+PyPTO users reassign names (`x = pl.add(x, y)`; `acc = pl.matmul_acc(acc, a, b)` in a loop;
+`y = ...` in if branches). The parser builds SSA while it resolves names, so every loaded
+program is in SSA (SSAForm stays a load guarantee, and no Tensor → Tensor pass is needed):
+- each assignment defines a fresh variable; a reassigned name gets `x_1`, `x_2`, ... (text
+  that never reassigns, i.e. explicit SSA and all printed IR, keeps its names: the parse is
+  unchanged and print → parse → print stays the identity);
+- a loop whose body reassigns an outer name that a later iteration or the code after the loop
+  may read carries it: iter arg `x_iter` initialised with the outer value, yielded at the end
+  of the body, the loop's result rebinding `x` (after any explicit `init_values`);
+- an if whose branch assigns a name read after the if yields it from both branches (a branch
+  that does not assign it yields the value from before the if) into a result rebinding it;
+- "may read" is a backward liveness over the source, so branch-local temporaries stay local;
+- values Python would have but the IR cannot (a name first defined inside a loop body or in
+  only one branch, the loop variable after the loop) are errors at the reading site naming the
+  definition, as is a carried or merged value whose type changes.
+
 Typing rules the text cannot spell (documented so IR builders can match them):
 - a loop variable is `pl.Scalar[pl.INDEX]`; an iter-arg variable has its init value's type;
 - a loop / if result has the type of its yielded value (then-branch for an if), unless the
@@ -39,7 +55,9 @@ import languages.gen.tile_placed as tile_placed_lang
 import languages.gen.tile_unplaced as tile_unplaced_lang
 from languages.decls import LANGUAGES, Addressed, PTO, Tensor, TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.pl_printer import FUNCTION_TYPES, CallSignature, call_signature, LOOP_ITERATORS, OPAQUE, expr_type, implicit_view_of
+from languages.pl_printer import (
+    FUNCTION_TYPES, CallSignature, call_signature, LOOP_ITERATORS, OPAQUE, expr_type, format_type, implicit_view_of,
+)
 from languages.types import (
     BLAYOUTS,
     PADS,
@@ -418,18 +436,44 @@ def _header_language(text: str, filename: str) -> Language | None:
 # --- the parser ----------------------------------------------------------------------------
 
 
+class _Hidden:
+    """Why a name the user assigned cannot be read here (a value Python would have but the
+    structured IR cannot express, e.g. a name defined only inside a loop body)."""
+
+    def __init__(self, node: ast.AST, message: str, hint: str) -> None:
+        self.node = node
+        self.message = message
+        self.hint = hint
+
+
 class _Scope:
     def __init__(self, parent: _Scope | None = None) -> None:
         self.parent = parent
         self.names: dict[str, Node] = {}
+        self.hidden: dict[str, _Hidden] = {}
 
-    def lookup(self, name: str) -> Node | None:
+    def resolve(self, name: str) -> Node | _Hidden | None:
+        """The innermost binding of `name`: its current SSA value, why it is unreadable, or None."""
         scope: _Scope | None = self
         while scope is not None:
+            if name in scope.hidden:
+                return scope.hidden[name]
             if name in scope.names:
                 return scope.names[name]
             scope = scope.parent
         return None
+
+    def lookup(self, name: str) -> Node | None:
+        found = self.resolve(name)
+        return found if isinstance(found, Node) else None
+
+    def bind(self, name: str, var: Node) -> None:
+        self.hidden.pop(name, None)
+        self.names[name] = var
+
+    def hide(self, name: str, why: _Hidden) -> None:
+        self.names.pop(name, None)
+        self.hidden[name] = why
 
 
 class _YieldTargets:
@@ -450,6 +494,14 @@ class _Parser:
         self.m: ModuleType = importlib.import_module(language.module)
         self.types = _TypeReader(filename)
         self.signatures: dict[str, tuple[Type, ...]] = {}
+        # Every variable name of the function being parsed (SSA renaming picks fresh ones).
+        self.used_names: set[str] = set()
+        # Every user name the function being parsed assigns → its first assignment (diagnostics).
+        self.assigned_in_function: dict[str, ast.Name] = {}
+        # User names that may be read after the statement being parsed (which reassigned names
+        # loops must carry and ifs must merge).
+        self.live_after: frozenset[str] = frozenset()
+        self.returns: tuple[Type, ...] = ()
         # From TilePlaced on, the registry places results whose space the op fixes.
         self.placed = bool({"tile-placed", "tile-addressed"} & language.type_forms)
 
@@ -526,11 +578,14 @@ class _Parser:
         func_type = self.function_type(func)
         scope = _Scope()
         built_params: list[Node] = []
+        self.used_names = set()
+        self.returns = returns
+        self.assigned_in_function = _assigned_names(func.body, include_trailing_yield=True)
         for arg, ty, direction in params:
             if arg.arg in scope.names:
                 self.fail(arg, f"parameter {arg.arg!r} is declared twice")
-            var = self.make("Var", arg, name=arg.arg, type=ty)
-            scope.names[arg.arg] = var
+            var = self.make("Var", arg, name=self.fresh_name(arg.arg), type=ty)
+            scope.bind(arg.arg, var)
             built_params.append(self.make("Param", arg, var=var, direction=direction))
         body_ast = func.body[1:] if func.body and _is_docstring(func.body[0]) else func.body
         body, trailing = self.block(body_ast, scope)
@@ -541,9 +596,12 @@ class _Parser:
 
     # statements
 
-    def block(self, stmts: Sequence[ast.stmt], scope: _Scope) -> tuple[tuple[Node, ...], _YieldTargets | None]:
+    def block(self, stmts: Sequence[ast.stmt], scope: _Scope,
+              live_out: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], _YieldTargets | None]:
+        """Parse a statement block; `live_out` holds the user names that may be read after it."""
         out: list[Node] = []
         trailing: _YieldTargets | None = None
+        live_after = _live_after_each(stmts, live_out)[0]
         for index, stmt in enumerate(stmts):
             if trailing is not None:
                 self.fail(trailing.node, "pl.yield_ must be the last statement of its loop body or if branch")
@@ -552,6 +610,7 @@ class _Parser:
                 trailing = yielded
                 out.append(self.make("YieldStmt", stmt, values=yielded.values))
                 continue
+            self.live_after = live_after[index]
             out.extend(self.stmt(stmt, scope))
         return tuple(out), trailing
 
@@ -590,11 +649,23 @@ class _Parser:
                       "statements are annotated assignments, calls, for/if with pl.yield_, and return")
         return handler(self, stmt, scope)
 
+    def fresh_name(self, base: str) -> str:
+        """`base` itself if the function has no variable of that name yet, else `base_1`, `base_2`, ..."""
+        name, suffix = base, 0
+        while name in self.used_names:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self.used_names.add(name)
+        return name
+
     def define(self, scope: _Scope, node: ast.AST, name: str, ty: Type) -> Node:
+        """Bind the user's `name` in `scope` to a new SSA variable.  A reassignment (`y = f(y)`,
+        PyPTO style) gets a fresh name derived from the user's (`y_1`, `y_2`, ...), so explicit
+        SSA text, which never reassigns, keeps every name it spells."""
         if name in ("pl", "self"):
             self.fail(node, f"{name!r} cannot be used as a variable name")
-        var = self.make("Var", node, name=name, type=ty)
-        scope.names[name] = var
+        var = self.make("Var", node, name=self.fresh_name(name), type=ty)
+        scope.bind(name, var)
         return var
 
     def ann_assign(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
@@ -610,6 +681,8 @@ class _Parser:
 
     def assign(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.Assign)
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple):
+            return self.unpack_assign(stmt, stmt.targets[0], scope)
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             self.fail(stmt, "expected `name: T = value` (only pl.yield_ assigns several names)")
         name = stmt.targets[0].id
@@ -617,6 +690,35 @@ class _Parser:
         ty = expr_type(value)
         target = self.define(scope, stmt.targets[0], name, ty)
         return [self.make("AssignStmt", stmt, target=target, value=value)]
+
+    def unpack_assign(self, stmt: ast.Assign, target: ast.Tuple, scope: _Scope) -> list[Node]:
+        """`a, b = f(...)` is sugar for a tuple-typed temporary and one TupleGetItem per name
+        (the IR has single-target assignments only)."""
+        names: list[ast.Name] = []
+        for element in target.elts:
+            if not isinstance(element, ast.Name):
+                self.fail(element, "expected plain names on the left of a tuple assignment")
+            names.append(element)
+        value = self.expr(stmt.value, scope)
+        ty = expr_type(value)
+        if not isinstance(ty, TupleType):
+            self.fail(stmt.value, f"`{ast.unparse(stmt.value)}` is not a tuple; it cannot be unpacked into "
+                                  f"{len(names)} names")
+        if len(ty.types) != len(names):
+            self.fail(target, f"`{ast.unparse(stmt.value)}` returns {len(ty.types)} value(s) but "
+                              f"{len(names)} name(s) are assigned")
+        base = "_".join(n.id for n in names) + "_tuple"
+        temp_name, suffix = base, 0
+        while scope.lookup(temp_name) is not None:
+            suffix += 1
+            temp_name = f"{base}_{suffix}"
+        temp = self.define(scope, target, temp_name, ty)
+        out = [self.make("AssignStmt", stmt, target=temp, value=value)]
+        for index, name in enumerate(names):
+            item = self.make("TupleGetItem", name, value=temp, index=index, type=ty.types[index])
+            var = self.define(scope, name, name.id, ty.types[index])
+            out.append(self.make("AssignStmt", stmt, target=var, value=item))
+        return out
 
     def eval_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.Expr)
@@ -633,13 +735,29 @@ class _Parser:
             values = tuple(self.expr(v, scope) for v in stmt.value.elts)
         else:
             values = (self.expr(stmt.value, scope),)
+        self.check_returned_tensors(stmt, values)
         return [self.make("ReturnStmt", stmt, values=values)]
+
+    def check_returned_tensors(self, stmt: ast.Return, values: tuple[Node, ...]) -> None:
+        """A returned tensor must have the declared shape and dtype (the kernel's result buffer
+        is allocated from the declaration, so a mismatch cannot be stored into it)."""
+        if len(values) != len(self.returns):
+            return  # the count is the TypeChecked / codegen business; the text format admits any
+        for index, (value, declared) in enumerate(zip(values, self.returns)):
+            actual = expr_type(value)
+            if isinstance(actual, TensorType) and isinstance(declared, TensorType) and \
+                    (actual.shape, actual.dtype) != (declared.shape, declared.dtype):
+                self.fail(stmt, f"return value {index} is a {actual.dtype.pl_name} tensor of shape "
+                                f"{list(actual.shape)}, but the function is declared to return a "
+                                f"{declared.dtype.pl_name} tensor of shape {list(declared.shape)}",
+                          "fix the return annotation, or cast / reshape the value before returning it")
 
     def pass_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         return []
 
     def for_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.For)
+        live_after = self.live_after
         if stmt.orelse:
             self.fail(stmt.orelse[0], "a for loop cannot have an else branch")
         call = stmt.iter
@@ -667,18 +785,87 @@ class _Parser:
             else:
                 attrs.append((kw.arg, self.attr_value(kw.arg, kw.value, scope)))
         loop_name, carried = self.for_target(stmt.target, len(inits))
+        # Live at the end of the body: what the next iteration reads, and what is read after the loop.
+        loop_reads = _loop_reads(stmt)
+        body_live_out = (live_after - _trailing_yield_names(stmt.body)) | loop_reads
+        implicit = self.implicitly_carried(stmt, scope, loop_name, carried, live_after, loop_reads)
         body_scope = _Scope(scope)
         loop_var = self.define(body_scope, loop_name, loop_name.id, INDEX_TYPE)
         iter_args: list[Node] = []
         for name_node, init in zip(carried, inits):
             var = self.define(body_scope, name_node, name_node.id, expr_type(init))
             iter_args.append(self.make("IterArg", name_node, var=var, init=init))
-        body, trailing = self.block(stmt.body, body_scope)
+        implicit_vars: list[Node] = []
+        for name, first_assignment in implicit:
+            outer_value = scope.lookup(name)
+            assert outer_value is not None
+            var = self.make("Var", first_assignment, name=self.fresh_name(f"{name}_iter"), type=expr_type(outer_value))
+            body_scope.bind(name, var)
+            implicit_vars.append(var)
+            iter_args.append(self.make("IterArg", first_assignment, var=var, init=outer_value))
+        body, trailing = self.block(stmt.body, body_scope, body_live_out)
         if inits and (trailing is None or not trailing.names):
             self.fail(stmt, "a loop with init_values must end with `name = pl.yield_(value)` naming its results")
+        carried_out = [self.loop_carried_value(body_scope, name, node, var, stmt)
+                       for (name, node), var in zip(implicit, implicit_vars)]
+        body = self.with_yield(body, trailing, carried_out, stmt)
         results = self.results(trailing, scope)
+        results += tuple(self.define(scope, stmt, name, expr_type(var)) for (name, _), var in zip(implicit, implicit_vars))
+        self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
+
+    def implicitly_carried(self, stmt: ast.For, scope: _Scope, loop_name: ast.Name, carried: list[ast.Name],
+                           live_after: frozenset[str], loop_reads: frozenset[str]) -> list[tuple[str, ast.Name]]:
+        """The outer names the body reassigns and that are read in a later iteration or after the
+        loop (PyPTO style `acc = f(acc)`): each becomes an iter arg `acc_iter` initialised with the
+        outer value, yielded at the end of the body, and rebound to the loop's result."""
+        own = {loop_name.id, *(c.id for c in carried), *_trailing_yield_names(stmt.body)}
+        return [(name, node) for name, node in _assigned_names(stmt.body).items()
+                if name not in own and isinstance(scope.resolve(name), Node)
+                and (name in live_after or name in loop_reads)]
+
+    def loop_carried_value(self, body_scope: _Scope, name: str, first_assignment: ast.Name, iter_var: Node,
+                           loop: ast.For) -> Node:
+        value = body_scope.resolve(name)
+        if not isinstance(value, Node):
+            self.fail(first_assignment, f"`{name}` has no value at the end of the loop body at line {loop.lineno}")
+        before, after = expr_type(iter_var), expr_type(value)
+        if before != after:
+            self.fail(first_assignment, f"`{name}` is {format_type(before)} before the loop at line {loop.lineno} "
+                                        f"but {format_type(after)} at the end of its body: a value carried "
+                                        "around a loop must keep its type",
+                      "give the new value another name")
+        return value
+
+    def hide_loop_locals(self, loop: ast.For, scope: _Scope, loop_name: ast.Name) -> None:
+        """A name first defined inside the loop body has no value after a loop that runs zero
+        times, and the loop variable is not visible after the loop: reading either is an error
+        that says why (rather than "unknown name", or silently reading an outer value)."""
+        for name, node in _assigned_names(loop.body).items():
+            if scope.resolve(name) is None:
+                scope.hide(name, _Hidden(
+                    node, f"`{name}` is defined only inside the loop at line {loop.lineno}, so it has no value "
+                          "after the loop (the loop may run zero times)",
+                    f"define `{name}` before the loop, so that the loop carries it"))
+        if loop_name.id in _trailing_yield_names(loop.body):
+            return
+        scope.hide(loop_name.id, _Hidden(
+            loop_name, f"`{loop_name.id}` is the variable of the loop at line {loop.lineno} and is visible only "
+                       "inside its body",
+            "carry the value you need out of the loop with a reassigned name or pl.yield_"))
+
+    def with_yield(self, body: tuple[Node, ...], trailing: _YieldTargets | None, extra: Sequence[Node],
+                   at: ast.stmt) -> tuple[Node, ...]:
+        """`body` ending with a yield of its explicit values followed by `extra` (implicit ones)."""
+        if not extra:
+            return body
+        if trailing is None:
+            return body + (self.make("YieldStmt", at, values=tuple(extra)),)
+        last = body[-1]
+        assert last.KIND == "YieldStmt"
+        explicit = cast(tuple[Node, ...], getattr(last, "values"))
+        return body[:-1] + (dataclasses.replace(cast(Any, last), values=explicit + tuple(extra)),)
 
     def for_target(self, target: ast.expr, carried_count: int) -> tuple[ast.Name, list[ast.Name]]:
         if isinstance(target, ast.Name):
@@ -709,9 +896,12 @@ class _Parser:
 
     def if_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.If)
+        live_after = self.live_after
         cond = self.expr(stmt.test, scope)
-        then_body, then_yield = self.block(stmt.body, _Scope(scope))
-        else_body, else_yield = self.block(stmt.orelse, _Scope(scope))
+        then_scope, else_scope = _Scope(scope), _Scope(scope)
+        branch_live_out = live_after - _trailing_yield_names(stmt.body)
+        then_body, then_yield = self.block(stmt.body, then_scope, branch_live_out)
+        else_body, else_yield = self.block(stmt.orelse, else_scope, branch_live_out)
         then_names = [n for n, _ in then_yield.names] if then_yield else []
         else_names = [n for n, _ in else_yield.names] if else_yield else []
         if then_names != else_names:
@@ -719,8 +909,44 @@ class _Parser:
             self.fail(where, f"both branches of an if must yield the same names: then yields "
                              f"{then_names or 'nothing'}, else yields {else_names or 'nothing'}",
                       "end both branches with `x = pl.yield_(value)`")
+        phis = self.implicit_phis(stmt, scope, then_scope, else_scope, set(then_names), live_after)
+        then_body = self.with_yield(then_body, then_yield, [then_value for _, then_value, _ in phis], stmt)
+        else_body = self.with_yield(else_body, else_yield, [else_value for _, _, else_value in phis], stmt)
         results = self.results(then_yield, scope)
+        results += tuple(self.define(scope, stmt, name, expr_type(then_value)) for name, then_value, _ in phis)
         return [self.make("IfStmt", stmt, cond=cond, then_body=then_body, else_body=else_body, results=results)]
+
+    def implicit_phis(self, stmt: ast.If, scope: _Scope, then_scope: _Scope, else_scope: _Scope,
+                      explicit: set[str], live_after: frozenset[str]) -> list[tuple[str, Node, Node]]:
+        """(name, then value, else value) for each name a branch assigns that is read after the if;
+        a branch that does not assign it passes the value from before the if."""
+        then_assigned, else_assigned = _assigned_names(stmt.body), _assigned_names(stmt.orelse)
+        phis: list[tuple[str, Node, Node]] = []
+        for name, node in {**else_assigned, **then_assigned}.items():
+            if name in explicit or name not in live_after:
+                continue
+            then_value, else_value = then_scope.resolve(name), else_scope.resolve(name)
+            if not isinstance(then_value, Node) or not isinstance(else_value, Node):
+                scope.hide(name, self.not_merged(stmt, name, node, isinstance(then_value, Node),
+                                                 isinstance(else_value, Node)))
+                continue
+            if then_value is else_value:
+                continue
+            then_type, else_type = expr_type(then_value), expr_type(else_value)
+            if then_type != else_type:
+                self.fail(node, f"`{name}` is {format_type(then_type)} after the then-branch of the if at line "
+                                f"{stmt.lineno} but {format_type(else_type)} after the else-branch",
+                          "both branches must leave a name with the same type; give one value another name")
+            phis.append((name, then_value, else_value))
+        return phis
+
+    def not_merged(self, stmt: ast.If, name: str, node: ast.Name, then_defines: bool, else_defines: bool) -> _Hidden:
+        hint = f"define `{name}` before the if, or in both branches"
+        if then_defines == else_defines:  # neither: each branch defines it only in a nested block
+            return _Hidden(node, f"`{name}` has no value after the if at line {stmt.lineno}", hint)
+        branch, other = ("then", "else") if then_defines else ("else", "then")
+        return _Hidden(node, f"`{name}` is defined only in the {branch}-branch of the if at line {stmt.lineno}, "
+                             f"so it has no value after the if when the {other}-branch runs", hint)
 
     # expressions
 
@@ -735,10 +961,24 @@ class _Parser:
 
     def name(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.Name)
-        var = scope.lookup(node.id)
-        if var is None:
+        found = scope.resolve(node.id)
+        if isinstance(found, _Hidden):
+            self.fail(node, f"cannot read `{node.id}` here: {found.message} "
+                            f"(assigned at {self.span(found.node)})", found.hint)
+        if found is None:
+            assignment = self.assigned_in_function.get(node.id)
+            if assignment is not None:
+                self.undefined_here(node, assignment)
             self.fail(node, f"unknown name {node.id!r}")
-        return var
+        return found
+
+    def undefined_here(self, node: ast.Name, assignment: ast.Name) -> NoReturn:
+        where = self.span(assignment)
+        if (assignment.lineno, assignment.col_offset) > (node.lineno, node.col_offset):
+            self.fail(node, f"`{node.id}` is used before it is defined (first assigned at {where})",
+                      "assign it before this use")
+        self.fail(node, f"`{node.id}` is not defined here: it is assigned at {where}, in a loop body or if "
+                        "branch that does not enclose this use", f"define `{node.id}` before that block")
 
     def constant(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.Constant)
@@ -1029,6 +1269,14 @@ class _Parser:
         if statement_call:
             # A bare call statement is kept even when untypable here: TypeChecked reports it.
             return NoneType()
+        registry = importlib.import_module("languages.ops").REGISTRY
+        if op not in registry:
+            try:
+                registry.get(op)
+            except KeyError as err:
+                self.fail(node.func, f"`{ast.unparse(node.func)}`: {err.args[0]}",
+                          f"this compiler supports {len(registry)} operators; list them with "
+                          "`python -c \"from languages.ops import REGISTRY; print(REGISTRY.names())\"`")
         self.fail(node, f"cannot deduce the type of `{ast.unparse(node)}`: the op registry does not know {op}",
                   "annotate the assignment: `x: pl.Tile[[16, 32], pl.FP32] = ...`")
 
@@ -1044,6 +1292,95 @@ def _registry_deduce(op: str, args: tuple[Node, ...], attrs: tuple[tuple[str, At
         return cast(Type, registry.deduce(op, args, attrs, placed=placed, at=at)), None
     except CompileError as exc:
         return None, exc
+
+
+# --- reassignment analysis (SSA construction) ----------------------------------------------
+#
+# The parser turns PyPTO-style reassignment into SSA while it resolves names: a reassigned name
+# gets a fresh variable; a loop carries (as an implicit iter arg) each outer name its body
+# reassigns that is read later; an if merges (as an implicit phi result) each name a branch
+# assigns that is read after it.  "Read later" is a backward liveness over the source's
+# structured control flow (a loop may run zero or more times; an if takes either branch), so a
+# value is carried exactly when some path may read it, and a branch-local temporary is not.
+
+
+def _is_yield(stmt: ast.stmt) -> bool:
+    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)) else None
+    return isinstance(value, ast.Call) and _dotted(value.func) == ["pl", "yield_"]
+
+
+def _target_names(stmt: ast.stmt) -> list[ast.Name]:
+    """The names an assignment statement binds (a nested loop's variables are not rebindings)."""
+    if isinstance(stmt, ast.AnnAssign):
+        return [stmt.target] if isinstance(stmt.target, ast.Name) else []
+    if not isinstance(stmt, ast.Assign):
+        return []
+    names: list[ast.Name] = []
+    for target in stmt.targets:
+        elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        names.extend(e for e in elements if isinstance(e, ast.Name))
+    return names
+
+
+def _loaded_names(stmts: Sequence[ast.AST]) -> frozenset[str]:
+    return frozenset(n.id for stmt in stmts for n in ast.walk(stmt)
+                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+
+
+def _live_after_each(stmts: Sequence[ast.stmt], live_out: frozenset[str]) -> tuple[list[frozenset[str]], frozenset[str]]:
+    """The names live after each statement of a block, and those live at its start."""
+    after: list[frozenset[str]] = [frozenset()] * len(stmts)
+    live = live_out
+    for index in range(len(stmts) - 1, -1, -1):
+        after[index] = live
+        live = _live_before(stmts[index], live)
+    return after, live
+
+
+def _live_in(stmts: Sequence[ast.stmt], live_out: frozenset[str]) -> frozenset[str]:
+    return _live_after_each(stmts, live_out)[1]
+
+
+def _live_before(stmt: ast.stmt, live: frozenset[str]) -> frozenset[str]:
+    if isinstance(stmt, ast.If):
+        branch_out = live - _trailing_yield_names(stmt.body)
+        return _loaded_names([stmt.test]) | _live_in(stmt.body, branch_out) | _live_in(stmt.orelse, branch_out)
+    if isinstance(stmt, ast.For):
+        # The loop may run zero times, so what is live after it is live before it.
+        return _loaded_names([stmt.iter]) | (live - _trailing_yield_names(stmt.body)) | _loop_reads(stmt)
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and not _is_yield(stmt):
+        return (live - {n.id for n in _target_names(stmt)}) | _loaded_names([stmt.value])
+    return live | _loaded_names([stmt])
+
+
+def _loop_reads(loop: ast.For) -> frozenset[str]:
+    """Names a loop body reads before rebinding them: live at every iteration's start (liveness
+    is distributive, so this is the back edge's fixpoint without iterating)."""
+    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return _live_in(loop.body, frozenset()) - bound
+
+
+def _trailing_yield_names(stmts: Sequence[ast.stmt]) -> set[str]:
+    """Names bound by the `pl.yield_` ending a block (bound after the loop / if, not inside)."""
+    return {n.id for n in _target_names(stmts[-1])} if stmts and _is_yield(stmts[-1]) else set()
+
+
+def _assigned_names(stmts: Sequence[ast.stmt], include_trailing_yield: bool = False) -> dict[str, ast.Name]:
+    """Each name assigned in `stmts` or their nested blocks → its first assignment, in source
+    order; the block's own trailing `pl.yield_` binds outside it and is left out unless asked."""
+    found: dict[str, ast.Name] = {}
+
+    def visit(block: Sequence[ast.stmt], own: bool) -> None:
+        for index, stmt in enumerate(block):
+            if not (own and index == len(block) - 1 and _is_yield(stmt)):
+                for name in _target_names(stmt):
+                    found.setdefault(name.id, name)
+            if isinstance(stmt, (ast.For, ast.If)):
+                visit(stmt.body, False)
+                visit(stmt.orelse, False)
+
+    visit(stmts, not include_trailing_yield)
+    return found
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
