@@ -252,7 +252,113 @@ def _slice_keeps_full_valid(original: Any) -> Any:
     return convert_slice
 
 
+def _boundary_full_valid(original: Any) -> Any:
+    """The M / N output grid forgets to narrow its boundary sub-tiles: the last row / column of
+    sub-tiles extracts and stores its whole physical extent instead of the valid remainder."""
+    def output_grid(dims: Any, m: int, n: int) -> Any:
+        return [dataclasses.replace(tile, valid_rows=tile.rows, valid_cols=tile.cols)
+                for tile in original(dims, m, n)]
+
+    return output_grid
+
+
+def _reuse_ignores_back_edge(original: Any) -> Any:
+    """MemoryReuse's liveness forgets the loop back-edge: a value defined before a loop and read
+    inside it dies at its last textual read, so a later body statement may take its buffer."""
+    def analyze_function(function: Any) -> Any:
+        from passes.analysis import liveness
+
+        analyzer_class: Any = getattr(liveness, "_Analyzer")
+        use = analyzer_class.use
+        analyzer_class.use = lambda self, expr, point, loops: use(self, expr, point, ())
+        try:
+            return original(function)
+        finally:
+            analyzer_class.use = use
+
+    return analyze_function
+
+
+class _HalvedAlignment:
+    """A backend handler whose address alignment is half the real one."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+
+    def alignment(self, space: Any) -> int:
+        return max(1, int(self._backend.alignment(space)) // 2)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
+
+
+def _halve_alignment(original: Any) -> Any:
+    def address_mapping(function: Any, backend: Any) -> Any:
+        return original(function, _HalvedAlignment(backend))
+
+    return address_mapping
+
+
 # -- output edits ---------------------------------------------------------------------------------------
+
+
+def _swap_sub_operands() -> Edit:
+    """tile.sub / tile.div lowered with their operands swapped (a - b becomes b - a)."""
+    def edit(node: Node) -> Any:
+        if (_is_call(node, "tile.sub") or _is_call(node, "tile.div")) and len(getattr(node, "args")) == 2:
+            lhs, rhs = getattr(node, "args")
+            return dataclasses.replace(node, args=(rhs, lhs))  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _row_sum_as_row_max() -> Edit:
+    """A row reduction lowered to the wrong reduction kind."""
+    def edit(node: Node) -> Any:
+        if _is_call(node, "tile.row_sum"):
+            return dataclasses.replace(node, op="tile.row_max")  # type: ignore[type-var]
+        return None
+
+    return edit
+
+
+def _drop_first_tstore() -> Edit:
+    """Codegen forgets one store: the first pto.tstore of the program is not emitted."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "EvalStmt" and _is_call(getattr(node, "value"), "pto.tstore"):
+            return DELETE
+        return None
+
+    return first_only(edit)
+
+
+def _grid_store_offsets_swapped() -> Edit:
+    """One sub-tile of the M / N output grid is stored at (col, row) instead of (row, col)."""
+    def edit(node: Node) -> Any:
+        if not _is_call(node, "tile.store"):
+            return None
+        source, offsets = getattr(node, "args")[:2]
+        space = getattr(getattr(source, "type", None), "memory_space", None)
+        elements: tuple[Any, ...] = tuple(getattr(offsets, "elements", ()))
+        if getattr(space, "name", "") != "Acc" or len(elements) != 2 or elements[0] == elements[1]:
+            return None
+        swapped = dataclasses.replace(offsets, elements=(elements[1], elements[0]))
+        return dataclasses.replace(node, args=(source, swapped, *getattr(node, "args")[2:]))  # type: ignore[type-var]
+
+    return first_only(edit)
+
+
+def _user_loop_one_trip_short() -> Edit:
+    """A user `pl.range` loop is lowered with its stop bound one too small."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "ForStmt" and getattr(node, "kind") == "range":
+            stop = getattr(node, "stop")
+            if stop.KIND == "ConstInt" and stop.value > 0:
+                return dataclasses.replace(node, stop=dataclasses.replace(stop, value=stop.value - 1))  # type: ignore[type-var]
+        return None
+
+    return edit
 
 
 def _omit_tile_move() -> Edit:
@@ -360,6 +466,7 @@ def _vec_tile_row_major() -> Edit:
 def _catalogue() -> list[Any]:
     rewriter = _auto_tile_rewriter()
     convert = "passes.convert_tensor_to_tile_ops:TensorToTileMutator"
+    convert_pass = "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps"
     return [
         PatchMutant("drop-compact-acc-seed", "auto-tile-matmul-l0",
                     "a row-narrowed Acc seed is created without the compact flag", rewriter, "_seed", _drop_compact),
@@ -402,6 +509,27 @@ def _catalogue() -> list[Any]:
         OutputEditMutant("column-vector-row-major", "infer-tile-memory-space",
                          "a [rows, 1] Vec tile keeps the row-major view instead of col_major (DN)",
                          "passes.infer_tile_memory_space:InferTileMemorySpace", _vec_tile_row_major),
+        OutputEditMutant("swap-sub-div-operands", "convert-tensor-to-tile-ops",
+                         "tile.sub / tile.div get their operands swapped", convert_pass, _swap_sub_operands),
+        OutputEditMutant("row-sum-as-row-max", "convert-tensor-to-tile-ops",
+                         "row_sum is lowered to tile.row_max (the wrong reduction)", convert_pass, _row_sum_as_row_max),
+        OutputEditMutant("user-loop-one-trip-short", "convert-tensor-to-tile-ops",
+                         "a user pl.range loop loses its last iteration (stop - 1)", convert_pass,
+                         _user_loop_one_trip_short),
+        PatchMutant("boundary-subtile-full-valid", "auto-tile-matmul-l0",
+                    "boundary sub-tiles of the M / N output grid keep their full valid_shape", _AUTO_TILE,
+                    "output_grid", _boundary_full_valid),
+        OutputEditMutant("grid-store-offsets-swapped", "auto-tile-matmul-l0",
+                         "one output-grid sub-tile is stored at (col, row) instead of (row, col)",
+                         f"{_AUTO_TILE}:AutoTileMatmulL0", _grid_store_offsets_swapped),
+        PatchMutant("reuse-ignores-loop-back-edge", "memory-reuse",
+                    "liveness ignores the loop back-edge: a value read in a loop dies at its last textual read",
+                    "passes.memory_reuse", "analyze_function", _reuse_ignores_back_edge),
+        PatchMutant("alignment-halved", "allocate-memory-addr",
+                    "addresses are aligned to half the space's alignment", "passes.allocate_memory_addr",
+                    "address_mapping", _halve_alignment),
+        OutputEditMutant("codegen-drops-a-tstore", "pto-codegen", "the first pto.tstore is not emitted",
+                         "passes.pto_codegen:PTOCodegen", _drop_first_tstore),
     ]
 
 

@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backend.fuzz_target import (
@@ -99,7 +99,8 @@ def test_mutated_text_gives_located_diagnostic_not_traceback(generated: object, 
 def test_features_parse() -> None:
     assert not Features.parse("-loops").loops
     assert Features.parse("+mixed_kernels").mixed_kernels
-    assert Features.parse("all").unaligned_acc_chain
+    assert not Features.parse("-narrowed_left").narrowed_left
+    assert Features.parse("all").mixed_kernels
     with pytest.raises(ValueError, match="unknown generator feature"):
         Features.parse("-nonsense")
 
@@ -177,3 +178,50 @@ def test_campaign_cli_runs_and_prints_summary(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "fuzz campaign summary" in result.stdout and "programs/s" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+# -- shapes the spec declines get a diagnostic at the user's line (never generated) ----------------
+
+ACC_UNALIGNED_N = """\
+# pypto.program: S
+import pypto.language as pl
+
+
+@pl.program
+class S:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k0(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 20], pl.FP16], a2: pl.Tensor[[16, 32], pl.FP16], b2: pl.Tensor[[32, 20], pl.FP16]) -> pl.Tensor[[16, 20], pl.FP32]:
+        c: pl.Tensor[[16, 20], pl.FP32] = pl.tensor.matmul(a, b)
+        d: pl.Tensor[[16, 20], pl.FP32] = pl.tensor.matmul_acc(c, a2, b2)
+        return d
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 20], pl.FP16], a2: pl.Tensor[[16, 32], pl.FP16], b2: pl.Tensor[[32, 20], pl.FP16]) -> pl.Tensor[[16, 20], pl.FP32]:
+        y: pl.Tensor[[16, 20], pl.FP32] = self.k0(a, b, a2, b2)
+        return y
+"""
+
+
+@pytest.mark.parametrize("dtype, acc, n, box", [("FP16", "FP32", 20, 16), ("INT8", "INT32", 48, 32)])
+def test_matmul_acc_with_unboxed_n_is_declined_at_the_users_line(dtype: str, acc: str, n: int, box: int) -> None:
+    text = ACC_UNALIGNED_N.replace("FP16", dtype).replace("FP32", acc).replace(", 20]", f", {n}]")
+    outcome = _TARGET.check_text(text, 0, "fuzz_input.py")
+    assert outcome.status == "rejected" and outcome.blamed == "convert-tensor-to-tile-ops", outcome
+    assert f"fuzz_input.py:10:" in outcome.detail and f"N (= {n}) to be a multiple of {box}" in outcome.detail
+
+
+def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:
+    """The coverage tags the campaign prints: each corner of issue 4 is really drawn."""
+    seen: set[str] = set()
+
+    @settings(max_examples=150, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def collect(generated: object) -> None:
+        seen.update(getattr(generated, "ops"))
+
+    collect()
+    expected = {"cube:narrowed-left", "shape:m-unaligned", "shape:k-split", "shape:big", "shape:1-row",
+                "tensor.matmul_acc", "tensor.row_expand_sub", "tensor.assemble", "valid:partial", "for",
+                "kernels:3", "dtype:pl.INT8", "cast:odd"}
+    assert expected <= seen, sorted(expected - seen)
