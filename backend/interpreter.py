@@ -36,12 +36,33 @@ from backend.numerics import ArithmeticFault, NumericsError
 from languages.ops import REGISTRY, OpDef, ReusesInput
 from languages.types import AttrValue, Attrs, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import NO_SPAN, Node, Span
+from nanopass.node import NO_SPAN, Node, Span, walk
 
 Array = npt.NDArray[Any]
 RULE = "Interpreter"
 
 KERNEL_FUNCTION_TYPES: Final = frozenset({"InCore", "AIC", "AIV"})
+# An Opaque function is host code when it calls other functions, but a leaf one that works on
+# tiles is a kernel (the spec's own `@pl.function` examples are such leaves): PTOCodegen emits it
+# and the simulator runs it.
+OPAQUE: Final = "Opaque"
+
+
+def is_kernel_function(function: Node) -> bool:
+    """Whether `function` is compiled to PTO: InCore / AIC / AIV, or a leaf Opaque function
+    (no `self.f(...)` calls) that uses tile operations."""
+    func_type = str(getattr(function, "func_type"))
+    if func_type in KERNEL_FUNCTION_TYPES:
+        return True
+    if func_type != OPAQUE:
+        return False
+    uses_tiles = False
+    for node in walk(function):
+        if node.KIND == "FuncCall":
+            return False
+        if node.KIND == "Call" and str(getattr(node, "op")).startswith("tile."):
+            uses_tiles = True
+    return uses_tiles
 
 
 class InterpreterError(CompileError):
@@ -201,7 +222,7 @@ class Interpreter:
         fn = _function(function)
         if len(args) != len(fn.params):
             raise InterpreterError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}", span)
-        if self.kernel_runner is not None and fn.func_type in KERNEL_FUNCTION_TYPES:
+        if self.kernel_runner is not None and is_kernel_function(function):
             return self.kernel_runner(function, args)
         env: dict[str, Value] = {}
         for param, arg in zip(fn.params, args):
@@ -811,12 +832,21 @@ def _output_array(value: Value, what: str) -> Array:
     raise InterpreterError(f"{what} is a {type(value).__name__}, which is not an output value")
 
 
-def collect_outputs(function: Node, args: Sequence[Value], returned: Sequence[Value]) -> dict[str, Array]:
-    """`ret0`, `ret1`, ... for returned values and every Out / InOut parameter by name."""
+def collect_outputs(function: Node, args: Sequence[Value], returned: Sequence[Value],
+                    inputs_before: Mapping[str, Array] | None = None) -> dict[str, Array]:
+    """`ret0`, `ret1`, ... for returned values and every Out / InOut parameter by name.
+
+    An `In` tensor the program wrote into is an output too: the compiler upgrades such a
+    parameter to Out / InOut (UpgradeParamDirections), so the compiled program reports it.
+    `inputs_before` (the In tensors' contents before the run) tells which were written."""
     outputs = {f"ret{i}": _output_array(v, f"return value {i}") for i, v in enumerate(returned)}
+    before = inputs_before or {}
     for param, arg in zip(_function(function).params, args):
         var, direction = _param(param)
         if direction in ("Out", "InOut"):
+            outputs[var.name] = _output_array(arg, f"parameter {var.name}")
+        elif var.name in before and isinstance(arg, ArrayValue) and not np.array_equal(
+                numerics.to_bits(arg.data), numerics.to_bits(before[var.name])):
             outputs[var.name] = _output_array(arg, f"parameter {var.name}")
     return outputs
 
@@ -831,8 +861,11 @@ def interpret(program: Node, inputs: Mapping[str, object], entry: str | None = N
     """
     function = entry_function(program, entry)
     args = bind_inputs(function, inputs)
+    before = {var.name: arg.data.copy() for var, arg in
+              ((_param(p)[0], a) for p, a in zip(_function(function).params, args))
+              if isinstance(arg, ArrayValue)}
     returned = Interpreter(program, kernel_runner).call_function(function, args)
-    return collect_outputs(function, args, returned)
+    return collect_outputs(function, args, returned, before)
 
 
 # -- random inputs -----------------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from passes.analysis.matmul_tiling import (
     l0_footprint_bytes,
     output_grid,
 )
+from verifiers.boxed_extents import box_of, check_tile, physical_2d
 from verifiers.l0_operands_placed import buffer_name, is_cube_matmul
 
 RULE = "AutoTileMatmulL0"
@@ -160,6 +161,7 @@ class _AutoTiler(L.FromTilePlaced):
         self._names: set[str] = set()
         self._rename: dict[str, L.Var] = {}
         self._uses: dict[str, int] = {}
+        self._defs: dict[str, S.AssignStmt] = {}
 
     # -- per-function state --------------------------------------------------------------------
 
@@ -169,9 +171,12 @@ class _AutoTiler(L.FromTilePlaced):
         self._names = {n.name for n in walk(node) if isinstance(n, S.Var)}
         self._rename = {}
         self._uses = {}
+        self._defs = {}
         for n in walk(node):
             if isinstance(n, S.Var):
                 self._uses[n.name] = self._uses.get(n.name, 0) + 1
+            elif isinstance(n, S.AssignStmt):
+                self._defs[n.target.name] = n
         return super().visit_Function(node)
 
     @override
@@ -225,6 +230,7 @@ class _AutoTiler(L.FromTilePlaced):
         matmul = self._analyse(stmt, call)
         if matmul is None:
             return 1, self._copy(stmt)
+        self._reject_unboxed_operands(matmul)
         self._reject_oversized_manual_operands(matmul)
         lhs_space, rhs_space = matmul.lhs.type, matmul.rhs.type
         assert isinstance(lhs_space, TileType) and isinstance(rhs_space, TileType)
@@ -286,6 +292,22 @@ class _AutoTiler(L.FromTilePlaced):
     def _has_sub_byte(self, matmul: _Matmul) -> bool:
         tiles = [matmul.lhs.type, matmul.rhs.type, matmul.call.type]
         return any(isinstance(t, TileType) and is_sub_byte(t.dtype) for t in tiles)
+
+    def _reject_unboxed_operands(self, matmul: _Matmul) -> None:
+        """A left operand or accumulator whose M extent is not a whole number of fractal boxes
+        has no PTO address (PTOCodegen's boxed-extent rule, reported here with the same message
+        at the operand's definition): MAD writes L0C at the boxed pitch of M, so every block and
+        accumulator cut from it would inherit the partial box. K and N stay PTOCodegen's to
+        report (a non-fractal K is first a PH-AT-007 skip)."""
+        for operand in (matmul.lhs, matmul.acc):
+            if operand is None:
+                continue
+            tile = cast(TileType, operand.type)
+            if not _partial_row_box(tile):
+                continue
+            problem = check_tile(tile, self._defs.get(operand.name) or matmul.stmt)
+            if problem is not None:
+                raise CompileError(problem)
 
     def _reject_oversized_manual_operands(self, matmul: _Matmul) -> None:
         """An operand the user placed in Left / Right that alone overflows its L0 buffer is an
@@ -567,15 +589,26 @@ class _AutoTiler(L.FromTilePlaced):
             args[offsets_index] = L.TupleExpr(elements=(
                 _offset(base_row, tile.row, span), _offset(base_col, tile.col, span)), span=span)
             args[tensor_index] = previous
-            last = tile is tiles[-1]
             value = self._call(call.op, args, call.attrs, store.span)
-            target = store.target.name if last else self._fresh(f"{root}_t{tile.index}")
+            # Spec: the stores chain out -> out_t0 -> ... -> out_tN, and the last one's result
+            # replaces the original store's downstream (through `_rename`).
+            target = self._fresh(f"{root}_t{tile.index}")
             previous = self._assign(out, target, value, store.span, name=target)
         self._rename[store.target.name] = cast(L.Var, previous)
         return out
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _partial_row_box(tile: TileType) -> bool:
+    """Whether a boxed cube tile's physical rows are not a whole number of boxes (the row rule
+    of PTOCodegen's boxed-extent check, with its Vec and single-row exemptions)."""
+    if tile.view is None or tile.memory_space in (None, MemorySpace.Vec):
+        return False
+    box = box_of(tile.view, tile.dtype.bits)
+    rows, _ = physical_2d(tile)
+    return box is not None and rows != 1 and rows % box[0] != 0
 
 
 def _is_load(stmt: S.Stmt) -> bool:

@@ -7,8 +7,8 @@ parameters get a `pto.make_tensor_view`, and the store result (which aliases its
 tensor) is resolved to that tensor's view. Which PTO instruction a tile op becomes is read from
 the op registry (`OpDef.pto`); nothing about an operator is restated here.
 
-Only kernels (InCore / AIC / AIV functions) are emitted: orchestration code is host code, not
-PTO. A call to another function inside a kernel has no PTO form and is rejected.
+Only kernels (InCore / AIC / AIV functions, and leaf Opaque functions working on tiles, like the
+spec's own `@pl.function` examples) are emitted: orchestration code is host code, not PTO. A call to another function inside a kernel has no PTO form and is rejected.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Callable, ClassVar
 
 from typing_extensions import override
 
+from backend.interpreter import is_kernel_function
 from languages.decls import PTO, Addressed
 from languages.gen import addressed as A
 from languages.gen import pto as P
@@ -46,8 +47,6 @@ from verifiers.boxed_extents import check_tile
 
 RULE = "PTOCodegen"
 
-# Function types that are kernels (compiled through ptoas); everything else is host code.
-KERNEL_FUNCTION_TYPES = frozenset({"InCore", "AIC", "AIV"})
 
 I64 = ScalarType(DataType.INT64)
 
@@ -100,7 +99,7 @@ class _Codegen(P.FromAddressed):
 
     @override
     def visit_Program(self, node: A.Program) -> P.Program:
-        kernels = tuple(self.visit_Function(f) for f in node.functions if f.func_type in KERNEL_FUNCTION_TYPES)
+        kernels = tuple(self.visit_Function(f) for f in node.functions if is_kernel_function(f))
         self.bump("kernels", len(kernels))
         return P.Program(name=node.name, functions=kernels, span=node.span)
 
@@ -116,6 +115,10 @@ class _Codegen(P.FromAddressed):
         for alloc in planned:
             self._emit_alloc(alloc)
         prologue = (*self.fn.constant_stmts, *self.fn.views, *self.fn.allocs)
+        if not (body and isinstance(body[-1], P.ReturnStmt)):
+            # func.func needs its terminator even when the source function just ends; it has
+            # no source statement, so no loc (spec: unknown spans get none).
+            body = (*body, P.ReturnStmt(values=()))
         return P.Function(name=node.name, func_type=node.func_type, params=params, return_types=(),
                           body=(*prologue, *body), span=node.span)
 

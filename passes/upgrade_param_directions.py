@@ -14,18 +14,18 @@ from typing import ClassVar
 from typing_extensions import override
 
 import languages.gen.tile_unplaced as U
+from backend.interpreter import is_kernel_function
 from languages.decls import TileUnplaced
 from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
 from passes.analysis.param_access import analyze_param_access
 
-INCORE = "InCore"
 
 
 class ParamDirectionMutator(U.Rewriter):
     @override
     def visit_Function(self, node: U.Function) -> U.Function:
-        if node.func_type != INCORE:
+        if not is_kernel_function(node):
             return node
         report = analyze_param_access(node)
         params = []
@@ -44,7 +44,7 @@ class ParamDirectionMutator(U.Rewriter):
 
 @dataclass(frozen=True)
 class UpgradeParamDirections(Pass[U.Program, U.Program]):
-    """Upgrade written In params of InCore functions to Out / InOut from argument effects."""
+    """Upgrade written In params of kernels to Out / InOut from argument effects."""
 
     name: ClassVar[str] = "upgrade-param-directions"
     spec_name: ClassVar[str] = "UpgradeParamDirections"

@@ -198,11 +198,12 @@ def test_output_exceeding_l0c_becomes_a_grid_of_chained_stores(backend: BackendH
     stores = grid_stores(out)
     assert len(stores) == rows * cols == len(loops(out)) == len(calls(out, "tile.create"))
     origins = [ints(s.value.args[1]) for s in stores]  # type: ignore[union-attr]
-    assert origins == [(r * choice.m, c * choice.n) for r in range(rows) for c in range(cols)]
-    # out -> out_t0 -> out_t1 -> ... -> out_1 (the original store's result, used by the return)
+    # M fastest: the spec's example numbers (mi=256, ni=0) of a 2x2 grid t1.
+    assert origins == [(r * choice.m, c * choice.n) for c in range(cols) for r in range(rows)]
+    # Spec: out -> out_t0 -> out_t1 -> ... -> out_tN; the last replaces the original store's result.
     chain = [s.value.args[2].name for s in stores]  # type: ignore[union-attr]
     assert chain[0] == "out" and chain[1:] == [s.target.name for s in stores[:-1]]
-    assert stores[-1].target.name == "out_1"
+    assert [s.target.name for s in stores] == [f"out_t{i}" for i in range(rows * cols)]
     for loop in loops(out):
         assert const(loop.step) == choice.k and loop.kind == "pipeline"
     ret = body(out)[-1]

@@ -103,11 +103,12 @@ class SubTile:
 
 
 def output_grid(dims: MatmulDims, m: int, n: int) -> list[SubTile]:
-    """The ⌈M/m⌉ × ⌈N/n⌉ grid, row-major; boundary tiles are partial. Tiles lying wholly in the
+    """The ⌈M/m⌉ × ⌈N/n⌉ grid, M fastest (the spec's example numbers the sub-tile at
+    (mi=256, ni=0) of a 2×2 grid `t1`); boundary tiles are partial. Tiles lying wholly in the
     box padding beyond the valid extent compute nothing the store would keep and are dropped."""
     tiles: list[SubTile] = []
-    for row in range(0, dims.M, m):
-        for col in range(0, dims.N, n):
+    for col in range(0, dims.N, n):
+        for row in range(0, dims.M, m):
             rows, cols = min(m, dims.M - row), min(n, dims.N - col)
             valid_rows = max(0, min(rows, dims.valid_m - row))
             valid_cols = max(0, min(cols, dims.valid_n - col))
