@@ -61,6 +61,27 @@ class Instrument:
         pass
 
 
+class KeepLastBeforeFinal(Instrument):
+    """Keeps the last program of the pipeline that is not yet in the final language: the final
+    language may drop what only the host needs (e.g. PTO keeps kernels, not orchestration), and
+    post-compile steps such as simulation need both."""
+
+    def __init__(self, final_language: str, store: dict[str, Any], key: str) -> None:
+        self.final_language = final_language
+        self.store = store
+        self.key = key
+
+    @override
+    def before_pipeline(self, steps: Sequence[PassStep], program: Node) -> None:
+        if type(program).LANGUAGE != self.final_language:
+            self.store[self.key] = program
+
+    @override
+    def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
+        if type(after).LANGUAGE != self.final_language:
+            self.store[self.key] = after
+
+
 # -- verification --------------------------------------------------------------------------
 
 

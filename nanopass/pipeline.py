@@ -22,6 +22,7 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.instruments import (
     DumpDirInstrument,
     Instrument,
+    KeepLastBeforeFinal,
     PassStep,
     PrintIRInstrument,
     ReproducerInstrument,
@@ -81,6 +82,17 @@ class Pipeline:
                 Diagnostic("pipeline", f"no pass of the pipeline produces {lang}", hint="--list-languages shows which languages passes reach")
             )
         return Pipeline(self.passes[: last + 1], self._plugin)
+
+    def starting_at(self, language: str) -> Pipeline:
+        """Drop the leading passes that lower *to* `language`: the default pipeline picks up a
+        program written at a later stage (a hand-written TilePlaced kernel, a .pto file) where
+        that stage begins, instead of rejecting it for not being Tensor."""
+        for index, p in enumerate(self.passes):
+            if type(p).source.name == language:
+                return Pipeline(self.passes[index:], self._plugin)
+        if self.passes and type(self.passes[-1]).target.name == language:
+            return Pipeline([], self._plugin)
+        return self
 
     # -- static check -------------------------------------------------------------------
 
@@ -313,16 +325,20 @@ def compile_file(
     except OSError as exc:
         raise CompileError(Diagnostic("input", f"cannot read {path}: {exc.strerror}")) from None
     program = plugin.parse(text, str(path))
+    if getattr(args, "pipeline", None) is None:
+        pipeline = pipeline.starting_at(type(program).LANGUAGE)
     backend = getattr(args, "backend", None) or plugin.default_backend
     try:
         handler = plugin.make_backend(backend)
     except (KeyError, ValueError) as exc:
         raise CompileError(Diagnostic("backend", str(exc.args[0]) if exc.args else f"unknown backend {backend}")) from None
     ctx = PassContext(backend, handler)
-    # Post-compile hooks (e.g. simulate-and-compare) need the program as the user wrote it.
+    # Post-compile hooks (e.g. simulate-and-compare) need the program as the user wrote it, and
+    # the last program before the final language (the host side the final language drops).
     ctx.options["source_program"] = program
+    keep_host = KeepLastBeforeFinal(plugin.family.languages[-1].name, ctx.options, "host_program")
     reproducer = ReproducerInstrument(plugin, dump_dir, _backend_args(backend, plugin))
-    instruments = _instruments(args, plugin, ctx, dump_dir) + [reproducer]
+    instruments = _instruments(args, plugin, ctx, dump_dir) + [keep_host, reproducer]
     try:
         final = pipeline.run(program, ctx, instruments)
     except (CompileError, PassCrash) as err:

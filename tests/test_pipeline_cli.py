@@ -192,3 +192,32 @@ def test_out_of_order_pipeline_cli() -> None:
     output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "placed-only-pass", env=TEST_PLUGIN_ENV))
     assert "takes TilePlaced programs, but the input program is Tensor" in output
     assert "no pass was run" in output
+
+
+TILE_LEVEL_KERNEL = """\
+import pypto.language as pl
+
+
+@pl.program
+class TileKernel:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32],
+            out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        ta: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        tb: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(b, [0, 0], [16, 64], target_memory=pl.Mem.Vec)
+        tc: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(ta, tb)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(tc, [0, 0], out)
+        return r
+"""
+
+
+def test_default_pipeline_starts_where_a_later_stage_program_begins(tmp_path: Path) -> None:
+    # A hand-written TilePlaced kernel skips the Tensor-level passes instead of being rejected.
+    kernel = tmp_path / "tile_kernel.py"
+    kernel.write_text(TILE_LEVEL_KERNEL)
+    result = pipeline(str(kernel), "--verify-all", "--simulate")
+    assert result.returncode == 0, result.stderr
+    assert "ret0: bit-exact" in result.stdout and "module {" in result.stdout
+    # An explicit -p is taken as written: the Tensor-level first pass rejects the program.
+    explicit = pipeline(str(kernel), "-p", "normalize-stmt-structure")
+    assert explicit.returncode == 1 and "takes Tensor programs" in explicit.stderr
