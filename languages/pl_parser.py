@@ -44,6 +44,7 @@ import dataclasses
 import importlib
 import keyword
 import re
+from collections import deque
 from types import ModuleType
 from typing import Any, Callable, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
 
@@ -62,6 +63,7 @@ from languages.types import (
     BLAYOUTS,
     PADS,
     SLAYOUTS,
+    Attrs,
     AttrValue,
     DataType,
     MemRef,
@@ -103,6 +105,9 @@ _BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
 
 # `pl.X(...)` spellings that are not operators, or that name one operator regardless of operands.
 _FIXED_SUGAR = {"load": "tile.load", "store": "tile.store", "create_tensor": "tensor.create"}
+# Language name → `pl.X` spellings with no tensor / tile operand to decide the namespace: in a
+# Tensor-language program a value-creating `pl.full` can only mean the tensor op.
+_OPERANDLESS_SUGAR = {"Tensor": {"full": "tensor.full"}}
 _NOT_CALLABLE = frozenset({
     "Tensor", "Tile", "Scalar", "Out", "InOut", "MemRef", "TileView", "TensorView", "Mem", "PtoView",
     "program", "function", "FunctionType",
@@ -410,8 +415,15 @@ def detect_language(types: Sequence[Type]) -> Language:
 
 
 def _annotations(program: ast.ClassDef) -> list[ast.expr]:
+    """Every annotation of the class, in `ast.walk` (breadth-first) order. Annotations sit on
+    statements and parameters only -- an expression holds no statement, and a lambda's
+    parameters cannot be annotated -- so the walk skips expression subtrees, which are most of
+    the tree; skipping whole subtrees keeps the breadth-first order of what remains."""
     found: list[ast.expr] = []
-    for node in ast.walk(program):
+    todo: deque[ast.AST] = deque([program])
+    while todo:
+        node = todo.popleft()
+        todo.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.expr))
         if isinstance(node, ast.arg) and node.annotation is not None:
             found.append(node.annotation)
         elif isinstance(node, ast.FunctionDef) and node.returns is not None:
@@ -676,6 +688,8 @@ class _Parser:
             self.fail(stmt, f"`{stmt.target.id}` is declared but not assigned: expected `name: T = value`")
         ty = self.types.type(stmt.annotation)
         value = self.expr(stmt.value, scope, call_type=ty)
+        if _is_unplaced_tile(ty):
+            ty = expr_type(value)  # the call may have completed a space-less annotation
         target = self.define(scope, stmt.target, stmt.target.id, ty)
         return [self.make("AssignStmt", stmt, target=target, value=value)]
 
@@ -1082,7 +1096,24 @@ class _Parser:
         else:
             args, attrs = self.bound_arguments(node, op, signature, positional, scope)
         ty = call_type if call_type is not None else self.deduce(node, op, args, attrs, statement_call)
+        if isinstance(call_type, TileType) and call_type.memory_space is None:
+            ty = self.refine_unplaced(node, op, args, attrs, call_type)
         return self.make("Call", node, op=op, args=args, attrs=attrs, type=ty)
+
+    def refine_unplaced(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: Attrs,
+                        declared: TileType) -> Type:
+        """`t: pl.Tile[[16, 64], pl.FP16] = pl.tile.load(..., target_memory=pl.Mem.Mat)`: the
+        annotation leaves the space out but the call states it; the stated space (and its
+        implicit view) completes the annotation rather than contradicting it."""
+        try:
+            deduced = self.deduce(node, op, args, attrs, False)
+        except CompileError:
+            return declared
+        if (isinstance(deduced, TileType) and deduced.memory_space is not None
+                and (deduced.shape, deduced.dtype, deduced.valid_shape)
+                == (declared.shape, declared.dtype, declared.valid_shape)):
+            return deduced
+        return declared
 
     def func_call(self, node: ast.Call, parts: list[str], scope: _Scope) -> Node:
         if len(parts) != 2:
@@ -1255,6 +1286,8 @@ class _Parser:
                 return f"tensor.{leaf}"
             if isinstance(ty, TileType):
                 return f"tile.{leaf}"
+        if leaf in _OPERANDLESS_SUGAR.get(self.language.name, {}):
+            return _OPERANDLESS_SUGAR[self.language.name][leaf]
         self.fail(node.func, f"cannot tell whether pl.{parts[1]} means pl.tensor.{parts[1]} or pl.tile.{parts[1]}: "
                              "it has no tensor or tile operand", "spell the namespace explicitly")
 
@@ -1459,3 +1492,7 @@ def _parse(text: str, filename: str, language: Language | None) -> AnyProgram:
         raise
     except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
         raise _error(_span_of(filename, cls), f"internal parser error: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_unplaced_tile(ty: Type | None) -> bool:
+    return isinstance(ty, TileType) and ty.memory_space is None

@@ -221,3 +221,28 @@ def test_default_pipeline_starts_where_a_later_stage_program_begins(tmp_path: Pa
     # An explicit -p is taken as written: the Tensor-level first pass rejects the program.
     explicit = pipeline(str(kernel), "-p", "normalize-stmt-structure")
     assert explicit.returncode == 1 and "takes Tensor programs" in explicit.stderr
+
+
+def test_space_less_tile_annotation_is_completed_by_the_calls_target_memory(tmp_path: Path) -> None:
+    kernel = tmp_path / "tile_matmul.py"
+    kernel.write_text(MAT_KERNEL)
+    result = pipeline(str(kernel), "--verify-all", "--simulate")
+    assert result.returncode == 0, result.stderr
+    assert "ret0: bit-exact" in result.stdout
+
+
+MAT_KERNEL = """\
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+           out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        ta: pl.Tile[[64, 64], pl.FP16] = pl.tile.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[64, 64], pl.FP16] = pl.tile.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[64, 64], pl.FP32] = pl.tile.matmul(ta, tb)
+        r: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return r
+"""

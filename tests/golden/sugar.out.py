@@ -9,7 +9,7 @@ class Sugar:
     def main_incore_0(self, x: pl.Tensor[[64], pl.FP32], ret0_out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         x_tile: pl.Tile[[64], pl.FP32] = pl.tile.load(x, [0], [64])
         y_tile: pl.Tile[[64], pl.FP32] = pl.tile.add(x_tile, x_tile)
-        z: pl.Tile[[64], pl.FP32] = pl.tile.create([64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        z: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.tile.create([64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
         b: pl.Tile[[64], pl.INT16] = pl.tile.and_(z, z)
         for i in pl.range(4):
             pass
