@@ -147,6 +147,7 @@ class TensorToTileMutator(U.FromTensor):
     @override
     def visit_Function(self, node: T.Function) -> U.Function:
         if node.func_type != INCORE:
+            _reject_host_compute(node)
             return super().visit_Function(node)
         self._state = _FunctionState(
             function=node,
@@ -598,6 +599,21 @@ SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
     "tensor.create": TensorToTileMutator.convert_create,
     "tensor.full": TensorToTileMutator.convert_full,
 }
+
+
+def _reject_host_compute(function: T.Function) -> None:
+    """Tensor compute runs on the cores: only InCore functions are lowered to tiles. A compute op
+    left in an Orchestration / Opaque function would reach TileUnplaced unconverted, so it is the
+    user's error, reported at the op."""
+    for node in walk(function):
+        if isinstance(node, T.Call) and not TileUnplaced.admits_op(node.op):
+            kind = function.func_type if function.func_type != "Opaque" else "Opaque (bare @pl.function)"
+            raise CompileError(Diagnostic.at(
+                node, RULE,
+                f"`{node.op}` in {kind} function `{function.name}`: tensor compute is lowered only in "
+                "InCore functions",
+                hint="declare the kernel with @pl.function(type=pl.FunctionType.InCore) and call it from an "
+                     "Orchestration function, or move the computation into an InCore function"))
 
 
 @dataclass(frozen=True)

@@ -323,3 +323,23 @@ def test_user_declared_directions_are_kept_and_in_upgraded() -> None:
     k = function(out, "k")
     assert [(p.var.name, p.direction) for p in k.params] == [("x", "InOut"), ("o", "Out")]
     assert isinstance(k.return_types[0], TensorType)
+
+
+def test_tensor_compute_outside_incore_is_the_users_error_at_the_op() -> None:
+    program = parse_program_as("""
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function
+    def f(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        b: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, a)
+        return b
+""", T.Program, "k.py")
+    with pytest.raises(CompileError) as info:
+        convert(program)
+    [diag] = info.value.diagnostics
+    assert str(diag.span) == "k.py:9:43"
+    assert "`tensor.add` in Opaque (bare @pl.function) function `f`" in diag.message
+    assert "pl.FunctionType.InCore" in diag.hint
