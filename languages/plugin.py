@@ -71,7 +71,7 @@ PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
     # Tensor
-    "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination",
+    "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination", "seed-zero-accumulators",
     # ConvertTensorToTileOps, as tiny passes: Tensor -> TileUnplaced
     "convert-tensor-to-tile-ops", "update-orchestration-call-sites", "upgrade-param-directions",
     "flatten-tile-nd-to-2d",

@@ -10,6 +10,7 @@ PASSES: dict[str, str] = {
     "normalize-stmt-structure": "passes.normalize_stmt_structure:NormalizeStmtStructure",
     "simplify-index-arith": "passes.simplify_index_arith:SimplifyIndexArith",
     "dead-code-elimination": "passes.dead_code_elimination:DeadCodeElimination",
+    "seed-zero-accumulators": "passes.seed_zero_accumulators:SeedZeroAccumulators",
     "convert-tensor-to-tile-ops": "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps",
     "update-orchestration-call-sites": "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites",
     "upgrade-param-directions": "passes.upgrade_param_directions:UpgradeParamDirections",

@@ -307,7 +307,15 @@ def deduce_tensor_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
     a_trans, b_trans = _trans(attrs)
     m, n, _ = matmul_dims(lhs, rhs, a_trans, b_trans)
     check_accumulator(acc, MATMUL_ACCUMULATOR[lhs.dtype], (m, n), 0)
+    check_init_cond(args, 3)
     return acc
+
+
+def check_init_cond(args: Sequence[Node], index: int) -> None:
+    """The optional split-K predicate: a BOOL scalar (true = this step starts the sum at +0)."""
+    if len(args) > index and scalar_at(args, index).dtype is not DataType.BOOL:
+        raise DeductionError(f"expected a BOOL scalar, got {describe(args[index])}", index,
+                             hint="pass a condition such as `k == 0`, or True / False")
 
 
 # -- reshape ------------------------------------------------------------------------------------------
@@ -522,7 +530,10 @@ def _matmul_ops() -> list[OpDef]:
               doc="An out_dtype narrower than the accumulator is a cast of the accumulator."),
         # The accumulator is not bridged: nothing but the cube unit writes Acc, so the converter
         # allocates it (tile.create(target_memory=Acc), boxed and compact with the left operand's M).
-        OpDef("tensor.matmul_acc", (OperandDecl("acc", _T), OperandDecl("lhs", _T), OperandDecl("rhs", _T)),
+        # init_cond true starts the sum at +0 instead of the accumulator (the split-K idiom); it
+        # converts to tile.matmul_acc's operand of the same name.
+        OpDef("tensor.matmul_acc", (OperandDecl("acc", _T), OperandDecl("lhs", _T), OperandDecl("rhs", _T),
+                                    OperandDecl("init_cond", "scalar", optional=True)),
               deduce_tensor_matmul_acc, ("matmul_acc",), "matmul", attrs=_TRANS_ATTRS,
               output_memory=ReusesInput(0),
               to_tile=TileConversion("tile.matmul_acc", (
