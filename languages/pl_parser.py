@@ -1225,7 +1225,10 @@ class _Parser:
             else:
                 operands[index] = expr
 
-        order = signature.param_order
+        # Positional arguments fill the parameters no keyword names, in order: `pl.full(shape, 0.0,
+        # dtype=pl.FP32)` binds 0.0 to `value` although the registry's order is (shape, dtype, value).
+        keyword_names = {self.keyword_name(kw) for kw in node.keywords}
+        order = tuple(name for name in signature.param_order if name not in keyword_names)
         for position, (arg, value) in enumerate(positional):
             if position < len(order):
                 bind(order[position], arg, value)

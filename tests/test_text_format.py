@@ -266,3 +266,21 @@ def test_corner_cases_roundtrip_exactly() -> None:
     nan_assign = _single_function_program((T.AssignStmt(target=T.Var(name="q", type=ScalarType(DataType.FP32)),
                                                          value=T.ConstFloat(value=float("nan"), dtype=DataType.FP32)),))
     assert math.isnan(parse_program(print_program(nan_assign)).functions[0].body[0].value.value)
+
+
+def test_positional_arguments_fill_the_parameters_no_keyword_names() -> None:
+    # The registry orders tensor.full as (shape, dtype, value); a keyword dtype leaves the
+    # positional 0.0 to bind to `value`.
+    program = parse_program("""
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        z = pl.full([16, 64], 0.0, dtype=pl.FP32)
+        b = pl.add(a, z)
+        return b
+""")
+    assert "pl.tensor.full([16, 64], value=pl.const(0.0, pl.FP32), dtype=pl.FP32)" in print_program(program)
