@@ -340,14 +340,27 @@ def fma_f32(a: Array, b: Array, c: Array) -> Array:
     final float64 -> float32 RNE cast rounds the exact value once.  Inf/NaN operands take the
     plain float64 path, which has the IEEE special-value results.
     """
+    odd = _fma_round_to_odd(a, b, c)
+    if np.isfinite(odd).all():
+        # Round-to-odd at 53 bits followed by one RNE rounding to 24 bits (or fewer, for a
+        # subnormal) rounds the exact value once, and the hardware float64 -> float32
+        # conversion *is* IEEE RNE (overflow to infinity included): no need for the
+        # any-format path, which exists for NaN payloads and the other rounding modes.
+        with np.errstate(over="ignore"):
+            fast: Array = odd.astype(np.float32)
+        return fast
+    return round_float64(odd, "FP32", "rint")
+
+
+def _fma_round_to_odd(a: Array, b: Array, c: Array) -> Array:
+    """a*b + c rounded to odd at float64 precision (exact product, TwoSum, sticky bit)."""
     a64 = np.asarray(a, dtype=np.float32).astype(np.float64)
     b64 = np.asarray(b, dtype=np.float32).astype(np.float64)
     c64 = np.asarray(c, dtype=np.float32).astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         product = a64 * b64
         total, error = _two_sum(product, c64)
-        odd = _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))
-    return round_float64(odd, "FP32", "rint")
+        return _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))
 
 
 _MATMUL_ACCUMULATOR: Final = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}

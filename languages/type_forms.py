@@ -53,11 +53,35 @@ def matching_forms(t: object, forms: frozenset[str]) -> list[str]:
     return found
 
 
+# Verdicts by type identity: a grammar check asks about the same few type objects at every
+# node that carries them (a variable's type at its definition and at each use). Types are
+# frozen, so a verdict never goes stale; the entry keeps its type alive, so the id cannot be
+# reused while the entry exists.
+_ADMITS_CAPACITY = 4096
+_ADMITS: dict[tuple[int, frozenset[str]], tuple[object, bool]] = {}
+
+
 def admits_type(t: object, forms: frozenset[str]) -> bool:
-    return bool(matching_forms(t, forms))
+    key = (id(t), forms)
+    hit = _ADMITS.get(key)
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    verdict = _admits(t, forms)
+    if len(_ADMITS) >= _ADMITS_CAPACITY:
+        _ADMITS.clear()
+    _ADMITS[key] = (t, verdict)
+    return verdict
 
 
 def describe_forms(t: object) -> str:
     """The forms `t` would match in any language (for diagnostics)."""
     names = [name for name, pred in TYPE_FORMS.items() if pred(t)]
     return ", ".join(names) if names else "no known type form"
+
+
+def _admits(t: object, forms: frozenset[str]) -> bool:
+    """`bool(matching_forms(t, forms))` without building the list: only the "tuple" form admits
+    a tuple type, and then only when every element is admitted."""
+    if isinstance(t, TupleType):
+        return "tuple" in forms and all(admits_type(e, forms) for e in t.types)
+    return any(TYPE_FORMS[name](t) for name in forms)

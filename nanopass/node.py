@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing_extensions import override
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterator
+from typing import Callable, ClassVar, Generic, Iterator, Mapping, Sequence, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,8 @@ class Span:
 
 
 NO_SPAN = Span("<unknown>", 0, 0)
+
+_Fact = TypeVar("_Fact")
 
 
 class Node:
@@ -66,12 +68,186 @@ class Node:
                 yield value
 
 
+def _push_children(current: Node, push: Callable[[Node], None]) -> None:
+    """Push `current`'s children so that the first child is popped first (pre-order)."""
+    for name in reversed(current.CHILD_FIELDS):
+        value = getattr(current, name)
+        if isinstance(value, tuple):
+            for item in reversed(value):
+                if isinstance(item, Node):
+                    push(item)
+        elif isinstance(value, Node):
+            push(value)
+
+
 def walk(node: Node) -> Iterator[Node]:
     """Pre-order traversal of a node and all its descendants."""
     stack = [node]
+    pop = stack.pop
+    push = stack.append
     while stack:
-        current = stack.pop()
+        current = pop()
         yield current
-        kids = list(current.children())
-        kids.reverse()
-        stack.extend(kids)
+        if current.CHILD_FIELDS:
+            _push_children(current, push)
+
+
+def _flat_preorder(node: Node) -> tuple[Node, ...]:
+    out: list[Node] = []
+    record = out.append
+    stack = [node]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        current = pop()
+        record(current)
+        if current.CHILD_FIELDS:
+            _push_children(current, push)
+    return tuple(out)
+
+
+# Fields whose items are the units passes rebuild one at a time (a program's functions):
+# the traversal of a program is composed from the memoized traversals of its functions, so a
+# program rebuilt around untouched functions (copy-on-write) re-walks only the new ones.
+_UNIT_FIELDS = frozenset({"functions"})
+
+
+class _IdentityMemo(Generic[_Fact]):
+    """Facts about immutable subtrees, keyed by the identity of their root. A subtree never
+    changes, so neither does a fact about it; each entry keeps its root alive, so the id cannot
+    be reused while the entry exists. Bounded: only the last few passes' trees are worth
+    keeping (oldest entries go first)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.entries: dict[int, tuple[Node, _Fact]] = {}
+
+    def get(self, node: Node) -> _Fact | None:
+        hit = self.entries.get(id(node))
+        return hit[1] if hit is not None and hit[0] is node else None
+
+    def put(self, node: Node, fact: _Fact) -> _Fact:
+        if len(self.entries) >= self.capacity:
+            for key in list(self.entries)[: self.capacity // 2]:  # insertion order: oldest first
+                del self.entries[key]
+        self.entries[id(node)] = (node, fact)
+        return fact
+
+
+_PREORDER: _IdentityMemo[tuple[Node, ...]] = _IdentityMemo(256)
+
+
+def preorder(node: Node) -> tuple[Node, ...]:
+    """`tuple(walk(node))`, memoized by node identity: the verifiers that check one program one
+    after another share a single traversal instead of each walking it again."""
+    hit = _PREORDER.get(node)
+    if hit is not None:
+        return hit
+    if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
+        nodes = _composed_preorder(node)
+    else:
+        nodes = _flat_preorder(node)
+    return _PREORDER.put(node, nodes)
+
+
+def _composed_preorder(node: Node) -> tuple[Node, ...]:
+    out: list[Node] = [node]
+    for name in node.CHILD_FIELDS:
+        value = getattr(node, name)
+        items = value if isinstance(value, tuple) else (value,)
+        for item in items:
+            if not isinstance(item, Node):
+                continue
+            out.extend(preorder(item) if name in _UNIT_FIELDS else _flat_preorder(item))
+    return tuple(out)
+
+
+# -- summaries: what a subtree contains, without its shape ---------------------------------------
+
+_TERMINAL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def terminal_fields(cls: type[Node]) -> tuple[str, ...]:
+    """The fields of a node class that are not children (names, types, ops, attributes)."""
+    fields = _TERMINAL_FIELDS.get(cls)
+    if fields is None:
+        fields = _TERMINAL_FIELDS[cls] = tuple(name for name in cls.FIELDS if name not in cls.CHILD_FIELDS)
+    return fields
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The node classes of a subtree and, per (kind, terminal field), the values its nodes hold
+    there (distinct by identity within a function; a program's lists each function's). A check whose verdict on a node depends only on the node's
+    class or on one field value (a type, an operator) can decide a whole subtree from its
+    summary -- a handful of distinct types instead of thousands of nodes -- and walk the nodes
+    only when something fails, to report each offending node in order."""
+
+    classes: frozenset[type[Node]]
+    values: Mapping[tuple[str, str], tuple[object, ...]]
+
+    def field_values(self, kind: str, field_name: str) -> tuple[object, ...]:
+        return self.values.get((kind, field_name), ())
+
+    def all_values(self, field_name: str) -> list[object]:
+        """The values of `field_name` in nodes of any kind."""
+        return [value for (_, name), values in self.values.items() if name == field_name for value in values]
+
+
+_SUMMARY: _IdentityMemo[Summary] = _IdentityMemo(256)
+
+
+def summary(node: Node) -> Summary:
+    """The summary of `node`'s subtree, memoized by identity (a program's is merged from its
+    functions', like `preorder`)."""
+    hit = _SUMMARY.get(node)
+    if hit is not None:
+        return hit
+    if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
+        parts = [_summarize((node,))]
+        for name in node.CHILD_FIELDS:
+            value = getattr(node, name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if isinstance(item, Node):
+                    parts.append(summary(item) if name in _UNIT_FIELDS else _summarize(_flat_preorder(item)))
+        result = _merge(parts)
+    else:
+        result = _summarize(preorder(node))
+    return _SUMMARY.put(node, result)
+
+
+def _summarize(nodes: Sequence[Node]) -> Summary:
+    classes: set[type[Node]] = set()
+    seen: dict[tuple[str, str], dict[int, object]] = {}
+    done: set[int] = set()  # a node object shared by several parents (a variable) adds nothing new
+    for node in nodes:
+        if id(node) in done:
+            continue
+        done.add(id(node))
+        cls = type(node)
+        plan = _SUMMARY_PLAN.get(cls)
+        if plan is None:
+            plan = _SUMMARY_PLAN[cls] = tuple(((node.KIND, name), name) for name in terminal_fields(cls))
+        classes.add(cls)
+        for key, name in plan:
+            value = getattr(node, name)
+            slot = seen.get(key)
+            if slot is None:
+                slot = seen[key] = {}
+            slot[id(value)] = value
+    return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in seen.items()})
+
+
+# Per node class: ((kind, field), field) for each terminal field, built once.
+_SUMMARY_PLAN: dict[type, tuple[tuple[tuple[str, str], str], ...]] = {}
+
+
+def _merge(parts: Sequence[Summary]) -> Summary:
+    """The union of summaries (a value held by several parts may be listed once per part)."""
+    classes: set[type[Node]] = set()
+    merged: dict[tuple[str, str], tuple[object, ...]] = {}
+    for part in parts:
+        classes |= part.classes
+        for key, values in part.values.items():
+            merged[key] = merged[key] + values if key in merged else values
+    return Summary(frozenset(classes), merged)

@@ -21,7 +21,7 @@ from languages.ops import REGISTRY, type_of
 from languages.types import TileType
 from languages.views import box_shape
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder, summary
 
 RULE = "AccCompactValid"
 
@@ -30,12 +30,24 @@ COMPACT_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)
 
 def verify(program: Node) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for node in walk(program):
+    found = summary(program)
+    if not any(not isinstance(op, str) or _is_tile_matmul(op) for op in found.field_values("Call", "op")) and \
+            not any(_compact_outside_l0(ty) for ty in found.all_values("type")):
+        return out  # no matmul and no misplaced compact tile: nothing to report
+    for node in preorder(program):
         if node.KIND == "Call":
             out.extend(_check_matmul(cast(L.Call, node)))
         elif node.KIND == "AssignStmt":
             out.extend(_check_compact_space(cast(L.AssignStmt, node)))
     return out
+
+
+def _is_tile_matmul(op: str) -> bool:
+    return op.startswith("tile.") and op in REGISTRY and REGISTRY.get(op).family == "matmul"
+
+
+def _compact_outside_l0(ty: object) -> bool:
+    return isinstance(ty, TileType) and _is_compact(ty) and ty.memory_space not in COMPACT_SPACES
 
 
 def _is_compact(tile: TileType) -> bool:
@@ -56,7 +68,7 @@ def mad_pitch_mismatch(acc: TileType, lhs: TileType) -> tuple[int, int] | None:
 
 
 def _check_matmul(call: L.Call) -> list[Diagnostic]:
-    if not (call.op.startswith("tile.") and call.op in REGISTRY and REGISTRY.get(call.op).family == "matmul"):
+    if not _is_tile_matmul(call.op):
         return []
     lhs_index = _operand_in(call.op, MemorySpace.Left)
     if lhs_index is None or lhs_index >= len(call.args):

@@ -9,7 +9,7 @@ fewer buffers than it writes.
 from __future__ import annotations
 
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder, summary
 from languages.types import TensorType, TileType
 
 RULE = "CallSitesComplete"
@@ -25,7 +25,9 @@ def verify(program: Node) -> list[Diagnostic]:
     functions = {getattr(f, "name"): f for f in getattr(program, "functions", ())}
     diagnostics: list[Diagnostic] = []
     for function in functions.values():
-        for node in walk(function):
+        if not summary(function).field_values("FuncCall", "callee"):
+            continue  # calls no function
+        for node in preorder(function):
             if node.KIND != "FuncCall":
                 continue
             callee = functions.get(getattr(node, "callee"))

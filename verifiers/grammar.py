@@ -19,7 +19,7 @@ from languages.type_forms import admits_type, describe_forms
 from languages.types import NoneType, ScalarType, TensorType, TileType, TupleType, Type, ViewType
 from nanopass.diagnostics import Diagnostic
 from nanopass.langdef import Language
-from nanopass.node import Node, walk
+from nanopass.node import Node, Summary, preorder, summary
 
 _TYPE_CLASSES = (ScalarType, TensorType, TileType, TupleType, NoneType, ViewType)
 
@@ -32,17 +32,22 @@ def _member_classes(language: str) -> frozenset[type]:
     return frozenset(kinds)
 
 
-def _types_of(node: Node) -> list[tuple[str, Type]]:
-    out: list[tuple[str, Type]] = []
-    for name in node.FIELDS:
-        if name in node.CHILD_FIELDS:
-            continue
-        value = getattr(node, name)
-        if isinstance(value, _TYPE_CLASSES):
-            out.append((name, value))
-        elif isinstance(value, tuple):
-            out.extend((name, v) for v in value if isinstance(v, _TYPE_CLASSES))
-    return out
+# Per node class, the fields that are not children (where types live): computed once per class
+# rather than at every node of every check.
+_TERMINAL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _terminal_fields(cls: type[Node]) -> tuple[str, ...]:
+    fields = _TERMINAL_FIELDS.get(cls)
+    if fields is None:
+        fields = tuple(name for name in cls.FIELDS if name not in cls.CHILD_FIELDS)
+        _TERMINAL_FIELDS[cls] = fields
+    return fields
+
+
+# (language, op) pairs already found admitted and registered: both facts only ever hold more
+# (operators are registered, never removed), so a positive verdict is final.
+_ACCEPTED_OPS: set[tuple[str, str]] = set()
 
 
 def _label(node: Node) -> str:
@@ -54,6 +59,9 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
     lang = FAMILY.by_name(language)
     rule = f"{lang.name}Grammar"
     members = _member_classes(lang.name)
+    forms = lang.type_forms
+    if _clean(summary(program), lang, members):
+        return []  # the walk below would find nothing: it runs only to report what fails
     diagnostics: list[Diagnostic] = []
     seen: set[str] = set()
 
@@ -63,8 +71,23 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
             seen.add(key)
             diagnostics.append(Diagnostic.at(node, rule, message, hint))
 
-    for node in walk(program):
-        if type(node) not in members:
+    def report_type(node: Node, field_name: str, ty: Type) -> None:
+        report(node, f"{_label(node)} has {field_name} {format_type(ty)} ({describe_forms(ty)}), "
+               f"not admitted by {lang.name} (type forms: {', '.join(sorted(forms))})",
+               _type_hint(lang, ty))
+
+    # Within one check every node stays alive, so verdicts can be keyed by the type's id alone.
+    admitted: dict[int, bool] = {}
+    # A node object shared by several parents (a variable at its definition and its uses) gets
+    # the same verdicts, and `report` drops repeats, so each object is checked once.
+    checked: set[int] = set()
+    terminal_fields = _TERMINAL_FIELDS
+    for node in preorder(program):
+        if id(node) in checked:
+            continue
+        checked.add(id(node))
+        cls = type(node)
+        if cls not in members:
             if node.KIND in lang.kinds:
                 report(node, f"{node.KIND} node of language {node.LANGUAGE} inside a {lang.name} program",
                        f"the pass producing {lang.name} must rebuild every node in the target language")
@@ -72,15 +95,47 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
                 report(node, f"{lang.name} has no node kind {node.KIND}",
                        f"{lang.name} removed {node.KIND}: lower it before this point")
             continue
-        for field_name, ty in _types_of(node):
-            if not admits_type(ty, lang.type_forms):
-                report(node, f"{_label(node)} has {field_name} {format_type(ty)} ({describe_forms(ty)}), "
-                       f"not admitted by {lang.name} (type forms: {', '.join(sorted(lang.type_forms))})",
-                       _type_hint(lang, ty))
-        op = getattr(node, "op", None)
-        if node.KIND == "Call" and isinstance(op, str):
-            _check_op(lang, node, op, report)
+        fields = terminal_fields.get(cls)
+        if fields is None:
+            fields = _terminal_fields(cls)
+        for field_name in fields:
+            value = getattr(node, field_name)
+            if isinstance(value, _TYPE_CLASSES):
+                verdict = admitted.get(id(value))
+                if verdict is None:
+                    verdict = admitted[id(value)] = admits_type(value, forms)
+                if not verdict:
+                    report_type(node, field_name, value)
+            elif isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, _TYPE_CLASSES) and not admits_type(item, forms):
+                        report_type(node, field_name, item)
+        if node.KIND == "Call":
+            op = getattr(node, "op", None)
+            if isinstance(op, str) and (lang.name, op) not in _ACCEPTED_OPS:
+                _check_op(lang, node, op, report)
     return diagnostics
+
+
+def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool:
+    """Every class a member, every type admitted, every operator admitted and registered."""
+    if not found.classes <= members:
+        return False
+    forms = lang.type_forms
+    for values in found.values.values():
+        for value in values:
+            if isinstance(value, _TYPE_CLASSES):
+                if not admits_type(value, forms):
+                    return False
+            elif isinstance(value, tuple):
+                if not all(admits_type(item, forms) for item in value if isinstance(item, _TYPE_CLASSES)):
+                    return False
+    for op in found.field_values("Call", "op"):
+        if isinstance(op, str) and (lang.name, op) not in _ACCEPTED_OPS:
+            if not (lang.admits_op(op) and op in REGISTRY):
+                return False
+            _ACCEPTED_OPS.add((lang.name, op))
+    return True
 
 
 def _type_hint(lang: Language, ty: object) -> str:
@@ -97,6 +152,8 @@ def _check_op(lang: Language, node: Node, op: str, report: Callable[[Node, str, 
                f"lower {op} before reaching {lang.name}")
     elif op not in REGISTRY:
         report(node, f"operator {op} is not registered", "check the spelling; registered operators live in languages/ops")
+    else:
+        _ACCEPTED_OPS.add((lang.name, op))
 
 
 def _for(language: str) -> Callable[[Node], list[Diagnostic]]:

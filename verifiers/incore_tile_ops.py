@@ -8,7 +8,7 @@ tile (`tensor.read`, `tensor.write`, `tensor.dim`): those have no tile form to l
 from __future__ import annotations
 
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder, summary
 
 RULE = "IncoreTileOps"
 INCORE = "InCore"
@@ -27,7 +27,10 @@ def verify(program: Node) -> list[Diagnostic]:
     for function in getattr(program, "functions", ()):
         if function.func_type != INCORE:
             continue
-        for node in walk(function):
+        ops = summary(function).field_values("Call", "op")
+        if not any(not isinstance(op, str) or is_tensor_compute_op(op) for op in ops):
+            continue  # nothing to report in this function
+        for node in preorder(function):
             if node.KIND == "Call" and is_tensor_compute_op(getattr(node, "op")):
                 diagnostics.append(
                     Diagnostic.at(

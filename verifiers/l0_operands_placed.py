@@ -18,7 +18,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.types import TileType
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder, summary
 
 RULE = "L0TiledFit"
 
@@ -65,7 +65,10 @@ def is_cube_matmul(op: str) -> bool:
 def verify_placement(program: Node) -> list[Diagnostic]:
     """Every cube matmul reads Left / Right (and Acc for an accumulator) and writes Acc."""
     out: list[Diagnostic] = []
-    for node in walk(program):
+    ops = summary(program).field_values("Call", "op")
+    if not any(not isinstance(op, str) or is_cube_matmul(op) for op in ops):
+        return out  # no cube matmul to check
+    for node in preorder(program):
         if node.KIND != "Call":
             continue
         call = cast(L.Call, node)
@@ -94,7 +97,12 @@ def verify_placement(program: Node) -> list[Diagnostic]:
 def verify_fit(program: Node, capacities: L0Capacities) -> list[Diagnostic]:
     """Every tile defined in Left / Right / Acc fits its L0 buffer on its own."""
     out: list[Diagnostic] = []
-    for node in walk(program):
+    # A definition's type is some node's `type`: when none of those overflows, no definition does.
+    if not any(isinstance(ty, TileType) and ty.memory_space in L0_SPACES
+               and l0_footprint_bytes(ty, capacities) > capacities.capacity(ty.memory_space)
+               for ty in summary(program).all_values("type")):
+        return out
+    for node in preorder(program):
         if node.KIND != "AssignStmt":
             continue
         target = cast(L.AssignStmt, node).target

@@ -15,7 +15,7 @@ from typing import Protocol, cast
 from languages.memory_space import MemorySpace
 from languages.types import MemRef, TileType
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder
 
 RULE = "MemoryCapacity"
 
@@ -32,7 +32,7 @@ class SpaceLimits(Protocol):
 def _buffers(function: Node) -> dict[str, tuple[MemRef, Node]]:
     """MemRef name → (largest MemRef seen under that name, first node bound to it)."""
     found: dict[str, tuple[MemRef, Node]] = {}
-    for node in walk(function):
+    for node in preorder(function):
         ty = getattr(node, "type", None) if node.KIND in ("Var", "Call") else None
         if not isinstance(ty, TileType) or ty.memref is None:
             continue

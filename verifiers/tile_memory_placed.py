@@ -14,7 +14,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
 from languages.types import TileType, TupleType, Type
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder, summary
 
 RULE = "TileMemoryPlaced"
 _L0_OPERAND_SPACES = frozenset({MemorySpace.Left, MemorySpace.Right})
@@ -70,11 +70,30 @@ def _check_operands(call: Node) -> list[Diagnostic]:
     return out
 
 
+def _placed(ty: object) -> bool:
+    return all(tile.memory_space is not None and tile.view is not None for tile in _tiles(ty))
+
+
 def verify(program: Node) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
-    for node in walk(program):
-        if node.KIND in ("Var", "Call"):
-            diagnostics.extend(_check_types(node))
-        if node.KIND == "Call":
-            diagnostics.extend(_check_operands(node))
+    found = summary(program)
+    if all(_placed(ty) for kind in ("Var", "Call") for ty in found.field_values(kind, "type")):
+        # Every type placed: only the operand spaces remain to check, call by call.
+        for node in preorder(program):
+            if node.KIND == "Call":
+                diagnostics.extend(_check_operands(node))
+        return diagnostics
+    # Whether a type is placed, by type object: a variable's type object recurs at every use.
+    placed: dict[int, bool] = {}
+    for node in preorder(program):
+        kind = node.KIND
+        if kind == "Var" or kind == "Call":
+            ty = getattr(node, "type", None)
+            verdict = placed.get(id(ty))
+            if verdict is None:
+                verdict = placed[id(ty)] = _placed(ty)
+            if not verdict:
+                diagnostics.extend(_check_types(node))
+            if kind == "Call":
+                diagnostics.extend(_check_operands(node))
     return diagnostics

@@ -7,11 +7,12 @@ rewrites 1-D and N-D tiles so that every later pass and the codegen see only tha
 from __future__ import annotations
 
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder, summary
 from languages.types import TileType, TupleType, Type
 
 RULE = "TileOps2D"
 INCORE = "InCore"
+_TYPED_KINDS = ("Var", "Call", "TupleGetItem")
 
 
 def tile_types_in(typ: Type) -> list[TileType]:
@@ -36,12 +37,21 @@ def verify(program: Node) -> list[Diagnostic]:
     for function in getattr(program, "functions", ()):
         if function.func_type != INCORE:
             continue
+        found = summary(function)
+        if all(_first_non_2d(ty) is None for kind in _TYPED_KINDS for ty in found.field_values(kind, "type")):
+            continue  # no offending type anywhere: nothing to report
         reported_vars: set[str] = set()  # a Var appears at its definition and at every use
-        for node in walk(function):
-            if node.KIND not in ("Var", "Call", "TupleGetItem"):
+        all_2d: set[int] = set()  # ids of type objects already found 2-D (they recur at every use)
+        for node in preorder(function):
+            kind = node.KIND
+            if kind != "Var" and kind != "Call" and kind != "TupleGetItem":
                 continue
-            bad = _first_non_2d(getattr(node, "type"))
+            ty = getattr(node, "type")
+            if id(ty) in all_2d:
+                continue
+            bad = _first_non_2d(ty)
             if bad is None:
+                all_2d.add(id(ty))
                 continue
             if node.KIND == "Var":
                 if getattr(node, "name") in reported_vars:

@@ -8,14 +8,14 @@ decision, not a typing one), so MemRefs are ignored in the comparison.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 from languages.decls import FAMILY
 from languages.ops import REGISTRY
 from languages.pl_printer import format_type
 from languages.types import NoneType, TileType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node, preorder
 
 RULE = "TypeChecked"
 
@@ -35,17 +35,60 @@ def return_type(function: Any) -> Type:
     return types[0] if len(types) == 1 else TupleType(types)
 
 
+# Verdicts per function object. Copy-on-write passes return an untouched function as the same
+# object, and nodes are immutable, so its calls still type-check exactly as before -- provided
+# the facts read outside the function are unchanged too: the language's placement flag and the
+# signatures of the callees (`self.f(...)` checks). The entry keeps its function alive, so the
+# id cannot be reused while the entry exists.
+_Signatures = tuple[tuple[str, tuple[Type, ...], int], ...]
+_VERDICT_CAPACITY = 256
+_VERDICTS: dict[int, tuple[Node, bool, _Signatures, list[Diagnostic]]] = {}
+
+
 def verify(program: Node) -> list[Diagnostic]:
     language = FAMILY.by_name(type(program).LANGUAGE)
     placed = bool(language.type_forms & {"tile-placed", "tile-addressed"})
-    functions = {f.name: f for f in getattr(program, "functions", ())}
+    program_functions: tuple[Any, ...] = getattr(program, "functions", ())
+    functions = {f.name: f for f in program_functions}
+    if set(program.CHILD_FIELDS) != {"functions"}:
+        return _check_nodes(preorder(program), placed, functions)
+    signatures: _Signatures = tuple((name, f.return_types, len(f.params)) for name, f in functions.items())
     diagnostics: list[Diagnostic] = []
-    for node in walk(program):
-        if node.KIND == "Call":
+    for function in program_functions:
+        diagnostics.extend(_check_function(function, placed, functions, signatures))
+    return diagnostics
+
+
+def _check_function(function: Node, placed: bool, functions: dict[str, Any], signatures: _Signatures) -> list[Diagnostic]:
+    hit = _VERDICTS.get(id(function))
+    if hit is not None and hit[0] is function and hit[1] == placed and hit[2] == signatures:
+        return list(hit[3])
+    found = _check_nodes(preorder(function), placed, functions)
+    if len(_VERDICTS) >= _VERDICT_CAPACITY:
+        _VERDICTS.clear()
+    _VERDICTS[id(function)] = (function, placed, signatures, list(found))
+    return found
+
+
+def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any]) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for node in nodes:
+        kind = node.KIND
+        if kind == "Call":
             diagnostics.extend(_check_call(node, placed))
-        elif node.KIND == "FuncCall":
+        elif kind == "FuncCall":
             diagnostics.extend(_check_func_call(node, functions))
     return diagnostics
+
+
+def _same_modulo_memref(a: Type, b: Type) -> bool:
+    """`strip_memrefs(a) == strip_memrefs(b)` without building the stripped copies."""
+    if isinstance(a, TileType) and isinstance(b, TileType):
+        return (a.shape == b.shape and a.dtype == b.dtype and a.valid_shape == b.valid_shape
+                and a.memory_space == b.memory_space and a.view == b.view)
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.types) == len(b.types) and all(_same_modulo_memref(x, y) for x, y in zip(a.types, b.types))
+    return strip_memrefs(a) == strip_memrefs(b)
 
 
 def _check_call(call: Any, placed: bool) -> list[Diagnostic]:
@@ -53,7 +96,7 @@ def _check_call(call: Any, placed: bool) -> list[Diagnostic]:
         expected = REGISTRY.deduce(call.op, call.args, call.attrs, placed=placed, at=call)
     except CompileError as err:
         return [replace(d, rule=RULE) for d in err.diagnostics]
-    if strip_memrefs(expected) != strip_memrefs(call.type):
+    if not _same_modulo_memref(expected, call.type):
         return [Diagnostic.at(
             call, RULE, f"{call.op} is annotated {format_type(call.type)}, but its operands give {format_type(expected)}",
             f"annotate the result as {format_type(expected)} (a pass that changes a call's operands "

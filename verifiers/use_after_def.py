@@ -29,13 +29,20 @@ class _Checker:
         self.diagnostics = diagnostics
 
     def uses(self, expr: Any, scope: set[str]) -> None:
+        if expr.KIND == "Var":  # the common case: no traversal needed
+            if expr.name not in scope:
+                self.undefined(expr)
+            return
         for node in walk(expr):
             if node.KIND == "Var" and getattr(node, "name") not in scope:
-                name = getattr(node, "name")
-                self.diagnostics.append(Diagnostic.at(
-                    node, RULE, f"`{name}` is used in function `{self.function}` before it is defined "
-                    "(or outside the loop / branch that defines it)",
-                    "define it earlier, or carry it out of the loop / if with `pl.yield_` and use the result"))
+                self.undefined(node)
+
+    def undefined(self, node: Node) -> None:
+        name = getattr(node, "name")
+        self.diagnostics.append(Diagnostic.at(
+            node, RULE, f"`{name}` is used in function `{self.function}` before it is defined "
+            "(or outside the loop / branch that defines it)",
+            "define it earlier, or carry it out of the loop / if with `pl.yield_` and use the result"))
 
     def block(self, stmts: tuple[Any, ...], scope: set[str]) -> None:
         for stmt in stmts:

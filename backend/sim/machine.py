@@ -185,6 +185,11 @@ class Machine:
     memory: dict[MemorySpace, npt.NDArray[np.uint8]] = field(default_factory=dict)
     written: dict[MemorySpace, npt.NDArray[np.bool_]] = field(default_factory=dict)
     gm: dict[str, GmTensor] = field(default_factory=dict)
+    # (element offsets, byte index) of tile windows: pure functions of the tile's type and the
+    # window, while every instruction of a loop body re-reads the same few windows. Read-only
+    # arrays, so a caller cannot corrupt a shared entry.
+    _access_cache: dict[tuple[object, ...], tuple[IntArray, IntArray]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for space in ON_CHIP_SPACES:
@@ -285,13 +290,14 @@ class Machine:
                   origin: Dims2 = (0, 0), pitch: int | None = None) -> Array:
         """The logical values of `region` (default: the valid region) of `tile`."""
         window = tile.valid if region is None else region
-        offsets = self.tile_offsets(tile, window, instruction, span, pitch, origin)
+        offsets, byte_index = self._tile_access(tile, window, instruction, span, pitch, origin)
         memory = self.memory[tile.space]
-        if self.checked:
+        if self.checked and not self.written[tile.space][byte_index].all():
             r, c = np.meshgrid(np.arange(window[0]) + origin[0], np.arange(window[1]) + origin[1], indexing="ij")
             self._check_written(self.written[tile.space], offsets, tile.dtype, instruction, tile.name, (r, c), span,
                                 tile.buffer)
-        return self._gather(memory, offsets, tile.dtype)
+        raw = memory[byte_index]
+        return np.ascontiguousarray(raw).view(np_dtype_of(tile.dtype)).reshape(offsets.shape)
 
     def write_tile(self, tile: TileHandle, values: Array, instruction: str, span: Span = NO_SPAN,
                    origin: Dims2 = (0, 0), pitch: int | None = None) -> None:
@@ -300,9 +306,32 @@ class Machine:
         if arr.ndim != 2:
             arr = arr.reshape(_dims2(arr.shape))
         region = (arr.shape[0], arr.shape[1])
-        offsets = self.tile_offsets(tile, region, instruction, span, pitch, origin)
-        self._scatter(self.memory[tile.space], self.written[tile.space], offsets, arr.reshape(region),
-                      tile.dtype)
+        _, byte_index = self._tile_access(tile, region, instruction, span, pitch, origin)
+        typed = np.ascontiguousarray(arr.reshape(region).astype(np_dtype_of(tile.dtype), copy=False))
+        index = byte_index.reshape(-1, tile.dtype.byte_width)
+        self.memory[tile.space][index] = typed.reshape(-1).view(np.uint8).reshape(index.shape)
+        self.written[tile.space][index] = True
+
+    _ACCESS_CACHE_CAPACITY = 4096
+
+    def _tile_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span, pitch: int | None,
+                     origin: Dims2) -> tuple[IntArray, IntArray]:
+        """`tile_offsets` and their byte index, memoized: everything they depend on is in the
+        key (the storage type holds shape, dtype, view and address; the handle's shape, origin
+        and valid extent fix the window and a compact pitch). A failing access raises before
+        anything is cached, so its error is reported every time, with its own span."""
+        key = (tile.storage, tile.shape, tile.origin, tile.valid, region, pitch, origin)
+        hit = self._access_cache.get(key)
+        if hit is not None:
+            return hit
+        offsets = np.asarray(self.tile_offsets(tile, region, instruction, span, pitch, origin), dtype=np.int64)
+        byte_index = self._byte_index(offsets, tile.dtype.byte_width)
+        offsets.flags.writeable = False
+        byte_index.flags.writeable = False
+        if len(self._access_cache) >= self._ACCESS_CACHE_CAPACITY:
+            self._access_cache.clear()
+        self._access_cache[key] = (offsets, byte_index)
+        return offsets, byte_index
 
     # -- byte-level access -------------------------------------------------------------------
 

@@ -1,0 +1,221 @@
+"""The fast paths behind `--verify-all` and the simulator compute exactly what the slow paths do.
+
+- `preorder` (memoized traversal) is `tuple(walk(...))`; `summary` lists exactly the classes and
+  field values of the subtree; both are shared across programs rebuilt around the same functions.
+- Every verifier's summary shortcut agrees with its full walk: with the shortcut disabled (the
+  summary claims everything might fail) the diagnostics are the same, on random programs of
+  every language checked against every property (most of them violate several).
+- `admits_type` (memoized, no list building) agrees with `matching_forms`.
+- `fma_f32`'s float64 -> float32 conversion after round-to-odd equals the general rounding
+  path bit for bit, subnormals, overflow and signed zeros included.
+- The simulator's memoized tile accesses are read-only and give the same results run after run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typing_extensions import override
+
+from backend import numerics
+from languages.decls import LANGUAGES
+from languages.memory_space import MemorySpace
+from languages.type_forms import TYPE_FORMS, admits_type, matching_forms
+from languages.types import DataType, MemRef, NoneType, ScalarType, TensorType, TileType, TileView, TupleType, Type
+from languages.views import implicit_view
+from nanopass.instruments import Instrument, PassStep
+from nanopass.node import NO_SPAN, Node, Summary, preorder, summary, walk
+from nanopass.plugin import get_plugin
+from tests.strategies import language_programs
+
+# Verifier modules with a summary shortcut, and the name under which they import `summary`.
+_SHORTCUT_MODULES = (
+    "acc_compact_valid", "boxed_extents", "call_sites_complete", "grammar", "has_mem_refs",
+    "incore_tile_ops", "l0_operands_placed", "tile_memory_placed", "tile_ops_2d",
+)
+_ALL_VERIFIERS = _SHORTCUT_MODULES + (
+    "memory_capacity", "no_co_live_overlap", "normalized_stmt_structure", "ssa_form", "type_checked",
+    "use_after_def",
+)
+_TARGET_AWARE = frozenset({"l0_operands_placed", "memory_capacity"})
+
+
+class _Collect(Instrument):
+    def __init__(self) -> None:
+        self.programs: list[Node] = []
+
+    @override
+    def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
+        self.programs.append(after)
+
+
+@pytest.fixture(scope="module")
+def stage_programs() -> list[Node]:
+    """Every intermediate program of the default pipeline on every bundled example."""
+    from nanopass.passes import PassContext
+    from nanopass.pipeline import Pipeline
+
+    plugin = get_plugin()
+    pipeline = Pipeline.from_spec(plugin.default_pipeline(), plugin)
+    collect = _Collect()
+    for path in plugin.examples():
+        program = plugin.parse(path.read_text(), str(path))
+        ctx = PassContext(plugin.default_backend, plugin.make_backend(plugin.default_backend))
+        pipeline.run(program, ctx, [collect])
+    return collect.programs
+
+
+def test_preorder_and_summary_match_a_plain_walk(stage_programs: list[Node]) -> None:
+    for program in stage_programs:
+        nodes = tuple(walk(program))
+        assert preorder(program) == nodes
+        assert preorder(program) is preorder(program)  # memoized
+        found = summary(program)
+        assert found.classes == {type(n) for n in nodes}
+        for node in nodes:
+            for name in node.FIELDS:
+                value = getattr(node, name)
+                if name not in node.CHILD_FIELDS:
+                    assert any(v is value for v in found.field_values(node.KIND, name))
+
+
+def _everything_may_fail(node: Node) -> Summary:
+    """A summary no shortcut can pass: a class outside every language, a non-string operator and
+    callee, and types that fail every type check (1-D, unplaced and unbound; a Mat tile of a
+    partial box; an Acc tile larger than L0C) -- so every verifier takes its full walk."""
+    real = summary(node)
+    poison_types = (
+        TileType((3,), DataType.FP32),
+        TileType((3, 3), DataType.FP32, None, MemorySpace.Mat, implicit_view(MemorySpace.Mat, (3, 3))),
+        TileType((4096, 4096), DataType.FP32, None, MemorySpace.Acc, implicit_view(MemorySpace.Acc, (4096, 4096))),
+    )
+    values = dict(real.values)
+    for key in (("Var", "type"), ("Call", "type"), ("TupleGetItem", "type")):
+        values[key] = values.get(key, ()) + poison_types
+    for key in (("Call", "op"), ("FuncCall", "callee")):
+        values[key] = values.get(key, ()) + (0,)
+    return Summary(real.classes | {Node}, values)
+
+
+def _run(verify: Any, *args: object) -> tuple[object, ...]:
+    try:
+        return ("ok", verify(*args))
+    except Exception as exc:  # a crash must be the same crash
+        return ("crash", type(exc).__name__, str(exc))
+
+
+def _verdicts(program: Node, target: object) -> Iterator[tuple[str, tuple[object, ...]]]:
+    for name in _ALL_VERIFIERS:
+        module = importlib.import_module(f"verifiers.{name}")
+        args = (program, target) if name in _TARGET_AWARE else (program,)
+        yield name, _run(module.verify, *args)
+    grammar = importlib.import_module("verifiers.grammar")
+    for lang in LANGUAGES:
+        yield f"grammar:{lang.name}", _run(grammar.verify_language, program, lang.name)
+
+
+def _compare_with_full_walks(program: Node, monkeypatch: pytest.MonkeyPatch, target: object) -> None:
+    fast = dict(_verdicts(program, target))
+    with monkeypatch.context() as patch:
+        for name in _SHORTCUT_MODULES:
+            patch.setattr(f"verifiers.{name}.summary", _everything_may_fail)
+        patch.setattr("verifiers.type_checked._VERDICTS", {})
+        slow = dict(_verdicts(program, target))
+    assert fast == slow
+
+
+@given(language_programs())
+def test_shortcuts_agree_with_full_walks_on_random_programs(lp: tuple[Any, Node]) -> None:
+    _, program = lp
+    plugin = get_plugin()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _compare_with_full_walks(program, monkeypatch, plugin.make_backend(plugin.default_backend))
+
+
+def test_shortcuts_agree_with_full_walks_on_pipeline_stages(stage_programs: list[Node],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    plugin = get_plugin()
+    target = plugin.make_backend(plugin.default_backend)
+    for program in stage_programs:
+        _compare_with_full_walks(program, monkeypatch, target)
+
+
+# -- type forms ----------------------------------------------------------------------------------
+
+_VIEWS = (None, TileView(), TileView("col_major", "row_major", 512), TileView("col_major", "row_major", 1024))
+_MEMREFS = (None, MemRef("m", MemorySpace.Vec, 0, 8192), MemRef("a", MemorySpace.Acc, 0, 8192))
+
+
+def _tiles() -> st.SearchStrategy[Type]:
+    return st.builds(
+        TileType, st.sampled_from(((16, 16), (32,), (1, 64))), st.sampled_from((DataType.FP32, DataType.FP16)),
+        st.none(), st.sampled_from((None, MemorySpace.Vec, MemorySpace.Acc)), st.sampled_from(_VIEWS),
+        st.sampled_from(_MEMREFS))
+
+
+_LEAVES = st.one_of(_tiles(), st.just(ScalarType(DataType.INDEX)), st.just(NoneType()),
+                    st.just(TensorType((16, 16), DataType.FP32)))
+_TYPES = st.recursive(_LEAVES, lambda inner: st.builds(TupleType, st.tuples(inner, inner)), max_leaves=4)
+
+
+@given(_TYPES, st.frozensets(st.sampled_from(sorted(TYPE_FORMS))))
+def test_admits_type_agrees_with_matching_forms(ty: Type, forms: frozenset[str]) -> None:
+    assert admits_type(ty, forms) == bool(matching_forms(ty, forms))
+    assert admits_type(ty, forms) == bool(matching_forms(ty, forms))  # the memoized answer too
+
+
+# -- fma fast path -------------------------------------------------------------------------------
+
+# Bit patterns that reach the corners: zeros, subnormals, the normal boundary, huge values
+# (products overflow FP32), infinities and NaNs, plus arbitrary ones.
+_SPECIAL_BITS = (0x0000_0000, 0x8000_0000, 0x0000_0001, 0x807F_FFFF, 0x0080_0000, 0x3F80_0000,
+                 0x7F7F_FFFF, 0xFF7F_FFFF, 0x5F80_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0001, 0x2000_0000)
+_F32_BITS = st.one_of(st.sampled_from(_SPECIAL_BITS), st.integers(0, 2**32 - 1))
+
+
+def _f32(bits: list[int]) -> np.ndarray[Any, np.dtype[np.float32]]:
+    return np.array(bits, dtype=np.uint32).view(np.float32)
+
+
+@given(st.lists(st.tuples(_F32_BITS, _F32_BITS, _F32_BITS), min_size=1, max_size=32))
+def test_fma_fast_conversion_matches_general_rounding(triples: list[tuple[int, int, int]]) -> None:
+    a, b, c = (_f32([t[i] for t in triples]) for i in range(3))
+    general = numerics.round_float64(numerics._fma_round_to_odd(a, b, c), "FP32", "rint")
+    fast = numerics.fma_f32(a, b, c)
+    assert fast.dtype == np.float32
+    assert fast.view(np.uint32).tolist() == np.asarray(general).view(np.uint32).tolist()
+
+
+def test_fma_fast_path_keeps_subnormal_and_overflow_results() -> None:
+    tiny = _f32([0x0000_0001])  # the least subnormal
+    half = np.array([0.5], dtype=np.float32)
+    # 2**-149 * 0.5 + 0 is exactly halfway between 0 and 2**-149: RNE gives +0.
+    assert numerics.fma_f32(tiny, half, np.zeros(1, np.float32)).view(np.uint32).tolist() == [0]
+    big = _f32([0x7F7F_FFFF])
+    assert np.isinf(numerics.fma_f32(big, np.array([2.0], np.float32), np.zeros(1, np.float32))).all()
+
+
+# -- simulator access cache ----------------------------------------------------------------------
+
+
+def test_simulator_tile_access_cache_is_read_only_and_stable() -> None:
+    from backend.handlers import get_backend
+    from backend.sim.machine import Machine, handle_for
+    machine = Machine(get_backend("Ascend910B"))
+    storage = TileType((16, 16), DataType.FP32, None, MemorySpace.Vec, implicit_view(MemorySpace.Vec, (16, 16)),
+                       MemRef("t", MemorySpace.Vec, 0, 1024))
+    tile = handle_for("t", storage)
+    values = np.arange(256, dtype=np.float32).reshape(16, 16)
+    machine.write_tile(tile, values, "test.write")
+    first = machine.read_tile(tile, "test.read")
+    offsets, byte_index = machine._tile_access(tile, (16, 16), "test", NO_SPAN, None, (0, 0))
+    assert not offsets.flags.writeable and not byte_index.flags.writeable
+    assert np.array_equal(offsets, machine.tile_offsets(tile, (16, 16), "test"))
+    machine.write_tile(tile, values + 1, "test.write")
+    assert np.array_equal(machine.read_tile(tile, "test.read"), values + 1)
+    assert np.array_equal(first, values)
