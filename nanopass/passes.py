@@ -22,7 +22,7 @@ import typing
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Mapping, Protocol, TypeVar
 
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -56,7 +56,7 @@ class PassContext:
         """Increment a statistic of the current pass (shown by --statistics)."""
         self.statistics[f"{self.current_pass}.{counter}" if self.current_pass else counter] += amount
 
-    def record_rewriter(self, rewriter: RewriterBase) -> None:
+    def record_rewriter(self, rewriter: RewriterBase | ProgramRewriter[Any, Any]) -> None:
         """Fold a rewriter's counters into the statistics of the current pass."""
         for key, value in rewriter.stats.items():
             self.bump(key, value)
@@ -64,6 +64,28 @@ class PassContext:
     def warn(self, diagnostic: Diagnostic) -> None:
         """Report a warning or performance hint; it does not stop compilation."""
         self.diagnostics.append(diagnostic)
+
+    def rewrite(self, rewriter: ProgramRewriter[InT, OutT], program: InT) -> OutT:
+        """Run `rewriter` over the whole program and keep its statistics: the body of most
+        passes, which state only the kinds they change in a generated rewriter subclass."""
+        result = rewriter.visit_Program(program)
+        self.record_rewriter(rewriter)
+        return result
+
+
+SrcT = TypeVar("SrcT", contravariant=True)
+TgtT = TypeVar("TgtT", covariant=True)
+InT = TypeVar("InT")
+OutT = TypeVar("OutT")
+
+
+class ProgramRewriter(Protocol[SrcT, TgtT]):
+    """What `PassContext.rewrite` needs: a generated rewriter (`<lang>.Rewriter`,
+    `<lang>.From<Parent>`) subclass, whose `visit_Program` is typed per language pair."""
+
+    stats: Counter[str]
+
+    def visit_Program(self, node: SrcT, /) -> TgtT: ...
 
 
 class Pass(ABC, Generic[SrcProgramT, TgtProgramT]):

@@ -631,7 +631,4 @@ class ConvertTensorToTileOps(Pass[T.Program, U.Program]):
 
     @override
     def run(self, program: T.Program, ctx: PassContext) -> U.Program:
-        mutator = TensorToTileMutator()
-        result = mutator.visit_Program(program)
-        ctx.record_rewriter(mutator)
-        return result
+        return ctx.rewrite(TensorToTileMutator(), program)

@@ -97,7 +97,4 @@ class DeadCodeElimination(Pass[T.Program, T.Program]):
 
     @override
     def run(self, program: T.Program, ctx: PassContext) -> T.Program:
-        rewriter = _Pruner()
-        result = rewriter.visit_Program(program)
-        ctx.record_rewriter(rewriter)
-        return result
+        return ctx.rewrite(_Pruner(), program)

@@ -291,7 +291,4 @@ class FlattenTileNdTo2D(Pass[U.Program, U.Program]):
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> U.Program:
-        mutator = FlattenMutator()
-        result = mutator.visit_Program(program)
-        ctx.record_rewriter(mutator)
-        return result
+        return ctx.rewrite(FlattenMutator(), program)

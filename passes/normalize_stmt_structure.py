@@ -153,7 +153,4 @@ class NormalizeStmtStructure(Pass[T.Program, T.Program]):
 
     @override
     def run(self, program: T.Program, ctx: PassContext) -> T.Program:
-        rewriter = _Normalizer()
-        result = rewriter.visit_Program(program)
-        ctx.record_rewriter(rewriter)
-        return result
+        return ctx.rewrite(_Normalizer(), program)

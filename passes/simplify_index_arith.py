@@ -133,7 +133,4 @@ class SimplifyIndexArith(Pass[T.Program, T.Program]):
 
     @override
     def run(self, program: T.Program, ctx: PassContext) -> T.Program:
-        rewriter = _Folder()
-        result = rewriter.visit_Program(program)
-        ctx.record_rewriter(rewriter)
-        return result
+        return ctx.rewrite(_Folder(), program)

@@ -107,7 +107,4 @@ class UpdateOrchestrationCallSites(Pass[U.Program, U.Program]):
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> U.Program:
-        mutator = CallSiteUpdateMutator()
-        result = mutator.visit_Program(program)
-        ctx.record_rewriter(mutator)
-        return result
+        return ctx.rewrite(CallSiteUpdateMutator(), program)

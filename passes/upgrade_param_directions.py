@@ -53,7 +53,4 @@ class UpgradeParamDirections(Pass[U.Program, U.Program]):
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> U.Program:
-        mutator = ParamDirectionMutator()
-        result = mutator.visit_Program(program)
-        ctx.record_rewriter(mutator)
-        return result
+        return ctx.rewrite(ParamDirectionMutator(), program)
