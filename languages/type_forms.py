@@ -61,7 +61,50 @@ _ADMITS_CAPACITY = 4096
 _ADMITS: dict[tuple[int, frozenset[str]], tuple[object, bool]] = {}
 
 
+# The class each form admits, and the predicate an instance must meet besides (None: every
+# instance). For a given set of forms this decides every type class once: scalars, tensors,
+# none and views by their class alone, a tile by its placement predicates.
+_FORM_CLASSES: dict[str, tuple[type, Callable[[object], bool] | None]] = {
+    "scalar": (ScalarType, None),
+    "tensor": (TensorType, None),
+    "none": (NoneType, None),
+    "pto-view": (ViewType, None),
+    "tile-unplaced": (TileType, _tile_unplaced),
+    "tile-placed": (TileType, _tile_placed),
+    "tile-addressed": (TileType, _tile_addressed),
+}
+_Rule = Callable[[object], bool] | bool
+_CLASS_RULES: dict[frozenset[str], dict[type, _Rule] | None] = {}
+
+
+def _any_of(checks: tuple[Callable[[object], bool], ...]) -> Callable[[object], bool]:
+    return lambda t: any(check(t) for check in checks)
+
+
+def _class_rule(cls: type, forms: frozenset[str]) -> _Rule:
+    predicates = [_FORM_CLASSES[name][1] for name in sorted(forms) if name != "tuple" and _FORM_CLASSES[name][0] is cls]
+    if not predicates or None in predicates:
+        return bool(predicates)
+    return _any_of(tuple(pred for pred in predicates if pred is not None))
+
+
+def _class_rules(forms: frozenset[str]) -> dict[type, _Rule] | None:
+    """Per leaf type class, its verdict under `forms` (a bool, or the predicate to meet); None
+    when `forms` names a form this table does not know (the generic path decides)."""
+    if forms not in _CLASS_RULES:
+        known = all(name in _FORM_CLASSES or name == "tuple" for name in forms)
+        _CLASS_RULES[forms] = (
+            {cls: _class_rule(cls, forms) for cls in (ScalarType, TensorType, NoneType, ViewType, TileType)}
+            if known else None)
+    return _CLASS_RULES[forms]
+
+
 def admits_type(t: object, forms: frozenset[str]) -> bool:
+    rules = _CLASS_RULES[forms] if forms in _CLASS_RULES else _class_rules(forms)
+    if rules is not None:
+        rule = rules.get(t.__class__)
+        if rule is not None:  # a leaf type of a known class: decided without the memo
+            return rule if isinstance(rule, bool) else rule(t)
     key = (id(t), forms)
     hit = _ADMITS.get(key)
     if hit is not None and hit[0] is t:

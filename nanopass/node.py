@@ -92,17 +92,32 @@ def walk(node: Node) -> Iterator[Node]:
             _push_children(current, push)
 
 
+# Per node class, its child fields last to first (the order a pre-order stack pushes them).
+_PUSH_ORDER: dict[type, tuple[str, ...]] = {}
+
+
 def _flat_preorder(node: Node) -> tuple[Node, ...]:
+    """`tuple(walk(node))`, with the children pushed inline (no call per node)."""
     out: list[Node] = []
     record = out.append
     stack = [node]
     pop = stack.pop
     push = stack.append
+    push_order = _PUSH_ORDER
     while stack:
         current = pop()
         record(current)
-        if current.CHILD_FIELDS:
-            _push_children(current, push)
+        fields = push_order.get(current.__class__)
+        if fields is None:
+            fields = push_order[current.__class__] = tuple(reversed(current.CHILD_FIELDS))
+        for name in fields:
+            value = getattr(current, name)
+            if isinstance(value, tuple):
+                for item in reversed(value):
+                    if isinstance(item, Node):
+                        push(item)
+            elif isinstance(value, Node):
+                push(value)
     return tuple(out)
 
 
@@ -217,29 +232,23 @@ def summary(node: Node) -> Summary:
 
 
 def _summarize(nodes: Sequence[Node]) -> Summary:
-    classes: set[type[Node]] = set()
     seen: dict[tuple[str, str], dict[int, object]] = {}
+    # Per node class met here: (field, the slot of its values) for each terminal field, so a
+    # node costs one lookup for its class rather than one per field.
+    per_class: dict[type, tuple[tuple[str, dict[int, object]], ...]] = {}
     done: set[int] = set()  # a node object shared by several parents (a variable) adds nothing new
     for node in nodes:
         if id(node) in done:
             continue
         done.add(id(node))
-        cls = type(node)
-        plan = _SUMMARY_PLAN.get(cls)
+        plan = per_class.get(node.__class__)
         if plan is None:
-            plan = _SUMMARY_PLAN[cls] = tuple(((node.KIND, name), name) for name in terminal_fields(cls))
-        classes.add(cls)
-        for key, name in plan:
+            cls = node.__class__
+            plan = per_class[cls] = tuple((name, seen.setdefault((cls.KIND, name), {})) for name in terminal_fields(cls))
+        for name, slot in plan:
             value = getattr(node, name)
-            slot = seen.get(key)
-            if slot is None:
-                slot = seen[key] = {}
             slot[id(value)] = value
-    return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in seen.items()})
-
-
-# Per node class: ((kind, field), field) for each terminal field, built once.
-_SUMMARY_PLAN: dict[type, tuple[tuple[tuple[str, str], str], ...]] = {}
+    return Summary(frozenset(per_class), {key: tuple(slot.values()) for key, slot in seen.items()})
 
 
 def _merge(parts: Sequence[Summary]) -> Summary:

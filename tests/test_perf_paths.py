@@ -6,6 +6,8 @@
   summary claims everything might fail) the diagnostics are the same, on random programs of
   every language checked against every property (most of them violate several).
 - `admits_type` (memoized, no list building) agrees with `matching_forms`.
+- `REGISTRY.deduce`'s memo returns what deduction computes (errors included), and the
+  per-node fast paths (operand table, recursive use walk) report what the plain forms do.
 - `fma_f32`'s float64 -> float32 conversion after round-to-odd equals the general rounding
   path bit for bit, subnormals, overflow and signed zeros included.
 - The simulator's memoized tile accesses are read-only and give the same results run after run.
@@ -23,11 +25,13 @@ from hypothesis import strategies as st
 from typing_extensions import override
 
 from backend import numerics
-from languages.decls import LANGUAGES
+from languages.decls import FAMILY, LANGUAGES
+from languages.ops import REGISTRY
 from languages.memory_space import MemorySpace
 from languages.type_forms import TYPE_FORMS, admits_type, matching_forms
 from languages.types import DataType, MemRef, NoneType, ScalarType, TensorType, TileType, TileView, TupleType, Type
 from languages.views import implicit_view
+from nanopass.diagnostics import CompileError
 from nanopass.instruments import Instrument, PassStep
 from nanopass.node import NO_SPAN, Node, Summary, preorder, summary, walk
 from nanopass.plugin import get_plugin
@@ -102,6 +106,24 @@ def _everything_may_fail(node: Node) -> Summary:
     return Summary(real.classes | {Node}, values)
 
 
+def _uses_by_walk(self: Any, expr: Any, scope: set[str]) -> None:
+    """UseAfterDef's original use check: every Var of a `walk` of the expression."""
+    for node in walk(expr):
+        if node.KIND == "Var" and getattr(node, "name") not in scope:
+            self.undefined(node)
+
+
+def _deduce_without_memo(op: str, args: Any, attrs: Any = (), *, placed: bool = False, at: Any = None) -> Any:
+    return REGISTRY._deduce_uncached(op, args, attrs, placed, at)
+
+
+def _disable_fast_paths(patch: pytest.MonkeyPatch) -> None:
+    """The per-node shortcuts (no summary involved) fall back to their plain forms."""
+    patch.setattr(REGISTRY, "deduce", _deduce_without_memo)
+    patch.setattr("verifiers.tile_memory_placed._operands_in_place", lambda call: False)
+    patch.setattr("verifiers.use_after_def._Checker.uses", _uses_by_walk)
+
+
 def _run(verify: Any, *args: object) -> tuple[object, ...]:
     try:
         return ("ok", verify(*args))
@@ -125,6 +147,7 @@ def _compare_with_full_walks(program: Node, monkeypatch: pytest.MonkeyPatch, tar
         for name in _SHORTCUT_MODULES:
             patch.setattr(f"verifiers.{name}.summary", _everything_may_fail)
         patch.setattr("verifiers.type_checked._VERDICTS", {})
+        _disable_fast_paths(patch)
         slow = dict(_verdicts(program, target))
     assert fast == slow
 
@@ -143,6 +166,48 @@ def test_shortcuts_agree_with_full_walks_on_pipeline_stages(stage_programs: list
     target = plugin.make_backend(plugin.default_backend)
     for program in stage_programs:
         _compare_with_full_walks(program, monkeypatch, target)
+
+
+# -- the deduction memo --------------------------------------------------------------------------
+
+
+def _deductions(program: Node, memo: bool) -> list[tuple[object, ...]]:
+    placed = bool(FAMILY.by_name(type(program).LANGUAGE).type_forms & {"tile-placed", "tile-addressed"})
+    out: list[tuple[object, ...]] = []
+    for node in preorder(program):
+        if node.KIND != "Call":
+            continue
+        call: Any = node
+        for flag in (placed, not placed):
+            deduce = REGISTRY.deduce if memo else _deduce_without_memo
+            out.append(_run(lambda: deduce(call.op, call.args, call.attrs, placed=flag, at=call)))
+    return out
+
+
+def test_deduction_memo_agrees_with_deduction_on_pipeline_stages(stage_programs: list[Node]) -> None:
+    for program in stage_programs:
+        first = _deductions(program, memo=True)
+        assert first == _deductions(program, memo=False)
+        assert first == _deductions(program, memo=True)  # now from the memo
+
+
+@given(language_programs())
+def test_deduction_memo_agrees_with_deduction_on_random_programs(lp: tuple[Any, Node]) -> None:
+    _, program = lp
+    assert _deductions(program, memo=True) == _deductions(program, memo=False)
+
+
+def test_deduction_memo_tells_attribute_values_of_different_classes_apart() -> None:
+    from languages.gen import tile_placed as tp
+
+    shape = tp.TupleExpr((tp.ConstInt(16, DataType.INDEX), tp.ConstInt(16, DataType.INDEX)))
+    good = (("dtype", DataType.FP32), ("target_memory", MemorySpace.Vec))
+    assert REGISTRY.deduce("tile.create", (shape,), good, placed=True) == REGISTRY.deduce(
+        "tile.create", (shape,), good, placed=True)
+    # 1 == True as a dict key, but a memory-space attribute given as an int is an error.
+    bad = (("dtype", DataType.FP32), ("target_memory", 1))
+    with pytest.raises(CompileError):
+        REGISTRY.deduce("tile.create", (shape,), bad, placed=True)
 
 
 # -- type forms ----------------------------------------------------------------------------------

@@ -45,9 +45,16 @@ def _terminal_fields(cls: type[Node]) -> tuple[str, ...]:
     return fields
 
 
-# (language, op) pairs already found admitted and registered: both facts only ever hold more
-# (operators are registered, never removed), so a positive verdict is final.
-_ACCEPTED_OPS: set[tuple[str, str]] = set()
+# Per language, the operators already found admitted and registered: both facts only ever hold
+# more (operators are registered, never removed), so a positive verdict is final.
+_ACCEPTED_OPS: dict[str, set[str]] = {}
+
+
+def _accepted_ops(language: str) -> set[str]:
+    accepted = _ACCEPTED_OPS.get(language)
+    if accepted is None:
+        accepted = _ACCEPTED_OPS[language] = set()
+    return accepted
 
 
 def _label(node: Node) -> str:
@@ -82,6 +89,7 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
     # the same verdicts, and `report` drops repeats, so each object is checked once.
     checked: set[int] = set()
     terminal_fields = _TERMINAL_FIELDS
+    accepted = _accepted_ops(lang.name)
     for node in preorder(program):
         if id(node) in checked:
             continue
@@ -112,7 +120,7 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
                         report_type(node, field_name, item)
         if node.KIND == "Call":
             op = getattr(node, "op", None)
-            if isinstance(op, str) and (lang.name, op) not in _ACCEPTED_OPS:
+            if isinstance(op, str) and op not in accepted:
                 _check_op(lang, node, op, report)
     return diagnostics
 
@@ -128,13 +136,15 @@ def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool:
                 if not admits_type(value, forms):
                     return False
             elif isinstance(value, tuple):
-                if not all(admits_type(item, forms) for item in value if isinstance(item, _TYPE_CLASSES)):
-                    return False
+                for item in value:
+                    if isinstance(item, _TYPE_CLASSES) and not admits_type(item, forms):
+                        return False
+    accepted = _accepted_ops(lang.name)
     for op in found.field_values("Call", "op"):
-        if isinstance(op, str) and (lang.name, op) not in _ACCEPTED_OPS:
+        if isinstance(op, str) and op not in accepted:
             if not (lang.admits_op(op) and op in REGISTRY):
                 return False
-            _ACCEPTED_OPS.add((lang.name, op))
+            accepted.add(op)
     return True
 
 
@@ -153,7 +163,7 @@ def _check_op(lang: Language, node: Node, op: str, report: Callable[[Node, str, 
     elif op not in REGISTRY:
         report(node, f"operator {op} is not registered", "check the spelling; registered operators live in languages/ops")
     else:
-        _ACCEPTED_OPS.add((lang.name, op))
+        _accepted_ops(lang.name).add(op)
 
 
 def _for(language: str) -> Callable[[Node], list[Diagnostic]]:

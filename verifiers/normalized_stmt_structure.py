@@ -38,7 +38,9 @@ def verify(program: Node) -> list[Diagnostic]:
     def value(expr: Any) -> None:
         if expr.KIND in _CALLS:
             for i, arg in enumerate(expr.args):
-                atom(arg, f"argument {i} of {getattr(expr, 'op', None) or getattr(expr, 'callee', '')}")
+                # The common atoms are tested first: the message is only worded for a finding.
+                if arg.KIND not in _LEAVES and not is_atom(arg):
+                    atom(arg, f"argument {i} of {getattr(expr, 'op', None) or getattr(expr, 'callee', '')}")
         elif expr.KIND == "TupleGetItem":
             atom(expr.value, "the tuple of a subscript")
         else:

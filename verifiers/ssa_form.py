@@ -52,6 +52,9 @@ def verify(program: Node) -> list[Diagnostic]:
 
         def block(stmts: tuple[Any, ...]) -> None:
             for stmt in stmts:
+                if stmt.KIND == "AssignStmt":  # the common case: one definition, no nested body
+                    define(stmt.target)
+                    continue
                 for var in definitions(stmt):
                     define(var)
                 for body in nested_bodies(stmt):

@@ -70,6 +70,52 @@ def _check_operands(call: Node) -> list[Diagnostic]:
     return out
 
 
+# Per operator: for each operand position, the spaces it may be read from (None: any) and
+# whether Mat is tolerated until L0 tiling; then the rule of a variadic tail (or None).
+_OperandRule = tuple[tuple[MemorySpace, ...], bool] | None
+_RULES: dict[str, tuple[tuple[_OperandRule, ...], _OperandRule]] = {}
+
+
+def _operand_rule(opdef: OpDef, index: int) -> _OperandRule:
+    try:
+        decl = opdef.operand_decl(index)
+    except IndexError:
+        return None
+    legal = decl.legal_spaces
+    if not legal:
+        return None
+    return legal, _mat_until_l0_tiling(opdef, decl.input_memory, MemorySpace.Mat)
+
+
+def _rules(op: str) -> tuple[tuple[_OperandRule, ...], _OperandRule] | None:
+    rules = _RULES.get(op)
+    if rules is None and op in REGISTRY:  # operators are only ever added, so a rule never goes stale
+        opdef = REGISTRY.get(op)
+        tail = _operand_rule(opdef, len(opdef.operands)) if opdef.max_arity is None else None
+        rules = _RULES[op] = (tuple(_operand_rule(opdef, i) for i in range(len(opdef.operands))), tail)
+    return rules
+
+
+def _operands_in_place(call: Node) -> bool:
+    """`not _check_operands(call)`, from the per-operator table (no diagnostics built)."""
+    rules = _rules(str(getattr(call, "op")))
+    if rules is None:
+        return True
+    positions, tail = rules
+    for index, arg in enumerate(getattr(call, "args")):
+        ty = getattr(arg, "type", None)
+        if not isinstance(ty, TileType) or ty.memory_space is None:
+            continue
+        rule = positions[index] if index < len(positions) else tail
+        if rule is None:
+            continue
+        legal, mat_tolerated = rule
+        if ty.memory_space in legal or (mat_tolerated and ty.memory_space is MemorySpace.Mat):
+            continue
+        return False
+    return True
+
+
 def _placed(ty: object) -> bool:
     return all(tile.memory_space is not None and tile.view is not None for tile in _tiles(ty))
 
@@ -80,7 +126,7 @@ def verify(program: Node) -> list[Diagnostic]:
     if all(_placed(ty) for kind in ("Var", "Call") for ty in found.field_values(kind, "type")):
         # Every type placed: only the operand spaces remain to check, call by call.
         for node in preorder(program):
-            if node.KIND == "Call":
+            if node.KIND == "Call" and not _operands_in_place(node):
                 diagnostics.extend(_check_operands(node))
         return diagnostics
     # Whether a type is placed, by type object: a variable's type object recurs at every use.
@@ -94,6 +140,6 @@ def verify(program: Node) -> list[Diagnostic]:
                 verdict = placed[id(ty)] = _placed(ty)
             if not verdict:
                 diagnostics.extend(_check_types(node))
-            if kind == "Call":
+            if kind == "Call" and not _operands_in_place(node):
                 diagnostics.extend(_check_operands(node))
     return diagnostics

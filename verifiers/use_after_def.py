@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, walk
+from nanopass.node import Node
 
 RULE = "UseAfterDef"
 
@@ -33,9 +33,16 @@ class _Checker:
             if expr.name not in scope:
                 self.undefined(expr)
             return
-        for node in walk(expr):
-            if node.KIND == "Var" and getattr(node, "name") not in scope:
-                self.undefined(node)
+        # Pre-order over the children, as `walk` would visit them, without a generator per
+        # expression: nearly every expression is a call over a few variables.
+        for field_name in expr.CHILD_FIELDS:
+            value = getattr(expr, field_name)
+            if isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, Node):
+                        self.uses(item, scope)
+            elif isinstance(value, Node):
+                self.uses(value, scope)
 
     def undefined(self, node: Node) -> None:
         name = getattr(node, "name")

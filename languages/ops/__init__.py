@@ -47,7 +47,7 @@ from __future__ import annotations
 import difflib
 import enum
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Sequence, Union
+from typing import Callable, Hashable, Iterator, Sequence, Union
 
 from languages.memory_space import MemorySpace
 from languages.types import (
@@ -466,11 +466,49 @@ def _attr_value_ok(kind: str, value: AttrValue) -> bool:
     return checks[kind](value)
 
 
+# -- the deduction memo ----------------------------------------------------------------------------
+#
+# A deducer (and the registry around it: arity, operand kinds, placement, result views) reads an
+# argument only through `node.KIND`, `type_of`, `static_int` / `static_ints` and `list_length`
+# (`describe` too, but only to word an error, and errors are never memoized), and the attributes
+# only by name and value.  So two calls whose arguments agree on exactly those facts, with equal
+# attributes of the same classes, deduce the same type: the memo key is those facts.  A deducer
+# that reads an argument any other way must extend `_argument_facts`.
+
+_DEDUCED_CAPACITY = 8192
+
+
+def _argument_facts(node: Node) -> Hashable:
+    kind = node.KIND
+    if kind == "Var":  # the common case: a Var's only fact is its type
+        var_type: Hashable = getattr(node, "type")
+        return var_type
+    return (kind, type_of(node), static_ints(node), list_length(node))
+
+
+def _attribute_facts(attrs: Attrs) -> Hashable:
+    # Values keyed with their classes: 1 == True == 1.0 as dict keys, but an "int" attribute
+    # rejects True and a deducer may keep the value it reads.
+    return tuple(
+        (name, value.__class__, tuple(x.__class__ for x in value) if value.__class__ is tuple else (), value)
+        for name, value in attrs
+    )
+
+
+def deduction_key(op: str, args: Sequence[Node], attrs: Attrs, placed: bool) -> Hashable:
+    """What `Registry.deduce` reads of a call, as a dict key (hashing it raises TypeError when an
+    attribute value is unhashable)."""
+    return (op, placed, tuple([_argument_facts(a) for a in args]), _attribute_facts(attrs) if attrs else ())
+
+
 class Registry:
     """Name -> OpDef, plus the queries passes and verifiers make of it."""
 
     def __init__(self) -> None:
         self._ops: dict[str, OpDef] = {}
+        # Deduced result types by `deduction_key`: a verifier re-deduces every call after every
+        # pass, and nearly all of them repeat an earlier (op, operand types, attributes).
+        self._deduced: dict[Hashable, Type] = {}
 
     def register(self, op: OpDef) -> OpDef:
         if op.name in self._ops:
@@ -509,6 +547,21 @@ class Registry:
         InferTileMemorySpace decides them.  Result types never carry a MemRef.  An ill-typed
         call raises CompileError (rule "TypeDeduction") at the offending argument, or at `at`.
         """
+        key: Hashable | None = deduction_key(op, args, attrs, placed)
+        try:
+            hit = self._deduced.get(key)
+        except TypeError:  # an unhashable attribute value: deduce without the memo
+            key = hit = None
+        if hit is not None:
+            return hit
+        result = self._deduce_uncached(op, args, attrs, placed, at)
+        if key is not None:
+            if len(self._deduced) >= _DEDUCED_CAPACITY:
+                self._deduced.clear()
+            self._deduced[key] = result
+        return result
+
+    def _deduce_uncached(self, op: str, args: Sequence[Node], attrs: Attrs, placed: bool, at: Node | None) -> Type:
         opdef = self._lookup_for_call(op, at)
         try:
             self._check_arity(opdef, args)
