@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Protocol, Sequence
 
+from nanopass.cli import run_main, tune_gc_for_compilation
+
 # Statuses of one checked program; everything but "ok" is a failure.
 OK = "ok"
 FAILURE_STATUSES = ("mismatch", "verifier", "crash", "poison", "rejected", "generator", "simulator-error",
@@ -260,6 +262,7 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
 
 def _worker(target_spec: str | None, options: dict[str, Any], config: CampaignConfig, index: int,
             out: Any) -> None:
+    tune_gc_for_compilation()  # a spawned worker starts with the default thresholds
     try:
         target = load_target(target_spec)
         target.configure(options.get("pipeline"), options.get("backend"), options.get("features"))
@@ -443,6 +446,7 @@ def run_mutant(target: FuzzTarget, mutant: Mutant, seconds: float, seed: int) ->
 
 def _mutant_worker(target_spec: str | None, options: dict[str, Any], names: list[str], seconds: float, seed: int,
                    out: Any) -> None:
+    tune_gc_for_compilation()  # a spawned worker starts with the default thresholds
     try:
         target = load_target(target_spec)
         target.configure(options.get("pipeline"), options.get("backend"), options.get("features"))
@@ -571,4 +575,4 @@ def no_patch() -> Iterator[None]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)
