@@ -10,18 +10,23 @@ Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns t
   A K tail that k does not divide is peeled as a straight-line 3-operand `tile.matmul_acc`.
 - M/N tiling: when the Acc footprint exceeds L0C, a fresh matmul consumed by one direct store
   becomes a grid of sub-tile K reductions, each stored straight to GM, chained in SSA.
+- Canonical split-K chains (an Acc seed `tile.create([M, N])`, one range / pipeline loop
+  carrying it through per-iteration GM → Mat panel loads, one 2-D store of the loop result)
+  whose [M, N] accumulator exceeds L0C: the grid encloses the user's K loop — per [m, n]
+  output window a legal Acc seed, a clone of the loop with both loads narrowed to the window
+  and a store — and the narrowed calls then take the ordinary K tiling.
 - A matmul that already fits L0 gets a single `tile.move` of each operand into Left / Right.
 - Operands the user placed in Left / Right are left alone, or rejected when they cannot fit.
 - Unsupported regimes keep the matmul whole and report a PerfHint (PH-AT-003/005/006/007/011).
 
 Not implemented (the matmul is then left whole with its operands hopped): the Mat-scratch
-placement of chained matmuls, the cast fold, the biased-matmul K / M-N tiling, the canonical
-split-K chain retiling, nested-loop full-K grids, and the existing-pipeline dbC recognizer.
+placement of chained matmuls, the cast fold, the biased-matmul K / M-N tiling, nested-loop
+full-K grids, and the existing-pipeline dbC recognizer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Sequence, cast
 
 from typing_extensions import override
@@ -29,11 +34,12 @@ from typing_extensions import override
 import languages.gen.l0_tiled as L
 import languages.gen.tile_placed as S
 from backend.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
-from backend.l0_chooser import L0Choice, explain_rejection
+from backend.l0_chooser import L0Choice, choose_l0_tile, explain_rejection
 from languages.decls import L0Tiled, TilePlaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
-from languages.types import BOOL, INDEX, AttrValue, DataType, TensorType, TileType
+from languages.pl_printer import format_expr
+from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Span, walk
 from nanopass.langdef import Language
@@ -41,12 +47,15 @@ from nanopass.passes import Pass, PassContext
 from passes.analysis.matmul_tiling import (
     KBlocks,
     MatmulDims,
+    PanelBoxes,
     SubTile,
     choose,
     chooser_config,
     is_sub_byte,
     l0_footprint_bytes,
     output_grid,
+    split_k_chooser_config,
+    split_k_windows,
 )
 from verifiers.boxed_extents import box_of, check_tile, physical_2d
 from verifiers.l0_operands_placed import buffer_name, is_cube_matmul
@@ -162,6 +171,10 @@ class _AutoTiler(L.FromTilePlaced):
         self._rename: dict[str, L.Var] = {}
         self._uses: dict[str, int] = {}
         self._defs: dict[str, S.AssignStmt] = {}
+        # Why an oversized split-K chain was not retiled, keyed by its matmul targets.
+        self._chain_refusals: dict[str, _Refusal] = {}
+        # Narrowed calls of a split-K grid → the grid's k: their window already fits L0C.
+        self._grid_k: dict[str, int] = {}
 
     # -- per-function state --------------------------------------------------------------------
 
@@ -172,6 +185,8 @@ class _AutoTiler(L.FromTilePlaced):
         self._rename = {}
         self._uses = {}
         self._defs = {}
+        self._chain_refusals = {}
+        self._grid_k = {}
         for n in walk(node):
             if isinstance(n, S.Var):
                 self._uses[n.name] = self._uses.get(n.name, 0) + 1
@@ -203,9 +218,18 @@ class _AutoTiler(L.FromTilePlaced):
     @override
     def visit_Stmt_block(self, block: tuple[S.Stmt, ...]) -> tuple[L.Stmt, ...]:
         out: list[L.Stmt] = []
+        grids = self._split_k_grids(block)
+        absorbed = {i for grid in grids.values() for i in grid.chain.absorbed}
         index = 0
         while index < len(block):
             stmt = block[index]
+            if index in absorbed:
+                index += 1
+                continue
+            if index in grids:
+                out.extend(self._emit_split_k_grid(grids[index]))
+                index += 1
+                continue
             matmul = self._matmul_stmt(stmt)
             if matmul is None:
                 new = self.visit_Stmt(stmt)
@@ -255,6 +279,10 @@ class _AutoTiler(L.FromTilePlaced):
             code, _, text = choice.perf_hint.partition(": ")
             self._hint(matmul, code, text)
         dims = matmul.dims
+        grid_k = self._grid_k.get(matmul.target)
+        if grid_k is not None and (choice.m, choice.n) != (dims.M, dims.N):
+            # A split-K grid window was sized so its Acc fits L0C: only K is left to tile.
+            choice = replace(choice, m=dims.M, n=dims.N, k=min(grid_k, dims.K))
         if (choice.m, choice.n, choice.k) == (dims.M, dims.N, dims.K):
             self.bump("single-hop")
             return 1, self._hop(matmul)
@@ -517,14 +545,16 @@ class _AutoTiler(L.FromTilePlaced):
         while store_at < len(block) and _is_load(block[store_at]):
             store_at += 1
         store = block[store_at] if store_at < len(block) else None
-        reason = self._mn_refusal(matmul, store)
+        chain_refusal = self._chain_refusals.get(matmul.target)
+        reason = chain_refusal.reason if chain_refusal is not None else self._mn_refusal(matmul, store)
         if reason is not None:
             # Left whole, the accumulator cannot be allocated at all (nothing but the cube writes
             # L0C, so there is no smaller legal placement): say so here, at the user's line,
             # instead of letting the L0C budget fail later without the reason.
             self._hint(matmul, "PH-AT-006", f"output tiling refused: {reason}; left untiled")
             if not self._acc_fits(matmul):
-                raise CompileError(self._l0c_overflow(matmul, reason))
+                hint = chain_refusal.hint if chain_refusal is not None else None
+                raise CompileError(self._l0c_overflow(matmul, reason, hint))
             return 1, self._hop(matmul)
         assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
         out: list[L.Stmt] = []
@@ -539,7 +569,7 @@ class _AutoTiler(L.FromTilePlaced):
         result = cast(TileType, matmul.call.type)
         return l0_footprint_bytes(result, self.backend) <= self.backend.capacity(MemorySpace.Acc)
 
-    def _l0c_overflow(self, matmul: _Matmul, reason: str) -> Diagnostic:
+    def _l0c_overflow(self, matmul: _Matmul, reason: str, hint: str | None = None) -> Diagnostic:
         result = cast(TileType, matmul.call.type)
         need = l0_footprint_bytes(result, self.backend)
         have = self.backend.capacity(MemorySpace.Acc)
@@ -548,8 +578,8 @@ class _AutoTiler(L.FromTilePlaced):
             f"PH-AT-006: the accumulator `{matmul.target}` of {matmul.call.op} is {list(result.shape)} "
             f"{result.dtype.name} and needs {need} bytes, but L0C holds {have} bytes on {self.backend.name}; "
             f"it cannot be tiled into output blocks because {reason}",
-            hint="compute the output in blocks in the kernel (a loop over N or M blocks that slices the "
-                 "operands and stores each block), or consume the matmul result directly with one "
+            hint=hint or "compute the output in blocks in the kernel (a loop over N or M blocks that slices "
+                 "the operands and stores each block), or consume the matmul result directly with one "
                  "pl.store / return so AutoTileMatmulL0 can tile the output grid itself")
 
     def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
@@ -598,6 +628,325 @@ class _AutoTiler(L.FromTilePlaced):
         return out
 
 
+    # -- canonical split-K chains --------------------------------------------------------------------
+
+    def _split_k_grids(self, block: tuple[S.Stmt, ...]) -> dict[int, _SplitKGrid]:
+        """The canonical split-K chains of `block` whose full-output Acc overflows L0C, keyed by
+        the K loop's index. An oversized chain that cannot be retiled leaves its reason with its
+        matmuls, which then report it (PH-AT-006) at the user's line."""
+        grids: dict[int, _SplitKGrid] = {}
+        if not self._cube:
+            return grids
+        for index, stmt in enumerate(block):
+            if not isinstance(stmt, S.ForStmt):
+                continue
+            found = self._match_split_k(block, index, stmt)
+            if isinstance(found, _SplitKGrid):
+                grids[index] = found
+            elif found is not None:
+                for node in walk(stmt):
+                    if isinstance(node, S.AssignStmt) and isinstance(node.value, S.Call) \
+                            and is_cube_matmul(node.value.op):
+                        self._chain_refusals[node.target.name] = found
+        return grids
+
+    def _match_split_k(self, block: tuple[S.Stmt, ...], index: int,
+                       loop: S.ForStmt) -> _SplitKGrid | _Refusal | None:
+        """None when `loop` does not carry an oversized full-output seed (the ordinary path
+        decides); otherwise the grid, or why the chain is not canonical."""
+        seeds = self._full_output_seed(block, index, loop)
+        if seeds is None:
+            return None
+        chain = self._split_k_chain(block, index, loop, seeds)
+        if isinstance(chain, _Refusal):
+            return chain
+        return self._plan_split_k(chain)
+
+    def _full_output_seed(self, block: tuple[S.Stmt, ...], index: int,
+                          loop: S.ForStmt) -> tuple[int, ...] | None:
+        """Block indices of the loop's only iter-arg init — a single-use Acc `tile.create`,
+        possibly narrowed by `tile.set_validshape` — when that Acc does not fit L0C."""
+        if len(loop.iter_args) != 1 or len(loop.results) != 1:
+            return None
+        init = loop.iter_args[0].init
+        acc = init.type if isinstance(init, S.Var) else None
+        if not (isinstance(init, S.Var) and isinstance(acc, TileType) and len(acc.shape) == 2
+                and acc.memory_space is MemorySpace.Acc):
+            return None
+        if l0_footprint_bytes(acc, self.backend) <= self.backend.capacity(MemorySpace.Acc):
+            return None
+        defined = {s.target.name: i for i, s in enumerate(block[:index]) if isinstance(s, S.AssignStmt)}
+        chain: list[int] = []
+        name = init.name
+        while name in defined and self._use_count(name) == 1:
+            at = defined[name]
+            value = cast(S.AssignStmt, block[at]).value
+            if not isinstance(value, S.Call):
+                return None
+            chain.insert(0, at)
+            if value.op == "tile.create":
+                return tuple(chain)
+            if value.op != "tile.set_validshape" or not isinstance(value.args[0], S.Var):
+                return None
+            name = value.args[0].name
+        return None
+
+    def _split_k_chain(self, block: tuple[S.Stmt, ...], index: int, loop: S.ForStmt,
+                       seeds: tuple[int, ...]) -> _SplitKChain | _Refusal:
+        if loop.kind not in ORDERED_LOOP_KINDS:
+            return _Refusal(f"its K loop is a pl.{loop.kind} loop, not one ordered reduction", _CHAIN_HINT)
+        store = block[index + 1] if index + 1 < len(block) else None
+        if not (isinstance(store, S.AssignStmt) and self._is_output_store(store, loop.results[0].name)):
+            return _Refusal("the K loop's result is not consumed by exactly one 2-D tile.store right "
+                            "after the loop", _CHAIN_HINT)
+        body = self._split_k_body(loop)
+        if isinstance(body, _Refusal):
+            return body
+        create = cast(S.AssignStmt, block[seeds[0]])
+        acc = cast(TileType, loop.iter_args[0].var.type)
+        lhs, rhs = body.lhs.tile, body.rhs.tile
+        if any(is_sub_byte(t.dtype) for t in (lhs, rhs, acc)):
+            return _Refusal("the cube path has no sub-byte operand formats", _CHAIN_HINT)
+        covers = (lhs.shape[0], lhs.valid[0], rhs.shape[1], rhs.valid[1]) == (
+            acc.shape[0], acc.valid[0], acc.shape[1], acc.valid[1])
+        if not covers or lhs.valid[1] != lhs.shape[1] or rhs.valid[0] != rhs.shape[0]:
+            return _Refusal("the operand loads do not cover the full [M, K] / [K, N] panels of the "
+                            "accumulator", _CHAIN_HINT)
+        return _SplitKChain(seeds=seeds, create=create, loop=loop, loop_index=index,
+                            store=store, body=body, dims=MatmulDims.of(lhs, rhs, acc.dtype))
+
+    def _is_output_store(self, store: S.AssignStmt, result: str) -> bool:
+        call = store.value
+        if not (isinstance(call, S.Call) and call.op == "tile.store" and call.args
+                and isinstance(call.args[0], S.Var) and call.args[0].name == result):
+            return False
+        offsets = _offsets_arg(call)
+        return (self._use_count(result) == 1 and attr(call.attrs, "window", None) is None
+                and offsets is not None and len(offsets[1].elements) == 2)
+
+    def _split_k_body(self, loop: S.ForStmt) -> _SplitKBody | _Refusal:
+        """The loop body's scalar address math, its two panel loads and its one accumulation."""
+        if not loop.body or not isinstance(loop.body[-1], S.YieldStmt):
+            return _Refusal("the K loop does not end by yielding its accumulator", _CHAIN_HINT)
+        scalars: dict[str, S.Expr] = {}
+        loads: dict[str, S.AssignStmt] = {}
+        reductions: list[S.Stmt] = []
+        for stmt in loop.body[:-1]:
+            if isinstance(stmt, S.AssignStmt) and _is_scalar_math(stmt):
+                scalars[stmt.target.name] = stmt.value
+            elif isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call) and stmt.value.op == "tile.load":
+                loads[stmt.target.name] = stmt
+            elif _matmul_calls(stmt):
+                reductions.append(stmt)
+            else:
+                return _Refusal(f"its K loop also computes {_describe(stmt)}; only scalar address math, "
+                                "the two operand loads and the accumulation can be cloned per output "
+                                "window", _CHAIN_HINT)
+        if len(reductions) != 1:
+            return _Refusal(f"its K loop holds {len(reductions)} matmuls instead of one accumulation",
+                            _CHAIN_HINT)
+        reduction = _reduction_of(reductions[0], loop.iter_args[0].var.name)
+        if isinstance(reduction, _Refusal):
+            return reduction
+        if not _yields(loop.body[-1], reduction.result):
+            return _Refusal("the K loop does not yield its accumulation", _CHAIN_HINT)
+        if not _first_step_test(reduction.cond, loop, scalars):
+            return _Refusal(
+                f"the accumulation's init_cond `{format_expr(reduction.cond)}` is not a split-K seed test "
+                f"on the K loop's own variable `{loop.loop_var.name}` (`{loop.loop_var.name} == "
+                f"{format_expr(loop.start)}`), so nothing proves the full-output seed is overwritten",
+                f"predicate the accumulation on the loop's first step, e.g. init_cond={loop.loop_var.name} == "
+                f"{format_expr(loop.start)} (a flag or another loop's variable is not evidence), or compute "
+                "the output in blocks in the kernel")
+        return self._body_panels(loop, scalars, loads, reduction)
+
+    def _body_panels(self, loop: S.ForStmt, scalars: dict[str, S.Expr], loads: dict[str, S.AssignStmt],
+                     reduction: _Reduction) -> _SplitKBody | _Refusal:
+        uses = len(reduction.matmuls)
+        carried = loop.iter_args[0].var.name
+        if reduction.lhs == reduction.rhs or set(loads) != {reduction.lhs, reduction.rhs}:
+            return _Refusal("the matmul operands are not two distinct per-iteration loads in the K loop",
+                            _CHAIN_HINT)
+        if self._use_count(carried) != 1 or any(self._use_count(n) != uses for n in loads):
+            return _Refusal("the accumulator or an operand load is read outside the accumulation",
+                            _CHAIN_HINT)
+        local = {s.target.name for s in loop.body if isinstance(s, S.AssignStmt)} | {loop.loop_var.name}
+        for name in (reduction.lhs, reduction.rhs):
+            problem = _panel_problem(loads[name], local)
+            if problem is not None:
+                return _Refusal(f"the operand load `{name}` {problem}", _CHAIN_HINT)
+        return _SplitKBody(lhs=_Panel(loads[reduction.lhs]), rhs=_Panel(loads[reduction.rhs]),
+                           reduction=reduction)
+
+    def _plan_split_k(self, chain: _SplitKChain) -> _SplitKGrid | _Refusal | None:
+        lhs, rhs = chain.body.lhs.tile, chain.body.rhs.tile
+        lhs_box = box_of(lhs.view, lhs.dtype.bits) if lhs.view is not None else None
+        rhs_box = box_of(rhs.view, rhs.dtype.bits) if rhs.view is not None else None
+        boxes = PanelBoxes(m=lhs_box[0] if lhs_box else 1, n=rhs_box[1] if rhs_box else 1)
+        config = split_k_chooser_config(chain.dims, self.backend, boxes)
+        choice = choose_l0_tile(config)
+        if choice is None:
+            return _Refusal(f"ChooseL0Tile found no legal output tile ({explain_rejection(config)})", _CHAIN_HINT)
+        if (choice.m, choice.n) == (chain.dims.M, chain.dims.N):
+            return None  # the chooser's physical model fits the whole output: nothing to grid
+        return _SplitKGrid(chain, choice, tuple(split_k_windows(chain.dims, choice.m, choice.n, boxes)))
+
+    # -- split-K grid emission (TilePlaced statements, then converted like the user's) ----------
+
+    def _emit_split_k_grid(self, grid: _SplitKGrid) -> list[L.Stmt]:
+        """Per output window: a legal Acc seed, the user's K loop cloned with both loads narrowed
+        to the window, and its store, the stores chained in SSA. The clones are then converted
+        like user code, so the narrowed calls get the ordinary K tiling."""
+        self.bump("split-k-grid")
+        source: list[S.Stmt] = []
+        store = grid.chain.store
+        call = cast(S.Call, store.value)
+        offsets = _offsets_arg(call)
+        assert offsets is not None
+        offsets_index, offsets_expr = offsets
+        base_row, base_col = offsets_expr.elements
+        tensor_index = next(i for i, a in enumerate(call.args) if isinstance(type_of(a), TensorType))
+        previous: S.Expr = call.args[tensor_index]
+        root = previous.name if isinstance(previous, S.Var) else "out"
+        for window in grid.windows:
+            tag = f"t{window.index}"
+            seed = self._window_seed(source, grid.chain, window, tag)
+            result = self._window_loop(source, grid, window, seed, tag)
+            args = list(call.args)
+            args[0] = result
+            args[offsets_index] = S.TupleExpr(elements=(
+                _s_offset(base_row, window.row), _s_offset(base_col, window.col)), span=offsets_expr.span)
+            args[tensor_index] = previous
+            stored = self._s_call(call.op, args, call.attrs, store.span)
+            previous = S.Var(name=self._fresh(f"{root}_{tag}"), type=stored.type, span=store.target.span)
+            source.append(S.AssignStmt(target=previous, value=stored, span=store.span))
+            self.bump("split-k-windows")
+        emitted = self.visit_Stmt_block(tuple(source))
+        self._rename[store.target.name] = self.visit_Var(cast(S.Var, previous))
+        return list(emitted)
+
+    def _window_seed(self, out: list[S.Stmt], chain: _SplitKChain, window: SubTile, tag: str) -> S.Var:
+        """The window's Acc: MAD writes L0C at the pitch of the Left operand's valid rows, so a
+        row-narrowed seed is compact (matmul_acc inherits the seed's mode); a narrowed one
+        carries the window's valid extent like the user's seed carried the output's."""
+        create = cast(S.Call, chain.create.value)
+        span = chain.create.span
+        base = chain.loop.iter_args[0].init
+        assert isinstance(base, S.Var)
+        attrs = tuple((k, v) for k, v in create.attrs if k != "compact")
+        attrs += (("compact", window.valid_rows != window.rows),)
+        shape = S.TupleExpr(elements=(_s_index(window.rows), _s_index(window.cols)), span=span)
+        value = self._s_call("tile.create", (shape,), attrs, span)
+        if not window.narrowed:
+            return self._s_assign(out, f"{base.name}_{tag}", value, span)
+        storage = self._s_assign(out, f"{base.name}_{tag}_storage", value, span)
+        narrowed = self._s_call("tile.set_validshape", (
+            storage, _s_index(window.valid_rows), _s_index(window.valid_cols)), (), span)
+        return self._s_assign(out, f"{base.name}_{tag}", narrowed, span)
+
+    def _window_loop(self, out: list[S.Stmt], grid: _SplitKGrid, window: SubTile, seed: S.Var,
+                     tag: str) -> S.Var:
+        loop = grid.chain.loop
+        body = grid.chain.body
+        iv, carried = loop.loop_var, loop.iter_args[0].var
+        clone = _WindowClone(tag=tag, grid_k=grid.choice.k, subst={}, narrowed={
+            body.lhs.name: (0, window.row, window.rows, window.valid_rows),
+            body.rhs.name: (1, window.col, window.cols, window.valid_cols)})
+        clone.subst[iv.name] = S.Var(name=self._fresh(f"{iv.name}_{tag}"), type=iv.type, span=iv.span)
+        clone.subst[carried.name] = S.Var(name=self._fresh(f"{carried.name}_{tag}"), type=seed.type,
+                                          span=carried.span)
+        stmts = tuple(self._clone_stmt(stmt, clone) for stmt in loop.body)
+        last = stmts[-1]
+        assert isinstance(last, S.YieldStmt)
+        result_type = type_of(last.values[0])
+        assert result_type is not None
+        old = loop.results[0]
+        result = S.Var(name=self._fresh(f"{old.name}_{tag}"), type=result_type, span=old.span)
+        out.append(S.ForStmt(
+            loop_var=clone.subst[iv.name], start=loop.start, stop=loop.stop, step=loop.step,
+            iter_args=(S.IterArg(var=clone.subst[carried.name], init=seed, span=loop.iter_args[0].span),),
+            body=stmts, results=(result,), kind=loop.kind, attrs=loop.attrs, span=loop.span))
+        return result
+
+    def _clone_stmt(self, stmt: S.Stmt, clone: _WindowClone) -> S.Stmt:
+        if isinstance(stmt, S.AssignStmt):
+            value = self._clone_expr(stmt.value, clone)
+            window = clone.narrowed.get(stmt.target.name)
+            if window is not None:
+                value = self._narrow_load(cast(S.Call, value), *window)
+            ty = type_of(value) or stmt.target.type
+            target = S.Var(name=self._fresh(f"{stmt.target.name}_{clone.tag}"), type=ty, span=stmt.target.span)
+            clone.subst[stmt.target.name] = target
+            new = S.AssignStmt(target=target, value=value, span=stmt.span)
+            self._defs[target.name] = new
+            if isinstance(value, S.Call) and is_cube_matmul(value.op):
+                self._grid_k[target.name] = clone.grid_k
+            return new
+        if isinstance(stmt, S.IfStmt):
+            cond = self._clone_expr(stmt.cond, clone)
+            then_body = tuple(self._clone_stmt(s, clone) for s in stmt.then_body)
+            else_body = tuple(self._clone_stmt(s, clone) for s in stmt.else_body)
+            then_yield = then_body[-1]
+            assert isinstance(then_yield, S.YieldStmt)
+            results: list[S.Var] = []
+            for old, value in zip(stmt.results, then_yield.values):
+                var = S.Var(name=self._fresh(f"{old.name}_{clone.tag}"), type=type_of(value) or old.type,
+                            span=old.span)
+                clone.subst[old.name] = var
+                results.append(var)
+            return S.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=tuple(results),
+                            span=stmt.span)
+        assert isinstance(stmt, S.YieldStmt), "the split-K matcher admits no other statement"
+        return S.YieldStmt(values=tuple(self._clone_expr(v, clone) for v in stmt.values), span=stmt.span)
+
+    def _clone_expr(self, expr: S.Expr, clone: _WindowClone) -> S.Expr:
+        if isinstance(expr, S.Var):
+            return clone.subst.get(expr.name, expr)
+        if isinstance(expr, S.Call):
+            args = tuple(self._clone_expr(a, clone) for a in expr.args)
+            return self._s_call(expr.op, args, expr.attrs, expr.span)
+        if isinstance(expr, S.BinOp):
+            return S.BinOp(op=expr.op, lhs=self._clone_expr(expr.lhs, clone), rhs=self._clone_expr(expr.rhs, clone),
+                           type=expr.type, span=expr.span)
+        if isinstance(expr, S.UnaryOp):
+            return S.UnaryOp(op=expr.op, operand=self._clone_expr(expr.operand, clone), type=expr.type,
+                             span=expr.span)
+        if isinstance(expr, S.TupleExpr):
+            return S.TupleExpr(elements=tuple(self._clone_expr(e, clone) for e in expr.elements), span=expr.span)
+        if isinstance(expr, S.TupleGetItem):
+            return S.TupleGetItem(value=self._clone_expr(expr.value, clone), index=expr.index, type=expr.type,
+                                  span=expr.span)
+        return expr
+
+    def _narrow_load(self, load: S.Call, axis: int, start: int, extent: int, valid: int) -> S.Call:
+        """The panel load restricted to [start, start + valid) of `axis` (its physical extent
+        `extent` is the valid one rounded up to the Mat box); the other axis is unchanged."""
+        names = [d.name for d in REGISTRY.get(load.op).operands]
+        offsets_at, shapes_at, valid_at = (names.index(n) for n in ("offsets", "shapes", "valid_shapes"))
+        offsets = cast(S.TupleExpr, load.args[offsets_at])
+        physical = list(cast(TileType, load.type).shape)
+        logical = list(cast(TileType, load.type).valid)
+        new_offsets = list(offsets.elements)
+        new_offsets[axis] = _s_offset(new_offsets[axis], start)
+        physical[axis], logical[axis] = extent, valid
+        args = list(load.args[:valid_at])
+        args[offsets_at] = S.TupleExpr(elements=tuple(new_offsets), span=offsets.span)
+        args[shapes_at] = S.TupleExpr(elements=tuple(_s_index(d) for d in physical), span=load.args[shapes_at].span)
+        if logical != physical:
+            args.append(S.TupleExpr(elements=tuple(_s_index(d) for d in logical), span=offsets.span))
+        return self._s_call(load.op, args, load.attrs, load.span)
+
+    def _s_call(self, op: str, args: Sequence[S.Expr], attrs: tuple[tuple[str, AttrValue], ...],
+                span: Span) -> S.Call:
+        ty = REGISTRY.deduce(op, args, attrs, placed=True)
+        return S.Call(op=op, args=tuple(args), attrs=attrs, type=ty, span=span)
+
+    def _s_assign(self, out: list[S.Stmt], base: str, value: S.Call, span: Span) -> S.Var:
+        var = S.Var(name=self._fresh(base), type=value.type, span=span)
+        out.append(S.AssignStmt(target=var, value=value, span=span))
+        return var
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -634,3 +983,218 @@ def _offset(base: L.Expr, delta: int, span: Span) -> L.Expr:
 def _root(expr: L.Expr) -> str:
     return expr.name if isinstance(expr, L.Var) else "out"
 
+
+# --------------------------------------------------------------------------- split-K chain shapes
+
+# Loops whose iterations run in order, so "the first iteration" is the one at `start`.
+ORDERED_LOOP_KINDS = frozenset({"range", "pipeline"})
+
+_CHAIN_HINT = (
+    "keep the canonical split-K shape so AutoTileMatmulL0 can tile the output — the accumulator "
+    "created right before one pl.range / pl.pipeline K loop whose body only slices the two operands "
+    "(with index arithmetic) and accumulates with pl.matmul_acc(acc, a_k, b_k, init_cond=k == 0), "
+    "its result stored or returned once — or compute the output in blocks in the kernel")
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    """Why an oversized split-K chain is not retiled, and how the user can fix it."""
+
+    reason: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """A per-iteration GM → Mat operand load of a split-K body."""
+
+    stmt: S.AssignStmt
+
+    @property
+    def name(self) -> str:
+        return self.stmt.target.name
+
+    @property
+    def tile(self) -> TileType:
+        return cast(TileType, self.stmt.target.type)
+
+
+@dataclass(frozen=True)
+class _Reduction:
+    """The accumulation: one predicated matmul_acc, or the peeled if (matmul / matmul_acc)."""
+
+    stmt: S.Stmt
+    matmuls: tuple[S.AssignStmt, ...]
+    cond: S.Expr
+    lhs: str
+    rhs: str
+    result: str
+
+
+@dataclass(frozen=True)
+class _SplitKBody:
+    lhs: _Panel
+    rhs: _Panel
+    reduction: _Reduction
+
+
+@dataclass(frozen=True)
+class _SplitKChain:
+    """create [, set_validshape] → K loop → store, all in one block."""
+
+    seeds: tuple[int, ...]
+    create: S.AssignStmt
+    loop: S.ForStmt
+    loop_index: int
+    store: S.AssignStmt
+    body: _SplitKBody
+    dims: MatmulDims
+
+    @property
+    def absorbed(self) -> tuple[int, ...]:
+        """Block statements the grid replaces besides the loop: the seed and the store."""
+        return (*self.seeds, self.loop_index + 1)
+
+
+@dataclass(frozen=True)
+class _SplitKGrid:
+    chain: _SplitKChain
+    choice: L0Choice
+    windows: tuple[SubTile, ...]
+
+
+@dataclass
+class _WindowClone:
+    """State of one clone of the K loop: renamed values and the loads to narrow
+    (name → (axis, start, physical extent, valid extent))."""
+
+    tag: str
+    grid_k: int
+    subst: dict[str, S.Var]
+    narrowed: dict[str, tuple[int, int, int, int]]
+
+
+def _is_scalar_math(stmt: S.AssignStmt) -> bool:
+    return isinstance(stmt.target.type, ScalarType) and not any(
+        isinstance(n, (S.Call, S.FuncCall)) for n in walk(stmt.value))
+
+
+def _matmul_calls(stmt: S.Stmt) -> list[S.AssignStmt]:
+    return [n for n in walk(stmt) if isinstance(n, S.AssignStmt) and isinstance(n.value, S.Call)
+            and is_cube_matmul(n.value.op)]
+
+
+def _describe(stmt: S.Stmt) -> str:
+    if isinstance(stmt, S.AssignStmt):
+        value = stmt.value
+        what = value.op if isinstance(value, S.Call) else format_expr(value)
+        return f"`{stmt.target.name} = {what}`"
+    return f"a {stmt.KIND}"
+
+
+def _yields(stmt: S.Stmt, name: str) -> bool:
+    return (isinstance(stmt, S.YieldStmt) and len(stmt.values) == 1 and isinstance(stmt.values[0], S.Var)
+            and stmt.values[0].name == name)
+
+
+def _matmul_operands(stmt: S.Stmt, accumulates: bool) -> tuple[S.AssignStmt, _Roles, str, str] | None:
+    """(statement, roles, lhs, rhs) of a plain (or, with `accumulates`, accumulating) cube matmul
+    assignment whose matrix operands are variables."""
+    if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call) and is_cube_matmul(stmt.value.op)):
+        return None
+    call = stmt.value
+    roles = _Roles.of(call.op, len(call.args))
+    if roles is None or roles.bias is not None or (roles.acc is not None) != accumulates:
+        return None
+    lhs, rhs = call.args[roles.lhs], call.args[roles.rhs]
+    if not (isinstance(lhs, S.Var) and isinstance(rhs, S.Var)):
+        return None
+    return stmt, roles, lhs.name, rhs.name
+
+
+def _accumulates_into(stmt: S.AssignStmt, roles: _Roles, carried: str) -> bool:
+    assert roles.acc is not None
+    acc = cast(S.Call, stmt.value).args[roles.acc]
+    return isinstance(acc, S.Var) and acc.name == carried
+
+
+def _reduction_of(stmt: S.Stmt, carried: str) -> _Reduction | _Refusal:
+    """The predicated spelling `acc' = matmul_acc(acc, a, b, init_cond)`, or the peeled one
+    `if c: acc' = matmul(a, b) else: acc' = matmul_acc(acc, a, b)` merged at the if's phi."""
+    predicated = _matmul_operands(stmt, accumulates=True)
+    if predicated is not None:
+        assign, roles, lhs, rhs = predicated
+        if not _accumulates_into(assign, roles, carried):
+            return _Refusal("its matmul_acc does not accumulate into the loop-carried seed", _CHAIN_HINT)
+        if roles.init_cond is None:
+            return _Refusal(f"the accumulation `{assign.target.name}` has no init_cond, so the first K step "
+                            "would add to the uninitialised full-output seed", _CHAIN_HINT)
+        cond = cast(S.Call, assign.value).args[roles.init_cond]
+        return _Reduction(stmt, (assign,), cond, lhs, rhs, assign.target.name)
+    if isinstance(stmt, S.IfStmt) and len(stmt.results) == 1 and len(stmt.then_body) == 2 \
+            and len(stmt.else_body) == 2:
+        first = _matmul_operands(stmt.then_body[0], accumulates=False)
+        later = _matmul_operands(stmt.else_body[0], accumulates=True)
+        if first is not None and later is not None and first[2:] == later[2:] \
+                and later[1].init_cond is None and _accumulates_into(later[0], later[1], carried) \
+                and _yields(stmt.then_body[1], first[0].target.name) \
+                and _yields(stmt.else_body[1], later[0].target.name):
+            return _Reduction(stmt, (first[0], later[0]), stmt.cond, first[2], first[3], stmt.results[0].name)
+    return _Refusal("its K loop's accumulation is neither one predicated pl.matmul_acc nor an if with "
+                    "pl.matmul on the first K block and pl.matmul_acc after it", _CHAIN_HINT)
+
+
+def _first_step_test(cond: S.Expr, loop: S.ForStmt, scalars: dict[str, S.Expr]) -> bool:
+    """Whether `cond` holds exactly on the loop's first iteration: `iv == start`, or `x == start·c`
+    for a body-local `x = iv * c` (c ≠ 0). Only that proves the accumulation overwrites the
+    seed on the first K step, so each window's fresh seed may start uninitialised too."""
+    if not (isinstance(cond, S.BinOp) and cond.op == "==" and isinstance(loop.start, S.ConstInt)):
+        return False
+    for probe, value in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):
+        scale = _induction_scale(probe, loop.loop_var.name, scalars)
+        if scale is not None and isinstance(value, S.ConstInt) and value.value == loop.start.value * scale:
+            return True
+    return False
+
+
+def _induction_scale(expr: S.Expr, induction: str, scalars: dict[str, S.Expr]) -> int | None:
+    if not isinstance(expr, S.Var):
+        return None
+    if expr.name == induction:
+        return 1
+    value = scalars.get(expr.name)
+    if not (isinstance(value, S.BinOp) and value.op == "*"):
+        return None
+    for var, scale in ((value.lhs, value.rhs), (value.rhs, value.lhs)):
+        if isinstance(var, S.Var) and var.name == induction and isinstance(scale, S.ConstInt) and scale.value:
+            return scale.value
+    return None
+
+
+def _panel_problem(stmt: S.AssignStmt, loop_local: set[str]) -> str | None:
+    """Why a body load is not a direct GM → Mat panel load that a window can narrow."""
+    call = cast(S.Call, stmt.value)
+    source = call.args[0]
+    tile = stmt.target.type
+    if not (isinstance(source, S.Var) and isinstance(source.type, TensorType)) or source.name in loop_local:
+        return "does not read a tensor defined outside the K loop"
+    if not (isinstance(tile, TileType) and tile.memory_space is MemorySpace.Mat and len(tile.shape) == 2):
+        return "is not a 2-D load into Mat"
+    if attr(call.attrs, "packed", False):
+        return "packs an N-D window"
+    offsets = _offsets_arg(call)
+    if offsets is None or len(offsets[1].elements) != 2:
+        return "has no 2-D offset list"
+    return None
+
+
+def _s_index(value: int) -> S.ConstInt:
+    return S.ConstInt(value=value, dtype=DataType.INDEX)
+
+
+def _s_offset(base: S.Expr, delta: int) -> S.Expr:
+    if delta == 0:
+        return base
+    if isinstance(base, S.ConstInt):
+        return S.ConstInt(value=base.value + delta, dtype=base.dtype, span=base.span)
+    return S.BinOp(op="+", lhs=base, rhs=_s_index(delta), type=INDEX, span=base.node_span)

@@ -6,7 +6,7 @@ turns a plan into statements. Spec: ../shared/spec/auto_tile_matmul_l0.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from backend.handlers import BackendHandler
 from backend.l0_chooser import L0Choice, L0ChooserConfig, choose_l0_tile
@@ -57,6 +57,23 @@ def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: boo
 
 def choose(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool) -> L0Choice | None:
     return choose_l0_tile(chooser_config(dims, backend, is_matmul_acc))
+
+
+@dataclass(frozen=True, slots=True)
+class PanelBoxes:
+    """Mat-box granularity of the two axes a split-K output grid narrows: the left panel's
+    rows (M) and the right panel's columns (N). A narrowed window is loaded at its boxed
+    physical extent, so the chooser must charge that padding, not the logical tile."""
+
+    m: int = 1
+    n: int = 1
+
+
+def split_k_chooser_config(dims: MatmulDims, backend: BackendHandler, boxes: PanelBoxes) -> L0ChooserConfig:
+    """ChooseL0Tile inputs for the output grid of a canonical split-K chain: `dims.K` is one
+    iteration's K panel (the grid clones the whole K loop, so each narrowed call sees that K)."""
+    return replace(chooser_config(dims, backend, is_matmul_acc=True),
+                   box_align_m=boxes.m, box_align_n=boxes.n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +137,17 @@ def output_grid(dims: MatmulDims, m: int, n: int) -> list[SubTile]:
 def mad_pitch(valid_rows: int, box_rows: int) -> int:
     """Row pitch at which MAD lays the product out in L0C: ⌈validRow/box⌉·box (pto-isa TMatmul)."""
     return align_up(valid_rows, box_rows)
+
+
+def split_k_windows(dims: MatmulDims, m: int, n: int, boxes: PanelBoxes) -> list[SubTile]:
+    """The output windows of a split-K grid over the valid [M, N] extent, M fastest. Each window's
+    physical extent is its valid extent rounded up to the panel boxes: the narrowed loads
+    transfer only the valid window, and their boxed padding (which may overhang the tensor)
+    is never stored."""
+    tiles: list[SubTile] = []
+    for col in range(0, dims.valid_n, n):
+        for row in range(0, dims.valid_m, m):
+            valid_rows, valid_cols = min(m, dims.valid_m - row), min(n, dims.valid_n - col)
+            tiles.append(SubTile(len(tiles), row, col, align_up(valid_rows, boxes.m),
+                                 align_up(valid_cols, boxes.n), valid_rows, valid_cols))
+    return tiles
