@@ -59,6 +59,9 @@ class L0ChooserConfig:
     l0c_align_m: int
     box_align_m: int = 1
     box_align_n: int = 1
+    # K-block granularity from the operands' boxes: an L0A/L0B tile's K extent must be a whole
+    # number of 32-byte box columns (32 for INT8 on both operands), not only of the 16-wide fractal.
+    box_align_k: int = 1
     allow_k_boundary: bool = False
     is_matmul_acc: bool = False
     bias_source: BiasSource = BiasSource.NONE
@@ -69,7 +72,7 @@ class L0ChooserConfig:
 
     def __post_init__(self) -> None:
         for field_name in ("M", "N", "K", "bytes_a", "bytes_b", "bytes_c", "l0c_align_m",
-                           "box_align_m", "box_align_n"):
+                           "box_align_m", "box_align_n", "box_align_k"):
             value = getattr(self, field_name)
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"L0ChooserConfig.{field_name} must be a positive int, got {value!r}")
@@ -216,6 +219,9 @@ def _legal_candidates(cfg: L0ChooserConfig, design: _Design, full_k_only: bool) 
     starts = np.cumsum(k_counts) - k_counts
     k = (np.arange(total, dtype=np.int64) - np.repeat(starts, k_counts) + 1) * frac
     m_rep, n_rep = np.repeat(m_grid, k_counts), np.repeat(n_grid, k_counts)
+    if cfg.box_align_k > 1:
+        whole_boxes = k % cfg.box_align_k == 0
+        m_rep, n_rep, k = m_rep[whole_boxes], n_rep[whole_boxes], k[whole_boxes]
     if not cfg.allow_k_boundary:
         divides = cfg.K % k == 0
         m_rep, n_rep, k = m_rep[divides], n_rep[divides], k[divides]

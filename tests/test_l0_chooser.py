@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -480,3 +480,26 @@ def test_memory_space_names_and_byte_widths() -> None:
     assert widths == [4, 2, 1, 1, 8, 1]
     with pytest.raises(ValueError, match="unknown dtype"):
         dtype_byte_width("FP128")
+
+
+def test_box_align_k_keeps_int8_k_blocks_whole_boxes() -> None:
+    # INT8 boxes are 32 elements wide: a 16-wide K block would not be a whole box on L0A/L0B.
+    base = L0ChooserConfig.for_dtypes(16, 1152, 128, "int8", get_backend("Ascend950"), allow_k_boundary=True)
+    unaligned = choose_l0_tile(base)
+    aligned = choose_l0_tile(replace(base, box_align_k=32))
+    assert unaligned is not None and aligned is not None
+    assert unaligned.k % 32 != 0  # what the fractal alone allows
+    assert aligned.k % 32 == 0
+
+
+def test_the_pass_asks_for_whole_k_boxes() -> None:
+    from languages.types import DataType
+    from passes.analysis.matmul_tiling import MatmulDims, chooser_config
+
+    def dims(bytes_ab: int) -> MatmulDims:
+        return MatmulDims(M=16, N=1152, K=128, valid_m=16, valid_n=1152, bytes_a=bytes_ab, bytes_b=bytes_ab,
+                          acc_dtype=DataType.INT32 if bytes_ab == 1 else DataType.FP32)
+
+    backend = get_backend("Ascend950")
+    assert chooser_config(dims(1), backend, False).box_align_k == 32
+    assert chooser_config(dims(2), backend, False).box_align_k == 16

@@ -51,8 +51,18 @@ def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: boo
         M=dims.M, N=dims.N, K=dims.K,
         bytes_a=dims.bytes_a, bytes_b=dims.bytes_b, bytes_c=dims.acc_dtype.byte_width,
         backend=backend, l0c_align_m=backend.l0c_m_alignment(dims.acc_dtype.name),
+        box_align_k=k_box_alignment(dims),
         allow_k_boundary=True, is_matmul_acc=is_matmul_acc,
     )
+
+
+# A fractal box row is 32 bytes wide, so K (the columns of Left, the rows of Right) must be a
+# whole number of 32-byte boxes: 32 elements for INT8, which the 16-element fractal does not imply.
+_BOX_ROW_BYTES = 32
+
+
+def k_box_alignment(dims: MatmulDims) -> int:
+    return max(_BOX_ROW_BYTES // dims.bytes_a, _BOX_ROW_BYTES // dims.bytes_b, 1)
 
 
 def choose(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool) -> L0Choice | None:
