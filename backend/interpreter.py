@@ -30,7 +30,8 @@ from typing import Any, Callable, Final, Mapping, Protocol, Sequence, Union, cas
 import numpy as np
 import numpy.typing as npt
 
-from backend import numerics
+from backend import cross_core, numerics
+from backend.cross_core import run_group
 from backend.io import coerce_input, check_input_names
 from backend.numerics import ArithmeticFault, NumericsError
 from languages.ops import REGISTRY, OpDef, ReusesInput
@@ -42,6 +43,8 @@ Array = npt.NDArray[Any]
 RULE = "Interpreter"
 
 KERNEL_FUNCTION_TYPES: Final = frozenset({"InCore", "AIC", "AIV"})
+# Launches an AIC and an AIV kernel together (ExpandMixedKernel); host-side, not compiled to PTO.
+GROUP: Final = "Group"
 # An Opaque function is host code when it calls other functions, but a leaf one that works on
 # tiles is a kernel (the spec's own `@pl.function` examples are such leaves): PTOCodegen emits it
 # and the simulator runs it.
@@ -228,12 +231,47 @@ class Interpreter:
         for param, arg in zip(fn.params, args):
             var, _ = _param(param)
             env[var.name] = arg
+        if fn.func_type == GROUP:
+            return self.run_group(function, env)
         ended = self.run_block(fn.body, env)
         if ended is None or ended.kind != "return":
             if fn.return_types:
                 raise InterpreterError(f"function {fn.name} ends without a return", function.node_span)
             return ()
         return ended.values
+
+    def run_group(self, function: Node, env: dict[str, Value]) -> tuple[Value, ...]:
+        """A Group launches its kernels (`self.f_aic(...)`, `self.f_aiv(...)`) together: they run
+        as coroutines exchanging tiles through the cross-core FIFOs; then the Group returns."""
+        launches: list[tuple[Node, Node, list[Value]]] = []
+        ended: _Exit | None = None
+        for stmt in _function(function).body:
+            value = _field(stmt, "value") if stmt.KIND in ("AssignStmt", "EvalStmt") else None
+            if value is not None and value.KIND == "FuncCall" and str(_field(value, "callee")) in self.functions:
+                args = [self.eval(a, env) for a in _field(value, "args")]
+                launches.append((stmt, self.functions[str(_field(value, "callee"))], args))
+            elif stmt.KIND == "ReturnStmt":
+                self._launch(launches, env)
+                launches = []
+                ended = _Exit("return", tuple(self.eval(v, env) for v in _field(stmt, "values")))
+            else:
+                raise InterpreterError("a Group function only launches its kernels and returns their results",
+                                       stmt.node_span)
+        self._launch(launches, env)
+        return ended.values if ended is not None else ()
+
+    def _launch(self, launches: list[tuple[Node, Node, list[Value]]], env: dict[str, Value]) -> None:
+        if not launches:
+            return
+        names = [_function(callee).name for _, callee, _ in launches]
+        tasks = [(lambda c=callee, a=args: self.call_function(c, a)) for _, callee, args in launches]
+        results = run_group(names, tasks)
+        for (stmt, _, _), returned in zip(launches, results):
+            if stmt.KIND != "AssignStmt":
+                continue
+            value = _field(stmt, "value")
+            single = not isinstance(_field(value, "type"), TupleType) and len(returned) <= 1
+            env[cast(_VarLike, _field(stmt, "target")).name] = (returned[0] if returned else None) if single else returned
 
     # -- statements --------------------------------------------------------------------------------
 
@@ -743,6 +781,25 @@ def _sem_write(call: _CallSite) -> Value:
     return base
 
 
+def _sem_tpush(call: _CallSite) -> Value:
+    # The FIFO carries the valid rectangle only (the slot is compacted to valid_col pitch).
+    source = call.array(0)
+    cross_core.push(call.opdef.semantics[1], ArrayValue(np.array(source.region), source.dtype, source.valid, False))
+    return None
+
+
+def _sem_tpop(call: _CallSite) -> Value:
+    item = cross_core.pop(call.opdef.semantics[1])
+    if not isinstance(item, ArrayValue):
+        raise call.fail("the FIFO holds no tile")
+    out = call.fresh_result()
+    if tuple(item.valid) != tuple(out.valid):
+        raise call.fail(f"pops a tile valid in {list(out.valid)}, but the matching push carried "
+                        f"{list(item.valid)}")
+    _write_region(out.data, [0] * item.data.ndim, _converted_for(item, item.data, out.dtype), "popped tile", call)
+    return out
+
+
 def _sem_dim(call: _CallSite) -> Value:
     source = call.array(0)
     return int(source.data.shape[int(cast(int, call.attr("axis", 0)))])
@@ -775,6 +832,8 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "read": _sem_read,
     "write": _sem_write,
     "dim": _sem_dim,
+    "tpush": _sem_tpush,
+    "tpop": _sem_tpop,
 }
 
 
@@ -792,7 +851,7 @@ def entry_function(program: Node, entry: str | None = None) -> Node:
                 return cast(Node, fn)
         raise InterpreterError(f"program {name} has no function {entry!r} "
                                f"(functions: {', '.join(f.name for f in functions)})")
-    for wanted in (("Orchestration",), tuple(KERNEL_FUNCTION_TYPES)):
+    for wanted in (("Orchestration",), (GROUP,), tuple(KERNEL_FUNCTION_TYPES)):
         candidates = [f for f in functions if f.func_type in wanted]
         if len(candidates) == 1:
             return cast(Node, candidates[0])

@@ -203,6 +203,8 @@ class MlirPrinter:
             *ins, out = call.args
             text = f"{call.op} ins({', '.join(typed(a) for a in ins)}) outs({typed(out)})"
             return text + _attr_dict(call.attrs)
+        if call.op in _PUSH_OPS:
+            return f"{call.op} ins({', '.join(typed(a) for a in call.args)}){_attr_dict(call.attrs)}"
         if call.op == "pto.set_validshape":
             tile, rows, cols = call.args
             return f"pto.set_validshape {ssa(tile)}, {ssa(rows)}, {ssa(cols)} : {mlir_type(_type_of(tile))}"
@@ -311,7 +313,16 @@ def _subview(call: P.Call, target: P.Var) -> str:
             f": {mlir_type(_type_of(source))} -> {mlir_type(target.type)}")
 
 
+def _tpop(call: P.Call, target: P.Var) -> str:
+    """`pto.tpop_from_aic {split = N} -> !pto.tile_buf<...>` (spec "Cross-Core Operations")."""
+    return f"{call.op}{_attr_dict(call.attrs)} -> {mlir_type(target.type)}"
+
+
+_PUSH_OPS = frozenset({"pto.tpush_to_aiv", "pto.tpush_to_aic"})
+_POP_OPS = frozenset({"pto.tpop_from_aic", "pto.tpop_from_aiv"})
+
 _VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
+    **{op: _tpop for op in _POP_OPS},
     "arith.constant": _constant,
     "pto.make_tensor_view": _make_tensor_view,
     "pto.partition_view": _partition_view,
@@ -776,7 +787,9 @@ class _MlirParser:
 
     def instruction(self) -> P.Stmt:
         op = self.advance()
-        if self.at("ins"):
+        if op.text in _PUSH_OPS:
+            args, attrs = self.push_operands()
+        elif self.at("ins"):
             args, attrs = self.dps_operands()
         elif op.text == "pto.set_validshape":
             args, attrs = self.set_validshape(), ()
@@ -801,6 +814,14 @@ class _MlirParser:
         out = self.typed_operand()
         self.expect(")", "closing `outs(` (one destination)")
         return (*ins, out), self.attr_dict()
+
+    def push_operands(self) -> tuple[tuple[P.Expr, ...], Attrs]:
+        """`ins(%tile : T) {[id = I, ]split = N}` of a cross-core push (no outs)."""
+        self.expect("ins")
+        self.expect("(", "after `ins`")
+        tile = self.typed_operand()
+        self.expect(")", "closing `ins(` (one pushed tile)")
+        return (tile,), self.attr_dict()
 
     def set_validshape(self) -> tuple[P.Expr, ...]:
         token = self.peek()
@@ -1147,7 +1168,22 @@ def _parse_generic_value(p: _MlirParser) -> P.Call:
     return P.Call(op="", args=tuple(args), attrs=(), type=p.type())
 
 
+def _parse_tpop(p: _MlirParser) -> P.Call:
+    token = p.peek()
+    attrs = p.attr_dict()
+    p.expect("->", "before the popped tile type")
+    tile = p.type()
+    if not isinstance(tile, TileType) or tile.memory_space is None:
+        p.fail("a pop defines a `!pto.tile_buf<...>`", token)
+    # The text does not say where the consumer's FIFO slot lives: the tile has no address
+    # (UNASSIGNED), and the simulator refuses to run it rather than guess one.
+    size = _rows_cols(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
+    slot = MemRef(f"fifo_slot_{tile.memory_space.name.lower()}", tile.memory_space, -1, size)
+    return P.Call(op="", args=(), attrs=attrs, type=replace(tile, memref=slot))
+
+
 _VALUE_PARSERS: dict[str, _ValueParser] = {
+    **{op: _parse_tpop for op in _POP_OPS},
     "arith.constant": _parse_constant,
     "pto.make_tensor_view": _parse_make_tensor_view,
     "pto.partition_view": _parse_partition_view,

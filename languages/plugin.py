@@ -77,6 +77,8 @@ DEFAULT_PIPELINE = ",".join((
     "flatten-tile-nd-to-2d",
     # TileUnplaced -> TilePlaced -> L0Tiled
     "infer-tile-memory-space", "auto-tile-matmul-l0",
+    # mixed cube/vector kernels: AIC + AIV + Group where cube <-> vector crosses a FIFO (910B)
+    "expand-mixed-kernel",
     # memory planning: L0Tiled -> Addressed
     "init-mem-ref", "materialize-semantic-aliases", "memory-reuse", "allocate-memory-addr",
     # Addressed -> PTO

@@ -27,6 +27,7 @@ from backend.handlers import BackendHandler
 from languages.decls import TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load
+from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, TileType, Type, attr, with_attr
 from languages.views import implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -217,6 +218,17 @@ class _Placer(P.FromTileUnplaced):
         self.vars: dict[str, P.Var] = {}
         self.producers: dict[str, P.Call] = {}
         self.used_names: set[str] = set()
+        # Cross-core hops visible at this point: (value, space) -> the popped copy.
+        self.crossed: dict[tuple[str, MemorySpace], P.Var] = {}
+
+    @override
+    def visit_Stmt_block(self, body: tuple[U.Stmt, ...]) -> tuple[P.Stmt, ...]:
+        # A hop made inside a nested block does not dominate the code after that block.
+        outer = dict(self.crossed)
+        try:
+            return super().visit_Stmt_block(body)
+        finally:
+            self.crossed = outer
 
     # -- functions and variables ------------------------------------------------------------
 
@@ -224,7 +236,7 @@ class _Placer(P.FromTileUnplaced):
     def visit_Function(self, node: U.Function) -> P.Function:
         self.plan = _Plan()
         _collect(self.plan, node.body)
-        self.vars, self.producers = {}, {}
+        self.vars, self.producers, self.crossed = {}, {}, {}
         self.used_names = {_name(n) for n in _all_vars(node)}
         return super().visit_Function(node)
 
@@ -369,21 +381,35 @@ class _Placer(P.FromTileUnplaced):
 
     def _hop(self, value: P.Var, space: MemorySpace, at: Node, role: str) -> tuple[tuple[P.Stmt, ...], P.Var]:
         """Statements bringing `value` into `space`: a tile.move where a data path exists, else a
-        re-load of the same GM window when `value` came from a tile.load."""
+        re-load of the same GM window when `value` came from a tile.load, else a cross-core
+        tile.move (cube <-> vector through a FIFO) where the two spaces sit on different cores."""
         assert isinstance(value.type, TileType) and value.type.memory_space is not None
         source = value.type.memory_space
         name = self._fresh(f"{value.name}_{space.name.lower()}")
+        producer = self.producers.get(value.name)
+        reloadable = producer is not None and REGISTRY.get(producer.op).semantics[:1] == ("load",) \
+            and self.backend.can_move(MemorySpace.DDR, space)
         if self.backend.can_move(source, space):
             call = self._call("tile.move", (value,), (("target_memory", space),), at)
             self.bump("moves-inserted")
-        else:
-            producer = self.producers.get(value.name)
-            if producer is None or REGISTRY.get(producer.op).semantics[:1] != ("load",) \
-                    or not self.backend.can_move(MemorySpace.DDR, space):
-                raise CompileError(self._no_path(value, source, space, at, role))
+        elif reloadable:
+            assert producer is not None
             call = self._call(producer.op, producer.args, with_attr(producer.attrs, "target_memory", space), at)
             self.bump("reloads-inserted")
+        elif (source, space) in CROSS_CORE_TRANSFERS:
+            # No data path inside one core: the value crosses between the cube and the vector
+            # core through a FIFO, which ExpandMixedKernel lowers to a tpush / tpop pair. A
+            # crossing is a real transfer, so a value crosses once per block and is reused.
+            crossed = self.crossed.get((value.name, space))
+            if crossed is not None:
+                return (), crossed
+            call = self._call("tile.move", (value,), (("target_memory", space), ("cross_core", True)), at)
+            self.bump("cross-core-moves")
+        else:
+            raise CompileError(self._no_path(value, source, space, at, role))
         var = self._define(name, call.type, at)
+        if attr(call.attrs, "cross_core", False):
+            self.crossed[(value.name, space)] = var
         return (P.AssignStmt(target=var, value=call, span=at.node_span),), var
 
     def _call(self, op: str, args: Sequence[P.Expr], attrs: Attrs, at: Node) -> P.Call:

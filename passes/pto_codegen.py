@@ -203,7 +203,7 @@ class _Codegen(P.FromAddressed):
             tile = stmt.target.type
             if not isinstance(tile, TileType) or not isinstance(stmt.value, A.Call):
                 continue
-            if _instruction(_opdef(stmt.value)) == "pto.subview":
+            if _instruction(_opdef(stmt.value)) in _SELF_BINDING:
                 continue
             handle = self.fresh(tile, stmt.span)
             self.bind(stmt.target, handle)
@@ -542,6 +542,27 @@ class _CodegenCalls:
         return tuple(stmts)
 
     @staticmethod
+    def tpush(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+              span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.tpush_to_aiv / _aic(tile, split=N[, id=I])` -> `pto.tpush_to_* ins(%tile : T)
+        {[id = I, ]split = N}`."""
+        tile = cg.operand(call.args[0], span)
+        return (_instr(instruction, (tile,), _fifo_attrs(call), span),)
+
+    @staticmethod
+    def tpop(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+             span: Span) -> tuple[P.Stmt, ...]:
+        """`x = tile.tpop_from_*(shape, ..., split=N)` -> `%x = pto.tpop_from_* {split = N} -> T`:
+        the pop binds the consumer's buffer itself (no alloc_tile); the shape operands only feed
+        type deduction."""
+        if target is None or not isinstance(target.type, TileType):
+            raise CompileError(Diagnostic.at(call, RULE, f"{call.op} must define a tile variable"))
+        result = cg.fresh(target.type, span)
+        cg.bind(target, result)
+        pop = P.Call(op=instruction, args=(), attrs=_fifo_attrs(call), type=target.type, span=span)
+        return (P.AssignStmt(target=result, value=pop, span=span),)
+
+    @staticmethod
     def set_validshape(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
                        span: Span) -> tuple[P.Stmt, ...]:
         """`tile.set_validshape(tile, rows, cols)`: the result's handle (same address) gets
@@ -571,7 +592,21 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.tmatmul.acc": _CodegenCalls.matmul_acc,
     "pto.set_validshape": _CodegenCalls.set_validshape,
     "tile.assemble": _CodegenCalls.assemble,
+    "pto.tpush_to_aiv": _CodegenCalls.tpush,
+    "pto.tpush_to_aic": _CodegenCalls.tpush,
+    "pto.tpop_from_aic": _CodegenCalls.tpop,
+    "pto.tpop_from_aiv": _CodegenCalls.tpop,
 }
+
+# Instructions that bind their result themselves instead of writing an allocated buffer: a view
+# of another buffer, or a cross-core pop (the popped tile is the consumer's FIFO slot).
+_SELF_BINDING = frozenset({"pto.subview", "pto.tpop_from_aic", "pto.tpop_from_aiv"})
+
+
+def _fifo_attrs(call: A.Call) -> Attrs:
+    """The spec's `{[id = I, ]split = N}` of a cross-core endpoint."""
+    pipe = attr(call.attrs, "id")
+    return ((("id", pipe),) if pipe is not None else ()) + (("split", attr(call.attrs, "split", 0)),)
 
 # Registry entries that name a helper instead of the instruction itself: the partition view of a
 # load / store, and the allocation or same-address view (treshape) that the per-variable

@@ -25,7 +25,10 @@ Entry points:
 
 Partition views address a tensor in its logical coordinates (the `tile.load` offsets); the
 `layout` of `pto.make_tensor_view` ("nd" / "dn") only decides how the GM buffer is stored.
-Only one AIV lane is modelled (no `split_aiv` FIFOs yet).
+Only one AIV lane is modelled.  The AIC and AIV kernels of a Group launch run as two
+`run_kernel` calls (separate machines: separate cores, separate buffers) that the caller runs as
+coroutines through `backend.cross_core.run_group`; `pto.tpush_*` / `pto.tpop_*` exchange
+`FifoSlot`s through that launch's FIFOs (split = 0: one reader).
 """
 
 from __future__ import annotations
@@ -36,11 +39,11 @@ from typing import Any, Callable, Final, Mapping, Union
 import numpy as np
 import numpy.typing as npt
 
-from backend import numerics
+from backend import cross_core, numerics
 from backend.handlers import BackendHandler, get_backend
 from backend.numerics import ArithmeticFault, NumericsError
 from backend.sim import instructions as ins
-from backend.sim.machine import GmTensor, Machine, SimulationError, TileHandle, handle_for
+from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import OPS as PTO_OPS
@@ -65,6 +68,17 @@ class PartitionValue:
     tensor: GmTensor
     offsets: tuple[int, ...]
     sizes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FifoSlot:
+    """One cross-core FIFO entry: the pushed valid rectangle, row-major at valid_col pitch."""
+
+    values: Array  # flat, valid_rows * valid_cols elements of `dtype`
+    dtype: DataType
+    valid: tuple[int, int]
+    from_acc: bool
+    source: str
 
 
 Value = Union[ScalarValue, TileHandle, TensorViewValue, PartitionValue, GmTensor]
@@ -365,6 +379,50 @@ class Executor:
         tile.valid = (rows, cols)
         return 0
 
+    # -- cross-core FIFOs ---------------------------------------------------------------------
+
+    def tpush(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """TPUSH: the producer writes its valid rectangle into the FIFO slot at a valid_col row
+        pitch; an Acc source is drained by FIXPIPE, which walks L0C at the compact pitch when
+        the accumulator is compact (the machine's Acc reader does)."""
+        if len(call.args) != 1:
+            raise instr.fail("a push takes one tile")
+        src = self.tile(call.args[0], instr)
+        values = self.machine.read_tile(src, instr.op, instr.span)
+        cross_core.push(SEMANTICS[call.op][1], FifoSlot(np.ascontiguousarray(values).reshape(-1), src.dtype,
+                                                        src.valid, src.space is MemorySpace.Acc, src.name))
+        return 0
+
+    def tpop(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """TPOP: the consumer reads its valid rectangle back from the slot at its own valid_col
+        pitch into the buffer the pop binds; reading past what the producer wrote reads stale
+        slot bytes (a poison read in checked mode)."""
+        if target is None or not isinstance(target.type, TileType) or target.type.memref is None:
+            raise instr.fail("a pop must bind a tile buffer")
+        if target.type.memref.offset < 0:
+            raise instr.fail(f"the popped tile %{target.name} has no address in the consumer's "
+                             f"{target.type.memref.space.name}", "simulate the compiled program, not its .pto text "
+                             "(the FIFO slot address is not printed)")
+        dst = handle_for(target.name, target.type)
+        slot = cross_core.pop(SEMANTICS[call.op][1])
+        if not isinstance(slot, FifoSlot):
+            raise instr.fail("the FIFO holds no tile")
+        rows, cols = dst.valid
+        flat = np.arange(rows * cols).reshape(rows, cols)
+        if flat.size and int(flat.max()) >= slot.values.size:
+            if self.machine.checked:
+                raise PoisonRead(instr.op, target.name, tuple(int(i) for i in np.unravel_index(
+                    slot.values.size, (rows, cols))), instr.span, f"FIFO slot pushed from {slot.source}")
+            stale = np.full((flat.size - slot.values.size) * slot.values.itemsize, numerics.POISON_BYTE, np.uint8)
+            padded = np.concatenate([slot.values, stale.view(slot.values.dtype)])
+            values = padded[flat]
+        else:
+            values = slot.values[flat]
+        if slot.dtype is not dst.dtype:
+            values = ins.convert_move(values, slot.dtype.name, dst.dtype.name, slot.from_acc)
+        self.machine.write_tile(dst, values, instr.op, instr.span)
+        return dst
+
     # -- data movement ----------------------------------------------------------------------
 
     def dps_operands(self, call: P.Call, instr: _Instr, count: int) -> tuple[list[P.Expr], P.Expr]:
@@ -593,6 +651,8 @@ _VALUE_OPS: Final[dict[str, _ValueOp]] = {
     "alloc": Executor.alloc_tile,
     "slice": Executor.subview,
     "set_validshape": Executor.set_validshape,
+    "tpush": Executor.tpush,
+    "tpop": Executor.tpop,
 }
 
 _DPS_OPS: Final[dict[str, _DpsOp]] = {

@@ -306,8 +306,21 @@ def _pto_ops() -> list[OpDef]:
     return ops
 
 
-OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops())
+def _cross_core_pto_ops() -> list[OpDef]:
+    """Cross-core FIFO endpoints (spec "Cross-Core Operations"): `pto.tpush_to_aiv ins(%t : T)
+    {split = N}` is a statement; `%buf = pto.tpop_from_aic {split = N} -> T` binds the popped
+    buffer (its type is the result's). Semantics keys as the tile ops': (kind, consuming core)."""
+    fifo = (AttrDecl("id", "int"), AttrDecl("split", "int", 0))
+    return [
+        _op("pto.tpush_to_aiv", "pto_fifo", ("tpush", "aiv"), attrs=fifo, doc="ins(tile): cube -> vector push"),
+        _op("pto.tpush_to_aic", "pto_fifo", ("tpush", "aic"), attrs=fifo, doc="ins(tile): vector -> cube push"),
+        _op("pto.tpop_from_aic", "pto_fifo", ("tpop", "aiv"), attrs=fifo, doc="-> tile: pop on the vector core"),
+        _op("pto.tpop_from_aiv", "pto_fifo", ("tpop", "aic"), attrs=fifo, doc="-> tile: pop on the cube core"),
+    ]
+
+
+OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _cross_core_pto_ops())
 
 # Instructions written in destination-passing style: `EvalStmt(op(*ins, out))`.
-_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta"})
+_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo"})
 DPS_OPS: frozenset[str] = frozenset(o.name for o in OPS if o.family not in _NOT_DPS_FAMILIES)

@@ -58,7 +58,7 @@ from languages.ops.tensor_ops import (
     scalar_at,
     tensor_at,
 )
-from languages.types import BOOL, Attrs, DataType, Dims, TileType, TileView, Type, attr
+from languages.types import BOOL, AttrValue, Attrs, DataType, Dims, NoneType, TileType, TileView, Type, attr
 from languages.views import extract_view, implicit_view, make_tile_type, move_view, transposed_view
 from nanopass.node import Node
 
@@ -197,6 +197,14 @@ def deduce_store(args: Sequence[Node], attrs: Attrs) -> Type:
 def deduce_move(args: Sequence[Node], attrs: Attrs) -> Type:
     source = tile_at(args, 0)
     space = target_space(attrs, "tile.move")
+    if attr(attrs, "cross_core", False):
+        # A cross-core hop is a FIFO pop on the consumer core: a fresh buffer in the target
+        # space's own layout (the FIFO carries a row-major rectangle, not the source's boxes).
+        if source.memory_space is not None and (source.memory_space, space) not in CROSS_CORE_TRANSFERS:
+            legal = ", ".join(f"{a.name} -> {b.name}" for a, b in CROSS_CORE_TRANSFERS)
+            raise DeductionError(f"no cross-core transfer {source.memory_space.name} -> {space.name} "
+                                 f"(cross-core FIFOs carry {legal})", 0)
+        return make_tile_type(source.shape, source.dtype, source.valid_shape, space, implicit_view(space, source.shape))
     return make_tile_type(source.shape, source.dtype, source.valid_shape, space, move_view(source, space))
 
 
@@ -351,8 +359,11 @@ def _memory_ops() -> list[OpDef]:
               attrs=(AttrDecl("window", "int_list"),),
               doc="`window` (N-D) is the tensor window a row-packed 2-D tile fills.",
               pto=("pto.partition_view", "pto.tstore")),
-        OpDef("tile.move", (OperandDecl("x", _TILE),), deduce_move, ("move",), "memory", attrs=(target,),
-              output_memory=FromAttr(), in_place_safe=False, pto=("pto.tmov",)),
+        OpDef("tile.move", (OperandDecl("x", _TILE),), deduce_move, ("move",), "memory",
+              attrs=(target, AttrDecl("cross_core", "bool", False)),
+              output_memory=FromAttr(), in_place_safe=False, pto=("pto.tmov",),
+              doc="`cross_core` marks a cube<->vector hop the backend has no data path for: "
+                  "ExpandMixedKernel lowers it to a tpush on the producer core and a tpop on the consumer."),
         OpDef("tile.extract", (OperandDecl("src", _TILE, accepted_memory=(MemorySpace.Mat, MemorySpace.Acc)),
                                OperandDecl("row", "scalar"), OperandDecl("col", "scalar"),
                                OperandDecl("shape", "int_list")),
@@ -393,6 +404,66 @@ def _view_ops() -> list[OpDef]:
     ]
 
 
-OPS: tuple[OpDef, ...] = tuple(_compute_ops() + _cube_ops() + _memory_ops() + _view_ops())
+# -- cross-core FIFOs (mixed cube/vector kernels, ExpandMixedKernel) ---------------------------------
+#
+# The cube core (AIC) and the vector cores (AIV) are separate cores with separate buffers; where the
+# backend has no direct data path between them, a tile crosses through a FIFO in GM: the producer
+# pushes its valid rectangle, the consumer pops it into a buffer of its own.
 
-__all__ = ["OPS"]
+AIC, AIV = "AIC", "AIV"
+# The core owning each on-chip buffer (TARGET_FACTS glossary: L1 / L0A / L0B / L0C / Bias belong
+# to the cube, UB to the vector core).
+CORE_OF_SPACE: dict[MemorySpace, str] = {
+    MemorySpace.Mat: AIC, MemorySpace.Left: AIC, MemorySpace.Right: AIC, MemorySpace.Acc: AIC,
+    MemorySpace.Bias: AIC, MemorySpace.Vec: AIV,
+}
+
+# (source space, destination space) -> (push op on the producer, pop op on the consumer).  The
+# cube drains L0C into the FIFO through FIXPIPE (TPUSH runs TStoreAccNz2nd) and the vector core
+# pops into UB; the vector core pushes UB and the cube pops into L1, the only cube buffer MTE2
+# fills.
+CROSS_CORE_TRANSFERS: dict[tuple[MemorySpace, MemorySpace], tuple[str, str]] = {
+    (MemorySpace.Acc, MemorySpace.Vec): ("tile.tpush_to_aiv", "tile.tpop_from_aic"),
+    (MemorySpace.Vec, MemorySpace.Mat): ("tile.tpush_to_aic", "tile.tpop_from_aiv"),
+}
+
+# pto-isa TileSplitAxis: 0 no split, 1 / 2 up-down / left-right, 3 / 4 their odd forms.
+SPLIT_CODES: tuple[AttrValue, ...] = (0, 1, 2, 3, 4)
+
+
+def _fifo_attrs() -> tuple[AttrDecl, ...]:
+    return (AttrDecl("split", "int", 0, SPLIT_CODES), AttrDecl("id", "int"))
+
+
+def _deduce_push(args: Sequence[Node], attrs: Attrs) -> Type:
+    tile_at(args, 0)
+    return NoneType()
+
+
+def deduce_pop(args: Sequence[Node], attrs: Attrs) -> Type:
+    shape = dims_at(args, 0, "shape")
+    check_rank(args[0], len(shape), 2, 0, "shape")
+    valid = dims_at(args, 1, "valid_shape") if len(args) > 1 else None
+    if valid is not None:
+        check_valid_within(valid, shape, 1, "valid_shape (within shape)")
+    return make_tile_type(shape, dtype_attr(attrs, "dtype"), valid)
+
+
+def _cross_core_ops() -> list[OpDef]:
+    ops: list[OpDef] = []
+    for (source, destination), (push, pop) in CROSS_CORE_TRANSFERS.items():
+        towards = push.rsplit("_", 1)[1]  # "aiv" / "aic"
+        ops.append(OpDef(push, (OperandDecl("tile", _TILE, accepted_memory=(source,)),), _deduce_push,
+                         ("tpush", towards), "cross_core", attrs=_fifo_attrs(), pto=(f"pto.{push[5:]}",),
+                         doc=f"Push the tile's valid rectangle ({source.name}) into the FIFO towards the {towards.upper()}."))
+        ops.append(OpDef(pop, (OperandDecl("shape", "int_list"), OperandDecl("valid_shape", "int_list", optional=True)),
+                         deduce_pop, ("tpop", towards), "cross_core",
+                         attrs=(AttrDecl("dtype", "dtype"), *_fifo_attrs()), output_memory=Fixed(destination),
+                         pto=(f"pto.{pop[5:]}",),
+                         doc=f"Pop the next tile from the FIFO into a fresh {destination.name} buffer of this shape."))
+    return ops
+
+
+OPS: tuple[OpDef, ...] = tuple(_compute_ops() + _cube_ops() + _memory_ops() + _view_ops() + _cross_core_ops())
+
+__all__ = ["AIC", "AIV", "CORE_OF_SPACE", "CROSS_CORE_TRANSFERS", "OPS", "deduce_pop"]

@@ -1,0 +1,160 @@
+"""Cross-core FIFOs and the scheduler that runs the cores of one Group launch.
+
+A Group function launches its AIC and AIV kernels together; they exchange tiles through one FIFO
+per direction (`tpush_*` appends, `tpop_*` takes the oldest entry).  Both the reference
+interpreter and the simulator run the sides through `run_group`: each side is a coroutine that
+runs until it finishes or pops an empty FIFO, then hands control to the next side that can make
+progress, in launch order (AIC first).  Only one side runs at a time, so a run is deterministic;
+when every unfinished side waits on an empty FIFO the launch deadlocks and that is reported.
+
+What travels through a FIFO is opaque here: the interpreter pushes values, the simulator pushes
+slot contents (the compacted valid rectangle, NUMERICS.md §5).  The coroutines are carried by
+threads that hand a single turn to each other (the interpreter and the simulator are ordinary
+recursive code that cannot itself yield).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from nanopass.diagnostics import CompileError, Diagnostic
+
+RULE = "CrossCore"
+# FIFO names: the core that pops from it (the tile ops' semantics key: ("tpush", "aiv") pushes
+# into the FIFO the AIV pops with ("tpop", "aiv")).
+FIFO_WORDS = {"aiv": "cube → vector", "aic": "vector → cube"}
+
+
+class CrossCoreError(CompileError):
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(Diagnostic(RULE, message, hint=hint))
+        self.message = message
+
+
+class _Aborted(BaseException):
+    """Raised in a waiting side when another side failed: the launch is over."""
+
+
+@dataclass
+class _Launch:
+    names: Sequence[str]
+    fifos: dict[str, deque[Any]] = field(default_factory=lambda: {"aiv": deque(), "aic": deque()})
+    cond: threading.Condition = field(default_factory=threading.Condition)
+    turn: int = -1
+    waiting: list[str | None] = field(default_factory=list)
+    done: list[bool] = field(default_factory=list)
+    aborted: bool = False
+
+    def runnable(self, index: int) -> bool:
+        if self.done[index]:
+            return False
+        fifo = self.waiting[index]
+        return fifo is None or bool(self.fifos[fifo])
+
+    def pass_turn(self, index: int) -> bool:
+        """Give the turn to the next side (after `index`) that can run; False if none can."""
+        count = len(self.names)
+        for step in range(1, count + 1):
+            other = (index + step) % count
+            if self.runnable(other):
+                self.turn = other
+                self.cond.notify_all()
+                return True
+        return False
+
+    def wait_turn(self, index: int) -> None:
+        while self.turn != index and not self.aborted:
+            self.cond.wait()
+        if self.aborted:
+            raise _Aborted()
+
+    def deadlock(self) -> CrossCoreError:
+        stuck = [f"{name} waits on the empty {FIFO_WORDS.get(fifo or '', fifo)} FIFO"
+                 for name, fifo, done in zip(self.names, self.waiting, self.done) if not done]
+        return CrossCoreError("cross-core deadlock: " + "; ".join(stuck),
+                              "every tpop needs a matching tpush on the other core, in the same order")
+
+
+_current = threading.local()
+
+
+def _side() -> tuple[_Launch, int]:
+    launch: _Launch | None = getattr(_current, "launch", None)
+    if launch is None:
+        raise CrossCoreError("a cross-core tpush / tpop ran outside a Group launch",
+                             "run the AIC and AIV kernels through their Group function")
+    return launch, int(_current.index)
+
+
+def push(fifo: str, item: Any) -> None:
+    """Append `item` to the FIFO popped by core `fifo` ("aiv" or "aic")."""
+    launch, _ = _side()
+    with launch.cond:
+        launch.fifos[fifo].append(item)
+
+
+def pop(fifo: str) -> Any:
+    """The oldest item of FIFO `fifo`; an empty FIFO suspends this side until it is filled."""
+    launch, index = _side()
+    with launch.cond:
+        while not launch.fifos[fifo]:
+            launch.waiting[index] = fifo
+            if not launch.pass_turn(index):
+                launch.aborted = True
+                launch.cond.notify_all()
+                raise launch.deadlock()
+            launch.wait_turn(index)
+        launch.waiting[index] = None
+        return launch.fifos[fifo].popleft()
+
+
+def run_group(names: Sequence[str], tasks: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Run `tasks` (one per core, named `names`) as coroutines sharing the cross-core FIFOs;
+    returns their results in order, or raises the first side's error."""
+    launch = _Launch(names, waiting=[None] * len(tasks), done=[False] * len(tasks))
+    results: list[Any] = [None] * len(tasks)
+    errors: list[BaseException] = []
+
+    def body(index: int) -> None:
+        _current.launch, _current.index = launch, index
+        try:
+            with launch.cond:
+                launch.wait_turn(index)
+            results[index] = tasks[index]()
+        except _Aborted:
+            pass
+        except BaseException as err:  # noqa: BLE001 - re-raised in the launching thread
+            with launch.cond:
+                errors.append(err)
+                launch.aborted = True
+                launch.cond.notify_all()
+        finally:
+            with launch.cond:
+                launch.done[index] = True
+                if not launch.aborted and not all(launch.done) and not launch.pass_turn(index):
+                    errors.append(launch.deadlock())
+                    launch.aborted = True
+                launch.cond.notify_all()
+
+    threads = [threading.Thread(target=body, args=(i,), name=f"core-{n}", daemon=True) for i, n in enumerate(names)]
+    for thread in threads:
+        thread.start()
+    with launch.cond:
+        launch.turn = 0
+        launch.cond.notify_all()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    leftover = {fifo: len(items) for fifo, items in launch.fifos.items() if items}
+    if leftover:
+        fifo, count = next(iter(leftover.items()))
+        raise CrossCoreError(f"{count} tile(s) pushed into the {FIFO_WORDS[fifo]} FIFO were never popped",
+                             "every tpush needs a matching tpop on the other core")
+    return results
+
+
+__all__ = ["CrossCoreError", "pop", "push", "run_group"]

@@ -1,0 +1,520 @@
+"""ExpandMixedKernel (L0Tiled → L0Tiled): split a mixed cube/vector InCore function into an AIC
+function, an AIV function and a Group function that launches both.
+
+On a backend without a direct cube ↔ vector data path (Ascend910B has no Acc → Vec and no
+Vec → Mat), InferTileMemorySpace marks each boundary hop `tile.move(..., cross_core=True)`.  The
+cube core (AIC) and the vector core (AIV) are separate cores with separate buffers, so such a
+function cannot run on either alone.  This pass:
+
+- projects the body onto each core: a tile statement goes to the core owning its buffer (the
+  registry's CORE_OF_SPACE), scalar / index code and loops go to both;
+- lowers each boundary move to the registry's transfer pair (CROSS_CORE_TRANSFERS): a push of
+  the source on the producer core, a pop into a fresh buffer of the destination space on the
+  consumer core (pushes and pops keep program order, which is the FIFO order);
+- keeps on each side only what that side needs (a def-use slice: stores and FIFO endpoints are
+  effects, everything else lives only if a kept statement uses it), with the GM parameters it
+  uses;
+- replaces the function by `<f>` of type Group with the original signature, which calls
+  `<f>_aic` then `<f>_aiv` and returns the original values, so orchestration call sites stay
+  unchanged.
+
+A value computed on one core and used on the other without a boundary move, or a GM tensor
+written on both cores, has no cross-core transport here and is reported.  Functions without a
+boundary move (everything on Ascend950) are returned untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Sequence
+
+from typing_extensions import override
+
+import languages.gen.l0_tiled as L
+from backend.handlers import BackendHandler
+from languages.decls import L0Tiled
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, Effect
+from languages.ops.tile_ops import AIC, AIV, CORE_OF_SPACE, CROSS_CORE_TRANSFERS
+from languages.types import DataType, NoneType, ScalarType, TensorType, TileType, TupleType, Type, attr
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.langdef import Language
+from nanopass.node import Node, walk
+from nanopass.passes import Pass, PassContext
+from passes.analysis.memrefs import backend_handler
+
+RULE = "ExpandMixedKernel"
+INCORE, GROUP = "InCore", "Group"
+SIDES = (AIC, AIV)
+_SUFFIX = {AIC: "_aic", AIV: "_aiv"}
+_CORE_WORDS = {AIC: "cube core (AIC)", AIV: "vector core (AIV)"}
+_NO_SPLIT = 0
+
+
+def _core_of(ty: object) -> str | None:
+    if isinstance(ty, TileType) and ty.memory_space is not None:
+        return CORE_OF_SPACE.get(ty.memory_space)
+    return None
+
+
+def _uses(node: Node | None) -> set[str]:
+    if node is None:
+        return set()
+    return {str(getattr(n, "name")) for n in walk(node) if n.KIND == "Var"}
+
+
+def _uses_all(nodes: Iterable[Node]) -> set[str]:
+    out: set[str] = set()
+    for node in nodes:
+        out |= _uses(node)
+    return out
+
+
+class _Boundaries:
+    """Which tile.move calls cross between the cores (and so become a push / pop pair)."""
+
+    def __init__(self, backend: BackendHandler) -> None:
+        self.backend = backend
+
+    def transfer(self, call: L.Call) -> tuple[MemorySpace, MemorySpace] | None:
+        if call.op != "tile.move" or not call.args:
+            return None
+        source = getattr(call.args[0], "type", None)
+        target = call.type
+        if not isinstance(source, TileType) or not isinstance(target, TileType):
+            return None
+        if source.memory_space is None or target.memory_space is None:
+            return None
+        hop = (source.memory_space, target.memory_space)
+        marked = bool(attr(call.attrs, "cross_core", False))
+        # A hop across cores the backend cannot move directly is a boundary even unmarked
+        # (e.g. a Vec left operand staged to Mat by L0 tiling).
+        unmoveable = _core_of(source) != _core_of(target) and not self.backend.can_move(*hop)
+        if (marked or unmoveable) and hop in CROSS_CORE_TRANSFERS:
+            return hop
+        if marked:
+            raise CompileError(Diagnostic.at(call, RULE, f"a cross-core tile.move from {hop[0].name} to {hop[1].name} "
+                                             "has no FIFO transfer", "cross-core FIFOs carry Acc → Vec and Vec → Mat"))
+        return None
+
+    def has_any(self, function: L.Function) -> bool:
+        return any(isinstance(n, L.Call) and self.transfer(n) is not None for n in walk(function))
+
+
+# -- projection: each statement onto the core(s) that execute it ------------------------------------
+
+
+class _Projector:
+    def __init__(self, boundaries: _Boundaries) -> None:
+        self.boundaries = boundaries
+
+    def block(self, body: Sequence[L.Stmt], side: str) -> list[L.Stmt]:
+        out: list[L.Stmt] = []
+        for stmt in body:
+            out.extend(self.stmt(stmt, side))
+        return out
+
+    def stmt(self, stmt: L.Stmt, side: str) -> list[L.Stmt]:
+        if isinstance(stmt, L.AssignStmt) and isinstance(stmt.value, L.Call):
+            hop = self.boundaries.transfer(stmt.value)
+            if hop is not None:
+                return self._endpoint(stmt, stmt.value, hop, side)
+        if isinstance(stmt, L.ForStmt):
+            return [L.ForStmt(loop_var=stmt.loop_var, start=stmt.start, stop=stmt.stop, step=stmt.step,
+                              iter_args=stmt.iter_args, body=tuple(self.block(stmt.body, side)),
+                              results=stmt.results, kind=stmt.kind, attrs=stmt.attrs, span=stmt.span)]
+        if isinstance(stmt, L.IfStmt):
+            return [L.IfStmt(cond=stmt.cond, then_body=tuple(self.block(stmt.then_body, side)),
+                             else_body=tuple(self.block(stmt.else_body, side)), results=stmt.results,
+                             span=stmt.span)]
+        owner = _statement_core(stmt)
+        return [stmt] if owner is None or owner == side else []
+
+    def _endpoint(self, stmt: L.AssignStmt, move: L.Call, hop: tuple[MemorySpace, MemorySpace],
+                  side: str) -> list[L.Stmt]:
+        push_op, pop_op = CROSS_CORE_TRANSFERS[hop]
+        producer, consumer = CORE_OF_SPACE[hop[0]], CORE_OF_SPACE[hop[1]]
+        fifo_attrs = (("split", _NO_SPLIT),)
+        if side == producer:
+            push = L.Call(op=push_op, args=(move.args[0],), attrs=fifo_attrs, type=NoneType(), span=move.span)
+            return [L.EvalStmt(value=push, span=stmt.span)]
+        if side == consumer:
+            target = stmt.target.type
+            assert isinstance(target, TileType)
+            args: tuple[L.Expr, ...] = (_int_list(target.shape, move),)
+            if target.valid_shape is not None:
+                args += (_int_list(target.valid_shape, move),)
+            attrs = (("dtype", target.dtype), *fifo_attrs)
+            ty = REGISTRY.deduce(pop_op, args, attrs, placed=True, at=move)
+            pop = L.Call(op=pop_op, args=args, attrs=attrs, type=ty, span=move.span)
+            target_var = L.Var(name=stmt.target.name, type=ty, span=stmt.target.span)
+            return [L.AssignStmt(target=target_var, value=pop, span=stmt.span)]
+        return []
+
+
+def _int_list(values: Sequence[int], at: Node) -> L.TupleExpr:
+    return L.TupleExpr(elements=tuple(L.ConstInt(value=v, dtype=DataType.INDEX, span=at.node_span) for v in values),
+                       span=at.node_span)
+
+
+def _statement_core(stmt: L.Stmt) -> str | None:
+    """The core executing a simple statement; None for scalar code every core needs."""
+    if isinstance(stmt, L.AssignStmt):
+        owner = _core_of(stmt.target.type)
+        if owner is not None:
+            return owner
+        return _first_tile_core(stmt.value)
+    if isinstance(stmt, L.EvalStmt):
+        return _first_tile_core(stmt.value)
+    return None
+
+
+def _first_tile_core(expr: L.Expr) -> str | None:
+    if isinstance(expr, L.Call):
+        for arg in expr.args:
+            owner = _core_of(getattr(arg, "type", None))
+            if owner is not None:
+                return owner
+    return None
+
+
+# -- slicing: keep what each core needs -----------------------------------------------------------------
+
+
+def _effectful(stmt: L.Stmt) -> bool:
+    """A statement kept whether or not its result is used: FIFO endpoints (a pop must pair with
+    its push) and writes into GM tensors."""
+    if isinstance(stmt, L.EvalStmt):
+        return True
+    if isinstance(stmt, (L.ForStmt, L.IfStmt)):
+        return any(_effectful(s) for s in (*_bodies(stmt),))
+    if not isinstance(stmt, L.AssignStmt) or not isinstance(stmt.value, L.Call):
+        return False
+    call = stmt.value
+    if call.op not in REGISTRY:
+        return False
+    opdef = REGISTRY.get(call.op)
+    if opdef.family == "cross_core":
+        return True
+    return any(isinstance(getattr(arg, "type", None), TensorType) and Effect.WRITE in opdef.effect_of(i, call.attrs)
+               for i, arg in enumerate(call.args))
+
+
+def _bodies(stmt: L.ForStmt | L.IfStmt) -> tuple[L.Stmt, ...]:
+    if isinstance(stmt, L.ForStmt):
+        return stmt.body
+    return (*stmt.then_body, *stmt.else_body)
+
+
+def _split_yield(body: Sequence[L.Stmt]) -> tuple[list[L.Stmt], L.YieldStmt | None]:
+    if body and isinstance(body[-1], L.YieldStmt):
+        return list(body[:-1]), body[-1]
+    return list(body), None
+
+
+def slice_block(body: Sequence[L.Stmt], live: set[str]) -> list[L.Stmt]:
+    """`body` without the statements nothing after it needs; `live` (the names needed after the
+    block) becomes the names needed before it."""
+    out: list[L.Stmt] = []
+    for stmt in reversed(body):
+        kept = _slice_stmt(stmt, live)
+        if kept is not None:
+            out.append(kept)
+    out.reverse()
+    return out
+
+
+def _slice_stmt(stmt: L.Stmt, live: set[str]) -> L.Stmt | None:
+    if isinstance(stmt, L.AssignStmt):
+        if stmt.target.name not in live and not _effectful(stmt):
+            return None
+        live.discard(stmt.target.name)
+        live |= _uses(stmt.value)
+        return stmt
+    if isinstance(stmt, L.ForStmt):
+        return _slice_for(stmt, live)
+    if isinstance(stmt, L.IfStmt):
+        return _slice_if(stmt, live)
+    live |= _uses(stmt)
+    return stmt
+
+
+def _slice_for(stmt: L.ForStmt, live: set[str]) -> L.ForStmt | None:
+    statements, yield_stmt = _split_yield(stmt.body)
+    yielded = yield_stmt.values if yield_stmt is not None else ()
+    keep = {k for k, r in enumerate(stmt.results) if r.name in live}
+    while True:
+        body_live = _uses_all(yielded[k] for k in sorted(keep) if k < len(yielded))
+        body = slice_block(statements, body_live)
+        carried = {k for k, it in enumerate(stmt.iter_args) if it.var.name in body_live}
+        if carried <= keep:
+            break
+        keep |= carried
+    if not keep and not any(_effectful(s) for s in body):
+        return None
+    order = sorted(keep)
+    if yield_stmt is not None and order:  # a loop without carries ends without a yield
+        body.append(L.YieldStmt(values=tuple(yielded[k] for k in order), span=yield_stmt.span))
+    iter_args = tuple(stmt.iter_args[k] for k in order)
+    for result in stmt.results:
+        live.discard(result.name)
+    inner = body_live - {stmt.loop_var.name} - {it.var.name for it in iter_args}
+    live |= inner | _uses_all((stmt.start, stmt.stop, stmt.step)) | _uses_all(it.init for it in iter_args)
+    return L.ForStmt(loop_var=stmt.loop_var, start=stmt.start, stop=stmt.stop, step=stmt.step, iter_args=iter_args,
+                     body=tuple(body), results=tuple(stmt.results[k] for k in order), kind=stmt.kind,
+                     attrs=stmt.attrs, span=stmt.span)
+
+
+def _slice_if(stmt: L.IfStmt, live: set[str]) -> L.IfStmt | None:
+    keep = sorted(k for k, r in enumerate(stmt.results) if r.name in live)
+    branches: list[tuple[L.Stmt, ...]] = []
+    needed: set[str] = set()
+    for branch in (stmt.then_body, stmt.else_body):
+        statements, yield_stmt = _split_yield(branch)
+        values = yield_stmt.values if yield_stmt is not None else ()
+        branch_live = _uses_all(values[k] for k in keep if k < len(values))
+        body = slice_block(statements, branch_live)
+        if yield_stmt is not None:
+            body.append(L.YieldStmt(values=tuple(values[k] for k in keep if k < len(values)), span=yield_stmt.span))
+        branches.append(tuple(body))
+        needed |= branch_live
+    if not keep and not any(_effectful(s) for branch in branches for s in branch):
+        return None
+    for result in stmt.results:
+        live.discard(result.name)
+    live |= needed | _uses(stmt.cond)
+    return L.IfStmt(cond=stmt.cond, then_body=branches[0], else_body=branches[1],
+                    results=tuple(stmt.results[k] for k in keep), span=stmt.span)
+
+
+# -- checking a side: every use defined on that core ---------------------------------------------------
+
+
+def _check_defined(body: Sequence[L.Stmt], defined: set[str], side: str, origin: dict[str, str]) -> None:
+    for stmt in body:
+        for name, node in _stmt_uses(stmt):
+            if name not in defined:
+                other = origin.get(name, "the other core")
+                raise CompileError(Diagnostic.at(
+                    node, RULE,
+                    f"`{name}` is computed on the {other} but used on the {_CORE_WORDS[side]}; only tiles that "
+                    f"cross through a cross-core FIFO (Acc → Vec, Vec → Mat) can move between the cores",
+                    "compute the value on the core that uses it, or pass it through a GM tensor in a separate kernel"))
+        if isinstance(stmt, L.AssignStmt):
+            defined.add(stmt.target.name)
+        elif isinstance(stmt, L.ForStmt):
+            inner = set(defined) | {stmt.loop_var.name} | {it.var.name for it in stmt.iter_args}
+            _check_defined(stmt.body, inner, side, origin)
+            defined |= {r.name for r in stmt.results}
+        elif isinstance(stmt, L.IfStmt):
+            _check_defined(stmt.then_body, set(defined), side, origin)
+            _check_defined(stmt.else_body, set(defined), side, origin)
+            defined |= {r.name for r in stmt.results}
+
+
+def _stmt_uses(stmt: L.Stmt) -> list[tuple[str, Node]]:
+    """The variables a statement reads itself (a region's body is checked on its own)."""
+    if isinstance(stmt, L.ForStmt):
+        exprs: tuple[Node, ...] = (stmt.start, stmt.stop, stmt.step, *(it.init for it in stmt.iter_args))
+    elif isinstance(stmt, L.IfStmt):
+        exprs = (stmt.cond,)
+    else:
+        exprs = (stmt,)
+    out: list[tuple[str, Node]] = []
+    for expr in exprs:
+        for node in walk(expr):
+            if node.KIND == "Var" and node is not getattr(stmt, "target", None):
+                out.append((str(getattr(node, "name")), node))
+    return out
+
+
+def _definitions(body: Sequence[L.Stmt]) -> set[str]:
+    """Names a block really computes (a loop result counts only if its body yields a new value)."""
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, L.AssignStmt):
+            out.add(stmt.target.name)
+        elif isinstance(stmt, L.ForStmt):
+            inner = _definitions(stmt.body)
+            _, yield_stmt = _split_yield(stmt.body)
+            values = yield_stmt.values if yield_stmt is not None else ()
+            out |= inner
+            out |= {r.name for r, v in zip(stmt.results, values) if _uses(v) & inner}
+        elif isinstance(stmt, L.IfStmt):
+            inner = _definitions(stmt.then_body) | _definitions(stmt.else_body)
+            out |= inner
+            out |= {r.name for r in stmt.results}
+    return out
+
+
+# -- the expansion of one function --------------------------------------------------------------------
+
+
+@dataclass
+class _Side:
+    function: L.Function
+    returned: list[int]  # indices into the original return values
+
+
+class _Expander:
+    def __init__(self, backend: BackendHandler) -> None:
+        self.boundaries = _Boundaries(backend)
+        self.projector = _Projector(self.boundaries)
+
+    def expand(self, function: L.Function) -> list[L.Function]:
+        statements = list(function.body)
+        last = statements[-1] if statements else None
+        returns = last if isinstance(last, L.ReturnStmt) else None
+        if returns is not None:
+            statements.pop()
+        projected = {side: self.projector.block(statements, side) for side in SIDES}
+        computed = {side: _definitions(projected[side]) for side in SIDES}
+        values = returns.values if returns is not None else ()
+        owner = [self._return_owner(v, computed) for v in values]
+        sides = {side: self._side(function, side, projected[side], returns, owner, computed) for side in SIDES}
+        self._check_gm_writes(function, sides)
+        return [sides[AIC].function, sides[AIV].function, self._group(function, sides, returns, owner)]
+
+    @staticmethod
+    def _return_owner(value: L.Expr, computed: dict[str, set[str]]) -> str | None:
+        names = _uses(value)
+        for side in (AIV, AIC):
+            if names and names <= computed[side]:
+                return side
+        return None  # a parameter (or constant) the Group returns itself
+
+    def _side(self, function: L.Function, side: str, body: list[L.Stmt], returns: L.ReturnStmt | None,
+              owner: list[str | None], computed: dict[str, set[str]]) -> _Side:
+        returned = [k for k, o in enumerate(owner) if o == side]
+        live: set[str] = set()
+        tail: list[L.Stmt] = []
+        if returns is not None and returned:
+            tail = [L.ReturnStmt(values=tuple(returns.values[k] for k in returned), span=returns.span)]
+            live = _uses_all(tail)
+        kept = slice_block(body, live) + tail
+        params = tuple(p for p in function.params if p.var.name in live)
+        other = AIC if side == AIV else AIV
+        origin = {name: _CORE_WORDS[other] for name in computed[other]}
+        _check_defined(kept, {p.var.name for p in params}, side, origin)
+        return_types = tuple(_type_of(returns.values[k]) for k in returned) if returns is not None else ()
+        name = function.name + _SUFFIX[side]
+        return _Side(L.Function(name=name, func_type=side, params=params, return_types=return_types,
+                                body=tuple(kept), span=function.span), returned)
+
+    @staticmethod
+    def _check_gm_writes(function: L.Function, sides: dict[str, _Side]) -> None:
+        """A GM tensor written on one core and touched on the other would race: the two cores
+        run concurrently and only the FIFOs order them."""
+        written = {side: _written_tensors(sides[side].function) for side in SIDES}
+        touched = {side: {p.var.name for p in sides[side].function.params} for side in SIDES}
+        for side, other in ((AIC, AIV), (AIV, AIC)):
+            clash = sorted(written[side] & touched[other])
+            if clash:
+                raise CompileError(Diagnostic.at(
+                    function, RULE,
+                    f"GM tensor `{clash[0]}` is written on the {_CORE_WORDS[side]} and also accessed on the "
+                    f"{_CORE_WORDS[other]}; the two cores run concurrently and nothing orders their GM accesses",
+                    "write each output tensor from one core only (store the vector result from the vector core "
+                    "and the cube result from the cube core), or split the work into two kernels"))
+
+    @staticmethod
+    def _group(function: L.Function, sides: dict[str, _Side], returns: L.ReturnStmt | None,
+               owner: list[str | None]) -> L.Function:
+        span = function.span
+        body: list[L.Stmt] = []
+        results: dict[int, L.Expr] = {}
+        for side in SIDES:
+            callee = sides[side].function
+            args = tuple(p.var for p in callee.params)
+            returned = sides[side].returned
+            ty: Type = NoneType() if not callee.return_types else (
+                callee.return_types[0] if len(callee.return_types) == 1 else TupleType(callee.return_types))
+            call = L.FuncCall(callee=callee.name, args=args, type=ty, span=span)
+            if not returned:
+                body.append(L.EvalStmt(value=call, span=span))
+                continue
+            assert returns is not None
+            if len(returned) == 1:
+                var = _result_var(returns.values[returned[0]], f"{callee.name}_ret", span)
+                body.append(L.AssignStmt(target=var, value=call, span=span))
+                results[returned[0]] = var
+                continue
+            tuple_var = L.Var(name=f"{callee.name}_ret", type=ty, span=span)
+            body.append(L.AssignStmt(target=tuple_var, value=call, span=span))
+            for position, k in enumerate(returned):
+                var = _result_var(returns.values[k], f"{callee.name}_ret{position}", span)
+                item = L.TupleGetItem(value=tuple_var, index=position, type=var.type, span=span)
+                body.append(L.AssignStmt(target=var, value=item, span=span))
+                results[k] = var
+        if returns is not None:
+            values = tuple(results.get(k, v) for k, v in enumerate(returns.values))
+            body.append(L.ReturnStmt(values=values, span=returns.span))
+        return L.Function(name=function.name, func_type=GROUP, params=function.params,
+                          return_types=function.return_types, body=tuple(body), span=span)
+
+
+def _result_var(value: L.Expr, fallback: str, span: object) -> L.Var:
+    if isinstance(value, L.Var):
+        return L.Var(name=value.name, type=value.type, span=value.span)
+    return L.Var(name=fallback, type=_type_of(value), span=value.span)
+
+
+def _type_of(expr: L.Expr) -> Type:
+    ty = getattr(expr, "type", None)
+    if isinstance(ty, (ScalarType, TensorType, TileType, TupleType, NoneType)):
+        return ty
+    raise CompileError(Diagnostic.at(expr, RULE, "a kernel returns a value without a type"))
+
+
+def _written_tensors(function: L.Function) -> set[str]:
+    out: set[str] = set()
+    params = {p.var.name for p in function.params}
+    for node in walk(function):
+        if isinstance(node, L.Call) and node.op in REGISTRY:
+            opdef = REGISTRY.get(node.op)
+            for index, arg in enumerate(node.args):
+                if isinstance(arg, L.Var) and arg.name in params and Effect.WRITE in opdef.effect_of(index, node.attrs):
+                    out.add(arg.name)
+    return out
+
+
+class _Rewriter(L.Rewriter):
+    def __init__(self, backend: BackendHandler) -> None:
+        super().__init__()
+        self.expander = _Expander(backend)
+
+    @override
+    def visit_Program(self, node: L.Program) -> L.Program:
+        functions: list[L.Function] = []
+        changed = False
+        for function in node.functions:
+            if function.func_type == INCORE and self.expander.boundaries.has_any(function):
+                functions.extend(self.expander.expand(function))
+                self.bump("kernels-split")
+                changed = True
+            else:
+                functions.append(function)
+        if not changed:
+            return node
+        return L.Program(name=node.name, functions=tuple(functions), span=node.span)
+
+
+@dataclass(frozen=True)
+class ExpandMixedKernel(Pass[L.Program, L.Program]):
+    """Split InCore functions with cross-core moves into AIC + AIV functions and a Group."""
+
+    name: ClassVar[str] = "expand-mixed-kernel"
+    spec_name: ClassVar[str] = "ExpandMixedKernel"
+    source: ClassVar[Language] = L0Tiled
+    target: ClassVar[Language] = L0Tiled
+    requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+
+    @override
+    def run(self, program: L.Program, ctx: PassContext) -> L.Program:
+        rewriter = _Rewriter(backend_handler(ctx))
+        out = rewriter.visit_Program(program)
+        ctx.record_rewriter(rewriter)
+        return out
+
+
+__all__ = ["ExpandMixedKernel", "slice_block"]

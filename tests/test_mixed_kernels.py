@@ -1,0 +1,238 @@
+"""Mixed cube/vector kernels: on Ascend910B (no Acc → Vec, no Vec → Mat) InferTileMemorySpace
+marks the boundary hops cross-core and ExpandMixedKernel splits the kernel into AIC + AIV
+functions and a Group that launches both; the cores exchange tiles through tpush / tpop FIFOs.
+On Ascend950 the same kernels keep their direct moves.
+
+End to end through the CLI (`--verify-all --simulate`), bit for bit against the NumPy references
+of tests/test_kernels_matmul.py (written from NUMERICS.md, independent of backend/numerics.py).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import languages.gen.l0_tiled as L
+from backend import cross_core
+from backend.cross_core import CrossCoreError
+from languages.pl_parser import parse_program
+from languages.plugin import DEFAULT_PIPELINE
+from nanopass.diagnostics import CompileError
+from nanopass.node import walk
+from nanopass.passes import PassContext
+from nanopass.pipeline import Pipeline
+from nanopass.plugin import get_plugin
+from tests.test_kernels_matmul import (
+    B910,
+    B950,
+    Array,
+    assert_bits_equal,
+    matmul_ref,
+    random_array,
+    row_softmax_ref,
+    run_cli,
+)
+
+HERE = Path(__file__).resolve().parent
+MIXED = HERE / "kernels" / "mixed"
+MATMUL = HERE / "kernels" / "matmul"
+
+Inputs = dict[str, Array]
+Reference = Callable[[Inputs], Array]
+
+# (kernel, input shapes/dtypes, reference of ret0)
+KERNELS: list[tuple[Path, dict[str, tuple[tuple[int, int], str]], Reference]] = [
+    (MATMUL / "mm_bias_relu.py", {"a": ((32, 64), "FP16"), "b": ((64, 64), "FP16"), "bias": ((32, 64), "FP32")},
+     lambda i: np.maximum(matmul_ref(i["a"], i["b"]) + i["bias"], np.float32(0))),
+    (MIXED / "mm_softmax_m64.py", {"q": ((64, 32), "FP16"), "k": ((32, 64), "FP16")},
+     lambda i: row_softmax_ref(matmul_ref(i["q"], i["k"]))),
+    # vector -> cube: the FP16 left operand of the second matmul is cast on the AIV.
+    (MIXED / "mm_cast_mm_f16.py", {"a": ((64, 64), "FP16"), "b": ((64, 128), "FP16"), "w": ((128, 32), "FP16")},
+     lambda i: matmul_ref(matmul_ref(i["a"], i["b"]).astype(np.float16), i["w"])),
+    # M = 100: a boxed, compact accumulator pushed to the vector core (and a boxed row softmax).
+    (MIXED / "mm_m100_relu.py", {"a": ((100, 64), "FP16"), "b": ((64, 48), "FP16")},
+     lambda i: np.maximum(matmul_ref(i["a"], i["b"]), np.float32(0))),
+    (MATMUL / "mm_softmax.py", {"q": ((100, 64), "FP16"), "k": ((48, 64), "FP16")},
+     lambda i: row_softmax_ref(matmul_ref(i["q"], i["k"].T))),
+    # a loop on both cores: the cube pushes one block per iteration, the vector pops it
+    (MIXED / "loop_bias_relu.py", {"a": ((64, 32), "FP16"), "b": ((32, 32), "FP16"), "bias": ((64, 32), "FP32")},
+     lambda i: np.maximum(matmul_ref(i["a"], i["b"]) + i["bias"], np.float32(0))),
+]
+
+PUSH = re.compile(r"^\s*pto\.tpush_to_(aiv|aic) ins\(%\w+ : !pto\.tile_buf<loc=(\w+), [^>]*>\) \{split = 0\}", re.M)
+POP = re.compile(r"^\s*%\w+ = pto\.tpop_from_(aic|aiv) \{split = 0\} -> !pto\.tile_buf<loc=(\w+), ", re.M)
+
+
+@pytest.mark.parametrize("kernel, shapes, reference", KERNELS, ids=lambda v: v.stem if isinstance(v, Path) else "")
+@pytest.mark.parametrize("backend", [B910, B950])
+def test_mixed_kernel_is_bit_exact(kernel: Path, shapes: dict[str, tuple[tuple[int, int], str]],
+                                   reference: Reference, backend: str, tmp_path: Path) -> None:
+    rng = np.random.default_rng(len(kernel.stem))
+    inputs = {name: random_array(shape, dtype, rng) for name, (shape, dtype) in shapes.items()}
+    rc, log, outputs = run_cli(kernel, inputs, backend, tmp_path)
+    assert rc == 0 and "bit-exact" in log and "MISMATCH" not in log, log
+    assert_bits_equal("ret0", reference(inputs), outputs["ret0"])
+    pto = (tmp_path / "out.pto").read_text()
+    functions = re.findall(r"func\.func @(\w+)", pto)
+    if backend == B950:
+        # Direct moves: one kernel, no FIFO.
+        assert "tpush" not in pto and "tpop" not in pto and len(functions) == 1, pto
+        return
+    stem = functions[0].rsplit("_", 1)[0]
+    assert functions == [f"{stem}_aic", f"{stem}_aiv"], functions
+    pushes, pops = PUSH.findall(pto), POP.findall(pto)
+    assert pushes and len(pushes) == len(pops), pto
+    for direction, space in pushes:
+        assert (direction, space) in {("aiv", "acc"), ("aic", "vec")}, (direction, space)
+    for direction, space in pops:
+        assert (direction, space) in {("aic", "vec"), ("aiv", "mat")}, (direction, space)
+
+
+def test_vector_to_cube_pushes_both_ways(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    inputs = {n: random_array(s, d, rng) for n, (s, d) in KERNELS[2][1].items()}
+    rc, log, _ = run_cli(KERNELS[2][0], inputs, B910, tmp_path)
+    assert rc == 0, log
+    pto = (tmp_path / "out.pto").read_text()
+    aic, aiv = pto.split("func.func @mm_aiv")
+    assert "pto.tpush_to_aiv" in aic and "pto.tpop_from_aiv" in aic
+    assert "pto.tpop_from_aic" in aiv and "pto.tpush_to_aic" in aiv
+    # The cube pops into L1 (Mat), then the second matmul's Left operand comes from there.
+    assert re.search(r"pto\.tpop_from_aiv \{split = 0\} -> !pto\.tile_buf<loc=mat, dtype=f16", aic), aic
+
+
+def test_compact_accumulator_is_pushed_at_its_valid_extent(tmp_path: Path) -> None:
+    kernel, shapes, _ = KERNELS[3]
+    rng = np.random.default_rng(1)
+    inputs = {n: random_array(s, d, rng) for n, (s, d) in shapes.items()}
+    rc, log, _ = run_cli(kernel, inputs, B910, tmp_path)
+    assert rc == 0, log
+    pto = (tmp_path / "out.pto").read_text()
+    assert re.search(r"pto\.tpush_to_aiv ins\(%\w+ : !pto\.tile_buf<loc=acc, dtype=f32, rows=112, cols=48, "
+                     r"v_row=100, v_col=48, [^>]*compact=1>\) \{split = 0\}", pto), pto
+    assert re.search(r"pto\.tpop_from_aic \{split = 0\} -> !pto\.tile_buf<loc=vec, dtype=f32, rows=112, cols=48, "
+                     r"v_row=100, v_col=48, blayout=row_major, slayout=none_box", pto), pto
+
+
+# -- the pass on its own -----------------------------------------------------------------------------
+
+
+def _until(pass_name: str) -> str:
+    names = DEFAULT_PIPELINE.split(",")
+    return ",".join(names[:names.index(pass_name) + 1])
+
+
+def _compile(path: Path, pass_name: str, backend: str = B910) -> L.Program:
+    plugin = get_plugin()
+    program = parse_program(path.read_text(), str(path))
+    pipeline = Pipeline.from_spec(_until(pass_name), plugin)
+    out = pipeline.run(program, PassContext(backend, plugin.make_backend(backend)))
+    assert isinstance(out, L.Program)
+    return out
+
+
+def test_expansion_splits_into_aic_aiv_and_group() -> None:
+    out = _compile(MATMUL / "mm_bias_relu.py", "expand-mixed-kernel")
+    functions = {f.name: f for f in out.functions}
+    assert [f.name for f in out.functions] == ["mm_aic", "mm_aiv", "mm", "main"]
+    aic, aiv, group = functions["mm_aic"], functions["mm_aiv"], functions["mm"]
+    assert (aic.func_type, aiv.func_type, group.func_type) == ("AIC", "AIV", "Group")
+    # Each core gets the GM parameters it uses; the Group keeps the original signature.
+    assert [p.var.name for p in aic.params] == ["a", "b"]
+    assert [p.var.name for p in aiv.params] == ["bias", "ret0_out"]
+    assert [p.var.name for p in group.params] == ["a", "b", "bias", "ret0_out"]
+    ops = {side.name: [n.op for n in walk(side) if isinstance(n, L.Call)] for side in (aic, aiv)}
+    assert "tile.tpush_to_aiv" in ops["mm_aic"] and "tile.add" not in ops["mm_aic"]
+    assert "tile.tpop_from_aic" in ops["mm_aiv"] and "tile.matmul" not in ops["mm_aiv"]
+    assert not any(isinstance(n, L.Call) and n.op == "tile.move" and dict(n.attrs).get("cross_core")
+                   for n in walk(out))
+    callees = [n.callee for n in walk(group) if isinstance(n, L.FuncCall)]
+    assert callees == ["mm_aic", "mm_aiv"]
+
+
+def test_loop_is_duplicated_and_sliced_per_core() -> None:
+    out = _compile(MIXED / "loop_bias_relu.py", "expand-mixed-kernel")
+    functions = {f.name: f for f in out.functions}
+    aic_loops = [n for n in walk(functions["kernel_aic"]) if isinstance(n, L.ForStmt)]
+    aiv_loops = [n for n in walk(functions["kernel_aiv"]) if isinstance(n, L.ForStmt)]
+    assert len(aic_loops) == len(aiv_loops) == 1
+    assert aic_loops[0].iter_args == () and len(aiv_loops[0].iter_args) == 1  # the GM carry stays on AIV
+    assert not isinstance(aic_loops[0].body[-1], L.YieldStmt)
+
+
+def test_950_program_is_untouched_by_the_expansion() -> None:
+    before = _compile(MATMUL / "mm_bias_relu.py", "auto-tile-matmul-l0", B950)
+    plugin = get_plugin()
+    after = Pipeline.from_spec("expand-mixed-kernel", plugin).run(before, PassContext(B950, plugin.make_backend(B950)))
+    assert after is before
+
+
+def test_value_computed_on_one_core_and_used_on_the_other_is_reported(tmp_path: Path) -> None:
+    # A scalar read from an Acc tile lives on the cube, but the vector core needs it.
+    kernel = tmp_path / "bad.py"
+    kernel.write_text('''import pypto.language as pl
+
+
+@pl.program
+class Bad:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        ta: pl.Tile[[16, 16], pl.FP16] = pl.tile.load(a, [0, 0], [16, 16])
+        tb: pl.Tile[[16, 16], pl.FP16] = pl.tile.load(b, [0, 0], [16, 16])
+        tx: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(x, [0, 0], [16, 16])
+        c: pl.Tile[[16, 16], pl.FP32] = pl.tile.matmul(ta, tb)
+        s: pl.Scalar[pl.FP32] = pl.tile.read(c, [0, 0])
+        y: pl.Tile[[16, 16], pl.FP32] = pl.tile.adds(tx, s)
+        z: pl.Tile[[16, 16], pl.FP32] = pl.tile.add(y, c)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(z, [0, 0], x)
+        return r
+''')
+    with pytest.raises(CompileError) as err:
+        _compile(kernel, "expand-mixed-kernel")
+    text = str(err.value)
+    assert "`s` is computed on the cube core (AIC) but used on the vector core (AIV)" in text, text
+    assert "bad.py:" in text
+
+
+# -- the cross-core scheduler -------------------------------------------------------------------------
+
+
+def test_coroutines_exchange_both_ways_in_fifo_order() -> None:
+    log: list[str] = []
+
+    def cube() -> str:
+        cross_core.push("aiv", 1)
+        cross_core.push("aiv", 2)
+        got = cross_core.pop("aic")  # blocks until the vector core answers
+        log.append(f"aic got {got}")
+        return "aic done"
+
+    def vector() -> str:
+        a, b = cross_core.pop("aiv"), cross_core.pop("aiv")
+        log.append(f"aiv got {a} {b}")
+        cross_core.push("aic", a + b)
+        return "aiv done"
+
+    assert cross_core.run_group(["AIC", "AIV"], [cube, vector]) == ["aic done", "aiv done"]
+    assert log == ["aiv got 1 2", "aic got 3"]
+
+
+def test_deadlock_and_leftover_pushes_are_reported() -> None:
+    with pytest.raises(CrossCoreError, match="cross-core deadlock: AIC waits on the empty vector → cube FIFO"):
+        cross_core.run_group(["AIC", "AIV"], [lambda: cross_core.pop("aic"), lambda: cross_core.pop("aiv")])
+    with pytest.raises(CrossCoreError, match="never popped"):
+        cross_core.run_group(["AIC", "AIV"], [lambda: cross_core.push("aiv", 1), lambda: None])
+    with pytest.raises(CrossCoreError, match="outside a Group launch"):
+        cross_core.pop("aiv")
+
+
+def test_a_side_error_surfaces_from_the_launch() -> None:
+    def failing() -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        cross_core.run_group(["AIC", "AIV"], [failing, lambda: cross_core.pop("aiv")])
