@@ -95,6 +95,8 @@ class Features:
     small_shapes: bool = False  # only the first few (smallest) shapes: the throughput benchmark's programs
     narrowed_left: bool = True  # a matmul's left operand with valid rows >= 16 short of its rows (compact Acc)
     int8_unaligned_n: bool = True  # int8 matmul whose N is not a multiple of its 32-wide box
+    nd_tensors: bool = True  # rank-1 and rank-3 vector kernels (FlattenTileNdTo2D's row packing)
+    user_k_loops: bool = True  # a user-written split-K loop: sliced K blocks, matmul_acc carried by pl.range
     # Shapes the spec declines (a clear diagnostic, not a compiled program) are never generated:
     # a matmul_acc's N not a whole number of boxes (its right operand is not boxed), and any K
     # not a whole number of the operand's K box (K is never padded: 16, or 32 for int8).
@@ -141,6 +143,10 @@ NARROWING = {F32: F16, F16: BF16, BF16: F16}
 CAST_MODES_BY_INTEREST = ("floor", "ceil", "trunc", "odd", "round", "rint", "none")
 assert set(CAST_MODES_BY_INTEREST) == set(CAST_MODES)
 SCALARS = (0.5, 2.0, -1.5, 3.0, 0.1, -0.0, 1e-3, 65504.0)
+# Leading axes of a rank-3 vector tensor (row packing multiplies them into the rows).
+ND_LEADING = (2, 3, 4)
+# (K, K block) of a user-written split-K loop: at least two blocks, so the loop runs.
+USER_K_SPLITS = ((64, 32), (64, 16), (96, 32), (128, 64), (128, 32))
 
 
 @dataclass
@@ -233,7 +239,7 @@ class _KernelBuilder:
             choices.append("reduce")
         if self.features.casts:
             choices.append("cast")
-        if self.features.slices and block is None:
+        if self.features.slices and block is None and len(x.type.shape) == 2:
             choices.append("slice")
         kind = self.pick(choices)
         if x.type.valid_shape is not None and "reduce" in choices and self.chance(50):
@@ -293,15 +299,29 @@ class _KernelBuilder:
             args[3] = _dims(v)
         return self.call("tensor.slice", args, prefix="s")
 
+    def vector_shape(self) -> tuple[int, ...]:
+        """Usually 2-D; sometimes rank 1 ([n] packs to one row) or rank 3 (rows packed across the
+        leading axis), the shapes FlattenTileNdTo2D rewrites."""
+        shape: tuple[int, ...] = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
+        if self.features.nd_tensors and not self.features.small_shapes and self.chance(15):
+            if self.chance(30):
+                shape = shape[1:]
+            else:
+                shape = (self.pick(ND_LEADING), *shape)
+            self.ops.add(f"shape:rank-{len(shape)}")
+        return shape
+
     def vector_kernel(self) -> _Value:
         dtype = self.vector_dtype()
-        shape = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
+        shape = self.vector_shape()
         ty = TensorType(shape, dtype)
-        self.ops.update(tag for tag, on in (("shape:1-row", shape[0] == 1), ("shape:1-col", shape[1] == 1),
+        self.ops.update(tag for tag, on in (("shape:1-row", shape[0] == 1), ("shape:1-col", shape[-1] == 1),
                                             (f"dtype:{dtype.pl_name}", True)) if on)
         inputs = [self.param(ty) for _ in range(self.draw(st.integers(1, 3)))]
         x = inputs[0]
-        if self.features.slices and self.features.partial_valid and self.chance(25):
+        if len(shape) != 2:
+            pass  # slices and assembles are drawn on 2-D values only
+        elif self.features.slices and self.features.partial_valid and self.chance(25):
             x = self.slice(x)
         elif self.features.casts and self.chance(25):
             x = self.cast(x)
@@ -312,17 +332,24 @@ class _KernelBuilder:
         return x
 
     def assemble(self, x: _Value) -> _Value:
-        rows, cols = x.type.shape
-        if x.type.valid_shape is not None:
+        if x.type.valid_shape is not None or len(x.type.shape) != 2:
             return x
+        rows, cols = x.type.shape
         big = (rows + self.draw(st.integers(0, 8)), cols + self.pick((0, 8, 16)))
         target = self.param(TensorType(big, x.type.dtype), "big")
         offsets = (self.draw(st.integers(0, big[0] - rows)), self.draw(st.integers(0, big[1] - cols)))
-        return self.call("tensor.assemble", (target.var, x.var, _dims(offsets)), prefix="asm")
+        written = self.call("tensor.assemble", (target.var, x.var, _dims(offsets)), prefix="asm")
+        if not self.chance(50):
+            return written
+        # Read the parameter again after the write: the read must see the assembled window, so a
+        # written parameter may not share the one load at function entry that read-only ones do.
+        self.ops.add("param:read-after-write")
+        scalar = T.ConstFloat(self.pick(SCALARS), x.type.dtype)
+        return self.call(f"tensor.{self.pick(SCALAR_OPS)}", (target.var, scalar))
 
     def loop_kernel(self) -> _Value:
         dtype = self.vector_dtype()
-        ty = TensorType((self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS)), dtype)
+        ty = TensorType(self.vector_shape(), dtype)
         seed = self.param(ty)
         step_input = self.param(ty, "y")
         # The carry must start on chip (a computed value), not as a GM tensor.
@@ -368,6 +395,9 @@ class _KernelBuilder:
             if not self.features.int8_unaligned_n:
                 n = _round_up(n, 32)
         self.tag_cube_shape(m, k, n, big, dtype)
+        if self.features.user_k_loops and self.features.matmul_acc and n % n_box == 0 and not big \
+                and self.chance(20):
+            return self.user_k_loop(dtype, m, n)
         a = self.param(TensorType((m, k), dtype), "a")
         b = self.param(TensorType((k, n), dtype), "b")
         lhs = self.narrowed_left(a)
@@ -390,6 +420,43 @@ class _KernelBuilder:
         if self.features.mixed_kernels and c.type.dtype.is_float and self.chance(30):
             c = self.vector_step(c)
         return c
+
+    def user_k_loop(self, dtype: DataType, m: int, n: int) -> _Value:
+        """A split-K reduction written by the user: K blocks sliced at the loop variable, the
+        accumulator carried by a `pl.range` with a non-unit step. Seeded by the first block's
+        matmul (the loop starts at the second block), or by a +0.0 `tensor.full` (the spelling
+        SeedZeroAccumulators turns into a predicated matmul_acc chain)."""
+        k, block = self.pick(USER_K_SPLITS)
+        if dtype is I8:
+            k, block = _round_up(k, 64), 32
+        a = self.param(TensorType((m, k), dtype), "a")
+        b = self.param(TensorType((k, n), dtype), "b")
+        acc_dtype = I32 if dtype is I8 else F32
+        zero_seed = self.chance(50)
+        if zero_seed:
+            zero: T.Expr = T.ConstInt(0, acc_dtype) if acc_dtype is I32 else T.ConstFloat(0.0, acc_dtype)
+            seed = self.call("tensor.full", (_dims((m, n)), zero), (("dtype", acc_dtype),), prefix="z")
+            start = 0
+        else:
+            a0 = self.call("tensor.slice", (a.var, _dims((m, block)), _dims((0, 0))), prefix="s")
+            b0 = self.call("tensor.slice", (b.var, _dims((block, n)), _dims((0, 0))), prefix="s")
+            seed = self.call("tensor.matmul", (a0.var, b0.var), prefix="c")
+            start = block
+        self.ops.add("cube:user-k-loop" + (":zero-seed" if zero_seed else ""))
+        loop_var = T.Var(self.fresh("k"), INDEX)
+        carried = T.Var(self.fresh("acc"), seed.type)
+        body: list[T.Stmt] = []
+        origin = _index(0)
+        ak = self.call("tensor.slice", (a.var, _dims((m, block)), T.TupleExpr((origin, loop_var))), prefix="s", block=body)
+        bk = self.call("tensor.slice", (b.var, _dims((block, n)), T.TupleExpr((loop_var, origin))), prefix="s", block=body)
+        nxt = self.call("tensor.matmul_acc", (carried, ak.var, bk.var), prefix="c", block=body)
+        body.append(T.YieldStmt((nxt.var,)))
+        result = T.Var(self.fresh("out"), seed.type)
+        self.body.append(T.ForStmt(loop_var, _index(start), _index(k), _index(block), (T.IterArg(carried, seed.var),),
+                                   tuple(body), (result,), "range", ()))
+        value = _Value(result)
+        self.values.append(value)
+        return value
 
     def narrowed_left(self, a: _Value) -> _Value:
         """The spec's compact-seed path: a left operand whose valid rows fall at least one
@@ -495,6 +562,7 @@ HOST_LANGUAGES = frozenset({"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "
 # machine), so interpretation cannot tell them apart: a mismatch no interpreted stage shows is
 # blamed on all of them together.
 POST_L0_BLAME = "memory planning / codegen / simulator (after L0Tiled)"
+TEXT_BLAME = "PTO-ISA text printer / parser (backend.pto_mlir)"
 
 
 
@@ -655,7 +723,9 @@ class PtoFuzzTarget:
             run.add("compilation", time.perf_counter() - start)
             return outcome("generator", "frontend rejected a generated program", "generator", _error_text(err))
         plugin = self.plugin
-        recorder = _Recorder(VerifyInstrument(plugin) if self.verify_all else None)
+        # The target-dependent verifiers (capacities, L0C footprints) check against the handler
+        # the program is compiled and simulated for.
+        recorder = _Recorder(VerifyInstrument(plugin, target=self.handler) if self.verify_all else None)
         ctx = PassContext(self.backend_name, plugin.make_backend(self.backend_name))
         try:
             final = self.pipeline.run(source, ctx, [recorder])
@@ -676,6 +746,12 @@ class PtoFuzzTarget:
         run.add("verification", recorder.verify_seconds)
 
         start = time.perf_counter()
+        shipped, problem = self.round_trip(final)
+        run.add("compilation", time.perf_counter() - start)
+        if problem is not None:
+            return outcome("verifier", "PTO text round trip", TEXT_BLAME, problem, recorder)
+
+        start = time.perf_counter()
         try:
             inputs = random_inputs(source, seed)
             reference = interpret(source, inputs)
@@ -689,7 +765,7 @@ class PtoFuzzTarget:
         host = next((p for _, p in reversed(recorder.snapshots) if type(p).LANGUAGE in HOST_LANGUAGES), source)
         failure: tuple[str, str, str] | None = None
         try:
-            compiled = user_outputs(run_compiled(final, host, inputs, self.handler, checked=True),
+            compiled = user_outputs(run_compiled(shipped, host, inputs, self.handler, checked=True),
                                     entry_function(source))
             reports = compare_valid(source, reference, compiled)
             if not all(r.ok for r in reports):
@@ -714,6 +790,28 @@ class PtoFuzzTarget:
             if blamed_pass is not None:
                 blamed, detail = blamed_pass, detail + "\n" + note
         return outcome(status, check, blamed, detail, recorder)
+
+
+    def round_trip(self, final: Node) -> tuple[Node, str | None]:
+        """The program as users get it: `final` printed as PTO-ISA text and parsed back. The text
+        must be a fixpoint (printing the parsed program gives the same text), and the parsed
+        program is what gets simulated, so a printer that drops or garbles a field (a view, a
+        pad, a loop bound) is caught like a codegen bug."""
+        plugin = self.plugin
+        if plugin.print_final is None:
+            return final, None
+        text = plugin.print_final(final)
+        try:
+            shipped = plugin.parse(text, "<fuzz>" + plugin.final_suffix)
+        except CompileError as err:
+            return final, "the printed PTO text does not parse:\n" + _error_text(err)
+        again = plugin.print_final(shipped)
+        if again != text:
+            first = next((i for i, (a, b) in enumerate(zip(text.splitlines(), again.splitlines())) if a != b), 0)
+            return shipped, (f"printing the parsed PTO text changes line {first + 1}:\n"
+                             f"  printed:   {text.splitlines()[first].strip() if text.splitlines() else ''}\n"
+                             f"  reprinted: {again.splitlines()[first].strip() if again.splitlines() else ''}")
+        return shipped, None
 
 
 def _output_types(source: Node) -> dict[str, Type]:

@@ -15,6 +15,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from languages.memory_space import MemorySpace
 from languages.types import AttrValue, TileType
 from nanopass.node import Node
 
@@ -77,6 +78,17 @@ def _with_attr(attrs: tuple[tuple[str, AttrValue], ...], name: str, value: AttrV
     return tuple((k, v) for k, v in attrs if k != name) + ((name, value),)
 
 
+def _forget_deductions() -> None:
+    """Drop the op registry's memo of type deductions: a mutant that changes what a deducer
+    computes (a view table, a packing rule) must not be masked by results memoized before it was
+    applied, nor leave its own results behind for the unmutated compiler."""
+    from languages.ops import REGISTRY
+
+    memo = getattr(REGISTRY, "_deduced", None)
+    if isinstance(memo, dict):
+        memo.clear()
+
+
 @contextlib.contextmanager
 def _patched(target: str, attribute: str, make: Callable[[Any], Any]) -> Iterator[None]:
     """Replace `target.attribute` (module or "module:Class") by `make(original)` while active."""
@@ -86,10 +98,12 @@ def _patched(target: str, attribute: str, make: Callable[[Any], Any]) -> Iterato
         owner = getattr(owner, class_name)
     original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
     setattr(owner, attribute, make(original))
+    _forget_deductions()
     try:
         yield
     finally:
         setattr(owner, attribute, original)
+        _forget_deductions()
 
 
 @dataclass(frozen=True)
@@ -116,7 +130,7 @@ class TableEntryMutant:
     description: str
     module: str
     table: str
-    key: str
+    key: object  # a dict key of the table (an op name, a MemorySpace, ...)
     make: Callable[[Any], Any]
 
     @contextlib.contextmanager
@@ -124,10 +138,12 @@ class TableEntryMutant:
         table = getattr(importlib.import_module(self.module), self.table)
         original = table[self.key]
         table[self.key] = self.make(original)
+        _forget_deductions()
         try:
             yield
         finally:
             table[self.key] = original
+            _forget_deductions()
 
 
 @dataclass(frozen=True)
@@ -297,6 +313,49 @@ def _halve_alignment(original: Any) -> Any:
         return original(function, _HalvedAlignment(backend))
 
     return address_mapping
+
+
+def _mat_row_major(original: Any) -> Any:
+    """Mat's (blayout, slayout, fractal) entry with row-major boxes: ND-boxed L1 instead of NZ."""
+    return ("row_major", *tuple(original)[1:])
+
+
+def _written_param_shares_load(original: Any) -> Any:
+    """Every parameter shares the entry load, even one the kernel writes (and then reads)."""
+    def shares_entry_load(self: Any, var: Any) -> bool:
+        return bool(var.name in self.params and not self.access.has_opaque_calls)
+
+    return shares_entry_load
+
+
+def _seed_predicate_vs_stop(original: Any) -> Any:
+    """The zero-seed's first-step predicate compares the loop variable with the loop's stop
+    bound instead of its start: the first accumulation adds onto an uninitialised L0C buffer."""
+    def first_step_predicate(rewrite: Any) -> Any:
+        loops = tuple(dataclasses.replace(loop, start=loop.stop) for loop in rewrite.first_steps)
+        return original(dataclasses.replace(rewrite, first_steps=loops))
+
+    return first_step_predicate
+
+
+def _acc_logical_rows(original: Any) -> Any:
+    """InitMemRef sizes an Acc buffer at its logical rows, forgetting the L0C row alignment."""
+    def physical_bytes(tile: Any, backend: Any) -> int:
+        return int(tile.nbytes)
+
+    return physical_bytes
+
+
+def _packed_valid_first_axis(original: Any) -> Any:
+    """FlattenTileNdTo2D packs a rank-3 valid region as [valid0, last] instead of
+    [valid0 * middle, last]: only the first slab of rows is loaded / stored."""
+    def packed_valid_2d(shape: Any, valid: Any) -> Any:
+        packed = original(shape, valid)
+        if packed is None or len(shape) <= 2:
+            return packed
+        return (valid[0], valid[-1])
+
+    return packed_valid_2d
 
 
 # -- output edits ---------------------------------------------------------------------------------------
@@ -530,6 +589,23 @@ def _catalogue() -> list[Any]:
                     "address_mapping", _halve_alignment),
         OutputEditMutant("codegen-drops-a-tstore", "pto-codegen", "the first pto.tstore is not emitted",
                          "passes.pto_codegen:PTOCodegen", _drop_first_tstore),
+        # Found by red-teaming with mutants outside this catalogue (each needed a new check).
+        TableEntryMutant("mat-view-row-major", "infer-tile-memory-space",
+                         "Mat tiles get row-major boxes instead of NZ (consistently, so only a layout check sees it)",
+                         "languages.views", "_BOXED_LAYOUTS", MemorySpace.Mat, _mat_row_major),
+        PatchMutant("written-param-shares-entry-load", "convert-tensor-to-tile-ops",
+                    "a parameter the kernel writes (assemble) still shares the entry load; later reads are stale",
+                    "passes.convert_tensor_to_tile_ops:_FunctionState", "shares_entry_load",
+                    _written_param_shares_load),
+        PatchMutant("acc-buffer-logical-rows", "init-mem-ref",
+                    "an Acc buffer is sized at its logical rows, not the L0C row footprint (32-row INT32 groups)",
+                    "passes.init_mem_ref", "physical_bytes", _acc_logical_rows),
+        PatchMutant("packed-valid-ignores-middle-axes", "flatten-tile-nd-to-2d",
+                    "a rank-3 tile's packed valid rows are valid[0] instead of valid[0] * middle extents",
+                    "languages.ops.tile_ops", "packed_valid_2d", _packed_valid_first_axis),
+        PatchMutant("zero-seed-predicate-vs-stop", "seed-zero-accumulators",
+                    "a zero seed's first-step predicate tests `k == stop` instead of `k == start`",
+                    "passes.seed_zero_accumulators", "first_step_predicate", _seed_predicate_vs_stop),
     ]
 
 

@@ -60,6 +60,10 @@ PROPERTIES: tuple[Property, ...] = (
              "per space, buffers fit the capacity at aligned offsets", uses_target=True),
     Property("NoCoLiveOverlap", _ADDRESSED, "verifiers.no_co_live_overlap:verify",
              "no two co-live buffers overlap in one space"),
+    Property("AccL0CFootprint", _ADDRESSED, "verifiers.acc_l0c_footprint:verify",
+             "every Acc buffer covers its accumulator's L0C row footprint", uses_target=True),
+    Property("CubeTileLayouts", _PLACED, "verifiers.cube_tile_layouts:verify",
+             "every Mat / Left / Right / Acc tile is in a format the cube hardware keeps there"),
     Property("BoxedExtents", frozenset({"Addressed", "PTO"}), "verifiers.boxed_extents:verify",
              "every cube tile's physical extent is a whole number of fractal boxes"),
 )

@@ -450,7 +450,7 @@ class InferTileMemorySpace(Pass[U.Program, P.Program]):
     source: ClassVar[Language] = TileUnplaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"SSAForm", "IncoreTileOps", "TileOps2D"})
-    produces: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+    produces: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced", "CubeTileLayouts"})
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> P.Program:

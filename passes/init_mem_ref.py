@@ -117,7 +117,7 @@ class InitMemRef(Pass[L.Program, A.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = Addressed
     requires: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
-    produces: ClassVar[frozenset[str]] = frozenset({"HasMemRefs"})
+    produces: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "AccL0CFootprint"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> A.Program:
