@@ -11,7 +11,6 @@ constant has no single span).
 
 from __future__ import annotations
 
-import bisect
 import re
 import struct
 from dataclasses import dataclass, field, replace
@@ -389,30 +388,32 @@ class _Token:
         return "end of input" if self.kind == "eof" else f"`{self.text}`"
 
 
+# One scanner for whitespace / comments and every token kind, so a whole text is one finditer
+# walk; positions are tracked incrementally (a parse of every fuzzed kernel makes this hot).
+_SCAN_RE = re.compile(rf"(?P<skip>{_SKIP_RE.pattern})|{_TOKEN_RE.pattern}")
+
+
 def _tokenize(text: str, filename: str) -> list[_Token]:
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def position(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(line_starts, offset)
-        return line, offset - line_starts[line - 1] + 1
-
     tokens: list[_Token] = []
-    offset = 0
-    while True:
-        skipped = _SKIP_RE.match(text, offset)
-        if skipped is not None:
-            offset = skipped.end()
-        if offset >= len(text):
-            break
-        match = _TOKEN_RE.match(text, offset)
-        line, col = position(offset)
-        if match is None or match.lastgroup is None:
-            raise CompileError(Diagnostic("parse", f"unexpected character `{text[offset]}`",
-                                          Span(filename, line, col), "this is not PTO-ISA MLIR syntax"))
-        tokens.append(_Token(match.lastgroup, match.group(), line, col))
+    line, line_start, offset = 1, 0, 0
+    for match in _SCAN_RE.finditer(text):
+        if match.start() != offset:
+            break  # a character no token matches: reported below
         offset = match.end()
-    line, col = position(len(text))
-    tokens.append(_Token("eof", "", line, col))
+        kind = match.lastgroup
+        if kind == "skip":
+            newlines = match.group().count("\n")
+            if newlines:
+                line += newlines
+                line_start = match.group().rindex("\n") + match.start() + 1
+            continue
+        assert kind is not None
+        tokens.append(_Token(kind, match.group(), line, match.start() - line_start + 1))
+    if offset < len(text):
+        raise CompileError(Diagnostic("parse", f"unexpected character `{text[offset]}`",
+                                      Span(filename, line, offset - line_start + 1),
+                                      "this is not PTO-ISA MLIR syntax"))
+    tokens.append(_Token("eof", "", line, len(text) - line_start + 1))
     return tokens
 
 
@@ -441,9 +442,9 @@ _ValueParser = Callable[["_MlirParser"], P.Call]
 class _MlirParser:
     """Recursive descent over the token list; one method per construct of the printed form."""
 
-    def __init__(self, text: str, filename: str, facts: _Facts) -> None:
+    def __init__(self, tokens: list[_Token], filename: str, facts: _Facts) -> None:
         self.filename = filename
-        self.tokens = _tokenize(text, filename)
+        self.tokens = tokens
         self.pos = 0
         self.facts = facts
         self.fn = _FunctionScope("")
@@ -1199,14 +1200,15 @@ def parse_mlir(text: str, filename: str = "<string>") -> P.Program:
     Malformed text raises `CompileError` (rule "parse") at the offending `file:line:col`.
     """
     facts = _Facts()
-    _parse_once(text, filename, facts)  # learns tensor shapes and shared buffer sizes
-    return _parse_once(text, filename, facts)
+    tokens = _tokenize(text, filename)
+    _parse_once(tokens, filename, facts)  # learns tensor shapes and shared buffer sizes
+    return _parse_once(tokens, filename, facts)
 
 
-def _parse_once(text: str, filename: str, facts: _Facts) -> P.Program:
+def _parse_once(tokens: list[_Token], filename: str, facts: _Facts) -> P.Program:
     parser: _MlirParser | None = None
     try:
-        parser = _MlirParser(text, filename, facts)
+        parser = _MlirParser(tokens, filename, facts)
         return parser.program()
     except CompileError:
         raise

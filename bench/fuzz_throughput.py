@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backend.fuzz_target import PtoFuzzTarget  # noqa: E402
+from nanopass.cli import tune_gc_for_compilation  # noqa: E402
 from nanopass.fuzz import CampaignConfig, WorkerStats, run_campaign  # noqa: E402
 
 PHASES = ("generation", "compilation", "verification", "simulation", "interpretation")
@@ -30,6 +31,7 @@ TARGET_RATE = 20.0
 
 
 def measure(seconds: float, features: str, seed: int) -> tuple[WorkerStats, float]:
+    tune_gc_for_compilation()  # as every campaign worker does (nanopass/fuzz.py `_worker`)
     target = PtoFuzzTarget()
     target.configure(None, None, features)
     config = CampaignConfig(time.monotonic() + seconds, None, seed, None, shrink=False)
