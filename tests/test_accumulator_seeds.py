@@ -30,6 +30,7 @@ from backend.interpreter import interpret, random_inputs
 from languages.pl_parser import parse_program, parse_program_as
 from languages.pl_printer import print_program
 from languages.types import DataType
+from tests.references import matmul_ref
 from nanopass.diagnostics import CompileError
 from nanopass.node import walk
 from nanopass.passes import PassContext
@@ -45,30 +46,6 @@ ACCUMULATOR = {"FP16": "FP32", "BF16": "FP32", "INT8": "INT32"}
 
 
 # -- the independent reference -------------------------------------------------------------------------
-
-
-def _fused_add_f32(acc: Array, product: Array) -> Array:
-    """RNE32(acc + product), product exact in float64: TwoSum, round to odd, then one narrowing
-    (a double rounding through float64 would be wrong on ties; round-to-odd makes it exact)."""
-    a = acc.astype(np.float64)
-    s = a + product
-    bb = s - a
-    err = (a - (s - bb)) + (product - bb)
-    step = (err != 0) & ((s.view(np.int64) & 1) == 0)
-    odd = np.where(step, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-    return odd.astype(np.float32)
-
-
-def reference(a: Array, b: Array) -> Array:
-    """a @ b on the cube: from +0, one sequential fused chain over K per element."""
-    if a.dtype == np.int8:
-        total = a.astype(np.int64) @ b.astype(np.int64)
-        return ((total + 2**31) % 2**32 - 2**31).astype(np.int32)
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
-    for k in range(a.shape[1]):
-        acc = _fused_add_f32(acc, a64[:, k:k + 1] * b64[k:k + 1, :])
-    return acc
 
 
 def inputs_for(dtype: str, m: int, k: int, n: int, seed: int) -> tuple[Array, Array]:
@@ -190,7 +167,7 @@ def test_spelling_compiles_and_simulates_bit_exact(spelling: str, dtype: str, m:
     rc, log, outputs = run_cli(kernel_text(spelling, dtype, m, k, n), {"a": a, "b": b}, backend, tmp_path)
     assert rc == 0, log
     assert "bit-exact" in log and "differ" not in log and "warning" not in log, log
-    expected = reference(a, b)
+    expected = matmul_ref(a, b)
     got = outputs["ret0"]
     assert got.shape == expected.shape
     mismatched = np.argwhere(bits(expected) != got.view(bits(expected).dtype))
@@ -322,7 +299,7 @@ def test_negative_zero_start_differs_from_a_fresh_accumulation() -> None:
     b = np.full((16, 16), -1.0, np.float16)
     from_negative_zero = interpret(program, {"a": a, "b": b})["ret0"]
     assert np.all(np.signbit(from_negative_zero))
-    assert not np.any(np.signbit(reference(a, b)))
+    assert not np.any(np.signbit(matmul_ref(a, b)))
 
 
 def test_uninitialised_create_without_init_cond_warns() -> None:

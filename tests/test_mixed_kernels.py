@@ -31,11 +31,10 @@ from tests.test_kernels_matmul import (
     B950,
     Array,
     assert_bits_equal,
-    matmul_ref,
     random_array,
-    row_softmax_ref,
     run_cli,
 )
+from tests.references import matmul_ref, row_softmax_ref
 
 HERE = Path(__file__).resolve().parent
 MIXED = HERE / "kernels" / "mixed"

@@ -30,6 +30,7 @@ from languages.decls import L0Tiled, TilePlaced
 from languages.pl_parser import parse_program
 from languages.pl_printer import print_program
 from languages.types import DataType, TileType
+from tests.references import matmul_ref
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node, walk
 from nanopass.passes import PassContext
@@ -45,32 +46,6 @@ ACC = {"FP16": "FP32", "FP32": "FP32", "INT8": "INT32"}
 
 
 # -- the independent reference (NUMERICS.md section 1) ----------------------------------------------
-
-
-def _rne32_of_sum(acc: Array, product: Array) -> Array:
-    """RNE32(acc + product) with acc + product exact: the float64 sum is made round-to-odd
-    (its low bit records any discarded error) so the one narrowing to float32 rounds as if
-    from the exact value (float64 has 29 > 2 bits more than float32)."""
-    a = acc.astype(np.float64)
-    total = a + product
-    virtual_b = total - a
-    error = (a - (total - virtual_b)) + (product - virtual_b)
-    inexact_even = (error != 0) & ((total.view(np.int64) & 1) == 0)
-    towards = np.where(error > 0, np.inf, -np.inf)
-    return np.where(inexact_even, np.nextafter(total, towards), total).astype(np.float32)
-
-
-def cube_reference(a: Array, b: Array) -> Array:
-    """a @ b as the cube computes it: per element one sequential fused chain over K from +0
-    (every f16 / f32 product is exact in float64); INT8 sums wrap in INT32."""
-    if a.dtype == np.int8:
-        exact = a.astype(np.int64) @ b.astype(np.int64)
-        return ((exact + 2**31) % 2**32 - 2**31).astype(np.int32)
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
-    for k in range(a.shape[1]):
-        acc = _rne32_of_sum(acc, a64[:, k:k + 1] * b64[k:k + 1, :])
-    return acc
 
 
 def operands(dtype: str, m: int, k: int, n: int, seed: int) -> tuple[Array, Array]:
@@ -208,7 +183,7 @@ def test_split_k_grid_compiles_and_simulates_bit_exact(spelling: str, loop: str,
     assert rc == 0, log
     assert "split-k-grid" in log, "the output grid did not fire:\n" + log
     assert "bit-exact" in log and "differ" not in log and "error" not in log, log
-    expected = cube_reference(a, b)
+    expected = matmul_ref(a, b)
     got = outputs["ret0"]
     assert got.shape == expected.shape
     mismatched = np.argwhere(bits(expected) != got.view(bits(expected).dtype))
