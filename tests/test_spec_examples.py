@@ -26,6 +26,7 @@ from nanopass.passes import PassContext
 from nanopass.pipeline import Pipeline
 from nanopass.plugin import get_plugin
 from passes.auto_tile_matmul_l0 import AutoTileMatmulL0
+from tests.test_convert_tensor_to_tile_ops import SPEC_AFTER, SPEC_EXAMPLE
 
 B910 = get_backend("Ascend910B")
 B950 = get_backend("Ascend950")
@@ -242,37 +243,10 @@ def test_boxed_extent_error_is_the_spec_message_at_the_users_line() -> None:
 
 # == convert_tensor_to_tile_ops.md =================================================================
 
-CONVERT_BEFORE = """\
-import pypto.language as pl
-
-@pl.program
-class Before:
-    @pl.function(type=pl.FunctionType.InCore)
-    def main_incore_0(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        y: pl.Tensor[[64], pl.FP32] = pl.add(x, x)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        y: pl.Tensor[[64], pl.FP32] = self.main_incore_0(x)
-        return y
-"""
-
-# The spec's After in this printer's spelling (`pl.tile.load` for `pl.load`, lists for tuples).
-CONVERT_AFTER = """\
-    @pl.function(type=pl.FunctionType.InCore)
-    def main_incore_0(self, x: pl.Tensor[[64], pl.FP32], ret0_out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        x_tile: pl.Tile[[64], pl.FP32] = pl.tile.load(x, [0], [64])
-        y_tile: pl.Tile[[64], pl.FP32] = pl.tile.add(x_tile, x_tile)
-        ret0_store: pl.Tensor[[64], pl.FP32] = pl.tile.store(y_tile, [0], ret0_out)
-        return ret0_store
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        ret0_out: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=pl.FP32)
-        y: pl.Tensor[[64], pl.FP32] = self.main_incore_0(x, ret0_out)
-        return y
-"""
+# The spec's Before / After (the After in this printer's spelling: `pl.tile.load` for `pl.load`,
+# lists for tuples), shared with the pass's own tests.
+CONVERT_BEFORE = "import pypto.language as pl\n\n@pl.program\nclass Before:\n" + SPEC_EXAMPLE
+CONVERT_AFTER = SPEC_AFTER
 
 
 def test_convert_example_after_text() -> None:
