@@ -511,10 +511,7 @@ class ExpandMixedKernel(Pass[L.Program, L.Program]):
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> L.Program:
-        rewriter = _Rewriter(backend_handler(ctx))
-        out = rewriter.visit_Program(program)
-        ctx.record_rewriter(rewriter)
-        return out
+        return ctx.rewrite(_Rewriter(backend_handler(ctx)), program)
 
 
 __all__ = ["ExpandMixedKernel", "slice_block"]

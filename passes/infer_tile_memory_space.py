@@ -454,7 +454,4 @@ class InferTileMemorySpace(Pass[U.Program, P.Program]):
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> P.Program:
-        placer = _Placer(backend_handler(ctx))
-        out = placer.visit_Program(program)
-        ctx.record_rewriter(placer)
-        return out
+        return ctx.rewrite(_Placer(backend_handler(ctx)), program)

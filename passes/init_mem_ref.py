@@ -121,10 +121,7 @@ class InitMemRef(Pass[L.Program, A.Program]):
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> A.Program:
-        binder = _Binder(backend_handler(ctx))
-        out = binder.visit_Program(program)
-        ctx.record_rewriter(binder)
-        return out
+        return ctx.rewrite(_Binder(backend_handler(ctx)), program)
 
 
 __all__: Sequence[str] = ("InitMemRef", "is_view_op")

@@ -667,7 +667,4 @@ class PTOCodegen(Pass[A.Program, P.Program]):
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> P.Program:
-        codegen = _Codegen(self.emit_tile_addr)
-        result = codegen.visit_Program(program)
-        ctx.record_rewriter(codegen)
-        return result
+        return ctx.rewrite(_Codegen(self.emit_tile_addr), program)
