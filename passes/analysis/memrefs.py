@@ -17,6 +17,7 @@ from languages.memory_space import MemorySpace
 from languages.types import MemRef, TileType, TupleType, Type
 from nanopass.node import Node, walk
 from nanopass.passes import PassContext
+from verifiers.l0_operands_placed import l0_footprint_bytes
 
 UNASSIGNED_OFFSET = -1
 
@@ -26,19 +27,10 @@ def align_up(value: int, alignment: int) -> int:
 
 
 def physical_bytes(tile: TileType, backend: BackendHandler) -> int:
-    """Bytes a tile occupies in its space: Rows·Cols·bytes (NUMERICS.md §5).
-
-    An Acc tile is allocated at the L0C row footprint: L0C is addressed in whole accumulator row
-    groups, so its rows round up to the backend's L0C M alignment (32 rows for an INT32
-    accumulator on 910B) — the same footprint ChooseL0Tile charged when it admitted the tile.
-    """
-    cols = tile.shape[-1] if tile.shape else 1
-    rows = 1
-    for dim in tile.shape[:-1]:
-        rows *= dim
-    if tile.memory_space is MemorySpace.Acc:
-        rows = align_up(rows, backend.l0c_m_alignment(tile.dtype.name))
-    return rows * cols * tile.dtype.byte_width
+    """Bytes a tile occupies in its space: Rows·Cols·bytes (NUMERICS.md §5), an Acc tile at the
+    L0C row footprint. One helper for the chooser's admission, L0TiledFit and allocation (the
+    spec's "one physical-size contract"), so a tile is allocated at the size it was admitted at."""
+    return l0_footprint_bytes(tile, backend)
 
 
 def tile_memref(ty: Type) -> MemRef | None:
