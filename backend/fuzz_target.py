@@ -58,7 +58,7 @@ from languages.gen import tensor as T
 from languages.ops import REGISTRY
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
-from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TupleType, Type
+from languages.types import INDEX, AttrValue, DataType, TensorType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.fuzz import OK, Mutant, Outcome
 from nanopass.instruments import Instrument, PassStep, VerifyInstrument

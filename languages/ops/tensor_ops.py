@@ -374,7 +374,7 @@ def deduce_set_validshape(args: Sequence[Node], attrs: Attrs) -> Type:
         scalar_at(args, index)
         extent = static_int(args[index])
         if extent is None:
-            raise DeductionError(f"expected a constant extent, got a dynamic value", index,
+            raise DeductionError("expected a constant extent, got a dynamic value", index,
                                  hint="dynamic valid extents are not supported yet")
         extents.append(extent)
     check_valid_within(tuple(extents), value.shape, 1)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from backend.handlers import BackendHandler
 from backend.l0_chooser import L0Choice, L0ChooserConfig, choose_l0_tile
 from languages.types import DataType, TileType
-from verifiers.l0_operands_placed import l0_footprint_bytes as l0_footprint_bytes
 
 
 def align_up(value: int, align: int) -> int:

@@ -13,7 +13,6 @@ from typing_extensions import override
 
 import languages.gen.addressed as A
 from backend.handlers import BackendHandler
-from languages.memory_space import MemorySpace
 from languages.types import MemRef, TileType, TupleType, Type
 from nanopass.node import Node, walk
 from nanopass.passes import PassContext
