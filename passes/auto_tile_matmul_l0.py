@@ -52,13 +52,12 @@ from passes.analysis.matmul_tiling import (
     choose,
     chooser_config,
     is_sub_byte,
-    l0_footprint_bytes,
     output_grid,
     split_k_chooser_config,
     split_k_windows,
 )
 from verifiers.boxed_extents import box_of, check_tile, physical_2d
-from verifiers.l0_operands_placed import buffer_name, is_cube_matmul
+from verifiers.l0_operands_placed import buffer_name, is_cube_matmul, l0_footprint_bytes
 
 RULE = "AutoTileMatmulL0"
 
