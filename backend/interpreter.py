@@ -32,8 +32,9 @@ import numpy.typing as npt
 
 from backend import cross_core, numerics
 from backend.cross_core import run_group
-from backend.io import coerce_input, check_input_names
+from backend.arrays import check_input_names, coerce_input, poison_array
 from backend.numerics import ArithmeticFault, NumericsError
+from languages.functions import GROUP, entry_function, is_kernel_function
 from languages.ops import REGISTRY, OpDef, ReusesInput
 from languages.types import AttrValue, Attrs, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -41,32 +42,6 @@ from nanopass.node import NO_SPAN, Node, Span, walk
 
 Array = npt.NDArray[Any]
 RULE = "Interpreter"
-
-KERNEL_FUNCTION_TYPES: Final = frozenset({"InCore", "AIC", "AIV"})
-# Launches an AIC and an AIV kernel together (ExpandMixedKernel); host-side, not compiled to PTO.
-GROUP: Final = "Group"
-# An Opaque function is host code when it calls other functions, but a leaf one that works on
-# tiles is a kernel (the spec's own `@pl.function` examples are such leaves): PTOCodegen emits it
-# and the simulator runs it.
-OPAQUE: Final = "Opaque"
-
-
-def is_kernel_function(function: Node) -> bool:
-    """Whether `function` is compiled to PTO: InCore / AIC / AIV, or a leaf Opaque function
-    (no `self.f(...)` calls) that uses tile operations."""
-    func_type = str(getattr(function, "func_type"))
-    if func_type in KERNEL_FUNCTION_TYPES:
-        return True
-    if func_type != OPAQUE:
-        return False
-    uses_tiles = False
-    for node in walk(function):
-        if node.KIND == "FuncCall":
-            return False
-        if node.KIND == "Call" and str(getattr(node, "op")).startswith("tile."):
-            uses_tiles = True
-    return uses_tiles
-
 
 class InterpreterError(CompileError):
     """A run-time fault of the interpreted program (bad input, division by zero, ...)."""
@@ -101,13 +76,6 @@ KernelRunner = Callable[[Node, Sequence[Value]], tuple[Value, ...]]
 
 def _np_dtype(dtype: DataType) -> np.dtype[Any]:
     return numerics.np_dtype(dtype.name)
-
-
-def poison_array(shape: Sequence[int], dtype: DataType) -> Array:
-    """A buffer of the 0xFF poison pattern (a NaN in every float format)."""
-    dt = _np_dtype(dtype)
-    count = int(np.prod(tuple(shape), dtype=np.int64))
-    return np.full(count * dt.itemsize, numerics.POISON_BYTE, dtype=np.uint8).view(dt).reshape(tuple(shape))
 
 
 def _array_type(ty: Type, span: Span) -> TensorType | TileType:
@@ -840,29 +808,6 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
 # -- entry points ----------------------------------------------------------------------------------------
 
 
-def entry_function(program: Node, entry: str | None = None) -> Node:
-    """The function a run starts in: `entry`, else the Orchestration function, else the single
-    kernel."""
-    functions = [_function(f) for f in _field(program, "functions")]
-    name = str(_field(program, "name"))
-    if entry is not None:
-        for fn in functions:
-            if fn.name == entry:
-                return cast(Node, fn)
-        raise InterpreterError(f"program {name} has no function {entry!r} "
-                               f"(functions: {', '.join(f.name for f in functions)})")
-    for wanted in (("Orchestration",), (GROUP,), tuple(KERNEL_FUNCTION_TYPES)):
-        candidates = [f for f in functions if f.func_type in wanted]
-        if len(candidates) == 1:
-            return cast(Node, candidates[0])
-        if len(candidates) > 1:
-            raise InterpreterError(f"program {name} has several {'/'.join(wanted)} functions "
-                                   f"({', '.join(f.name for f in candidates)}); name the entry")
-    if len(functions) == 1:
-        return cast(Node, functions[0])
-    raise InterpreterError(f"program {name} has no Orchestration function and no single kernel to run")
-
-
 def bind_inputs(function: Node, inputs: Mapping[str, object]) -> list[Value]:
     """Arguments for `function` from `inputs` (copies: the caller's arrays are never written).
     An `Out` tensor missing from `inputs` starts poisoned."""
@@ -927,141 +872,6 @@ def interpret(program: Node, inputs: Mapping[str, object], entry: str | None = N
     return collect_outputs(function, args, returned, before)
 
 
-# -- random inputs -----------------------------------------------------------------------------------------
-
-# Float inputs mix four populations, so that a run exercises the rounding rules without
-# driving any op into a result the rules leave implementation-defined:
-#   short significands (k * 2**e, |k| <= 64): sums and products land exactly on ties;
-#   full-precision values of moderate magnitude: every rounding is inexact;
-#   specials: +0.0, -0.0, +-1 and the format's smallest subnormals;
-#   a few larger magnitudes (2**6 .. 2**10) that still keep FP16 products finite in FP32.
-_FLOAT_POPULATIONS: Final = (0.35, 0.45, 0.1, 0.1)
-
-
-def _random_floats(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
-    count = int(np.prod(shape, dtype=np.int64))
-    fmt = numerics.float_format(dtype.name)
-    smallest_subnormal = 2.0 ** (fmt.min_normal_exponent - fmt.mantissa_bits)
-    short = rng.integers(-64, 65, count) * np.exp2(rng.integers(-6, 1, count).astype(np.float64))
-    full = rng.standard_normal(count) * np.exp2(rng.integers(-3, 3, count).astype(np.float64))
-    specials = rng.choice(np.array([0.0, -0.0, 1.0, -1.0, smallest_subnormal, -3 * smallest_subnormal]), count)
-    large = rng.uniform(-1.0, 1.0, count) * np.exp2(rng.integers(6, 11, count).astype(np.float64))
-    which = rng.choice(len(_FLOAT_POPULATIONS), count, p=_FLOAT_POPULATIONS)
-    values = np.choose(which, [short, full, specials, large])
-    return numerics.round_float64(values, dtype.name, "rint").reshape(shape)
-
-
-def _random_ints(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
-    np_dtype = _np_dtype(dtype)
-    if dtype is DataType.BOOL:
-        return rng.integers(0, 2, shape).astype(np.bool_)
-    info = np.iinfo(np_dtype)
-    # Integer arithmetic wraps (defined), so narrow types take their whole range; wide ones a
-    # modest range keeps index-like values meaningful.
-    low, high = (int(info.min), int(info.max)) if info.bits <= 8 else (max(int(info.min), -(1 << 15)), (1 << 15) - 1)
-    return rng.integers(low, high + 1, shape, dtype=np.int64).astype(np_dtype)
-
-
-def random_array(rng: np.random.Generator, ty: TensorType) -> Array:
-    shape = tuple(ty.shape)
-    return _random_floats(rng, shape, ty.dtype) if ty.dtype.is_float else _random_ints(rng, shape, ty.dtype)
-
-
-def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[str, np.ndarray[Any, Any]]:
-    """Deterministic random inputs for the entry function's In / InOut parameters."""
-    rng = np.random.default_rng(seed)
-    inputs: dict[str, np.ndarray[Any, Any]] = {}
-    for param in _function(entry_function(program, entry)).params:
-        var, direction = _param(param)
-        if direction == "Out":
-            continue
-        ty = var.type
-        if isinstance(ty, TensorType):
-            inputs[var.name] = random_array(rng, ty)
-        elif isinstance(ty, ScalarType):
-            # Scalars are usually extents or loop bounds: small positive values.
-            value = int(rng.integers(1, 5))
-            inputs[var.name] = np.asarray(_to_scalar_type(value, ty.dtype))
-        else:
-            raise InterpreterError(f"cannot generate an input for parameter {var.name} of type {type(ty).__name__}")
-    return inputs
-
-
-# -- return aliasing (for kernels run elsewhere) -------------------------------------------------------------
-
-
-def returned_param_indices(function: Node) -> tuple[int, ...]:
-    """For each value a kernel returns, the index of the parameter whose buffer it is.
-
-    A compiled kernel returns its results through `Out` parameters; the value it returns is
-    the stored-into tensor, i.e. that parameter's buffer.  Buffer identity follows the
-    registry's `ReusesInput` results (tile.store returns its tensor), plain copies, loop
-    iter-args / results and if-phis whose branches agree.
-    """
-    fn = _function(function)
-    alias: dict[str, int] = {}
-    for index, param in enumerate(fn.params):
-        alias[_param(param)[0].name] = index
-    returned = _alias_block(fn.body, alias)
-    if returned is None:
-        return ()
-    out: list[int] = []
-    for expr in returned:
-        found = _alias_of(expr, alias)
-        if found is None:
-            raise InterpreterError(f"kernel {fn.name} returns a value that is not one of its tensor parameters",
-                                   expr.node_span, "a compiled kernel must return its results through Out parameters")
-        out.append(found)
-    return tuple(out)
-
-
-def _alias_of(expr: Node, alias: dict[str, int]) -> int | None:
-    if expr.KIND == "Var":
-        return alias.get(cast(_VarLike, expr).name)
-    if expr.KIND == "Call":
-        try:
-            rule = REGISTRY.get(str(_field(expr, "op"))).output_memory
-        except KeyError:
-            return None
-        args = _field(expr, "args")
-        if isinstance(rule, ReusesInput) and rule.index < len(args):
-            return _alias_of(args[rule.index], alias)
-    return None
-
-
-def _alias_block(body: Sequence[Node], alias: dict[str, int]) -> Sequence[Node] | None:
-    """Record aliases of `body`'s definitions; returns the ReturnStmt's values if it has one."""
-    for stmt in body:
-        kind = stmt.KIND
-        if kind == "AssignStmt":
-            index = _alias_of(_field(stmt, "value"), alias)
-            if index is not None:
-                alias[cast(_VarLike, _field(stmt, "target")).name] = index
-        elif kind == "ForStmt":
-            for it, result in zip(_field(stmt, "iter_args"), _field(stmt, "results")):
-                index = _alias_of(_field(it, "init"), alias)
-                if index is not None:
-                    alias[cast(_VarLike, _field(it, "var")).name] = index
-                    alias[cast(_VarLike, result).name] = index
-            _alias_block(_field(stmt, "body"), alias)
-        elif kind == "IfStmt":
-            then_yield = _yielded(_field(stmt, "then_body"), alias)
-            else_yield = _yielded(_field(stmt, "else_body"), alias)
-            for var, a, b in zip(_field(stmt, "results"), then_yield, else_yield):
-                if a is not None and a == b:
-                    alias[cast(_VarLike, var).name] = a
-        elif kind == "ReturnStmt":
-            return cast(Sequence[Node], _field(stmt, "values"))
-    return None
-
-
-def _yielded(body: Sequence[Node], alias: dict[str, int]) -> list[int | None]:
-    _alias_block(body, alias)
-    if body and body[-1].KIND == "YieldStmt":
-        return [_alias_of(v, alias) for v in _field(body[-1], "values")]
-    return []
-
-
 __all__ = [
     "ArrayValue",
     "Interpreter",
@@ -1069,11 +879,6 @@ __all__ = [
     "KernelRunner",
     "bind_inputs",
     "collect_outputs",
-    "entry_function",
     "fresh_value",
     "interpret",
-    "poison_array",
-    "random_array",
-    "random_inputs",
-    "returned_param_indices",
 ]

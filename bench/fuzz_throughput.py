@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backend.fuzz_target import PtoFuzzTarget  # noqa: E402
+from nanopass_pto.fuzz_target import PtoFuzzTarget  # noqa: E402
 from nanopass.cli import tune_gc_for_compilation  # noqa: E402
 from nanopass.fuzz import CampaignConfig, WorkerStats, run_campaign  # noqa: E402
 

@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
 from backend import numerics
-from backend.handlers import get_backend
+from backend.targets.handlers import get_backend
 from backend.interpreter import interpret, random_inputs
 from backend.sim.executor import run_pto
 from backend.sim.instructions import tmatmul

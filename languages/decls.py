@@ -98,6 +98,10 @@ PTO = define_language(
 
 LANGUAGES = (Tensor, TileUnplaced, TilePlaced, L0Tiled, Addressed, PTO)
 
+# The languages whose programs mean values (the reference interpreter runs them); PTO is machine
+# code for the simulator, and keeps only the kernels.
+VALUE_LEVEL = frozenset({"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
+
 FAMILY = LanguageFamily(
     name="pto",
     languages=LANGUAGES,

@@ -10,14 +10,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES
 from languages.memory_space import MemorySpace
 from languages.types import DataType, Dims, TileType, TileView
-
-# Cube buffers are addressed in 512-byte fractals (16 rows x 32 bytes); L0C boxes 16 x 16
-# elements of the 32-bit accumulator, i.e. 1024 bytes.
-FRACTAL_BYTES = 512
-ACC_FRACTAL_BYTES = 1024
-BOX_ROWS = 16
 
 _ROW, _COL, _NONE = "row_major", "col_major", "none_box"
 
@@ -95,22 +90,6 @@ def effective_view(tile: TileType) -> TileView:
         return tile.view
     space = tile.memory_space if tile.memory_space is not None else MemorySpace.Vec
     return implicit_view(space, tile.shape)
-
-
-def box_shape(view: TileView, dtype: DataType) -> tuple[int, int] | None:
-    """Inner box (rows, cols) in elements, or None for an unboxed (none_box) view.
-
-    A 512-byte fractal is 16 rows of 32 bytes (transposed for column-major inner layout); the
-    1024-byte accumulator fractal is 16 x 16 elements for every accumulator dtype.
-    """
-    if view.slayout == _NONE:
-        return None
-    if view.fractal == ACC_FRACTAL_BYTES:
-        return (BOX_ROWS, BOX_ROWS)
-    row_elems = view.fractal * 8 // (BOX_ROWS * dtype.bits)
-    if view.slayout == _ROW:
-        return (BOX_ROWS, row_elems)
-    return (row_elems, BOX_ROWS)
 
 
 def normalize_valid(shape: Dims, valid_shape: Dims | None) -> Dims | None:

@@ -2,8 +2,8 @@
 
 The framework imports nothing from the client's packages: a client publishes one
 `CompilerPlugin` object under the entry-point group `nanopass.compilers` (the PTO compiler
-declares `pto = "languages.plugin:PLUGIN"` in pyproject.toml). When the package is not
-installed (running from a source checkout), `languages.plugin:PLUGIN` is imported instead.
+declares `pto = "nanopass_pto.plugin:PLUGIN"` in pyproject.toml). When the package is not
+installed (running from a source checkout), `nanopass_pto.plugin:PLUGIN` is imported instead.
 `$NANOPASS_PLUGIN=module:attr` overrides both (tests, or a second compiler in one environment).
 
 Extension points for client CLIs: `add_arguments` adds argparse options to
@@ -27,7 +27,7 @@ from nanopass.passes import PassContext, PassRegistry
 from nanopass.properties import Property, PropertyRegistry, initial_properties
 
 ENTRY_POINT_GROUP = "nanopass.compilers"
-DEFAULT_PLUGIN = "languages.plugin:PLUGIN"
+DEFAULT_PLUGIN = "nanopass_pto.plugin:PLUGIN"
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import ClassVar
 from typing_extensions import override
 
 import languages.gen.addressed as A
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
 from languages.decls import Addressed
 from languages.memory_space import MemorySpace
 from languages.types import MemRef

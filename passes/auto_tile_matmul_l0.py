@@ -33,8 +33,8 @@ from typing_extensions import override
 
 import languages.gen.l0_tiled as L
 import languages.gen.tile_placed as S
-from backend.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
-from backend.l0_chooser import L0Choice, choose_l0_tile, explain_rejection
+from backend.targets.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
+from backend.targets.l0_chooser import L0Choice, choose_l0_tile, explain_rejection
 from languages.decls import L0Tiled, TilePlaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
@@ -56,8 +56,8 @@ from passes.analysis.matmul_tiling import (
     split_k_chooser_config,
     split_k_windows,
 )
-from verifiers.boxed_extents import box_of, check_tile, physical_2d
-from verifiers.l0_operands_placed import buffer_name, is_cube_matmul, l0_footprint_bytes
+from languages.layout import assembler_checked_box, buffer_name, l0_footprint_bytes
+from passes.analysis.boxed_extents import check_tile, has_partial_row_box
 
 RULE = "AutoTileMatmulL0"
 
@@ -243,7 +243,7 @@ class _AutoTiler(L.FromTilePlaced):
     def _matmul_stmt(self, stmt: S.Stmt) -> tuple[S.AssignStmt, S.Call] | None:
         if not (self._cube and isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)):
             return None
-        return (stmt, stmt.value) if is_cube_matmul(stmt.value.op) else None
+        return (stmt, stmt.value) if REGISTRY.is_cube_matmul(stmt.value.op) else None
 
     # -- the decision ------------------------------------------------------------------------------
 
@@ -330,7 +330,7 @@ class _AutoTiler(L.FromTilePlaced):
             if operand is None:
                 continue
             tile = cast(TileType, operand.type)
-            if not _partial_row_box(tile):
+            if not has_partial_row_box(tile):
                 continue
             problem = check_tile(tile, self._defs.get(operand.name) or matmul.stmt)
             if problem is not None:
@@ -645,7 +645,7 @@ class _AutoTiler(L.FromTilePlaced):
             elif found is not None:
                 for node in walk(stmt):
                     if isinstance(node, S.AssignStmt) and isinstance(node.value, S.Call) \
-                            and is_cube_matmul(node.value.op):
+                            and REGISTRY.is_cube_matmul(node.value.op):
                         self._chain_refusals[node.target.name] = found
         return grids
 
@@ -779,8 +779,8 @@ class _AutoTiler(L.FromTilePlaced):
 
     def _plan_split_k(self, chain: _SplitKChain) -> _SplitKGrid | _Refusal | None:
         lhs, rhs = chain.body.lhs.tile, chain.body.rhs.tile
-        lhs_box = box_of(lhs.view, lhs.dtype.bits) if lhs.view is not None else None
-        rhs_box = box_of(rhs.view, rhs.dtype.bits) if rhs.view is not None else None
+        lhs_box = assembler_checked_box(lhs.view, lhs.dtype) if lhs.view is not None else None
+        rhs_box = assembler_checked_box(rhs.view, rhs.dtype) if rhs.view is not None else None
         boxes = PanelBoxes(m=lhs_box[0] if lhs_box else 1, n=rhs_box[1] if rhs_box else 1)
         config = split_k_chooser_config(chain.dims, self.backend, boxes)
         choice = choose_l0_tile(config)
@@ -878,7 +878,7 @@ class _AutoTiler(L.FromTilePlaced):
             clone.subst[stmt.target.name] = target
             new = S.AssignStmt(target=target, value=value, span=stmt.span)
             self._defs[target.name] = new
-            if isinstance(value, S.Call) and is_cube_matmul(value.op):
+            if isinstance(value, S.Call) and REGISTRY.is_cube_matmul(value.op):
                 self._grid_k[target.name] = clone.grid_k
             return new
         if isinstance(stmt, S.IfStmt):
@@ -947,16 +947,6 @@ class _AutoTiler(L.FromTilePlaced):
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _partial_row_box(tile: TileType) -> bool:
-    """Whether a boxed cube tile's physical rows are not a whole number of boxes (the row rule
-    of PTOCodegen's boxed-extent check, with its Vec and single-row exemptions)."""
-    if tile.view is None or tile.memory_space in (None, MemorySpace.Vec):
-        return False
-    box = box_of(tile.view, tile.dtype.bits)
-    rows, _ = physical_2d(tile)
-    return box is not None and rows != 1 and rows % box[0] != 0
 
 
 def _is_load(stmt: S.Stmt) -> bool:
@@ -1080,7 +1070,7 @@ def _is_scalar_math(stmt: S.AssignStmt) -> bool:
 
 def _matmul_calls(stmt: S.Stmt) -> list[S.AssignStmt]:
     return [n for n in walk(stmt) if isinstance(n, S.AssignStmt) and isinstance(n.value, S.Call)
-            and is_cube_matmul(n.value.op)]
+            and REGISTRY.is_cube_matmul(n.value.op)]
 
 
 def _describe(stmt: S.Stmt) -> str:
@@ -1099,7 +1089,7 @@ def _yields(stmt: S.Stmt, name: str) -> bool:
 def _matmul_operands(stmt: S.Stmt, accumulates: bool) -> tuple[S.AssignStmt, _Roles, str, str] | None:
     """(statement, roles, lhs, rhs) of a plain (or, with `accumulates`, accumulating) cube matmul
     assignment whose matrix operands are variables."""
-    if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call) and is_cube_matmul(stmt.value.op)):
+    if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call) and REGISTRY.is_cube_matmul(stmt.value.op)):
         return None
     call = stmt.value
     roles = _Roles.of(call.op, len(call.args))

@@ -31,7 +31,7 @@ from typing import ClassVar, Iterable, Sequence
 from typing_extensions import override
 
 import languages.gen.l0_tiled as L
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
 from languages.decls import L0Tiled
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, Effect

@@ -23,7 +23,7 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as P
 import languages.gen.tile_unplaced as U
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load

@@ -16,7 +16,7 @@ from typing_extensions import override
 
 import languages.gen.addressed as A
 import languages.gen.l0_tiled as L
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
 from languages.decls import Addressed, L0Tiled
 from languages.ops import REGISTRY
 from languages.types import MemRef, TileType, Type

@@ -20,8 +20,8 @@ from typing import Callable, ClassVar
 
 from typing_extensions import override
 
-from backend.interpreter import is_kernel_function
 from languages.decls import PTO, Addressed
+from languages.functions import is_kernel_function
 from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.ops import REGISTRY, OpDef, static_ints
@@ -43,7 +43,7 @@ from languages.types import (
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
 from nanopass.passes import Pass, PassContext
-from verifiers.boxed_extents import check_tile
+from passes.analysis.boxed_extents import check_tile
 
 RULE = "PTOCodegen"
 

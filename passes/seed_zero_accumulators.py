@@ -32,7 +32,7 @@ from typing import ClassVar, cast
 from typing_extensions import override
 
 import languages.gen.tensor as T
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
 from languages.decls import Tensor
 from languages.memory_space import MemorySpace
 from languages.types import BOOL

@@ -14,8 +14,8 @@ from typing import ClassVar
 from typing_extensions import override
 
 import languages.gen.tile_unplaced as U
-from backend.interpreter import is_kernel_function
 from languages.decls import TileUnplaced
+from languages.functions import is_kernel_function
 from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
 from passes.analysis.param_access import analyze_param_access

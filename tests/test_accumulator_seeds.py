@@ -25,8 +25,8 @@ import numpy.typing as npt
 import pytest
 
 import languages.gen.tensor as T
-from backend.handlers import get_backend
-from backend.interpreter import interpret, random_inputs
+from backend.targets.handlers import get_backend
+from nanopass_pto.run import random_inputs, reference
 from languages.pl_parser import parse_program, parse_program_as
 from languages.pl_printer import print_program
 from languages.types import DataType
@@ -200,7 +200,7 @@ def calls(program: T.Program, op: str) -> list[T.Call]:
 
 def assert_same_meaning(before: T.Program, after: T.Program) -> None:
     inputs = random_inputs(before, seed=3)
-    expected, got = interpret(before, inputs), interpret(after, inputs)
+    expected, got = reference(before, inputs), reference(after, inputs)
     for name, value in expected.items():
         assert np.array_equal(bits(value), bits(got[name])), name
 
@@ -297,7 +297,7 @@ def test_negative_zero_start_differs_from_a_fresh_accumulation() -> None:
     program = parse_program(text)
     a = np.zeros((16, 16), np.float16)
     b = np.full((16, 16), -1.0, np.float16)
-    from_negative_zero = interpret(program, {"a": a, "b": b})["ret0"]
+    from_negative_zero = reference(program, {"a": a, "b": b})["ret0"]
     assert np.all(np.signbit(from_negative_zero))
     assert not np.any(np.signbit(matmul_ref(a, b)))
 

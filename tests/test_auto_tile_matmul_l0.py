@@ -9,8 +9,8 @@ import pytest
 from typing_extensions import override
 
 import languages.gen.l0_tiled as L
-from backend.handlers import BackendHandler, get_backend
-from backend.l0_chooser import L0Choice
+from backend.targets.handlers import BackendHandler, get_backend
+from backend.targets.l0_chooser import L0Choice
 from languages.decls import L0Tiled, TilePlaced
 from languages.memory_space import MemorySpace
 from languages.pl_parser import parse_program

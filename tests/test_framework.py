@@ -22,7 +22,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as TU
 from languages.decls import Tensor, TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.plugin import PLUGIN as PTO_PLUGIN
+from nanopass_pto.plugin import PLUGIN as PTO_PLUGIN
 from languages.types import INDEX, DataType, MemRef, ScalarType, TensorType, TileType, TileView
 from nanopass.diagnostics import CompileError
 from nanopass.instruments import (

@@ -14,16 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backend.fuzz_target import (
-    Features,
-    FuzzCase,
-    PtoFuzzTarget,
-    cases,
-    programs,
-    read_regression,
-    regression_file,
-)
-from backend.mutants import MUTANTS, transform
+from backend.fuzzing.generator import Features, programs
+from nanopass_pto.fuzz_target import FuzzCase, PtoFuzzTarget, cases, read_regression, regression_file
+from nanopass_pto.mutants import MUTANTS, transform
 from nanopass.diagnostics import CompileError
 from nanopass.fuzz import Outcome
 from nanopass.passes import PassContext
@@ -170,7 +163,7 @@ def test_a_mutant_is_caught_and_blamed_on_its_pass() -> None:
 
 def test_campaign_cli_runs_and_prints_summary(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "NANOPASS_PLUGIN"}
-    env["NANOPASS_FUZZ_TARGET"] = "backend.fuzz_target:fuzz_target"
+    env["NANOPASS_FUZZ_TARGET"] = "nanopass_pto.fuzz_target:fuzz_target"
     result = subprocess.run(
         [sys.executable, "-m", "nanopass.fuzz", "--examples", "3", "--workers", "1", "--db", "",
          "--features=-big_shapes,-multi_kernel", "--regressions", str(tmp_path)],

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import languages.gen.tile_placed as P
-from backend.fuzz_target import PtoFuzzTarget
-from backend.handlers import get_backend
+from nanopass_pto.fuzz_target import PtoFuzzTarget
+from backend.targets.handlers import get_backend
 from languages.memory_space import MemorySpace
 from languages.types import DataType, MemRef, TileType, TileView
 from languages.views import extract_view, implicit_view, move_view
@@ -100,7 +100,7 @@ def test_the_oracle_passes_a_user_k_loop_and_a_parameter_read_after_its_write() 
 def test_an_asymmetric_pto_printer_is_caught_by_the_text_round_trip(monkeypatch: object) -> None:
     import pytest
 
-    import backend.pto_mlir as pto_mlir
+    import backend.pto_text.printer as pto_mlir
 
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     original = pto_mlir.tile_buf_type

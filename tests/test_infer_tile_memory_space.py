@@ -9,7 +9,7 @@ import pytest
 
 import languages.gen.tile_placed as P
 import languages.gen.tile_unplaced as U
-from backend.handlers import get_backend
+from backend.targets.handlers import get_backend
 from languages.decls import TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.pl_parser import parse_program

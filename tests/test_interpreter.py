@@ -19,13 +19,9 @@ from hypothesis import strategies as st
 from typing_extensions import override
 
 from backend import numerics
-from backend.interpreter import (
-    InterpreterError,
-    entry_function,
-    interpret,
-    random_inputs,
-    returned_param_indices,
-)
+from backend.arrays import random_inputs
+from backend.interpreter import InterpreterError, interpret
+from languages.functions import entry_function, returned_param_indices
 from languages.pl_parser import load_program, parse_program
 from nanopass.instruments import Instrument, PassStep
 from nanopass.node import Node
@@ -343,7 +339,7 @@ VALUE_LEVEL = {"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"}
 
 @pytest.mark.parametrize("name", ["softmax_rows_f32", "matmul_boxed_m100_f16", "matmul_int8_i32"])
 def test_every_pass_preserves_the_interpreted_result(name: str) -> None:
-    from backend.handlers import get_backend
+    from backend.targets.handlers import get_backend
     from nanopass.passes import PassContext
 
     pipeline = _default_pipeline()

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backend.handlers import (
+from backend.targets.handlers import (
     ASCEND_910B,
     ASCEND_950,
     DEFAULT_BACKEND,
@@ -22,7 +22,7 @@ from backend.handlers import (
     dtype_byte_width,
     get_backend,
 )
-from backend.l0_chooser import (
+from backend.targets.l0_chooser import (
     BiasSource,
     L0ChooserConfig,
     L0Choice,
@@ -390,7 +390,7 @@ def test_fast_for_large_shapes() -> None:
 # ----------------------------------------------------------------------------- CLI
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "backend.l0_chooser", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "backend.targets.l0_chooser", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
 
 

@@ -12,7 +12,7 @@ from typing_extensions import override
 
 import languages.gen.addressed as A
 import languages.gen.l0_tiled as L
-from backend.handlers import BackendHandler, get_backend
+from backend.targets.handlers import BackendHandler, get_backend
 from languages.decls import Addressed, L0Tiled
 from languages.memory_space import MemorySpace
 from languages.pl_parser import parse_program

@@ -20,7 +20,7 @@ import languages.gen.l0_tiled as L
 from backend import cross_core
 from backend.cross_core import CrossCoreError
 from languages.pl_parser import parse_program
-from languages.plugin import DEFAULT_PIPELINE
+from nanopass_pto.plugin import DEFAULT_PIPELINE
 from nanopass.diagnostics import CompileError
 from nanopass.node import walk
 from nanopass.passes import PassContext

@@ -27,8 +27,8 @@ from languages.ops import (
 )
 from languages.ops.tensor_ops import broadcast_shapes, reshape_valid
 from languages.types import Attrs, AttrValue, DataType, MemRef, ScalarType, TensorType, TileType, TileView, Type
+from languages.layout import box_shape
 from languages.views import (
-    box_shape,
     extract_view,
     implicit_view,
     make_tile_type,

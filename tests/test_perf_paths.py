@@ -269,7 +269,7 @@ def test_fma_fast_path_keeps_subnormal_and_overflow_results() -> None:
 
 
 def test_simulator_tile_access_cache_is_read_only_and_stable() -> None:
-    from backend.handlers import get_backend
+    from backend.targets.handlers import get_backend
     from backend.sim.machine import Machine, handle_for
     machine = Machine(get_backend("Ascend910B"))
     storage = TileType((16, 16), DataType.FP32, None, MemorySpace.Vec, implicit_view(MemorySpace.Vec, (16, 16)),

@@ -1,4 +1,4 @@
-"""PTO-ISA MLIR parser (backend.pto_mlir.parse_mlir): print/parse identity on every compiled
+"""PTO-ISA MLIR parser (backend.pto_text.parser.parse_mlir): print/parse identity on every compiled
 example and golden kernel, structural round trip, restored facts, located diagnostics under
 token mutation, `.pto` inputs through the pipeline CLI, and bit-identical simulation."""
 
@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backend.pto_mlir import parse_mlir, print_mlir
+from backend.pto_text.parser import parse_mlir
+from backend.pto_text.printer import print_mlir
 from backend.sim.executor import run_pto
 from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.pl_parser import load_program
-from languages.plugin import PLUGIN
+from nanopass_pto.plugin import PLUGIN
 from languages.types import DataType, MemRef, TensorType, TileType
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node, Span

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from backend import numerics
 from backend.numerics import hex_list
 from backend.sim.executor import run_kernel, run_pto
-from backend.handlers import get_backend
+from backend.targets.handlers import get_backend
 from backend.sim.machine import Machine, PoisonRead, SimulationError
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace

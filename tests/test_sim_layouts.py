@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from backend.handlers import get_backend
+from backend.targets.handlers import get_backend
 from backend.numerics import hex_list
 from backend.sim.layouts import LayoutError, compact_pitch, element_offsets, layout_name
 from backend.sim.machine import Machine, PoisonRead, SimulationError, TileHandle, handle_for

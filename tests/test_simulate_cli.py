@@ -15,10 +15,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from backend.cli_hooks import add_arguments, compare_output, post_compile, simulate_and_compare
-from backend.handlers import get_backend
-from backend.interpreter import entry_function, random_inputs
-from backend.io import load_inputs, save_outputs
+from nanopass_pto.cli import add_arguments, post_compile, simulate_and_compare
+from nanopass_pto.run import Compiled, compare_output
+from backend.targets.handlers import get_backend
+from backend.arrays import random_inputs
+from languages.functions import entry_function
+from backend.arrays import load_inputs, save_outputs
 from languages.pl_parser import parse_program
 from nanopass.diagnostics import CompileError
 from nanopass.passes import PassContext
@@ -133,12 +135,13 @@ def test_simulate_and_compare_on_value_level_programs() -> None:
     source = parse_program(ADD_BF16, "<add>")
     inputs = bf16_inputs(1)
     lines: list[str] = []
-    ok, outputs = simulate_and_compare(source, source, None, inputs, get_backend("Ascend910B"), emit=lines.append)
+    handler = get_backend("Ascend910B")
+    ok, outputs = simulate_and_compare(Compiled(source, source, None, handler), inputs, emit=lines.append)
     assert ok and lines == ["  ret0: bit-exact ([16, 32] BF16)"]
     assert np.array_equal(outputs["ret0"].view(np.uint16), bf16_reference(inputs["a"], inputs["b"]))
     lines.clear()
-    ok, _ = simulate_and_compare(source, parse_program(SUB_BF16, "<sub>"), None, inputs, get_backend("Ascend910B"),
-                                 emit=lines.append)
+    wrong = parse_program(SUB_BF16, "<sub>")
+    ok, _ = simulate_and_compare(Compiled(source, wrong, None, handler), inputs, emit=lines.append)
     assert not ok and "MISMATCH at" in lines[0]
 
 
@@ -193,7 +196,7 @@ def _cli_ready() -> str:
 
     plugin = get_plugin()
     if plugin.post_compile is None or plugin.add_arguments is None:
-        return "languages/plugin.py does not wire backend.cli_hooks (add_arguments / post_compile) yet"
+        return "languages/plugin.py does not wire nanopass_pto.cli (add_arguments / post_compile) yet"
     passes = Pipeline.from_spec(plugin.default_pipeline(), plugin).passes
     if not passes or type(passes[-1]).target.name != "PTO":
         return "the default pipeline does not reach PTO yet"

@@ -12,10 +12,9 @@ import re
 import pytest
 
 import languages.gen.l0_tiled as L
-from backend.cli_hooks import simulate_and_compare
-from backend.handlers import BackendHandler, get_backend
-from backend.interpreter import random_inputs
-from backend.pto_mlir import print_mlir
+from nanopass_pto import run as runner
+from backend.targets.handlers import BackendHandler, get_backend
+from backend.pto_text.printer import print_mlir
 from languages.decls import TilePlaced
 from languages.pl_parser import parse_program
 from languages.pl_printer import print_program
@@ -37,9 +36,8 @@ def compile_text(source: str, spec: str | None = None, backend: BackendHandler =
     """`source` through `spec` (default: the whole default pipeline) with --verify-all on."""
     plugin = get_plugin()
     program = plugin.parse(source, "kernel.py")
-    pipeline = Pipeline.from_spec(spec or plugin.default_pipeline(backend.name), plugin)
-    ctx = PassContext(backend.name, backend)
-    return pipeline.run(program, ctx, instruments=[VerifyInstrument(plugin, target=backend)])
+    pipeline = spec or plugin.default_pipeline(backend.name)
+    return runner.compile_program(program, pipeline=pipeline, backend=backend.name, verify_all=True).final
 
 
 def mlir_of(source: str, backend: BackendHandler = B910) -> str:
@@ -55,17 +53,12 @@ def without_addresses(text: str) -> str:
 
 
 def simulates_bit_exactly(source: str, backend: BackendHandler = B910) -> bool:
-    plugin = get_plugin()
-    program = plugin.parse(source, "kernel.py")
-    spec = plugin.default_pipeline(backend.name)
-    pipeline = Pipeline.from_spec(spec, plugin)
-    value_level = Pipeline([p for p in pipeline.passes if type(p).target.name != "PTO"], plugin)
-    host = value_level.run(program, PassContext(backend.name, backend))
-    final = compile_text(source, backend=backend)
-    lines: list[str] = []
-    ok, outputs = simulate_and_compare(program, final, host, random_inputs(program, 0), backend, emit=lines.append)
+    program = get_plugin().parse(source, "kernel.py")
+    compiled = runner.compile_program(program, backend=backend.name, verify_all=True)
+    inputs = runner.random_inputs(program, 0)
+    outputs = runner.run(compiled, inputs)
     assert outputs, "the example must produce an output to compare"
-    return ok
+    return all(report.ok for report in runner.compare(runner.reference(program, inputs), outputs))
 
 
 # == pto_codegen.md ================================================================================

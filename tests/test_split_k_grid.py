@@ -24,8 +24,8 @@ import numpy.typing as npt
 import pytest
 
 import languages.gen.l0_tiled as L
-from backend.handlers import BackendHandler, get_backend
-from backend.interpreter import interpret, random_inputs
+from backend.targets.handlers import BackendHandler, get_backend
+from nanopass_pto.run import random_inputs, reference
 from languages.decls import L0Tiled, TilePlaced
 from languages.pl_parser import parse_program
 from languages.pl_printer import print_program
@@ -264,7 +264,7 @@ def assert_verified(program: L.Program, backend: BackendHandler = B910) -> None:
 
 def assert_same_meaning(before: Node, after: Node) -> None:
     inputs = random_inputs(before, seed=5)
-    expected, got = interpret(before, inputs), interpret(after, inputs)
+    expected, got = reference(before, inputs), reference(after, inputs)
     for name, value in expected.items():
         assert np.array_equal(bits(value), bits(got[name])), name
 

@@ -19,7 +19,7 @@ import languages.gen.l0_tiled as L
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.types import TileType
-from languages.views import box_shape
+from languages.layout import box_shape
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, preorder, summary
 

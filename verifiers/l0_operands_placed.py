@@ -4,7 +4,7 @@ Left / Right / Acc tile fits its L0 buffer (L0A / L0B / L0C) on the target.
 The operand spaces come from the op registry (each matmul operand's `input_memory`, the result's
 output space), never from this file. Capacities are backend numbers, and verifiers sit below
 `backend/` in the layering, so they arrive as any object with the `L0Capacities` shape (a
-`backend.handlers.BackendHandler` is one): either explicitly (`verify_fit`) or, for the
+`backend.targets.handlers.BackendHandler` is one): either explicitly (`verify_fit`) or, for the
 property's `verify(program, target)` entry point, as the compilation target the framework hands to
 target-aware verifiers. Without capacities only the placement half is checked.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Protocol, cast
 
 import languages.gen.l0_tiled as L
+from languages.layout import buffer_name, l0_footprint_bytes
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.types import TileType
@@ -23,7 +24,6 @@ from nanopass.node import Node, preorder, summary
 RULE = "L0TiledFit"
 
 L0_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)
-_BUFFER_NAMES = {MemorySpace.Left: "L0A", MemorySpace.Right: "L0B", MemorySpace.Acc: "L0C"}
 
 
 class L0Capacities(Protocol):
@@ -34,23 +34,6 @@ class L0Capacities(Protocol):
     def l0c_m_alignment(self, acc_dtype: str) -> int: ...
 
 
-def l0_footprint_bytes(tile: TileType, capacities: L0Capacities) -> int:
-    """Physical bytes of an L0 tile: L0C allocates accumulator rows in the backend's M-row
-    granularity (32 for INT32 on Ascend910B), so an Acc tile is charged its padded rows."""
-    rows = tile.shape[0] if tile.shape else 1
-    cols = 1
-    for dim in tile.shape[1:]:
-        cols *= dim
-    if tile.memory_space is MemorySpace.Acc:
-        align = capacities.l0c_m_alignment(tile.dtype.name)
-        rows = -(-rows // align) * align
-    return rows * cols * tile.dtype.byte_width
-
-
-def buffer_name(space: MemorySpace) -> str:
-    return _BUFFER_NAMES.get(space, space.name)
-
-
 def verify(program: Node, target: object = None) -> list[Diagnostic]:
     diagnostics = verify_placement(program)
     if target is not None:
@@ -58,21 +41,17 @@ def verify(program: Node, target: object = None) -> list[Diagnostic]:
     return diagnostics
 
 
-def is_cube_matmul(op: str) -> bool:
-    return op.startswith("tile.") and op in REGISTRY and REGISTRY.get(op).family == "matmul"
-
-
 def verify_placement(program: Node) -> list[Diagnostic]:
     """Every cube matmul reads Left / Right (and Acc for an accumulator) and writes Acc."""
     out: list[Diagnostic] = []
     ops = summary(program).field_values("Call", "op")
-    if not any(not isinstance(op, str) or is_cube_matmul(op) for op in ops):
+    if not any(not isinstance(op, str) or REGISTRY.is_cube_matmul(op) for op in ops):
         return out  # no cube matmul to check
     for node in preorder(program):
         if node.KIND != "Call":
             continue
         call = cast(L.Call, node)
-        if not is_cube_matmul(call.op):
+        if not REGISTRY.is_cube_matmul(call.op):
             continue
         for index, arg in enumerate(call.args):
             demanded = REGISTRY.operand_space(call.op, index)

@@ -2,7 +2,7 @@
 every assigned offset is aligned to the space's address alignment.
 
 Capacities are backend numbers and verifiers sit below `backend/` in the layering, so they
-arrive as any object with the `SpaceLimits` shape (a `backend.handlers.BackendHandler` is one):
+arrive as any object with the `SpaceLimits` shape (a `backend.targets.handlers.BackendHandler` is one):
 explicitly (`verify_with(program, limits)`) or as the compilation target the framework hands to
 the property's `verify(program, target)` entry point.
 Without limits only offset sanity (non-negative once assigned) is checked.

@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backend import cross_core, numerics
-from backend.handlers import BackendHandler, get_backend
+from backend.targets.handlers import BackendHandler, get_backend
 from backend.numerics import ArithmeticFault, NumericsError
 from backend.sim import instructions as ins
 from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from languages.types import DataType, TileView
-from languages.views import box_shape
+from languages.layout import box_shape
 
 IntArray = npt.NDArray[np.int64]
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
 from backend.numerics import POISON_BYTE, np_dtype
 from backend.sim.layouts import IntArray, LayoutError, element_offsets, resolve_layout, offsets_of
 from languages.memory_space import ON_CHIP_SPACES, MemorySpace

@@ -649,6 +649,10 @@ class Registry:
 
     # -- memory-space facts ------------------------------------------------------------------------
 
+    def is_cube_matmul(self, op: str) -> bool:
+        """Whether `op` runs on the cube: a registered tile-level op of the matmul family."""
+        return op.startswith("tile.") and op in self and self.get(op).family == "matmul"
+
     def operand_space(self, op: str, arg: int) -> MemorySpace | None:
         """The space `op` reads argument `arg` from (its set_input_memory), or None."""
         return self.get(op).operand_decl(arg).input_memory

@@ -1,7 +1,7 @@
 """The PTO language's operators: `pto.*` instructions and the `arith.*` scalar ops they use.
 
 The PTO language is the IR form of PTO-ISA MLIR text, designed so that printing it
-(`backend.pto_mlir`) is a line-per-node translation and the simulator can execute it without
+(`backend.pto_text`) is a line-per-node translation and the simulator can execute it without
 re-deriving anything. The shape of a PTO function body, in generation order
 (spec pto_codegen.md, "Generation Order"):
 

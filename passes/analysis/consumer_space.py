@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, Fixed, InheritInput, OpDef, ReusesInput, TileInput, staging_space_for_load
 from languages.types import DataType, Dims, TensorType, attr
-from languages.views import box_shape, implicit_view
+from languages.layout import box_shape
+from languages.views import implicit_view
 from nanopass.node import Node
 
 # Vec is the default placement of any unconstrained load; InferTileMemorySpace derives it

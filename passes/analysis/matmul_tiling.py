@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backend.handlers import BackendHandler
-from backend.l0_chooser import L0Choice, L0ChooserConfig, choose_l0_tile
+from backend.targets.handlers import BackendHandler
+from backend.targets.l0_chooser import L0Choice, L0ChooserConfig, choose_l0_tile
 from languages.types import DataType, TileType
 
 

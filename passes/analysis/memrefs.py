@@ -12,11 +12,11 @@ from typing import Callable, Iterator, Mapping
 from typing_extensions import override
 
 import languages.gen.addressed as A
-from backend.handlers import BackendHandler
+from backend.targets.handlers import BackendHandler
+from languages.layout import l0_footprint_bytes
 from languages.types import MemRef, TileType, TupleType, Type
 from nanopass.node import Node, walk
 from nanopass.passes import PassContext
-from verifiers.l0_operands_placed import l0_footprint_bytes
 
 UNASSIGNED_OFFSET = -1
 
@@ -97,7 +97,7 @@ def memrefs_of(function: Node) -> Iterator[tuple[Node, MemRef]]:
 def backend_handler(ctx: object) -> BackendHandler:
     """The handler a pass reads its hardware numbers from: `ctx.backend` when the plugin made one,
     else the handler named by `ctx.backend_name` (default: the default backend)."""
-    from backend.handlers import DEFAULT_BACKEND, get_backend
+    from backend.targets.handlers import DEFAULT_BACKEND, get_backend
 
     handler = getattr(ctx, "backend", None)
     if isinstance(handler, BackendHandler):

@@ -34,7 +34,7 @@ class RegressionFile(pytest.File):
 class RegressionItem(pytest.Item):
     @override
     def runtest(self) -> None:
-        from backend.fuzz_target import replay
+        from nanopass_pto.fuzz_target import replay
 
         outcome = replay(self.path)
         if outcome.failed:

@@ -1,13 +1,5 @@
-"""Print a PTO-language program as PTO-ISA MLIR text (spec pto_codegen.md), and parse that
-text back (`parse_mlir`, below the printer: `.pto` files round-trip and can be simulated).
-
-The PTO language is designed so that this is a line-per-node translation (see
-languages/ops/pto_ops.py for its shape): every operand is a Var printed as `%name`, constants
-are already hoisted and named, and every op carries its source span, printed as a trailing
-`loc("file":line:col)` unless `emit_loc` is off. Constants and region structure carry no
-location (loc(...) is legal only at the end of a complete operation, and a deduplicated
-constant has no single span).
-"""
+"""Parse PTO-ISA MLIR text (what `backend.pto_text.printer` writes) back into the PTO language,
+so `.pto` files round-trip, load through the CLI and run on the simulator."""
 
 from __future__ import annotations
 
@@ -17,9 +9,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, NoReturn, TypeVar
 
+from backend.pto_text.printer import POP_OPS, PUSH_OPS, VALUE_PRINTERS, mlir_type
 from languages.gen import pto as P
+from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import DPS_OPS, PAD_CODES, alloc_attrs, float_literal
+from languages.ops.pto_ops import PAD_CODES, alloc_attrs
 from languages.types import (
     BLAYOUTS,
     INDEX,
@@ -33,309 +27,13 @@ from languages.types import (
     TensorType,
     TileType,
     TileView,
-    TupleType,
     Type,
     ViewType,
-    attr,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Span
 
-INDENT = "  "
 _T = TypeVar("_T")
-
-
-# -- types -----------------------------------------------------------------------------------------
-
-
-def tile_buf_type(tile: TileType) -> str:
-    """`!pto.tile_buf<loc=.., dtype=.., rows=.., cols=.., v_row=.., v_col=.., blayout=..,
-    slayout=.., fractal=.., pad=..[, compact=1]>`; a tile without a view gets the defaults."""
-    rows, cols = _rows_cols(tile.shape)
-    v_rows, v_cols = _rows_cols(tile.valid)
-    view = tile.view
-    blayout = view.blayout if view else "row_major"
-    slayout = view.slayout if view else "none_box"
-    fractal = view.fractal if view else 512
-    pad = PAD_CODES[view.pad] if view else 0
-    loc = tile.memory_space.pto_name if tile.memory_space is not None else "vec"
-    compact = ", compact=1" if view is not None and view.compact else ""
-    return (f"!pto.tile_buf<loc={loc}, dtype={tile.dtype.mlir}, rows={rows}, cols={cols}, "
-            f"v_row={v_rows}, v_col={v_cols}, blayout={blayout}, slayout={slayout}, "
-            f"fractal={fractal}, pad={pad}{compact}>")
-
-
-def _rows_cols(dims: tuple[int, ...]) -> tuple[int, int]:
-    if len(dims) == 1:
-        return (1, dims[0])
-    rows = 1
-    for dim in dims[:-1]:
-        rows *= dim
-    return (rows, dims[-1])
-
-
-def mlir_type(ty: Type) -> str:
-    """MLIR spelling of a PTO-language type (a tensor is its GM pointer)."""
-    if isinstance(ty, ScalarType):
-        return ty.dtype.mlir
-    if isinstance(ty, TensorType):
-        return f"!pto.ptr<{ty.dtype.mlir}>"
-    if isinstance(ty, TileType):
-        return tile_buf_type(ty)
-    if isinstance(ty, ViewType):
-        if ty.kind == "tensor_view":
-            return f"!pto.tensor_view<{'x'.join('?' for _ in ty.shape)}x{ty.dtype.mlir}>"
-        return f"!pto.{ty.kind}<{'x'.join(str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
-    if isinstance(ty, TupleType):
-        return "(" + ", ".join(mlir_type(t) for t in ty.types) + ")"
-    assert isinstance(ty, NoneType)
-    return "()"
-
-
-def _type_of(expr: P.Expr) -> Type:
-    if isinstance(expr, (P.Var, P.Call, P.BinOp, P.UnaryOp, P.TupleGetItem)):
-        return expr.type
-    if isinstance(expr, (P.ConstInt, P.ConstFloat)):
-        return ScalarType(expr.dtype)
-    if isinstance(expr, P.ConstBool):
-        return ScalarType(DataType.BOOL)
-    return NoneType()
-
-
-# -- operands --------------------------------------------------------------------------------------
-
-
-def ssa(expr: P.Expr) -> str:
-    """`%name` of an operand (every PTO operand is a Var)."""
-    if isinstance(expr, P.Var):
-        return "%" + expr.name
-    raise ValueError(f"PTO operand is not an SSA value: {expr!r}")
-
-
-def ssa_list(expr: P.Expr) -> str:
-    if isinstance(expr, P.TupleExpr):
-        return "[" + ", ".join(ssa(e) for e in expr.elements) + "]"
-    return "[" + ssa(expr) + "]"
-
-
-def typed(expr: P.Expr) -> str:
-    return f"{ssa(expr)} : {mlir_type(_type_of(expr))}"
-
-
-def loc(span: Span) -> str:
-    if not span.known or not span.file or span.file.startswith("<unknown"):
-        return ""
-    return f' loc("{span.file}":{span.line}:{span.col})'
-
-
-def _dims(value: AttrValue) -> str:
-    assert isinstance(value, tuple)
-    return "[" + ", ".join(str(v) for v in value) + "]"
-
-
-# -- statements ------------------------------------------------------------------------------------
-
-
-class MlirPrinter:
-    def __init__(self, emit_loc: bool = True) -> None:
-        self.emit_loc = emit_loc
-        self.lines: list[str] = []
-
-    def loc(self, span: Span) -> str:
-        return loc(span) if self.emit_loc else ""
-
-    def program(self, program: P.Program) -> str:
-        self.lines = ["module {"]
-        for function in program.functions:
-            self.function(function)
-        self.lines.append("}")
-        return "\n".join(self.lines) + "\n"
-
-    def function(self, function: P.Function) -> None:
-        params = ", ".join(f"%{p.var.name}: {mlir_type(p.var.type)}" for p in function.params)
-        self.lines.append(f"{INDENT}func.func @{function.name}({params}) {{")
-        self.block(function.body, 2)
-        self.lines.append(f"{INDENT}}}")
-
-    def block(self, body: tuple[P.Stmt, ...], depth: int) -> None:
-        for stmt in body:
-            self.stmt(stmt, depth)
-
-    def emit(self, depth: int, text: str) -> None:
-        self.lines.append(INDENT * depth + text)
-
-    def stmt(self, stmt: P.Stmt, depth: int) -> None:
-        if isinstance(stmt, P.AssignStmt):
-            assert isinstance(stmt.value, P.Call), "PTO assignments bind op results"
-            self.emit(depth, f"%{stmt.target.name} = {self.value_op(stmt.value, stmt.target)}"
-                      + ("" if stmt.value.op == "arith.constant" else self.loc(stmt.span)))
-        elif isinstance(stmt, P.EvalStmt):
-            assert isinstance(stmt.value, P.Call), "PTO statements are instructions"
-            self.emit(depth, self.instruction(stmt.value) + self.loc(stmt.span))
-        elif isinstance(stmt, P.ForStmt):
-            self.for_stmt(stmt, depth)
-        elif isinstance(stmt, P.IfStmt):
-            self.if_stmt(stmt, depth)
-        elif isinstance(stmt, P.YieldStmt):
-            if stmt.values:
-                values = ", ".join(ssa(v) for v in stmt.values)
-                types = ", ".join(mlir_type(_type_of(v)) for v in stmt.values)
-                self.emit(depth, f"scf.yield {values} : {types}")
-        else:
-            self.emit(depth, "return" + self.loc(stmt.span))
-
-    # -- value ops -----------------------------------------------------------------------------
-
-    def value_op(self, call: P.Call, target: P.Var) -> str:
-        printer = _VALUE_PRINTERS.get(call.op)
-        if printer is not None:
-            return printer(call, target)
-        if call.op.startswith("arith."):
-            return _arith(call, target)
-        args = ", ".join(ssa(a) for a in call.args)
-        return f"{call.op} {args} : {mlir_type(target.type)}"
-
-    # -- instructions --------------------------------------------------------------------------
-
-    def instruction(self, call: P.Call) -> str:
-        if call.op in DPS_OPS:
-            *ins, out = call.args
-            text = f"{call.op} ins({', '.join(typed(a) for a in ins)}) outs({typed(out)})"
-            return text + _attr_dict(call.attrs)
-        if call.op in _PUSH_OPS:
-            return f"{call.op} ins({', '.join(typed(a) for a in call.args)}){_attr_dict(call.attrs)}"
-        if call.op == "pto.set_validshape":
-            tile, rows, cols = call.args
-            return f"pto.set_validshape {ssa(tile)}, {ssa(rows)}, {ssa(cols)} : {mlir_type(_type_of(tile))}"
-        args = ", ".join(typed(a) for a in call.args)
-        return f"{call.op} {args}{_attr_dict(call.attrs)}"
-
-    # -- regions -------------------------------------------------------------------------------
-
-    def results_prefix(self, results: tuple[P.Var, ...]) -> str:
-        if not results:
-            return ""
-        if len(results) == 1:
-            return f"%{results[0].name} = "
-        base = results[0].name.split("#")[0]
-        return f"%{base}:{len(results)} = "
-
-    def for_stmt(self, stmt: P.ForStmt, depth: int) -> None:
-        head = (f"{self.results_prefix(stmt.results)}scf.for %{stmt.loop_var.name} = {ssa(stmt.start)} "
-                f"to {ssa(stmt.stop)} step {ssa(stmt.step)}")
-        if stmt.iter_args:
-            inits = ", ".join(f"%{it.var.name} = {ssa(it.init)}" for it in stmt.iter_args)
-            types = ", ".join(mlir_type(it.var.type) for it in stmt.iter_args)
-            head += f" iter_args({inits}) -> ({types})"
-        self.emit(depth, head + " {")
-        self.block(stmt.body, depth + 1)
-        self.emit(depth, "}" + self.loc(stmt.span))
-
-    def if_stmt(self, stmt: P.IfStmt, depth: int) -> None:
-        head = f"{self.results_prefix(stmt.results)}scf.if {ssa(stmt.cond)}"
-        if stmt.results:
-            head += " -> (" + ", ".join(mlir_type(r.type) for r in stmt.results) + ")"
-        self.emit(depth, head + " {")
-        self.block(stmt.then_body, depth + 1)
-        if stmt.else_body:
-            self.emit(depth, "} else {")
-            self.block(stmt.else_body, depth + 1)
-        self.emit(depth, "}" + self.loc(stmt.span))
-
-
-def _attr_text(value: AttrValue) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, tuple):
-        return _dims(value)
-    if isinstance(value, DataType):
-        return value.mlir
-    return str(value)
-
-
-def _attr_dict(attrs: tuple[tuple[str, AttrValue], ...]) -> str:
-    shown = [(k, v) for k, v in attrs if v is not None]
-    if not shown:
-        return ""
-    return " {" + ", ".join(f"{k} = {_attr_text(v)}" for k, v in shown) + "}"
-
-
-def _constant(call: P.Call, target: P.Var) -> str:
-    literal = call.args[0]
-    if isinstance(literal, P.ConstBool):
-        return f"arith.constant {'true' if literal.value else 'false'}"
-    if isinstance(literal, P.ConstFloat):
-        return f"arith.constant {float_literal(literal.value, literal.dtype)} : {literal.dtype.mlir}"
-    assert isinstance(literal, P.ConstInt)
-    return f"arith.constant {literal.value} : {literal.dtype.mlir}"
-
-
-def _arith(call: P.Call, target: P.Var) -> str:
-    operands = ", ".join(ssa(a) for a in call.args)
-    operand_type = mlir_type(_type_of(call.args[0]))
-    predicate = attr(call.attrs, "predicate")
-    if predicate is not None:
-        return f"{call.op} {predicate}, {operands} : {operand_type}"
-    if call.op == "arith.index_cast":
-        return f"{call.op} {operands} : {operand_type} to {mlir_type(target.type)}"
-    return f"{call.op} {operands} : {operand_type}"
-
-
-def _make_tensor_view(call: P.Call, target: P.Var) -> str:
-    pointer, shape, strides = call.args
-    layout = attr(call.attrs, "layout", "nd")
-    return (f"pto.make_tensor_view {ssa(pointer)}, shape = {ssa_list(shape)}, strides = {ssa_list(strides)} "
-            f"{{layout = #pto.layout<{layout}>}} : {mlir_type(target.type)}")
-
-
-def _partition_view(call: P.Call, target: P.Var) -> str:
-    view, offsets = call.args
-    sizes = attr(call.attrs, "sizes")
-    assert isinstance(sizes, tuple)
-    size_names = "[" + ", ".join(f"%c{s}_index" for s in sizes) + "]"
-    return (f"pto.partition_view {ssa(view)}, offsets = {ssa_list(offsets)}, sizes = {size_names} "
-            f": {mlir_type(_type_of(view))} -> {mlir_type(target.type)}")
-
-
-def _alloc_tile(call: P.Call, target: P.Var) -> str:
-    addr = f" addr = {ssa(call.args[0])}" if call.args else ""
-    return f"pto.alloc_tile{addr} : {mlir_type(target.type)}"
-
-
-def _subview(call: P.Call, target: P.Var) -> str:
-    source, offsets = call.args
-    valid = attr(call.attrs, "valid")
-    valid_text = f" valid {_dims(valid)}" if valid is not None else ""
-    return (f"pto.subview {ssa(source)}{ssa_list(offsets)} sizes {_dims(attr(call.attrs, 'sizes'))}{valid_text} "
-            f": {mlir_type(_type_of(source))} -> {mlir_type(target.type)}")
-
-
-def _tpop(call: P.Call, target: P.Var) -> str:
-    """`pto.tpop_from_aic {split = N} -> !pto.tile_buf<...>` (spec "Cross-Core Operations")."""
-    return f"{call.op}{_attr_dict(call.attrs)} -> {mlir_type(target.type)}"
-
-
-_PUSH_OPS = frozenset({"pto.tpush_to_aiv", "pto.tpush_to_aic"})
-_POP_OPS = frozenset({"pto.tpop_from_aic", "pto.tpop_from_aiv"})
-
-_VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
-    **{op: _tpop for op in _POP_OPS},
-    "arith.constant": _constant,
-    "pto.make_tensor_view": _make_tensor_view,
-    "pto.partition_view": _partition_view,
-    "pto.alloc_tile": _alloc_tile,
-    "pto.subview": _subview,
-}
-
-
-def print_mlir(program: P.Program, emit_loc: bool = True) -> str:
-    """The PTO-ISA MLIR text of `program`; `emit_loc=False` gives the location-free form."""
-    return MlirPrinter(emit_loc).program(program)
-
-
-# == parsing ======================================================================================
 #
 # `parse_mlir` reads the text `print_mlir` writes back into the PTO language. The MLIR form drops
 # a few facts the IR carries; the parser restores them as follows:
@@ -788,7 +486,7 @@ class _MlirParser:
 
     def instruction(self) -> P.Stmt:
         op = self.advance()
-        if op.text in _PUSH_OPS:
+        if op.text in PUSH_OPS:
             args, attrs = self.push_operands()
         elif self.at("ins"):
             args, attrs = self.dps_operands()
@@ -982,7 +680,7 @@ class _MlirParser:
         """Tiles allocated at one (space, address) share a MemRef, sized for the largest."""
         assert tile.memory_space is not None
         key = (tile.memory_space, offset)
-        own = _rows_cols(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
+        own = physical_2d(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
         fact = (self.fn.name, tile.memory_space, offset)
         size = max(own, self.facts.buffer_bytes.get(fact, 0))
         self.facts.buffer_bytes[fact] = size
@@ -996,7 +694,7 @@ def _program_name(filename: str) -> str:
     return stem if stem and not filename.startswith("<") else "module"
 
 
-# -- value ops: one parser per printed form (the same keys as _VALUE_PRINTERS) ---------------------
+# -- value ops: one parser per printed form (the same keys as VALUE_PRINTERS) ---------------------
 
 
 def _parse_constant(p: _MlirParser) -> P.Call:
@@ -1178,20 +876,20 @@ def _parse_tpop(p: _MlirParser) -> P.Call:
         p.fail("a pop defines a `!pto.tile_buf<...>`", token)
     # The text does not say where the consumer's FIFO slot lives: the tile has no address
     # (UNASSIGNED), and the simulator refuses to run it rather than guess one.
-    size = _rows_cols(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
+    size = physical_2d(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
     slot = MemRef(f"fifo_slot_{tile.memory_space.name.lower()}", tile.memory_space, -1, size)
     return P.Call(op="", args=(), attrs=attrs, type=replace(tile, memref=slot))
 
 
 _VALUE_PARSERS: dict[str, _ValueParser] = {
-    **{op: _parse_tpop for op in _POP_OPS},
+    **{op: _parse_tpop for op in POP_OPS},
     "arith.constant": _parse_constant,
     "pto.make_tensor_view": _parse_make_tensor_view,
     "pto.partition_view": _parse_partition_view,
     "pto.alloc_tile": _parse_alloc_tile,
     "pto.subview": _parse_subview,
 }
-assert _VALUE_PARSERS.keys() == _VALUE_PRINTERS.keys(), "every custom printed form needs its parser"
+assert _VALUE_PARSERS.keys() == VALUE_PRINTERS.keys(), "every custom printed form needs its parser"
 
 
 def parse_mlir(text: str, filename: str = "<string>") -> P.Program:

@@ -1,8 +1,9 @@
 """The PTO compiler's plugin: how `nanopass` finds this compiler's languages, passes,
 properties, text format, default pipelines and examples (entry point `nanopass.compilers`).
 
-This module is the composition root of the compiler, so it alone reaches "up" the layering
-(passes/, backend/), and only lazily inside functions: importing it loads no pass or backend.
+This module is the composition root of the compiler: it sits above every other package and is
+the only one that wires them together. It imports passes and the back end lazily, inside
+functions, so that importing it (every CLI start) loads no pass and no simulator.
 
 Adding a property is one `Property(...)` line in `PROPERTIES`; adding a pass is one line in
 `passes/registry.py` (and, if it belongs to the default pipeline, in `DEFAULT_PIPELINES`).
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from languages.decls import FAMILY, LANGUAGES
+from languages.decls import FAMILY, LANGUAGES, VALUE_LEVEL
 from languages.type_forms import TYPE_FORMS
 from nanopass.langdef import Language
 from nanopass.node import Node
@@ -22,7 +23,6 @@ from nanopass.plugin import CompilerPlugin
 from nanopass.properties import Property, grammar_property
 
 _ALL = frozenset(lang.name for lang in LANGUAGES)
-_VALUE_LEVEL = frozenset({"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
 _TILE_LEVEL = frozenset({"TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
 _PLACED = frozenset({"TilePlaced", "L0Tiled", "Addressed"})
 _L0_TILED = frozenset({"L0Tiled", "Addressed"})
@@ -40,11 +40,11 @@ PROPERTIES: tuple[Property, ...] = (
     *(_grammar(lang) for lang in LANGUAGES),
     Property("SSAForm", _ALL, "verifiers.ssa_form:verify", "each variable is defined once per function"),
     Property("UseAfterDef", _ALL, "verifiers.use_after_def:verify", "every use is dominated by its definition"),
-    Property("NormalizedStmtStructure", _VALUE_LEVEL, "verifiers.normalized_stmt_structure:verify",
+    Property("NormalizedStmtStructure", VALUE_LEVEL, "verifiers.normalized_stmt_structure:verify",
              "calls only as whole statements, over atom arguments"),
-    Property("TypeChecked", _VALUE_LEVEL, "verifiers.type_checked:verify",
+    Property("TypeChecked", VALUE_LEVEL, "verifiers.type_checked:verify",
              "every call's type equals its op's deduction; self.f(...) has f's return type", scope="program"),
-    Property("CallSitesComplete", _VALUE_LEVEL, "verifiers.call_sites_complete:verify",
+    Property("CallSitesComplete", VALUE_LEVEL, "verifiers.call_sites_complete:verify",
              "every self.f(...) passes one argument per parameter of f", scope="program"),
     Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
              "no tensor.* compute op left in an InCore function"),
@@ -94,7 +94,7 @@ def parse(text: str, filename: str) -> Node:
     # A `.pto` file (the final language's text, e.g. a --dump-dir output) is PTO-ISA MLIR;
     # every other file is the `pl` text format.
     if filename.endswith(PTO_SUFFIX):
-        from backend.pto_mlir import parse_mlir
+        from backend.pto_text.parser import parse_mlir
 
         return parse_mlir(text, filename)
     from languages.pl_parser import parse_program
@@ -109,7 +109,7 @@ def print_program(program: Node) -> str:
 
 
 def print_pto(program: Node) -> str:
-    from backend.pto_mlir import print_mlir
+    from backend.pto_text.printer import print_mlir
     import languages.gen.pto as P
 
     assert isinstance(program, P.Program)
@@ -117,19 +117,19 @@ def print_pto(program: Node) -> str:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from backend.cli_hooks import add_arguments
+    from nanopass_pto.cli import add_arguments
 
     add_arguments(parser)
 
 
 def _post_compile(args: argparse.Namespace, final: Node, ctx: PassContext) -> int | None:
-    from backend.cli_hooks import post_compile
+    from nanopass_pto.cli import post_compile
 
     return post_compile(args, final, ctx)
 
 
 def _fuzz_target() -> object:
-    from backend.fuzz_target import fuzz_target
+    from nanopass_pto.fuzz_target import fuzz_target
 
     return fuzz_target()
 
@@ -141,7 +141,7 @@ def _passes() -> dict[str, str]:
 
 
 def _make_backend(name: str) -> object:
-    from backend.handlers import get_backend
+    from backend.targets.handlers import get_backend
 
     return get_backend(name)
 
@@ -156,7 +156,7 @@ PLUGIN = CompilerPlugin(
     default_backend="Ascend910B",
     parse=parse,
     print_program=print_program,
-    load_properties={lang: _LOADED for lang in _VALUE_LEVEL},
+    load_properties={lang: _LOADED for lang in VALUE_LEVEL},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",

@@ -5,7 +5,7 @@ estimates wall-clock cycles from L1->L0 operand loads, cube MADs and the FIXPIPE
 (formulas: TARGET_FACTS.md "Chooser formulas, exactly") and returns the minimum. The search is
 vectorised over all candidates with numpy so it is cheap enough to run per matmul.
 
-CLI: ``python -m backend.l0_chooser M N K [--in-dtype bf16] [--backend Ascend910B] [--planner pypto]``
+CLI: ``python -m backend.targets.l0_chooser M N K [--in-dtype bf16] [--backend Ascend910B] [--planner pypto]``
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Literal, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from backend.handlers import DEFAULT_BACKEND, KNOWN_BACKEND_NAMES, BackendHandler, get_backend
+from backend.targets.handlers import DEFAULT_BACKEND, KNOWN_BACKEND_NAMES, BackendHandler, get_backend
 
 Stationarity = Literal["output", "a", "b"]
 Hold = Literal["a", "b"]
@@ -465,7 +465,7 @@ def _backend_arg(text: str) -> BackendHandler:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m backend.l0_chooser",
+        prog="python -m backend.targets.l0_chooser",
         description="Print the L0 tile ChooseL0Tile picks for an M x N x K cube matmul.")
     parser.add_argument("M", type=_positive_int)
     parser.add_argument("N", type=_positive_int)

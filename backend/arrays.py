@@ -1,4 +1,5 @@
-"""Program inputs and outputs as NumPy arrays and `.npz` files.
+"""Host arrays for a program's parameters: NumPy dtypes, input coercion, poison and random inputs,
+`.npz` files.
 
 NumPy's npz format cannot name bf16 or fp8: `np.savez` writes such arrays as 2- or 1-byte
 *void* arrays, and users usually hand them over as unsigned bit patterns.  So an array whose
@@ -12,12 +13,13 @@ the parameter, never silently rounded.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Final, Mapping, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from backend import numerics
+from languages.functions import entry_function
 from languages.types import DataType, ScalarType, TensorType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node
@@ -160,8 +162,79 @@ def save_outputs(path: Path | str, outputs: Mapping[str, Array]) -> None:
         raise io_error(f"cannot write outputs to {path}: {exc.strerror}") from None
 
 
+# -- poison and random inputs ----------------------------------------------------------------------
+
+
+def poison_array(shape: Sequence[int], dtype: DataType) -> Array:
+    """A buffer of the 0xFF poison pattern (a NaN in every float format)."""
+    dt = np_dtype_of(dtype)
+    count = int(np.prod(tuple(shape), dtype=np.int64))
+    return np.full(count * dt.itemsize, numerics.POISON_BYTE, dtype=np.uint8).view(dt).reshape(tuple(shape))
+
+
+
+# Float inputs mix four populations, so that a run exercises the rounding rules without
+# driving any op into a result the rules leave implementation-defined:
+#   short significands (k * 2**e, |k| <= 64): sums and products land exactly on ties;
+#   full-precision values of moderate magnitude: every rounding is inexact;
+#   specials: +0.0, -0.0, +-1 and the format's smallest subnormals;
+#   a few larger magnitudes (2**6 .. 2**10) that still keep FP16 products finite in FP32.
+_FLOAT_POPULATIONS: Final = (0.35, 0.45, 0.1, 0.1)
+
+
+def _random_floats(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
+    count = int(np.prod(shape, dtype=np.int64))
+    fmt = numerics.float_format(dtype.name)
+    smallest_subnormal = 2.0 ** (fmt.min_normal_exponent - fmt.mantissa_bits)
+    short = rng.integers(-64, 65, count) * np.exp2(rng.integers(-6, 1, count).astype(np.float64))
+    full = rng.standard_normal(count) * np.exp2(rng.integers(-3, 3, count).astype(np.float64))
+    specials = rng.choice(np.array([0.0, -0.0, 1.0, -1.0, smallest_subnormal, -3 * smallest_subnormal]), count)
+    large = rng.uniform(-1.0, 1.0, count) * np.exp2(rng.integers(6, 11, count).astype(np.float64))
+    which = rng.choice(len(_FLOAT_POPULATIONS), count, p=_FLOAT_POPULATIONS)
+    values = np.choose(which, [short, full, specials, large])
+    return numerics.round_float64(values, dtype.name, "rint").reshape(shape)
+
+
+def _random_ints(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
+    np_dtype = np_dtype_of(dtype)
+    if dtype is DataType.BOOL:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    info = np.iinfo(np_dtype)
+    # Integer arithmetic wraps (defined), so narrow types take their whole range; wide ones a
+    # modest range keeps index-like values meaningful.
+    low, high = (int(info.min), int(info.max)) if info.bits <= 8 else (max(int(info.min), -(1 << 15)), (1 << 15) - 1)
+    return rng.integers(low, high + 1, shape, dtype=np.int64).astype(np_dtype)
+
+
+def random_array(rng: np.random.Generator, ty: TensorType) -> Array:
+    shape = tuple(ty.shape)
+    return _random_floats(rng, shape, ty.dtype) if ty.dtype.is_float else _random_ints(rng, shape, ty.dtype)
+
+
+def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[str, np.ndarray[Any, Any]]:
+    """Deterministic random inputs for the entry function's In / InOut parameters."""
+    rng = np.random.default_rng(seed)
+    inputs: dict[str, np.ndarray[Any, Any]] = {}
+    for param in getattr(entry_function(program, entry), "params"):
+        name, ty, direction = _param_fields(param)
+        if direction == "Out":
+            continue
+        if isinstance(ty, TensorType):
+            inputs[name] = random_array(rng, ty)
+        elif isinstance(ty, ScalarType):
+            # Scalars are usually extents or loop bounds: small positive values.
+            value = int(rng.integers(1, 5))
+            inputs[name] = np.asarray(coerce_scalar(name, value, ty))
+        else:
+            raise io_error(f"cannot generate an input for parameter {name} of type {type(ty).__name__}")
+    return inputs
+
+
 __all__ = [
     "BIT_PATTERN_DTYPES",
+    "poison_array",
+    "random_array",
+    "random_inputs",
     "check_input_names",
     "coerce_input",
     "coerce_scalar",

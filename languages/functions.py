@@ -1,0 +1,147 @@
+"""Facts about a program's functions that every stage shares: which function types are kernels
+(compiled to PTO) and which host code, where a run starts, and which parameter's buffer each
+value a kernel returns is.
+
+The function types are PyPTO's (`pl.FunctionType`); the languages keep them as strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Sequence
+
+from languages.ops import REGISTRY, ReusesInput
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import NO_SPAN, Node, Span, walk
+
+# Errors about the program as a whole (which function a run starts in) keep the interpreter's rule
+# name: the interpreter is where users met them first.
+RULE = "Interpreter"
+
+# Function types printed as `@pl.function(type=pl.FunctionType.X)`; Opaque prints bare.
+FUNCTION_TYPES: Final = ("InCore", "Orchestration", "Opaque", "AIC", "AIV", "Group", "Spmd")
+ORCHESTRATION: Final = "Orchestration"
+
+KERNEL_FUNCTION_TYPES: Final = frozenset({"InCore", "AIC", "AIV"})
+# Launches an AIC and an AIV kernel together (ExpandMixedKernel); host-side, not compiled to PTO.
+GROUP: Final = "Group"
+# An Opaque function is host code when it calls other functions, but a leaf one that works on
+# tiles is a kernel (the spec's own `@pl.function` examples are such leaves): PTOCodegen emits it
+# and the simulator runs it.
+OPAQUE: Final = "Opaque"
+
+
+def is_kernel_function(function: Node) -> bool:
+    """Whether `function` is compiled to PTO: InCore / AIC / AIV, or a leaf Opaque function
+    (no `self.f(...)` calls) that uses tile operations."""
+    func_type = str(getattr(function, "func_type"))
+    if func_type in KERNEL_FUNCTION_TYPES:
+        return True
+    if func_type != OPAQUE:
+        return False
+    uses_tiles = False
+    for node in walk(function):
+        if node.KIND == "FuncCall":
+            return False
+        if node.KIND == "Call" and str(getattr(node, "op")).startswith("tile."):
+            uses_tiles = True
+    return uses_tiles
+
+
+
+def _error(message: str, span: Span = NO_SPAN, hint: str = "") -> CompileError:
+    return CompileError(Diagnostic(RULE, message, span, hint))
+
+
+def entry_function(program: Node, entry: str | None = None) -> Node:
+    """The function a run starts in: `entry`, else the Orchestration function, else the single
+    kernel."""
+    functions: list[Node] = list(getattr(program, "functions"))
+    name = str(getattr(program, "name"))
+    if entry is not None:
+        for fn in functions:
+            if getattr(fn, "name") == entry:
+                return fn
+        raise _error(f"program {name} has no function {entry!r} "
+                     f"(functions: {', '.join(getattr(f, 'name') for f in functions)})")
+    for wanted in ((ORCHESTRATION,), (GROUP,), tuple(KERNEL_FUNCTION_TYPES)):
+        candidates = [f for f in functions if getattr(f, "func_type") in wanted]
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            raise _error(f"program {name} has several {'/'.join(wanted)} functions "
+                         f"({', '.join(getattr(f, 'name') for f in candidates)}); name the entry")
+    if len(functions) == 1:
+        return functions[0]
+    raise _error(f"program {name} has no Orchestration function and no single kernel to run")
+
+
+def returned_param_indices(function: Node) -> tuple[int, ...]:
+    """For each value a kernel returns, the index of the parameter whose buffer it is.
+
+    A compiled kernel returns its results through `Out` parameters; the value it returns is
+    the stored-into tensor, i.e. that parameter's buffer.  Buffer identity follows the
+    registry's `ReusesInput` results (tile.store returns its tensor), plain copies, loop
+    iter-args / results and if-phis whose branches agree.
+    """
+    fn: Any = function
+    alias: dict[str, int] = {}
+    for index, param in enumerate(fn.params):
+        alias[param.var.name] = index
+    returned = _alias_block(fn.body, alias)
+    if returned is None:
+        return ()
+    out: list[int] = []
+    for expr in returned:
+        found = _alias_of(expr, alias)
+        if found is None:
+            raise _error(f"kernel {fn.name} returns a value that is not one of its tensor parameters",
+                         expr.node_span, "a compiled kernel must return its results through Out parameters")
+        out.append(found)
+    return tuple(out)
+
+
+def _alias_of(expr: Node, alias: dict[str, int]) -> int | None:
+    if expr.KIND == "Var":
+        return alias.get(getattr(expr, "name"))
+    if expr.KIND == "Call":
+        try:
+            rule = REGISTRY.get(str(getattr(expr, "op"))).output_memory
+        except KeyError:
+            return None
+        args = getattr(expr, "args")
+        if isinstance(rule, ReusesInput) and rule.index < len(args):
+            return _alias_of(args[rule.index], alias)
+    return None
+
+
+def _alias_block(body: Sequence[Node], alias: dict[str, int]) -> Sequence[Node] | None:
+    """Record aliases of `body`'s definitions; returns the ReturnStmt's values if it has one."""
+    for stmt in body:
+        kind = stmt.KIND
+        if kind == "AssignStmt":
+            index = _alias_of(getattr(stmt, "value"), alias)
+            if index is not None:
+                alias[getattr(getattr(stmt, "target"), "name")] = index
+        elif kind == "ForStmt":
+            for it, result in zip(getattr(stmt, "iter_args"), getattr(stmt, "results")):
+                index = _alias_of(getattr(it, "init"), alias)
+                if index is not None:
+                    alias[getattr(getattr(it, "var"), "name")] = index
+                    alias[getattr(result, "name")] = index
+            _alias_block(getattr(stmt, "body"), alias)
+        elif kind == "IfStmt":
+            then_yield = _yielded(getattr(stmt, "then_body"), alias)
+            else_yield = _yielded(getattr(stmt, "else_body"), alias)
+            for var, a, b in zip(getattr(stmt, "results"), then_yield, else_yield):
+                if a is not None and a == b:
+                    alias[getattr(var, "name")] = a
+        elif kind == "ReturnStmt":
+            return tuple(getattr(stmt, "values"))
+    return None
+
+
+def _yielded(body: Sequence[Node], alias: dict[str, int]) -> list[int | None]:
+    _alias_block(body, alias)
+    if body and body[-1].KIND == "YieldStmt":
+        return [_alias_of(v, alias) for v in getattr(body[-1], "values")]
+    return []

@@ -1,0 +1,84 @@
+"""Physical layout facts of on-chip tiles: the 2-D extent PTO sees, fractal boxes, L0 footprints.
+
+Both the passes that lay tiles out and the verifiers that check them read these facts; neither
+shares the other's code (TARGET_FACTS.md "Memory spaces and implicit tile views", NUMERICS.md
+section 5). Target numbers (capacities, the L0C row alignment) stay with the target handlers and
+arrive through the small protocols below.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+from languages.memory_space import MemorySpace
+from languages.types import DataType, TileType, TileView
+
+# Cube buffers are addressed in 512-byte fractals (16 rows x 32 bytes); L0C boxes 16 x 16
+# elements of the 32-bit accumulator, i.e. 1024 bytes.
+FRACTAL_BYTES = 512
+ACC_FRACTAL_BYTES = 1024
+BOX_ROWS = 16
+
+_ROW, _NONE = "row_major", "none_box"
+
+
+def physical_2d(shape: Sequence[int]) -> tuple[int, int]:
+    """Rows and cols as PTO sees a tile of `shape`: a 1-D tile is one row, leading dims fold
+    into rows."""
+    if len(shape) == 1:
+        return (1, shape[0])
+    rows = 1
+    for dim in shape[:-1]:
+        rows *= dim
+    return (rows, shape[-1] if shape else 1)
+
+
+def box_shape(view: TileView, dtype: DataType) -> tuple[int, int] | None:
+    """Inner box (rows, cols) in elements, or None for an unboxed (none_box) view.
+
+    A 512-byte fractal is 16 rows of 32 bytes (transposed for column-major inner layout); the
+    1024-byte accumulator fractal is 16 x 16 elements for every accumulator dtype.
+    """
+    if view.slayout == _NONE:
+        return None
+    if view.fractal == ACC_FRACTAL_BYTES:
+        return (BOX_ROWS, BOX_ROWS)
+    row_elems = view.fractal * 8 // (BOX_ROWS * dtype.bits)
+    if view.slayout == _ROW:
+        return (BOX_ROWS, row_elems)
+    return (row_elems, BOX_ROWS)
+
+
+def assembler_checked_box(view: TileView, dtype: DataType) -> tuple[int, int] | None:
+    """The box PTOAS' `verifyBoxedTileLayout` checks a tile's extent against, or None where it
+    checks nothing: an unboxed view, a sub-byte element, an MX-scale (non-512 / 1024) fractal."""
+    if dtype.bits < 8 or view.fractal not in (FRACTAL_BYTES, ACC_FRACTAL_BYTES):
+        return None
+    return box_shape(view, dtype)
+
+
+# -- L0 buffers ------------------------------------------------------------------------------------
+
+
+class L0CRowAlignment(Protocol):
+    """What an L0 footprint needs from the target: L0C allocates accumulator rows in groups."""
+
+    def l0c_m_alignment(self, acc_dtype: str) -> int: ...
+
+
+def l0_footprint_bytes(tile: TileType, target: L0CRowAlignment) -> int:
+    """Physical bytes of an on-chip tile: its PTO rows x cols, except that L0C charges an Acc tile
+    its rows rounded up to the target's M-row granularity (32 for INT32 on Ascend910B)."""
+    rows, cols = physical_2d(tile.shape)
+    if tile.memory_space is MemorySpace.Acc:
+        align = target.l0c_m_alignment(tile.dtype.name)
+        rows = -(-rows // align) * align
+    return rows * cols * tile.dtype.byte_width
+
+
+_L0_BUFFER_NAMES = {MemorySpace.Left: "L0A", MemorySpace.Right: "L0B", MemorySpace.Acc: "L0C"}
+
+
+def buffer_name(space: MemorySpace) -> str:
+    """The hardware buffer behind a space, as the cost model and messages name it (L0A, ...)."""
+    return _L0_BUFFER_NAMES.get(space, space.name)

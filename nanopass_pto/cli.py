@@ -1,0 +1,175 @@
+"""The PTO plugin's extra CLI options and post-compile step for `python -m nanopass.pipeline`.
+
+    --simulate              run the compiled program on the simulator and the source program on
+                            the reference interpreter, same inputs; report `bit-exact` per output
+                            or the first differing element (exit status 1 on a mismatch)
+    --seed S                seed of the random inputs (default 0)
+    --inputs in.npz         use these arrays (keys = entry-function parameter names)
+    --save-outputs out.npz  save the compiled program's outputs (ret0, ..., Out/InOut params)
+    --backend NAME          Ascend910B (default) or Ascend950
+    --unchecked             do not report reads of never-written simulator memory
+
+Each step is a call of the run API (`nanopass_pto.run`): the inputs, the compiled program's
+outputs, the reference's, the comparison and the saved file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy.typing as npt
+
+from backend.targets.handlers import BackendHandler, get_backend
+from languages.decls import VALUE_LEVEL
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import Node
+from nanopass_pto import run as runner
+from nanopass_pto.run import Compiled, describe_array, is_value_level
+
+Array = npt.NDArray[Any]
+RULE = "simulate"
+BACKEND_CHOICES = ("Ascend910B", "Ascend950")
+
+# ctx.options keys the framework fills (see `post_compile`): the parsed input program and the
+# last value-level program of the pipeline (saves compiling twice).
+SOURCE_PROGRAM_KEY = "source_program"
+HOST_PROGRAM_KEY = "host_program"
+
+
+def _hook_error(message: str, hint: str = "") -> CompileError:
+    return CompileError(Diagnostic(RULE, message, hint=hint))
+
+
+def _backend_name(text: str) -> str:
+    try:
+        return get_backend(text).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("simulation (PTO plugin)")
+    group.add_argument("--simulate", action="store_true",
+                       help="simulate the compiled program and compare it bit for bit with the reference interpreter")
+    group.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random inputs (default 0)")
+    group.add_argument("--inputs", type=Path, metavar="IN.npz",
+                       help="input arrays keyed by entry-function parameter name (bf16/fp8 as uint bit patterns)")
+    group.add_argument("--save-outputs", type=Path, metavar="OUT.npz",
+                       help="save the compiled program's outputs (ret0, ..., Out/InOut parameters)")
+    group.add_argument("--backend", type=_backend_name, default=None, metavar="NAME",
+                       help=f"target: {' or '.join(BACKEND_CHOICES)} (default {BACKEND_CHOICES[0]})")
+    group.add_argument("--unchecked", action="store_true",
+                       help="do not report simulator reads of never-written memory")
+
+
+# -- the compiled program the framework hands over --------------------------------------------------
+
+
+def _source_program(args: argparse.Namespace, ctx: Any) -> Node:
+    options = getattr(ctx, "options", {})
+    source = options.get(SOURCE_PROGRAM_KEY)
+    if isinstance(source, Node):
+        return source
+    if getattr(args, "file", None):
+        from nanopass.plugin import get_plugin
+
+        path = Path(args.file)
+        return get_plugin().parse(path.read_text(), str(path))
+    raise _hook_error("--simulate without FILE needs the framework to pass each example's program "
+                      f"(ctx.options[{SOURCE_PROGRAM_KEY!r}])")
+
+
+def _host_program(args: argparse.Namespace, ctx: Any, source: Node, final: Node, backend: str) -> Node | None:
+    """The last value-level program of the pipeline: from the framework if it kept it, else by
+    compiling again up to the last value-level pass (compilation is deterministic)."""
+    if is_value_level(final):
+        return final
+    kept = getattr(ctx, "options", {}).get(HOST_PROGRAM_KEY)
+    if isinstance(kept, Node):
+        return kept
+    from nanopass.pipeline import Pipeline
+    from nanopass.plugin import get_plugin
+
+    plugin = get_plugin()
+    spec = args.pipeline if getattr(args, "pipeline", None) is not None else plugin.default_pipeline(backend)
+    pipeline = Pipeline.from_spec(spec, plugin)
+    if getattr(args, "until", None):
+        pipeline = pipeline.until(args.until)
+    value_level = Pipeline([p for p in pipeline.passes if type(p).target.name in VALUE_LEVEL], plugin)
+    return runner.compile_program(source, pipeline=value_level, backend=backend).final
+
+
+def _handler(args: argparse.Namespace, ctx: Any) -> BackendHandler:
+    backend = getattr(ctx, "backend", None)
+    if isinstance(backend, BackendHandler):
+        return backend
+    return get_backend(getattr(args, "backend", None) or getattr(ctx, "backend_name", "") or BACKEND_CHOICES[0])
+
+
+# -- the post-compile hook ------------------------------------------------------------------------
+
+
+def simulate_and_compare(compiled: Compiled, inputs: Mapping[str, object], checked: bool = True,
+                         emit: Callable[[str], None] = print) -> tuple[bool, dict[str, Array]]:
+    """Run the compiled program and the reference on `inputs`, print one line per output;
+    returns (all bit-exact, the compiled outputs as the user sees them)."""
+    expected = runner.reference(compiled.source, inputs)
+    outputs = runner.run(compiled, inputs, checked=checked)
+    reports = runner.compare(expected, outputs)
+    for report in reports:
+        emit(f"  {report.line}")
+    return all(r.ok for r in reports), outputs
+
+
+def post_compile(args: argparse.Namespace, final: Node, ctx: Any) -> int | None:
+    """`--simulate` / `--inputs` / `--save-outputs` after a successful compile.
+
+    Returns 1 when an output differs (the CLI then exits non-zero), else None.  The framework
+    sets ``ctx.options["source_program"]`` (the parsed input; required when compiling the
+    bundled examples without FILE) and ``ctx.options["host_program"]`` (the last value-level
+    program) before the pipeline runs; without them the file is re-parsed / re-compiled.
+    """
+    simulate = bool(getattr(args, "simulate", False))
+    inputs_path: Path | None = getattr(args, "inputs", None)
+    save_path: Path | None = getattr(args, "save_outputs", None)
+    if not (simulate or inputs_path or save_path):
+        return None
+    source = _source_program(args, ctx)
+    handler = _handler(args, ctx)
+    compiled = Compiled(source, final, _host_program(args, ctx, source, final, handler.name), handler)
+    checked = not getattr(args, "unchecked", False)
+    seed = int(getattr(args, "seed", 0))
+    if inputs_path is not None:
+        inputs = dict(runner.load_inputs(inputs_path, compiled.entry))
+        origin = str(inputs_path)
+    else:
+        inputs = dict(runner.random_inputs(source, seed))
+        origin = f"random inputs, seed {seed}"
+    ok = True
+    name = getattr(source, "name", "?")
+    if simulate and not is_value_level(source):
+        # A .pto input has no value-level source to interpret: run it, there is nothing to compare.
+        print(f"simulate {name} on {handler.name} ({origin}): no reference "
+              "(the input is already PTO), simulator only")
+        outputs = runner.run(compiled, inputs, checked=checked)
+        for output, array in outputs.items():
+            print(f"  {output}: simulated ({describe_array(array)})")
+    elif simulate:
+        print(f"simulate {name} on {handler.name} ({origin}):")
+        ok, outputs = simulate_and_compare(compiled, inputs, checked)
+    else:
+        outputs = runner.run(compiled, inputs, checked=checked)
+    if save_path is not None:
+        runner.save(save_path, outputs)
+        print(f"saved {', '.join(outputs)} to {save_path}")
+    return None if ok else 1
+
+
+__all__ = [
+    "BACKEND_CHOICES",
+    "add_arguments",
+    "post_compile",
+    "simulate_and_compare",
+]

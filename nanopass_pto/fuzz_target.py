@@ -1,0 +1,403 @@
+"""The PTO compiler's fuzz target for `python -m nanopass.fuzz`: the oracle, blame and regression
+files around the program generator of `backend.fuzzing`.
+
+    fuzz_target() -> PtoFuzzTarget          the plugin hook (see nanopass.fuzz.FuzzTarget)
+    cases(features)                         Hypothesis strategy: program + input seed
+    PtoFuzzTarget.check_text(text, seed)    compile (verify-all), simulate, interpret, compare
+    replay(path)                            re-check a tests/regressions/fuzz_*.py file
+
+Oracle. A program is compiled through the pipeline with every verifier on (a verifier failure
+names the pass and the property; an exception names the pass and the exception; a CompileError
+on a generated program names the pass that rejected it). The PTO kernels then run on the
+bit-exact simulator under the interpreted orchestration function, the Tensor program runs on
+the reference interpreter, same random inputs (backend.arrays.random_inputs: ties,
+subnormals, large exponents, -0.0), and the outputs' valid regions are compared bit for bit,
+all through the run API (`nanopass_pto.run`).
+On a mismatch (or a poison read / simulator fault) the output of every pass up to L0Tiled is
+interpreted and the first one whose result differs is blamed; when all agree, the stages after
+L0Tiled (memory planning, codegen, simulator) are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+from hypothesis import strategies as st
+from typing_extensions import override
+
+from backend.fuzzing.generator import Features, GeneratedProgram, programs
+from backend.sim.machine import PoisonRead, SimulationError
+from backend.targets.handlers import BackendHandler, get_backend
+from languages.functions import entry_function
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.fuzz import OK, Mutant, Outcome
+from nanopass.instruments import Instrument, PassStep, VerifyInstrument
+from nanopass.node import Node
+from nanopass.pipeline import PassCrash, Pipeline
+from nanopass.plugin import CompilerPlugin, get_plugin
+from nanopass_pto import run as runner
+from nanopass_pto.run import OutputReport
+
+Array = npt.NDArray[Any]
+
+VALUE_LEVEL_BLAME_LANGUAGES = frozenset({"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled"})
+# The stages after L0Tiled have no value-level meaning of their own (addresses, PTO text, the
+# machine), so interpretation cannot tell them apart: a mismatch no interpreted stage shows is
+# blamed on all of them together.
+POST_L0_BLAME = "memory planning / codegen / simulator (after L0Tiled)"
+TEXT_BLAME = "PTO-ISA text printer / parser (backend.pto_text)"
+
+
+@dataclass(frozen=True)
+class FuzzCase:
+    """One generated program and the seed of its random inputs."""
+
+    generated: GeneratedProgram
+    input_seed: int
+
+    @property
+    def text(self) -> str:
+        return self.generated.text
+
+
+def cases(features: Features = Features()) -> st.SearchStrategy[FuzzCase]:
+    # Seeds shrink toward 0 too, so a minimal failure usually replays with `--seed 0`.
+    return st.builds(FuzzCase, programs(features), st.integers(0, 2**16))
+
+
+class _Recorder(Instrument):
+    """Keeps every pass's output (for blame), notes which passes changed the program, and runs
+    the verify-all checks itself so their time and their failures are told apart from the
+    passes' own."""
+
+    def __init__(self, verify: VerifyInstrument | None) -> None:
+        self.verify = verify
+        self.snapshots: list[tuple[str, Node]] = []
+        self.changed: set[str] = set()
+        self.verify_seconds = 0.0
+        self.verify_failure: tuple[str, CompileError] | None = None
+        self.current = ""
+
+    @override
+    def before_pass(self, step: PassStep, program: Node) -> None:
+        self.current = type(step.pass_).name
+
+    @override
+    def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
+        name = type(step.pass_).name
+        self.snapshots.append((name, after))
+        if after is not before:  # copy-on-write: an untouched program is the same object
+            self.changed.add(name)
+        if self.verify is None:
+            return
+        start = time.perf_counter()
+        try:
+            self.verify.after_pass(step, before, after)
+        except CompileError as err:
+            self.verify_failure = (name, err)
+            raise
+        finally:
+            self.verify_seconds += time.perf_counter() - start
+
+
+def _first_lines(text: str, count: int = 6) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return "\n".join(lines[:count] + (["..."] if len(lines) > count else []))
+
+
+def _error_text(err: BaseException) -> str:
+    return _first_lines(str(err))
+
+
+def _mismatch_text(reports: Sequence[OutputReport]) -> str:
+    return "\n".join(r.line for r in reports if not r.ok)
+
+
+@dataclass
+class _Run:
+    """Everything one check learns, in the order it learns it."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, phase: str, seconds: float) -> None:
+        self.timings[phase] = self.timings.get(phase, 0.0) + seconds
+
+
+class PtoFuzzTarget:
+    """The PTO compiler's fuzz target for `nanopass.fuzz` (generator, oracle, blame, mutants)."""
+
+    name = "pto"
+
+    def __init__(self) -> None:
+        self.features = Features()
+        self.backend_name = ""
+        self.pipeline_spec: str | None = None
+        self._pipeline: Pipeline | None = None
+        self.verify_all = True
+
+    # -- configuration ---------------------------------------------------------------------------
+
+    def configure(self, pipeline: str | None, backend: str | None, features: str | None) -> None:
+        plugin = get_plugin()
+        self.backend_name = backend or plugin.default_backend
+        self.pipeline_spec = pipeline
+        self.features = Features.parse(features or "")
+        self._pipeline = build_pipeline(pipeline, self.backend_name)
+
+    @property
+    def plugin(self) -> CompilerPlugin:
+        return get_plugin()
+
+    @property
+    def pipeline(self) -> Pipeline:
+        if self._pipeline is None:
+            self._pipeline = build_pipeline(self.pipeline_spec, self.backend_name or self.plugin.default_backend)
+        return self._pipeline
+
+    @property
+    def passes_total(self) -> int:
+        return len(self.pipeline.passes)
+
+    @property
+    def handler(self) -> BackendHandler:
+        return get_backend(self.backend_name or self.plugin.default_backend)
+
+    # -- the FuzzTarget protocol --------------------------------------------------------------------
+
+    def strategy(self) -> st.SearchStrategy[FuzzCase]:
+        return cases(self.features)
+
+    def describe(self, case: FuzzCase) -> str:
+        return case.text
+
+    def check(self, case: FuzzCase, blame: bool = True) -> Outcome:
+        return self.check_text(case.text, case.input_seed, "<fuzz>", case.generated.ops, blame)
+
+    def regression_file(self, case: FuzzCase, outcome: Outcome) -> tuple[str, str]:
+        return regression_file(case.text, case.input_seed, outcome, self.backend_name, self.pipeline_spec)
+
+    def mutants(self) -> Sequence[Mutant]:
+        from nanopass_pto.mutants import MUTANTS
+
+        return tuple(MUTANTS)
+
+    # -- the oracle ----------------------------------------------------------------------------------
+
+    def check_text(self, text: str, seed: int, filename: str = "<fuzz>", coverage: frozenset[str] = frozenset(),
+                   blame: bool = True) -> Outcome:
+        # NaN / inf operands are part of the input distribution: numpy's floating-point warnings
+        # (e.g. a NaN compared in minimum) are expected there, not findings, and would garble the
+        # campaign's progress line.
+        with np.errstate(all="ignore"):
+            return self._check_text(text, seed, filename, coverage, blame)
+
+    def _check_text(self, text: str, seed: int, filename: str, coverage: frozenset[str], blame: bool) -> Outcome:
+        run = _Run()
+
+        def outcome(status: str, check: str, blamed: str, detail: str, recorder: _Recorder | None = None) -> Outcome:
+            changed = frozenset(recorder.changed) if recorder is not None else frozenset()
+            return Outcome(status, check, blamed, detail, coverage, changed, tuple(run.timings.items()))
+
+        start = time.perf_counter()
+        try:
+            source = self.plugin.parse(text, filename)
+        except CompileError as err:
+            run.add("compilation", time.perf_counter() - start)
+            return outcome("generator", "frontend rejected a generated program", "generator", _error_text(err))
+        plugin = self.plugin
+        # The target-dependent verifiers (capacities, L0C footprints) check against the handler
+        # the program is compiled and simulated for.
+        recorder = _Recorder(VerifyInstrument(plugin, target=self.handler) if self.verify_all else None)
+        try:
+            compiled = runner.compile_program(source, pipeline=self.pipeline, backend=self.backend_name or None,
+                                              instruments=[recorder])
+        except PassCrash as crash:
+            run.add("compilation", time.perf_counter() - start - recorder.verify_seconds)
+            run.add("verification", recorder.verify_seconds)
+            return outcome("crash", "crash", type(crash.step.pass_).name,
+                           f"{type(crash.error).__name__}: {crash.error}", recorder)
+        except CompileError as err:
+            run.add("compilation", time.perf_counter() - start - recorder.verify_seconds)
+            run.add("verification", recorder.verify_seconds)
+            if recorder.verify_failure is not None:
+                return outcome("verifier", "verifier", recorder.verify_failure[0], _error_text(err), recorder)
+            if not recorder.current:
+                return outcome("generator", "input verification", "generator", _error_text(err), recorder)
+            return outcome("rejected", "compile error", recorder.current, _error_text(err), recorder)
+        run.add("compilation", time.perf_counter() - start - recorder.verify_seconds)
+        run.add("verification", recorder.verify_seconds)
+
+        start = time.perf_counter()
+        shipped, problem = self.round_trip(compiled.final)
+        run.add("compilation", time.perf_counter() - start)
+        if problem is not None:
+            return outcome("verifier", "PTO text round trip", TEXT_BLAME, problem, recorder)
+
+        start = time.perf_counter()
+        try:
+            inputs = runner.random_inputs(source, seed)
+            expected = runner.reference(source, inputs)
+        except Exception as exc:
+            run.add("interpretation", time.perf_counter() - start)
+            return outcome("interpreter-error", "interpreter fault", "interpreter",
+                           f"{type(exc).__name__}: {_error_text(exc)}", recorder)
+        run.add("interpretation", time.perf_counter() - start)
+
+        start = time.perf_counter()
+        failure: tuple[str, str, str] | None = None
+        try:
+            outputs = runner.run(compiled.shipping(shipped), inputs, checked=True)
+            reports = runner.compare_valid(source, expected, outputs)
+            if not all(r.ok for r in reports):
+                failure = ("mismatch", "simulator mismatch", _mismatch_text(reports))
+        except PoisonRead as err:
+            failure = ("poison", "poison read", _error_text(err))
+        except SimulationError as err:
+            failure = ("simulator-error", "simulator fault", _error_text(err))
+        except CompileError as err:
+            failure = ("simulator-error", "simulator fault", _error_text(err))
+        except Exception as exc:
+            failure = ("crash", "crash", f"{type(exc).__name__}: {_error_text(exc)}")
+        run.add("simulation", time.perf_counter() - start)
+        if failure is None:
+            return outcome(OK, "", "", "", recorder)
+        status, check, detail = failure
+        blamed = POST_L0_BLAME if status != "crash" else "simulator"
+        if blame:
+            start = time.perf_counter()
+            blamed_pass, note = blame_pass(recorder.snapshots, source, inputs, expected)
+            run.add("blame", time.perf_counter() - start)
+            if blamed_pass is not None:
+                blamed, detail = blamed_pass, detail + "\n" + note
+        return outcome(status, check, blamed, detail, recorder)
+
+
+    def round_trip(self, final: Node) -> tuple[Node, str | None]:
+        """The program as users get it: `final` printed as PTO-ISA text and parsed back. The text
+        must be a fixpoint (printing the parsed program gives the same text), and the parsed
+        program is what gets simulated, so a printer that drops or garbles a field (a view, a
+        pad, a loop bound) is caught like a codegen bug."""
+        plugin = self.plugin
+        if plugin.print_final is None:
+            return final, None
+        text = plugin.print_final(final)
+        try:
+            shipped = plugin.parse(text, "<fuzz>" + plugin.final_suffix)
+        except CompileError as err:
+            return final, "the printed PTO text does not parse:\n" + _error_text(err)
+        again = plugin.print_final(shipped)
+        if again != text:
+            first = next((i for i, (a, b) in enumerate(zip(text.splitlines(), again.splitlines())) if a != b), 0)
+            return shipped, (f"printing the parsed PTO text changes line {first + 1}:\n"
+                             f"  printed:   {text.splitlines()[first].strip() if text.splitlines() else ''}\n"
+                             f"  reprinted: {again.splitlines()[first].strip() if again.splitlines() else ''}")
+        return shipped, None
+
+
+def blame_pass(snapshots: Sequence[tuple[str, Node]], source: Node, inputs: Mapping[str, object],
+               expected: Mapping[str, Array]) -> tuple[str | None, str]:
+    """The first pass whose output, interpreted, differs from the source program's result.
+
+    A pass whose output cannot be interpreted on its own (e.g. kernels gained Out parameters
+    whose call sites a later pass updates) is skipped; if the next interpretable output
+    differs, both are named ("a..b")."""
+    entry = entry_function(source)
+    skipped: list[str] = []
+    for name, program in snapshots:
+        if type(program).LANGUAGE not in VALUE_LEVEL_BLAME_LANGUAGES:
+            break
+        try:
+            outputs = runner.user_outputs(runner.reference(program, inputs), entry)
+        except Exception:
+            skipped.append(name)
+            continue
+        reports = runner.compare_valid(source, expected, outputs)
+        if not all(r.ok for r in reports):
+            blamed = f"{skipped[0]}..{name}" if skipped else name
+            return blamed, f"the output of {name}, interpreted, already differs:\n{_mismatch_text(reports)}"
+        skipped = []
+    return None, ""
+
+
+def build_pipeline(spec: str | None, backend: str) -> Pipeline:
+    """The pipeline under test: `spec`, else the plugin's default pipeline for `backend`."""
+    plugin = get_plugin()
+    pipeline = Pipeline.from_spec(spec or plugin.default_pipeline(backend), plugin)
+    final = plugin.family.languages[-1].name
+    if not pipeline.passes or type(pipeline.passes[-1]).target.name != final:
+        raise CompileError(Diagnostic("fuzz", f"the pipeline `{pipeline.spec()}` does not reach {final}",
+                                      hint="the fuzzer simulates the final program: give a pipeline ending in "
+                                           f"a pass that produces {final}"))
+    return pipeline
+
+
+# -- regression files ------------------------------------------------------------------------------------
+
+REGRESSION_MARK = "# fuzz-regression:"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")[:40] or "unknown"
+
+
+def regression_file(text: str, seed: int, outcome: Outcome, backend: str, pipeline: str | None) -> tuple[str, str]:
+    """(file stem, contents): the program in the pl DSL under a header the collector reads."""
+    digest = hashlib.sha256(f"{seed}\n{text}".encode()).hexdigest()[:10]
+    stem = f"fuzz_{_slug(outcome.status)}_{_slug(outcome.blamed)}_{digest}"
+    detail = "\n".join(f"#   {line}" for line in outcome.detail.splitlines())
+    header = [
+        f"{REGRESSION_MARK} {outcome.status} ({outcome.check})",
+        f"# blamed: {outcome.blamed}",
+        f"# input-seed: {seed}",
+        f"# backend: {backend}",
+        f"# pipeline: {pipeline or 'default'}",
+        "# verdict when found:",
+        detail,
+        f"# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed {seed}",
+        "# (collected by tests/regressions/conftest.py; fails until the bug is fixed)",
+    ]
+    return stem, "\n".join(line for line in header if line) + "\n" + text
+
+
+@dataclass(frozen=True)
+class RegressionSpec:
+    text: str
+    input_seed: int
+    backend: str
+    pipeline: str | None
+    status: str
+    blamed: str
+
+
+def read_regression(path: str | Path) -> RegressionSpec:
+    text = Path(path).read_text()
+    fields_: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        key, sep, value = line[1:].strip().partition(":")
+        if sep and key in ("fuzz-regression", "blamed", "input-seed", "backend", "pipeline"):
+            fields_[key] = value.strip()
+    pipeline = fields_.get("pipeline", "default")
+    return RegressionSpec(text, int(fields_.get("input-seed", "0")), fields_.get("backend", ""),
+                          None if pipeline == "default" else pipeline,
+                          fields_.get("fuzz-regression", "").split(" ")[0], fields_.get("blamed", ""))
+
+
+def replay(path: str | Path) -> Outcome:
+    """Re-check a regression file with today's compiler (the outcome is `ok` once fixed)."""
+    spec = read_regression(path)
+    target = PtoFuzzTarget()
+    target.configure(spec.pipeline, spec.backend or None, None)
+    return target.check_text(spec.text, spec.input_seed, str(path))
+
+
+def fuzz_target() -> PtoFuzzTarget:
+    """The plugin hook: `CompilerPlugin.fuzz_target` (see nanopass.fuzz)."""
+    return PtoFuzzTarget()

@@ -1,0 +1,284 @@
+"""Running a kernel, as one straight line: compile, run on inputs, run the reference on the same
+inputs, compare bit for bit, save.
+
+    compiled = compile_program(source, backend="Ascend910B", verify_all=True)
+    inputs = random_inputs(compiled.source, seed)        # or load_inputs(path, compiled.entry)
+    outputs = run(compiled, inputs)                       # simulator (PTO) / interpreter (value level)
+    expected = reference(compiled.source, inputs)         # the reference interpreter on the source
+    reports = compare(expected, outputs)                  # one OutputReport per output
+    save(path, outputs)
+
+The CLI's `--simulate` / `--inputs` / `--save-outputs`, the fuzzer's oracle, the benchmarks and
+the tests all go through these functions.
+
+A compiled PTO program holds only the kernels (the orchestration function is host code), so a
+compiled program runs as: the orchestration function of the last value-level program of the
+pipeline (`Compiled.host`), interpreted, with every kernel call executed by the simulator on the
+PTO kernel of the same name (one fresh machine per launch). A pipeline that stops before PTO runs
+its final program on the interpreter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from backend import numerics
+from backend.arrays import load_inputs, poison_array, random_inputs, save_outputs
+from backend.interpreter import ArrayValue, KernelRunner, Value, interpret
+from backend.sim.executor import run_kernel
+from backend.targets.handlers import BackendHandler, get_backend
+from languages.decls import VALUE_LEVEL
+from languages.functions import entry_function, returned_param_indices
+from languages.types import TensorType, Type
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.instruments import Instrument, KeepLastBeforeFinal, VerifyInstrument
+from nanopass.node import Node
+from nanopass.passes import PassContext
+from nanopass.pipeline import Pipeline
+from nanopass.plugin import get_plugin
+
+Array = npt.NDArray[Any]
+RULE = "simulate"
+
+__all__ = [
+    "Compiled",
+    "OutputReport",
+    "compare",
+    "compare_output",
+    "compare_valid",
+    "compile_program",
+    "load_inputs",
+    "random_inputs",
+    "reference",
+    "run",
+    "save",
+    "user_outputs",
+]
+
+
+def _error(message: str, hint: str = "") -> CompileError:
+    return CompileError(Diagnostic(RULE, message, hint=hint))
+
+
+def is_value_level(program: Node) -> bool:
+    return type(program).LANGUAGE in VALUE_LEVEL
+
+
+# -- compile -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled program and what running it needs.
+
+    `final` is the pipeline's last program (PTO, or a value-level program when the pipeline stops
+    early); `host` is the last value-level program, whose orchestration function launches the
+    kernels; `source` is the program as parsed, which the reference interpreter runs."""
+
+    source: Node
+    final: Node
+    host: Node | None
+    handler: BackendHandler
+    context: PassContext | None = field(default=None, compare=False)
+
+    @property
+    def entry(self) -> Node:
+        """The source's entry function: its parameters name the inputs and outputs."""
+        return entry_function(self.source)
+
+    def shipping(self, final: Node) -> Compiled:
+        """The same compile with `final` replaced (e.g. by its PTO text parsed back)."""
+        return replace(self, final=final)
+
+
+def default_pipeline(source: Node, backend: str) -> Pipeline:
+    """The plugin's default pipeline for `backend`, from where `source`'s language begins."""
+    plugin = get_plugin()
+    return Pipeline.from_spec(plugin.default_pipeline(backend), plugin).starting_at(type(source).LANGUAGE)
+
+
+def compile_program(source: Node, *, pipeline: str | Pipeline | None = None, backend: str | None = None,
+                    verify_all: bool = False, instruments: Sequence[Instrument] = ()) -> Compiled:
+    """Compile `source` through `pipeline` (default: the default pipeline from the source's
+    language on) for `backend`, keeping the host program for `run`."""
+    plugin = get_plugin()
+    backend_name = backend or plugin.default_backend
+    handler = get_backend(backend_name)
+    if pipeline is None:
+        chosen = default_pipeline(source, backend_name)
+    elif isinstance(pipeline, str):
+        chosen = Pipeline.from_spec(pipeline, plugin)
+    else:
+        chosen = pipeline
+    ctx = PassContext(backend_name, plugin.make_backend(backend_name))
+    kept: dict[str, Any] = {}
+    keep_host = KeepLastBeforeFinal(plugin.family.languages[-1].name, kept, "host")
+    verify: list[Instrument] = [VerifyInstrument(plugin, target=handler)] if verify_all else []
+    final = chosen.run(source, ctx, [*verify, *instruments, keep_host])
+    host = final if is_value_level(final) else kept.get("host")
+    return Compiled(source, final, host if isinstance(host, Node) else None, handler, ctx)
+
+
+# -- run -----------------------------------------------------------------------------------------------
+
+
+def _is_fresh(value: ArrayValue) -> bool:
+    """A buffer no one has written (a fresh tensor.create): still all poison bytes."""
+    return bool(np.all(numerics.to_bits(value.data) == numerics.to_bits(poison_array(value.data.shape, value.dtype))))
+
+
+def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked: bool = True) -> KernelRunner:
+    """Runs a kernel call of the host program on the PTO kernel of the same name.
+
+    Tensor arguments are the caller's buffers: their current contents go in (a fresh, never
+    written buffer stays unwritten, so checked mode still catches a kernel reading it), and
+    Out / InOut results are written back in place.  The call's values are the parameters whose
+    buffers the host-level kernel returns.
+    """
+    kernels = {str(getattr(f, "name")): f for f in getattr(pto_program, "functions")}
+
+    def run_one(function: Node, args: Sequence[Value]) -> tuple[Value, ...]:
+        name = str(getattr(function, "name"))
+        if name not in kernels:
+            raise _error(f"the compiled program has no kernel {name!r} (kernels: {', '.join(kernels)})")
+        directions = [str(p.direction) for p in getattr(function, "params")]
+        # PTO names its kernel arguments %arg0, %arg1, ...: parameters correspond by position.
+        pto_names = [str(getattr(p.var, "name")) for p in getattr(kernels[name], "params")]
+        if len(pto_names) != len(directions):
+            raise _error(f"kernel {name} takes {len(directions)} parameters in the value-level program "
+                         f"but {len(pto_names)} in the compiled one")
+        inputs: dict[str, object] = {}
+        for param, direction, arg in zip(pto_names, directions, args):
+            if isinstance(arg, ArrayValue):
+                if not (direction == "Out" and _is_fresh(arg)):
+                    inputs[param] = arg.data
+            elif arg is not None and not isinstance(arg, tuple):
+                inputs[param] = arg
+        outputs = run_kernel(kernels[name], inputs, handler, checked)
+        for param, direction, arg in zip(pto_names, directions, args):
+            if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
+                result = np.asarray(outputs[param])
+                arg.data[...] = result if result.dtype == arg.data.dtype else result.view(arg.data.dtype)
+        return tuple(args[i] for i in returned_param_indices(function))
+
+    return run_one
+
+
+def run_final(final: Node, host: Node | None, inputs: Mapping[str, object], handler: BackendHandler,
+              checked: bool = True, entry: str | None = None) -> dict[str, Array]:
+    """Every output of a compiled program: simulated if `final` is PTO (its orchestration taken
+    from `host`, the last value-level program), else `final` interpreted."""
+    if is_value_level(final):
+        return interpret(final, inputs, entry)
+    if host is None:
+        raise _error("simulating a PTO program needs the value-level program it came from")
+    return interpret(host, inputs, entry, kernel_runner=simulator_kernel_runner(final, handler, checked))
+
+
+def user_outputs(outputs: Mapping[str, Array], source_entry: Node) -> dict[str, Array]:
+    """Outputs named as the user sees them: returned values and the source entry's parameters
+    (an `ret0_out` parameter the compiler added to a kernel entry is not one of them)."""
+    params = {str(getattr(p.var, "name")) for p in getattr(source_entry, "params")}
+    return {k: v for k, v in outputs.items() if (k.startswith("ret") and k[3:].isdigit()) or k in params}
+
+
+def run(compiled: Compiled, inputs: Mapping[str, object], *, checked: bool = True) -> dict[str, Array]:
+    """The compiled program's outputs on `inputs`, named as the user sees them. `checked` reports
+    simulator reads of never-written memory."""
+    return user_outputs(run_final(compiled.final, compiled.host, inputs, compiled.handler, checked),
+                        compiled.entry)
+
+
+def reference(program: Node, inputs: Mapping[str, object]) -> dict[str, Array]:
+    """The reference interpreter's outputs of `program` (the source as written) on `inputs`."""
+    return interpret(program, inputs)
+
+
+# -- compare -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutputReport:
+    name: str
+    ok: bool
+    line: str
+
+
+def _dtype_name(array: Array) -> str:
+    try:
+        return numerics.dtype_name_of(array)
+    except numerics.NumericsError:
+        return str(array.dtype)
+
+
+def _hex(array: Array, index: tuple[int, ...]) -> str:
+    element = array[index]
+    bits = int(numerics.to_bits(np.asarray(element)).reshape(()))
+    return f"0x{bits:0{2 * array.dtype.itemsize}x}"
+
+
+def describe_array(array: Array) -> str:
+    return f"{list(array.shape)} {_dtype_name(array)}"
+
+
+def compare_output(name: str, expected: Array, got: Array) -> OutputReport:
+    """Bit comparison of one output; on a mismatch, the first differing element in hex."""
+    ref, out = np.asarray(expected), np.asarray(got)
+    shape = describe_array(ref)
+    if ref.shape != out.shape or ref.dtype.itemsize != out.dtype.itemsize:
+        return OutputReport(name, False, f"{name}: MISMATCH: interpreter gives {shape}, "
+                                         f"compiled program gives {describe_array(out)}")
+    differ = numerics.to_bits(ref) != numerics.to_bits(out)
+    if not np.any(differ):
+        return OutputReport(name, True, f"{name}: bit-exact ({shape})")
+    first = tuple(int(i) for i in np.argwhere(differ)[0])
+    return OutputReport(name, False,
+                        f"{name}: MISMATCH at {list(first)}: compiled {_hex(out, first)}, interpreter "
+                        f"{_hex(ref, first)} ({int(np.count_nonzero(differ))} of {differ.size} elements differ)")
+
+
+def compare(expected: Mapping[str, Array], got: Mapping[str, Array]) -> list[OutputReport]:
+    """One report per expected output, bit for bit over whole arrays."""
+    reports: list[OutputReport] = []
+    for name in expected:
+        if name not in got:
+            reports.append(OutputReport(name, False, f"{name}: MISMATCH: the compiled program has no output {name!r}"))
+        else:
+            reports.append(compare_output(name, expected[name], got[name]))
+    return reports
+
+
+def _output_types(source: Node) -> dict[str, Type]:
+    """Declared type of every user-visible output: `ret<i>` and the entry's parameters."""
+    entry: Any = entry_function(source)
+    types: dict[str, Type] = {f"ret{i}": ty for i, ty in enumerate(entry.return_types)}
+    types.update({p.var.name: p.var.type for p in entry.params})
+    return types
+
+
+def _valid_region(array: Array, ty: Type | None) -> Array:
+    if isinstance(ty, TensorType) and ty.valid_shape is not None and array.ndim == len(ty.valid_shape):
+        return array[tuple(slice(0, v) for v in ty.valid_shape)]
+    return array
+
+
+def compare_valid(source: Node, expected: Mapping[str, Array], got: Mapping[str, Array]) -> list[OutputReport]:
+    """Bit comparison of each output's valid region: elements outside a tensor's valid_shape
+    are undefined (a store writes only the valid region)."""
+    types = _output_types(source)
+    return compare({k: _valid_region(v, types.get(k)) for k, v in expected.items()},
+                   {k: _valid_region(v, types.get(k)) for k, v in got.items()})
+
+
+# -- save --------------------------------------------------------------------------------------------
+
+
+def save(path: Path | str, outputs: Mapping[str, Array]) -> None:
+    """Write outputs (`ret0`, ..., Out / InOut parameter names) to an npz file (bf16 / fp8 as
+    their bit patterns)."""
+    save_outputs(path, outputs)
