@@ -29,9 +29,10 @@ if str(REPO_ROOT) not in sys.path:  # `python bench/x.py` puts bench/, not the r
 from nanopass.diagnostics import CompileError  # noqa: E402
 from nanopass.instruments import Instrument  # noqa: E402
 from nanopass.node import Node  # noqa: E402
-from nanopass.passes import PassContext  # noqa: E402
 from nanopass.pipeline import PassCrash, Pipeline  # noqa: E402
 from nanopass.plugin import CompilerPlugin, get_plugin  # noqa: E402
+from nanopass_pto import run as runner  # noqa: E402
+from nanopass_pto.run import Compiled  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -47,20 +48,15 @@ def example_sources(plugin: CompilerPlugin) -> list[Source]:
     return [Source(path.stem, path.read_text(), str(path)) for path in plugin.examples()]
 
 
-def new_context(plugin: CompilerPlugin) -> PassContext:
-    backend = plugin.default_backend
-    return PassContext(backend, plugin.make_backend(backend))
-
-
 def default_pipeline(plugin: CompilerPlugin) -> Pipeline:
     return Pipeline.from_spec(plugin.default_pipeline(), plugin)
 
 
 def compile_program(
     plugin: CompilerPlugin, pipeline: Pipeline, program: Node, instruments: Sequence[Instrument] = ()
-) -> Node:
-    """One compile as the CLI does it (input properties verified), on a fresh context."""
-    return pipeline.run(program, new_context(plugin), instruments)
+) -> Compiled:
+    """One compile through the run API, as the CLI does it (input properties verified)."""
+    return runner.compile_program(program, pipeline=pipeline, backend=plugin.default_backend, instruments=instruments)
 
 
 def try_compile(plugin: CompilerPlugin, pipeline: Pipeline, source: Source) -> str | None:

@@ -81,9 +81,9 @@ def measure(plugin: CompilerPlugin, pipeline: Pipeline, source: Source, budget: 
         program = plugin.parse(source.text, source.filename)
         t1 = time.perf_counter()
         timer.start()
-        final = compile_program(plugin, pipeline, program, [timer] if record else [])
+        compiled = compile_program(plugin, pipeline, program, [timer] if record else [])
         t2 = time.perf_counter()
-        plugin.text_of(final)
+        plugin.text_of(compiled.final)
         t3 = time.perf_counter()
         if record:
             for name, seconds in (("parse", t1 - t0), ("compile", t2 - t1), ("print", t3 - t2), ("total", t3 - t0)):

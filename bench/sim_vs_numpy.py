@@ -1,7 +1,7 @@
 """Execution speed of the bit-exact machinery relative to plain NumPy on the same shapes:
 
-1. compiled examples on the simulator (`backend.sim.executor.run_pto`, one kernel launch)
-   and the Tensor program on the reference interpreter (`backend.interpreter.interpret`), each
+1. compiled examples on the simulator (`nanopass_pto.run.run`: the host program launching the
+   kernel) and the Tensor program on the reference interpreter (`nanopass_pto.run.reference`), each
    vs the NumPy expression of the kernel (`a32 @ b32`, `a + b`, a softmax); the simulator's
    result is also checked bit for bit against the interpreter's;
 2. the bare cube instruction `backend.sim.instructions.tmatmul` on L0-sized tiles vs `a @ b`;
@@ -37,14 +37,12 @@ import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
 from backend import numerics
-from backend.targets.handlers import get_backend
-from backend.interpreter import interpret, random_inputs
-from backend.sim.executor import run_pto
 from backend.sim.instructions import tmatmul
 from languages.gen import pto as P
 from nanopass.diagnostics import CompileError
 from nanopass.pipeline import PassCrash, Pipeline
 from nanopass.plugin import CompilerPlugin
+from nanopass_pto import run as runner
 
 Array = npt.NDArray[Any]
 NumpyKernel = Callable[[Mapping[str, Array]], Array]
@@ -80,14 +78,6 @@ NUMPY_KERNELS: dict[str, NumpyKernel] = {
 }
 
 
-def _kernel_inputs(pto: P.Program, entry_inputs: Mapping[str, Array]) -> tuple[str, dict[str, Array]]:
-    """The single kernel's name and its inputs: PTO names kernel arguments %arg0, %arg1, ...,
-    which follow the entry function's In parameters in order (Out buffers come last)."""
-    kernel = pto.functions[0]
-    names = [p.var.name for p in kernel.params if p.direction != "Out"]
-    return kernel.name, dict(zip(names, entry_inputs.values()))
-
-
 def _bit_exact(reference: Mapping[str, Array], simulated: Mapping[str, Array]) -> str:
     ref = reference.get("ret0")
     got = next(iter(simulated.values()), None)
@@ -97,34 +87,33 @@ def _bit_exact(reference: Mapping[str, Array], simulated: Mapping[str, Array]) -
 
 
 def example_rows(plugin: CompilerPlugin, pipeline: Pipeline, budget: float) -> list[list[object]]:
-    handler = get_backend(plugin.default_backend)
     rows: list[list[object]] = []
     for source in example_sources(plugin):
         reference_kernel = NUMPY_KERNELS.get(source.name)
         if reference_kernel is None:
             rows.append([source.name, "-", "-", "-", "-", "-", "no NumPy kernel"])
             continue
-        rows.append(_example_row(plugin, pipeline, source, reference_kernel, handler, budget))
+        rows.append(_example_row(plugin, pipeline, source, reference_kernel, budget))
     return rows
 
 
 def _example_row(plugin: CompilerPlugin, pipeline: Pipeline, source: Source, reference_kernel: NumpyKernel,
-                 handler: object, budget: float) -> list[object]:
+                 budget: float) -> list[object]:
     program = plugin.parse(source.text, source.filename)
     try:
-        pto = compile_program(plugin, pipeline, program)
+        compiled = compile_program(plugin, pipeline, program)
     except (CompileError, PassCrash) as err:
         return [source.name, "-", "-", "-", "-", "-", f"skipped: {str(err).splitlines()[0]}"]
-    if not isinstance(pto, P.Program):
-        return [source.name, "-", "-", "-", "-", "-", f"skipped: the pipeline ends in {type(pto).LANGUAGE}, not PTO"]
-    inputs = random_inputs(program, seed=0)
-    kernel, kernel_inputs = _kernel_inputs(pto, inputs)
-    simulated = run_pto(pto, kernel_inputs, plugin.default_backend, kernel=kernel)
-    interpreted = interpret(program, inputs)
+    if not isinstance(compiled.final, P.Program):
+        return [source.name, "-", "-", "-", "-", "-",
+                f"skipped: the pipeline ends in {type(compiled.final).LANGUAGE}, not PTO"]
+    inputs = runner.random_inputs(program, seed=0)
+    simulated = runner.run(compiled, inputs)
+    interpreted = runner.reference(program, inputs)
     seconds = interleaved_medians({
         "numpy": lambda: reference_kernel(inputs),
-        "sim": lambda: run_pto(pto, kernel_inputs, plugin.default_backend, kernel=kernel),
-        "interp": lambda: interpret(program, inputs),
+        "sim": lambda: runner.run(compiled, inputs),
+        "interp": lambda: runner.reference(program, inputs),
     }, budget, lo=3)
     numpy_s, sim_s, interp_s = seconds["numpy"], seconds["sim"], seconds["interp"]
     return [source.name, numpy_s * 1e6, sim_s * 1e3, sim_s / numpy_s, interp_s * 1e3, interp_s / numpy_s,
@@ -193,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     plugin, pipeline = plugin_and_pipeline()
     print_table(["example", "numpy us", "sim ms", "sim/numpy", "interp ms", "interp/numpy", "sim==interp"],
                 example_rows(plugin, pipeline, args.budget),
-                title="compiled kernel on the simulator (run_pto) and Tensor program on the interpreter vs NumPy")
+                title="compiled kernel on the simulator (run API) and Tensor program on the interpreter vs NumPy")
     print_table(["tile MxKxN", "numpy us", "tmatmul ms", "tmatmul/numpy", "numpy ns/MAC", "tmatmul ns/MAC"],
                 tmatmul_rows(args.budget),
                 title="bare backend.sim.instructions.tmatmul on L0-sized tiles vs NumPy a @ b (FP32 / int32)")

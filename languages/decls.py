@@ -72,8 +72,10 @@ TilePlaced = define_language(
 L0Tiled = define_language(
     "L0Tiled",
     extends=TilePlaced,
-    doc="every matmul reads Left/Right and writes Acc, sized to L0A/L0B/L0C",
+    doc="every matmul reads Left/Right and writes Acc (operand form cube-operands-in-l0); "
+        "fitting L0A/L0B/L0C is target-dependent: the L0TiledFit verifier",
     module="languages.gen.l0_tiled",
+    add_operand_forms={"cube-operands-in-l0"},
 )
 
 Addressed = define_language(

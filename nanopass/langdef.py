@@ -10,9 +10,12 @@ A language is declared once, from its predecessor, by what it adds and removes:
 
 Node kinds are grammar productions (a class name, its nonterminal, its fields); fields name
 either another kind or nonterminal of the same language or a *terminal* type supplied by the
-language family's terminals module. Type forms and admitted operator sets are names and
-patterns: their meaning (predicates over terminal types, op lookup) belongs to the client
-compiler, which registers it through `LanguageFamily`.
+language family's terminals module. Type forms, operand forms and admitted operator sets are
+names and patterns: their meaning (predicates over terminal types, rules over an operator call's
+operands, op lookup) belongs to the client compiler. A type form says which types a node may
+carry; an operand form says what every call of the language must look like beyond its op's
+own typing (e.g. "every cube matmul reads L0 buffers"), so an invariant that is a grammar fact
+is declared in the language rather than left to a verifier.
 
 The typed Python module of each language is generated from these declarations by
 `nanopass.gen_languages`; a stale generated module fails the test suite.
@@ -63,6 +66,7 @@ class Language:
     kinds: Mapping[str, KindDecl]
     type_forms: frozenset[str]
     op_patterns: frozenset[str]
+    operand_forms: frozenset[str] = field(default_factory=frozenset)
     implemented: bool = True
     added_kinds: frozenset[str] = field(default_factory=frozenset)
     removed_kinds: frozenset[str] = field(default_factory=frozenset)
@@ -103,15 +107,19 @@ def define_language(
     remove_type_forms: Iterable[str] = (),
     add_ops: Iterable[str] = (),
     remove_ops: Iterable[str] = (),
+    add_operand_forms: Iterable[str] = (),
+    remove_operand_forms: Iterable[str] = (),
     implemented: bool = True,
 ) -> Language:
-    """Declare `name` as `extends` plus `add` minus `remove` (kinds, type forms, op patterns).
+    """Declare `name` as `extends` plus `add` minus `remove` (kinds, type forms, op patterns,
+    operand forms).
 
     Removing something the parent does not have, or adding something it already has, is a
     declaration error: a diff must say exactly what changes."""
     kinds: dict[str, KindDecl] = dict(extends.kinds) if extends else {}
     type_forms = set(extends.type_forms) if extends else set()
     ops = set(extends.op_patterns) if extends else set()
+    operand_forms = set(extends.operand_forms) if extends else set()
     removed = frozenset(remove)
     for k in removed:
         if k not in kinds:
@@ -125,6 +133,7 @@ def define_language(
         added.add(decl.name)
     _apply_diff(name, "type form", type_forms, add_type_forms, remove_type_forms)
     _apply_diff(name, "op pattern", ops, add_ops, remove_ops)
+    _apply_diff(name, "operand form", operand_forms, add_operand_forms, remove_operand_forms)
     return Language(
         name=name,
         doc=doc,
@@ -133,6 +142,7 @@ def define_language(
         kinds=kinds,
         type_forms=frozenset(type_forms),
         op_patterns=frozenset(ops),
+        operand_forms=frozenset(operand_forms),
         implemented=implemented,
         added_kinds=frozenset(added),
         removed_kinds=removed,
@@ -183,6 +193,8 @@ class LanguageDiff:
     removed_type_forms: tuple[str, ...]
     added_ops: tuple[str, ...]
     removed_ops: tuple[str, ...]
+    added_operand_forms: tuple[str, ...] = ()
+    removed_operand_forms: tuple[str, ...] = ()
 
 
 def diff_languages(old: Language, new: Language) -> LanguageDiff:
@@ -197,6 +209,8 @@ def diff_languages(old: Language, new: Language) -> LanguageDiff:
         removed_type_forms=tuple(sorted(old.type_forms - new.type_forms)),
         added_ops=tuple(sorted(new.op_patterns - old.op_patterns)),
         removed_ops=tuple(sorted(old.op_patterns - new.op_patterns)),
+        added_operand_forms=tuple(sorted(new.operand_forms - old.operand_forms)),
+        removed_operand_forms=tuple(sorted(old.operand_forms - new.operand_forms)),
     )
 
 
@@ -219,7 +233,10 @@ def format_language(lang: Language) -> str:
             lines.append(f"    {format_kind(decl)}")
         lines.append("  )")
     lines.append(f"  (type-forms {' '.join(sorted(lang.type_forms))})")
-    lines.append(f"  (ops {' '.join(sorted(lang.op_patterns))}))")
+    lines.append(f"  (ops {' '.join(sorted(lang.op_patterns))})")
+    if lang.operand_forms:
+        lines.append(f"  (operand-forms {' '.join(sorted(lang.operand_forms))})")
+    lines[-1] += ")"
     return "\n".join(lines)
 
 
@@ -238,6 +255,8 @@ def format_diff(d: LanguageDiff) -> str:
     section("-", "type-form", d.removed_type_forms)
     section("+", "ops", d.added_ops)
     section("-", "ops", d.removed_ops)
+    section("+", "operand-form", d.added_operand_forms)
+    section("-", "operand-form", d.removed_operand_forms)
     if len(lines) == 1:
         lines.append("  (no differences)")
     return "\n".join(lines)

@@ -22,7 +22,6 @@ from typing import Any, Callable, Mapping
 import numpy.typing as npt
 
 from backend.targets.handlers import BackendHandler, get_backend
-from languages.decls import VALUE_LEVEL
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node
 from nanopass_pto import run as runner
@@ -81,24 +80,13 @@ def _source_program(args: argparse.Namespace, ctx: Any) -> Node:
                       f"(ctx.options[{SOURCE_PROGRAM_KEY!r}])")
 
 
-def _host_program(args: argparse.Namespace, ctx: Any, source: Node, final: Node, backend: str) -> Node | None:
-    """The last value-level program of the pipeline: from the framework if it kept it, else by
-    compiling again up to the last value-level pass (compilation is deterministic)."""
+def _host_program(ctx: Any, final: Node) -> Node | None:
+    """The last value-level program of the pipeline, which the framework keeps (None for a
+    PTO input, whose kernel is its own host)."""
     if is_value_level(final):
         return final
     kept = getattr(ctx, "options", {}).get(HOST_PROGRAM_KEY)
-    if isinstance(kept, Node):
-        return kept
-    from nanopass.pipeline import Pipeline
-    from nanopass.plugin import get_plugin
-
-    plugin = get_plugin()
-    spec = args.pipeline if getattr(args, "pipeline", None) is not None else plugin.default_pipeline(backend)
-    pipeline = Pipeline.from_spec(spec, plugin)
-    if getattr(args, "until", None):
-        pipeline = pipeline.until(args.until)
-    value_level = Pipeline([p for p in pipeline.passes if type(p).target.name in VALUE_LEVEL], plugin)
-    return runner.compile_program(source, pipeline=value_level, backend=backend).final
+    return kept if isinstance(kept, Node) else None
 
 
 def _handler(args: argparse.Namespace, ctx: Any) -> BackendHandler:
@@ -129,7 +117,7 @@ def post_compile(args: argparse.Namespace, final: Node, ctx: Any) -> int | None:
     Returns 1 when an output differs (the CLI then exits non-zero), else None.  The framework
     sets ``ctx.options["source_program"]`` (the parsed input; required when compiling the
     bundled examples without FILE) and ``ctx.options["host_program"]`` (the last value-level
-    program) before the pipeline runs; without them the file is re-parsed / re-compiled.
+    program) before the pipeline runs; without the first the file is parsed again.
     """
     simulate = bool(getattr(args, "simulate", False))
     inputs_path: Path | None = getattr(args, "inputs", None)
@@ -138,7 +126,7 @@ def post_compile(args: argparse.Namespace, final: Node, ctx: Any) -> int | None:
         return None
     source = _source_program(args, ctx)
     handler = _handler(args, ctx)
-    compiled = Compiled(source, final, _host_program(args, ctx, source, final, handler.name), handler)
+    compiled = Compiled(source, final, _host_program(ctx, final), handler)
     checked = not getattr(args, "unchecked", False)
     seed = int(getattr(args, "seed", 0))
     if inputs_path is not None:

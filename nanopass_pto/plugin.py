@@ -52,7 +52,7 @@ PROPERTIES: tuple[Property, ...] = (
     Property("TileMemoryPlaced", _PLACED, "verifiers.tile_memory_placed:verify",
              "every tile has a memory space and view; operands sit where their op accepts them"),
     Property("L0TiledFit", _L0_TILED, "verifiers.l0_operands_placed:verify",
-             "every matmul reads Left/Right, writes Acc, and fits L0A/L0B/L0C", uses_target=True),
+             "every Left / Right / Acc tile fits L0A / L0B / L0C on the target", uses_target=True),
     Property("AccCompactValid", _L0_TILED, "verifiers.acc_compact_valid:verify",
              "a row-narrowed accumulator is compact; nothing outside Left/Right/Acc is"),
     Property("HasMemRefs", _ADDRESSED, "verifiers.has_mem_refs:verify", "every tile is bound to a MemRef"),

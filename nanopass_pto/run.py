@@ -14,8 +14,9 @@ the tests all go through these functions.
 A compiled PTO program holds only the kernels (the orchestration function is host code), so a
 compiled program runs as: the orchestration function of the last value-level program of the
 pipeline (`Compiled.host`), interpreted, with every kernel call executed by the simulator on the
-PTO kernel of the same name (one fresh machine per launch). A pipeline that stops before PTO runs
-its final program on the interpreter.
+PTO kernel of the same name (one fresh machine per launch). A PTO program with no host (a `.pto`
+file) runs its kernel directly; a pipeline that stops before PTO runs its final program on the
+interpreter.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ import numpy.typing as npt
 from backend import numerics
 from backend.arrays import load_inputs, poison_array, random_inputs, save_outputs
 from backend.interpreter import ArrayValue, KernelRunner, Value, interpret
-from backend.sim.executor import run_kernel
+from backend.sim.executor import run_kernel, run_pto
 from backend.targets.handlers import BackendHandler, get_backend
 from languages.decls import VALUE_LEVEL
+from languages.gen import pto as P
 from languages.functions import entry_function, returned_param_indices
 from languages.types import TensorType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -176,7 +178,10 @@ def run_final(final: Node, host: Node | None, inputs: Mapping[str, object], hand
     if is_value_level(final):
         return interpret(final, inputs, entry)
     if host is None:
-        raise _error("simulating a PTO program needs the value-level program it came from")
+        # A PTO program given as such (a .pto file) is its own host: it runs its one kernel, or
+        # the one named `entry`, on inputs keyed by the kernel's parameter names.
+        assert isinstance(final, P.Program)
+        return run_pto(final, inputs, handler, checked, kernel=entry)
     return interpret(host, inputs, entry, kernel_runner=simulator_kernel_runner(final, handler, checked))
 
 

@@ -402,9 +402,13 @@ def test_l0_fit_catches_a_left_operand_too_large() -> None:
     assert "Left tile sa [256, 256] FP16 needs 131072 bytes but L0A holds 65536" in diag.message
 
 
-def test_l0_fit_catches_a_matmul_reading_mat() -> None:
-    program = parse_program(matmul_source(64, 64, 64), "kernel.py", TilePlaced)
-    # The TilePlaced input (operands still in Mat) violates the L0Tiled placement rule.
-    diags = l0_operands_placed.verify_placement(program)
-    assert len(diags) == 2 and "operand 0 (a_mat) is in Mat" in diags[0].message
+def test_l0_tiled_grammar_rejects_a_matmul_reading_mat() -> None:
+    # Operands still in Mat are a TilePlaced program, but not an L0Tiled one: the operand form
+    # cube-operands-in-l0 is a grammar fact of L0Tiled (and the languages after it).
+    text = matmul_source(64, 64, 64)
+    assert grammar.verify_tile_placed(parse_program(text, "kernel.py", TilePlaced)) == []
+    diags = grammar.verify_l0_tiled(parse_program(text, "kernel.py", L0Tiled))
+    assert len(diags) == 2 and "operand 0 (a_mat) is in Mat, but the cube reads it from Left" in diags[0].message
+    assert "operand 1 (b_mat) is in Mat, but the cube reads it from Right" in diags[1].message
+    assert all(d.rule == "L0TiledGrammar" for d in diags)
 

@@ -2,8 +2,9 @@
 
 Every node's class must belong to the language's generated module (a node of another language
 left inside the tree means a pass forgot to rebuild it), every type a node carries must match
-one of the language's type forms, and every operator must be admitted by the language and
-registered in the op registry.
+one of the language's type forms, every operator must be admitted by the language and
+registered in the op registry, and every call must obey the language's operand forms
+(`languages.operand_forms`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from functools import cache
 from typing import Callable
 
 from languages.decls import FAMILY
+from languages.operand_forms import constrains, operand_problems
 from languages.ops import REGISTRY
 from languages.pl_printer import format_type
 from languages.type_forms import admits_type, describe_forms
@@ -67,6 +69,7 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
     rule = f"{lang.name}Grammar"
     members = _member_classes(lang.name)
     forms = lang.type_forms
+    operand_forms = lang.operand_forms
     if _clean(summary(program), lang, members):
         return []  # the walk below would find nothing: it runs only to report what fails
     diagnostics: list[Diagnostic] = []
@@ -122,6 +125,9 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
             op = getattr(node, "op", None)
             if isinstance(op, str) and op not in accepted:
                 _check_op(lang, node, op, report)
+            if isinstance(op, str) and operand_forms and constrains(operand_forms, op):
+                for message, hint in operand_problems(operand_forms, op, getattr(node, "args"), getattr(node, "type")):
+                    report(node, message, hint)
     return diagnostics
 
 
@@ -145,6 +151,9 @@ def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool:
             if not (lang.admits_op(op) and op in REGISTRY):
                 return False
             accepted.add(op)
+        # An operand form judges each call, not the op: its calls are looked at one by one.
+        if isinstance(op, str) and lang.operand_forms and constrains(lang.operand_forms, op):
+            return False
     return True
 
 
