@@ -34,5 +34,5 @@ def test_wrong_language_fails_type_checking_for_the_right_reasons() -> None:
 
 @pytest.mark.mypy
 def test_packages_are_mypy_strict_clean() -> None:
-    result = _mypy("nanopass", "languages", "verifiers", "passes", "backend")
+    result = _mypy("nanopass", "languages", "verifiers", "passes", "backend", "nanopass_pto")
     assert result.returncode == 0, result.stdout + result.stderr
