@@ -603,6 +603,14 @@ def _sem_matmul_acc(call: _CallSite) -> Value:
     return _store_product(call, base, numerics.matmul(a, b, start, in_dtype))
 
 
+def _sem_matmul_bias(call: _CallSite) -> Value:
+    a, b, in_dtype = _matmul_operands(call, 0)
+    acc_dtype = numerics.np_dtype(_accumulator_dtype(in_dtype))
+    bias_row = np.asarray(call.array(2).region).reshape(-1)[: b.shape[1]].astype(acc_dtype)
+    start = np.broadcast_to(bias_row, (a.shape[0], b.shape[1])).copy()
+    return _store_product(call, call.fresh_result(), numerics.matmul(a, b, start, in_dtype))
+
+
 def _sem_cast(call: _CallSite) -> Value:
     x = _result_region_of(call.array(0), call)
     mode = str(call.attr("mode", "round"))
@@ -784,6 +792,7 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "col_expand": _sem_col_expand,
     "matmul": _sem_matmul,
     "matmul_acc": _sem_matmul_acc,
+    "matmul_bias": _sem_matmul_bias,
     "cast": _sem_cast,
     "load": _sem_load,
     "store": _sem_store,

@@ -85,7 +85,6 @@ Value = Union[ScalarValue, TileHandle, TensorViewValue, PartitionValue, GmTensor
 
 # Instructions not (yet) declared in languages/ops/pto_ops.py but understood here.
 _EXTRA_SEMANTICS: Final[dict[str, tuple[str, ...]]] = {
-    "pto.tmatmul.bias": ("matmul_bias",),
     "pto.trowexpand": ("row_broadcast",),
     "pto.tcolexpand": ("col_broadcast",),
 }

@@ -19,6 +19,7 @@ simulator implement with `backend.numerics` (the arithmetic itself lives there):
 - ("col_expand", op)     out[i, j] = op(x[i, j], col[0, j]).
 - ("matmul",)            out = lhs @ rhs (after a_trans / b_trans), accumulated from +0.
 - ("matmul_acc",)        out = acc + lhs @ rhs in place; with a true init_cond acc starts at +0.
+- ("matmul_bias",)       out = lhs @ rhs accumulated from the bias row (broadcast over the rows).
 - ("cast",)              out = cast(x, x.dtype -> dtype, mode).
 - ("load",)              tile = tensor[offsets : offsets + valid] (pad outside the valid region).
 - ("store",)             tensor[offsets : offsets + tile.valid] = tile; result is the tensor.

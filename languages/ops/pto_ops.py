@@ -294,6 +294,8 @@ def _pto_ops() -> list[OpDef]:
         _dps("pto.tmatmul", "matmul", ("matmul",), doc="ins(lhs, rhs) outs(acc): acc = lhs @ rhs"),
         _dps("pto.tmatmul.acc", "matmul", ("matmul_acc",),
              doc="ins(acc, lhs, rhs) outs(dst): dst = acc + lhs @ rhs (dst is acc's buffer)"),
+        _dps("pto.tmatmul.bias", "matmul", ("matmul_bias",),
+             doc="ins(lhs, rhs, bias) outs(acc): acc = bias row + lhs @ rhs"),
         _dps("pto.tcvt", "cast", ("cast",), (AttrDecl("rmode", "str", "round"),)),
     ]
     tables: list[tuple[dict[str, str], str]] = [

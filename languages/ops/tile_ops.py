@@ -114,6 +114,20 @@ def deduce_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
     return replace(make_tile_type(acc.shape, acc.dtype, valid), memory_space=acc.memory_space, view=acc.view)
 
 
+def deduce_matmul_bias(args: Sequence[Node], attrs: Attrs) -> Type:
+    """lhs @ rhs started from the bias row: the bias is one row of the accumulator's dtype
+    holding N values (pto-isa CheckBiasValid: Bias space, Rows == 1, the Acc's dtype)."""
+    lhs, rhs, bias = tile_at(args, 0), tile_at(args, 1), tile_at(args, 2)
+    m, n, _ = matmul_dims(lhs, rhs, False, False)
+    accumulator = MATMUL_ACCUMULATOR[lhs.dtype]
+    if bias.dtype != accumulator:
+        raise DeductionError(f"expected dtype {accumulator.name} (the accumulator's), got {bias.dtype.name}", 2,
+                             hint="the bias initialises L0C, so it has the accumulator's dtype")
+    if len(bias.shape) != 2 or bias.shape[0] != 1 or bias.shape[1] != n:
+        raise DeductionError(f"expected shape [1, {n}] (one bias value per output column), got {list(bias.shape)}", 2)
+    return make_tile_type((m, n), accumulator, matmul_valid(lhs, rhs, False, False))
+
+
 # -- GM bridges --------------------------------------------------------------------------------------
 
 
@@ -339,6 +353,10 @@ def _cube_ops() -> list[OpDef]:
               deduce_matmul_acc, ("matmul_acc",), "matmul", output_memory=ReusesInput(0),
               pto=("pto.tmatmul_acc", "pto.tmatmul"),
               doc="init_cond true overwrites the accumulator (pto.tmatmul); false or absent accumulates."),
+        OpDef("tile.matmul_bias", (left, right, OperandDecl("bias", _TILE, input_memory=MemorySpace.Bias)),
+              deduce_matmul_bias, ("matmul_bias",), "matmul", output_memory=Fixed(MemorySpace.Acc),
+              result_view=matmul_result_view, pto=("pto.tmatmul.bias",),
+              doc="acc = bias (broadcast over the rows) + lhs @ rhs: the bias row initialises L0C."),
     ]
 
 
