@@ -17,7 +17,9 @@ Float conventions used throughout:
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Callable, Final
 
 import ml_dtypes
@@ -360,7 +362,29 @@ def _fma_round_to_odd(a: Array, b: Array, c: Array) -> Array:
     with np.errstate(invalid="ignore", over="ignore"):
         product = a64 * b64
         total, error = _two_sum(product, c64)
-        return _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))
+        odd = _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))
+    nan = np.isnan(odd)
+    if nan.any():
+        odd = np.where(nan, _fma_nan(a64, b64, c64), odd)
+    return odd
+
+
+# x86's default NaN (what an invalid operation such as inf * 0 produces): negative, quiet.
+_DEFAULT_NAN_BITS: Final = np.uint64(0xFFF8_0000_0000_0000)
+_QUIET_BIT_F64: Final = np.uint64(1 << 51)
+
+
+def _fma_nan(a64: Array, b64: Array, c64: Array) -> Array:
+    """The NaN of a NaN fma result, by rule rather than by NumPy's loop choice (a broadcast
+    product may run as b * a, and which operand's payload survives depends on that): the
+    first NaN operand in the order a, b, c, quieted; the default NaN if no operand is NaN."""
+    def bits(x: Array) -> Array:
+        return np.broadcast_to(x, np.broadcast_shapes(a64.shape, b64.shape, c64.shape)).view(np.uint64)
+
+    chosen = np.where(np.isnan(c64), bits(c64), _DEFAULT_NAN_BITS)
+    chosen = np.where(np.isnan(b64), bits(b64), chosen)
+    chosen = np.where(np.isnan(a64), bits(a64), chosen)
+    return np.asarray(chosen | _QUIET_BIT_F64, dtype=np.uint64).view(np.float64)
 
 
 _MATMUL_ACCUMULATOR: Final = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}
@@ -369,11 +393,13 @@ _MATMUL_ACCUMULATOR: Final = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "I
 def matmul(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
     """Cube MAD: for each (i, j), acc = start; for k ascending: acc = RNE32(acc + a[i,k]*b[k,j]).
 
-    FP16/BF16/FP32 operands accumulate in FP32 through :func:`fma_f32` (a bf16 product may
-    leave FP32's range, so a float32 product would round twice).  INT8 accumulates in INT32
-    with two's-complement wrap; since wrapping addition is associative, the int64 matrix
-    product wrapped once equals the sequential wrapped chain.
+    Runs the fast exact kernel (:func:`matmul_fast`); :func:`matmul_reference` is the rule
+    written out step by step, which tests compare it with bit for bit.
     """
+    return matmul_fast(a, b, acc_start, in_dtype)
+
+
+def _matmul_operands(a: Array, b: Array, acc_start: Array, in_dtype: str) -> tuple[Array, Array, Array]:
     if in_dtype not in _MATMUL_ACCUMULATOR:
         raise NumericsError(
             f"matmul operand dtype {in_dtype} unsupported; expected one of "
@@ -381,6 +407,15 @@ def matmul(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
         )
     a_arr, b_arr, start = np.asarray(a), np.asarray(b), np.asarray(acc_start)
     _check_matmul_shapes(a_arr, b_arr, start)
+    return a_arr, b_arr, start
+
+
+def matmul_reference(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
+    """The MAD rule step by step: one :func:`fma_f32` per k over the whole [M, N] block
+    (FP16/BF16/FP32; a bf16 product may leave FP32's range, so a float32 product would round
+    twice).  INT8 accumulates in INT32 with two's-complement wrap; since wrapping addition is
+    associative, the int64 matrix product wrapped once equals the sequential wrapped chain."""
+    a_arr, b_arr, start = _matmul_operands(a, b, acc_start, in_dtype)
     if in_dtype == "INT8":
         exact = start.astype(np.int64) + a_arr.astype(np.int64) @ b_arr.astype(np.int64)
         return exact.astype(np.int32)
@@ -390,6 +425,82 @@ def matmul(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
     for k in range(left.shape[1]):
         acc = fma_f32(left[:, k : k + 1], right[k : k + 1, :], acc)
     return acc
+
+
+def _load_mad_kernel() -> ModuleType | None:
+    """The compiled kernel (setup.py builds it at install time; optional), or None."""
+    try:
+        return importlib.import_module("backend._mad")
+    except ImportError:  # an install without a C compiler
+        return None
+
+
+_mad_kernel = _load_mad_kernel()
+
+# INT8 products are at most 2**14 in magnitude, so every partial sum of K <= 1024 of them is an
+# integer below 2**24: exact in float32 in any summation order, hence BLAS may compute it.
+_INT8_EXACT_FLOAT32_K: Final = 1024
+
+
+def matmul_fast(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
+    """The MAD chain at machine speed, bit-identical to :func:`matmul_reference`.
+
+    Floats: the compiled kernel (`backend/_mad.c`) runs, per output element, fmaf over k in
+    ascending order: an IEEE fma *is* one exact multiply-add rounded once, and FP16/BF16 widen
+    to FP32 exactly, so blocking and vectorizing over M x N changes no bit.  The one thing an
+    fma instruction decides by operand position is a NaN's payload: outputs that came out NaN
+    are recomputed with the reference chain (NaN stays NaN along a chain, so exactly those).
+    Without the compiled kernel, FP16 runs a NumPy K-loop of float32 multiply and add (the
+    product of two FP16 values is exact in FP32) and the others the reference chain.
+    INT8: float32 BLAS when K <= 1024 (exact, see above), else the compiled kernel (wrap)."""
+    a_arr, b_arr, start = _matmul_operands(a, b, acc_start, in_dtype)
+    m, k = a_arr.shape
+    n = b_arr.shape[1]
+    if in_dtype == "INT8":
+        return _matmul_int8(a_arr, b_arr, start, m, k, n)
+    if _mad_kernel is None:
+        if in_dtype == "FP16":
+            return _matmul_fp16_numpy(a_arr, b_arr, start)
+        return matmul_reference(a_arr, b_arr, start, in_dtype)
+    left = np.ascontiguousarray(a_arr.astype(np_dtype(in_dtype), copy=False).astype(np.float32, copy=False))
+    right = np.ascontiguousarray(b_arr.astype(np_dtype(in_dtype), copy=False).astype(np.float32, copy=False))
+    acc = np.array(start, dtype=np.float32, order="C", copy=True)
+    _mad_kernel.mad_f32(left, right, acc, m, k, n)
+    nan = np.isnan(acc)
+    if nan.any():
+        rows, cols = np.nonzero(nan)
+        # Each NaN output's own chain, all of them at once: [count, 1] x [1, count] steps.
+        chain = start.astype(np.float32)[rows, cols]
+        for step in range(k):
+            chain = fma_f32(left[rows, step], right[step, cols], chain)
+        acc[rows, cols] = chain
+    return acc
+
+
+def _matmul_fp16_numpy(a: Array, b: Array, start: Array) -> Array:
+    left = a.astype(np.float16, copy=False).astype(np.float32)
+    right = b.astype(np.float16, copy=False).astype(np.float32)
+    acc = start.astype(np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(left.shape[1]):
+            acc = acc + left[:, k : k + 1] * right[k : k + 1, :]  # exact product, one rounding
+    # NaN payloads follow the reference chain (this path's operand order may differ).
+    nan = np.isnan(acc)
+    if nan.any():
+        acc[nan] = matmul_reference(a, b, start, "FP16")[nan]
+    return acc
+
+
+def _matmul_int8(a: Array, b: Array, start: Array, m: int, k: int, n: int) -> Array:
+    if k <= _INT8_EXACT_FLOAT32_K:
+        product = a.astype(np.float32) @ b.astype(np.float32)
+        return (start.astype(np.int64) + product.astype(np.int64)).astype(np.int32)
+    if _mad_kernel is not None:
+        acc = np.array(start, dtype=np.int32, order="C", copy=True)
+        _mad_kernel.mad_int8(np.ascontiguousarray(a, dtype=np.int8), np.ascontiguousarray(b, dtype=np.int8), acc,
+                             m, k, n)
+        return acc
+    return matmul_reference(a, b, start, "INT8")
 
 
 def _check_matmul_shapes(a: Array, b: Array, start: Array) -> None:
