@@ -33,9 +33,16 @@ class _Slot:
     end: int
     size: int
     members: list[str] = field(default_factory=list)
+    # The same names as a set: the handover check asks "is this operand a member?" once per
+    # operand, and a long-lived slot collects members in proportion to the program.
+    member_set: set[str] = field(default_factory=set)
+
+    def add(self, name: str) -> None:
+        self.members.append(name)
+        self.member_set.add(name)
 
 
-def _handover_allowed(liveness: Liveness, point: int, dying: list[str]) -> bool:
+def _handover_allowed(liveness: Liveness, point: int, dying: set[str]) -> bool:
     """Whether the statement at `point` may write its result over buffers `dying` it reads last.
 
     Only an in-place-safe op, and only over operands it merely reads: an operand it writes (a
@@ -58,7 +65,7 @@ def _handover_allowed(liveness: Liveness, point: int, dying: list[str]) -> bool:
 def _fits(slot: _Slot, live: LiveRange, liveness: Liveness) -> bool:
     if slot.end < live.start:
         return True
-    return slot.end == live.start and _handover_allowed(liveness, live.start, slot.members)
+    return slot.end == live.start and _handover_allowed(liveness, live.start, slot.member_set)
 
 
 def reuse_mapping(function: A.Function) -> tuple[dict[str, MemRef], int]:
@@ -79,10 +86,10 @@ def reuse_mapping(function: A.Function) -> tuple[dict[str, MemRef], int]:
             # Prefer the slot closest in size (a big slot stays available for a big buffer).
             slot = min(candidates, key=lambda s: (s.size < memref.size, abs(s.size - memref.size)))
             slot.end, slot.size = live.end, max(slot.size, memref.size)
-            slot.members.append(name)
+            slot.add(name)
             reused += 1
         else:
-            slots.append(_Slot(memref, live.end, memref.size, [name]))
+            slots.append(_Slot(memref, live.end, memref.size, [name], {name}))
     mapping: dict[str, MemRef] = {}
     for slots in slots_by_space.values():
         for slot in slots:
