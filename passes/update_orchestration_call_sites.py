@@ -32,6 +32,9 @@ class CallSiteUpdateMutator(U.Rewriter):
         super().__init__()
         self._callees: dict[str, U.Function] = {}
         self._used_names: set[str] = set()
+        # Per parameter name, the first suffix not yet tried: the k-th call site of a callee
+        # would otherwise probe k taken names before finding a free one (quadratic).
+        self._next_suffix: dict[str, int] = {}
 
     @override
     def visit_Program(self, node: U.Program) -> U.Program:
@@ -43,6 +46,7 @@ class CallSiteUpdateMutator(U.Rewriter):
         if node.func_type not in UPDATED_CALLERS:
             return node
         self._used_names = {n.name for n in walk(node) if isinstance(n, U.Var)}
+        self._next_suffix = {}
         return super().visit_Function(node)
 
     @override
@@ -83,11 +87,13 @@ class CallSiteUpdateMutator(U.Rewriter):
     def _allocate(self, param: U.Var, span: Span) -> U.AssignStmt:
         tensor = param.type
         assert isinstance(tensor, TensorType)
-        name, suffix = param.name, 0
+        suffix = self._next_suffix.get(param.name, 0)
+        name = param.name if suffix == 0 else f"{param.name}_{suffix}"
         while name in self._used_names:
             suffix += 1
             name = f"{param.name}_{suffix}"
         self._used_names.add(name)
+        self._next_suffix[param.name] = suffix + 1
         args: tuple[U.Expr, ...] = (index_list(tensor.shape, span),)
         attrs = (("dtype", tensor.dtype),)
         create = U.Call(op="tensor.create", args=args, attrs=attrs,
