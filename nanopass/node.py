@@ -137,6 +137,12 @@ class _IdentityMemo(Generic[_Fact]):
         self.capacity = capacity
         self.entries: dict[int, tuple[Node, _Fact]] = {}
 
+    def reserve(self, units: int) -> None:
+        """Room for a program of `units` functions: its own entry and its functions', for the
+        program before and after a pass and one more. A fixed capacity below that evicts the
+        functions' entries on every program and makes every re-check start from scratch."""
+        self.capacity = max(self.capacity, 3 * (units + 1))
+
     def get(self, node: Node) -> _Fact | None:
         hit = self.entries.get(id(node))
         return hit[1] if hit is not None and hit[0] is node else None
@@ -165,7 +171,12 @@ def preorder(node: Node) -> tuple[Node, ...]:
     return _PREORDER.put(node, nodes)
 
 
+def _unit_count(node: Node) -> int:
+    return sum(len(value) for name in _UNIT_FIELDS if isinstance(value := getattr(node, name, ()), tuple))
+
+
 def _composed_preorder(node: Node) -> tuple[Node, ...]:
+    _PREORDER.reserve(_unit_count(node))
     out: list[Node] = [node]
     for name in node.CHILD_FIELDS:
         value = getattr(node, name)
@@ -219,6 +230,7 @@ def summary(node: Node) -> Summary:
     if hit is not None:
         return hit
     if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
+        _SUMMARY.reserve(_unit_count(node))
         parts = [_summarize((node,))]
         for name in node.CHILD_FIELDS:
             value = getattr(node, name)
@@ -252,11 +264,17 @@ def _summarize(nodes: Sequence[Node]) -> Summary:
 
 
 def _merge(parts: Sequence[Summary]) -> Summary:
-    """The union of summaries (a value held by several parts may be listed once per part)."""
+    """The union of summaries, each value listed once (by identity). Linear in the parts'
+    sizes: concatenating each part's tuples onto the running result was quadratic in the
+    number of functions."""
     classes: set[type[Node]] = set()
-    merged: dict[tuple[str, str], tuple[object, ...]] = {}
+    slots: dict[tuple[str, str], dict[int, object]] = {}
     for part in parts:
         classes |= part.classes
         for key, values in part.values.items():
-            merged[key] = merged[key] + values if key in merged else values
-    return Summary(frozenset(classes), merged)
+            slot = slots.get(key)
+            if slot is None:
+                slot = slots[key] = {}
+            for value in values:
+                slot[id(value)] = value
+    return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in slots.items()})
