@@ -278,9 +278,10 @@ def test_simulator_tile_access_cache_is_read_only_and_stable() -> None:
     values = np.arange(256, dtype=np.float32).reshape(16, 16)
     machine.write_tile(tile, values, "test.write")
     first = machine.read_tile(tile, "test.read")
-    offsets, byte_index = machine._tile_access(tile, (16, 16), "test", NO_SPAN, None, (0, 0))
-    assert not offsets.flags.writeable and not byte_index.flags.writeable
-    assert np.array_equal(offsets, machine.tile_offsets(tile, (16, 16), "test"))
+    access = machine._tile_access(tile, (16, 16), "test", NO_SPAN, None, (0, 0))
+    assert not access.offsets.flags.writeable
+    assert access.values is not None and not np.shares_memory(first, access.values)  # reads are copies
+    assert np.array_equal(access.offsets, machine.tile_offsets(tile, (16, 16), "test"))
     machine.write_tile(tile, values + 1, "test.write")
     assert np.array_equal(machine.read_tile(tile, "test.read"), values + 1)
     assert np.array_equal(first, values)

@@ -448,14 +448,42 @@ class Executor:
         grid = np.indices(sizes).reshape(len(sizes), rows, cols)[:, : region[0], : region[1]]
         return tuple(grid[axis] + part.offsets[axis] for axis in range(len(sizes)))
 
+    @staticmethod
+    def _block_start(part: PartitionValue, region: tuple[int, int], instr: _Instr) -> tuple[int, int] | None:
+        """Where the top-left `region` of a 1-D / 2-D partition starts in its tensor (None for
+        other ranks, which go element by element)."""
+        if len(part.sizes) != len(part.tensor.shape) or len(part.sizes) not in (1, 2):
+            return None
+        rows, cols = (1, part.sizes[0]) if len(part.sizes) == 1 else part.sizes
+        if region[0] > rows or region[1] > cols:
+            raise instr.fail(f"tile valid region {list(region)} exceeds the partition window "
+                             f"{list(part.sizes)} of tensor {part.tensor.name}")
+        return (0, part.offsets[0]) if len(part.sizes) == 1 else (part.offsets[0], part.offsets[1])
+
+    def read_window(self, part: PartitionValue, region: tuple[int, int], instr: _Instr) -> Array:
+        """The top-left `region` of a partition: whole-window views where the rank allows."""
+        start = self._block_start(part, region, instr)
+        if start is not None:
+            window = self.machine.read_gm_block(part.tensor, start, region, instr.op, instr.span)
+            if window is not None:
+                return window
+        index = self.window_index(part, region, instr)
+        return self.machine.read_gm(part.tensor, index, instr.op, instr.span)
+
+    def write_window(self, part: PartitionValue, region: tuple[int, int], values: Array, instr: _Instr) -> None:
+        start = self._block_start(part, region, instr)
+        if start is not None and self.machine.write_gm_block(part.tensor, start, values.reshape(region)):
+            return
+        index = self.window_index(part, region, instr)
+        self.machine.write_gm(part.tensor, index, values, instr.op, instr.span)
+
     def load(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
         inputs, out = self.dps_operands(call, instr, 1)
         part, tile = self.partition(inputs[0], instr), self.tile(out, instr)
         if part.tensor.dtype is not tile.dtype:
             raise instr.fail(f"tensor {part.tensor.name} is {part.tensor.dtype.name} but the tile is "
                              f"{tile.dtype.name}", "insert a pto.tcvt after the load")
-        index = self.window_index(part, tile.valid, instr)
-        window = self.machine.read_gm(part.tensor, index, instr.op, instr.span)
+        window = self.read_window(part, tile.valid, instr)
         if tile.view.pad == "null":
             # A null pad leaves the bytes outside the valid region as they were (poison if new).
             self.machine.write_tile(tile, window, instr.op, instr.span)
@@ -469,8 +497,7 @@ class Executor:
         from_acc = tile.space is MemorySpace.Acc
         values = self.machine.read_tile(tile, instr.op, instr.span)
         converted = ins.tstore(values, _dtype(tile), part.tensor.dtype.name, from_acc)
-        index = self.window_index(part, tile.valid, instr)
-        self.machine.write_gm(part.tensor, index, converted, instr.op, instr.span)
+        self.write_window(part, tile.valid, converted, instr)
 
     def read_source(self, src: TileHandle, region: tuple[int, int], instr: _Instr, dst: TileHandle,
                     origin: tuple[int, int] = (0, 0)) -> Array:

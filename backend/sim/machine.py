@@ -16,7 +16,7 @@ exactly as it would on the chip.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -141,6 +141,7 @@ class GmTensor:
     layout: str  # "nd" (row-major) or "dn" (column-major, 2-D only)
     data: npt.NDArray[np.uint8]
     written: npt.NDArray[np.bool_]
+    _views: tuple[str, Array, npt.NDArray[np.bool_]] | None = field(default=None, repr=False, compare=False)
 
     def element_offsets(self, index: tuple[Array, ...]) -> IntArray:
         """Element offsets of logical multi-indices (one index array per tensor axis)."""
@@ -148,6 +149,36 @@ class GmTensor:
             return np.asarray(index[1] * self.shape[0] + index[0], dtype=np.int64)
         flat = np.ravel_multi_index(tuple(np.asarray(i, dtype=np.int64) for i in index), self.shape)
         return np.asarray(flat, dtype=np.int64)
+
+    def logical(self) -> tuple[Array, npt.NDArray[np.bool_]]:
+        """Views of the buffer in logical index order: the values and, per element, its bytes'
+        written flags (a trailing axis of the element width). Not copies: writes go through."""
+        if self._views is None or self._views[0] != self.layout:
+            width = self.dtype.byte_width
+            elements = self.data.view(np_dtype_of(self.dtype))
+            if self.layout == "dn" and len(self.shape) == 2:
+                rows, cols = self.shape
+                values = elements.reshape(cols, rows).T
+                flags = self.written.reshape(cols, rows, width).transpose(1, 0, 2)
+            else:
+                values = elements.reshape(self.shape)
+                flags = self.written.reshape(*self.shape, width)
+            self._views = (self.layout, values, flags)
+        return self._views[1], self._views[2]
+
+    def block(self, start: Dims2, region: Dims2) -> tuple[Array, npt.NDArray[np.bool_]] | None:
+        """The [rows, cols] window at logical `start` of a 1-D (seen as [1, n]) or 2-D tensor,
+        as views (None for other ranks: the caller indexes element by element)."""
+        if len(self.shape) not in (1, 2):
+            return None
+        values, flags = self.logical()
+        if len(self.shape) == 1:
+            if start[0] != 0 or region[0] > 1:
+                return None
+            values, flags = values.reshape(1, -1), flags.reshape(1, *flags.shape)
+        rows = slice(start[0], start[0] + region[0])
+        cols = slice(start[1], start[1] + region[1])
+        return values[rows, cols], flags[rows, cols]
 
     def values(self) -> Array:
         """The whole tensor as a logical array (poison bytes included)."""
@@ -176,6 +207,68 @@ class GmTensor:
             rows[...] = moved
 
 
+_FLAG_WORD: Final[dict[int, type[np.unsignedinteger[Any]]]] = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_ALL_WRITTEN: Final[dict[int, int]] = {width: int.from_bytes(b"\x01" * width, "little") for width in _FLAG_WORD}
+
+
+@dataclass(frozen=True)
+class _TileAccess:
+    """One tile window's addressing: element offsets (read-only, for messages) and either
+    strided views of the space's values and written flags (the fast path: whole-tile NumPy
+    operations) or, for windows that are not affine per axis, the byte index to gather."""
+
+    offsets: IntArray
+    byte_index_or_none: IntArray | None
+    values: Array | None
+    flags: Array | None
+    all_written: int = 0  # the flags word of a fully written element
+
+    def fully_written(self) -> bool:
+        assert self.flags is not None
+        return self.flags.size == 0 or int(self.flags.min()) == self.all_written
+
+    @property
+    def byte_index(self) -> IntArray:
+        if self.byte_index_or_none is None:
+            raise AssertionError("a strided access has no byte index")
+        return self.byte_index_or_none
+
+
+def strided_plan(offsets: IntArray, box: Dims2) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
+    """(base, shape, element strides) such that a strided view with them holds exactly the
+    elements at `offsets` ([h, w]) in logical order -- [h, w] when the offsets are affine in
+    (r, c), [h/IR, IR, w/IC, IC] when they are affine per box coordinate -- or None."""
+    if offsets.ndim != 2 or offsets.size == 0:
+        return None
+    h, w = offsets.shape
+    candidates: list[tuple[int, int]] = [(h, w)]
+    if box != (1, 1) and h % box[0] == 0 and w % box[1] == 0:
+        candidates.append(box)
+    for box_rows, box_cols in candidates:
+        shape = (h // box_rows, box_rows, w // box_cols, box_cols)
+        grid = offsets.reshape(shape)
+        base = int(grid[0, 0, 0, 0])
+        strides = []
+        for axis, extent in enumerate(shape):
+            if extent == 1:
+                strides.append(0)
+                continue
+            index = [0, 0, 0, 0]
+            index[axis] = 1
+            strides.append(int(grid[tuple(index)]) - base)
+        if min(strides) < 0:
+            continue
+        expected = base + sum(np.arange(extent, dtype=np.int64).reshape(
+            [extent if a == axis else 1 for a in range(4)]) * stride for axis, (extent, stride) in
+            enumerate(zip(shape, strides)))
+        if not np.array_equal(grid, expected):
+            continue
+        if (box_rows, box_cols) == (h, w):
+            return base, (h, w), (strides[1], strides[3])
+        return base, shape, tuple(strides)
+    return None
+
+
 @dataclass
 class Machine:
     """Byte-array memories of one AIC + one AIV lane, and the GM tensors of one kernel launch."""
@@ -185,11 +278,11 @@ class Machine:
     memory: dict[MemorySpace, npt.NDArray[np.uint8]] = field(default_factory=dict)
     written: dict[MemorySpace, npt.NDArray[np.bool_]] = field(default_factory=dict)
     gm: dict[str, GmTensor] = field(default_factory=dict)
-    # (element offsets, byte index) of tile windows: pure functions of the tile's type and the
-    # window, while every instruction of a loop body re-reads the same few windows. Read-only
-    # arrays, so a caller cannot corrupt a shared entry.
-    _access_cache: dict[tuple[object, ...], tuple[IntArray, IntArray]] = field(
-        default_factory=dict, repr=False, compare=False)
+    # How to reach tile windows (`_TileAccess`): pure functions of the tile's type and the
+    # window, while every instruction of a loop body re-reads the same few windows.
+    _access_cache: dict[tuple[object, ...], _TileAccess] = field(default_factory=dict, repr=False, compare=False)
+    # Each space's bytes seen as each element type (views, made once).
+    _typed: dict[tuple[MemorySpace, DataType], Array] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for space in ON_CHIP_SPACES:
@@ -213,10 +306,12 @@ class Machine:
                 raise SimulationError(
                     f"input {name!r} has shape {list(arr.shape)}, but the kernel parameter is {list(shape)}")
             arr = _coerce(arr, dtype, name)
-            index = np.indices(shape) if shape else (np.zeros(1, dtype=np.int64),)
-            flat_idx = tuple(i.reshape(-1) for i in index)
-            offsets = tensor.element_offsets(flat_idx) if shape else np.zeros(1, dtype=np.int64)
-            self._scatter(tensor.data, tensor.written, offsets, arr.reshape(-1), dtype)
+            if shape:
+                values_view, flags_view = tensor.logical()
+                values_view[...] = arr
+                flags_view[...] = True
+            else:
+                self._scatter(tensor.data, tensor.written, np.zeros(1, dtype=np.int64), arr.reshape(-1), dtype)
         self.gm[name] = tensor
         return tensor
 
@@ -233,6 +328,31 @@ class Machine:
         offsets = tensor.element_offsets(index)
         self._check_gm_range(tensor, offsets, instruction, span)
         self._scatter(tensor.data, tensor.written, offsets, np.asarray(values), tensor.dtype)
+
+    def read_gm_block(self, tensor: GmTensor, start: Dims2, region: Dims2, instruction: str,
+                      span: Span = NO_SPAN) -> Array | None:
+        """The [rows, cols] window at `start` of a 1-D / 2-D tensor (a new array), checked as
+        `read_gm` does but with whole-window operations; None where `GmTensor.block` is."""
+        block = tensor.block(start, region)
+        if block is None or block[0].shape != region:
+            return None
+        values, flags = block
+        if self.checked and not flags.all():
+            r, c = np.meshgrid(np.arange(region[0]) + start[0], np.arange(region[1]) + start[1], indexing="ij")
+            index = (r, c) if len(tensor.shape) == 2 else (c,)
+            self._check_written(tensor.written, tensor.element_offsets(index), tensor.dtype, instruction,
+                                tensor.name, index, span)
+        return values.copy()
+
+    def write_gm_block(self, tensor: GmTensor, start: Dims2, values: Array) -> bool:
+        """Write a [rows, cols] window at `start` (False, writing nothing, where `block` is None)."""
+        arr = np.asarray(values)
+        block = tensor.block(start, (arr.shape[0], arr.shape[1]))
+        if block is None or block[0].shape != arr.shape:
+            return False
+        block[0][...] = arr.astype(np_dtype_of(tensor.dtype), copy=False)
+        block[1][...] = True
+        return True
 
     @staticmethod
     def _check_gm_range(tensor: GmTensor, offsets: IntArray, instruction: str, span: Span) -> None:
@@ -288,16 +408,26 @@ class Machine:
 
     def read_tile(self, tile: TileHandle, instruction: str, span: Span = NO_SPAN, region: Dims2 | None = None,
                   origin: Dims2 = (0, 0), pitch: int | None = None) -> Array:
-        """The logical values of `region` (default: the valid region) of `tile`."""
+        """The logical values of `region` (default: the valid region) of `tile` (a new array)."""
         window = tile.valid if region is None else region
-        offsets, byte_index = self._tile_access(tile, window, instruction, span, pitch, origin)
+        access = self._tile_access(tile, window, instruction, span, pitch, origin)
+        if access.values is not None and access.flags is not None:
+            # Strided views over the buffer: one vectorized check and one copy for the tile.
+            if self.checked and not access.fully_written():
+                self._report_unwritten(tile, access, window, origin, instruction, span)
+            return access.values.copy().reshape(window)
         memory = self.memory[tile.space]
+        byte_index = access.byte_index
         if self.checked and not self.written[tile.space][byte_index].all():
-            r, c = np.meshgrid(np.arange(window[0]) + origin[0], np.arange(window[1]) + origin[1], indexing="ij")
-            self._check_written(self.written[tile.space], offsets, tile.dtype, instruction, tile.name, (r, c), span,
-                                tile.buffer)
+            self._report_unwritten(tile, access, window, origin, instruction, span)
         raw = memory[byte_index]
-        return np.ascontiguousarray(raw).view(np_dtype_of(tile.dtype)).reshape(offsets.shape)
+        return np.ascontiguousarray(raw).view(np_dtype_of(tile.dtype)).reshape(access.offsets.shape)
+
+    def _report_unwritten(self, tile: TileHandle, access: _TileAccess, window: Dims2, origin: Dims2,
+                          instruction: str, span: Span) -> None:
+        r, c = np.meshgrid(np.arange(window[0]) + origin[0], np.arange(window[1]) + origin[1], indexing="ij")
+        self._check_written(self.written[tile.space], access.offsets, tile.dtype, instruction, tile.name, (r, c), span,
+                            tile.buffer)
 
     def write_tile(self, tile: TileHandle, values: Array, instruction: str, span: Span = NO_SPAN,
                    origin: Dims2 = (0, 0), pitch: int | None = None) -> None:
@@ -306,32 +436,70 @@ class Machine:
         if arr.ndim != 2:
             arr = arr.reshape(_dims2(arr.shape))
         region = (arr.shape[0], arr.shape[1])
-        _, byte_index = self._tile_access(tile, region, instruction, span, pitch, origin)
-        typed = np.ascontiguousarray(arr.reshape(region).astype(np_dtype_of(tile.dtype), copy=False))
-        index = byte_index.reshape(-1, tile.dtype.byte_width)
+        access = self._tile_access(tile, region, instruction, span, pitch, origin)
+        dtype = np_dtype_of(tile.dtype)
+        if access.values is not None and access.flags is not None:
+            # NumPy copies through a buffer when `arr` overlaps the destination bytes.
+            access.values[...] = arr.astype(dtype, copy=False).reshape(access.values.shape)
+            access.flags[...] = access.all_written
+            return
+        typed = np.ascontiguousarray(arr.reshape(region).astype(dtype, copy=False))
+        index = access.byte_index.reshape(-1, tile.dtype.byte_width)
         self.memory[tile.space][index] = typed.reshape(-1).view(np.uint8).reshape(index.shape)
         self.written[tile.space][index] = True
 
     _ACCESS_CACHE_CAPACITY = 4096
 
     def _tile_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span, pitch: int | None,
-                     origin: Dims2) -> tuple[IntArray, IntArray]:
-        """`tile_offsets` and their byte index, memoized: everything they depend on is in the
-        key (the storage type holds shape, dtype, view and address; the handle's shape, origin
-        and valid extent fix the window and a compact pitch). A failing access raises before
-        anything is cached, so its error is reported every time, with its own span."""
+                     origin: Dims2) -> _TileAccess:
+        """How to reach the `region` window of `tile`, memoized: everything it depends on is in
+        the key (the storage type holds shape, dtype, view and address; the handle's shape,
+        origin and valid extent fix the window and a compact pitch). A failing access raises
+        before anything is cached, so its error is reported every time, with its own span."""
         key = (tile.storage, tile.shape, tile.origin, tile.valid, region, pitch, origin)
         hit = self._access_cache.get(key)
         if hit is not None:
             return hit
         offsets = np.asarray(self.tile_offsets(tile, region, instruction, span, pitch, origin), dtype=np.int64)
-        byte_index = self._byte_index(offsets, tile.dtype.byte_width)
         offsets.flags.writeable = False
-        byte_index.flags.writeable = False
+        access = self._strided_access(tile.space, tile.dtype, offsets, self._box_of(tile, pitch))
         if len(self._access_cache) >= self._ACCESS_CACHE_CAPACITY:
             self._access_cache.clear()
-        self._access_cache[key] = (offsets, byte_index)
-        return offsets, byte_index
+        self._access_cache[key] = access
+        return access
+
+    def _box_of(self, tile: TileHandle, pitch: int | None) -> Dims2:
+        shape = _dims2(tile.storage.shape)
+        layout = resolve_layout(tile.view, shape, tile.storage.dtype, self._pitch_valid(tile), pitch)
+        return (layout.box_rows, layout.box_cols)
+
+    def _typed_memory(self, space: MemorySpace, dtype: DataType) -> Array:
+        key = (space, dtype)
+        typed = self._typed.get(key)
+        if typed is None:
+            typed = self._typed[key] = self.memory[space].view(np_dtype_of(dtype))
+        return typed
+
+    def _strided_access(self, space: MemorySpace, dtype: DataType, offsets: IntArray, box: Dims2) -> _TileAccess:
+        """Views of the window as strided arrays over the space's bytes when its offsets are
+        affine per axis (2-D, or 4-D over the layout's boxes); the byte index otherwise."""
+        plan = strided_plan(offsets, box)
+        width = dtype.byte_width
+        if plan is None:
+            byte_index = self._byte_index(offsets, width)
+            byte_index.flags.writeable = False
+            return _TileAccess(offsets, byte_index, None, None)
+        base, shape, strides = plan
+        typed = self._typed_memory(space, dtype)
+        if int(offsets.max()) >= typed.size or base < 0:
+            raise AssertionError("tile window outside its space after the bounds checks")
+        byte_strides = tuple(s * width for s in strides)
+        values = np.lib.stride_tricks.as_strided(typed[base:], shape, byte_strides, writeable=True)
+        # The written flags of an element's bytes read as one unsigned integer: 0x01...01
+        # exactly when every byte was written (flags are 0 / 1), so one min() checks a tile.
+        flag_words = self.written[space].view(np.uint8).view(_FLAG_WORD[width])
+        flags = np.lib.stride_tricks.as_strided(flag_words[base:], shape, byte_strides, writeable=True)
+        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width])
 
     # -- byte-level access -------------------------------------------------------------------
 

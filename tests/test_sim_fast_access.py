@@ -1,0 +1,155 @@
+"""The simulator's whole-tile access paths against its element-by-element ones.
+
+Tile windows whose element offsets are affine per axis (2-D, or per box coordinate) are read
+and written through strided NumPy views of the space's bytes and written flags; GM windows of
+1-D / 2-D tensors through views of the tensor. Everything else gathers through a byte index.
+These tests run the same accesses both ways (the view path switched off by making
+`strided_plan` / `GmTensor.block` decline) and compare bytes, written flags, values read, and
+the poison-read reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backend import numerics
+from backend.sim import machine as machine_module
+from backend.sim.machine import GmTensor, Machine, PoisonRead, TileHandle, handle_for, strided_plan
+from backend.targets.handlers import get_backend
+from languages.memory_space import MemorySpace
+from languages.types import DataType, MemRef, TileType, TileView
+
+VIEWS = {
+    "Nz": TileView("col_major", "row_major", 512),
+    "Zn": TileView("row_major", "col_major", 512),
+    "Zz": TileView("row_major", "row_major", 512),
+    "Nn": TileView("col_major", "col_major", 512),
+    "ND": TileView("row_major", "none_box", 512),
+    "DN": TileView("col_major", "none_box", 512),
+    "Acc": TileView("col_major", "row_major", 1024),
+}
+DTYPES = (DataType.FP32, DataType.FP16, DataType.INT8)
+
+
+def _tile(layout: str, dtype: DataType, shape: tuple[int, int], address: int, valid: tuple[int, int]) -> TileType:
+    space = MemorySpace.Vec if layout in ("ND", "DN") else MemorySpace.Mat
+    nbytes = shape[0] * shape[1] * dtype.byte_width
+    return TileType(shape, dtype, valid, space, VIEWS[layout], MemRef("t", space, address, nbytes))
+
+
+def _no_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(machine_module, "strided_plan", lambda offsets, box: None)
+    monkeypatch.setattr(GmTensor, "block", lambda self, start, region: None)
+
+
+def _run_accesses(tile: TileHandle, writes: list[tuple[tuple[int, int], tuple[int, int]]],
+                  read: tuple[tuple[int, int], tuple[int, int]], pitch: int | None, seed: int) -> tuple[Any, ...]:
+    machine = Machine(get_backend("Ascend910B"))
+    rng = np.random.default_rng(seed)
+    dtype = numerics.np_dtype(tile.dtype.name)
+    for origin, region in writes:
+        values = rng.integers(0, 100, region).astype(dtype)
+        machine.write_tile(tile, values, "test.write", origin=origin, pitch=pitch)
+    origin, region = read
+    try:
+        outcome: object = machine.read_tile(tile, "test.read", region=region, origin=origin, pitch=pitch)
+    except PoisonRead as err:
+        outcome = (err.element, err.tile, err.message)
+    space = tile.space
+    return machine.memory[space].copy(), machine.written[space].copy(), outcome
+
+
+def _same(fast: tuple[Any, ...], slow: tuple[Any, ...]) -> None:
+    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+    if isinstance(slow[2], np.ndarray):
+        assert isinstance(fast[2], np.ndarray) and fast[2].dtype == slow[2].dtype
+        assert np.array_equal(fast[2].view(np.uint8), slow[2].view(np.uint8))
+        assert not np.shares_memory(fast[2], fast[0])
+    else:
+        assert fast[2] == slow[2]
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> tuple[TileHandle, list[tuple[tuple[int, int], tuple[int, int]]],
+                                     tuple[tuple[int, int], tuple[int, int]], int | None]:
+    layout = draw(st.sampled_from(sorted(VIEWS)))
+    dtype = DataType.FP32 if layout == "Acc" else draw(st.sampled_from(DTYPES))
+    box_rows = 16 if layout not in ("ND", "DN") else 1
+    box_cols = {1: 32, 2: 16, 4: 8}[dtype.byte_width] if layout not in ("ND", "DN", "Acc") else (16 if layout == "Acc" else 1)
+    if layout in ("Zn", "Nn"):
+        box_rows, box_cols = box_cols, 16
+    rows = box_rows * draw(st.integers(1, 4))
+    cols = box_cols * draw(st.integers(1, 4)) if box_cols > 1 else draw(st.integers(1, 48))
+    if box_rows == 1:
+        rows = draw(st.integers(1, 40))
+    valid = (draw(st.integers(1, rows)), draw(st.integers(1, cols)))
+    storage = _tile(layout, dtype, (rows, cols), 512 * draw(st.integers(0, 3)), valid)
+    tile = handle_for("t", storage)
+
+    def window() -> tuple[tuple[int, int], tuple[int, int]]:
+        aligned = draw(st.booleans())
+        if aligned:
+            return (0, 0), (rows, cols)
+        h, w = draw(st.integers(1, rows)), draw(st.integers(1, cols))
+        return (draw(st.integers(0, rows - h)), draw(st.integers(0, cols - w))), (h, w)
+
+    writes = [window() for _ in range(draw(st.integers(0, 3)))]
+    pitch = None
+    if layout in ("Nz", "Acc") and draw(st.booleans()):
+        pitch = draw(st.sampled_from([p for p in range(16, rows + 1, 16)]))
+        writes = [((0, 0), (min(pitch, rows), cols))]
+        return tile, writes, ((0, 0), (min(pitch, rows), cols)), pitch
+    return tile, writes, window(), pitch
+
+
+@settings(max_examples=150, deadline=None)
+@given(_cases(), st.integers(0, 2**32 - 1))
+def test_strided_tile_access_equals_the_byte_gather(case: tuple[Any, ...], seed: int) -> None:
+    tile, writes, read, pitch = case
+    fast = _run_accesses(tile, writes, read, pitch, seed)
+    with pytest.MonkeyPatch.context() as patch:
+        _no_views(patch)
+        slow = _run_accesses(tile, writes, read, pitch, seed)
+    _same(fast, slow)
+
+
+def test_strided_plan_declines_non_affine_windows() -> None:
+    offsets = np.array([[0, 1, 2], [3, 4, 6]], dtype=np.int64)
+    assert strided_plan(offsets, (1, 1)) is None
+    nz = np.add.outer(np.arange(4) * 8, np.arange(8)).reshape(4, 8)  # plain row-major
+    assert strided_plan(nz, (1, 1)) == (0, (4, 8), (8, 1))
+
+
+@pytest.mark.parametrize("layout", ["nd", "dn"])
+@pytest.mark.parametrize("checked", [True, False])
+def test_gm_block_access_equals_the_element_path(layout: str, checked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    def run() -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"), checked=checked)
+        values = np.arange(6 * 10, dtype=np.float32).reshape(6, 10)
+        src = machine.bind_tensor("x", (6, 10), DataType.FP32, values)
+        out = machine.bind_tensor("y", (6, 10), DataType.FP32)
+        src.set_layout(layout)
+        out.set_layout(layout)
+        from backend.sim.executor import Executor, PartitionValue, _Instr
+        executor = Executor(machine)
+        instr = _Instr("pto.test", machine_module.NO_SPAN)
+        window = executor.read_window(PartitionValue(src, (1, 2), (4, 5)), (3, 4), instr)
+        executor.write_window(PartitionValue(out, (2, 3), (3, 4)), (3, 4), window + 1, instr)
+        try:
+            poisoned: object = executor.read_window(PartitionValue(out, (1, 3), (3, 4)), (3, 4), instr)
+        except PoisonRead as err:
+            poisoned = (err.element, err.message)
+        return window, out.data.copy(), out.written.copy(), poisoned, out.values()
+
+    fast = run()
+    _no_views(monkeypatch)
+    slow = run()
+    for a, b in zip(fast, slow):
+        if isinstance(a, np.ndarray):
+            assert np.array_equal(a.view(np.uint8), np.asarray(b).view(np.uint8))
+        else:
+            assert a == b
