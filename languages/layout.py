@@ -82,3 +82,30 @@ _L0_BUFFER_NAMES = {MemorySpace.Left: "L0A", MemorySpace.Right: "L0B", MemorySpa
 def buffer_name(space: MemorySpace) -> str:
     """The hardware buffer behind a space, as the cost model and messages name it (L0A, ...)."""
     return _L0_BUFFER_NAMES.get(space, space.name)
+
+
+# -- re-views ----------------------------------------------------------------------------------------
+
+
+def is_row_major_linear(view: TileView, shape: Sequence[int]) -> bool:
+    """Whether element (r, c) of a tile with this view sits at element offset r * cols + c, i.e.
+    its bytes hold the elements in row-major order with no padding or boxes in between. A flat
+    row-major (ND) view always does; a flat column-major (DN) view only with one row or one
+    column; a boxed (fractal) view only when its whole tile is a single box row of full width."""
+    rows, cols = physical_2d(shape)
+    if view.slayout == _NONE:
+        return view.blayout == _ROW or rows == 1 or cols == 1
+    return False
+
+
+def reshape_is_reinterpretation(source: TileType, result: TileType) -> bool:
+    """Whether `result` may read `source`'s bytes unchanged as its reshape (a zero-copy re-view):
+    the shapes agree, or both tiles keep their elements in row-major order (NUMERICS.md section 5:
+    a reshape of a boxed NZ / Zn tile would pair each element with another one's bytes)."""
+    if tuple(source.shape) == tuple(result.shape) and source.view == result.view:
+        return True
+    if source.view is None or result.view is None:
+        return source.view is None and result.view is None
+    if source.dtype != result.dtype:
+        return False
+    return is_row_major_linear(source.view, source.shape) and is_row_major_linear(result.view, result.shape)

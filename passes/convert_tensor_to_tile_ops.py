@@ -41,6 +41,7 @@ from passes.analysis.consumer_space import (
     ConsumerDemand,
     SpaceDemand,
     collect_consumer_demand,
+    demand_through_view,
     cube_box,
     operand_demand,
     propagates_demand,
@@ -421,10 +422,8 @@ class TensorToTileMutator(U.FromTensor):
         if target is None or not propagates_demand(REGISTRY.get(call.op)):
             return None
         wanted = self._require_state().demand.get(target.name)
-        if wanted is None:
-            return None
-        same_shape = isinstance(target.type, TensorType) and target.type.shape == getattr(type_of(call.args[0]), "shape", None)
-        return wanted if same_shape else SpaceDemand(wanted.space)
+        result_shape = target.type.shape if isinstance(target.type, TensorType) else None
+        return demand_through_view(wanted, getattr(type_of(call.args[0]), "shape", None), result_shape)
 
     def _load_gm(self, tensor: U.Var, demand: SpaceDemand | None, span: Span, pre: list[U.Stmt]) -> U.Var:
         state = self._require_state()

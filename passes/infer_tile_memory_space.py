@@ -29,6 +29,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, TileType, Type, attr, with_attr
+from languages.layout import is_row_major_linear
 from languages.views import implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -85,6 +86,12 @@ class _Group:
     fixed: list[MemorySpace] = field(default_factory=list)
     demands: list[MemorySpace] = field(default_factory=list)
     loaded: bool = False  # a tile.load-like producer: lands only where MTE2 can write
+    # Shapes a zero-copy reshape in this group reads the same bytes as: the group may only live
+    # where every one of them keeps its elements in row-major order (languages.layout).
+    reshaped: list[tuple[int, ...]] = field(default_factory=list)
+
+    def admits(self, space: MemorySpace) -> bool:
+        return all(is_row_major_linear(implicit_view(space, shape), shape) for shape in self.reshaped)
 
 
 class _Plan:
@@ -113,6 +120,7 @@ class _Plan:
         ga.fixed.extend(gb.fixed)
         ga.demands.extend(gb.demands)
         ga.loaded = ga.loaded or gb.loaded
+        ga.reshaped.extend(gb.reshaped)
         self.groups.pop(rb, None)
 
     def space(self, name: str) -> MemorySpace:
@@ -121,11 +129,15 @@ class _Plan:
             return group.fixed[0]
         for demand in group.demands:
             if not group.loaded:
-                return demand
-            try:
-                return staging_space_for_load(demand)
-            except ValueError:
-                continue
+                space = demand
+            else:
+                try:
+                    space = staging_space_for_load(demand)
+                except ValueError:
+                    continue
+            # A reshaped group demanded in a boxed space stays flat: its consumer gets a hop.
+            if group.admits(space):
+                return space
         return MemorySpace.Vec
 
 
@@ -187,8 +199,18 @@ def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
         elif opdef.semantics[:1] == ("load",):
             group.loaded = True
     elif isinstance(rule, (InheritInput, ReusesInput)) and rule.index < len(args) and _is_tile_var(args[rule.index]):
-        plan.union(name, _name(args[rule.index]))
+        if REGISTRY.is_reshape(opdef.name) and _shape_of(args[rule.index]) != _shape_of(target):
+            # Source and result need not share a group: the source is hopped into a space where
+            # the reshape is a re-view when its own one is boxed (see _Placer._reshape_source).
+            group.reshaped.extend((_shape_of(args[rule.index]), _shape_of(target)))
+        else:
+            plan.union(name, _name(args[rule.index]))
     _collect_demands(plan, value)
+
+
+def _shape_of(node: Node) -> tuple[int, ...]:
+    return tuple(getattr(node, "type").shape)
+
 
 
 def _collect_demands(plan: _Plan, call: Node) -> None:
@@ -342,6 +364,10 @@ class _Placer(P.FromTileUnplaced):
         opdef = _op(call)
         args = [self.visit_Expr(a) for a in call.args]
         hops: list[P.Stmt] = []
+        if target is not None and args and isinstance(args[0], P.Var) and isinstance(call.type, TileType) \
+                and isinstance(args[0].type, TileType) and REGISTRY.is_reshape(opdef.name) \
+                and tuple(args[0].type.shape) != tuple(call.type.shape):
+            args[0] = self._reshape_source(args[0], call.type, call, hops)
         for index, arg in enumerate(args):
             if not isinstance(arg, P.Var) or not isinstance(arg.type, TileType) or not _has_operand(opdef, index):
                 continue
@@ -359,6 +385,34 @@ class _Placer(P.FromTileUnplaced):
             if ty.memory_space is not self.plan.space(target):
                 self.bump("placement-conflicts")
         return tuple(hops), P.Call(op=call.op, args=tuple(args), attrs=attrs, type=ty, span=call.span)
+
+    def _reshape_source(self, source: P.Var, result: TileType, call: U.Call, hops: list[P.Stmt]) -> P.Var:
+        """The operand of a reshape, in a space where reading its bytes under the new shape is
+        the reshape (both shapes row-major there): a boxed source (Mat's NZ, Acc, ...) is hopped
+        into Vec first, since a same-address re-view would pair each element with another
+        element's bytes. A source the user pinned to a space that cannot reshape is rejected."""
+        assert isinstance(source.type, TileType) and source.type.memory_space is not None
+        space = source.type.memory_space
+        shape = tuple(result.shape)
+        if is_row_major_linear(implicit_view(space, shape), shape) and source.type.view is not None \
+                and is_row_major_linear(source.type.view, source.type.shape):
+            return source
+        flat = MemorySpace.Vec
+        hop, moved = self._hop(source, flat, call, f"{call.op} operand `x` (a reshape of a {space.name} tile, "
+                                                   f"whose {space.name} layout is not row-major)")
+        moved_view = moved.type.view if isinstance(moved.type, TileType) else None
+        if moved_view is None or not is_row_major_linear(moved_view, source.type.shape):
+            raise CompileError(Diagnostic.at(
+                call, "InferTileMemorySpace",
+                f"not supported yet: reshaping `{source.name}` from {list(source.type.shape)} to {list(shape)}: it "
+                f"lives in {space.name}, whose boxed layout keeps its elements out of row-major order, and "
+                f"{self.backend.name} moves it into Vec keeping that layout, so no buffer holds it in the "
+                f"order a zero-copy reshape reads",
+                hint="reshape the tensor before it is computed on chip (e.g. reshape the GM input, or store "
+                     "the result and reshape it in the next kernel)"))
+        hops.extend(hop)
+        self.bump("reshape-hops")
+        return moved
 
     def _required_space(self, opdef: OpDef, index: int, actual: MemorySpace | None) -> MemorySpace | None:
         """The space operand `index` must be moved to, or None when `actual` is acceptable."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, Fixed, InheritInput, OpDef, ReusesInput, TileInput, staging_space_for_load
 from languages.types import DataType, Dims, TensorType, attr
-from languages.layout import box_shape
+from languages.layout import box_shape, is_row_major_linear
 from languages.views import implicit_view
 from nanopass.node import Node
 
@@ -231,9 +231,39 @@ def _collect_call(call: Node, target: Node | None, demand: ConsumerDemand) -> bo
             if args[index].KIND == "Var":
                 changed |= demand.add(getattr(args[index], "name"), wanted)
     if target is not None and propagates_demand(opdef) and args and args[0].KIND == "Var":
-        same_shape = getattr(getattr(target, "type", None), "shape", None) == getattr(getattr(args[0], "type", None), "shape", None)
-        changed |= _propagate(target, args[0], demand, keep_box=same_shape)
+        source_shape = getattr(getattr(args[0], "type", None), "shape", None)
+        result_shape = getattr(getattr(target, "type", None), "shape", None)
+        changed |= _propagate_through(target, args[0], demand, source_shape, result_shape)
     return changed
+
+
+def demand_through_view(wanted: SpaceDemand | None, source_shape: Dims | None,
+                        result_shape: Dims | None) -> SpaceDemand | None:
+    """The demand a zero-copy metadata op (see `propagates_demand`) passes to its operand when
+    its result is wanted as `wanted`: the same demand for a same-shape op; the space alone (the
+    box belongs to the result's shape) for a reshape that stays a re-view there; nothing for a
+    reshape into a boxed space (Mat's NZ, ...), where reading the source's bytes under the new
+    shape would pair each element with another element's bytes: the source is then loaded flat
+    (Vec), reshaped there, and moved into the demanded space by InferTileMemorySpace."""
+    if wanted is None:
+        return None
+    if source_shape is not None and tuple(source_shape) == tuple(result_shape or ()):
+        return wanted
+    if source_shape is None or result_shape is None:
+        return SpaceDemand(wanted.space)
+    space = wanted.space
+    if is_row_major_linear(implicit_view(space, source_shape), source_shape) and \
+            is_row_major_linear(implicit_view(space, result_shape), result_shape):
+        return SpaceDemand(space)
+    return None
+
+
+def _propagate_through(consumer: Node, producer: Node, demand: ConsumerDemand, source_shape: Dims | None,
+                       result_shape: Dims | None) -> bool:
+    if producer.KIND != "Var":
+        return False
+    passed = demand_through_view(demand.get(getattr(consumer, "name")), source_shape, result_shape)
+    return demand.add(getattr(producer, "name"), passed) if passed is not None else False
 
 
 def _propagate(consumer: Node, producer: Node, demand: ConsumerDemand, keep_box: bool) -> bool:
