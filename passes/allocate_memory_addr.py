@@ -77,7 +77,7 @@ class AllocateMemoryAddr(Pass[A.Program, A.Program]):
     source: ClassVar[Language] = Addressed
     target: ClassVar[Language] = Addressed
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs"})
-    produces: ClassVar[frozenset[str]] = frozenset({"MemoryCapacity", "NoCoLiveOverlap"})
+    produces: ClassVar[frozenset[str]] = frozenset({"MemoryCapacity"})
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> A.Program:

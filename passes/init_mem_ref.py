@@ -117,7 +117,9 @@ class InitMemRef(Pass[L.Program, A.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = Addressed
     requires: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
-    produces: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "AccL0CFootprint"})
+    # Every value gets a buffer of its own (views share their source's): nothing overlaps yet.
+    produces: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "AccL0CFootprint", "NoCoLiveOverlap",
+                                                    "InPlaceSafety"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> A.Program:

@@ -4,8 +4,9 @@ one MemRef (lifetime-based coalescing, per function and per memory space).
 Liveness comes from `passes.analysis.liveness` (a value live across a loop back-edge is live in
 the whole loop). A buffer may take over a slot whose last use comes strictly before the
 buffer's definition; it may also take it over *at* that statement only when the defining op is
-in-place safe in the registry (`tile.move` and `tile.extract` are not: the hardware reads and
-writes the same bytes in flight).
+in-place safe in the registry for that operand (`OpDef.may_write_over`: never `tile.move`,
+`tile.extract`, a transpose or a width-changing cast, whose units overwrite elements they have
+not read yet).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing_extensions import override
 import languages.gen.addressed as A
 from languages.decls import Addressed
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, Effect
+from languages.ops import REGISTRY
 from languages.types import MemRef, TileType
 from nanopass.langdef import Language
 from nanopass.node import Node
@@ -45,21 +46,42 @@ class _Slot:
 def _handover_allowed(liveness: Liveness, point: int, dying: set[str]) -> bool:
     """Whether the statement at `point` may write its result over buffers `dying` it reads last.
 
-    Only an in-place-safe op, and only over operands it merely reads: an operand it writes (a
-    reduction's scratch `tmp`) is clobbered while the result is being produced.
+    The registry decides (`OpDef.may_write_over`): only an in-place-safe op, only over operands
+    it merely reads (a reduction's scratch `tmp` is clobbered while the result is produced), and
+    only when result and operand lay the same elements out at the same bytes (a width-changing
+    cast would overwrite elements it has not read yet).
     """
     stmt: Node | None = liveness.statement_at.get(point)
     if not isinstance(stmt, A.AssignStmt) or not isinstance(stmt.value, A.Call) or stmt.value.op not in REGISTRY:
         return False
-    opdef = REGISTRY.get(stmt.value.op)
-    if not opdef.in_place_safe:
+    result = stmt.target.type
+    if not isinstance(result, TileType):
         return False
+    opdef = REGISTRY.get(stmt.value.op)
     for index, arg in enumerate(stmt.value.args):
         ty = getattr(arg, "type", None)
-        if isinstance(ty, TileType) and ty.memref is not None and ty.memref.name in dying \
-                and opdef.effect_of(index, stmt.value.attrs) is not Effect.READ:
+        if not isinstance(ty, TileType) or ty.memref is None or ty.memref.name not in dying:
+            continue
+        if not opdef.may_write_over(index, result, ty, stmt.value.attrs) or _reads_a_window(liveness, arg):
             return False
     return True
+
+
+def _reads_a_window(liveness: Liveness, value: Node) -> bool:
+    """Whether `value` is (a view of) a window of a larger tile: its elements sit at an offset
+    and at the source's row pitch, so a result written at the buffer's start would not land on
+    the elements it replaces."""
+    while value.KIND == "Var":
+        name = str(getattr(value, "name"))
+        stmt = liveness.statement_at.get(liveness.def_point.get(name, -1))
+        if not isinstance(stmt, A.AssignStmt) or stmt.target.name != name or not isinstance(stmt.value, A.Call):
+            return False
+        if not REGISTRY.is_view(stmt.value.op) or not stmt.value.args:
+            return False
+        if REGISTRY.is_window_view(stmt.value.op):
+            return True
+        value = stmt.value.args[0]
+    return False
 
 
 def _fits(slot: _Slot, live: LiveRange, liveness: Liveness) -> bool:
@@ -108,7 +130,8 @@ class MemoryReuse(Pass[A.Program, A.Program]):
     source: ClassVar[Language] = Addressed
     target: ClassVar[Language] = Addressed
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs"})
-    invalidates: ClassVar[frozenset[str]] = frozenset({"MemoryCapacity", "NoCoLiveOverlap"})
+    # Sharing a buffer between values whose lifetimes do not overlap keeps NoCoLiveOverlap.
+    invalidates: ClassVar[frozenset[str]] = frozenset({"MemoryCapacity"})
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> A.Program:

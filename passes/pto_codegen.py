@@ -659,7 +659,8 @@ class PTOCodegen(Pass[A.Program, P.Program]):
     spec_name: ClassVar[str] = "PTOCodegen"
     source = Addressed
     target = PTO
-    requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "MemoryCapacity", "NoCoLiveOverlap"})
+    requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "MemoryCapacity", "NoCoLiveOverlap", "InPlaceSafety",
+                                                    "SemanticAliases"})
     produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents"})
 
     # Off for ptoas' own memory planner (PTOAS mode): alloc_tile without `addr`.

@@ -444,7 +444,7 @@ def test_handler_capacities() -> None:
 def test_handler_moves_and_dtype_tables() -> None:
     D, V, M, L, R, A, B = (MemorySpace.DDR, MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Left,
                            MemorySpace.Right, MemorySpace.Acc, MemorySpace.Bias)
-    common = {(D, V), (D, M), (V, D), (M, L), (M, R), (M, B), (A, M), (A, D)}
+    common = {(D, V), (D, M), (V, V), (V, D), (M, L), (M, R), (M, B), (A, M), (A, D)}
     assert ASCEND_910B.allowed_moves == common
     assert ASCEND_950.allowed_moves == common | {(V, M), (A, V)}
     assert not ASCEND_910B.can_move(V, M) and ASCEND_950.can_move(V, M)

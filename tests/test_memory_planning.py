@@ -24,7 +24,7 @@ from passes.allocate_memory_addr import AllocateMemoryAddr
 from passes.init_mem_ref import InitMemRef
 from passes.materialize_semantic_aliases import MaterializeSemanticAliases
 from passes.memory_reuse import MemoryReuse
-from verifiers import has_mem_refs, memory_capacity, no_co_live_overlap
+from verifiers import has_mem_refs, in_place_safety, memory_capacity, no_co_live_overlap
 
 HEADER = "import pypto.language as pl\n\n@pl.program\nclass K:\n    @pl.function(type=pl.FunctionType.InCore)\n"
 GOLDEN = Path(__file__).parent / "golden"
@@ -309,9 +309,11 @@ def test_a_result_never_takes_over_a_scratch_operand_the_op_writes() -> None:
     assert memref(program, "probs").name == memref(program, "exps").name  # a read-only operand may hand over
 
 
-def test_no_co_live_overlap_rejects_a_result_over_the_scratch_it_writes() -> None:
+def test_in_place_safety_rejects_a_result_over_the_scratch_it_writes() -> None:
     program = placed_then_planned(GOLDEN / "softmax_rows.py")
+    assert in_place_safety.verify(program) == []
     scratch = memref(program, "scratch")
     broken = rebind(program, "row_sum", replace(scratch, size=max(scratch.size, memref(program, "row_sum").size)))
     broken = rebind(broken, "row_sum", MemRef("mem_vec_99", scratch.space, scratch.offset, scratch.size))
-    assert any("`scratch`" in d.message and "`row_sum`" in d.message for d in no_co_live_overlap.verify(broken))
+    found = in_place_safety.verify(broken)
+    assert any("`scratch`" in d.message and "`row_sum`" in d.message for d in found), found

@@ -151,7 +151,7 @@ ASCEND_910B = BackendHandler(
     int32_l0c_m_alignment=32,
     allowed_moves=_moves({
         _M.DDR: (_M.Vec, _M.Mat),
-        _M.Vec: (_M.DDR,),
+        _M.Vec: (_M.Vec, _M.DDR),  # UB -> UB: pto-isa's TMOV between two Vec tiles (TMovToVec)
         _M.Mat: (_M.Left, _M.Right, _M.Bias),
         _M.Acc: (_M.Mat, _M.DDR),
     }),
@@ -180,7 +180,7 @@ ASCEND_950 = BackendHandler(
     int32_l0c_m_alignment=16,
     allowed_moves=_moves({
         _M.DDR: (_M.Vec, _M.Mat),
-        _M.Vec: (_M.Mat, _M.DDR),
+        _M.Vec: (_M.Vec, _M.Mat, _M.DDR),  # UB -> UB: TMovVecToVec
         _M.Mat: (_M.Left, _M.Right, _M.Bias),
         _M.Acc: (_M.Vec, _M.Mat, _M.DDR),
     }),

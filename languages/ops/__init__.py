@@ -243,7 +243,8 @@ class OpDef:
     family: str
     attrs: tuple[AttrDecl, ...] = ()
     output_memory: OutputMemory = None
-    in_place_safe: bool = True
+    # None: the family's default (IN_PLACE_SAFE_FAMILIES); see `may_write_over`.
+    in_place_safe: bool | None = None
     to_tile: TileConversion | None = None
     pto: tuple[str, ...] = ()
     signature: tuple[str, ...] | None = None
@@ -251,6 +252,8 @@ class OpDef:
     doc: str = ""
 
     def __post_init__(self) -> None:
+        if self.in_place_safe is None:
+            object.__setattr__(self, "in_place_safe", self.family in IN_PLACE_SAFE_FAMILIES)
         for decl in self.operands[:-1]:
             if decl.variadic:
                 raise ValueError(f"{self.name}: only the last operand may be variadic")
@@ -304,6 +307,24 @@ class OpDef:
     def operand_index(self, name: str) -> int:
         return self.operand_names.index(name)
 
+    def may_write_over(self, index: int, result: TileType, operand: TileType, attrs: Attrs = ()) -> bool:
+        """Whether the op may write its result into the bytes of argument `index` while
+        computing it, the two tiles starting at one address (a buffer handed over in place).
+
+        Only an in-place-safe op (`in_place_safe`: element i of the result depends on element i
+        of the operand alone, and the unit reads it before writing it), only over an operand it
+        merely reads, and only when both tiles place the same elements at the same bytes: the
+        same shape, element width and layout. Anything else (a width-changing or layout-changing
+        cast, a reduction's [rows, 1] over [rows, cols], a move) overwrites elements it has not
+        read yet (NUMERICS.md section 7: pto-isa converts element by element in place)."""
+        if not self.in_place_safe or self.effect_of(index, attrs) is not Effect.READ:
+            return False
+        if tuple(result.shape) != tuple(operand.shape) or result.dtype.bits != operand.dtype.bits:
+            return False
+        if result.memory_space is not operand.memory_space:
+            return False
+        return _layout_key(result.view) == _layout_key(operand.view)
+
     def effect_of(self, index: int, attrs: Attrs = ()) -> Effect:
         """Argument `index`'s effect; `attrs` is where kwarg-dependent effects would be read."""
         return self.operand_decl(index).effect
@@ -325,6 +346,20 @@ class OpDef:
     def is_compute(self) -> bool:
         """A tile op doing arithmetic (as opposed to data movement / views / metadata)."""
         return self.family in COMPUTE_FAMILIES
+
+
+def _layout_key(view: TileView | None) -> tuple[object, ...] | None:
+    # The pad value only says what a load fills outside the valid region: not where bytes go.
+    return None if view is None else (view.blayout, view.slayout, view.fractal, view.compact)
+
+
+# Families whose result element i depends on operand element i alone (plus per-row / per-column
+# or scalar operands), so writing the result over an operand of the same layout is safe. Every
+# other op (data movement, transposes, reductions, sorts, gathers, ...) is not in-place safe
+# unless its declaration says so.
+IN_PLACE_SAFE_FAMILIES = frozenset(
+    {"elementwise_binary", "elementwise_scalar", "unary", "cast", "row_expand", "col_expand"}
+)
 
 
 COMPUTE_FAMILIES = frozenset(
@@ -649,6 +684,23 @@ class Registry:
         return make_tile_type(result.shape, result.dtype, result.valid_shape, space, view)
 
     # -- memory-space facts ------------------------------------------------------------------------
+
+    def is_view(self, op: str) -> bool:
+        """Whether `op` is a zero-copy view (registry family "view"): its result reads its first
+        operand's bytes and writes nothing."""
+        return op in self and self.get(op).family == "view"
+
+    def is_reshape(self, op: str) -> bool:
+        """Whether `op` is a zero-copy reshape: the same bytes read under another shape, which
+        holds only where both shapes keep their elements in row-major order
+        (languages.layout.is_row_major_linear)."""
+        return self.is_view(op) and self.get(op).semantics[:1] == ("reshape",)
+
+    def is_window_view(self, op: str) -> bool:
+        """Whether `op` is a view of a window of its source (tile.slice): its elements sit at an
+        offset inside the source's bytes and at the source's row pitch, not where a fresh tile of
+        the result's type would put them, so nothing may be written over it in place."""
+        return self.is_view(op) and self.get(op).semantics[:1] == ("slice",)
 
     def is_cube_matmul(self, op: str) -> bool:
         """Whether `op` runs on the cube: a registered tile-level op of the matmul family."""

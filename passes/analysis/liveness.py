@@ -137,3 +137,134 @@ def analyze_function(function: Node) -> Liveness:
         analyzer.define(param.var, 0)
     analyzer.block(getattr(function, "body"), ())
     return analyzer.finish()
+
+
+# -- live sets and interference (MaterializeSemanticAliases) ------------------------------------------
+#
+# Intervals over the text are sound but blunt at an `if`: a value read only in the else branch
+# looks live through the whole then branch. Deciding whether two values may share one buffer
+# (a loop's iter-arg and the value it yields, an if's phis) needs real live sets: a backward
+# dataflow over the structured statements, with the loop body iterated to a fixpoint.
+#
+#   for:  live at the header (after the iter-args are bound) = live-in(body) plus, for the exit,
+#         (live-after - results) and the iter-args whose results are live; the yield's back-edge
+#         re-binds the iter-args, so live at the body's end = yields + (header - iter-args);
+#         live before the loop = inits + bounds + (header - iter-args - loop var).
+#   if:   each branch ends in its yield: live there = yields + (live-after - results);
+#         live before the if = cond + live-in(then) + live-in(else).
+#
+# A definition interferes with every other value live right after it (Chaitin); the iter-args
+# bound at one header, and the results born at one loop / if end, interfere with what is live
+# there. Views (registry family "view") and plain `v = u` show their source's content and never
+# interfere with it.
+
+
+def _names(expr: Node) -> set[str]:
+    return {str(getattr(n, "name")) for n in walk(expr) if n.KIND == "Var"}
+
+
+@dataclass
+class Interference:
+    """Which values must never share bytes, in one function."""
+
+    pairs: set[frozenset[str]] = field(default_factory=set)
+    content: dict[str, str] = field(default_factory=dict)  # variable -> the variable whose data it shows
+    live_after: dict[int, frozenset[str]] = field(default_factory=dict)  # id(stmt) -> live after it
+
+    def interfere(self, a: str, b: str) -> bool:
+        return frozenset((a, b)) in self.pairs
+
+    def add_def(self, defined: str, live: set[str] | frozenset[str]) -> None:
+        mine = self.content.get(defined, defined)
+        for other in live:
+            if other != defined and self.content.get(other, other) != mine:
+                self.pairs.add(frozenset((defined, other)))
+
+
+class _Dataflow:
+    def __init__(self, interference: Interference) -> None:
+        self.result = interference
+
+    def block(self, stmts: Sequence[Node], live: set[str], record: bool) -> set[str]:
+        for stmt in reversed(stmts):
+            live = self.statement(stmt, live, record)
+        return live
+
+    def statement(self, stmt: Node, live: set[str], record: bool) -> set[str]:
+        if record:
+            self.result.live_after[id(stmt)] = frozenset(live)
+        kind = stmt.KIND
+        if kind == "AssignStmt":
+            target = str(getattr(getattr(stmt, "target"), "name"))
+            if record:
+                self.result.add_def(target, live)
+            return (live - {target}) | _names(getattr(stmt, "value"))
+        if kind == "ForStmt":
+            return self.for_stmt(stmt, live, record)
+        if kind == "IfStmt":
+            results = {str(getattr(r, "name")) for r in getattr(stmt, "results")}
+            if record:
+                for result in results:
+                    self.result.add_def(result, live)
+            exit_live = live - results
+            branches = set()
+            for branch in ("then_body", "else_body"):
+                branches |= self.block(getattr(stmt, branch), set(exit_live), record)
+            return branches | _names(getattr(stmt, "cond"))
+        used: set[str] = set()
+        for child in stmt.children():
+            used |= _names(child)
+        return live | used
+
+    def for_stmt(self, stmt: Node, live: set[str], record: bool) -> set[str]:
+        iter_args = getattr(stmt, "iter_args")
+        carries = [str(getattr(it.var, "name")) for it in iter_args]
+        results = [str(getattr(r, "name")) for r in getattr(stmt, "results")]
+        loop_var = str(getattr(getattr(stmt, "loop_var"), "name"))
+        exit_live = (live - set(results)) | {c for c, r in zip(carries, results) if r in live}
+        header = set(exit_live)
+        body: tuple[Node, ...] = getattr(stmt, "body")
+        while True:  # the back-edge: iterate until the header's live set stops growing
+            end = (header - set(carries)) - {loop_var}
+            grown = self.block(body, set(end) | set(exit_live) - set(carries), False) | exit_live
+            if grown <= header:
+                break
+            header |= grown
+        self.block(body, (header - set(carries)) - {loop_var}, record)
+        if record:
+            for result in results:
+                self.result.add_def(result, live)
+            for carry in carries:
+                self.result.add_def(carry, header)
+        before = (header - set(carries)) - {loop_var}
+        for it in iter_args:
+            before |= _names(it.init)
+        for bound in ("start", "stop", "step"):
+            before |= _names(getattr(stmt, bound))
+        return before
+
+
+def _contents(function: Node) -> dict[str, str]:
+    from languages.ops import REGISTRY
+
+    content: dict[str, str] = {}
+    for node in walk(function):
+        if node.KIND != "AssignStmt":
+            continue
+        target, value = str(getattr(getattr(node, "target"), "name")), getattr(node, "value")
+        source: Node | None = None
+        if value.KIND == "Var":
+            source = value
+        elif value.KIND == "Call" and REGISTRY.is_view(str(getattr(value, "op"))) and getattr(value, "args"):
+            source = getattr(value, "args")[0]
+        if source is not None and source.KIND == "Var":
+            name = str(getattr(source, "name"))
+            content[target] = content.get(name, name)
+    return content
+
+
+def interference_of(function: Node) -> Interference:
+    """The values of `function` that must not share bytes because both hold live data at once."""
+    result = Interference(content=_contents(function))
+    _Dataflow(result).block(getattr(function, "body"), set(), True)
+    return result
