@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,11 +151,24 @@ class VerifyInstrument(Instrument):
                     break  # semantic verifiers assume a well-formed program
         if failures:
             # The blame line comes first: with many findings, the one-screen cap keeps it.
-            raise CompileError(
+            raise PassVerificationError(
                 [_blame(step, failures)] + [d for ds in failures.values() for d in ds],
-                headline=f"Verification failed after '{type(step.pass_).spec_name}' for properties "
-                f"{{{', '.join(failures)}}}",
+                headline=f"internal compiler error: Verification failed after '{type(step.pass_).spec_name}' "
+                f"for properties {{{', '.join(failures)}}}",
+                output=after,
             )
+
+
+class PassVerificationError(CompileError):
+    """A pass's output breaks a property the pass claims or keeps: the compiler's fault (the
+    input was verified when it was loaded), so the CLI exits 2 and writes a reproducer.
+    `output` is the offending program (for --print-ir-after-failure)."""
+
+    internal = True
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], headline: str, output: Node | None = None) -> None:
+        super().__init__(diagnostics, headline)
+        self.output = output
 
 
 def _run_verifier(name: str, verify: Any, program: Node, target: object = None) -> list[Diagnostic]:
@@ -182,22 +196,40 @@ def _blame(step: PassStep, failures: dict[str, list[Diagnostic]]) -> Diagnostic:
             )
     return Diagnostic(
         cls.spec_name or cls.name,
-        "; ".join(notes),
-        hint="fix the pass, or declare the property in its `invalidates` so later passes re-establish it",
+        "; ".join(notes) + " (the input was verified when it was loaded: this is a compiler bug)",
+        hint="for pass authors: fix the pass, or declare the property in its `invalidates` so later "
+             "passes re-establish it",
     )
 
 
 # -- printing and dumping ------------------------------------------------------------------
 
 
-class PrintIRInstrument(Instrument):
-    """--print-ir-after-all / --print-ir-after-change (the latter compares printed text)."""
+def _matches(step: PassStep, names: frozenset[str] | None) -> bool:
+    """`names` None means every pass; otherwise a pass is named by its pipeline name or spec name."""
+    cls = type(step.pass_)
+    return names is None or cls.name in names or cls.spec_name in names
 
-    def __init__(self, plugin: CompilerPlugin, stream: TextIO | None = None, only_changes: bool = False) -> None:
+
+class PrintIRInstrument(Instrument):
+    """--print-ir-before[-all] / --print-ir-after[-all] / --print-ir-after-change /
+    --print-ir-after-failure, mlir-opt style: `// -----// IR Dump After X //----- //` blocks on
+    stderr. `before` / `after` are None for every pass, a set of pass names, or empty for none."""
+
+    def __init__(self, plugin: CompilerPlugin, stream: TextIO | None = None, only_changes: bool = False,
+                 before: frozenset[str] | None = frozenset(), after: frozenset[str] | None = None,
+                 on_failure: bool = False, debuginfo: bool = False) -> None:
         self.plugin = plugin
         self.stream = stream
         self.only_changes = only_changes
+        self.before = before
+        self.after = after
+        self.on_failure = on_failure
+        self.debuginfo = debuginfo
         self.last_text = ""
+
+    def text(self, program: Node) -> str:
+        return self.plugin.text_of(program, debuginfo=self.debuginfo)[0]
 
     def emit(self, header: str, text: str) -> None:
         out = self.stream or sys.stderr
@@ -207,30 +239,91 @@ class PrintIRInstrument(Instrument):
 
     @override
     def before_pipeline(self, steps: Sequence[PassStep], program: Node) -> None:
-        self.last_text = self.plugin.text_of(program)[0]
+        if self.only_changes:
+            self.last_text = self.text(program)
+
+    @override
+    def before_pass(self, step: PassStep, program: Node) -> None:
+        if self.before != frozenset() and _matches(step, self.before):
+            self.emit(f"Before {step.label}", self.text(program))
 
     @override
     def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
-        text = self.last_text if after is before else self.plugin.text_of(after)[0]
-        if self.only_changes and text == self.last_text:
+        if self.after == frozenset() or not _matches(step, self.after):
             return
-        self.last_text = text
+        if self.only_changes:
+            text = self.last_text if after is before else self.text(after)
+            if text == self.last_text:
+                return
+            self.last_text = text
+        else:
+            text = self.text(after)
         self.emit(f"After {step.label}", text)
+
+    @override
+    def pass_failed(self, step: PassStep, program: Node, error: BaseException) -> None:
+        if not self.on_failure:
+            return
+        output = getattr(error, "output", None)
+        if isinstance(output, Node):  # the pass finished; its output broke a property
+            self.emit(f"After {step.label} Failed", self.text(output))
+        else:  # the pass raised: its input is what there is
+            self.emit(f"Before {step.label} (it failed)", self.text(program))
+
+
+# A dump or reproducer says where in the pipeline it was taken, so that running it again (no -p)
+# resumes there and its loader checks exactly what held at that point (e.g. a dump taken
+# between ConvertTensorToTileOps and UpdateOrchestrationCallSites has incomplete call sites).
+HOLDS_TAG = "nanopass-holds:"
+REST_TAG = "nanopass-rest:"
+
+
+def _comment(suffix: str) -> str:
+    return "#" if suffix == ".py" else "//"
+
+
+def position_header(suffix: str, holds: frozenset[str], rest: str) -> str:
+    mark = _comment(suffix)
+    return f"{mark} {HOLDS_TAG} {','.join(sorted(holds))}\n{mark} {REST_TAG} {rest}\n"
+
+
+@dataclass(frozen=True)
+class Position:
+    holds: frozenset[str]
+    rest: str
+
+
+def read_position(text: str) -> Position | None:
+    """The position header of a dump / reproducer (in its leading comment lines), or None."""
+    holds: frozenset[str] | None = None
+    rest: str | None = None
+    for line in text.splitlines()[:8]:
+        body = line.lstrip("#/ ").strip()
+        if body.startswith(HOLDS_TAG):
+            holds = frozenset(p for p in body[len(HOLDS_TAG):].strip().split(",") if p)
+        elif body.startswith(REST_TAG):
+            rest = body[len(REST_TAG):].strip()
+    if holds is None or rest is None:
+        return None
+    return Position(holds, rest)
 
 
 class DumpDirInstrument(Instrument):
     """--dump-dir D: `00_input.py`, `01_after_<SpecName>.py`, ... (a final-language program
-    is written in its own text, e.g. `.pto`). Every file parses back."""
+    is written in its own text, e.g. `.pto`). Every file parses back and, run with no -p,
+    resumes the pipeline after the pass that wrote it (see `position_header`)."""
 
-    def __init__(self, plugin: CompilerPlugin, directory: Path) -> None:
+    def __init__(self, plugin: CompilerPlugin, directory: Path, debuginfo: bool = False) -> None:
         self.plugin = plugin
         self.directory = directory
+        self.debuginfo = debuginfo
         self.written: list[Path] = []
+        self._rests: list[str] = []
 
-    def write(self, stem: str, program: Node) -> None:
-        text, suffix = self.plugin.text_of(program)
+    def write(self, stem: str, program: Node, holds: frozenset[str], rest: str) -> None:
+        text, suffix = self.plugin.text_of(program, debuginfo=self.debuginfo)
         path = self.directory / (stem + suffix)
-        path.write_text(text)
+        path.write_text(position_header(suffix, holds, rest) + text)
         self.written.append(path)
 
     @override
@@ -239,11 +332,15 @@ class DumpDirInstrument(Instrument):
         for stale in self.directory.glob("[0-9][0-9]_*"):
             if stale.is_file():
                 stale.unlink()
-        self.write("00_input", program)
+        self._rests = [s.remaining_spec for s in steps[1:]] + [""]
+        first = steps[0] if steps else None
+        holds = first.available_before if first is not None else frozenset()
+        self.write("00_input", program, holds, first.remaining_spec if first is not None else "")
 
     @override
     def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
-        self.write(f"{step.index:02d}_after_{type(step.pass_).spec_name}", after)
+        rest = self._rests[step.index - 1] if step.index - 1 < len(self._rests) else ""
+        self.write(f"{step.index:02d}_after_{type(step.pass_).spec_name}", after, step.claimed, rest)
 
 
 # -- timing and statistics -----------------------------------------------------------------
@@ -318,36 +415,63 @@ class StatisticsInstrument(Instrument):
 # -- reproducers ---------------------------------------------------------------------------
 
 
+def default_reproducer_dir() -> Path:
+    """A fresh directory under the system temp dir (never the cwd: a reproducer is a bug report,
+    not an output of the compile)."""
+    return Path(tempfile.mkdtemp(prefix="nanopass-repro-"))
+
+
+def is_compiler_bug(error: BaseException) -> bool:
+    """A crash, or a pass breaking a property; a CompileError a pass raises on purpose (a
+    hardware limit the input exceeds, an unsupported construct) is the input's fault."""
+    if isinstance(error, CompileError):
+        return error.internal
+    return isinstance(error, Exception)
+
+
 class ReproducerInstrument(Instrument):
-    """On failure: write the IR just before the failing pass to `repro_<pass>.py` and record the
-    one-line command that re-runs the rest of the pipeline on it."""
+    """On a compiler bug: write the IR just before the failing pass to `repro_<pass>.py` (with
+    its pipeline position) and record the one-line command that re-runs the rest of the
+    pipeline on it. The directory is `directory`, or a fresh one under the system temp dir."""
 
     def __init__(self, plugin: CompilerPlugin, directory: Path | None = None, extra_args: Sequence[str] = ()) -> None:
         self.plugin = plugin
-        self.directory = directory or Path("nanopass_repro")
+        self.directory = directory
         # Options the failing run depended on besides the pipeline (e.g. a non-default backend),
         # so that the printed command fails the same way.
         self.extra_args = tuple(extra_args)
         self.path: Path | None = None
         self.command = ""
+        self.error = ""
 
     @override
     def pass_failed(self, step: PassStep, program: Node, error: BaseException) -> None:
-        text, suffix = self.plugin.text_of(program)
+        if not is_compiler_bug(error):
+            return
+        text, suffix = self.plugin.text_of(program, debuginfo=True)
         name = type(step.pass_).name.replace("-", "_")
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            path = self.directory / f"repro_{name}{suffix}"
+            directory = self.directory or default_reproducer_dir()
+            directory.mkdir(parents=True, exist_ok=True)
+            path = directory / f"repro_{name}{suffix}"
             words = ["python", "-m", "nanopass.pipeline", str(path), "-p", step.remaining_spec, "--verify-all", *self.extra_args]
             self.command = shlex.join(words)
-            comment = "#" if suffix == ".py" else "//"
-            header = f"{comment} reproducer: {type(step.pass_).name} failed on this program; re-run with\n{comment}   {self.command}\n"
-            path.write_text(header + text)
+            comment = _comment(suffix)
+            header = (f"{comment} reproducer: {type(step.pass_).name} failed on this program; re-run with\n"
+                      f"{comment}   {self.command}\n")
+            path.write_text(header + position_header(suffix, step.available_before, step.remaining_spec) + text)
             self.path = path
-        except OSError:
+        except OSError as exc:
             self.path = None
+            self.error = f"could not write a reproducer: {exc}"
 
     def message(self) -> str:
         if self.path is None:
-            return ""
+            return self.error
         return f"reproducer written to {self.path}; re-run with:\n  {self.command}"
+
+
+def strip_position(text: str) -> str:
+    """`text` without the position header of a dump / reproducer."""
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if not line.lstrip("#/ ").startswith((HOLDS_TAG, REST_TAG)))

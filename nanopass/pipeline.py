@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import stat
 import sys
 import time
 import traceback
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from nanopass.cli import run_main
-from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.diagnostics import CompileError, Diagnostic, remember_source, use_color
 from nanopass.instruments import (
     DumpDirInstrument,
     Instrument,
@@ -29,8 +31,9 @@ from nanopass.instruments import (
     StatisticsInstrument,
     TimingInstrument,
     VerifyInstrument,
+    read_position,
 )
-from nanopass.node import Node
+from nanopass.node import Node, Span
 from nanopass.passes import Pass, PassContext
 from nanopass.pipeline_spec import parse_pipeline
 from nanopass.plugin import CompilerPlugin, get_plugin
@@ -191,8 +194,10 @@ class Pipeline:
         ctx: PassContext | None = None,
         instruments: Sequence[Instrument] = (),
         verify_input: bool = True,
+        claimed: frozenset[str] | None = None,
     ) -> Node:
-        """Check the pipeline, verify the input's guaranteed properties, run every pass."""
+        """Check the pipeline, verify the input's guaranteed properties (or, for a dump or a
+        reproducer, the `claimed` ones that held where it was taken), run every pass."""
         plugin = self.plugin
         language = type(program).LANGUAGE
         # Languages first, with every property assumed: a pipeline that does not chain is
@@ -203,7 +208,9 @@ class Pipeline:
             ctx = PassContext(plugin.default_backend, plugin.make_backend(plugin.default_backend))
         if verify_input:
             needed = {prop for p in self.passes for prop in type(p).requires}
-            available = plugin.verify_loaded(program, also=needed, target=ctx.backend)
+            available = plugin.verify_loaded(program, also=needed, target=ctx.backend, claimed=claimed)
+        elif claimed is not None:
+            available = claimed
         else:
             available = plugin.initial_properties(language)
         steps = self.plan(language, available)
@@ -239,26 +246,75 @@ class Pipeline:
 
 
 # -- CLI ---------------------------------------------------------------------------------
+#
+# Conventions follow mlir-opt / xdsl-opt: the IR goes to stdout (or -o FILE, `-o -` is stdout),
+# every report (diagnostics, timing, statistics, IR dumps, simulation results) to stderr, `-`
+# or piped input is read from stdin, exit status 0 / 1 (the input is wrong) / 2 (the compiler
+# is wrong: a crash or a pass breaking a property, always with a reproducer).
+
+# An input larger than this is not a kernel: refuse it before parsing (a located diagnostic,
+# not an out-of-memory). Generous: the largest bundled example is a few KiB.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+STDIN_NAME = "<stdin>"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"nanopass {version('nanopass-pto')}"
+    except PackageNotFoundError:
+        return "nanopass (source checkout, not installed)"
+
+
+def _pass_names(text: str) -> frozenset[str]:
+    return frozenset(name.strip() for name in text.split(",") if name.strip())
 
 
 def build_arg_parser(plugin: CompilerPlugin) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m nanopass.pipeline",
-        description="Run a pass pipeline on a program (or on every bundled example).",
+        description="Run a pass pipeline on a program (FILE, `-` or piped stdin), or on every bundled example "
+                    "when there is no input. The IR goes to stdout (or -o), every report to stderr.",
+        epilog="Exit status: 0 compiled, 1 the input is wrong (a diagnostic says where and how to fix it), "
+               "2 internal compiler error (a reproducer is written and the command that re-runs it printed).",
     )
-    parser.add_argument("file", nargs="?", help="input program; without it, every bundled example is compiled")
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="input program (`-` reads stdin; piped stdin is read when FILE is absent); "
+                             "without input, every bundled example is compiled")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("-p", "--pipeline", metavar="SPEC", help='pass pipeline, e.g. "a,b{opt=1 other=x,y},c"')
+    parser.add_argument("--dump-pass-pipeline", action="store_true",
+                        help="print the pipeline that would run as a -p string (stdout without FILE, else stderr)")
     parser.add_argument("--verify-all", action="store_true", help="verify grammar and every claimed property after every pass")
     parser.add_argument("--until", metavar="LANG", help="stop after the last pass producing LANG")
-    parser.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
-    parser.add_argument("--print-ir-after-change", action="store_true", help="print the IR after every pass that changed it")
-    parser.add_argument("--dump-dir", metavar="D", type=Path, help="write 00_input.py, 01_after_<Pass>.py, ... into D")
-    parser.add_argument("--timing", action="store_true", help="print a per-pass wall-time table")
-    parser.add_argument("--statistics", action="store_true", help="print per-pass counters")
-    parser.add_argument("--list-passes", action="store_true", help="list registered passes")
-    parser.add_argument("--list-languages", action="store_true", help="list the languages in order")
-    parser.add_argument("--list-properties", action="store_true", help="list registered properties")
-    parser.add_argument("-o", "--output", metavar="OUT", type=Path, help="write the final program's text to OUT")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the final program's text to OUT (`-`: stdout)")
+    parser.add_argument("--print-debuginfo", action="store_true",
+                        help="print source locations (PTO `loc(...)`) in the output, dumps and printed IR")
+    printing = parser.add_argument_group("IR printing (stderr, mlir-opt style)")
+    printing.add_argument("--print-ir-before", metavar="PASSES", type=_pass_names,
+                          help="print the IR before these passes (comma-separated pass or spec names)")
+    printing.add_argument("--print-ir-before-all", action="store_true", help="print the IR before every pass")
+    printing.add_argument("--print-ir-after", metavar="PASSES", type=_pass_names,
+                          help="print the IR after these passes (comma-separated pass or spec names)")
+    printing.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass")
+    printing.add_argument("--print-ir-after-change", action="store_true", help="print the IR after every pass that changed it")
+    printing.add_argument("--print-ir-after-failure", action="store_true",
+                          help="print the IR of a failing pass (its output when a verifier rejected it, else its input)")
+    printing.add_argument("--dump-dir", metavar="D", type=Path,
+                          help="write 00_input.py, 01_after_<Pass>.py, ... into D (each re-runs from its position)")
+    reports = parser.add_argument_group("reports (stderr)")
+    reports.add_argument("--timing", action="store_true", help="print a per-pass wall-time table")
+    reports.add_argument("--statistics", action="store_true", help="print per-pass counters")
+    reports.add_argument("--reproducer-dir", metavar="D", type=Path,
+                         help="where an internal error writes its reproducer (default: a new directory under "
+                              "the system temp dir)")
+    reports.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                         help="colour diagnostics (auto: on a terminal, unless NO_COLOR is set)")
+    listing = parser.add_argument_group("listing")
+    listing.add_argument("--list-passes", action="store_true", help="list registered passes")
+    listing.add_argument("--list-languages", action="store_true", help="list the languages in order")
+    listing.add_argument("--list-properties", action="store_true", help="list registered properties")
     if plugin.add_arguments is not None:
         plugin.add_arguments(parser)
     return parser
@@ -301,32 +357,142 @@ class _Outcome:
     seconds: float
 
 
+def _printing_instrument(args: argparse.Namespace, plugin: CompilerPlugin) -> Instrument | None:
+    before: frozenset[str] | None = None if getattr(args, "print_ir_before_all", False) else (
+        getattr(args, "print_ir_before", None) or frozenset())
+    after: frozenset[str] | None
+    if getattr(args, "print_ir_after_all", False) or getattr(args, "print_ir_after_change", False):
+        after = None
+    else:
+        after = getattr(args, "print_ir_after", None) or frozenset()
+    on_failure = bool(getattr(args, "print_ir_after_failure", False))
+    if before == frozenset() and after == frozenset() and not on_failure:
+        return None
+    only_changes = bool(getattr(args, "print_ir_after_change", False)) and not getattr(args, "print_ir_after_all", False)
+    return PrintIRInstrument(plugin, only_changes=only_changes, before=before, after=after, on_failure=on_failure,
+                             debuginfo=bool(getattr(args, "print_debuginfo", False)))
+
+
 def _instruments(args: argparse.Namespace, plugin: CompilerPlugin, ctx: PassContext, dump_dir: Path | None) -> list[Instrument]:
     out: list[Instrument] = []
-    if args.timing:
+    if getattr(args, "timing", False):
         out.append(TimingInstrument())
-    if args.verify_all:
+    printing = _printing_instrument(args, plugin)
+    if getattr(args, "verify_all", False):
         out.append(VerifyInstrument(plugin, target=ctx.backend))
-    if args.print_ir_after_all or args.print_ir_after_change:
-        out.append(PrintIRInstrument(plugin, only_changes=args.print_ir_after_change and not args.print_ir_after_all))
+    if printing is not None:
+        out.append(printing)
     if dump_dir is not None:
-        out.append(DumpDirInstrument(plugin, dump_dir))
-    if args.statistics:
+        out.append(DumpDirInstrument(plugin, dump_dir, debuginfo=bool(getattr(args, "print_debuginfo", False))))
+    if getattr(args, "statistics", False):
         out.append(StatisticsInstrument(ctx))
     return out
 
 
-def compile_file(
-    path: Path, pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerPlugin, dump_dir: Path | None
+def _located(name: str, data: bytes, offset: int) -> Span:
+    """The line and (character) column of byte `offset`."""
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+    return Span(name, line, col)
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """The text of an input file, or a located diagnostic for one that is not UTF-8 text."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise CompileError(Diagnostic("input", f"{name} is {len(data)} bytes; inputs are limited to "
+                                               f"{MAX_INPUT_BYTES} bytes", Span(name, 1, 1),
+                                      hint="pass a kernel source file (.py) or a PTO file (.pto)"))
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise CompileError(Diagnostic("input", f"{name} is a binary file (a NUL byte at offset {nul}), not program text",
+                                      _located(name, data, nul),
+                                      hint="pass a kernel source file (.py) or a PTO file (.pto)"))
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark is not part of the text
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start:exc.start + 1].hex()
+        raise CompileError(Diagnostic("input", f"{name} is not UTF-8 text: byte 0x{bad} cannot be decoded ({exc.reason})",
+                                      _located(name, data, exc.start),
+                                      hint="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)")) from None
+
+
+def read_source(path: Path) -> str:
+    try:
+        if path.is_dir():
+            raise CompileError(Diagnostic("input", f"{path} is a directory, not a program file"))
+        with path.open("rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        raise CompileError(Diagnostic("input", f"cannot read {path}: {exc.strerror or exc}")) from None
+    return decode_source(data, str(path))
+
+
+def _stdin_has_input() -> bool:
+    """Piped or redirected stdin (a FIFO or a file), not a terminal and not /dev/null."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISFIFO(mode) or (stat.S_ISREG(mode) and os.fstat(sys.stdin.fileno()).st_size > 0)
+
+
+def read_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    return decode_source(data, STDIN_NAME)
+
+
+class _Session:
+    """What one CLI run keeps for its error reports: the input text (an internal error outside
+    any pass still gets a reproducer) and the reproducer directory."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.input_name = ""
+        self.input_text = ""
+
+    def reproducer_dir(self) -> Path | None:
+        directory: Path | None = getattr(self.args, "reproducer_dir", None)
+        return directory if directory is not None else getattr(self.args, "dump_dir", None)
+
+    def input_reproducer(self, extra: Sequence[str]) -> str:
+        """Write the input itself as the reproducer of a crash outside any pass (parser,
+        verifier or post-compile step)."""
+        if not self.input_text:
+            return ""
+        from nanopass.instruments import default_reproducer_dir
+
+        try:
+            directory = self.reproducer_dir() or default_reproducer_dir()
+            directory.mkdir(parents=True, exist_ok=True)
+            suffix = Path(self.input_name).suffix if self.input_name != STDIN_NAME else ""
+            path = directory / f"repro_input{suffix or '.txt'}"
+            path.write_text(self.input_text)
+        except OSError as exc:
+            return f"could not write a reproducer: {exc}"
+        words = ["python", "-m", "nanopass.pipeline", str(path), *extra]
+        return f"reproducer written to {path}; re-run with:\n  {shlex.join(words)}"
+
+
+def compile_source(
+    name: str, text: str, pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerPlugin,
+    dump_dir: Path | None, explicit_pipeline: bool | None = None,
 ) -> _Outcome:
     start = time.perf_counter()
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise CompileError(Diagnostic("input", f"cannot read {path}: {exc.strerror}")) from None
-    program = plugin.parse(text, str(path))
-    if getattr(args, "pipeline", None) is None:
-        pipeline = pipeline.starting_at(type(program).LANGUAGE)
+    remember_source(name, text)
+    program = plugin.parse(text, name)
+    explicit = getattr(args, "pipeline", None) is not None if explicit_pipeline is None else explicit_pipeline
+    position = read_position(text)
+    claimed = position.holds if position is not None else None
+    if not explicit:
+        if position is not None:  # a dump or reproducer resumes where it was taken
+            pipeline = Pipeline.from_spec(position.rest, plugin)
+            if getattr(args, "until", None):
+                pipeline = pipeline.until(args.until)
+        else:
+            pipeline = pipeline.starting_at(type(program).LANGUAGE)
     backend = getattr(args, "backend", None) or plugin.default_backend
     try:
         handler = plugin.make_backend(backend)
@@ -337,22 +503,29 @@ def compile_file(
     # the last program before the final language (the host side the final language drops).
     ctx.options["source_program"] = program
     keep_host = KeepLastBeforeFinal(plugin.family.languages[-1].name, ctx.options, "host_program")
-    reproducer = ReproducerInstrument(plugin, dump_dir, _backend_args(backend, plugin))
+    reproducer_dir = getattr(args, "reproducer_dir", None) or dump_dir
+    reproducer = ReproducerInstrument(plugin, reproducer_dir, _backend_args(backend, plugin))
     instruments = _instruments(args, plugin, ctx, dump_dir) + [keep_host, reproducer]
     try:
-        final = pipeline.run(program, ctx, instruments)
+        final = pipeline.run(program, ctx, instruments, claimed=claimed)
     except (CompileError, PassCrash) as err:
         note = reproducer.message()
         if note:
             err.add_note(note)
         raise
     for diag in ctx.diagnostics:
-        print(diag.format(), file=sys.stderr)
+        print(diag.format(_COLOR[0]), file=sys.stderr)
     if plugin.post_compile is not None:
         status = plugin.post_compile(args, final, ctx)
         if status:
             raise CompileError(Diagnostic("post-compile", f"post-compile step failed with status {status}"))
     return _Outcome(final, len(pipeline.passes), time.perf_counter() - start)
+
+
+def compile_file(
+    path: Path, pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerPlugin, dump_dir: Path | None
+) -> _Outcome:
+    return compile_source(str(path), read_source(path), pipeline, args, plugin, dump_dir)
 
 
 def _backend_args(backend: str, plugin: CompilerPlugin) -> tuple[str, ...]:
@@ -369,11 +542,19 @@ def _reached(pipeline: Pipeline, language: str) -> str:
     return "→".join(chain)
 
 
+# Whether diagnostics are coloured (set once per run by `main`).
+_COLOR = [False]
+
+
 def _format_failure(err: BaseException) -> str:
-    text = str(err)
+    text = err.render(_COLOR[0]) if isinstance(err, CompileError) else str(err)
     for note in getattr(err, "__notes__", []):
         text += "\n" + note
     return text
+
+
+def _exit_status(err: BaseException) -> int:
+    return 2 if isinstance(err, PassCrash) or (isinstance(err, CompileError) and err.internal) else 1
 
 
 def run_examples(pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerPlugin) -> int:
@@ -381,7 +562,7 @@ def run_examples(pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerP
     if not examples:
         print("no bundled examples found", file=sys.stderr)
         return 1
-    failed = 0
+    worst = 0
     width = max(len(p.stem) for p in examples)
     for path in examples:
         dump = args.dump_dir / path.stem if args.dump_dir is not None else None
@@ -393,10 +574,18 @@ def run_examples(pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerP
             print(f"{path.stem:<{width}}  {_reached(pipeline, plugin.family.languages[0].name):<28} "
                   f"{outcome.passes_run:>3} passes  {outcome.seconds * 1e3:>8.1f} ms  ok")
         except (CompileError, PassCrash) as err:
-            failed += 1
+            worst = max(worst, _exit_status(err))
             print(f"{path.stem:<{width}}  {lang:<28} {'':>3}         {'':>8}     FAILED")
-            print("    " + _format_failure(err).replace("\n", "\n    "))
-    return 0 if failed == 0 else 1
+            print("    " + _format_failure(err).replace("\n", "\n    "), file=sys.stderr)
+    return worst
+
+
+def _write_output(args: argparse.Namespace, text: str) -> None:
+    text = text if text.endswith("\n") else text + "\n"
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -406,7 +595,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot load the compiler plugin: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     args = build_arg_parser(plugin).parse_args(argv)
+    _COLOR[0] = args.color == "always" or (args.color == "auto" and use_color(sys.stderr))
+    session = _Session(args)
     try:
+        if args.version:
+            print(_version())
+            return 0
         if args.list_passes or args.list_languages or args.list_properties:
             sections = [
                 fn(plugin)
@@ -420,24 +614,29 @@ def main(argv: list[str] | None = None) -> int:
         pipeline = Pipeline.from_spec(spec, plugin)
         if args.until:
             pipeline = pipeline.until(args.until)
-        if args.file is None:
+        reads_stdin = args.file == "-" or (args.file is None and _stdin_has_input())
+        if args.dump_pass_pipeline and args.file is None and not reads_stdin:
+            print(pipeline.spec())
+            return 0
+        if args.file is None and not reads_stdin:
             return run_examples(pipeline, args, plugin)
-        outcome = compile_file(Path(args.file), pipeline, args, plugin, args.dump_dir)
-        assert outcome.program is not None
-        text, _ = plugin.text_of(outcome.program)
-        if args.output is not None:
-            args.output.write_text(text)
+        if reads_stdin:
+            session.input_name, session.input_text = STDIN_NAME, read_stdin()
         else:
-            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            session.input_name = args.file
+            session.input_text = read_source(Path(args.file))
+        if args.dump_pass_pipeline:
+            print(f"-p {shlex.quote(pipeline.spec())}", file=sys.stderr)
+        outcome = compile_source(session.input_name, session.input_text, pipeline, args, plugin, args.dump_dir)
+        assert outcome.program is not None
+        text, _ = plugin.text_of(outcome.program, debuginfo=args.print_debuginfo)
+        _write_output(args, text)
         return 0
-    except CompileError as err:
+    except (CompileError, PassCrash) as err:
         print(_format_failure(err), file=sys.stderr)
-        return 1
-    except PassCrash as crash:
-        print(_format_failure(crash), file=sys.stderr)
-        if os.environ.get("NANOPASS_TRACEBACK"):
-            traceback.print_exception(crash.error)
-        return 2
+        if isinstance(err, PassCrash) and os.environ.get("NANOPASS_TRACEBACK"):
+            traceback.print_exception(err.error)
+        return _exit_status(err)
     except BrokenPipeError:
         raise  # the reader closed stdout early: not a compiler error (see run_main)
     except OSError as exc:  # -o / --dump-dir into a path that cannot be written
@@ -446,6 +645,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as exc:
         print(f"internal compiler error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        given = list(argv) if argv is not None else sys.argv[1:]
+        note = session.input_reproducer([a for a in given if a != args.file])
+        if note:
+            print(note, file=sys.stderr)
         if os.environ.get("NANOPASS_TRACEBACK"):
             traceback.print_exc()
         else:

@@ -18,16 +18,20 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language, LanguageFamily
 from nanopass.node import Node
 from nanopass.passes import PassContext, PassRegistry
-from nanopass.properties import Property, PropertyRegistry, initial_properties
+from nanopass.properties import Property, PropertyRegistry, grammar_property, initial_properties
 
 ENTRY_POINT_GROUP = "nanopass.compilers"
 DEFAULT_PLUGIN = "nanopass_pto.plugin:PLUGIN"
+
+
+class FinalPrinter(Protocol):
+    def __call__(self, program: Node, debuginfo: bool = True) -> str: ...
 
 
 @dataclass
@@ -44,8 +48,9 @@ class CompilerPlugin:
     print_program: Callable[[Node], str]
     # Properties the loader guarantees (verifies) for a program of each input language.
     load_properties: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # Text of a program of the final language (e.g. PTO → MLIR) and its file suffix.
-    print_final: Callable[[Node], str] | None = None
+    # Text of a program of the final language (e.g. PTO → MLIR) and its file suffix;
+    # `debuginfo` asks for source locations in the text (mlir-opt's --mlir-print-debuginfo).
+    print_final: FinalPrinter | None = None
     final_suffix: str = ".txt"
     source_suffix: str = ".py"
     examples_dir: Path | None = None
@@ -80,10 +85,10 @@ class CompilerPlugin:
     def is_final(self, program: Node) -> bool:
         return self.print_final is not None and type(program).LANGUAGE == self.family.languages[-1].name
 
-    def text_of(self, program: Node) -> tuple[str, str]:
+    def text_of(self, program: Node, debuginfo: bool = True) -> tuple[str, str]:
         """(text, file suffix) of a program in any language of the family."""
         if self.print_final is not None and self.is_final(program):
-            return self.print_final(program), self.final_suffix
+            return self.print_final(program, debuginfo=debuginfo), self.final_suffix
         return self.print_program(program), self.source_suffix
 
     def default_pipeline(self, backend: str | None = None) -> str:
@@ -93,15 +98,29 @@ class CompilerPlugin:
     def initial_properties(self, language: str) -> frozenset[str]:
         return initial_properties(language, self.load_properties, self.property_registry)
 
-    def verify_loaded(self, program: Node, also: Iterable[str] = (), target: object = None) -> frozenset[str]:
+    def verify_loaded(self, program: Node, also: Iterable[str] = (), target: object = None,
+                      claimed: frozenset[str] | None = None) -> frozenset[str]:
         """Check what the loader guarantees (an error if one fails) and which of `also` happen
-        to hold (a re-parsed dump or reproducer keeps what held when it was written)."""
+        to hold (a re-parsed dump or reproducer keeps what held when it was written).
+
+        `claimed` replaces the loader's guarantees by what a dump or reproducer says held at
+        its pipeline position (the grammar always). The grammar is checked first and alone: the
+        other verifiers assume a well-formed program, and would report its faults again."""
         language = type(program).LANGUAGE
         registry = self.property_registry
-        guaranteed = self.initial_properties(language)
+        grammar = grammar_property(language)
+        if claimed is None:
+            guaranteed = self.initial_properties(language)
+        else:
+            guaranteed = frozenset(
+                name for name in claimed | {grammar}
+                if name in registry and registry.meaningful(name, language))
+        order = ([grammar] if grammar in guaranteed else []) + sorted(guaranteed - {grammar})
         diagnostics: list[Diagnostic] = []
-        for name in sorted(guaranteed):
+        for name in order:
             diagnostics.extend(d for d in registry[name].verify(program, target) if d.severity == "error")
+            if diagnostics and name == grammar:
+                break
         if diagnostics:
             raise CompileError(diagnostics, headline=f"error: the input program is not valid {language}")
         extra = {

@@ -16,6 +16,7 @@ outputs, the reference's, the comparison and the saved file.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -99,8 +100,13 @@ def _handler(args: argparse.Namespace, ctx: Any) -> BackendHandler:
 # -- the post-compile hook ------------------------------------------------------------------------
 
 
+def report(line: str) -> None:
+    """Simulation reports go to stderr: stdout carries the compiled IR (`--simulate > k.pto`)."""
+    print(line, file=sys.stderr)
+
+
 def simulate_and_compare(compiled: Compiled, inputs: Mapping[str, object], checked: bool = True,
-                         emit: Callable[[str], None] = print) -> tuple[bool, dict[str, Array]]:
+                         emit: Callable[[str], None] = report) -> tuple[bool, dict[str, Array]]:
     """Run the compiled program and the reference on `inputs`, print one line per output;
     returns (all bit-exact, the compiled outputs as the user sees them)."""
     expected = runner.reference(compiled.source, inputs)
@@ -139,19 +145,19 @@ def post_compile(args: argparse.Namespace, final: Node, ctx: Any) -> int | None:
     name = getattr(source, "name", "?")
     if simulate and not is_value_level(source):
         # A .pto input has no value-level source to interpret: run it, there is nothing to compare.
-        print(f"simulate {name} on {handler.name} ({origin}): no reference "
+        report(f"simulate {name} on {handler.name} ({origin}): no reference "
               "(the input is already PTO), simulator only")
         outputs = runner.run(compiled, inputs, checked=checked)
         for output, array in outputs.items():
-            print(f"  {output}: simulated ({describe_array(array)})")
+            report(f"  {output}: simulated ({describe_array(array)})")
     elif simulate:
-        print(f"simulate {name} on {handler.name} ({origin}):")
+        report(f"simulate {name} on {handler.name} ({origin}):")
         ok, outputs = simulate_and_compare(compiled, inputs, checked)
     else:
         outputs = runner.run(compiled, inputs, checked=checked)
     if save_path is not None:
         runner.save(save_path, outputs)
-        print(f"saved {', '.join(outputs)} to {save_path}")
+        report(f"saved {', '.join(outputs)} to {save_path}")
     return None if ok else 1
 
 

@@ -73,7 +73,9 @@ PROPERTIES: tuple[Property, ...] = (
 )
 
 # What the loader verifies on every input program of a value-level language.
-_LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked"})
+# CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
+# otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
+_LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete"})
 
 PTO_SUFFIX = ".pto"
 
@@ -94,10 +96,19 @@ DEFAULT_PIPELINE = ",".join((
 ))
 
 
+def _looks_like_mlir(text: str) -> bool:
+    """Text without a file name (stdin): PTO-ISA MLIR starts with `module` after its comments."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("//", "#")):
+            return stripped.startswith("module")
+    return False
+
+
 def parse(text: str, filename: str) -> Node:
     # A `.pto` file (the final language's text, e.g. a --dump-dir output) is PTO-ISA MLIR;
-    # every other file is the `pl` text format.
-    if filename.endswith(PTO_SUFFIX):
+    # every other file is the `pl` text format. Unnamed input (stdin) is recognised by its text.
+    if filename.endswith(PTO_SUFFIX) or (not filename.endswith(".py") and _looks_like_mlir(text)):
         from backend.pto_text.parser import parse_mlir
 
         return parse_mlir(text, filename)
@@ -112,12 +123,12 @@ def print_program(program: Node) -> str:
     return print_pl(program)
 
 
-def print_pto(program: Node) -> str:
+def print_pto(program: Node, debuginfo: bool = True) -> str:
     from backend.pto_text.printer import print_mlir
     import languages.gen.pto as P
 
     assert isinstance(program, P.Program)
-    return print_mlir(program)
+    return print_mlir(program, emit_loc=debuginfo)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -353,7 +353,8 @@ def run_kernel(name: str, backend: str, tmp_path: Path, capsys: pytest.CaptureFi
     np.savez(in_path, **arrays)
     code = main([str(KERNELS / f"{name}.py"), "--verify-all", "--simulate", "--backend", backend,
                  "--inputs", str(in_path), "--save-outputs", str(out_path)])
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out + captured.err  # IR on stdout, the simulation report on stderr
     outputs: dict[str, Array] = {}
     if out_path.exists():
         with np.load(out_path) as saved:

@@ -163,7 +163,7 @@ def test_post_compile_saves_outputs_of_user_inputs(add_bf16_file: Path, tmp_path
     program = parse_program(ADD_BF16, str(add_bf16_file))
     status = post_compile(args, program, PassContext("Ascend910B", get_backend("Ascend910B")))
     assert status is None
-    assert "ret0: bit-exact" in capsys.readouterr().out
+    assert "ret0: bit-exact" in capsys.readouterr().err
     with np.load(tmp_path / "out.npz") as archive:
         assert archive.files == ["ret0"]
         assert np.array_equal(archive["ret0"], bf16_reference(raw["a"], raw["b"]))
@@ -218,7 +218,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_simulate_one_example() -> None:
     result = run_cli(str(EXAMPLES / "matmul_boxed_m100_f16.py"), "--verify-all", "--simulate", "--seed", "3")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "ret0: bit-exact" in result.stdout
+    assert "ret0: bit-exact" in result.stderr
 
 
 @needs_cli
@@ -226,7 +226,7 @@ def test_cli_simulate_all_examples() -> None:
     result = run_cli("--verify-all", "--simulate")
     assert result.returncode == 0, result.stdout + result.stderr
     examples = [p for p in EXAMPLES.glob("*.py") if not p.name.startswith("_")]
-    assert result.stdout.count("bit-exact") == len(examples)
+    assert result.stderr.count("bit-exact") == len(examples)
 
 
 @needs_cli

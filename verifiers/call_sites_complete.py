@@ -21,6 +21,12 @@ def _shape_dtype(typ: object) -> tuple[object, object] | None:
     return None
 
 
+def _describe(shape_dtype: tuple[object, object]) -> str:
+    shape, dtype = shape_dtype
+    name = getattr(dtype, "pl_name", None) or getattr(dtype, "name", str(dtype))
+    return f"{name} tensor of shape {list(shape) if isinstance(shape, tuple) else shape}"
+
+
 def verify(program: Node) -> list[Diagnostic]:
     functions = {getattr(f, "name"): f for f in getattr(program, "functions", ())}
     diagnostics: list[Diagnostic] = []
@@ -40,13 +46,15 @@ def verify(program: Node) -> list[Diagnostic]:
                 diagnostics.append(Diagnostic.at(
                     node, RULE, f"call to `{callee.name}` in `{function.name}` passes {len(args)} arguments; "
                                 f"the callee takes {len(params)}" + (f" (missing {missing})" if missing else ""),
-                    "run update-orchestration-call-sites after convert-tensor-to-tile-ops"))
+                    f"pass one argument per parameter of `{callee.name}`"))
                 continue
-            for arg, param in zip(args, params):
+            for index, (arg, param) in enumerate(zip(args, params)):
                 want = _shape_dtype(getattr(param.var, "type"))
                 got = _shape_dtype(getattr(arg, "type", None))
                 if want is not None and got is not None and want != got:
+                    given = getattr(arg, "name", None)
                     diagnostics.append(Diagnostic.at(
-                        node, RULE, f"argument for `{param.var.name}` of `{callee.name}` has shape/dtype {got}, "
-                                    f"expected {want}", "pass a tensor of the parameter's shape and dtype"))
+                        node, RULE, f"argument {index}{f' `{given}`' if given else ''} of the call to `{callee.name}` "
+                                    f"is {_describe(got)}, but parameter `{param.var.name}` is {_describe(want)}",
+                        f"pass a {_describe(want)}, or change `{callee.name}`'s parameter annotation"))
     return diagnostics

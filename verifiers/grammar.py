@@ -9,6 +9,7 @@ registered in the op registry, and every call must obey the language's operand f
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from functools import cache
 from typing import Callable
@@ -170,7 +171,9 @@ def _check_op(lang: Language, node: Node, op: str, report: Callable[[Node, str, 
         report(node, f"operator {op} is not admitted by {lang.name} (admits {', '.join(sorted(lang.op_patterns))})",
                f"lower {op} before reaching {lang.name}")
     elif op not in REGISTRY:
-        report(node, f"operator {op} is not registered", "check the spelling; registered operators live in languages/ops")
+        close = difflib.get_close_matches(op, [name for name in REGISTRY.names() if lang.admits_op(name)], n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else "check the spelling"
+        report(node, f"unknown operator {op}", hint)
     else:
         _accepted_ops(lang.name).add(op)
 

@@ -13,9 +13,9 @@ from typing import Any, Sequence
 from languages.decls import FAMILY
 from languages.ops import REGISTRY
 from languages.pl_printer import format_type
-from languages.types import NoneType, TileType, TupleType, Type
+from languages.types import NoneType, TensorType, TileType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Node, preorder
+from nanopass.node import Node, Span, preorder
 
 RULE = "TypeChecked"
 
@@ -63,7 +63,7 @@ def _check_function(function: Node, placed: bool, functions: dict[str, Any], sig
     hit = _VERDICTS.get(id(function))
     if hit is not None and hit[0] is function and hit[1] == placed and hit[2] == signatures:
         return list(hit[3])
-    found = _check_nodes(preorder(function), placed, functions)
+    found = _check_sizes(function) + _check_nodes(preorder(function), placed, functions) + _check_returns(function)
     if len(_VERDICTS) >= _VERDICT_CAPACITY:
         _VERDICTS.clear()
     _VERDICTS[id(function)] = (function, placed, signatures, list(found))
@@ -72,13 +72,90 @@ def _check_function(function: Node, placed: bool, functions: dict[str, Any], sig
 
 def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any]) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
+    assigned: dict[int, Node] = {}  # id(call) -> the assignment whose annotation types it
     for node in nodes:
         kind = node.KIND
-        if kind == "Call":
-            diagnostics.extend(_check_call(node, placed))
+        if kind == "AssignStmt":
+            value = getattr(node, "value", None)
+            if isinstance(value, Node) and value.KIND in ("Call", "FuncCall"):
+                assigned[id(value)] = node
+        elif kind == "Call":
+            diagnostics.extend(_check_call(node, placed, assigned.get(id(node))))
         elif kind == "FuncCall":
-            diagnostics.extend(_check_func_call(node, functions))
+            diagnostics.extend(_check_func_call(node, functions, assigned.get(id(node))))
     return diagnostics
+
+
+# A tensor's byte offsets are signed 64-bit integers in PTO (index arithmetic) and in the
+# simulator's addressing: a larger tensor cannot be addressed at all.
+MAX_TENSOR_BYTES = 2 ** 63 - 1
+
+
+def _check_sizes(function: Any) -> list[Diagnostic]:
+    """Every parameter and result tensor has positive dims and an addressable byte size."""
+    diagnostics: list[Diagnostic] = []
+    declared = [(p.var.type, p.var) for p in getattr(function, "params", ())]
+    declared += [(t, function) for t in getattr(function, "return_types", ())]
+    for ty, where in declared:
+        if not isinstance(ty, TensorType) or not all(isinstance(d, int) for d in ty.shape):
+            continue
+        if any(d <= 0 for d in ty.shape):
+            diagnostics.append(Diagnostic.at(where, RULE, f"{format_type(ty)} has a dimension that is not positive",
+                                             "every dimension of a tensor is at least 1"))
+            continue
+        size = ty.dtype.bits // 8 or 1
+        for dim in ty.shape:
+            size *= dim
+        if size > MAX_TENSOR_BYTES:
+            diagnostics.append(Diagnostic.at(where, RULE, f"{format_type(ty)} is {size} bytes, more than a 64-bit "
+                                             f"offset can address ({MAX_TENSOR_BYTES} bytes)",
+                                             "use a smaller shape"))
+    return diagnostics
+
+
+def _check_returns(function: Any) -> list[Diagnostic]:
+    """Every `return` gives the declared number of results, each of its declared shape and dtype."""
+    declared: tuple[Type, ...] = getattr(function, "return_types", ())
+    diagnostics: list[Diagnostic] = []
+    for node in preorder(function):
+        if node.KIND != "ReturnStmt":
+            continue
+        values: tuple[Any, ...] = getattr(node, "values", ())
+        if len(values) != len(declared):
+            wanted = ", ".join(format_type(t) for t in declared) or "nothing"
+            diagnostics.append(Diagnostic.at(
+                node, RULE, f"`{function.name}` is declared to return {_count(len(declared), 'value')}, "
+                f"but this return gives {_count(len(values), 'value')}",
+                f"return {wanted}" if declared else "drop the returned values, or declare a return type"))
+            continue
+        for index, (value, want) in enumerate(zip(values, declared)):
+            got = getattr(value, "type", None)
+            if isinstance(got, (TensorType, TileType)) and isinstance(want, (TensorType, TileType)) and \
+                    (got.shape, got.dtype) != (want.shape, want.dtype):
+                diagnostics.append(Diagnostic.at(
+                    node, RULE, f"return value {index} of `{function.name}` is {format_type(got)}, "
+                    f"but the function is declared to return {format_type(want)}",
+                    "fix the return annotation, or convert the value before returning it"))
+    return diagnostics
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _annotation_span(assign: Node | None, call: Node) -> Span:
+    """Where the annotation of `name: T = call(...)` is written: between the target name and
+    the call (`: ` and ` = ` around it). The IR keeps the statement's, the target's and the
+    call's spans; the annotation lies between the last two when they share a line."""
+    if assign is None:
+        return call.node_span
+    target = getattr(assign, "target", None)
+    stmt, at = assign.node_span, call.node_span
+    if isinstance(target, Node):
+        name = target.node_span
+        if name.known and name.line == at.line and name.end_line == name.line and name.end_col + 2 < at.col - 3:
+            return Span(at.file, name.line, name.end_col + 2, at.line, at.col - 3)
+    return stmt if stmt.known else at
 
 
 def _same_modulo_memref(a: Type, b: Type) -> bool:
@@ -91,35 +168,43 @@ def _same_modulo_memref(a: Type, b: Type) -> bool:
     return strip_memrefs(a) == strip_memrefs(b)
 
 
-def _check_call(call: Any, placed: bool) -> list[Diagnostic]:
+def _check_call(call: Any, placed: bool, assign: Node | None = None) -> list[Diagnostic]:
     try:
         expected = REGISTRY.deduce(call.op, call.args, call.attrs, placed=placed, at=call)
     except CompileError as err:
-        return [replace(d, rule=RULE) for d in err.diagnostics]
+        # An operand error is the call's: the registry names the operand, whose own span is
+        # where it was defined (a variable is one node at all its uses).
+        return [replace(d, rule=RULE, span=call.node_span, node=call) for d in err.diagnostics]
     if not _same_modulo_memref(expected, call.type):
-        return [Diagnostic.at(
-            call, RULE, f"{call.op} is annotated {format_type(call.type)}, but its operands give {format_type(expected)}",
-            f"annotate the result as {format_type(expected)} (a pass that changes a call's operands "
-            "must re-deduce its type with REGISTRY.deduce)")]
+        name = _target_name(assign)
+        what = f"`{name}` is annotated" if name else f"{call.op} is annotated"
+        return [Diagnostic(
+            RULE, f"{what} {format_type(call.type)}, but {call.op} of these operands gives {format_type(expected)}",
+            _annotation_span(assign, call),
+            f"annotate {f'`{name}`' if name else 'the result'} as {format_type(expected)}, or convert the value "
+            "(e.g. pl.cast) to the type you want", call)]
     return []
 
 
-def _check_func_call(call: Any, functions: dict[str, Any]) -> list[Diagnostic]:
+def _target_name(assign: Node | None) -> str:
+    target = getattr(assign, "target", None) if assign is not None else None
+    name = getattr(target, "name", "")
+    return name if isinstance(name, str) else ""
+
+
+def _check_func_call(call: Any, functions: dict[str, Any], assign: Node | None = None) -> list[Diagnostic]:
+    # The argument count and types are CallSitesComplete's (a separate property: between
+    # ConvertTensorToTileOps and UpdateOrchestrationCallSites it does not hold).
     callee = functions.get(call.callee)
     if callee is None:
         return [Diagnostic.at(call, RULE, f"call of unknown function `{call.callee}`",
-                              f"define `{call.callee}` in the program (callees print before callers)")]
+                              f"define `{call.callee}` in the program, or fix the name")]
     expected = return_type(callee)
     if expected != call.type:
-        return [Diagnostic.at(call, RULE, f"self.{call.callee}(...) is annotated {format_type(call.type)}, "
-                              f"but `{call.callee}` returns {format_type(expected)}",
-                              "update the call's type when a pass changes the callee's signature")]
-    if len(call.args) != len(callee.params):
-        return [Diagnostic.at(call, RULE, f"self.{call.callee}(...) passes {_count(len(call.args), 'argument')}; "
-                              f"`{call.callee}` takes {_count(len(callee.params), 'parameter')}",
-                              "a pass that adds parameters must update every call site")]
+        name = _target_name(assign)
+        return [Diagnostic(RULE, f"{f'`{name}`' if name else f'self.{call.callee}(...)'} is annotated "
+                           f"{format_type(call.type)}, but `{call.callee}` returns {format_type(expected)}",
+                           _annotation_span(assign, call),
+                           f"annotate it as {format_type(expected)}, or change `{call.callee}`'s return annotation",
+                           call)]
     return []
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
