@@ -781,6 +781,149 @@ def _sem_dim(call: _CallSite) -> Value:
     return int(source.data.shape[int(cast(int, call.attr("axis", 0)))])
 
 
+# -- the catalog families (vector_ops) -------------------------------------------------------------
+
+
+def _scalar_or_region(call: _CallSite, index: int) -> Array | Scalar:
+    value = call.args[index]
+    if isinstance(value, ArrayValue):
+        return _result_region_of(value, call)
+    return call.scalar(index)
+
+
+def _sem_fused(call: _CallSite) -> Value:
+    meaning = call.opdef.semantics[1]
+    second = _scalar_or_region(call, 1)
+    carry = _result_region_of(call.array(2), call)
+    return _result_with(call, numerics.fused(meaning, _result_region_of(call.array(0), call), second, carry,
+                                             call.result_type.dtype.name))
+
+
+def _sem_partial(call: _CallSite) -> Value:
+    valid = call.result_type.valid
+    out_valid = (valid[-2] if len(valid) > 1 else 1, valid[-1])
+    a, b = (_as_rows(call.array(i).region) for i in (0, 1))
+    result = numerics.partial(call.opdef.semantics[1], a, b, out_valid, call.result_type.dtype.name)
+    return _result_with(call, result.reshape(valid))
+
+
+def _sem_prelu(call: _CallSite) -> Value:
+    slope = _scalar_or_region(call, 1)
+    x = _result_region_of(call.array(0), call)
+    return _result_with(call, numerics.prelu(x, slope, call.result_type.dtype.name))
+
+
+def _sem_expands(call: _CallSite) -> Value:
+    out = call.fresh_result()
+    out.region[...] = numerics.convert_scalar(call.scalar(1), out.dtype.name)
+    return out
+
+
+def _cmp_mode(call: _CallSite) -> str:
+    code = call.attr("cmp_type", 0)
+    assert isinstance(code, int)
+    return numerics.COMPARE_MODES[code]
+
+
+def _sem_compare(call: _CallSite) -> Value:
+    lhs = call.array(0)
+    region = _as_rows(lhs.region)
+    rhs: Array | Scalar = call.scalar(1) if not isinstance(call.args[1], ArrayValue) else _as_rows(call.array(1).region)
+    bits = numerics.compare(_cmp_mode(call), region, rhs, lhs.dtype.name)
+    ty = call.result_type
+    mask = numerics.pack_mask(bits, (ty.shape[0], ty.shape[1]), ty.dtype.name)
+    return ArrayValue(mask, ty.dtype, tuple(ty.valid), isinstance(ty, TensorType))
+
+
+def _sem_select(call: _CallSite) -> Value:
+    mask = call.array(0)
+    valid = call.result_type.valid
+    rows, cols = (valid[0], valid[1]) if len(valid) == 2 else (1, valid[-1])
+    bits = numerics.unpack_mask(np.asarray(mask.data), rows, cols)
+    dtype = call.result_type.dtype.name
+    src = _result_region_of(call.array(1), call).reshape(rows, cols)
+    other: Array | Scalar = call.scalar(3) if len(call.args) == 4 and not isinstance(call.args[3], ArrayValue) \
+        else _result_region_of(call.array(2), call).reshape(rows, cols)
+    return _result_with(call, numerics.select(bits, src, other, dtype).reshape(valid))
+
+
+def _sem_broadcast(call: _CallSite) -> Value:
+    rows = call.result_type.valid
+    source = call.array(1).data
+    along_rows = call.opdef.semantics[0] == "row_broadcast"
+    picked = source[tuple(slice(0, v) for v in rows[:-1]) + (slice(0, 1),)] if along_rows else source[(slice(0, 1), slice(0, rows[1]))]
+    return _result_with(call, np.broadcast_to(picked, tuple(rows)))
+
+
+def _sem_expdif(call: _CallSite) -> Value:
+    x = _result_region_of(call.array(0), call)
+    vector = call.array(1).data
+    if call.opdef.semantics[0] == "row_expdif":
+        other = np.broadcast_to(vector[tuple(slice(0, v) for v in x.shape[:-1]) + (slice(0, 1),)], x.shape)
+    else:
+        other = np.broadcast_to(vector[(slice(0, 1), slice(0, x.shape[1]))], x.shape)
+    return _result_with(call, numerics.expdif(x, other, call.result_type.dtype.name))
+
+
+def _sem_ci(call: _CallSite) -> Value:
+    ty = call.result_type
+    count = ty.valid[-1]
+    values = numerics.sequence(int(call.scalar(0)), count, bool(call.attr("descending", False)), ty.dtype.name)
+    return _result_with(call, values.reshape(tuple(ty.valid)))
+
+
+def _sem_tri(call: _CallSite) -> Value:
+    ty = call.result_type
+    rows, cols = ty.valid
+    marks = numerics.triangle(rows, cols, int(call.scalar(0)), bool(call.attr("upper", False)), ty.dtype.name)
+    return _result_with(call, marks)
+
+
+def _sem_fillpad(call: _CallSite) -> Value:
+    source = call.array(0)
+    out = call.fresh_result()
+    pad = str(call.attr("pad_value", "zero"))
+    fill = _pad_value_of(out.dtype, pad)
+    out.data[...] = fill
+    _write_region(out.data, [0] * source.data.ndim, np.asarray(source.region), "filled source", call)
+    return out
+
+
+def _pad_value_of(dtype: DataType, pad: str) -> Array:
+    name = dtype.name
+    if pad == "zero":
+        return np.zeros((), dtype=numerics.np_dtype(name))
+    if numerics.is_float(name):
+        bound = numerics.float_format(name).max_finite if dtype is DataType.FP8E4M3FN else float("inf")
+        return np.asarray(bound if pad == "max" else -bound).astype(numerics.np_dtype(name))
+    limits = np.iinfo(numerics.np_dtype(name))
+    return np.asarray(limits.max if pad == "max" else limits.min, dtype=numerics.np_dtype(name))
+
+
+def _sem_concat(call: _CallSite) -> Value:
+    a, b = call.array(0), call.array(1)
+    out = call.fresh_result()
+    rows = out.valid[0]
+    _write_region(out.data, [0, 0], np.asarray(a.data[:rows, :]), "first operand", call)
+    _write_region(out.data, [0, a.data.shape[1]], np.asarray(b.region), "second operand", call)
+    return out
+
+
+def _sem_reinterpret(call: _CallSite) -> Value:
+    source = call.array(0)
+    ty = call.result_type
+    raw = np.ascontiguousarray(source.data).view(numerics.np_dtype(ty.dtype.name)).reshape(ty.shape)
+    return ArrayValue(raw, ty.dtype, tuple(ty.valid), source.is_tensor)
+
+
+def _sem_view(call: _CallSite) -> Value:
+    """A zero-copy view: the result shares the source's buffer, so a write through it lands in
+    the source (as a GM alias does)."""
+    source = call.array(0)
+    ty = call.result_type
+    return ArrayValue(source.data.reshape(ty.shape), source.dtype, tuple(ty.valid), source.is_tensor)
+
+
 _SemanticsHandler = Callable[[_CallSite], Value]
 _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "binary": _sem_binary,
@@ -811,6 +954,22 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "dim": _sem_dim,
     "tpush": _sem_tpush,
     "tpop": _sem_tpop,
+    "fused": _sem_fused,
+    "partial": _sem_partial,
+    "prelu": _sem_prelu,
+    "expands": _sem_expands,
+    "compare": _sem_compare,
+    "select": _sem_select,
+    "row_broadcast": _sem_broadcast,
+    "col_broadcast": _sem_broadcast,
+    "row_expdif": _sem_expdif,
+    "col_expdif": _sem_expdif,
+    "ci": _sem_ci,
+    "tri": _sem_tri,
+    "fillpad": _sem_fillpad,
+    "concat": _sem_concat,
+    "reinterpret": _sem_reinterpret,
+    "view": _sem_view,
 }
 
 

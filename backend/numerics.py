@@ -705,6 +705,24 @@ def _shift(op: str, a: Array, b: Array) -> Array:
     return np.asarray(np.right_shift(a, shift_count)).astype(a.dtype)
 
 
+def _floor_remainder(a: Array, truncated: Array, b: Array) -> Array:
+    """TREM: the truncated remainder moved into the divisor's sign (pto-isa adds the divisor
+    when the operands' signs differ, tested as `>= 0`, and the remainder is non-zero)."""
+    with np.errstate(all="ignore"):
+        b = np.broadcast_to(b, truncated.shape)
+        adjust = ((np.asarray(a) >= 0) != (b >= 0)) & (truncated != 0)
+        return np.where(adjust, truncated + b, truncated).astype(truncated.dtype)
+
+
+def _float_rem(a: Array, b: Array, dtype: str) -> Array:
+    """TREM on floats: fmod (exact), then RNE_T(r + b) where the signs differ and r != 0."""
+    truncated = _float_elementwise(np.fmod, [a, b], dtype)
+    a_b, t_b, b_b = np.broadcast_arrays(a, truncated, b)
+    adjust = ((a_b >= 0) != (b_b >= 0)) & (t_b != 0)
+    moved = _float_elementwise(np.add, [t_b, b_b], dtype)
+    return np.where(adjust, moved, t_b).astype(np_dtype(dtype))
+
+
 def _int_binary(op: str, a: Array, b: Array) -> Array:
     if op in _BITWISE:
         return _BITWISE[op](a, b)
@@ -712,8 +730,11 @@ def _int_binary(op: str, a: Array, b: Array) -> Array:
         return _shift(op, a, b)
     if op == "div":
         return _int_divide_checked(op, a, b)[0]
-    if op in ("rem", "fmod"):
+    if op == "fmod":
         return _int_divide_checked(op, a, b)[1]
+    if op == "rem":
+        truncated = _int_divide_checked(op, a, b)[1]
+        return _floor_remainder(np.broadcast_to(a, truncated.shape), truncated, b)
     wrapping: dict[str, Callable[[Array, Array], Array]] = {
         "add": np.add, "sub": np.subtract, "mul": np.multiply,
         "max": _max_rule, "min": _min_rule,
@@ -728,7 +749,9 @@ def binary(op: str, a: Array, b: Array, dtype: str) -> Array:
     """Element-wise ``op(a, b)`` in type ``dtype`` (both operands already of that type).
 
     Floats: add sub mul div fmod max min (exactly rounded), and/or/xor on bit patterns.
-    Integers: add sub mul (wrap), div / rem (C truncation; zero divisor -> ArithmeticFault),
+    Floats also: rem (fmod moved into the divisor's sign, pto-isa TREM).
+    Integers: add sub mul (wrap), div / fmod (C truncation; zero divisor -> ArithmeticFault),
+    rem (floor remainder: the divisor's sign),
     max min, and or xor, shl, shr (arithmetic for signed, logical for unsigned).
     """
     op = _SCALAR_OP_ALIASES.get(op, op)
@@ -740,6 +763,8 @@ def binary(op: str, a: Array, b: Array, dtype: str) -> Array:
     if is_float(dtype):
         if op in _BITWISE:
             return _bitwise_on_patterns(_BITWISE[op], *np.broadcast_arrays(a_arr, b_arr))
+        if op == "rem":
+            return _float_rem(a_arr, b_arr, dtype)
         if op not in _FLOAT_BINARY:
             raise NumericsError(f"binary op {op!r} is not defined on float type {dtype}")
         return _float_elementwise(_FLOAT_BINARY[op], [a_arr, b_arr], dtype)
@@ -947,3 +972,284 @@ def col_min(x: Array, out_dtype: str) -> Array:
 
 def col_prod(x: Array, out_dtype: str) -> Array:
     return _reduce(x, out_dtype, "prod", along_rows=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Catalog families: compares as masks, select, PReLU, expdif, partial ops, sequences,
+# triangles, sorting, gathers and scatters (the rules tests/test_op_families.py pins).
+# ---------------------------------------------------------------------------------------
+
+COMPARE_MODES: Final = ("eq", "ne", "lt", "le", "gt", "ge")
+
+_COMPARES: Final[dict[str, Callable[[Array, Array], Array]]] = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}  # fmt: skip
+
+
+def compare(mode: str, a: Array, b: Array | float | int, dtype: str) -> Array:
+    """Element-wise comparison of values of ``dtype`` (a scalar ``b`` is converted to it first):
+    IEEE on floats (a NaN is unordered: only ``ne`` holds; -0.0 == +0.0), value order on ints."""
+    if mode not in _COMPARES:
+        raise NumericsError(f"unknown compare mode {mode!r}; expected one of {', '.join(COMPARE_MODES)}")
+    rhs = convert_scalar(b, dtype) if isinstance(b, (float, int, np.generic)) else _as_dtype(b, dtype)
+    with np.errstate(all="ignore"):
+        return np.asarray(_COMPARES[mode](_as_dtype(a, dtype), rhs))
+
+
+def mask_bits_per_word(mask_dtype: str) -> int:
+    if not is_int(mask_dtype):
+        raise NumericsError(f"a predicate mask is an integer tile, not {mask_dtype}")
+    return 8 * byte_width(mask_dtype)
+
+
+def pack_mask(bits: Array, mask_shape: tuple[int, int], mask_dtype: str) -> Array:
+    """TCMP's packed predicate: row r of the mask holds row r's bits, LSB first, in words of
+    the mask's width; every other bit of the mask is 0 (the instruction zeroes its dst)."""
+    width = mask_bits_per_word(mask_dtype)
+    rows, cols = bits.shape
+    words = -(-cols // width)
+    if rows > mask_shape[0] or words > mask_shape[1]:
+        raise NumericsError(f"a mask of shape {list(mask_shape)} cannot hold the bits of a [{rows}, {cols}] compare")
+    padded = np.zeros((rows, words * width), dtype=np.uint64)
+    padded[:, :cols] = bits
+    weights = np.left_shift(np.uint64(1), np.arange(width, dtype=np.uint64))
+    packed = (padded.reshape(rows, words, width) * weights).sum(axis=2, dtype=np.uint64)
+    out = np.zeros(mask_shape, dtype=_unsigned_dtype(width // 8))
+    out[:rows, :words] = packed.astype(out.dtype)
+    return out.view(np_dtype(mask_dtype))
+
+
+def unpack_mask(mask: Array, rows: int, cols: int) -> Array:
+    """The predicate bits of a [rows, cols] selection: bit c % w of word c // w of mask row r
+    (the layout `pack_mask` writes and TSELS reads)."""
+    width = 8 * mask.dtype.itemsize
+    words = -(-cols // width)
+    if mask.shape[0] < rows or mask.shape[1] < words:
+        raise NumericsError(f"a mask of shape {list(mask.shape)} holds too few bits for [{rows}, {cols}] values")
+    raw = to_bits(np.ascontiguousarray(mask[:rows, :words])).astype(np.uint64)
+    shifts = np.arange(width, dtype=np.uint64)
+    bits = (raw[:, :, None] >> shifts) & np.uint64(1)
+    return bits.reshape(rows, words * width)[:, :cols].astype(bool)
+
+
+def select(bits: Array, a: Array, b: Array | float | int, dtype: str) -> Array:
+    """TSEL / TSELS: a where the predicate bit is set, else b (a scalar b converted to T)."""
+    other = convert_scalar(b, dtype) if isinstance(b, (float, int, np.generic)) else _as_dtype(b, dtype)
+    return np.where(bits, _as_dtype(a, dtype), other).astype(np_dtype(dtype))
+
+
+def prelu(x: Array, slope: Array | float | int, dtype: str) -> Array:
+    """TPRELU / TLRELU: x where x > 0, else RNE_T(x * slope) (NaN and -0.0 take the product)."""
+    arr = _as_dtype(x, dtype)
+    if isinstance(slope, (float, int, np.generic)):
+        product = scalar_binary("mul", arr, slope, dtype)
+    else:
+        product = binary("mul", arr, _as_dtype(slope, dtype), dtype)
+    with np.errstate(all="ignore"):
+        return np.where(arr > 0, arr, product).astype(np_dtype(dtype))
+
+
+def expdif(x: Array, y: Array, dtype: str) -> Array:
+    """TROWEXPANDEXPDIF / TCOLEXPANDEXPDIF: RNE_T(exp(RNE_T(x - y))) (the difference rounds first)."""
+    return unary("exp", binary("sub", x, y, dtype), dtype)
+
+
+def partial(op: str, a: Array, b: Array, out_valid: tuple[int, int], dtype: str) -> Array:
+    """TPART*: over the result's valid box, op(a, b) where both operands are valid, the valid
+    one's value where only one is, and 0 where neither is (a, b: their valid regions)."""
+    rows, cols = out_valid
+    out = np.zeros((rows, cols), dtype=np_dtype(dtype))
+    ar, ac = min(a.shape[0], rows), min(a.shape[1], cols)
+    br, bc = min(b.shape[0], rows), min(b.shape[1], cols)
+    out[:br, :bc] = _as_dtype(b[:br, :bc], dtype)
+    out[:ar, :ac] = _as_dtype(a[:ar, :ac], dtype)
+    both_r, both_c = min(ar, br), min(ac, bc)
+    out[:both_r, :both_c] = binary(op, a[:both_r, :both_c], b[:both_r, :both_c], dtype)
+    return out
+
+
+def sequence(start: int, count: int, descending: bool, dtype: str) -> Array:
+    """TCI: start + k (or start - k) for k in [0, count), wrapped to the integer dtype."""
+    steps = np.arange(count, dtype=np.int64)
+    values = start - steps if descending else start + steps
+    width = 8 * byte_width(dtype)
+    wrapped = np.mod(values, 1 << width).astype(_unsigned_dtype(width // 8))
+    return wrapped.view(np_dtype(dtype))
+
+
+def triangle(rows: int, cols: int, diagonal: int, upper: bool, dtype: str) -> Array:
+    """TTRI: 1 on and below (lower) / on and above (upper) the diagonal offset by `diagonal`,
+    0 elsewhere: lower marks c <= r + diagonal, upper marks c >= r + diagonal."""
+    r = np.arange(rows)[:, None]
+    c = np.arange(cols)[None, :]
+    marked = c >= r + diagonal if upper else c <= r + diagonal
+    return marked.astype(np_dtype(dtype))
+
+
+# -- sorting ------------------------------------------------------------------------------------
+
+SORT_BLOCK: Final = 32
+SORT_PAIR_BYTES: Final = 8
+
+
+def sort_pair_elements(dtype: str) -> int:
+    """Elements of `dtype` one (score, index) pair occupies: pairs are 8 bytes (score, then the
+    uint32 index; an FP16 score is followed by 2 zero bytes)."""
+    if dtype not in ("FP16", "FP32"):
+        raise NumericsError(f"sort32 / mrgsort sort FP16 or FP32 scores, not {dtype}")
+    return SORT_PAIR_BYTES // byte_width(dtype)
+
+
+def _pack_pairs(scores: Array, indices: Array, dtype: str) -> Array:
+    """[R, n] scores and uint32 indices -> [R, n * pair_elements] interleaved pair elements."""
+    rows, n = scores.shape
+    raw = np.zeros((rows, n, SORT_PAIR_BYTES), dtype=np.uint8)
+    width = byte_width(dtype)
+    raw[:, :, :width] = np.ascontiguousarray(_as_dtype(scores, dtype)).view(np.uint8).reshape(rows, n, width)
+    raw[:, :, 4:] = np.ascontiguousarray(indices.astype(np.uint32)).view(np.uint8).reshape(rows, n, 4)
+    return raw.reshape(rows, n * SORT_PAIR_BYTES).view(np_dtype(dtype))
+
+
+def unpack_pairs(pairs: Array, dtype: str) -> tuple[Array, Array]:
+    """The scores and uint32 indices of a row of (score, index) pairs."""
+    rows = pairs.shape[0]
+    raw = np.ascontiguousarray(_as_dtype(pairs, dtype)).view(np.uint8).reshape(rows, -1, SORT_PAIR_BYTES)
+    width = byte_width(dtype)
+    scores = np.ascontiguousarray(raw[:, :, :width]).view(np_dtype(dtype))[:, :, 0]
+    indices = np.ascontiguousarray(raw[:, :, 4:]).view(np.uint32)[:, :, 0]
+    return scores, indices
+
+
+def _descending_order(scores: Array, indices: Array) -> Array:
+    """Positions in sort32 order: score descending, equal scores by index ascending (-0.0 ==
+    +0.0), then by position; a NaN score sorts after every number [departure: pto-isa's
+    comparator is not a strict weak order on NaN, so its order there is undefined]."""
+    wide = widen_to_float64(scores, dtype_name_of(scores))
+    nan = np.isnan(wide)
+    key = np.where(nan, 0.0, -wide) + 0.0  # + 0.0 folds -0.0 into +0.0
+    return np.lexsort((np.arange(len(wide)), indices.astype(np.int64), key, nan))
+
+
+def sort32(scores: Array, indices: Array, dtype: str) -> Array:
+    """TSORT32: every row's valid columns in blocks of 32 (the last may be shorter), each block
+    sorted into (score, index) pairs as `_descending_order` orders them; the result has
+    `sort_pair_elements` elements per source column."""
+    pair = sort_pair_elements(dtype)
+    rows, cols = scores.shape
+    out = np.zeros((rows, cols * pair), dtype=np_dtype(dtype))
+    idx = np.asarray(indices).astype(np.uint32)
+    for r in range(rows):
+        for start in range(0, cols, SORT_BLOCK):
+            block = slice(start, min(start + SORT_BLOCK, cols))
+            s, i = _as_dtype(scores[r, block], dtype), idx[r, block]
+            order = _descending_order(s, i)
+            out[r, start * pair:block.stop * pair] = _pack_pairs(s[order][None], i[order][None], dtype)[0]
+    return out
+
+
+def _merge_pick(heads: list[Array]) -> int:
+    """The list whose head pair is taken: the first non-empty one, replaced by any later head
+    whose score is strictly greater (TMRGSORT's scan: ties keep the earlier list)."""
+    pick = -1
+    best: Array | None = None
+    for index, head in enumerate(heads):
+        if head.size == 0:
+            continue
+        if best is None or bool(head > best):
+            pick, best = index, head
+    return pick
+
+
+def _merge(lists: list[tuple[Array, Array]], out_pairs: int, exhausted: bool) -> tuple[Array, Array, list[int]]:
+    """Merge sorted (scores, indices) lists; stops after `out_pairs` pairs, or (exhausted) as
+    soon as one list runs out. Returns the merged scores, indices and how many pairs each list gave."""
+    taken = [0] * len(lists)
+    out_s: list[Array] = []
+    out_i: list[int] = []
+    while len(out_s) < out_pairs:
+        heads = [s[taken[k]:taken[k] + 1] for k, (s, _) in enumerate(lists)]
+        pick = _merge_pick([h[0:1] if h.size else h for h in heads])
+        if pick < 0:
+            break
+        out_s.append(lists[pick][0][taken[pick]])
+        out_i.append(int(lists[pick][1][taken[pick]]))
+        taken[pick] += 1
+        if exhausted and any(taken[k] == len(lists[k][0]) for k in range(len(lists))):
+            break
+    scores = np.array(out_s, dtype=lists[0][0].dtype) if out_s else np.zeros(0, lists[0][0].dtype)
+    return scores, np.array(out_i, dtype=np.uint32), taken
+
+
+def mrgsort_format1(src: Array, block_len: int, out_cols: int, dtype: str) -> tuple[Array, int]:
+    """TMRGSORT format 1 on one row of pairs: every group of 4 consecutive sorted blocks of
+    `block_len` elements (pairs included: 32 FP32 pairs are 64 elements) merges into one sorted
+    run; columns after the last whole group are not written. Returns (row, columns written)."""
+    pair = sort_pair_elements(dtype)
+    if block_len <= 0 or block_len % pair:
+        raise NumericsError(f"mrgsort block_len {block_len} must be a positive multiple of {pair} "
+                            f"(the elements of one {dtype} (score, index) pair)")
+    group = 4 * block_len
+    out = np.zeros(out_cols, dtype=np_dtype(dtype))
+    written = 0
+    for base in range(0, out_cols - group + 1, group):
+        lists = [unpack_pairs(src[None, base + b * block_len:base + (b + 1) * block_len], dtype) for b in range(4)]
+        scores, indices, _ = _merge([(s[0], i[0]) for s, i in lists], group // pair, exhausted=False)
+        out[base:base + group] = _pack_pairs(scores[None], indices[None], dtype)[0]
+        written = base + group
+    return out, written
+
+
+def mrgsort_format2(sources: list[Array], out_cols: int, exhausted: bool, dtype: str) -> tuple[Array, list[int]]:
+    """TMRGSORT format 2: merge 2 to 4 sorted rows of pairs into one row of `out_cols` elements
+    (exhausted: stop when the first list runs out). Returns the row (unwritten tail 0) and the
+    pairs taken from each source."""
+    pair = sort_pair_elements(dtype)
+    lists = [tuple(x[0] for x in unpack_pairs(src[None], dtype)) for src in sources]
+    scores, indices, taken = _merge([(s, i) for s, i in lists], out_cols // pair, exhausted)
+    out = np.zeros(out_cols, dtype=np_dtype(dtype))
+    packed = _pack_pairs(scores[None], indices[None], dtype)[0]
+    out[:packed.size] = packed
+    return out, taken
+
+
+# -- gathers and scatters -------------------------------------------------------------------
+
+MASK_PATTERNS: Final[dict[int, tuple[str, int, int]]] = {
+    1: ("P0101", 2, 0), 2: ("P1010", 2, 1), 3: ("P0001", 4, 0), 4: ("P0010", 4, 1),
+    5: ("P0100", 4, 2), 6: ("P1000", 4, 3), 7: ("P1111", 1, 0),
+}  # fmt: skip
+
+
+def mask_pattern_columns(pattern: int, cols: int) -> Array:
+    """The columns a MaskPattern marks (spec "Mask patterns": c % stride == phase)."""
+    if pattern not in MASK_PATTERNS:
+        raise NumericsError(f"unknown mask pattern {pattern}; expected 1..7")
+    _, stride, phase = MASK_PATTERNS[pattern]
+    return np.arange(phase, cols, stride)
+
+
+def gather_flat(src: Array, indices: Array) -> Array:
+    """TGATHER index form: out[r, c] = src.flat[indices[r, c]] over the source's row-major
+    elements; an index outside [0, src.size) reads 0 (pto-isa's bounds rule)."""
+    flat = np.asarray(src).reshape(-1)
+    raw = np.asarray(indices).astype(np.int64)
+    inside = (raw >= 0) & (raw < flat.size)
+    picked = flat[np.where(inside, raw, 0)]
+    return np.where(inside, picked, np.zeros((), dtype=flat.dtype)).astype(flat.dtype)
+
+
+def scatter_flat(dst: Array, indices: Array, src: Array) -> Array:
+    """TSCATTER index form: dst.flat[indices[r, c]] = src[r, c] in row-major order (a later
+    duplicate wins); an index outside the destination is a fault, never a silent write."""
+    out = np.array(dst, copy=True)
+    flat = out.reshape(-1)
+    raw = np.asarray(indices).astype(np.int64).reshape(-1)
+    bad = (raw < 0) | (raw >= flat.size)
+    if np.any(bad):
+        raise ArithmeticFault("scatter", _first_index(bad), f"index {int(raw[bad][0])} outside the {flat.size} "
+                              "destination elements")
+    values = np.asarray(src).reshape(-1)
+    for position, target in enumerate(raw):
+        flat[target] = values[position]
+    return out

@@ -57,7 +57,7 @@ TileUnplaced = define_language(
     doc="InCore bodies compute on tiles with tile.* ops; tile.load/tile.store bridge GM; spaces may be unset",
     module="languages.gen.tile_unplaced",
     remove_ops={"tensor.*"},
-    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim"},
+    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view"},
 )
 
 TilePlaced = define_language(
@@ -93,7 +93,7 @@ PTO = define_language(
     doc="PTO-ISA MLIR dialect kernels (pto.alloc_tile, pto.tload, pto.tmatmul, scf.for): InCore functions only",
     module="languages.gen.pto",
     remove={"FuncCall"},
-    remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim"},
+    remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view"},
     add_ops={"pto.*", "arith.*"},
     add_type_forms={"pto-view"},
 )

@@ -516,6 +516,8 @@ class _Parser:
         self.returns: tuple[Type, ...] = ()
         # From TilePlaced on, the registry places results whose space the op fixes.
         self.placed = bool({"tile-placed", "tile-addressed"} & language.type_forms)
+        # Literals written as pl.const(v, dtype): their dtype is deliberate, never adopted.
+        self.explicit_consts: set[int] = set()
 
     # helpers
 
@@ -1095,6 +1097,9 @@ class _Parser:
             args, attrs = self.unbound_arguments(node, positional, scope)
         else:
             args, attrs = self.bound_arguments(node, op, signature, positional, scope)
+            # Bare literals take the dtype the op's declaration gives them (the registry's rule).
+            args = importlib.import_module("languages.ops").REGISTRY.adopt_literals(
+                op, args, attrs, keep=lambda n: id(n) in self.explicit_consts)
         ty = call_type if call_type is not None else self.deduce(node, op, args, attrs, statement_call)
         if isinstance(call_type, TileType) and call_type.memory_space is None:
             ty = self.refine_unplaced(node, op, args, attrs, call_type)
@@ -1140,12 +1145,16 @@ class _Parser:
         else:
             dtype = self.types.dtype(dtype_node)
         if dtype.is_float:
-            return self.make("ConstFloat", node, value=float(value), dtype=dtype)
+            return self.explicit(self.make("ConstFloat", node, value=float(value), dtype=dtype))
         if isinstance(value, float):
             self.fail(node.args[0], f"pl.const of integer dtype {dtype.pl_name} needs an integer value")
         if dtype is DataType.BOOL and value not in (0, 1):
             self.fail(node.args[0], "pl.const of pl.BOOL needs 0 or 1")
-        return self.make("ConstInt", node, value=value, dtype=dtype)
+        return self.explicit(self.make("ConstInt", node, value=value, dtype=dtype))
+
+    def explicit(self, const: Node) -> Node:
+        self.explicit_consts.add(id(const))
+        return const
 
     def number(self, node: ast.expr) -> int | float:
         """A signed int / float literal, or float("inf" | "-inf" | "nan")."""

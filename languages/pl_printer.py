@@ -291,13 +291,28 @@ def _call_arguments(args: Sequence[Node], attrs: Sequence[tuple[str, AttrValue]]
 def _call(node: Node) -> tuple[str, int]:
     call = cast(T.Call, node)
     positional = _positional_operand_count(call.op, len(call.args))
-    parts = [format_expr(a) for a in call.args[:positional]]
+    parts = [_operand_text(call.op, i, a) for i, a in enumerate(call.args[:positional])]
     if positional < len(call.args):
         # The registry's signature orders an attribute before these operands: name them.
         names = cast(CallSignature, call_signature(call.op)).operand_names
         parts.extend(f"{names[i]}={format_expr(a)}" for i, a in enumerate(call.args) if i >= positional)
     parts.extend(f"{key}={format_attr_value(value)}" for key, value in call.attrs)
     return f"{op_spelling(call.op)}({', '.join(parts)})", ATOM
+
+
+def _operand_text(op: str, index: int, arg: Node) -> str:
+    """A bare INDEX literal where the op's registry declaration makes literals adopt a dtype
+    prints as `pl.const(v, pl.INDEX)`, so it re-reads as the same INDEX constant."""
+    if _is_bare_literal(arg) and _adopts_literal(op, index):
+        return f"pl.const({cast(T.ConstInt, arg).value}, pl.INDEX)"
+    return format_expr(arg)
+
+
+def _adopts_literal(op: str, index: int) -> bool:
+    try:
+        return bool(importlib.import_module("languages.ops").REGISTRY.adopts_literal(op, index))
+    except Exception:  # a registry still being built must not break printing
+        return False
 
 
 def _positional_operand_count(op: str, count: int) -> int:

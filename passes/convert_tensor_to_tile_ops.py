@@ -306,6 +306,8 @@ class TensorToTileMutator(U.FromTensor):
                 args.append(self._operand(call, index, arg, pre))
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
+        if conversion.scratch_like is not None:
+            args.append(self._scratch_like(args[conversion.scratch_like], call, pre))
         tile_def = REGISTRY.get(tile_op)
         attrs = tuple((k, v) for k, v in call.attrs if tile_def.attr_decl(k) is not None)
         self.bump("ops_converted")
@@ -374,6 +376,16 @@ class TensorToTileMutator(U.FromTensor):
             value = self._temp(f"{_base_name(value)}_bcast", self._call(op, (ones, value), (), span), pre)
             self.bump("broadcast_expansions")
         return value
+
+    def _scratch_like(self, like: U.Expr, call: T.Call, pre: list[U.Stmt]) -> U.Var:
+        """A scratch tile the tile op needs and the tensor op hides (pto.txor's tmp): a fresh
+        Vec tile of the operand's shape and dtype."""
+        ty = _expr_type(like)
+        assert isinstance(ty, TileType)
+        create = self._call("tile.create", (index_list(ty.shape, call.span),),
+                            (("dtype", ty.dtype), ("target_memory", MemorySpace.Vec)), call.span)
+        self.bump("scratch_tiles")
+        return self._temp(f"{_base_name(like)}_tmp", create, pre)
 
     def _temp(self, base: str, value: U.Call, pre: list[U.Stmt]) -> U.Var:
         var = U.Var(self._require_state().fresh(base), value.type, span=value.span)
@@ -533,6 +545,34 @@ class TensorToTileMutator(U.FromTensor):
     def convert_full(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         return self._call("tile.full", tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span)
 
+    def convert_expands(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """expands(target, scalar): only the target's shape and dtype matter, so a GM target is
+        never loaded (tile.full of its shape); an on-chip one takes tile.expands."""
+        dest = self.visit_Expr(call.args[0])
+        scalar = self.visit_Expr(call.args[1])
+        ty = _expr_type(dest)
+        if isinstance(ty, TileType):
+            return self._call("tile.expands", (dest, scalar), (), call.span)
+        assert isinstance(ty, TensorType)
+        return self._call("tile.full", (index_list(ty.shape, call.span), scalar), (("dtype", ty.dtype),), call.span)
+
+    def convert_ci(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        return self._call("tile.ci", tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span)
+
+    def convert_view(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """tensor.view is a TensorOp passthrough on a GM tensor (codegen makes it a
+        pto.make_tensor_view over the same base pointer); on an on-chip value it is the
+        zero-copy tile.reshape of the same elements."""
+        source = self.visit_Expr(call.args[0])
+        if isinstance(_expr_type(source), TileType):
+            shape = attr(call.attrs, "shape")
+            assert isinstance(call.type, TensorType)
+            args: tuple[U.Expr, ...] = (source, index_list(call.type.shape if not isinstance(shape, tuple) else shape,
+                                                           call.span))
+            return self._call("tile.reshape", args, (), call.span)
+        self.bump("gm_views")
+        return self._call("tensor.view", (source,), call.attrs, call.span)
+
     # -- helpers ------------------------------------------------------------------------------------
 
     def _require_state(self) -> _FunctionState:
@@ -597,6 +637,9 @@ SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
     "tensor.assemble": TensorToTileMutator.convert_assemble,
     "tensor.create": TensorToTileMutator.convert_create,
     "tensor.full": TensorToTileMutator.convert_full,
+    "tensor.expands": TensorToTileMutator.convert_expands,
+    "tensor.ci": TensorToTileMutator.convert_ci,
+    "tensor.view": TensorToTileMutator.convert_view,
 }
 
 

@@ -50,11 +50,6 @@ RULE = "PTOCodegen"
 
 I64 = ScalarType(DataType.INT64)
 
-# Source-op attributes a PTO instruction carries, renamed to the instruction's spelling.
-_CARRIED_ATTRS: dict[str, tuple[tuple[str, str], ...]] = {
-    "pto.tcvt": (("mode", "rmode"),),
-}
-
 
 def _span_within(inner: Span, outer: Span) -> bool:
     """Whether `inner` lies inside `outer` (a call span refines its statement's only then)."""
@@ -434,14 +429,17 @@ class _CodegenCalls:
     @staticmethod
     def dps(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
             span: Span) -> tuple[P.Stmt, ...]:
-        """`pto.tX ins(tiles and scalars...) outs(result buffer)`: list literals (shapes) only
-        feed type deduction and are not instruction operands."""
+        """`pto.tX ins(tiles and scalars...) outs(result buffer)`: the registry's `pto_ins`
+        names the operands (default: every argument but list literals, which only feed type
+        deduction) and `pto_attrs` the attributes the instruction carries."""
         if not instruction:
             return ()  # the allocation is the whole operation (tile.create, zero-copy views)
-        ins = tuple(cg.operand(a, span) for a in call.args if not isinstance(a, A.TupleExpr))
+        chosen = (tuple(call.args[i] for i in opdef.pto_ins if i < len(call.args)) if opdef.pto_ins is not None
+                  else tuple(a for a in call.args if not isinstance(a, A.TupleExpr)))
+        ins = tuple(cg.operand(a, span) for a in chosen)
         out = cg.handle(target, call)
-        renames = _CARRIED_ATTRS.get(instruction, ())
-        attrs = tuple((new, attr(call.attrs, old)) for old, new in renames if attr(call.attrs, old) is not None)
+        full = opdef.with_defaults(call.attrs)
+        attrs = tuple((new, attr(full, old)) for old, new in opdef.pto_attrs if attr(full, old) is not None)
         return (_instr(instruction, (*ins, out), attrs, span),)
 
     @staticmethod

@@ -228,7 +228,7 @@ def test_row_broadcast_and_scalar_dispatch() -> None:
     out = convert(program)
     assert_verified(out)
     ops = [c.op for c in walk(function(out, "k")) if isinstance(c, U.Call)]
-    assert ops == ["tile.load", "tile.row_max", "tile.row_expand_sub", "tile.maxs", "tile.store"]
+    assert ops == ["tile.load", "tile.row_max", "tile.row_expand_sub", "tile.maximums", "tile.store"]
 
 
 def test_local_create_becomes_unplaced_tile_and_loop_carry_is_tile() -> None:

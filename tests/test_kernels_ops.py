@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tests.references import matmul_ref
+from tests.references import matmul_ref, row_softmax_ref
 from tests.test_kernels_matmul import B910, check_kernel
 
 Array = npt.NDArray[Any]
@@ -29,3 +29,35 @@ def test_matmul_bias_starts_the_chain_from_the_bias_row(tmp_path: Path) -> None:
     reference = matmul_ref(lhs, rhs, start=np.broadcast_to(bias, (16, 32)))
     check_kernel(KERNELS / "matmul_bias_f16.py", {"lhs": lhs, "rhs": rhs, "bias": bias},
                  {"out": reference}, B910, tmp_path)
+
+
+def causal_softmax_ref(scores: Array) -> Array:
+    """-1e30 above the diagonal, then row softmax: exp of a huge negative is exactly 0."""
+    rows, cols = scores.shape
+    keep = np.arange(cols)[None, :] <= np.arange(rows)[:, None]
+    return row_softmax_ref(np.where(keep, scores, np.float32(-1.0e30)).astype(np.float32))
+
+
+def test_causal_masked_softmax_with_tri_cmps_sel(tmp_path: Path) -> None:
+    scores = np.random.default_rng(3).standard_normal((32, 32)).astype(np.float32) * 4
+    check_kernel(KERNELS / "causal_softmax_f32.py", {"scores": scores}, {"out": causal_softmax_ref(scores)},
+                 B910, tmp_path)
+
+
+def int16_quant_ref(x: Array, code: Array, key: Array, scale: np.float32) -> tuple[Array, Array]:
+    """NumPy's int16 operators wrap and shift like the vector unit (>> is arithmetic)."""
+    q = x >> 8
+    packed = ((code & 15) << 8) | (q & 255)
+    word = (packed ^ key).astype(np.int16)
+    back = word ^ key
+    byte = ((back << 8).astype(np.int16) >> 8).astype(np.int16)
+    return word, (byte.astype(np.float32) * scale).astype(np.float32)
+
+
+def test_integer_quantize_with_bitwise_ops_and_shifts(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    x, code, key = (rng.integers(-32768, 32768, (16, 32)).astype(np.int16) for _ in range(3))
+    scale = np.float32(0.0371)
+    word, dequant = int16_quant_ref(x, code, key, scale)
+    check_kernel(KERNELS / "int16_quant_bits.py", {"x": x, "code": code, "key": key, "scale": scale},
+                 {"ret0": word, "ret1": dequant}, B910, tmp_path)

@@ -24,3 +24,97 @@ def test_matmul_bias_rejects_a_bias_that_is_not_one_accumulator_row() -> None:
         "tile.matmul_bias", tile((16, 64), FP16), tile((64, 32), FP16), tile((1, 32), FP16))
     assert "expected shape [1, 32]" in deduction_error(
         "tile.matmul_bias", tile((16, 64), FP16), tile((64, 32), FP16), tile((2, 32), FP32))
+
+
+# -- the vector catalog ----------------------------------------------------------------------------
+
+from languages.types import DataType, TensorType  # noqa: E402
+from tests.test_op_registry import idx, ints, tensor  # noqa: E402
+
+INT16, UINT16, UINT8 = DataType.INT16, DataType.UINT16, DataType.UINT8
+
+
+def test_bitwise_ops_take_matching_8_16_32_bit_integers_of_one_shape() -> None:
+    assert deduce("tensor.and", tensor((4, 32), INT16), tensor((4, 32), INT16)) == TensorType((4, 32), INT16)
+    assert "expected a 8-bit/16-bit/32-bit integer dtype, got FP32" in deduction_error(
+        "tensor.or", tensor((4, 32)), tensor((4, 32)))
+    assert "bitwise ops do not broadcast" in deduction_error(
+        "tensor.xor", tensor((4, 32), INT16), tensor((4, 1), INT16))
+    assert "INT16 or UINT16" in deduction_error("tensor.not", tensor((4, 32), INT32))
+    assert deduce("tile.not", tile((4, 32), UINT16)).dtype is UINT16  # type: ignore[union-attr]
+
+
+def test_bitwise_scalar_forms_need_a_same_width_integer_scalar() -> None:
+    from languages.gen import tensor as T
+
+    wide = T.Var("s", __import__("languages.types", fromlist=["ScalarType"]).ScalarType(INT32))
+    assert "integer scalar of 16 bits" in deduction_error("tensor.ands", tensor((4, 32), INT16), wide)
+    assert deduce("tensor.ands", tensor((4, 32), INT16, valid=(3, 32)), T.ConstInt(3, INT16)) == \
+        TensorType((4, 32), INT16, (3, 32))
+
+
+def test_compare_result_is_a_packed_uint8_mask_of_32_byte_rows() -> None:
+    mask = deduce("tile.cmp", tile((16, 16)), tile((16, 16)), cmp_type=2)
+    assert isinstance(mask, TileType) and (mask.shape, mask.dtype) == ((16, 32), UINT8)
+    wide = deduce("tensor.cmp", tensor((4, 512)), tensor((4, 512)))
+    assert wide == TensorType((4, 64), UINT8)
+    assert "cmp_type" in deduction_error("tile.cmp", tile((16, 16)), tile((16, 16)), cmp_type=9)
+
+
+def test_sel_checks_the_mask_covers_every_column() -> None:
+    result = deduce("tile.sel", tile((16, 32), UINT8), tile((16, 64)), tile((16, 64)), tile((16, 64)))
+    assert isinstance(result, TileType) and result.shape == (16, 64)
+    assert "mask of at least [16, 8]" in deduction_error(
+        "tile.sel", tile((16, 4), UINT8), tile((16, 64)), tile((16, 64)), tile((16, 64)))
+
+
+def test_ci_and_tri_shapes_and_dtypes() -> None:
+    ci = deduce("tile.ci", idx(0), ints(1, 16), dtype=INT32)
+    assert isinstance(ci, TileType) and (ci.shape, ci.dtype) == ((1, 16), INT32)
+    assert "leading dims 1" in deduction_error("tile.ci", idx(0), ints(2, 16), dtype=INT32)
+    assert "INT16 or INT32" in deduction_error("tile.ci", idx(0), ints(1, 16), dtype=FP32)
+    tri = deduce("tile.tri", idx(0), ints(8, 8), ints(6, 8), dtype=FP16)
+    assert isinstance(tri, TileType) and tri.valid == (6, 8)
+
+
+def test_partial_ops_are_valid_over_the_union() -> None:
+    result = deduce("tile.part_add", tile((8, 32), valid=(8, 16)), tile((8, 32), valid=(4, 32)))
+    assert isinstance(result, TileType) and result.valid_shape is None  # (8, 32): the union's box
+    result = deduce("tile.part_max", tile((8, 32), valid=(2, 16)), tile((8, 32), valid=(4, 8)))
+    assert isinstance(result, TileType) and result.valid == (4, 16)
+
+
+def test_concat_joins_columns_and_reinterpret_view_scales_the_contiguous_axis() -> None:
+    joined = deduce("tensor.concat", tensor((4, 16)), tensor((4, 8), valid=(4, 5)))
+    assert joined == TensorType((4, 24), FP32, (4, 21))
+    assert deduce("tensor.reinterpret_view", tensor((4, 16)), dtype=INT16) == TensorType((4, 32), INT16)
+    assert deduce("tensor.reinterpret_view", tensor((4, 16), valid=(4, 8)), dtype=INT16) == \
+        TensorType((4, 32), INT16, (4, 16))
+    assert "byte-equivalent" in deduction_error("tensor.reinterpret_view", tensor((4, 16)), dtype=INT16,
+                                                shape=(4, 16))
+    assert "cannot reinterpret FP32 as FP8E4M3FN" in deduction_error(
+        "tensor.reinterpret_view", tensor((4, 16)), dtype=DataType.FP8E4M3FN)
+
+
+def test_tensor_view_reshapes_the_same_elements() -> None:
+    assert deduce("tensor.view", tensor((4, 16)), shape=(64,)) == TensorType((64,), FP32)
+    assert "needs an explicit valid_shape" in deduction_error("tensor.view", tensor((8, 16), valid=(5, 16)),
+                                                              shape=(16, 8))
+    assert deduce("tensor.view", tensor((8, 16), valid=(5, 16)), shape=(16, 8), valid_shape=(10, 8)) == \
+        TensorType((16, 8), FP32, (10, 8))
+
+
+def test_literals_adopt_the_declared_dtype() -> None:
+    from languages.gen import tensor as T
+    from languages.ops import REGISTRY
+
+    x = tile((4, 16), FP16)
+    adopted = REGISTRY.adopt_literals("tile.adds", (x, T.ConstInt(3, DataType.INDEX)))
+    assert adopted[1] == T.ConstFloat(3.0, FP16)
+    i = tile((4, 16), INT32)
+    kept = REGISTRY.adopt_literals("tile.adds", (i, T.ConstFloat(0.5, FP32)))
+    assert kept[1] == T.ConstFloat(0.5, FP32)  # a float literal on an integer value keeps FP32
+    full = REGISTRY.adopt_literals("tile.full", (ints(4, 16), T.ConstInt(8, DataType.INDEX)), (("dtype", INT16),))
+    assert full[1] == T.ConstInt(8, INT16)
+    tri = REGISTRY.adopt_literals("tile.tri", (T.ConstInt(0, DataType.INDEX), ints(8, 8)))
+    assert tri[0] == T.ConstInt(0, INT32)

@@ -196,8 +196,8 @@ def test_tile_binary_same_shape_and_vec_placement() -> None:
 def test_tensor_maximum_accepts_a_scalar_and_dispatches() -> None:
     assert deduce("tensor.maximum", tensor((16, 32)), T.ConstFloat(0.0, FP32)) == TensorType((16, 32), FP32)
     conversion = REGISTRY.get("tensor.maximum").to_tile
-    assert conversion is not None and conversion.scalar_rhs_op == "tile.maxs"
-    assert REGISTRY.get("tile.maxs").semantics == ("scalar_binary", "max")
+    assert conversion is not None and conversion.scalar_rhs_op == "tile.maximums"
+    assert REGISTRY.get("tile.maximums").semantics == ("scalar_binary", "max")
 
 
 def test_non_constant_index_scalar_is_rejected() -> None:

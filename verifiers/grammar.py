@@ -171,6 +171,12 @@ def _check_op(lang: Language, node: Node, op: str, report: Callable[[Node, str, 
         report(node, f"operator {op} is not admitted by {lang.name} (admits {', '.join(sorted(lang.op_patterns))})",
                f"lower {op} before reaching {lang.name}")
     elif op not in REGISTRY:
+        from languages.ops.pypto_names import PYPTO_OPERATORS
+
+        if op in PYPTO_OPERATORS:
+            report(node, REGISTRY.unknown_message(op),
+                   "list the supported operators with `python -m nanopass.pipeline --list-ops`")
+            return
         close = difflib.get_close_matches(op, [name for name in REGISTRY.names() if lang.admits_op(name)], n=3)
         hint = f"did you mean {', '.join(close)}?" if close else "check the spelling"
         report(node, f"unknown operator {op}", hint)

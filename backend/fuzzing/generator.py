@@ -95,7 +95,7 @@ BIG_CUBE = ((300, 16, 128), (256, 64, 256), (200, 32, 256), (128, 512, 64), (512
 # (M, K, N) that split K across L0 blocks (with a peeled tail), most with a row-narrowed (boxed) M.
 K_SPLIT_CUBE = ((100, 272, 32), (20, 1040, 48), (64, 272, 32), (33, 528, 32), (1, 1056, 32))
 BINARY_OPS = ("add", "sub", "mul", "maximum", "minimum", "div")
-SCALAR_OPS = ("adds", "muls", "subs", "maxs", "mins", "divs")
+SCALAR_OPS = ("adds", "muls", "subs", "maximum", "minimum", "divs")  # maximum / minimum with a scalar rhs: tile.maximums / minimums
 UNARY_OPS = ("neg", "abs", "relu", "exp", "sqrt", "recip", "rsqrt", "log")
 ROW_REDUCTIONS = ("row_sum", "row_max", "row_min")
 ROW_EXPANDS = ("row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div")

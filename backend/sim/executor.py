@@ -83,12 +83,8 @@ class FifoSlot:
 
 Value = Union[ScalarValue, TileHandle, TensorViewValue, PartitionValue, GmTensor]
 
-# Instructions not (yet) declared in languages/ops/pto_ops.py but understood here.
-_EXTRA_SEMANTICS: Final[dict[str, tuple[str, ...]]] = {
-    "pto.trowexpand": ("row_broadcast",),
-    "pto.tcolexpand": ("col_broadcast",),
-}
-SEMANTICS: Final[dict[str, tuple[str, ...]]] = {**{op.name: op.semantics for op in PTO_OPS}, **_EXTRA_SEMANTICS}
+# Every instruction's meaning is its registry declaration (languages/ops/pto_ops.py).
+SEMANTICS: Final[dict[str, tuple[str, ...]]] = {op.name: op.semantics for op in PTO_OPS}
 
 
 def _dtype(tile: TileHandle) -> str:
@@ -660,6 +656,88 @@ class Executor:
         values = self.machine.read_tile(src, instr.op, instr.span, dst.valid)
         self.machine.write_tile(dst, ins.tcvt(values, _dtype(src), _dtype(dst), mode), instr.op, instr.span)
 
+    # -- the catalog families ------------------------------------------------------------------
+
+    def _read(self, expr: P.Expr, instr: _Instr, region: tuple[int, int] | None = None) -> Array:
+        return self.machine.read_tile(self.tile(expr, instr), instr.op, instr.span, region)
+
+    def compare(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        """TCMP / TCMPS: the packed predicate of the first operand's valid region; TCMP zeroes
+        the whole destination first, so every mask byte is written."""
+        inputs, out = self.dps_operands(call, instr, 2)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        lhs = self.machine.read_tile(src, instr.op, instr.span)
+        other = self.operand_value(inputs[1], instr, src.valid)
+        code = attr(call.attrs, "cmpMode", 0)
+        mode = numerics.COMPARE_MODES[code if isinstance(code, int) else 0]
+        bits = numerics.compare(mode, lhs, other, _dtype(src))
+        self.machine.write_tile(dst, numerics.pack_mask(bits, dst.shape, _dtype(dst)), instr.op, instr.span)
+
+    def operand_value(self, expr: P.Expr, instr: _Instr, region: tuple[int, int]) -> Array | ScalarValue:
+        """A tile operand's `region`, or a scalar operand's value."""
+        value = self.eval(expr)
+        if isinstance(value, TileHandle):
+            return self.machine.read_tile(self.tile(expr, instr), instr.op, instr.span, region)
+        return self.scalar(expr)
+
+    def select(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        """TSEL (mask, a, b, tmp) / TSELS (mask, src, tmp, scalar): per element, the mask bit
+        of its row and column picks the first value or the second."""
+        inputs, out = self.dps_operands(call, instr, 4 if call.op == "pto.tsel" else 3)
+        dst = self.tile(out, instr)
+        rows, cols = dst.valid
+        mask = self.tile(inputs[0], instr)
+        width = 8 * mask.dtype.byte_width
+        words = -(-cols // width)
+        bits = numerics.unpack_mask(self.machine.read_tile(mask, instr.op, instr.span, (rows, words)), rows, cols)
+        first = self._read(inputs[1], instr, dst.valid)
+        second: Array | ScalarValue = (self._read(inputs[2], instr, dst.valid) if call.op == "pto.tsel"
+                                       else self.scalar(inputs[3]))
+        self.machine.write_tile(dst, numerics.select(bits, first, second, _dtype(dst)), instr.op, instr.span)
+
+    def prelu(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        dst = self.tile(out, instr)
+        slope = self.operand_value(inputs[1], instr, dst.valid)
+        result = numerics.prelu(self._read(inputs[0], instr, dst.valid), slope, _dtype(dst))
+        self.machine.write_tile(dst, result, instr.op, instr.span)
+
+    def partial(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        dst = self.tile(out, instr)
+        a, b = self._read(inputs[0], instr), self._read(inputs[1], instr)
+        result = numerics.partial(semantics[1], a, b, dst.valid, _dtype(dst))
+        self.machine.write_tile(dst, result, instr.op, instr.span)
+
+    def sequence(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 1)
+        dst = self.tile(out, instr)
+        start = int(self.scalar(inputs[0]))
+        if semantics[0] == "ci":
+            row = numerics.sequence(start, dst.valid[1], bool(attr(call.attrs, "descending", False)), _dtype(dst))
+            values = np.broadcast_to(row, dst.valid)
+        else:
+            values = numerics.triangle(*dst.valid, start, bool(attr(call.attrs, "upperOrLower", 0)), _dtype(dst))
+        self.machine.write_tile(dst, values, instr.op, instr.span)
+
+    def expdif(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        dst = self.tile(out, instr)
+        rows, cols = dst.valid
+        x = self._read(inputs[0], instr, dst.valid)
+        if semantics[0] == "row_expdif":
+            other = ins.trow_expand(x, self._read(inputs[1], instr, (rows, 1)))
+        else:
+            other = ins.tcol_expand(x, self._read(inputs[1], instr, (1, cols)))
+        self.machine.write_tile(dst, numerics.expdif(x, other, _dtype(dst)), instr.op, instr.span)
+
+    def concat(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        """TCONCAT: each row of a's valid columns, then b's."""
+        inputs, out = self.dps_operands(call, instr, 2)
+        dst = self.tile(out, instr)
+        a, b = self._read(inputs[0], instr), self._read(inputs[1], instr)
+        self.machine.write_tile(dst, np.concatenate([a, b], axis=1), instr.op, instr.span)
+
 
 def _arity_table() -> dict[str, int]:
     return {"binary": 2, "scalar_binary": 2, "unary": 1, "fused": 3, "row_expand": 2, "col_expand": 2,
@@ -697,6 +775,15 @@ _DPS_OPS: Final[dict[str, _DpsOp]] = {
     "cast": Executor.convert,
     "reduce_row": Executor.reduce,
     "reduce_col": Executor.reduce,
+    "compare": Executor.compare,
+    "select": Executor.select,
+    "prelu": Executor.prelu,
+    "partial": Executor.partial,
+    "ci": Executor.sequence,
+    "tri": Executor.sequence,
+    "row_expdif": Executor.expdif,
+    "col_expdif": Executor.expdif,
+    "concat": Executor.concat,
     **{kind: Executor.elementwise for kind in _ARITY},
 }
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import importlib
 from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Iterator, Sequence, Union
 
@@ -91,6 +92,7 @@ ATTR_KINDS = frozenset({"int", "float", "number", "bool", "str", "dtype", "memor
 class OperandDecl:
     """One operand.
 
+    `literal_dtype` says what a bare literal operand becomes (see `Registry.adopt_literals`).
     `input_memory` is the space the operator reads this operand from (set_input_memory): the
     only place such a constraint is stated.  `accepted_memory` lists the spaces the operand may
     sit in without a move when there is no single demanded space (e.g. tile.store reads Vec or
@@ -104,6 +106,10 @@ class OperandDecl:
     effect: Effect = Effect.READ
     optional: bool = False
     variadic: bool = False
+    # The dtype a bare literal given for this scalar operand adopts (spec: "a constant scalar
+    # operand adopts the tile's element dtype"): an operand index (that value's element dtype),
+    # an attribute name (tile.full's `dtype`), or a fixed dtype (tile.tri's INT32 diagonal).
+    literal_dtype: int | str | DataType | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in OPERAND_KINDS:
@@ -203,7 +209,9 @@ class TileConversion:
     `self_loading` ops (slice, assemble, create, ...) build their own loads/stores because the
     offsets and shapes are part of the lowering; `scalar_rhs_op` is the tile op used when operand 1
     is a scalar; `row_broadcast_op` the one used when operand 1 is a [.., 1] row broadcast of
-    operand 0, `col_broadcast_op` when it is a [1, n] column broadcast of a 2-D operand 0.  Attributes the tile op declares under the same name are forwarded.
+    operand 0, `col_broadcast_op` when it is a [1, n] column broadcast of a 2-D operand 0;
+    `scratch_like` asks for a synthesized scratch operand.  Attributes the tile op declares
+    under the same name are forwarded.
     """
 
     tile_op: str
@@ -212,6 +220,9 @@ class TileConversion:
     scalar_rhs_op: str | None = None
     row_broadcast_op: str | None = None
     col_broadcast_op: str | None = None
+    # The tile op takes a trailing scratch tile the tensor op does not (pto.txor's tmp): the
+    # converter allocates one of operand `scratch_like`'s shape and dtype in the same space.
+    scratch_like: int | None = None
 
     @property
     def target_ops(self) -> tuple[str, ...]:
@@ -250,6 +261,14 @@ class OpDef:
     signature: tuple[str, ...] | None = None
     result_view: ViewRule | None = None
     doc: str = ""
+    # PTO emission beyond the instruction name: the call arguments that are the instruction's
+    # ins() operands, in order (None: every non-list argument), and the attributes it carries
+    # as (source attribute, PTO attribute) pairs.
+    pto_ins: tuple[int, ...] | None = None
+    pto_attrs: tuple[tuple[str, str], ...] = ()
+    # Kwarg-dependent argument effects (the spec's atomic store): (attribute, value, operand,
+    # effect) -- while the attribute has that value the operand's effect is `effect`.
+    effect_when: tuple[tuple[str, AttrValue, int, Effect], ...] = ()
 
     def __post_init__(self) -> None:
         if self.in_place_safe is None:
@@ -326,8 +345,17 @@ class OpDef:
         return _layout_key(result.view) == _layout_key(operand.view)
 
     def effect_of(self, index: int, attrs: Attrs = ()) -> Effect:
-        """Argument `index`'s effect; `attrs` is where kwarg-dependent effects would be read."""
+        """Argument `index`'s effect for a call with `attrs`: the declared one, unless a
+        kwarg-dependent effect applies (an atomic store reads what it accumulates into)."""
+        given = dict(attrs)
+        for name, value, operand, effect in self.effect_when:
+            if operand == index and given.get(name, self._default(name)) == value:
+                return effect
         return self.operand_decl(index).effect
+
+    def _default(self, name: str) -> AttrValue:
+        decl = self.attr_decl(name)
+        return decl.default if decl is not None else None
 
     def attr_decl(self, name: str) -> AttrDecl | None:
         for decl in self.attrs:
@@ -555,10 +583,20 @@ class Registry:
     def get(self, name: str) -> OpDef:
         op = self._ops.get(name)
         if op is None:
-            close = difflib.get_close_matches(name, list(self._ops), n=3)
-            suggestion = f"; did you mean {', '.join(close)}?" if close else ""
-            raise KeyError(f"unknown operator {name!r}{suggestion}")
+            raise KeyError(self.unknown_message(name))
         return op
+
+    def unknown_message(self, name: str) -> str:
+        """Why `name` is not an operator here: a PyPTO operator this compiler does not support
+        yet (named as such), or a misspelling (with the closest names)."""
+        from languages.ops.pypto_names import PYPTO_OPERATORS
+
+        if name in PYPTO_OPERATORS:
+            return (f"operator {name!r} is a PyPTO operator this compiler does not support yet "
+                    f"({PYPTO_OPERATORS[name]})")
+        close = difflib.get_close_matches(name, list(self._ops), n=3)
+        suggestion = f"; did you mean {', '.join(close)}?" if close else ""
+        return f"unknown operator {name!r}{suggestion}"
 
     def __contains__(self, name: object) -> bool:
         return name in self._ops
@@ -571,6 +609,49 @@ class Registry:
 
     def names(self) -> tuple[str, ...]:
         return tuple(sorted(self._ops))
+
+    # -- scalar literals ---------------------------------------------------------------------------
+
+    def adopts_literal(self, op: str, index: int) -> bool:
+        """Whether a bare literal at argument `index` of `op` adopts a declared dtype."""
+        opdef = self._ops.get(op)
+        if opdef is None or (index >= len(opdef.operands) and not (opdef.operands and opdef.operands[-1].variadic)):
+            return False
+        return opdef.operand_decl(index).literal_dtype is not None
+
+    def adopt_literals(self, op: str, args: Sequence[Node], attrs: Attrs = (),
+                       keep: Callable[[Node], bool] = lambda node: False) -> tuple[Node, ...]:
+        """`args` with every bare literal of a scalar operand retyped as its declaration says:
+        an INDEX integer or an FP32 float literal takes the adopted dtype (an integer literal on
+        a float value becomes that float), except that a float literal on an integer value keeps
+        FP32, so promotion is preserved. Other expressions, and literals `keep` names (the
+        parser's explicit pl.const(v, dtype)), are left as they are."""
+        if op not in self._ops:
+            return tuple(args)
+        opdef = self._ops[op]
+        out = list(args)
+        for index, node in enumerate(args):
+            if index >= len(opdef.operands) and not (opdef.operands and opdef.operands[-1].variadic):
+                break
+            rule = opdef.operand_decl(index).literal_dtype
+            if rule is None or node.KIND not in ("ConstInt", "ConstFloat") or keep(node):
+                continue
+            target = self._literal_target(rule, args, opdef.with_defaults(attrs))
+            if target is not None:
+                out[index] = _retyped_literal(node, target)
+        return tuple(out)
+
+    @staticmethod
+    def _literal_target(rule: int | str | DataType, args: Sequence[Node], attrs: Attrs) -> DataType | None:
+        if isinstance(rule, DataType):
+            return rule
+        if isinstance(rule, str):
+            value = dict(attrs).get(rule)
+            return value if isinstance(value, DataType) else None
+        if rule >= len(args):
+            return None
+        ty = type_of(args[rule])
+        return ty.dtype if isinstance(ty, (TensorType, TileType)) else None
 
     # -- type deduction --------------------------------------------------------------------------
 
@@ -751,12 +832,32 @@ class Registry:
             for target in conversion.target_ops:
                 if target not in self:
                     raise ValueError(f"{opdef.name} converts to unregistered {target}")
+            if conversion.scratch_like is not None and conversion.scratch_like >= len(opdef.operands):
+                raise ValueError(f"{opdef.name}: scratch_like {conversion.scratch_like} out of range")
             for tile_input in conversion.tile_inputs:
                 if tile_input.arg >= len(opdef.operands):
                     raise ValueError(f"{opdef.name}: tile input {tile_input.arg} out of range")
                 if tile_input.transpose_attr is not None and opdef.attr_decl(tile_input.transpose_attr) is None:
                     raise ValueError(f"{opdef.name}: unknown transpose attribute {tile_input.transpose_attr}")
                 self.demanded_space(tile_input)
+
+
+def _retyped_literal(node: Node, target: DataType) -> Node:
+    dtype = getattr(node, "dtype")
+    value = getattr(node, "value")
+    if node.KIND == "ConstInt" and dtype is not DataType.INDEX:
+        return node  # already typed (pl.const)
+    if node.KIND == "ConstFloat" and (dtype is not DataType.FP32 or not target.is_float):
+        return node  # typed, or a float literal on an integer value: FP32 keeps the promotion
+    if target.is_float:
+        if node.KIND == "ConstFloat":
+            return replace(node, dtype=target)  # type: ignore[type-var]
+        float_class = type(node).__module__
+        module = importlib.import_module(float_class)
+        return module.ConstFloat(float(value), target, span=node.node_span)  # type: ignore[no-any-return]
+    if target is DataType.BOOL or not target.is_int:
+        return node
+    return replace(node, dtype=target)  # type: ignore[type-var]
 
 
 def matches_deduced(declared: Type, deduced: Type) -> bool:
@@ -782,9 +883,9 @@ def expect_dims(values: Dims | None, what: str, operand: int | None) -> Dims:
 REGISTRY = Registry()
 
 # Registration happens below the definitions above, which the op modules import.
-from languages.ops import pto_ops, tensor_ops, tile_ops  # noqa: E402
+from languages.ops import pto_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
 
-for _module in (tile_ops, tensor_ops, pto_ops):
+for _module in (tile_ops, tensor_ops, vector_ops, pto_ops):
     for _op in _module.OPS:
         REGISTRY.register(_op)
 REGISTRY.validate()

@@ -218,8 +218,9 @@ def _dps(name: str, family: str, semantics: tuple[str, ...], attrs: tuple[AttrDe
 
 
 _BINARY = {"tadd": "add", "tsub": "sub", "tmul": "mul", "tdiv": "div", "tmax": "max", "tmin": "min",
-           "trem": "rem", "tand": "and", "tor": "or", "txor": "xor", "tshl": "shl", "tshr": "shr"}
+           "trem": "rem", "tfmod": "fmod", "tand": "and", "tor": "or", "txor": "xor", "tshl": "shl", "tshr": "shr"}
 _SCALAR = {"tadds": "add", "tsubs": "sub", "tmuls": "mul", "tdivs": "div", "tmaxs": "max", "tmins": "min",
+           "trems": "rem", "tfmods": "fmod",
            "tands": "and", "tors": "or", "txors": "xor", "tshls": "shl", "tshrs": "shr"}
 _FUSED = {"taddc": "addc", "tsubc": "subc", "taddsc": "addsc", "tsubsc": "subsc"}
 _UNARY = {"texp": "exp", "tlog": "log", "tsqrt": "sqrt", "trsqrt": "rsqrt", "tabs": "abs", "tneg": "neg",
@@ -298,6 +299,7 @@ def _pto_ops() -> list[OpDef]:
              doc="ins(lhs, rhs, bias) outs(acc): acc = bias row + lhs @ rhs"),
         _dps("pto.tcvt", "cast", ("cast",), (AttrDecl("rmode", "str", "round"),)),
     ]
+    ops += _catalog_pto_ops()
     tables: list[tuple[dict[str, str], str]] = [
         (_BINARY, "binary"), (_SCALAR, "scalar_binary"), (_FUSED, "fused"), (_UNARY, "unary"),
         (_REDUCE_ROW, "reduce_row"), (_REDUCE_COL, "reduce_col"), (_ROW_EXPAND, "row_expand"),
@@ -306,6 +308,59 @@ def _pto_ops() -> list[OpDef]:
     for table, key in tables:
         ops += [_dps(f"pto.{name}", key, (key, meaning)) for name, meaning in table.items()]
     return ops
+
+
+_PARTIAL = {"tpartadd": "add", "tpartmul": "mul", "tpartmax": "max", "tpartmin": "min"}
+_CMP_MODE = (AttrDecl("cmpMode", "int", 0),)
+
+
+def _catalog_pto_ops() -> list[OpDef]:
+    """The instructions of the vector, sort and gather families (spellings as PTOAS parses them;
+    the attribute forms are in PTO_ATTR_FORMS)."""
+    return [
+        _dps("pto.tcmp", "compare", ("compare",), _CMP_MODE, doc="ins(a, b {cmpMode}) outs(mask)"),
+        _dps("pto.tcmps", "compare", ("compare",), _CMP_MODE, doc="ins(a, scalar {cmpMode}) outs(mask)"),
+        _dps("pto.tsel", "select", ("select",), doc="ins(mask, a, b, tmp) outs(dst)"),
+        _dps("pto.tsels", "select", ("select",), doc="ins(mask, src, tmp, scalar) outs(dst)"),
+        _dps("pto.tprelu", "prelu", ("prelu",), doc="ins(x, slope, tmp) outs(dst)"),
+        _dps("pto.tlrelu", "prelu", ("prelu",), doc="ins(x, slope scalar) outs(dst)"),
+        *[_dps(f"pto.{name}", "partial", ("partial", meaning), doc="ins(a, b) outs(dst) over the union")
+          for name, meaning in _PARTIAL.items()],
+        _dps("pto.tci", "create", ("ci",), (AttrDecl("descending", "bool", False),), doc="ins(start) outs(dst)"),
+        _dps("pto.ttri", "create", ("tri",), (AttrDecl("upperOrLower", "int", 0),), doc="ins(diagonal) outs(dst)"),
+        _dps("pto.trowexpand", "row_broadcast", ("row_broadcast",), doc="ins(col vector) outs(dst)"),
+        _dps("pto.tcolexpand", "col_broadcast", ("col_broadcast",), doc="ins(row vector) outs(dst)"),
+        _dps("pto.trowexpandexpdif", "row_expdif", ("row_expdif",), doc="ins(x, col vector) outs(dst)"),
+        _dps("pto.tcolexpandexpdif", "col_expdif", ("col_expdif",), doc="ins(x, row vector) outs(dst)"),
+        _dps("pto.tconcat", "memory", ("concat",), doc="ins(a, b) outs(dst): [a | b]"),
+        _dps("pto.tfillpad_expand", "memory", ("fillpad",), doc="ins(src) outs(larger dst)"),
+    ]
+
+
+# How a PTO instruction spells its attributes (PTOAS's parsers): (op, attribute) -> (where,
+# form). `where` is "ins" (inside the ins clause, after the operands) or "trailing"; the form
+# renders the value: "cmp" = `#pto<cmp lt>` from a cmp_type code, "bool", "i32".
+PTO_ATTR_FORMS: dict[tuple[str, str], tuple[str, str]] = {
+    ("pto.tcmp", "cmpMode"): ("ins", "cmp"),
+    ("pto.tcmps", "cmpMode"): ("ins", "cmp"),
+    ("pto.tci", "descending"): ("ins", "bool"),
+    ("pto.ttri", "upperOrLower"): ("ins", "i32"),
+}
+CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+def pto_attr_text(op: str, name: str, value: AttrValue) -> str | None:
+    """`name = value` in the form PTOAS parses for `op`, or None when the op declares no form."""
+    form = PTO_ATTR_FORMS.get((op, name))
+    if form is None:
+        return None
+    kind = form[1]
+    if kind == "cmp":
+        assert isinstance(value, int)
+        return f"{name} = #pto<cmp {CMP_MODE_NAMES[value]}>"
+    if kind == "bool":
+        return f"{name} = {'true' if value else 'false'}"
+    return f"{name} = {int(bool(value)) if isinstance(value, bool) else value} : i32"
 
 
 def _cross_core_pto_ops() -> list[OpDef]:

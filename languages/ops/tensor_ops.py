@@ -465,24 +465,30 @@ def _binary_ops() -> list[OpDef]:
     for name, semantic, expands in table:
         tile_op = f"tile.{name}"
         expand = name if expands else semantic
-        # A scalar rhs (`pl.add(x, 2.0)`) is the tensor-scalar form (tile.adds, tile.maxs, ...).
+        # A scalar rhs (`pl.add(x, 2.0)`) is the tensor-scalar form (tile.adds, tile.maximums, ...).
         ops.append(OpDef(
             f"tensor.{name}",
-            (OperandDecl("lhs", _T), OperandDecl("rhs", "tensor_or_scalar")),
+            (OperandDecl("lhs", _T), OperandDecl("rhs", "tensor_or_scalar", literal_dtype=0)),
             make_binary(broadcast=True), ("binary", semantic), "elementwise_binary",
             to_tile=TileConversion(tile_op, _vec_inputs(tile_op, 2),
-                                   scalar_rhs_op=f"tile.{semantic}s",
+                                   scalar_rhs_op=SCALAR_FORMS[name],
                                    row_broadcast_op=f"tile.row_expand_{expand}",
                                    col_broadcast_op=f"tile.col_expand_{expand}"),
         ))
     return ops
 
 
+# The tile-scalar op each tensor binary op takes for a scalar rhs (PyPTO names: maximum's
+# scalar form is tile.maximums).
+SCALAR_FORMS = {"add": "tile.adds", "sub": "tile.subs", "mul": "tile.muls", "div": "tile.divs",
+                "maximum": "tile.maximums", "minimum": "tile.minimums"}
+
+
 def _scalar_ops() -> list[OpDef]:
     return [
-        OpDef(f"tensor.{name}", (_X, OperandDecl("scalar", "scalar")), deduce_scalar,
+        OpDef(f"tensor.{name}", (_X, OperandDecl("scalar", "scalar", literal_dtype=0)), deduce_scalar,
               ("scalar_binary", name[:-1]), "elementwise_scalar", to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 1)))
-        for name in ("adds", "subs", "muls", "divs", "maxs", "mins")
+        for name in ("adds", "subs", "muls", "divs")
     ]
 
 
@@ -569,13 +575,13 @@ def _shape_ops() -> list[OpDef]:
         OpDef("tensor.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
               attrs=(AttrDecl("dtype", "dtype", positional=True),),
               to_tile=TileConversion("tile.create", self_loading=True)),
-        OpDef("tensor.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar")), deduce_full,
+        OpDef("tensor.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar", literal_dtype="dtype")), deduce_full,
               ("full",), "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
               to_tile=TileConversion("tile.full", self_loading=True)),
         OpDef("tensor.read", (_X, OperandDecl("indices", "int_list")), deduce_read, ("read",), "scalar_access",
               pto=("pto.load_scalar",)),
         OpDef("tensor.write", (OperandDecl("x", _T, effect=WRITE), OperandDecl("indices", "int_list"),
-                               OperandDecl("value", "scalar")),
+                               OperandDecl("value", "scalar", literal_dtype=0)),
               deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",)),
         OpDef("tensor.dim", (_X,), deduce_dim, ("dim",), "scalar_access",
               attrs=(AttrDecl("axis", "int", positional=True),)),

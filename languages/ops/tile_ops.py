@@ -301,6 +301,9 @@ def _vec(name: str) -> OperandDecl:
 
 _X = _vec("x")
 _TMP = OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)
+# (tile op, semantics, PTO instruction) of the tile-scalar forms (PyPTO: tile.maximums -> TMAXS).
+_SCALAR_FORMS = (("adds", "add", "tadds"), ("subs", "sub", "tsubs"), ("muls", "mul", "tmuls"), ("divs", "div", "tdivs"),
+                 ("maximums", "max", "tmaxs"), ("minimums", "min", "tmins"))
 _PTO_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax", "minimum": "tmin"}
 _SEMANTIC_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min"}
 
@@ -313,9 +316,9 @@ def _compute_ops() -> list[OpDef]:
         for name in _PTO_BINARY
     ]
     ops += [
-        OpDef(f"tile.{name}", (_X, OperandDecl("scalar", "scalar")), deduce_scalar, ("scalar_binary", name[:-1]),
-              "elementwise_scalar", output_memory=vec_out, pto=(f"pto.t{name}",))
-        for name in ("adds", "subs", "muls", "divs", "maxs", "mins")
+        OpDef(f"tile.{name}", (_X, OperandDecl("scalar", "scalar", literal_dtype=0)), deduce_scalar, ("scalar_binary", meaning),
+              "elementwise_scalar", output_memory=vec_out, pto=(f"pto.{instruction}",))
+        for name, meaning, instruction in _SCALAR_FORMS
     ]
     ops += [
         OpDef(f"tile.{name}", (_X,), make_unary(function), ("unary", function), "unary", output_memory=vec_out,
@@ -332,6 +335,7 @@ def _compute_ops() -> list[OpDef]:
         ops.append(OpDef(f"tile.col_expand_{op}", (_X, _vec("col")), deduce_col_expand, ("col_expand", op), "col_expand",
                          output_memory=vec_out, pto=(f"pto.tcolexpand{op}",)))
     ops.append(OpDef("tile.cast", (_X,), deduce_cast, ("cast",), "cast", output_memory=vec_out, pto=("pto.tcvt",),
+                     pto_attrs=(("mode", "rmode"),),
                      attrs=(AttrDecl("target_type", "dtype", positional=True),
                             AttrDecl("mode", "str", "round", CAST_MODES, positional=True))))
     ops.append(OpDef("tile.transpose", (_X, _TMP), deduce_transpose, ("transpose",), "transpose", output_memory=vec_out,
@@ -351,7 +355,7 @@ def _cube_ops() -> list[OpDef]:
               (OperandDecl("acc", _TILE, input_memory=MemorySpace.Acc, effect=READ_WRITE), left, right,
                OperandDecl("init_cond", "scalar", optional=True)),
               deduce_matmul_acc, ("matmul_acc",), "matmul", output_memory=ReusesInput(0),
-              pto=("pto.tmatmul_acc", "pto.tmatmul"),
+              pto=("pto.tmatmul.acc", "pto.tmatmul"),
               doc="init_cond true overwrites the accumulator (pto.tmatmul); false or absent accumulates."),
         OpDef("tile.matmul_bias", (left, right, OperandDecl("bias", _TILE, input_memory=MemorySpace.Bias)),
               deduce_matmul_bias, ("matmul_bias",), "matmul", output_memory=Fixed(MemorySpace.Acc),
@@ -391,13 +395,13 @@ def _memory_ops() -> list[OpDef]:
         OpDef("tile.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
               attrs=(AttrDecl("dtype", "dtype", positional=True), target, AttrDecl("compact", "bool", False)),
               output_memory=FromAttr(), pto=("pto.alloc_tile",)),
-        OpDef("tile.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar")), deduce_full, ("full",),
+        OpDef("tile.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar", literal_dtype="dtype")), deduce_full, ("full",),
               "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
               output_memory=Fixed(VEC), pto=("pto.alloc_tile", "pto.texpands")),
         OpDef("tile.read", (OperandDecl("x", _TILE), OperandDecl("indices", "int_list")), deduce_read, ("read",),
               "scalar_access", pto=("pto.load_scalar",)),
         OpDef("tile.write", (OperandDecl("x", _TILE, effect=WRITE), OperandDecl("indices", "int_list"),
-                             OperandDecl("value", "scalar")),
+                             OperandDecl("value", "scalar", literal_dtype=0)),
               deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",)),
     ]
 

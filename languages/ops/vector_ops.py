@@ -1,0 +1,710 @@
+"""The vector catalog beyond plain arithmetic, tile and tensor forms side by side (spec
+tensor_and_tile_operators.md, JIT_FRONTEND.md section 4): bitwise and shift ops (with the
+trailing-underscore Python spellings `and_` / `or_` / `not_`), fmod / rem, compares producing
+packed predicate masks, select, PReLU / LReLU, the fused carry ops, partial ops, expands,
+direction-specific products, pure row / column broadcasts and exp-difference broadcasts,
+integer sequences (`ci` / `arange`), triangles (`tri`), fill-pad, concat and the zero-copy
+reinterpretations (`reinterpret_view`, `tensor.view`).
+
+Rules stated here (the catalog's):
+
+- bitwise and / or / xor take matching integer dtypes of 8, 16 or 32 bits and the same shape
+  (there is no row_expand_and, so a broadcast is rejected at deduction); `not` is INT16 /
+  UINT16 only; shifts keep the lhs element type and take an integer count; the scalar forms take
+  an integer of the same width.  `xor` / `xors` need a scratch tile at tile level; the tensor
+  forms get one synthesized by ConvertTensorToTileOps (`TileConversion.scratch`).
+- a compare is a packed predicate mask: UINT8, one row per value row, bit c % 8 of byte c // 8
+  for column c, the row padded to a whole number of 32-byte words (`mask_cols`).
+- the tensor-scalar and exact-region tensor-tensor results keep the operand's valid shape
+  (`same_valid`), as the arithmetic ops do; compares, xor and part_* do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from languages.memory_space import MemorySpace
+from languages.ops import (
+    WRITE,
+    AttrDecl,
+    DeductionError,
+    Fixed,
+    InheritInput,
+    OpDef,
+    OperandDecl,
+    TileConversion,
+    TileInput,
+    describe,
+    static_int,
+    type_of,
+)
+from languages.ops.tensor_ops import (
+    Value,
+    check_same_dtype,
+    deduce_col_expand,
+    deduce_reduce_col,
+    deduce_reduce_row,
+    deduce_row_expand,
+    reshape_valid,
+    check_valid_within,
+    dims_at,
+    dtype_attr,
+    rebuild,
+    same_valid,
+    scalar_at,
+    value_at,
+)
+from languages.types import Attrs, DataType, Dims, ScalarType, TensorType, TileType, TileView, Type, attr
+from languages.views import implicit_view, make_tile_type, normalize_valid
+from nanopass.node import Node
+
+VEC = MemorySpace.Vec
+_T, _TILE = "tensor", "tile"
+
+BITWISE_WIDTHS = (8, 16, 32)
+NOT_DTYPES = (DataType.INT16, DataType.UINT16)
+# cmp_type codes of `pl.cmp(lhs, rhs, cmp_type=...)` and the PTO compare modes they select.
+CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
+MASK_DTYPE = DataType.UINT8
+MASK_ROW_BYTES = 32  # a mask row is a whole number of 32-byte words (Vec rows are 32-byte aligned)
+CI_DTYPES = (DataType.INT16, DataType.INT32)
+TRI_DTYPES = (DataType.INT32, DataType.INT16, DataType.UINT32, DataType.UINT16, DataType.FP16,
+              DataType.BF16, DataType.FP32)
+# Byte-identical pairs reinterpret_view admits beyond the general integer / float set (MX).
+_GENERAL_REINTERPRET = frozenset({
+    DataType.INT8, DataType.UINT8, DataType.INT16, DataType.UINT16, DataType.INT32, DataType.UINT32,
+    DataType.INT64, DataType.UINT64, DataType.FP16, DataType.BF16, DataType.FP32,
+})
+_MX_REINTERPRET = frozenset({(DataType.INT8, DataType.FP8E4M3FN), (DataType.FP8E4M3FN, DataType.INT8),
+                             (DataType.UINT8, DataType.FP8E8M0), (DataType.FP8E8M0, DataType.UINT8)})
+
+
+def mask_cols(cols: int) -> int:
+    """Bytes of one mask row for `cols` compared values: ceil(cols / 8) rounded up to 32."""
+    packed = -(-cols // 8)
+    return max(MASK_ROW_BYTES, -(-packed // MASK_ROW_BYTES) * MASK_ROW_BYTES)
+
+
+# -- deducers ----------------------------------------------------------------------------------
+
+
+def _integer(value: Value | ScalarType, operand: int, widths: Sequence[int] = BITWISE_WIDTHS) -> None:
+    if not value.dtype.is_int or value.dtype.bits not in widths:
+        names = "/".join(f"{w}-bit" for w in widths)
+        raise DeductionError(f"expected a {names} integer dtype, got {value.dtype.name}", operand,
+                             hint="bitwise and shift ops are integer-only; cast first (pl.cast)")
+
+
+def _same_shape(lhs: Value, rhs: Value) -> None:
+    if lhs.shape != rhs.shape:
+        raise DeductionError(f"expected the same shape as {list(lhs.shape)}, got {list(rhs.shape)}", 1,
+                             hint="bitwise ops do not broadcast (there is no row_expand form of them)")
+
+
+def _check_tmp(args: Sequence[Node], index: int) -> None:
+    """A scratch operand: any tile (its bytes are the instruction's workspace)."""
+    if index < len(args):
+        ty = type_of(args[index])
+        if not isinstance(ty, (TileType, TensorType)):
+            raise DeductionError(f"expected a scratch tile, got {describe(args[index])}", index)
+
+
+def deduce_bitwise(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    _integer(lhs, 0)
+    check_same_dtype(lhs, rhs, 1)
+    _same_shape(lhs, rhs)
+    _check_tmp(args, 2)
+    return rebuild(lhs, lhs.shape, lhs.dtype, same_valid(lhs, rhs))
+
+
+def deduce_shift(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    _integer(lhs, 0, (8, 16, 32, 64))
+    check_same_dtype(lhs, rhs, 1)
+    _same_shape(lhs, rhs)
+    return rebuild(lhs, lhs.shape, lhs.dtype, same_valid(lhs, rhs))
+
+
+def _same_width_scalar(value: Value, args: Sequence[Node], index: int) -> None:
+    """The scalar of a bitwise / shift scalar form: an integer constant, or an integer of the
+    value's width (it is encoded as a same-width signless iN)."""
+    scalar = scalar_at(args, index)
+    if static_int(args[index]) is not None and (scalar.dtype is DataType.INDEX or scalar.dtype.is_int):
+        return
+    if not scalar.dtype.is_int or scalar.dtype.bits != value.dtype.bits:
+        raise DeductionError(f"expected an integer scalar of {value.dtype.bits} bits (the value's width), got "
+                             f"{describe(args[index])}", index, hint="convert it with pl.cast")
+
+
+def deduce_bitwise_scalar(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    _integer(value, 0)
+    _same_width_scalar(value, args, 1)
+    _check_tmp(args, 2)
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
+def deduce_shift_scalar(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    _integer(value, 0, (8, 16, 32, 64))
+    scalar = scalar_at(args, 1)
+    if not (scalar.dtype.is_int or scalar.dtype is DataType.INDEX):
+        raise DeductionError(f"expected an integer shift count, got {describe(args[1])}", 1)
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
+def deduce_not(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    if value.dtype not in NOT_DTYPES:
+        raise DeductionError(f"expected INT16 or UINT16 (TNOT's dtypes), got {value.dtype.name}", 0)
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
+def deduce_arith_same_shape(args: Sequence[Node], attrs: Attrs) -> Type:
+    """fmod / rem and friends: same dtype, same shape; the exact-region valid rule."""
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(lhs, rhs, 1)
+    if lhs.shape != rhs.shape:
+        raise DeductionError(f"expected the same shape as {list(lhs.shape)}, got {list(rhs.shape)}", 1)
+    _check_tmp(args, 2)
+    return rebuild(lhs, lhs.shape, lhs.dtype, same_valid(lhs, rhs))
+
+
+def deduce_arith_scalar(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    scalar_at(args, 1)
+    _check_tmp(args, 2)
+    return rebuild(value, value.shape, value.dtype, value.valid_shape)
+
+
+def cmp_mode(attrs: Attrs) -> str:
+    code = attr(attrs, "cmp_type", 0)
+    if not isinstance(code, int) or not 0 <= code < len(CMP_MODES):
+        raise DeductionError(f"attribute 'cmp_type' expected 0..5 ({', '.join(CMP_MODES)}), got {code!r}")
+    return CMP_MODES[code]
+
+
+def _mask_of(value: Value) -> Type:
+    if len(value.shape) != 2:
+        raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", 0,
+                             hint="a predicate mask packs the bits of one row; reshape to 2-D first")
+    shape = (value.shape[0], mask_cols(value.shape[1]))
+    if isinstance(value, TensorType):
+        return TensorType(shape, MASK_DTYPE)
+    return make_tile_type(shape, MASK_DTYPE)
+
+
+def deduce_cmp(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs = value_at(args, 0)
+    cmp_mode(attrs)
+    if isinstance(type_of(args[1]), ScalarType):
+        scalar_at(args, 1)
+        return _mask_of(lhs)
+    rhs = value_at(args, 1)
+    check_same_dtype(lhs, rhs, 1)
+    if lhs.shape != rhs.shape or lhs.valid != rhs.valid:
+        raise DeductionError(f"expected the shape and valid shape of the first operand {list(lhs.shape)} "
+                             f"valid {list(lhs.valid)}, got {list(rhs.shape)} valid {list(rhs.valid)}", 1)
+    return _mask_of(lhs)
+
+
+def deduce_cmps(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs = value_at(args, 0)
+    scalar_at(args, 1)
+    cmp_mode(attrs)
+    return _mask_of(lhs)
+
+
+def _check_mask(args: Sequence[Node], value: Value) -> None:
+    mask = value_at(args, 0)
+    if not mask.dtype.is_int:
+        raise DeductionError(f"expected an integer predicate mask, got {mask.dtype.name}", 0)
+    width = mask.dtype.bits
+    words = -(-value.shape[-1] // width) if value.shape else 0
+    if len(mask.shape) != 2 or mask.shape[0] < value.shape[0] or mask.shape[1] < words:
+        raise DeductionError(f"expected a mask of at least [{value.shape[0]}, {words}] ({width}-bit words, one "
+                             f"bit per column), got {list(mask.shape)}", 0)
+
+
+def deduce_sel(args: Sequence[Node], attrs: Attrs) -> Type:
+    lhs, rhs = value_at(args, 1), value_at(args, 2)
+    check_same_dtype(lhs, rhs, 2)
+    if lhs.shape != rhs.shape:
+        raise DeductionError(f"expected the same shape as {list(lhs.shape)}, got {list(rhs.shape)}", 2)
+    _check_mask(args, lhs)
+    _check_tmp(args, 3)
+    return rebuild(lhs, lhs.shape, lhs.dtype, same_valid(lhs, rhs))
+
+
+def deduce_sels(args: Sequence[Node], attrs: Attrs) -> Type:
+    src = value_at(args, 1)
+    _check_mask(args, src)
+    _check_tmp(args, 2)
+    scalar_at(args, 3)
+    return rebuild(src, src.shape, src.dtype, src.valid_shape)
+
+
+def deduce_prelu(args: Sequence[Node], attrs: Attrs) -> Type:
+    x, slope = value_at(args, 0), value_at(args, 1)
+    if not x.dtype.is_float:
+        raise DeductionError(f"expected a float dtype, got {x.dtype.name}", 0)
+    check_same_dtype(x, slope, 1)
+    if x.shape != slope.shape:
+        raise DeductionError(f"expected the same shape as {list(x.shape)}, got {list(slope.shape)}", 1)
+    _check_tmp(args, 2)
+    return rebuild(x, x.shape, x.dtype, same_valid(x, slope))
+
+
+def deduce_lrelu(args: Sequence[Node], attrs: Attrs) -> Type:
+    x = value_at(args, 0)
+    if not x.dtype.is_float:
+        raise DeductionError(f"expected a float dtype, got {x.dtype.name}", 0)
+    scalar_at(args, 1)
+    return rebuild(x, x.shape, x.dtype, x.valid_shape)
+
+
+def deduce_fused(args: Sequence[Node], attrs: Attrs) -> Type:
+    """addc / subc (src0, src1, carry): three same-shape operands of one dtype."""
+    src0 = value_at(args, 0)
+    for index in (1, 2):
+        other = value_at(args, index)
+        check_same_dtype(src0, other, index)
+        if other.shape != src0.shape:
+            raise DeductionError(f"expected the same shape as {list(src0.shape)}, got {list(other.shape)}", index)
+    return rebuild(src0, src0.shape, src0.dtype, None)
+
+
+def deduce_fused_scalar(args: Sequence[Node], attrs: Attrs) -> Type:
+    """addsc / subsc (src0, scalar, carry)."""
+    src0 = value_at(args, 0)
+    scalar_at(args, 1)
+    carry = value_at(args, 2)
+    check_same_dtype(src0, carry, 2)
+    if carry.shape != src0.shape:
+        raise DeductionError(f"expected the same shape as {list(src0.shape)}, got {list(carry.shape)}", 2)
+    return rebuild(src0, src0.shape, src0.dtype, None)
+
+
+def deduce_partial(args: Sequence[Node], attrs: Attrs) -> Type:
+    """part_*: same physical shape; the result is valid over the union's bounding box."""
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(lhs, rhs, 1)
+    if lhs.shape != rhs.shape:
+        raise DeductionError(f"expected the same shape as {list(lhs.shape)}, got {list(rhs.shape)}", 1)
+    valid = tuple(max(a, b) for a, b in zip(lhs.valid, rhs.valid))
+    return rebuild(lhs, lhs.shape, lhs.dtype, valid)
+
+
+def deduce_expands(args: Sequence[Node], attrs: Attrs) -> Type:
+    """expands(target, scalar): a fresh value of the target's shape, dtype and valid shape."""
+    target = value_at(args, 0)
+    scalar_at(args, 1)
+    return rebuild(target, target.shape, target.dtype, target.valid_shape)
+
+
+def deduce_row_broadcast(args: Sequence[Node], attrs: Attrs) -> Type:
+    """row_expand(lhs, rhs): rhs [.., 1] broadcast across lhs's columns (lhs gives the shape)."""
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(lhs, rhs, 1)
+    expected = lhs.shape[:-1] + (1,)
+    if rhs.shape != expected:
+        raise DeductionError(f"expected shape {list(expected)} (one value per row), got {list(rhs.shape)}", 1)
+    return rebuild(lhs, lhs.shape, lhs.dtype, lhs.valid_shape)
+
+
+def deduce_col_broadcast(args: Sequence[Node], attrs: Attrs) -> Type:
+    """col_expand(lhs, rhs): rhs [1, n] broadcast down lhs's rows."""
+    lhs, rhs = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(lhs, rhs, 1)
+    if len(lhs.shape) != 2:
+        raise DeductionError(f"expected a 2-D value, got rank {len(lhs.shape)}", 0)
+    if rhs.shape != (1, lhs.shape[1]):
+        raise DeductionError(f"expected shape [1, {lhs.shape[1]}] (one value per column), got {list(rhs.shape)}", 1)
+    return rebuild(lhs, lhs.shape, lhs.dtype, lhs.valid_shape)
+
+
+def deduce_ci(args: Sequence[Node], attrs: Attrs) -> Type:
+    """ci / arange(start, shape, dtype, descending): start + k along the last axis (leading
+    dims 1, innermost dim != 1)."""
+    start = scalar_at(args, 0)
+    shape = dims_at(args, 1, "shape")
+    dtype = dtype_attr(attrs, "dtype")
+    if dtype not in CI_DTYPES:
+        raise DeductionError(f"attribute 'dtype' expected INT16 or INT32, got {dtype.name}")
+    if not (start.dtype.is_int or start.dtype is DataType.INDEX):
+        raise DeductionError(f"expected an integer start, got {describe(args[0])}", 0)
+    if not shape or shape[-1] == 1 or any(d != 1 for d in shape[:-1]):
+        raise DeductionError(f"expected a shape [1, ..., n] with n > 1 (leading dims 1), got {list(shape)}", 1)
+    return make_tile_type(shape, dtype)
+
+
+def deduce_tensor_ci(args: Sequence[Node], attrs: Attrs) -> Type:
+    result = deduce_ci(args, attrs)
+    assert isinstance(result, TileType)
+    return TensorType(result.shape, result.dtype)
+
+
+def deduce_tri(args: Sequence[Node], attrs: Attrs) -> Type:
+    """tri(diagonal, shape, valid_shape=None, dtype=INT32, upper=False): a 0/1 triangle mask."""
+    diagonal = scalar_at(args, 0)
+    if not (diagonal.dtype.is_int or diagonal.dtype is DataType.INDEX):
+        raise DeductionError(f"expected an integer diagonal offset, got {describe(args[0])}", 0)
+    shape = dims_at(args, 1, "shape")
+    if len(shape) != 2:
+        raise DeductionError(f"expected a 2-D shape, got {list(shape)}", 1)
+    valid = dims_at(args, 2, "valid_shape") if len(args) > 2 else None
+    if valid is not None:
+        check_valid_within(valid, shape, 2)
+    dtype = dtype_attr(attrs, "dtype")
+    if dtype not in TRI_DTYPES:
+        raise DeductionError(f"attribute 'dtype' expected one of {', '.join(d.name for d in TRI_DTYPES)}, "
+                             f"got {dtype.name}")
+    return make_tile_type(shape, dtype, valid)
+
+
+def deduce_fillpad(args: Sequence[Node], attrs: Attrs) -> Type:
+    """fillpad(x, pad_value): the same shape, fully valid: outside x's valid region the pad."""
+    value = value_at(args, 0)
+    if isinstance(value, TensorType):
+        return TensorType(value.shape, value.dtype)
+    return make_tile_type(value.shape, value.dtype, None, value.memory_space,
+                          _padded_view(value, attrs))
+
+
+def deduce_fillpad_expand(args: Sequence[Node], attrs: Attrs) -> Type:
+    """fillpad_expand(x, shape, pad_value): a larger tile (the shape is type deduction only)."""
+    value = value_at(args, 0)
+    shape = dims_at(args, 1, "shape")
+    if len(shape) != len(value.shape) or any(s < v for s, v in zip(shape, value.shape)):
+        raise DeductionError(f"expected a shape at least {list(value.shape)} in every dimension, got {list(shape)}", 1)
+    if isinstance(value, TensorType):
+        return TensorType(shape, value.dtype)
+    return make_tile_type(shape, value.dtype, None, value.memory_space, _padded_view(value, attrs, shape))
+
+
+def _padded_view(value: TileType, attrs: Attrs, shape: Dims | None = None) -> TileView | None:
+    """The result's view: the space's implicit layout with the fill's pad (the pad records what
+    the padding holds, so a later reader of a wider window sees the fill value)."""
+    if value.memory_space is None:
+        return None
+    return replace(implicit_view(value.memory_space, tuple(shape or value.shape)),
+                   pad=str(attr(attrs, "pad_value", "zero")))
+
+
+def deduce_concat(args: Sequence[Node], attrs: Attrs) -> Type:
+    """concat(a, b): along the columns; the rows and dtype agree."""
+    a, b = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(a, b, 1)
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise DeductionError("expected 2-D operands (concat joins columns)", 0 if len(a.shape) != 2 else 1)
+    if a.shape[0] != b.shape[0] or a.valid[0] != b.valid[0]:
+        raise DeductionError(f"expected {a.shape[0]} rows valid {a.valid[0]} (the first operand's), got "
+                             f"{b.shape[0]} rows valid {b.valid[0]}", 1)
+    shape = (a.shape[0], a.shape[1] + b.shape[1])
+    full = a.valid[1] == a.shape[1]
+    if not full:
+        raise DeductionError(f"expected the first operand fully valid in its columns, got valid {list(a.valid)}", 0,
+                             hint="the second operand's columns start right after the first's physical columns")
+    return rebuild(a, shape, a.dtype, (a.valid[0], a.shape[1] + b.valid[1]))
+
+
+def reinterpreted_shape(value: Value, dtype: DataType) -> Dims:
+    """reinterpret_view's automatic shape: the physically contiguous axis (the last for ND /
+    row-major, the penultimate for DN / col-major) scaled by the byte-width ratio."""
+    src, dst = value.dtype.bits, dtype.bits
+    col_major = isinstance(value, TileType) and value.view is not None and value.view.blayout == "col_major"
+    axis = len(value.shape) - (2 if col_major and len(value.shape) >= 2 else 1)
+    extent = value.shape[axis] * src
+    if extent % dst:
+        raise DeductionError(f"axis {axis} of {list(value.shape)} holds {extent} bits, not a whole number of "
+                             f"{dtype.name} elements", 0)
+    shape = list(value.shape)
+    shape[axis] = extent // dst
+    return tuple(shape)
+
+
+def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
+    value = value_at(args, 0)
+    dtype = dtype_attr(attrs, "dtype")
+    pair = (value.dtype, dtype)
+    if not ({value.dtype, dtype} <= _GENERAL_REINTERPRET or pair in _MX_REINTERPRET):
+        raise DeductionError(f"cannot reinterpret {value.dtype.name} as {dtype.name}",
+                             hint="8-64-bit integers, FP16, BF16 and FP32 reinterpret among themselves; "
+                                  "MX adds only INT8<->FP8E4M3FN and UINT8<->FP8E8M0")
+    if isinstance(value, TileType) and value.view is not None and value.view.slayout != "none_box":
+        raise DeductionError("expected a packed flat (none_box) tile", 0,
+                             hint="a boxed tile's bytes are not in row order; move it to a flat tile first")
+    auto = reinterpreted_shape(value, dtype)
+    requested = attr(attrs, "shape")
+    shape = tuple(requested) if isinstance(requested, tuple) else auto
+    total_bits = value.dtype.bits
+    for extent in value.shape:
+        total_bits *= extent
+    bits = dtype.bits
+    for extent in shape:
+        bits *= extent
+    if bits != total_bits:
+        raise DeductionError(f"shape {list(shape)} of {dtype.name} is {bits // 8} bytes, the view covers "
+                             f"{total_bits // 8}", hint="an explicit shape must be byte-equivalent")
+    valid: Dims | None = None
+    if value.valid_shape is not None:
+        if shape != auto:
+            raise DeductionError(f"a partially valid source (valid {list(value.valid)}) only takes the "
+                                 f"automatic shape {list(auto)}", 0)
+        ratio_axis = next(i for i, (a, b) in enumerate(zip(value.shape, auto)) if a != b) if auto != value.shape else -1
+        valid = tuple(value.valid)
+        if ratio_axis >= 0:
+            bits_valid = value.valid[ratio_axis] * value.dtype.bits
+            if bits_valid % dtype.bits:
+                raise DeductionError(f"valid extent {value.valid[ratio_axis]} is not a whole number of "
+                                     f"{dtype.name} elements", 0)
+            valid = tuple(bits_valid // dtype.bits if i == ratio_axis else v for i, v in enumerate(value.valid))
+    if isinstance(value, TensorType):
+        return TensorType(shape, dtype, normalize_valid(shape, valid))
+    view = value.view
+    if view is not None and view.pad in ("max", "min"):
+        view = replace(view, pad="null")  # a dtype-dependent pad means nothing in the new dtype
+    return TileType(shape, dtype, normalize_valid(shape, valid), value.memory_space, view)
+
+
+def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
+    """tensor.view(t, shape=None, valid_shape=None): a zero-copy shape reinterpretation of the
+    same elements (rank >= 1); a partially valid source takes an explicit valid_shape."""
+    value = value_at(args, 0)
+    requested = attr(attrs, "shape")
+    shape = tuple(requested) if isinstance(requested, tuple) else value.shape
+    if not shape:
+        raise DeductionError("expected a shape of rank at least 1")
+    count = 1
+    for extent in value.shape:
+        count *= extent
+    new_count = 1
+    for extent in shape:
+        new_count *= extent
+    if count != new_count:
+        raise DeductionError(f"expected a shape of {count} elements (as {list(value.shape)}), got {list(shape)}")
+    explicit = attr(attrs, "valid_shape")
+    if value.valid_shape is not None and shape != value.shape and not isinstance(explicit, tuple):
+        raise DeductionError(f"a partially valid source (valid {list(value.valid)}) needs an explicit valid_shape", 0)
+    derived = reshape_valid(value.shape, value.valid_shape, shape)
+    if derived is None:
+        raise DeductionError(f"the valid region {list(value.valid)} of {list(value.shape)} is not a box of "
+                             f"{list(shape)}", 0)
+    valid = derived
+    if isinstance(explicit, tuple):
+        check_valid_within(explicit, derived, 0, "valid_shape (within the derived valid region)")
+        valid = explicit
+    return TensorType(shape, value.dtype, normalize_valid(shape, valid))
+
+
+# -- the op tables --------------------------------------------------------------------------------
+
+
+def _vec(name: str) -> OperandDecl:
+    return OperandDecl(name, _TILE, input_memory=VEC)
+
+
+def _tmp(optional: bool = False) -> OperandDecl:
+    return OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=optional)
+
+
+def _ten(name: str) -> OperandDecl:
+    return OperandDecl(name, _T)
+
+
+_VEC_OUT = Fixed(VEC)
+_SCALAR = OperandDecl("scalar", "scalar", literal_dtype=0)
+
+# (name, semantics op, deducer kind, tile needs tmp, tensor form exists)
+_BITWISE = (
+    ("and", "and", "bitwise", False), ("or", "or", "bitwise", False), ("xor", "xor", "bitwise", True),
+    ("shl", "shl", "shift", False), ("shr", "shr", "shift", False),
+)
+_BITWISE_SCALAR = (
+    ("ands", "and", "bitwise", False), ("ors", "or", "bitwise", False), ("xors", "xor", "bitwise", True),
+    ("shls", "shl", "shift", False), ("shrs", "shr", "shift", False),
+)
+_DEDUCERS = {"bitwise": deduce_bitwise, "shift": deduce_shift}
+_SCALAR_DEDUCERS = {"bitwise": deduce_bitwise_scalar, "shift": deduce_shift_scalar}
+
+
+def _tile_conversion(tile_op: str, inputs: int, scratch: bool = False) -> TileConversion:
+    return TileConversion(tile_op, tuple(TileInput(i, (tile_op,)) for i in range(inputs)),
+                          scratch_like=0 if scratch else None)
+
+
+def _bitwise_ops() -> list[OpDef]:
+    ops: list[OpDef] = []
+    for name, meaning, kind, needs_tmp in _BITWISE:
+        operands = (_vec("lhs"), _vec("rhs")) + ((_tmp(),) if needs_tmp else ())
+        ops.append(OpDef(f"tile.{name}", operands, _DEDUCERS[kind], ("binary", meaning), "elementwise_binary",
+                         output_memory=_VEC_OUT, pto=(f"pto.t{name}",),
+                         doc="The Python spelling of `and` / `or` is `and_` / `or_`." if name in ("and", "or") else ""))
+        ops.append(OpDef(f"tensor.{name}", (_ten("lhs"), _ten("rhs")), _DEDUCERS[kind], ("binary", meaning),
+                         "elementwise_binary", to_tile=_tile_conversion(f"tile.{name}", 2, needs_tmp),
+                         doc="ConvertTensorToTileOps synthesizes the pto.txor scratch." if needs_tmp else ""))
+    for name, meaning, kind, needs_tmp in _BITWISE_SCALAR:
+        operands = (_vec("lhs"), _SCALAR) + ((_tmp(),) if needs_tmp else ())
+        ops.append(OpDef(f"tile.{name}", operands, _SCALAR_DEDUCERS[kind], ("scalar_binary", meaning),
+                         "elementwise_scalar", output_memory=_VEC_OUT, pto=(f"pto.t{name}",)))
+        ops.append(OpDef(f"tensor.{name}", (_ten("lhs"), _SCALAR), _SCALAR_DEDUCERS[kind],
+                         ("scalar_binary", meaning), "elementwise_scalar",
+                         to_tile=_tile_conversion(f"tile.{name}", 1, needs_tmp)))
+    ops.append(OpDef("tile.not", (_vec("x"),), deduce_not, ("unary", "not"), "unary", output_memory=_VEC_OUT,
+                     pto=("pto.tnot",), doc="INT16 / UINT16 only (TNOT); the Python spelling is `not_`."))
+    ops.append(OpDef("tensor.not", (_ten("x"),), deduce_not, ("unary", "not"), "unary",
+                     to_tile=_tile_conversion("tile.not", 1)))
+    return ops
+
+
+def _arith_ops() -> list[OpDef]:
+    ops = [
+        OpDef("tile.fmod", (_vec("lhs"), _vec("rhs")), deduce_arith_same_shape, ("binary", "fmod"),
+              "elementwise_binary", output_memory=_VEC_OUT, pto=("pto.tfmod",),
+              doc="C fmod: the remainder takes the dividend's sign (torch.fmod)."),
+        OpDef("tile.fmods", (_vec("lhs"), _SCALAR), deduce_arith_scalar, ("scalar_binary", "fmod"),
+              "elementwise_scalar", output_memory=_VEC_OUT, pto=("pto.tfmods",)),
+        OpDef("tile.rem", (_vec("lhs"), _vec("rhs"), _tmp()), deduce_arith_same_shape, ("binary", "rem"),
+              "elementwise_binary", output_memory=_VEC_OUT, pto=("pto.trem",),
+              doc="The remainder takes the divisor's sign (pto-isa TREM)."),
+        OpDef("tile.rems", (_vec("lhs"), _SCALAR, _tmp()), deduce_arith_scalar, ("scalar_binary", "rem"),
+              "elementwise_scalar", output_memory=_VEC_OUT, pto=("pto.trems",)),
+        OpDef("tensor.fmods", (_ten("lhs"), _SCALAR), deduce_arith_scalar, ("scalar_binary", "fmod"),
+              "elementwise_scalar", to_tile=_tile_conversion("tile.fmods", 1)),
+    ]
+    for name, meaning in (("addc", "addc"), ("subc", "subc")):
+        ops.append(OpDef(f"tile.{name}", (_vec("src0"), _vec("src1"), _vec("carry")), deduce_fused,
+                         ("fused", meaning), "elementwise_binary", output_memory=_VEC_OUT, pto=(f"pto.t{name}",),
+                         doc="Every intermediate in FP32, one rounding at the end (NUMERICS.md section 2)."))
+    for name, meaning in (("addsc", "addsc"), ("subsc", "subsc")):
+        ops.append(OpDef(f"tile.{name}", (_vec("src0"), _SCALAR, _vec("carry")), deduce_fused_scalar,
+                         ("fused", meaning), "elementwise_scalar", output_memory=_VEC_OUT, pto=(f"pto.t{name}",)))
+    for name in ("add", "mul", "max", "min"):
+        ops.append(OpDef(f"tile.part_{name}", (_vec("lhs"), _vec("rhs")), deduce_partial, ("partial", name),
+                         "elementwise_binary", output_memory=_VEC_OUT, in_place_safe=False,
+                         pto=(f"pto.tpart{name}",),
+                         doc="Where only one operand is valid its value passes; where neither is, 0."))
+        ops.append(OpDef(f"tensor.part_{name}", (_ten("lhs"), _ten("rhs")), deduce_partial, ("partial", name),
+                         "elementwise_binary", to_tile=_tile_conversion(f"tile.part_{name}", 2)))
+    ops.append(OpDef("tile.prelu", (_vec("x"), _vec("slope"), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE)),
+                     deduce_prelu, ("prelu",), "elementwise_binary", output_memory=_VEC_OUT, pto=("pto.tprelu",),
+                     doc="x where x > 0, else x * slope; tmp is TPRELU's byte workspace."))
+    ops.append(OpDef("tile.lrelu", (_vec("x"), OperandDecl("slope", "scalar", literal_dtype=0)), deduce_lrelu, ("prelu",),
+                     "elementwise_scalar", output_memory=_VEC_OUT, pto=("pto.tlrelu",)))
+    ops.append(OpDef("tile.expands", (OperandDecl("target", _TILE), _SCALAR), deduce_expands, ("expands",),
+                     "create", output_memory=_VEC_OUT, pto=("pto.texpands",), pto_ins=(1,),
+                     doc="A fresh tile of the target's shape and dtype filled with the scalar."))
+    ops.append(OpDef("tensor.expands", (_ten("target"), _SCALAR), deduce_expands, ("expands",), "create",
+                     to_tile=TileConversion("tile.full", self_loading=True),
+                     doc="Only the target's shape and dtype matter: lowers to tile.full (tile.expands on a tile)."))
+    return ops
+
+
+def _compare_ops() -> list[OpDef]:
+    cmp_type = AttrDecl("cmp_type", "int", 0, tuple(range(len(CMP_MODES))))
+    return [
+        OpDef("tile.cmp", (_vec("lhs"), _vec("rhs")), deduce_cmp, ("compare",), "compare", attrs=(cmp_type,),
+              output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tcmp",), pto_attrs=(("cmp_type", "cmpMode"),),
+              doc="A packed predicate mask (UINT8, one bit per column, rows of 32-byte words)."),
+        OpDef("tile.cmps", (_vec("lhs"), _SCALAR), deduce_cmps, ("compare",), "compare", attrs=(cmp_type,),
+              output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tcmps",), pto_attrs=(("cmp_type", "cmpMode"),)),
+        OpDef("tensor.cmp", (_ten("lhs"), OperandDecl("rhs", "tensor_or_scalar", literal_dtype=0)), deduce_cmp, ("compare",),
+              "compare", attrs=(cmp_type,),
+              to_tile=TileConversion("tile.cmp", (TileInput(0, ("tile.cmp",)), TileInput(1, ("tile.cmp",))),
+                                     scalar_rhs_op="tile.cmps")),
+        OpDef("tile.sel", (OperandDecl("mask", _TILE, input_memory=VEC), _vec("lhs"), _vec("rhs"), _tmp()),
+              deduce_sel, ("select",), "select", output_memory=_VEC_OUT, pto=("pto.tsel",),
+              doc="lhs where the mask bit of the element is set, else rhs."),
+        OpDef("tile.sels", (OperandDecl("mask", _TILE, input_memory=VEC), _vec("src"), _tmp(),
+                            OperandDecl("scalar", "scalar", literal_dtype=1)),
+              deduce_sels, ("select",), "select", output_memory=_VEC_OUT, pto=("pto.tsels",),
+              doc="src where the mask bit is set, else the scalar."),
+    ]
+
+
+def _reduction_ops() -> list[OpDef]:
+    ops = [
+        OpDef("tile.row_prod", (_vec("x"), _tmp(optional=True)), deduce_reduce_row, ("reduce_row", "prod"),
+              "reduce_row", output_memory=_VEC_OUT, pto=("pto.trowprod",)),
+        OpDef("tile.col_prod", (_vec("x"), _tmp(optional=True)), deduce_reduce_col, ("reduce_col", "prod"),
+              "reduce_col", output_memory=_VEC_OUT, pto=("pto.tcolprod",)),
+        OpDef("tensor.row_prod", (_ten("x"),), deduce_reduce_row, ("reduce_row", "prod"), "reduce_row",
+              to_tile=_tile_conversion("tile.row_prod", 1)),
+        OpDef("tensor.col_prod", (_ten("x"),), deduce_reduce_col, ("reduce_col", "prod"), "reduce_col",
+              to_tile=_tile_conversion("tile.col_prod", 1)),
+    ]
+    for direction, deduce in (("row", deduce_row_broadcast), ("col", deduce_col_broadcast)):
+        ops.append(OpDef(f"tile.{direction}_expand", (_vec("lhs"), _vec("rhs")), deduce, (f"{direction}_broadcast",),
+                         f"{direction}_expand", output_memory=_VEC_OUT, pto=(f"pto.t{direction}expand",),
+                         pto_ins=(1,), doc="lhs gives the shape; rhs is broadcast over it."))
+        ops.append(OpDef(f"tensor.{direction}_expand", (_ten("lhs"), _ten("rhs")), deduce, (f"{direction}_broadcast",),
+                         f"{direction}_expand", to_tile=_tile_conversion(f"tile.{direction}_expand", 2)))
+        expand = "row_expand" if direction == "row" else "col_expand"
+        deducer = deduce_row_expand if direction == "row" else deduce_col_expand
+        ops.append(OpDef(f"tile.{expand}_expdif", (_vec("x"), _vec(direction)), deducer, (f"{direction}_expdif",),
+                         expand, output_memory=_VEC_OUT, pto=(f"pto.t{direction}expandexpdif",),
+                         doc=f"exp(x - {direction}) with the difference rounded first."))
+        ops.append(OpDef(f"tensor.{expand}_expdif", (_ten("x"), _ten(direction)), deducer, (f"{direction}_expdif",),
+                         expand, to_tile=_tile_conversion(f"tile.{expand}_expdif", 2)))
+    return ops
+
+
+def _generation_ops() -> list[OpDef]:
+    ci_attrs = (AttrDecl("dtype", "dtype", DataType.INT32), AttrDecl("descending", "bool", False))
+    return [
+        OpDef("tile.ci", (OperandDecl("start", "scalar", literal_dtype="dtype"), OperandDecl("shape", "int_list")), deduce_ci, ("ci",),
+              "create", attrs=ci_attrs, output_memory=_VEC_OUT, pto=("pto.tci",),
+              pto_attrs=(("descending", "descending"),),
+              doc="start + k (start - k when descending) along the last axis; INT16 / INT32."),
+        OpDef("tensor.ci", (OperandDecl("start", "scalar", literal_dtype="dtype"), OperandDecl("shape", "int_list")), deduce_tensor_ci,
+              ("ci",), "create", attrs=ci_attrs, to_tile=TileConversion("tile.ci", self_loading=True),
+              doc="Also spelled pl.arange / tensor.arange."),
+        OpDef("tile.tri", (OperandDecl("diagonal", "scalar", literal_dtype=DataType.INT32), OperandDecl("shape", "int_list"),
+                           OperandDecl("valid_shape", "int_list", optional=True)),
+              deduce_tri, ("tri",), "create",
+              attrs=(AttrDecl("dtype", "dtype", DataType.INT32), AttrDecl("upper", "bool", False)),
+              output_memory=_VEC_OUT, pto=("pto.ttri",), pto_ins=(0,), pto_attrs=(("upper", "upperOrLower"),),
+              doc="1 where c <= r + diagonal (lower) / c >= r + diagonal (upper), else 0."),
+    ]
+
+
+_PADS = ("zero", "max", "min")
+
+
+def _shape_ops() -> list[OpDef]:
+    pad = AttrDecl("pad_value", "str", "zero", _PADS)
+    return [
+        OpDef("tile.fillpad", (_vec("x"),), deduce_fillpad, ("fillpad",), "memory", attrs=(pad,),
+              output_memory=InheritInput(0), in_place_safe=False, pto=("pto.tfillpad",),
+              doc="The tile made fully valid: outside x's valid region, the pad value."),
+        OpDef("tile.fillpad_expand", (_vec("x"), OperandDecl("shape", "int_list")), deduce_fillpad_expand,
+              ("fillpad",), "memory", attrs=(pad,), output_memory=InheritInput(0), in_place_safe=False,
+              pto=("pto.tfillpad_expand",)),
+        OpDef("tensor.fillpad", (_ten("x"),), deduce_fillpad, ("fillpad",), "memory", attrs=(pad,),
+              to_tile=_tile_conversion("tile.fillpad", 1)),
+        OpDef("tile.concat", (_vec("a"), _vec("b")), deduce_concat, ("concat",), "memory", output_memory=_VEC_OUT,
+              in_place_safe=False, pto=("pto.tconcat",), doc="Along the columns: [a | b]."),
+        OpDef("tensor.concat", (_ten("a"), _ten("b")), deduce_concat, ("concat",), "memory",
+              to_tile=_tile_conversion("tile.concat", 2)),
+        OpDef("tile.reinterpret_view", (OperandDecl("x", _TILE),), deduce_reinterpret_view, ("reinterpret",), "view",
+              attrs=(AttrDecl("dtype", "dtype", positional=True), AttrDecl("shape", "int_list")),
+              output_memory=InheritInput(0), pto=("pto.treshape",),
+              doc="The same bytes seen as another dtype (packed flat tiles)."),
+        OpDef("tensor.reinterpret_view", (_ten("x"),), deduce_reinterpret_view, ("reinterpret",), "view",
+              attrs=(AttrDecl("dtype", "dtype", positional=True), AttrDecl("shape", "int_list")),
+              to_tile=TileConversion("tile.reinterpret_view", (TileInput(0),))),
+        OpDef("tensor.view", (_ten("x"),), deduce_tensor_view, ("view",), "view",
+              attrs=(AttrDecl("shape", "int_list"), AttrDecl("valid_shape", "int_list"), AttrDecl("layout", "str")),
+              to_tile=TileConversion("tile.reshape", self_loading=True),
+              doc="Metadata-only: the same GM elements under another shape (a passthrough in "
+                  "ConvertTensorToTileOps; a make_tensor_view over the same base pointer)."),
+    ]
+
+
+OPS: tuple[OpDef, ...] = tuple(
+    _bitwise_ops() + _arith_ops() + _compare_ops() + _reduction_ops() + _generation_ops() + _shape_ops()
+)
+
+__all__ = ["CMP_MODES", "MASK_DTYPE", "OPS", "cmp_mode", "mask_cols", "reinterpreted_shape"]
