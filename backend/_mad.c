@@ -28,6 +28,47 @@
 #define MR 6
 #define NR 16
 
+/* Exact widenings to FP32 (every FP16 / BF16 value is an FP32 value).  NaN payloads may come
+ * out differently from NumPy's conversion; NaN outputs are recomputed by the caller anyway. */
+static float half_to_float(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu, bits;
+    if (exponent == 0x1Fu) {
+        bits = sign | 0x7F800000u | (mantissa << 13);
+    } else if (exponent != 0) {
+        bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        bits = sign;
+    } else { /* subnormal: normalize */
+        exponent = 113u;
+        while ((mantissa & 0x400u) == 0) {
+            mantissa <<= 1;
+            --exponent;
+        }
+        bits = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static float bf16_to_float(uint16_t h) {
+    const uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+enum { KIND_F32 = 0, KIND_F16 = 1, KIND_BF16 = 2 };
+
+static void widen(const void *src, float *dst, Py_ssize_t count, int kind) {
+    const uint16_t *h = (const uint16_t *)src;
+    if (kind == KIND_F16)
+        for (Py_ssize_t i = 0; i < count; ++i) dst[i] = half_to_float(h[i]);
+    else
+        for (Py_ssize_t i = 0; i < count; ++i) dst[i] = bf16_to_float(h[i]);
+}
+
 static void mad_f32_scalar(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k,
                            Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < m; ++i) {
@@ -121,6 +162,22 @@ static int mad_f32_avx2(const float *a, const float *b, float *acc, Py_ssize_t m
     return 0;
 }
 
+__attribute__((target("avx2,f16c"))) static void widen_f16_f16c(const uint16_t *src, float *dst, Py_ssize_t count) {
+    Py_ssize_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
+    for (; i < count; ++i) dst[i] = half_to_float(src[i]);
+}
+
+static int have_f16c(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    }
+    return cached;
+}
+
 static int have_avx2_fma(void) {
     static int cached = -1;
     if (cached < 0) {
@@ -162,13 +219,14 @@ static int get_buffer(PyObject *obj, Py_buffer *view, int writable, char format,
 static PyObject *mad(PyObject *self, PyObject *args, int integer) {
     PyObject *a_obj, *b_obj, *acc_obj;
     Py_ssize_t m, k, n;
-    if (!PyArg_ParseTuple(args, "OOOnnn", &a_obj, &b_obj, &acc_obj, &m, &k, &n)) return NULL;
-    if (m < 0 || k < 0 || n < 0) {
-        PyErr_SetString(PyExc_ValueError, "negative extent");
+    int kind = KIND_F32;
+    if (!PyArg_ParseTuple(args, "OOOnnn|i", &a_obj, &b_obj, &acc_obj, &m, &k, &n, &kind)) return NULL;
+    if (m < 0 || k < 0 || n < 0 || kind < KIND_F32 || kind > KIND_BF16) {
+        PyErr_SetString(PyExc_ValueError, "negative extent or unknown operand kind");
         return NULL;
     }
     Py_buffer a, b, acc;
-    const char in_fmt = integer ? 'b' : 'f', acc_fmt = integer ? 'i' : 'f';
+    const char in_fmt = integer ? 'b' : (kind == KIND_F32 ? 'f' : 'H'), acc_fmt = integer ? 'i' : 'f';
     if (get_buffer(a_obj, &a, 0, in_fmt, m * k, "a") < 0) return NULL;
     if (get_buffer(b_obj, &b, 0, in_fmt, k * n, "b") < 0) {
         PyBuffer_Release(&a);
@@ -180,23 +238,289 @@ static PyObject *mad(PyObject *self, PyObject *args, int integer) {
         return NULL;
     }
     int failed = 0;
+    Py_ssize_t nans = 0;
     Py_BEGIN_ALLOW_THREADS
     if (integer) {
         mad_i8((const int8_t *)a.buf, (const int8_t *)b.buf, (int32_t *)acc.buf, m, k, n);
     } else {
+        const float *left = (const float *)a.buf, *right = (const float *)b.buf;
+        float *wide = NULL;
+        if (kind != KIND_F32) {
+            wide = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(m * k + k * n + 1));
+            if (wide == NULL) {
+                failed = 1;
+            } else {
 #ifdef HAVE_AVX2_KERNEL
-        if (have_avx2_fma())
-            failed = mad_f32_avx2((const float *)a.buf, (const float *)b.buf, (float *)acc.buf, m, k, n);
-        else
+                if (kind == KIND_F16 && have_f16c()) {
+                    widen_f16_f16c((const uint16_t *)a.buf, wide, m * k);
+                    widen_f16_f16c((const uint16_t *)b.buf, wide + m * k, k * n);
+                } else
 #endif
-            mad_f32_scalar((const float *)a.buf, (const float *)b.buf, (float *)acc.buf, m, k, n);
+                {
+                    widen(a.buf, wide, m * k, kind);
+                    widen(b.buf, wide + m * k, k * n, kind);
+                }
+                left = wide;
+                right = wide + m * k;
+            }
+        }
+        if (!failed) {
+#ifdef HAVE_AVX2_KERNEL
+            if (have_avx2_fma())
+                failed = mad_f32_avx2(left, right, (float *)acc.buf, m, k, n);
+            else
+#endif
+                mad_f32_scalar(left, right, (float *)acc.buf, m, k, n);
+        }
+        PyMem_RawFree(wide);
+        const float *out = (const float *)acc.buf;
+        for (Py_ssize_t i = 0; i < m * n; ++i) nans += isnan(out[i]) ? 1 : 0;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&a);
     PyBuffer_Release(&b);
     PyBuffer_Release(&acc);
     if (failed) return PyErr_NoMemory();
+    return PyLong_FromSsize_t(nans);
+}
+
+
+/* -- strided block moves for the simulator's tile windows ---------------------------------------
+ *
+ * A tile window is a 4-D strided block of a memory space's bytes ([box rows, rows in a box,
+ * box columns, columns in a box], or [1, h, 1, w]) whose innermost run is contiguous.  NumPy
+ * copies such a block with a per-run loop overhead that dominates at 16-element runs; these
+ * copy whole runs with memcpy.  All offsets and strides are in bytes and were bounds-checked by
+ * the caller (backend/sim/machine.py); the functions check them against the buffers again. */
+
+typedef struct {
+    Py_ssize_t shape[4];
+    Py_ssize_t strides[4];
+    Py_ssize_t base;
+    Py_ssize_t run; /* bytes of the innermost contiguous run (shape[3] * item) */
+} Block;
+
+static int parse_block(PyObject *shape, PyObject *strides, Py_ssize_t base, Py_ssize_t item, Block *block,
+                       Py_ssize_t buffer_len) {
+    if (!PyArg_ParseTuple(shape, "nnnn", &block->shape[0], &block->shape[1], &block->shape[2], &block->shape[3]))
+        return -1;
+    if (!PyArg_ParseTuple(strides, "nnnn", &block->strides[0], &block->strides[1], &block->strides[2],
+                          &block->strides[3]))
+        return -1;
+    block->base = base;
+    Py_ssize_t last = base;
+    for (int axis = 0; axis < 4; ++axis) {
+        if (block->shape[axis] <= 0) {
+            block->run = 0;
+            return 0;
+        }
+        if (block->strides[axis] < 0) {
+            PyErr_SetString(PyExc_ValueError, "negative stride");
+            return -1;
+        }
+        last += (block->shape[axis] - 1) * block->strides[axis];
+    }
+    if (block->strides[3] != item) {
+        PyErr_SetString(PyExc_ValueError, "the innermost axis must be contiguous");
+        return -1;
+    }
+    block->run = block->shape[3] * item;
+    if (base < 0 || last + item > buffer_len) {
+        PyErr_SetString(PyExc_IndexError, "block outside the buffer");
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the block's bytes are exactly [base, base + size): its axes, ordered by stride, each
+ * step over exactly the bytes of the axes inside it.  Then written flags are one range. */
+static int dense_block(const Block *block, Py_ssize_t *size) {
+    Py_ssize_t extent[4], stride[4];
+    int used = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        if (block->shape[axis] > 1) {
+            extent[used] = block->shape[axis];
+            stride[used] = block->strides[axis];
+            ++used;
+        }
+    }
+    /* insertion sort by stride */
+    for (int i = 1; i < used; ++i)
+        for (int j = i; j > 0 && stride[j - 1] > stride[j]; --j) {
+            Py_ssize_t t = stride[j]; stride[j] = stride[j - 1]; stride[j - 1] = t;
+            t = extent[j]; extent[j] = extent[j - 1]; extent[j - 1] = t;
+        }
+    Py_ssize_t covered = block->run;
+    for (int i = 0; i < used; ++i) {
+        if (stride[i] != covered) return 0;
+        covered *= extent[i];
+    }
+    *size = covered;
+    return 1;
+}
+
+/* Copy one run; the common run lengths (16, 32, 64 bytes: a box row) as fixed-size copies. */
+static inline void copy_run(char *dst, const char *src, Py_ssize_t run) {
+    switch (run) {
+    case 16: memcpy(dst, src, 16); break;
+    case 32: memcpy(dst, src, 32); break;
+    case 64: memcpy(dst, src, 64); break;
+    default: memmove(dst, src, (size_t)run);
+    }
+}
+
+#define FOR_RUNS(block, offset)                                                              \
+    for (Py_ssize_t i0 = 0; i0 < (block).shape[0]; ++i0)                                     \
+        for (Py_ssize_t i1 = 0; i1 < (block).shape[1]; ++i1)                                 \
+            for (Py_ssize_t i2 = 0; i2 < (block).shape[2]; ++i2)                             \
+                for (Py_ssize_t offset = (block).base + i0 * (block).strides[0] +            \
+                                         i1 * (block).strides[1] + i2 * (block).strides[2],  \
+                                once = 1;                                                    \
+                     once; once = 0)
+
+/* gather(memory, base, shape, strides, item, out): out (C order) = the block's elements. */
+static PyObject *gather(PyObject *self, PyObject *args) {
+    PyObject *mem_obj, *out_obj, *shape, *strides;
+    Py_ssize_t base, item;
+    if (!PyArg_ParseTuple(args, "OnO!O!nO", &mem_obj, &base, &PyTuple_Type, &shape, &PyTuple_Type, &strides, &item,
+                          &out_obj))
+        return NULL;
+    Py_buffer mem, out;
+    if (PyObject_GetBuffer(mem_obj, &mem, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&mem);
+        return NULL;
+    }
+    Block block;
+    int ok = parse_block(shape, strides, base, item, &block, mem.len) == 0;
+    if (ok && block.run * block.shape[0] * block.shape[1] * block.shape[2] != out.len) {
+        PyErr_SetString(PyExc_ValueError, "output size differs from the block");
+        ok = 0;
+    }
+    if (ok && block.run) {
+        char *dst = (char *)out.buf;
+        const char *src = (const char *)mem.buf;
+        FOR_RUNS(block, offset) {
+            copy_run(dst, src + offset, block.run);
+            dst += block.run;
+        }
+    }
+    PyBuffer_Release(&mem);
+    PyBuffer_Release(&out);
+    if (!ok) return NULL;
     Py_RETURN_NONE;
+}
+
+/* scatter(memory, base, shape, strides, item, values, flags): the block's elements = values
+ * (C order); flags (same length as memory, one byte per byte, or None) get 1 over them. */
+static PyObject *scatter(PyObject *self, PyObject *args) {
+    PyObject *mem_obj, *values_obj, *flags_obj, *shape, *strides;
+    Py_ssize_t base, item;
+    if (!PyArg_ParseTuple(args, "OnO!O!nOO", &mem_obj, &base, &PyTuple_Type, &shape, &PyTuple_Type, &strides, &item,
+                          &values_obj, &flags_obj))
+        return NULL;
+    Py_buffer mem, values, flags;
+    if (PyObject_GetBuffer(mem_obj, &mem, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (PyObject_GetBuffer(values_obj, &values, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&mem);
+        return NULL;
+    }
+    int have_flags = flags_obj != Py_None;
+    if (have_flags && PyObject_GetBuffer(flags_obj, &flags, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&mem);
+        PyBuffer_Release(&values);
+        return NULL;
+    }
+    Block block;
+    int ok = parse_block(shape, strides, base, item, &block, mem.len) == 0;
+    if (ok && block.run * block.shape[0] * block.shape[1] * block.shape[2] != values.len) {
+        PyErr_SetString(PyExc_ValueError, "values size differs from the block");
+        ok = 0;
+    }
+    if (ok && have_flags && flags.len != mem.len) {
+        PyErr_SetString(PyExc_ValueError, "flags and memory differ in length");
+        ok = 0;
+    }
+    if (ok && block.run) {
+        const char *src = (const char *)values.buf;
+        char *dst = (char *)mem.buf;
+        char *marks = have_flags ? (char *)flags.buf : NULL;
+        Py_ssize_t size = 0;
+        if (marks && dense_block(&block, &size)) {
+            memset(marks + block.base, 1, (size_t)size);
+            marks = NULL;
+        }
+        /* values may overlap the block (a view of the same memory): then copy through a buffer */
+        const char *mem_lo = (const char *)mem.buf, *mem_hi = mem_lo + mem.len;
+        char *staged = NULL;
+        if (src < mem_hi && src + values.len > mem_lo) {
+            staged = (char *)PyMem_RawMalloc((size_t)values.len);
+            if (staged == NULL) {
+                PyErr_NoMemory();
+                ok = 0;
+            } else {
+                memcpy(staged, src, (size_t)values.len);
+                src = staged;
+            }
+        }
+        if (ok) {
+            FOR_RUNS(block, offset) {
+                copy_run(dst + offset, src, block.run);
+                if (marks) memset(marks + offset, 1, (size_t)block.run);
+                src += block.run;
+            }
+        }
+        PyMem_RawFree(staged);
+    }
+    PyBuffer_Release(&mem);
+    PyBuffer_Release(&values);
+    if (have_flags) PyBuffer_Release(&flags);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* all_written(flags, base, shape, strides, item): whether every byte of the block is 1. */
+static PyObject *all_written(PyObject *self, PyObject *args) {
+    PyObject *flags_obj, *shape, *strides;
+    Py_ssize_t base, item;
+    if (!PyArg_ParseTuple(args, "OnO!O!n", &flags_obj, &base, &PyTuple_Type, &shape, &PyTuple_Type, &strides, &item))
+        return NULL;
+    Py_buffer flags;
+    if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Block block;
+    int ok = parse_block(shape, strides, base, item, &block, flags.len) == 0;
+    int all = 1;
+    if (ok && block.run) {
+        static unsigned char ones[4096];
+        if (ones[0] == 0) memset(ones, 1, sizeof ones);
+        const unsigned char *marks = (const unsigned char *)flags.buf;
+        Py_ssize_t size = 0;
+        if (dense_block(&block, &size)) {
+            for (Py_ssize_t at = 0; at < size; at += (Py_ssize_t)sizeof ones) {
+                Py_ssize_t part = size - at < (Py_ssize_t)sizeof ones ? size - at : (Py_ssize_t)sizeof ones;
+                if (memcmp(marks + block.base + at, ones, (size_t)part) != 0) {
+                    all = 0;
+                    break;
+                }
+            }
+            goto done;
+        }
+        FOR_RUNS(block, offset) {
+            const unsigned char *run = marks + offset;
+            for (Py_ssize_t done_bytes = 0; done_bytes < block.run; done_bytes += (Py_ssize_t)sizeof ones) {
+                Py_ssize_t part = block.run - done_bytes;
+                if (part > (Py_ssize_t)sizeof ones) part = (Py_ssize_t)sizeof ones;
+                if (memcmp(run + done_bytes, ones, (size_t)part) != 0) {
+                    all = 0;
+                    goto done;
+                }
+            }
+        }
+    }
+done:
+    PyBuffer_Release(&flags);
+    if (!ok) return NULL;
+    return PyBool_FromLong(all);
 }
 
 static PyObject *mad_f32(PyObject *self, PyObject *args) { return mad(self, args, 0); }
@@ -211,10 +535,15 @@ static PyObject *kernel_name(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"mad_f32", mad_f32, METH_VARARGS,
-     "mad_f32(a, b, acc, m, k, n): acc[i,j] = fma chain over k ascending (float32, C order, in place)"},
+     "mad_f32(a, b, acc, m, k, n, kind=0): acc[i,j] = fma chain over k ascending, in place (C order); a, b "
+     "float32 (kind 0) or the uint16 bit patterns of FP16 (1) / BF16 (2); returns the number of NaN outputs"},
     {"mad_int8", mad_int8, METH_VARARGS,
-     "mad_int8(a, b, acc, m, k, n): acc[i,j] += a[i,k]*b[k,j], int8 inputs, int32 wrap (in place)"},
+     "mad_int8(a, b, acc, m, k, n): acc[i,j] += a[i,k]*b[k,j], int8 inputs, int32 wrap (in place); returns 0"},
     {"kernel", kernel_name, METH_NOARGS, "the float kernel this CPU runs"},
+    {"gather", gather, METH_VARARGS, "gather(memory, base, shape4, strides4, item, out): copy a strided block out"},
+    {"scatter", scatter, METH_VARARGS,
+     "scatter(memory, base, shape4, strides4, item, values, flags): copy values into a strided block, mark flags"},
+    {"all_written", all_written, METH_VARARGS, "all_written(flags, base, shape4, strides4, item): every byte set"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -440,6 +440,8 @@ _mad_kernel = _load_mad_kernel()
 # INT8 products are at most 2**14 in magnitude, so every partial sum of K <= 1024 of them is an
 # integer below 2**24: exact in float32 in any summation order, hence BLAS may compute it.
 _INT8_EXACT_FLOAT32_K: Final = 1024
+# How the compiled kernel reads float operands: float32 itself, or FP16 / BF16 bit patterns.
+_MAD_KIND: Final = {"FP32": 0, "FP16": 1, "BF16": 2}
 
 
 def matmul_fast(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
@@ -462,13 +464,18 @@ def matmul_fast(a: Array, b: Array, acc_start: Array, in_dtype: str) -> Array:
         if in_dtype == "FP16":
             return _matmul_fp16_numpy(a_arr, b_arr, start)
         return matmul_reference(a_arr, b_arr, start, in_dtype)
-    left = np.ascontiguousarray(a_arr.astype(np_dtype(in_dtype), copy=False).astype(np.float32, copy=False))
-    right = np.ascontiguousarray(b_arr.astype(np_dtype(in_dtype), copy=False).astype(np.float32, copy=False))
+    kind = _MAD_KIND[in_dtype]
+    left = np.ascontiguousarray(a_arr.astype(np_dtype(in_dtype), copy=False))
+    right = np.ascontiguousarray(b_arr.astype(np_dtype(in_dtype), copy=False))
     acc = np.array(start, dtype=np.float32, order="C", copy=True)
-    _mad_kernel.mad_f32(left, right, acc, m, k, n)
-    nan = np.isnan(acc)
-    if nan.any():
-        rows, cols = np.nonzero(nan)
+    if kind:  # FP16 / BF16 widen to FP32 inside the kernel: it takes their bit patterns
+        nans = _mad_kernel.mad_f32(left.view(np.uint16), right.view(np.uint16), acc, m, k, n, kind)
+    else:
+        nans = _mad_kernel.mad_f32(left, right, acc, m, k, n)
+    if nans:
+        left = left.astype(np.float32)
+        right = right.astype(np.float32)
+        rows, cols = np.nonzero(np.isnan(acc))
         # Each NaN output's own chain, all of them at once: [count, 1] x [1, count] steps.
         chain = start.astype(np.float32)[rows, cols]
         for step in range(k):

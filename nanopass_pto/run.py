@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backend import numerics
-from backend.arrays import load_inputs, poison_array, random_inputs, save_outputs
+from backend.arrays import load_inputs, random_inputs, save_outputs
 from backend.interpreter import ArrayValue, KernelRunner, Value, interpret
 from backend.sim.executor import run_kernel, run_pto
 from backend.targets.handlers import BackendHandler, get_backend
@@ -131,7 +131,9 @@ def compile_program(source: Node, *, pipeline: str | Pipeline | None = None, bac
 
 def _is_fresh(value: ArrayValue) -> bool:
     """A buffer no one has written (a fresh tensor.create): still all poison bytes."""
-    return bool(np.all(numerics.to_bits(value.data) == numerics.to_bits(poison_array(value.data.shape, value.dtype))))
+    raw = np.ascontiguousarray(value.data).reshape(-1).view(np.uint8)
+    # The first byte settles most buffers at once; a poisoned one is read in one pass.
+    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and np.all(raw == numerics.POISON_BYTE)))
 
 
 def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked: bool = True) -> KernelRunner:

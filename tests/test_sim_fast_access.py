@@ -1,7 +1,8 @@
 """The simulator's whole-tile access paths against its element-by-element ones.
 
 Tile windows whose element offsets are affine per axis (2-D, or per box coordinate) are read
-and written through strided NumPy views of the space's bytes and written flags; GM windows of
+and written as strided blocks (the compiled block moves of backend/_mad.c, or NumPy strided
+views of the space's bytes and written flags without them); GM windows of
 1-D / 2-D tensors through views of the tensor. Everything else gathers through a byte index.
 These tests run the same accesses both ways (the view path switched off by making
 `strided_plan` / `GmTensor.block` decline) and compare bytes, written flags, values read, and
@@ -41,7 +42,13 @@ def _tile(layout: str, dtype: DataType, shape: tuple[int, int], address: int, va
     return TileType(shape, dtype, valid, space, VIEWS[layout], MemRef("t", space, address, nbytes))
 
 
+def _no_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NumPy strided views instead of the compiled block moves."""
+    monkeypatch.setattr(machine_module, "_BLOCKS", None)
+
+
 def _no_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(machine_module, "_PLANS", {})
     monkeypatch.setattr(machine_module, "strided_plan", lambda offsets, box: None)
     monkeypatch.setattr(GmTensor, "block", lambda self, start, region: None)
 
@@ -112,9 +119,13 @@ def test_strided_tile_access_equals_the_byte_gather(case: tuple[Any, ...], seed:
     tile, writes, read, pitch = case
     fast = _run_accesses(tile, writes, read, pitch, seed)
     with pytest.MonkeyPatch.context() as patch:
+        _no_blocks(patch)
+        views = _run_accesses(tile, writes, read, pitch, seed)
+    with pytest.MonkeyPatch.context() as patch:
         _no_views(patch)
         slow = _run_accesses(tile, writes, read, pitch, seed)
     _same(fast, slow)
+    _same(views, slow)
 
 
 def test_strided_plan_declines_non_affine_windows() -> None:

@@ -116,6 +116,9 @@ class Executor:
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self.env: dict[str, Value] = {}
+        self._renamed: dict[tuple[int, str], tuple[TileHandle, TileHandle]] = {}
+        # Per partition_view call: its static sizes (read from attributes or the result type).
+        self._partition_sizes: dict[int, tuple[P.Call, tuple[int, ...]]] = {}
 
     # -- values -----------------------------------------------------------------------------
 
@@ -167,7 +170,13 @@ class Executor:
         """An instruction operand's tile, named by the operand's SSA name for messages."""
         value = self.handle(expr, instr)
         if isinstance(expr, P.Var) and expr.name != value.name:
-            return replace(value, name=expr.name)
+            # Renamed copies are memoized (a loop renames the same handles every iteration);
+            # set_validshape, the one mutation of a handle, drops them.
+            key = (id(value), expr.name)
+            hit = self._renamed.get(key)
+            if hit is None or hit[0] is not value:
+                hit = self._renamed[key] = (value, replace(value, name=expr.name))
+            return hit[1]
         return value
 
     def handle(self, expr: P.Expr, instr: _Instr) -> TileHandle:
@@ -316,12 +325,17 @@ class Executor:
         if not isinstance(view, TensorViewValue):
             raise instr.fail("the first operand must be a pto.make_tensor_view result")
         offsets = self.indices(call.args[1])
-        sizes = attr(call.attrs, "sizes")
-        if not isinstance(sizes, tuple):
-            if target is None or not isinstance(target.type, ViewType):
-                raise instr.fail("missing static sizes")
-            sizes = target.type.shape
-        sizes_t = tuple(int(s) for s in sizes)
+        known = self._partition_sizes.get(id(call))
+        if known is not None and known[0] is call:
+            sizes_t = known[1]
+        else:
+            sizes = attr(call.attrs, "sizes")
+            if not isinstance(sizes, tuple):
+                if target is None or not isinstance(target.type, ViewType):
+                    raise instr.fail("missing static sizes")
+                sizes = target.type.shape
+            sizes_t = tuple(int(s) for s in sizes)
+            self._partition_sizes[id(call)] = (call, sizes_t)
         shape = view.tensor.shape
         if len(offsets) != len(shape) or len(sizes_t) != len(shape):
             raise instr.fail(f"offsets {list(offsets)} / sizes {list(sizes_t)} do not match the rank of "
@@ -372,6 +386,7 @@ class Executor:
             raise instr.fail(f"valid shape [{rows}, {cols}] outside {tile.describe()}")
         # The handle is mutated in place: every SSA name bound to it sees the new extent.
         tile.valid = (rows, cols)
+        self._renamed.clear()
         return 0
 
     # -- cross-core FIFOs ---------------------------------------------------------------------

@@ -80,11 +80,13 @@ def tstore(tile: Array, src_dtype: str, dst_dtype: str, from_acc: bool = False) 
 
 
 def convert_move(values: Array, src_dtype: str, dst_dtype: str, from_acc: bool = False) -> Array:
-    """The value conversion of TMOV / TEXTRACT / TINSERT: FIXPIPE out of Acc, RNE elsewhere."""
+    """The value conversion of TMOV / TEXTRACT / TINSERT: FIXPIPE out of Acc, RNE elsewhere.
+    Between equal dtypes the values themselves come back (no copy: the executor's reads are
+    fresh arrays already)."""
     if from_acc:
         return numerics.fixpipe_cast(np.asarray(values).astype(np_dtype(src_dtype), copy=False), dst_dtype)
     if src_dtype == dst_dtype:
-        return np.asarray(values).copy()
+        return np.asarray(values)
     return numerics.cast(values, src_dtype, dst_dtype, "rint")
 
 
@@ -118,7 +120,7 @@ def tmatmul(a: Array, b: Array, in_dtype: str) -> Array:
 
 def tmatmul_acc(acc: Array, a: Array, b: Array, in_dtype: str) -> Array:
     """TMATMUL_ACC: continue the sequential MAD chain from the accumulator's current values."""
-    return numerics.matmul(a, b, np.asarray(acc).astype(np_dtype(_acc_dtype(in_dtype))), in_dtype)
+    return numerics.matmul(a, b, np.asarray(acc).astype(np_dtype(_acc_dtype(in_dtype)), copy=False), in_dtype)
 
 
 def tmatmul_bias(a: Array, b: Array, bias: Array, in_dtype: str) -> Array:

@@ -15,7 +15,9 @@ exactly as it would on the chip.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
@@ -180,6 +182,23 @@ class GmTensor:
         cols = slice(start[1], start[1] + region[1])
         return values[rows, cols], flags[rows, cols]
 
+    def byte_block(self, start: Dims2, region: Dims2) -> tuple[int, tuple[int, int, int, int],
+                                                               tuple[int, int, int, int]] | None:
+        """The window as a byte block of contiguous rows (row-major tensors of rank 1 or 2
+        whose window lies inside them), for the compiled block moves; None otherwise."""
+        if self.layout == "dn" and len(self.shape) == 2:
+            return None
+        if len(self.shape) == 2:
+            rows, cols = self.shape
+        elif len(self.shape) == 1 and start[0] == 0 and region[0] <= 1:
+            rows, cols = 1, self.shape[0]
+        else:
+            return None
+        if start[0] < 0 or start[1] < 0 or start[0] + region[0] > rows or start[1] + region[1] > cols:
+            return None
+        width = self.dtype.byte_width
+        return ((start[0] * cols + start[1]) * width, (1, region[0], 1, region[1]), (0, cols * width, 0, width))
+
     def values(self) -> Array:
         """The whole tensor as a logical array (poison bytes included)."""
         elements = self.data.view(np_dtype_of(self.dtype))
@@ -207,6 +226,20 @@ class GmTensor:
             rows[...] = moved
 
 
+def _load_blocks() -> ModuleType | None:
+    """The compiled block moves (backend/_mad.c), or None (then NumPy strided views run)."""
+    try:
+        return importlib.import_module("backend._mad")
+    except ImportError:
+        return None
+
+
+_BLOCKS = _load_blocks()
+
+# Window offsets and their strided plan by window content (storage type, handle extents,
+# region, pitch, origin): the same for every machine, so each launch of a kernel reuses them.
+_PLANS: dict[tuple[object, ...], tuple[IntArray, tuple[int, tuple[int, ...], tuple[int, ...]] | None]] = {}
+
 _FLAG_WORD: Final[dict[int, type[np.unsignedinteger[Any]]]] = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _ALL_WRITTEN: Final[dict[int, int]] = {width: int.from_bytes(b"\x01" * width, "little") for width in _FLAG_WORD}
 
@@ -222,6 +255,9 @@ class _TileAccess:
     values: Array | None
     flags: Array | None
     all_written: int = 0  # the flags word of a fully written element
+    # The same window as a 4-D byte block with a contiguous innermost run, for the compiled
+    # block moves (backend/_mad.c): (byte base, shape, byte strides), or None.
+    block: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
 
     def fully_written(self) -> bool:
         assert self.flags is not None
@@ -280,7 +316,8 @@ class Machine:
     gm: dict[str, GmTensor] = field(default_factory=dict)
     # How to reach tile windows (`_TileAccess`): pure functions of the tile's type and the
     # window, while every instruction of a loop body re-reads the same few windows.
-    _access_cache: dict[tuple[object, ...], _TileAccess] = field(default_factory=dict, repr=False, compare=False)
+    _access_cache: dict[tuple[object, ...], tuple[TileType, _TileAccess]] = field(
+        default_factory=dict, repr=False, compare=False)
     # Each space's bytes seen as each element type (views, made once).
     _typed: dict[tuple[MemorySpace, DataType], Array] = field(default_factory=dict, repr=False, compare=False)
 
@@ -333,6 +370,14 @@ class Machine:
                       span: Span = NO_SPAN) -> Array | None:
         """The [rows, cols] window at `start` of a 1-D / 2-D tensor (a new array), checked as
         `read_gm` does but with whole-window operations; None where `GmTensor.block` is."""
+        raw = tensor.byte_block(start, region)
+        if raw is not None and _BLOCKS is not None:
+            base, shape, strides = raw
+            width = tensor.dtype.byte_width
+            if not self.checked or _BLOCKS.all_written(tensor.written, base, shape, strides, width):
+                out = np.empty(region, dtype=np_dtype_of(tensor.dtype))
+                _BLOCKS.gather(tensor.data, base, shape, strides, width, out)
+                return out
         block = tensor.block(start, region)
         if block is None or block[0].shape != region:
             return None
@@ -347,6 +392,11 @@ class Machine:
     def write_gm_block(self, tensor: GmTensor, start: Dims2, values: Array) -> bool:
         """Write a [rows, cols] window at `start` (False, writing nothing, where `block` is None)."""
         arr = np.asarray(values)
+        raw = tensor.byte_block(start, (arr.shape[0], arr.shape[1]))
+        if raw is not None and _BLOCKS is not None:
+            typed = np.ascontiguousarray(arr.astype(np_dtype_of(tensor.dtype), copy=False))
+            _BLOCKS.scatter(tensor.data, raw[0], raw[1], raw[2], tensor.dtype.byte_width, typed, tensor.written)
+            return True
         block = tensor.block(start, (arr.shape[0], arr.shape[1]))
         if block is None or block[0].shape != arr.shape:
             return False
@@ -411,6 +461,15 @@ class Machine:
         """The logical values of `region` (default: the valid region) of `tile` (a new array)."""
         window = tile.valid if region is None else region
         access = self._tile_access(tile, window, instruction, span, pitch, origin)
+        block = access.block
+        if block is not None and _BLOCKS is not None:
+            base, shape, strides = block
+            width = tile.dtype.byte_width
+            if self.checked and not _BLOCKS.all_written(self.written[tile.space], base, shape, strides, width):
+                self._report_unwritten(tile, access, window, origin, instruction, span)
+            out = np.empty(window, dtype=np_dtype_of(tile.dtype))
+            _BLOCKS.gather(self.memory[tile.space], base, shape, strides, width, out)
+            return out
         if access.values is not None and access.flags is not None:
             # Strided views over the buffer: one vectorized check and one copy for the tile.
             if self.checked and not access.fully_written():
@@ -438,6 +497,13 @@ class Machine:
         region = (arr.shape[0], arr.shape[1])
         access = self._tile_access(tile, region, instruction, span, pitch, origin)
         dtype = np_dtype_of(tile.dtype)
+        block = access.block
+        if block is not None and _BLOCKS is not None:
+            base, shape, strides = block
+            typed = np.ascontiguousarray(arr.astype(dtype, copy=False))
+            _BLOCKS.scatter(self.memory[tile.space], base, shape, strides, tile.dtype.byte_width, typed,
+                            self.written[tile.space])
+            return
         if access.values is not None and access.flags is not None:
             # NumPy copies through a buffer when `arr` overlaps the destination bytes.
             access.values[...] = arr.astype(dtype, copy=False).reshape(access.values.shape)
@@ -456,16 +522,26 @@ class Machine:
         the key (the storage type holds shape, dtype, view and address; the handle's shape,
         origin and valid extent fix the window and a compact pitch). A failing access raises
         before anything is cached, so its error is reported every time, with its own span."""
-        key = (tile.storage, tile.shape, tile.origin, tile.valid, region, pitch, origin)
+        storage = tile.storage
+        # By the storage's identity first (hashing a TileType is a Python-level walk over its
+        # fields); the entry keeps the storage alive, so the id cannot be reused meanwhile.
+        key = (id(storage), tile.shape, tile.origin, tile.valid, region, pitch, origin)
         hit = self._access_cache.get(key)
-        if hit is not None:
-            return hit
-        offsets = np.asarray(self.tile_offsets(tile, region, instruction, span, pitch, origin), dtype=np.int64)
-        offsets.flags.writeable = False
-        access = self._strided_access(tile.space, tile.dtype, offsets, self._box_of(tile, pitch))
+        if hit is not None and hit[0] is storage:
+            return hit[1]
+        content_key = (storage, *key[1:])
+        plan = _PLANS.get(content_key)
+        if plan is None:
+            offsets = np.asarray(self.tile_offsets(tile, region, instruction, span, pitch, origin), dtype=np.int64)
+            offsets.flags.writeable = False
+            plan = (offsets, strided_plan(offsets, self._box_of(tile, pitch)))
+            if len(_PLANS) >= self._ACCESS_CACHE_CAPACITY:
+                _PLANS.clear()
+            _PLANS[content_key] = plan
+        access = self._strided_access(tile.space, tile.dtype, plan[0], plan[1])
         if len(self._access_cache) >= self._ACCESS_CACHE_CAPACITY:
             self._access_cache.clear()
-        self._access_cache[key] = access
+        self._access_cache[key] = (storage, access)
         return access
 
     def _box_of(self, tile: TileHandle, pitch: int | None) -> Dims2:
@@ -480,10 +556,11 @@ class Machine:
             typed = self._typed[key] = self.memory[space].view(np_dtype_of(dtype))
         return typed
 
-    def _strided_access(self, space: MemorySpace, dtype: DataType, offsets: IntArray, box: Dims2) -> _TileAccess:
+    def _strided_access(self, space: MemorySpace, dtype: DataType, offsets: IntArray,
+                        plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None) -> _TileAccess:
         """Views of the window as strided arrays over the space's bytes when its offsets are
-        affine per axis (2-D, or 4-D over the layout's boxes); the byte index otherwise."""
-        plan = strided_plan(offsets, box)
+        affine per axis (`strided_plan`: 2-D, or 4-D over the layout's boxes); the byte index
+        otherwise."""
         width = dtype.byte_width
         if plan is None:
             byte_index = self._byte_index(offsets, width)
@@ -499,7 +576,13 @@ class Machine:
         # exactly when every byte was written (flags are 0 / 1), so one min() checks a tile.
         flag_words = self.written[space].view(np.uint8).view(_FLAG_WORD[width])
         flags = np.lib.stride_tricks.as_strided(flag_words[base:], shape, byte_strides, writeable=True)
-        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width])
+        shape4, strides4 = ((1, shape[0], 1, shape[1]), (0, byte_strides[0], 0, byte_strides[1])) if len(shape) == 2 \
+            else (shape, byte_strides)
+        block = None
+        if strides4[3] == width or shape4[3] == 1:
+            inner = (*strides4[:3], width)
+            block = (base * width, (shape4[0], shape4[1], shape4[2], shape4[3]), (inner[0], inner[1], inner[2], inner[3]))
+        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width], block)
 
     # -- byte-level access -------------------------------------------------------------------
 
