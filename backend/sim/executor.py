@@ -922,6 +922,7 @@ def _output(value: Value) -> Array:
 def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: BackendHandler | str,
                checked: bool = True, machine: Machine | None = None) -> dict[str, Array]:
     """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns."""
+    own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
     executor = Executor(machine)
     _bind_params(function, inputs, machine, executor)
@@ -930,7 +931,9 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
     for param in function.params:
         value = executor.env.get(param.var.name)
         if param.direction in ("Out", "InOut") and isinstance(value, GmTensor):
-            outputs[param.var.name] = value.values()
+            # A machine made here dies with this call: its GM buffers can be handed out as
+            # they are; a caller's machine keeps running, so it gets copies.
+            outputs[param.var.name] = value.logical()[0] if own_machine else value.values()
     for i, value in enumerate(returned):
         outputs[f"ret{i}"] = _output(value)
     return outputs

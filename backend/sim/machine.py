@@ -305,14 +305,30 @@ def strided_plan(offsets: IntArray, box: Dims2) -> tuple[int, tuple[int, ...], t
     return None
 
 
+class _LazySpaces(dict[MemorySpace, npt.NDArray[Any]]):
+    """Per memory space, its buffer (filled with `fill`), allocated on first access."""
+
+    def __init__(self, capacities: dict[MemorySpace, int], fill: int, dtype: type[np.generic]) -> None:
+        super().__init__()
+        self.capacities = capacities
+        self.fill = fill
+        self.dtype = dtype
+
+    def __missing__(self, space: MemorySpace) -> npt.NDArray[Any]:
+        if space not in self.capacities:
+            raise KeyError(space)
+        buffer = self[space] = np.full(self.capacities[space], self.fill, dtype=self.dtype)
+        return buffer
+
+
 @dataclass
 class Machine:
     """Byte-array memories of one AIC + one AIV lane, and the GM tensors of one kernel launch."""
 
     handler: BackendHandler
     checked: bool = True
-    memory: dict[MemorySpace, npt.NDArray[np.uint8]] = field(default_factory=dict)
-    written: dict[MemorySpace, npt.NDArray[np.bool_]] = field(default_factory=dict)
+    memory: dict[MemorySpace, npt.NDArray[Any]] = field(default_factory=dict)
+    written: dict[MemorySpace, npt.NDArray[Any]] = field(default_factory=dict)
     gm: dict[str, GmTensor] = field(default_factory=dict)
     # How to reach tile windows (`_TileAccess`): pure functions of the tile's type and the
     # window, while every instruction of a loop body re-reads the same few windows.
@@ -322,10 +338,11 @@ class Machine:
     _typed: dict[tuple[MemorySpace, DataType], Array] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for space in ON_CHIP_SPACES:
-            capacity = self.handler.capacity(space)
-            self.memory[space] = np.full(capacity, POISON_BYTE, dtype=np.uint8)
-            self.written[space] = np.zeros(capacity, dtype=np.bool_)
+        # A space's bytes are made when first touched: a vector kernel never pays for L1 and
+        # L0, a cube kernel never for UB (every launch starts a fresh machine).
+        capacities = {space: self.handler.capacity(space) for space in ON_CHIP_SPACES}
+        self.memory = _LazySpaces(capacities, POISON_BYTE, np.uint8)
+        self.written = _LazySpaces(capacities, 0, np.bool_)
 
     # -- global memory -----------------------------------------------------------------------
 
