@@ -71,7 +71,8 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
     members = _member_classes(lang.name)
     forms = lang.type_forms
     operand_forms = lang.operand_forms
-    if _clean(summary(program), lang, members):
+    verdict = _clean(summary(program), lang, members)
+    if verdict is True or (verdict == _CALLS_TO_CHECK and _calls_conform(program, lang)):
         return []  # the walk below would find nothing: it runs only to report what fails
     diagnostics: list[Diagnostic] = []
     seen: set[str] = set()
@@ -132,8 +133,33 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
     return diagnostics
 
 
-def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool:
-    """Every class a member, every type admitted, every operator admitted and registered."""
+# `_clean`'s third verdict: everything the summary shows is admitted, but some operator has an
+# operand form, which judges each of its calls (by their arguments), not the operator.
+_CALLS_TO_CHECK = "calls"
+
+
+def _calls_conform(program: Node, lang: Language) -> bool:
+    """Whether every call of an operand-form-constrained operator conforms (a look at those
+    calls only: the rest of the program was already found clean from its summary)."""
+    forms = lang.operand_forms
+    constrained: dict[str, bool] = {}
+    for node in preorder(program):
+        if node.KIND != "Call":
+            continue
+        op = getattr(node, "op", None)
+        if not isinstance(op, str):
+            continue
+        applies = constrained.get(op)
+        if applies is None:
+            applies = constrained[op] = constrains(forms, op)
+        if applies and operand_problems(forms, op, getattr(node, "args"), getattr(node, "type")):
+            return False
+    return True
+
+
+def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool | str:
+    """Every class a member, every type admitted, every operator admitted and registered:
+    True; `_CALLS_TO_CHECK` when only operand forms remain to be checked, call by call."""
     if not found.classes <= members:
         return False
     forms = lang.type_forms
@@ -147,6 +173,7 @@ def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool:
                     if isinstance(item, _TYPE_CLASSES) and not admits_type(item, forms):
                         return False
     accepted = _accepted_ops(lang.name)
+    verdict: bool | str = True
     for op in found.field_values("Call", "op"):
         if isinstance(op, str) and op not in accepted:
             if not (lang.admits_op(op) and op in REGISTRY):
@@ -154,8 +181,8 @@ def _clean(found: Summary, lang: Language, members: frozenset[type]) -> bool:
             accepted.add(op)
         # An operand form judges each call, not the op: its calls are looked at one by one.
         if isinstance(op, str) and lang.operand_forms and constrains(lang.operand_forms, op):
-            return False
-    return True
+            verdict = _CALLS_TO_CHECK
+    return verdict
 
 
 def _type_hint(lang: Language, ty: object) -> str:
