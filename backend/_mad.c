@@ -523,6 +523,83 @@ done:
     return PyBool_FromLong(all);
 }
 
+/* move_block(src, src_base, src_shape4, src_strides4, dst, dst_base, dst_shape4, dst_strides4,
+ *            item, dst_flags): copy the logical [h, w] window of one block into another block
+ * of the same logical extent but its own layout (h = shape[0] * shape[1], w = shape[2] *
+ * shape[3]; element (r, c) sits at base + (r / IR) s0 + (r % IR) s1 + (c / IC) s2 + (c % IC) s3
+ * with IR = shape[1], IC = shape[3]), marking the destination's written flags.  Returns False
+ * without copying when the two byte ranges may overlap (the caller then goes through a copy). */
+static Py_ssize_t block_span(const Block *b) {
+    Py_ssize_t last = 0;
+    for (int axis = 0; axis < 4; ++axis) last += (b->shape[axis] - 1) * b->strides[axis];
+    return last + b->strides[3];
+}
+
+static PyObject *move_block(PyObject *self, PyObject *args) {
+    PyObject *src_obj, *dst_obj, *flags_obj, *src_shape, *src_strides, *dst_shape, *dst_strides;
+    Py_ssize_t src_base, dst_base, item;
+    if (!PyArg_ParseTuple(args, "OnO!O!OnO!O!nO", &src_obj, &src_base, &PyTuple_Type, &src_shape, &PyTuple_Type,
+                          &src_strides, &dst_obj, &dst_base, &PyTuple_Type, &dst_shape, &PyTuple_Type, &dst_strides,
+                          &item, &flags_obj))
+        return NULL;
+    Py_buffer src, dst, flags;
+    if (PyObject_GetBuffer(src_obj, &src, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(dst_obj, &dst, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        PyBuffer_Release(&dst);
+        return NULL;
+    }
+    Block a, b;
+    int ok = parse_block(src_shape, src_strides, src_base, item, &a, src.len) == 0 &&
+             parse_block(dst_shape, dst_strides, dst_base, item, &b, dst.len) == 0;
+    if (ok && flags.len != dst.len) {
+        PyErr_SetString(PyExc_ValueError, "flags and memory differ in length");
+        ok = 0;
+    }
+    const Py_ssize_t h = a.shape[0] * a.shape[1], w = a.shape[2] * a.shape[3];
+    if (ok && (h != b.shape[0] * b.shape[1] || w != b.shape[2] * b.shape[3])) {
+        PyErr_SetString(PyExc_ValueError, "the blocks differ in logical extent");
+        ok = 0;
+    }
+    int moved = 0;
+    if (ok && a.run && b.run) {
+        const char *sbuf = (const char *)src.buf;
+        char *dbuf = (char *)dst.buf;
+        const int overlap = sbuf + a.base < dbuf + b.base + block_span(&b) && dbuf + b.base < sbuf + a.base + block_span(&a);
+        if (!overlap) {
+            char *marks = (char *)flags.buf;
+            const Py_ssize_t air = a.shape[1], aic = a.shape[3], bir = b.shape[1], bic = b.shape[3];
+            for (Py_ssize_t r = 0; r < h; ++r) {
+                const Py_ssize_t arow = a.base + (r / air) * a.strides[0] + (r % air) * a.strides[1];
+                const Py_ssize_t brow = b.base + (r / bir) * b.strides[0] + (r % bir) * b.strides[1];
+                for (Py_ssize_t c = 0; c < w;) {
+                    Py_ssize_t chunk = aic - c % aic;
+                    const Py_ssize_t room = bic - c % bic;
+                    if (room < chunk) chunk = room;
+                    if (w - c < chunk) chunk = w - c;
+                    const Py_ssize_t from = arow + (c / aic) * a.strides[2] + (c % aic) * item;
+                    const Py_ssize_t to = brow + (c / bic) * b.strides[2] + (c % bic) * item;
+                    copy_run(dbuf + to, sbuf + from, chunk * item);
+                    memset(marks + to, 1, (size_t)(chunk * item));
+                    c += chunk;
+                }
+            }
+            moved = 1;
+        }
+    } else if (ok) {
+        moved = 1; /* an empty window */
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&dst);
+    PyBuffer_Release(&flags);
+    if (!ok) return NULL;
+    return PyBool_FromLong(moved);
+}
+
 static PyObject *mad_f32(PyObject *self, PyObject *args) { return mad(self, args, 0); }
 static PyObject *mad_int8(PyObject *self, PyObject *args) { return mad(self, args, 1); }
 
@@ -543,6 +620,8 @@ static PyMethodDef methods[] = {
     {"gather", gather, METH_VARARGS, "gather(memory, base, shape4, strides4, item, out): copy a strided block out"},
     {"scatter", scatter, METH_VARARGS,
      "scatter(memory, base, shape4, strides4, item, values, flags): copy values into a strided block, mark flags"},
+    {"move_block", move_block, METH_VARARGS,
+     "move_block(src, base, shape4, strides4, dst, base, shape4, strides4, item, dst_flags): block to block"},
     {"all_written", all_written, METH_VARARGS, "all_written(flags, base, shape4, strides4, item): every byte set"},
     {NULL, NULL, 0, NULL},
 };

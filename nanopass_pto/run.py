@@ -145,6 +145,14 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
     buffers the host-level kernel returns.
     """
     kernels = {str(getattr(f, "name")): f for f in getattr(pto_program, "functions")}
+    # Which parameters a kernel returns: a fact of the (immutable) function, asked per call.
+    returned: dict[int, tuple[Node, tuple[int, ...]]] = {}
+
+    def returned_indices(function: Node) -> tuple[int, ...]:
+        hit = returned.get(id(function))
+        if hit is None or hit[0] is not function:
+            hit = returned[id(function)] = (function, tuple(returned_param_indices(function)))
+        return hit[1]
 
     def run_one(function: Node, args: Sequence[Value]) -> tuple[Value, ...]:
         name = str(getattr(function, "name"))
@@ -168,7 +176,7 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])
                 arg.data[...] = result if result.dtype == arg.data.dtype else result.view(arg.data.dtype)
-        return tuple(args[i] for i in returned_param_indices(function))
+        return tuple(args[i] for i in returned_indices(function))
 
     return run_one
 

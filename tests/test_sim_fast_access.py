@@ -164,3 +164,44 @@ def test_gm_block_access_equals_the_element_path(layout: str, checked: bool, mon
             assert np.array_equal(a.view(np.uint8), np.asarray(b).view(np.uint8))
         else:
             assert a == b
+
+
+@settings(max_examples=60, deadline=None)
+@given(_cases(), _cases(), st.integers(0, 2**32 - 1))
+def test_block_move_equals_read_then_write(source: tuple[Any, ...], target: tuple[Any, ...], seed: int) -> None:
+    src, _, _, _ = source
+    dst, _, _, _ = target
+    if src.dtype is not dst.dtype:
+        return
+    region = (min(src.storage.shape[0], dst.storage.shape[0]), min(src.storage.shape[1], dst.storage.shape[1]))
+    dst = machine_module.with_valid(dst, region)
+    # Different spaces or far-apart addresses: the moves must not overlap for the block path.
+    dst_storage = TileType(dst.storage.shape, dst.storage.dtype, dst.storage.valid_shape, MemorySpace.Left,
+                           dst.storage.view, MemRef("d", MemorySpace.Left, 0, dst.storage.nbytes))
+    dst = machine_module.replace(dst, storage=dst_storage)
+
+    def run(direct: bool) -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"))
+        rng = np.random.default_rng(seed)
+        values = rng.integers(0, 100, src.storage.shape).astype(numerics.np_dtype(src.dtype.name))
+        machine.write_tile(machine_module.with_valid(src, src.storage.shape), values, "test.write")
+        if direct and not machine.move_block(src, region, dst, "test.move"):
+            # Declined only where a window has no block form (DN): then the long way.
+            assert None in (machine._tile_access(src, region, "t", machine_module.NO_SPAN, None, (0, 0)).block,
+                            machine._tile_access(dst, region, "t", machine_module.NO_SPAN, None, (0, 0)).block)
+            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
+        elif not direct:
+            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
+        return machine.memory[MemorySpace.Left].copy(), machine.written[MemorySpace.Left].copy()
+
+    direct, reference = run(True), run(False)
+    assert np.array_equal(direct[0], reference[0]) and np.array_equal(direct[1], reference[1])
+
+
+def test_block_move_declines_a_poisoned_source_and_overlap() -> None:
+    machine = Machine(get_backend("Ascend910B"))
+    a = handle_for("a", _tile("ND", DataType.FP32, (4, 8), 0, (4, 8)))
+    b = handle_for("b", _tile("ND", DataType.FP32, (4, 8), 64, (4, 8)))
+    assert not machine.move_block(a, (4, 8), b, "test.move")  # never written: the caller reports it
+    machine.write_tile(a, np.ones((4, 8), np.float32), "test.write")
+    assert not machine.move_block(a, (4, 8), b, "test.move")  # bytes 64..128 overlap a's

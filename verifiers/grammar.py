@@ -71,8 +71,8 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
     members = _member_classes(lang.name)
     forms = lang.type_forms
     operand_forms = lang.operand_forms
-    verdict = _clean(summary(program), lang, members)
-    if verdict is True or (verdict == _CALLS_TO_CHECK and _calls_conform(program, lang)):
+    shortcut = _clean(summary(program), lang, members)
+    if shortcut is True or (shortcut == _CALLS_TO_CHECK and _calls_conform(program, lang)):
         return []  # the walk below would find nothing: it runs only to report what fails
     diagnostics: list[Diagnostic] = []
     seen: set[str] = set()

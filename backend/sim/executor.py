@@ -494,6 +494,12 @@ class Executor:
         if part.tensor.dtype is not tile.dtype:
             raise instr.fail(f"tensor {part.tensor.name} is {part.tensor.dtype.name} but the tile is "
                              f"{tile.dtype.name}", "insert a pto.tcvt after the load")
+        if tile.view.pad == "null":
+            # GM bytes straight into the tile's bytes where both are blocks (the general path
+            # below reports a poisoned source and handles the other shapes).
+            start = self._block_start(part, tile.valid, instr)
+            if start is not None and self.machine.load_block(part.tensor, start, tile, instr.op, instr.span):
+                return
         window = self.read_window(part, tile.valid, instr)
         if tile.view.pad == "null":
             # A null pad leaves the bytes outside the valid region as they were (poison if new).
@@ -522,6 +528,8 @@ class Executor:
     def move(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
         inputs, out = self.dps_operands(call, instr, 1)
         src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        if src.space is not MemorySpace.Acc and self.machine.move_block(src, dst.valid, dst, instr.op, instr.span):
+            return  # same dtype, both blocks: a byte move (FIXPIPE out of Acc goes the long way)
         values = self.read_source(src, dst.valid, instr, dst)
         converted = ins.tmov(values, _dtype(src), _dtype(dst), src.space is MemorySpace.Acc)
         self.machine.write_tile(dst, converted, instr.op, instr.span)
@@ -532,6 +540,9 @@ class Executor:
         row, col = self.index(inputs[1]), self.index(inputs[2])
         if row + dst.valid[0] > src.shape[0] or col + dst.valid[1] > src.shape[1]:
             raise instr.fail(f"window {list(dst.valid)} at [{row}, {col}] leaves source {src.describe()}")
+        if src.space is not MemorySpace.Acc and self.machine.move_block(src, dst.valid, dst, instr.op, instr.span,
+                                                                      origin=(row, col)):
+            return
         values = self.read_source(src, dst.valid, instr, dst, (row, col))
         converted = ins.convert_move(values, _dtype(src), _dtype(dst), src.space is MemorySpace.Acc)
         self.machine.write_tile(dst, converted, instr.op, instr.span)

@@ -531,6 +531,44 @@ class Machine:
         self.memory[tile.space][index] = typed.reshape(-1).view(np.uint8).reshape(index.shape)
         self.written[tile.space][index] = True
 
+    def load_block(self, tensor: GmTensor, start: Dims2, tile: TileHandle, instruction: str,
+                   span: Span = NO_SPAN) -> bool:
+        """TLOAD of the tile's valid region from `tensor` at `start` straight from GM bytes into
+        the tile's bytes (one compiled block move, same dtype). False, having done nothing, where
+        that does not apply (no block form, or a poisoned source the caller must report)."""
+        region = tile.valid
+        raw = tensor.byte_block(start, region)
+        if raw is None or _BLOCKS is None or tensor.dtype is not tile.dtype:
+            return False
+        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        if access.block is None:
+            return False
+        width = tile.dtype.byte_width
+        if self.checked and not _BLOCKS.all_written(tensor.written, raw[0], raw[1], raw[2], width):
+            return False
+        base, shape, strides = access.block
+        return bool(_BLOCKS.move_block(tensor.data, raw[0], raw[1], raw[2], self.memory[tile.space], base, shape,
+                                       strides, width, self.written[tile.space]))
+
+    def move_block(self, src: TileHandle, region: Dims2, dst: TileHandle, instruction: str, span: Span = NO_SPAN,
+                   origin: Dims2 = (0, 0), pitch: int | None = None) -> bool:
+        """A same-dtype tile-to-tile copy of `region` (at `origin` / `pitch` of the source, to the
+        destination's top-left) as one compiled block move; False where it does not apply (as
+        `load_block`, and when the two windows' bytes may overlap)."""
+        if _BLOCKS is None or src.dtype is not dst.dtype:
+            return False
+        source = self._tile_access(src, region, instruction, span, pitch, origin)
+        target = self._tile_access(dst, region, instruction, span, None, (0, 0))
+        if source.block is None or target.block is None:
+            return False
+        width = src.dtype.byte_width
+        s_base, s_shape, s_strides = source.block
+        if self.checked and not _BLOCKS.all_written(self.written[src.space], s_base, s_shape, s_strides, width):
+            return False
+        d_base, d_shape, d_strides = target.block
+        return bool(_BLOCKS.move_block(self.memory[src.space], s_base, s_shape, s_strides, self.memory[dst.space],
+                                       d_base, d_shape, d_strides, width, self.written[dst.space]))
+
     _ACCESS_CACHE_CAPACITY = 4096
 
     def _tile_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span, pitch: int | None,
