@@ -7,7 +7,7 @@ import re
 import struct
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, NoReturn, TypeVar
+from typing import Callable, NamedTuple, NoReturn, TypeVar
 
 from backend.pto_text.printer import POP_OPS, PUSH_OPS, VALUE_PRINTERS, mlir_type
 from languages.gen import pto as P
@@ -71,12 +71,19 @@ _PADS_BY_CODE: dict[int, str] = {code: pad for pad, code in PAD_CODES.items()}
 _TILE_BUF_INT_KEYS = ("rows", "cols", "v_row", "v_col", "fractal", "pad")
 _TILE_BUF_KEYS = ("loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad")
 _VIEW_KINDS = ("tensor_view", "partition_tensor_view")
+# tile_buf field tokens -> the parsed type (bounded; types are immutable, so sharing is safe).
+_TILE_BUFS: dict[tuple[tuple[str, str], ...], TileType] = {}
+_TILE_BUF_MEMO = 4096
+# eof tokens ending every token list: a peek a few tokens ahead needs no bounds check.
+_LOOKAHEAD = 4
 _COMPARE_OPS = frozenset({"arith.cmpi", "arith.cmpf"})
 _KERNEL_FUNCTION_TYPE = "InCore"
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
+    """A token (a named tuple: the tokenizer makes one per word of every fuzzed kernel, and a
+    frozen dataclass costs several times as much to build)."""
+
     kind: str  # one of _TOKEN_PATTERNS' kinds, or "eof"
     text: str
     line: int
@@ -111,7 +118,7 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
         raise CompileError(Diagnostic("parse", f"unexpected character `{text[offset]}`",
                                       Span(filename, line, offset - line_start + 1),
                                       "this is not PTO-ISA MLIR syntax"))
-    tokens.append(_Token("eof", "", line, len(text) - line_start + 1))
+    tokens.extend([_Token("eof", "", line, len(text) - line_start + 1)] * _LOOKAHEAD)
     return tokens
 
 
@@ -150,15 +157,19 @@ class _MlirParser:
     # -- token primitives ----------------------------------------------------------------------
 
     def peek(self, ahead: int = 0) -> _Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+        try:  # the token list ends in eof tokens (see _LOOKAHEAD): no clamping per peek
+            return self.tokens[self.pos + ahead]
+        except IndexError:
+            return self.tokens[-1]
 
     def at(self, text: str, ahead: int = 0) -> bool:
         token = self.peek(ahead)
         return token.kind != "string" and token.text == text
 
     def advance(self) -> _Token:
-        token = self.peek()
-        self.pos = min(self.pos + 1, len(self.tokens) - 1)
+        token = self.tokens[self.pos]
+        if token.kind != "eof":  # the first eof is where the position stops, as before
+            self.pos += 1
         return token
 
     def span_of(self, token: _Token) -> Span:
@@ -292,6 +303,27 @@ class _MlirParser:
         return ViewType(kind, tuple(int(d) for d in dims), _DTYPES_BY_MLIR[element])
 
     def tile_buf(self, start: _Token) -> TileType:
+        """The fields of a `!pto.tile_buf<...>` up to (not including) its `>`. A text seen
+        before gives the same type object back: kernels spell each buffer type at every use,
+        and shared type objects are also what the verifiers' summaries and the simulator's
+        access caches key on."""
+        end = self.pos
+        tokens = self.tokens
+        while tokens[end].kind not in ("eof",) and tokens[end].text != ">":
+            end += 1
+        key = tuple((t.kind, t.text) for t in tokens[self.pos:end])
+        known = _TILE_BUFS.get(key)
+        if known is not None:
+            self.pos = end
+            return known
+        parsed = self._tile_buf_fields(start)
+        if self.pos == end:
+            if len(_TILE_BUFS) >= _TILE_BUF_MEMO:
+                _TILE_BUFS.clear()
+            _TILE_BUFS[key] = parsed
+        return parsed
+
+    def _tile_buf_fields(self, start: _Token) -> TileType:
         fields: dict[str, _Token] = {}
         while not self.at(">"):
             key = self.expect_kind("word", "a tile_buf field such as `rows=16`")
@@ -331,6 +363,8 @@ class _MlirParser:
 
     def check_type(self, var: P.Var, printed: Type, token: _Token) -> None:
         """A use's printed type must be its definition's (memrefs and tensor shapes do not print)."""
+        if var.type is printed:
+            return
         if mlir_type(var.type) != mlir_type(printed):
             self.fail(f"`%{var.name}` has type {mlir_type(var.type)}, but is used here as {mlir_type(printed)}", token)
 
