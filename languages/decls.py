@@ -1,4 +1,8 @@
-"""The six languages of the PTO compiler, each declared from its predecessor by what changes.
+"""The languages of the PTO compiler, each declared from a neighbour by what changes.
+
+DSL, the first, is PyPTO's `pl` DSL as the user wrote it; it is declared from Tensor by what it
+adds (scopes, inline functions, compute left in orchestration bodies) and the frontend passes
+lower it to Tensor.  Every later language is declared from its predecessor.
 
 The typed modules in `languages/gen/` are generated from this file:
 `python -m nanopass.gen_languages languages.decls:FAMILY` (a test fails when they are stale).
@@ -51,6 +55,27 @@ Tensor = define_language(
     add_ops={"tensor.*", "tile.*", "system.*"},
 )
 
+# PyPTO's user DSL as written: `with pl.at(level=...)` / `pl.cluster()` / `pl.spmd(n)` scopes whose
+# bodies are not outlined yet (so orchestration bodies hold compute), `Inline` functions spliced
+# by InlineFunctions, and `self.f(...)` calls into them.  A scope's definitions stay visible after
+# it (PyPTO parses scope bodies with leak_vars=True); OutlineIncoreScopes turns each CORE_GROUP
+# scope into an InCore function and a call.
+_SCOPE_KINDS = (
+    kind("ScopeStmt", "Stmt",
+         "`with pl.at(level=pl.Level.CORE_GROUP, name_hint=...)` (kind incore), `pl.at(level=other)` "
+         "(hierarchy), `pl.cluster()` (cluster), `pl.spmd(n)` (spmd): its body runs in place",
+         scope_kind="str", name_hint="str", attrs="Attrs", body="tuple[Stmt, ...]"),
+)
+
+DSL = define_language(
+    "DSL",
+    extends=Tensor,
+    doc="PyPTO's pl DSL as written: pl.at / pl.cluster / pl.spmd scopes, compute in orchestration "
+        "bodies, Inline functions",
+    module="languages.gen.dsl",
+    add=_SCOPE_KINDS,
+)
+
 TileUnplaced = define_language(
     "TileUnplaced",
     extends=Tensor,
@@ -98,11 +123,11 @@ PTO = define_language(
     add_type_forms={"pto-view"},
 )
 
-LANGUAGES = (Tensor, TileUnplaced, TilePlaced, L0Tiled, Addressed, PTO)
+LANGUAGES = (DSL, Tensor, TileUnplaced, TilePlaced, L0Tiled, Addressed, PTO)
 
 # The languages whose programs mean values (the reference interpreter runs them); PTO is machine
 # code for the simulator, and keeps only the kernels.
-VALUE_LEVEL = frozenset({"Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
+VALUE_LEVEL = frozenset({"DSL", "Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
 
 FAMILY = LanguageFamily(
     name="pto",

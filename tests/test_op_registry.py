@@ -479,7 +479,7 @@ def test_bridge_spaces_are_derived_from_the_consumer() -> None:
 
 
 def test_language_admission_follows_declarations() -> None:
-    assert REGISTRY.languages_admitting("tensor.add") == ("Tensor",)
+    assert REGISTRY.languages_admitting("tensor.add") == ("DSL", "Tensor")
     assert "TileUnplaced" in REGISTRY.languages_admitting("tensor.create")
     assert "PTO" not in REGISTRY.languages_admitting("tile.add")
 

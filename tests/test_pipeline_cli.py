@@ -50,7 +50,7 @@ def test_list_languages_in_order() -> None:
     result = pipeline("--list-languages")
     assert result.returncode == 0
     names = [line.split()[1] for line in result.stdout.splitlines()]
-    assert names == ["Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed", "PTO"]
+    assert names == ["DSL", "Tensor", "TileUnplaced", "TilePlaced", "L0Tiled", "Addressed", "PTO"]
 
 
 def test_list_passes_and_properties() -> None:
@@ -126,7 +126,7 @@ def test_until_language() -> None:
     output = assert_clean_failure(pipeline(str(EXAMPLE), "-p", "normalize-stmt-structure", "--until", "PTO"))
     assert "no pass of the pipeline produces PTO" in output
     output = assert_clean_failure(pipeline(str(EXAMPLE), "--until", "Foo"))
-    assert "unknown language 'Foo' (known: Tensor, TileUnplaced" in output
+    assert "unknown language 'Foo' (known: DSL, Tensor, TileUnplaced" in output
 
 
 def test_langs_show_and_diff() -> None:

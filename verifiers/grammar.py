@@ -224,6 +224,7 @@ def verify(program: Node) -> list[Diagnostic]:
     return verify_language(program, type(program).LANGUAGE)
 
 
+verify_dsl = _for("DSL")
 verify_tensor = _for("Tensor")
 verify_tile_unplaced = _for("TileUnplaced")
 verify_tile_placed = _for("TilePlaced")

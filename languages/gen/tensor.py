@@ -12,6 +12,7 @@ from typing import ClassVar, TypeAlias, Union, cast
 from nanopass.node import NO_SPAN, Node, Span
 from nanopass.rewriter import RewriterBase
 from languages.types import Attrs, DataType, Type
+import languages.gen.dsl as S
 
 LANGUAGE_NAME = "Tensor"
 
@@ -451,3 +452,122 @@ class Rewriter(RewriterBase, ABC):
         if value is node.value:
             return node
         return TupleGetItem(value=value, index=node.index, type=node.type, span=node.span)
+
+
+class FromDSL(RewriterBase, ABC):
+    """Default DSL → Tensor rewriter: copies every kind both languages share.
+    A pass must define: visit_ScopeStmt (removed or changed by Tensor).
+    """
+
+    SOURCE_LANGUAGE: ClassVar[str] = "DSL"
+    TARGET_LANGUAGE: ClassVar[str] = "Tensor"
+    SOURCE_KINDS: ClassVar[tuple[type[Node], ...]] = S.KINDS
+
+    def visit_Stmt(self, node: S.Stmt) -> Stmt | tuple[Stmt, ...]:
+        return cast('Stmt | tuple[Stmt, ...]', self._DISPATCH[type(node)](self, node))
+
+    def visit_Stmt_block(self, block: tuple[S.Stmt, ...]) -> tuple[Stmt, ...]:
+        out: list[Stmt] = []
+        for item in block:
+            new = self.visit_Stmt(item)
+            if isinstance(new, tuple):
+                out.extend(new)
+            else:
+                out.append(new)
+        return tuple(out)
+
+    def visit_Expr(self, node: S.Expr) -> Expr:
+        return cast(Expr, self._DISPATCH[type(node)](self, node))
+
+    def visit_Program(self, node: S.Program) -> Program:
+        functions = tuple(self.visit_Function(x) for x in node.functions)
+        return Program(name=node.name, functions=functions, span=node.span)
+
+    def visit_Function(self, node: S.Function) -> Function:
+        params = tuple(self.visit_Param(x) for x in node.params)
+        body = self.visit_Stmt_block(node.body)
+        return Function(name=node.name, func_type=node.func_type, params=params, return_types=node.return_types, body=body, span=node.span)
+
+    def visit_Param(self, node: S.Param) -> Param:
+        var = self.visit_Var(node.var)
+        return Param(var=var, direction=node.direction, span=node.span)
+
+    def visit_IterArg(self, node: S.IterArg) -> IterArg:
+        var = self.visit_Var(node.var)
+        init = self.visit_Expr(node.init)
+        return IterArg(var=var, init=init, span=node.span)
+
+    def visit_AssignStmt(self, node: S.AssignStmt) -> Stmt | tuple[Stmt, ...]:
+        target = self.visit_Var(node.target)
+        value = self.visit_Expr(node.value)
+        return AssignStmt(target=target, value=value, span=node.span)
+
+    def visit_EvalStmt(self, node: S.EvalStmt) -> Stmt | tuple[Stmt, ...]:
+        value = self.visit_Expr(node.value)
+        return EvalStmt(value=value, span=node.span)
+
+    def visit_ForStmt(self, node: S.ForStmt) -> Stmt | tuple[Stmt, ...]:
+        loop_var = self.visit_Var(node.loop_var)
+        start = self.visit_Expr(node.start)
+        stop = self.visit_Expr(node.stop)
+        step = self.visit_Expr(node.step)
+        iter_args = tuple(self.visit_IterArg(x) for x in node.iter_args)
+        body = self.visit_Stmt_block(node.body)
+        results = tuple(self.visit_Var(x) for x in node.results)
+        return ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=iter_args, body=body, results=results, kind=node.kind, attrs=node.attrs, span=node.span)
+
+    def visit_IfStmt(self, node: S.IfStmt) -> Stmt | tuple[Stmt, ...]:
+        cond = self.visit_Expr(node.cond)
+        then_body = self.visit_Stmt_block(node.then_body)
+        else_body = self.visit_Stmt_block(node.else_body)
+        results = tuple(self.visit_Var(x) for x in node.results)
+        return IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results, span=node.span)
+
+    def visit_YieldStmt(self, node: S.YieldStmt) -> Stmt | tuple[Stmt, ...]:
+        values = tuple(self.visit_Expr(x) for x in node.values)
+        return YieldStmt(values=values, span=node.span)
+
+    def visit_ReturnStmt(self, node: S.ReturnStmt) -> Stmt | tuple[Stmt, ...]:
+        values = tuple(self.visit_Expr(x) for x in node.values)
+        return ReturnStmt(values=values, span=node.span)
+
+    def visit_Var(self, node: S.Var) -> Var:
+        return Var(name=node.name, type=node.type, span=node.span)
+
+    def visit_ConstInt(self, node: S.ConstInt) -> Expr:
+        return ConstInt(value=node.value, dtype=node.dtype, span=node.span)
+
+    def visit_ConstFloat(self, node: S.ConstFloat) -> Expr:
+        return ConstFloat(value=node.value, dtype=node.dtype, span=node.span)
+
+    def visit_ConstBool(self, node: S.ConstBool) -> Expr:
+        return ConstBool(value=node.value, span=node.span)
+
+    def visit_Call(self, node: S.Call) -> Expr:
+        args = tuple(self.visit_Expr(x) for x in node.args)
+        return Call(op=node.op, args=args, attrs=node.attrs, type=node.type, span=node.span)
+
+    def visit_FuncCall(self, node: S.FuncCall) -> Expr:
+        args = tuple(self.visit_Expr(x) for x in node.args)
+        return FuncCall(callee=node.callee, args=args, type=node.type, span=node.span)
+
+    def visit_BinOp(self, node: S.BinOp) -> Expr:
+        lhs = self.visit_Expr(node.lhs)
+        rhs = self.visit_Expr(node.rhs)
+        return BinOp(op=node.op, lhs=lhs, rhs=rhs, type=node.type, span=node.span)
+
+    def visit_UnaryOp(self, node: S.UnaryOp) -> Expr:
+        operand = self.visit_Expr(node.operand)
+        return UnaryOp(op=node.op, operand=operand, type=node.type, span=node.span)
+
+    def visit_TupleExpr(self, node: S.TupleExpr) -> Expr:
+        elements = tuple(self.visit_Expr(x) for x in node.elements)
+        return TupleExpr(elements=elements, span=node.span)
+
+    def visit_TupleGetItem(self, node: S.TupleGetItem) -> Expr:
+        value = self.visit_Expr(node.value)
+        return TupleGetItem(value=value, index=node.index, type=node.type, span=node.span)
+
+    @abstractmethod
+    def visit_ScopeStmt(self, node: S.ScopeStmt) -> Stmt | tuple[Stmt, ...]:
+        """Tensor removed ScopeStmt: the pass must say what it becomes."""
