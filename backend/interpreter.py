@@ -1,4 +1,4 @@
-"""The reference interpreter: runs Tensor, TileUnplaced, TilePlaced, L0Tiled (and Addressed)
+"""The reference interpreter: runs DSL, Tensor, TileUnplaced, TilePlaced, L0Tiled (and Addressed)
 programs at the value level, with the arithmetic of `backend.numerics` (NUMERICS.md).
 
 What it models, and why:
@@ -265,6 +265,10 @@ class Interpreter:
             return self.run_for(stmt, env)
         if kind == "IfStmt":
             return self.run_if(stmt, env)
+        if kind == "ScopeStmt":
+            # A DSL scope (pl.at, pl.cluster, runtime scopes) says where its body runs, not what
+            # it computes: the body runs in place, its definitions visible after it.
+            return self.run_block(_field(stmt, "body"), env)
         raise InterpreterError(f"cannot execute a {kind} statement", stmt.node_span)
 
     def run_for(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:

@@ -18,7 +18,9 @@ from nanopass.node import NO_SPAN, Node, Span, walk
 RULE = "Interpreter"
 
 # Function types printed as `@pl.function(type=pl.FunctionType.X)`; Opaque prints bare.
-FUNCTION_TYPES: Final = ("InCore", "Orchestration", "Opaque", "AIC", "AIV", "Group", "Spmd")
+FUNCTION_TYPES: Final = ("InCore", "Orchestration", "Opaque", "AIC", "AIV", "Group", "Spmd", "Inline")
+# Spliced into its callers by InlineFunctions (the DSL language only).
+INLINE: Final = "Inline"
 ORCHESTRATION: Final = "Orchestration"
 
 KERNEL_FUNCTION_TYPES: Final = frozenset({"InCore", "AIC", "AIV"})

@@ -49,12 +49,13 @@ from types import ModuleType
 from typing import Any, Callable, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
 
 import languages.gen.addressed as addressed_lang
+import languages.gen.dsl as dsl_lang
 import languages.gen.l0_tiled as l0_tiled_lang
 import languages.gen.pto as pto_lang
 import languages.gen.tensor as tensor_lang
 import languages.gen.tile_placed as tile_placed_lang
 import languages.gen.tile_unplaced as tile_unplaced_lang
-from languages.decls import LANGUAGES, Addressed, PTO, Tensor, TilePlaced, TileUnplaced
+from languages.decls import DSL, LANGUAGES, Addressed, PTO, Tensor, TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.pl_printer import (
     FUNCTION_TYPES, CallSignature, call_signature, LOOP_ITERATORS, OPAQUE, expr_type, format_type, implicit_view_of,
@@ -81,6 +82,7 @@ from nanopass.langdef import Language
 from nanopass.node import NO_SPAN, Node, Span
 
 AnyProgram: TypeAlias = Union[
+    dsl_lang.Program,
     tensor_lang.Program,
     tile_unplaced_lang.Program,
     tile_placed_lang.Program,
@@ -964,6 +966,153 @@ class _Parser:
         return _Hidden(node, f"`{name}` is defined only in the {branch}-branch of the if at line {stmt.lineno}, "
                              f"so it has no value after the if when the {other}-branch runs", hint)
 
+    # scopes
+
+    def with_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        """`with pl.at(level=...)`, `pl.cluster()`, `pl.manual_scope()` / `pl.scope(...)`: a
+        ScopeStmt of the DSL language whose body is parsed in the enclosing scope (its names
+        stay visible after it, as in PyPTO)."""
+        assert isinstance(stmt, ast.With)
+        if len(stmt.items) != 1:
+            self.fail(stmt, "a with statement opens one scope: write one `with pl.at(...):` per scope")
+        item = stmt.items[0]
+        call = item.context_expr
+        parts = _dotted(call.func) if isinstance(call, ast.Call) else None
+        reader = _SCOPE_READERS.get(".".join(parts) if parts else "")
+        if not isinstance(call, ast.Call) or reader is None:
+            self.fail(call, f"unsupported with statement `with {ast.unparse(call)}:`",
+                      "scopes are pl.at(level=pl.Level.X), pl.cluster(), pl.manual_scope() and pl.scope(mode=...)")
+        if item.optional_vars is not None:
+            self.fail(item.optional_vars, f"not supported yet: `with {ast.unparse(call)} as "
+                                          f"{ast.unparse(item.optional_vars)}` (scope task ids and pl.submit)",
+                      "drop `as ...`; scopes run in program order here")
+        scope_kind, name_hint, attrs = reader(self, call)
+        if not hasattr(self.m, "ScopeStmt"):
+            self.fail(stmt, f"`with {ast.unparse(call)}:` is a scope of the DSL language, and this program is "
+                            f"parsed as {self.language.name}", "drop the `# nanopass.language:` header, or outline the scope")
+        live_after = self.live_after
+        body, trailing = self.block(stmt.body, scope, live_after)
+        if trailing is not None:
+            self.fail(trailing.node, "pl.yield_ ends a loop body or an if branch, not a scope body")
+        return [self.make("ScopeStmt", stmt, scope_kind=scope_kind, name_hint=name_hint, attrs=attrs, body=body)]
+
+    def scope_keywords(self, call: ast.Call, allowed: dict[str, str]) -> dict[str, ast.expr]:
+        """The keywords of a scope call, each checked against `allowed` (name -> what it
+        takes, for the error); positional arguments bind in `allowed`'s order."""
+        names = list(allowed)
+        given: dict[str, ast.expr] = {}
+        for index, arg in enumerate(call.args):
+            if index >= len(names) or isinstance(arg, ast.Starred):
+                self.fail(arg, f"`{_dotted_text(call.func)}` takes at most {len(names)} positional argument(s)")
+            given[names[index]] = arg
+        for kw in call.keywords:
+            if kw.arg is None:
+                self.fail(kw.value, "** arguments are not supported")
+            if kw.arg not in allowed:
+                self.fail(kw.value, f"Unknown keyword argument {kw.arg!r} of `{_dotted_text(call.func)}`",
+                          "keywords: " + ", ".join(f"{k} ({v})" for k, v in allowed.items()))
+            if kw.arg in given:
+                self.fail(kw.value, f"argument {kw.arg!r} is given twice")
+            given[kw.arg] = kw.value
+        return given
+
+    def enum_member(self, node: ast.expr, enum_names: tuple[str, ...], members: Sequence[str]) -> str:
+        """A literal `pl.Enum.MEMBER` (or `Enum.MEMBER`) chain: PyPTO reads these at parse time."""
+        parts = _dotted(node)
+        if parts and parts[0] == "pl":
+            parts = parts[1:]
+        if parts is None or len(parts) != 2 or parts[0] not in enum_names or parts[1] not in members:
+            self.fail(node, f"Expected pl.{enum_names[0]}.<name>, got `{ast.unparse(node)}`",
+                      f"write the member literally, one of: {', '.join(members)}")
+        return parts[1]
+
+    def name_hint(self, node: ast.expr | None) -> str:
+        if node is None:
+            return ""
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            self.fail(node, "name_hint must be a string literal")
+        if node.value and not node.value.isidentifier():
+            self.fail(node, f"name_hint {node.value!r} is not a valid identifier")
+        return node.value
+
+    def bool_literal(self, node: ast.expr, what: str) -> bool:
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, bool):
+            self.fail(node, f"{what} must be True or False (a literal)")
+        return node.value
+
+    def at_scope(self, call: ast.Call) -> tuple[str, str, Attrs]:
+        given = self.scope_keywords(call, _AT_KEYWORDS)
+        if "level" not in given:
+            self.fail(call, "pl.at() needs a level, e.g. pl.at(level=pl.Level.CORE_GROUP)")
+        level = LEVEL_ALIASES.get(self.enum_member(given["level"], ("Level",), tuple(LEVEL_ALIASES)), "")
+        attrs: list[tuple[str, AttrValue]] = []
+        for unsupported in ("deps", "no_dep_args", "dumps"):
+            if unsupported in given:
+                self.fail(given[unsupported], f"not supported yet: pl.at({unsupported}=...) (task dependencies "
+                                              "and selective dumps)", "drop it; scopes run in program order here")
+        if "allow_early_resolve" in given and self.bool_literal(given["allow_early_resolve"], "allow_early_resolve"):
+            self.fail(given["allow_early_resolve"], "not supported yet: pl.at(allow_early_resolve=True)")
+        if "role" in given and not (isinstance(given["role"], ast.Constant) and given["role"].value is None):
+            role = self.enum_member(given["role"], ("Role",), ("Orchestrator", "SubWorker"))
+            if level == "CORE_GROUP":
+                self.fail(given["role"], "pl.at(level=pl.Level.CORE_GROUP) takes no role=",
+                          "a role belongs to a hierarchy level (CHIP_DIE and above)")
+            attrs.append(("role", role))
+        if "optimizations" in given:
+            attrs.extend(self.optimizations(given["optimizations"], level))
+        if "windowize" in given:
+            if self.bool_literal(given["windowize"], "windowize"):
+                attrs.append(("windowize", True))
+        hint = self.name_hint(given.get("name_hint"))
+        if level == "CORE_GROUP":
+            return "incore", hint, tuple(attrs)
+        return "hierarchy", hint, (("level", level), *attrs)
+
+    def optimizations(self, node: ast.expr, level: str) -> list[tuple[str, AttrValue]]:
+        if not isinstance(node, ast.List):
+            self.fail(node, "pl.at(optimizations=...) must be a list literal")
+        attrs: list[tuple[str, AttrValue]] = []
+        for entry in node.elts:
+            parts = _dotted(entry.func) if isinstance(entry, ast.Call) else None
+            if level != "CORE_GROUP":
+                self.fail(entry, "optimizations=[pl.split(...)] / optimizations=[pl.cross_core_slot(...)] are only "
+                                 "supported with level=pl.Level.CORE_GROUP")
+            if isinstance(entry, ast.Call) and parts == ["pl", "split"]:
+                if len(entry.args) != 1 or entry.keywords:
+                    self.fail(entry, "expected pl.split(pl.SplitMode.X)")
+                mode = self.enum_member(entry.args[0], ("SplitMode",), tuple(SPLIT_MODES))
+                if mode != "NONE":
+                    attrs.append(("split", SPLIT_MODES[mode]))
+            elif isinstance(entry, ast.Call) and parts == ["pl", "cross_core_slot"]:
+                if entry.args or [k.arg for k in entry.keywords] != ["slot_num"]:
+                    self.fail(entry, "expected pl.cross_core_slot(slot_num=N)")
+                slots = self.types.int_value(entry.keywords[0].value, "slot_num")
+                if slots <= 0:
+                    self.fail(entry.keywords[0].value, f"slot_num must be a positive integer, got {slots}")
+                attrs.append(("slot_num", slots))
+            else:
+                self.fail(entry, f"unknown optimization `{ast.unparse(entry)}`",
+                          "optimizations are pl.split(pl.SplitMode.X) and pl.cross_core_slot(slot_num=N)")
+        return attrs
+
+    def cluster_scope(self, call: ast.Call) -> tuple[str, str, Attrs]:
+        given = self.scope_keywords(call, {"name_hint": "a string"})
+        return "cluster", self.name_hint(given.get("name_hint")), ()
+
+    def runtime_scope(self, call: ast.Call) -> tuple[str, str, Attrs]:
+        """`pl.manual_scope()` / `pl.scope(mode=pl.ScopeMode.X)`: runtime dependency-tracking
+        scopes of orchestration code; they change task dependencies, not values."""
+        if _dotted(call.func) == ["pl", "manual_scope"]:
+            self.scope_keywords(call, {})
+            return "runtime", "", (("mode", "MANUAL"),)
+        given = self.scope_keywords(call, {"mode": "pl.ScopeMode.AUTO or MANUAL"})
+        mode = self.enum_member(given["mode"], ("ScopeMode",), ("AUTO", "MANUAL")) if "mode" in given else "AUTO"
+        return "runtime", "", (("mode", mode),)
+
+    def unsupported_scope(self, call: ast.Call) -> tuple[str, str, Attrs]:
+        self.fail(call, f"not supported yet: `with {ast.unparse(call)}:` (SPMD dispatch and manual AIV split regions)",
+                  "write the kernel body in a pl.at(level=pl.Level.CORE_GROUP) scope")
+
     # expressions
 
     def expr(self, node: ast.expr, scope: _Scope, call_type: Type | None = None,
@@ -1387,6 +1536,9 @@ def _live_in(stmts: Sequence[ast.stmt], live_out: frozenset[str]) -> frozenset[s
 
 
 def _live_before(stmt: ast.stmt, live: frozenset[str]) -> frozenset[str]:
+    if isinstance(stmt, ast.With):
+        # A scope's body runs in place and its names stay visible after it.
+        return _loaded_names([item.context_expr for item in stmt.items]) | _live_in(stmt.body, live)
     if isinstance(stmt, ast.If):
         branch_out = live - _trailing_yield_names(stmt.body)
         return _loaded_names([stmt.test]) | _live_in(stmt.body, branch_out) | _live_in(stmt.orelse, branch_out)
@@ -1423,6 +1575,8 @@ def _assigned_names(stmts: Sequence[ast.stmt], include_trailing_yield: bool = Fa
             if isinstance(stmt, (ast.For, ast.If)):
                 visit(stmt.body, False)
                 visit(stmt.orelse, False)
+            elif isinstance(stmt, ast.With):
+                visit(stmt.body, False)
 
     visit(stmts, not include_trailing_yield)
     return found
@@ -1444,6 +1598,7 @@ _STMT_HANDLERS: dict[type[ast.stmt], Callable[[_Parser, ast.stmt, _Scope], list[
     ast.Pass: _Parser.pass_stmt,
     ast.For: _Parser.for_stmt,
     ast.If: _Parser.if_stmt,
+    ast.With: _Parser.with_stmt,
 }
 
 _EXPR_HANDLERS: dict[type[ast.expr], Callable[[_Parser, ast.expr, _Scope], Node]] = {
@@ -1457,6 +1612,35 @@ _EXPR_HANDLERS: dict[type[ast.expr], Callable[[_Parser, ast.expr, _Scope], Node]
     ast.Tuple: _Parser.sequence,
     ast.Subscript: _Parser.subscript,
 }
+
+
+# pl.at keywords (PyPTO's `pl.at(level, role=None, *, optimizations=None, deps=None, ...)`).
+_AT_KEYWORDS = {
+    "level": "pl.Level.X", "role": "pl.Role.X", "optimizations": "a list of pl.split / pl.cross_core_slot",
+    "deps": "task ids", "no_dep_args": "tensors", "dumps": "tensors", "allow_early_resolve": "a bool literal",
+    "name_hint": "an identifier string", "windowize": "a bool literal",
+}
+# pl.Level members and aliases -> the canonical name.
+LEVEL_ALIASES = {
+    "AIV": "AIV", "AIC": "AIC", "CORE_GROUP": "CORE_GROUP", "CHIP_DIE": "CHIP_DIE", "L2CACHE": "CHIP_DIE",
+    "CHIP": "CHIP", "PROCESSOR": "CHIP", "UMA": "CHIP", "HOST": "HOST", "NODE": "HOST",
+    "CLUSTER_0": "CLUSTER_0", "POD": "CLUSTER_0", "CLUSTER_1": "CLUSTER_1", "CLOS1": "CLUSTER_1",
+    "CLUSTER_2": "CLUSTER_2", "CLOS2": "CLUSTER_2", "GLOBAL": "GLOBAL",
+}
+SPLIT_MODES = {"NONE": 0, "UP_DOWN": 1, "LEFT_RIGHT": 2}
+
+_SCOPE_READERS: dict[str, Callable[[_Parser, ast.Call], tuple[str, str, Attrs]]] = {
+    "pl.at": _Parser.at_scope,
+    "pl.cluster": _Parser.cluster_scope,
+    "pl.manual_scope": _Parser.runtime_scope,
+    "pl.scope": _Parser.runtime_scope,
+    "pl.spmd": _Parser.unsupported_scope,
+    "pl.split_aiv": _Parser.unsupported_scope,
+}
+
+
+def _dotted_text(node: ast.expr) -> str:
+    return ast.unparse(node)
 
 
 # --- driver --------------------------------------------------------------------------------
@@ -1495,6 +1679,8 @@ def _parse(text: str, filename: str, language: Language | None) -> AnyProgram:
         for annotation in _annotations(cls):
             types.append(_param_annotation(reader, annotation)[0])
         language = detect_language(types)
+        if language is Tensor and _has_scopes(cls):
+            language = DSL
     parser = _Parser(filename, language)
     try:
         return cast(AnyProgram, parser.program(cls))
@@ -1504,6 +1690,16 @@ def _parse(text: str, filename: str, language: Language | None) -> AnyProgram:
         raise
     except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
         raise _error(_span_of(filename, cls), f"internal parser error: {type(exc).__name__}: {exc}") from exc
+
+
+def _has_scopes(program: ast.ClassDef) -> bool:
+    """Whether a program uses what only the DSL language has (scopes, Inline functions)."""
+    for node in ast.walk(program):
+        if isinstance(node, ast.With):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "Inline" and _dotted(node) == ["pl", "FunctionType", "Inline"]:
+            return True
+    return False
 
 
 def _is_unplaced_tile(ty: Type | None) -> bool:

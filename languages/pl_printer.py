@@ -50,8 +50,11 @@ from nanopass.node import Node
 INDENT = "    "
 
 # Function types printed as `@pl.function(type=pl.FunctionType.X)`; Opaque prints bare.
-FUNCTION_TYPES = ("InCore", "Orchestration", "Opaque", "AIC", "AIV", "Group", "Spmd")
+FUNCTION_TYPES = ("InCore", "Orchestration", "Opaque", "AIC", "AIV", "Group", "Spmd", "Inline")
 OPAQUE = "Opaque"
+
+# pl.SplitMode values by their int (the attribute PyPTO stores).
+SPLIT_MODE_NAMES = {0: "NONE", 1: "UP_DOWN", 2: "LEFT_RIGHT"}
 
 # Loop kinds and the `pl.*` iterator each prints as.
 LOOP_ITERATORS = {"range": "range", "pipeline": "pipeline", "parallel": "parallel"}
@@ -424,6 +427,8 @@ class _Printer:
             self.for_stmt(depth, cast(T.ForStmt, stmt))
         elif kind == "IfStmt":
             self.if_stmt(depth, cast(T.IfStmt, stmt))
+        elif kind == "ScopeStmt":
+            self.scope_stmt(depth, stmt)
         else:
             raise _print_error(f"cannot print a {kind} as a statement", stmt)
 
@@ -467,6 +472,37 @@ class _Printer:
         if branch.else_body:
             self.emit(depth, "else:")
             self.block(depth + 1, branch.else_body, branch.results)
+
+    def scope_stmt(self, depth: int, scope: Node) -> None:
+        """A DSL scope, spelled as PyPTO's `with` statement it was parsed from."""
+        kind = str(getattr(scope, "scope_kind"))
+        attrs = dict(getattr(scope, "attrs"))
+        hint = str(getattr(scope, "name_hint"))
+        if kind in ("incore", "hierarchy"):
+            level = "CORE_GROUP" if kind == "incore" else str(attrs.pop("level"))
+            args = [f"level=pl.Level.{level}"]
+            if "role" in attrs:
+                args.append(f"role=pl.Role.{attrs.pop('role')}")
+            optimizations = []
+            if "split" in attrs:
+                optimizations.append(f"pl.split(pl.SplitMode.{SPLIT_MODE_NAMES[int(cast(int, attrs.pop('split')))]})")
+            if "slot_num" in attrs:
+                optimizations.append(f"pl.cross_core_slot(slot_num={attrs.pop('slot_num')})")
+            if optimizations:
+                args.append(f"optimizations=[{', '.join(optimizations)}]")
+            if attrs.pop("windowize", False):
+                args.append("windowize=True")
+            if hint:
+                args.append(f"name_hint={format_string(hint)}")
+            head = f"pl.at({', '.join(args)})"
+        elif kind == "cluster":
+            head = f"pl.cluster(name_hint={format_string(hint)})" if hint else "pl.cluster()"
+        elif kind == "runtime":
+            head = f"pl.scope(mode=pl.ScopeMode.{attrs.pop('mode', 'AUTO')})"
+        else:
+            raise _print_error(f"unknown scope kind {kind!r} (known: incore, hierarchy, cluster, runtime)", scope)
+        self.emit(depth, f"with {head}:")
+        self.block(depth + 1, getattr(scope, "body"))
 
     def function(self, func: T.Function) -> None:
         if func.func_type not in FUNCTION_TYPES:

@@ -97,6 +97,15 @@ class Pipeline:
             return Pipeline([], self._plugin)
         return self
 
+    def _starts_before(self, language: str) -> bool:
+        """Whether the first pass takes a language that comes before `language` in the family."""
+        if not self.passes:
+            return False
+        order = [lang.name for lang in self.plugin.family.languages]
+        first = type(self.passes[0]).source.name
+        return first in order and language in order and order.index(first) < order.index(language) \
+            and self.starting_at(language) is not self
+
     # -- static check -------------------------------------------------------------------
 
     def plan(self, input_language: str, available: frozenset[str]) -> list[PassStep]:
@@ -200,6 +209,10 @@ class Pipeline:
         reproducer, the `claimed` ones that held where it was taken), run every pass."""
         plugin = self.plugin
         language = type(program).LANGUAGE
+        if self._starts_before(language):
+            # A program written at a later stage (a Tensor program given to a pipeline that starts
+            # with the frontend) is picked up where its language begins.
+            return self.starting_at(language).run(program, ctx, instruments, verify_input)
         # Languages first, with every property assumed: a pipeline that does not chain is
         # rejected before the input is even verified.
         self.plan(language, frozenset(plugin.property_registry.names()) | frozenset(
@@ -355,6 +368,7 @@ class _Outcome:
     program: Node | None
     passes_run: int
     seconds: float
+    input_language: str = ""
 
 
 def _printing_instrument(args: argparse.Namespace, plugin: CompilerPlugin) -> Instrument | None:
@@ -519,7 +533,7 @@ def compile_source(
         status = plugin.post_compile(args, final, ctx)
         if status:
             raise CompileError(Diagnostic("post-compile", f"post-compile step failed with status {status}"))
-    return _Outcome(final, len(pipeline.passes), time.perf_counter() - start)
+    return _Outcome(final, len(pipeline.passes), time.perf_counter() - start, type(program).LANGUAGE)
 
 
 def compile_file(
@@ -571,7 +585,8 @@ def run_examples(pipeline: Pipeline, args: argparse.Namespace, plugin: CompilerP
             outcome = compile_file(path, pipeline, args, plugin, dump)
             assert outcome.program is not None
             lang = type(outcome.program).LANGUAGE
-            print(f"{path.stem:<{width}}  {_reached(pipeline, plugin.family.languages[0].name):<28} "
+            reached = _reached(pipeline.starting_at(outcome.input_language), outcome.input_language)
+            print(f"{path.stem:<{width}}  {reached:<28} "
                   f"{outcome.passes_run:>3} passes  {outcome.seconds * 1e3:>8.1f} ms  ok")
         except (CompileError, PassCrash) as err:
             worst = max(worst, _exit_status(err))

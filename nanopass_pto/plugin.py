@@ -46,6 +46,8 @@ PROPERTIES: tuple[Property, ...] = (
              "every call's type equals its op's deduction; self.f(...) has f's return type", scope="program"),
     Property("CallSitesComplete", VALUE_LEVEL, "verifiers.call_sites_complete:verify",
              "every self.f(...) passes one argument per parameter of f", scope="program"),
+    Property("SplitIncoreOrch", frozenset({"DSL"}), "verifiers.split_incore_orch:verify",
+             "no pl.at(level=pl.Level.CORE_GROUP) scope is left to outline"),
     Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
              "no tensor.* compute op left in an InCore function"),
     Property("TileOps2D", _TILE_LEVEL, "verifiers.tile_ops_2d:verify", "every tile in an InCore function is 2-D"),
@@ -80,6 +82,8 @@ _LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete
 PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
+    # DSL: the frontend, in PyPTO's order
+    "outline-incore-scopes", "outline-cluster-scopes",
     # Tensor
     "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination", "seed-zero-accumulators",
     # ConvertTensorToTileOps, as tiny passes: Tensor -> TileUnplaced

@@ -7,6 +7,9 @@ asserts every name here equals its class's `name`.
 from __future__ import annotations
 
 PASSES: dict[str, str] = {
+    # the frontend: DSL -> Tensor, in PyPTO's order
+    "outline-incore-scopes": "passes.outline_incore_scopes:OutlineIncoreScopes",
+    "outline-cluster-scopes": "passes.outline_cluster_scopes:OutlineClusterScopes",
     "normalize-stmt-structure": "passes.normalize_stmt_structure:NormalizeStmtStructure",
     "simplify-index-arith": "passes.simplify_index_arith:SimplifyIndexArith",
     "dead-code-elimination": "passes.dead_code_elimination:DeadCodeElimination",

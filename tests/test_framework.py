@@ -474,7 +474,7 @@ def test_dump_dir_files_parse_back(plugin: CompilerPlugin, tmp_path: Path) -> No
     Pipeline.from_spec(plugin.default_pipeline(), plugin).run(source, instruments=[dump, VerifyInstrument(plugin)])
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names[0] == "00_input.py"
-    pipeline = Pipeline.from_spec(plugin.default_pipeline(), plugin)
+    pipeline = Pipeline.from_spec(plugin.default_pipeline(), plugin).starting_at(type(source).LANGUAGE)
     expected = [
         f"{i:02d}_after_{type(p).spec_name}{'.pto' if type(p).target.name == 'PTO' else '.py'}"
         for i, p in enumerate(pipeline.passes, start=1)
@@ -686,7 +686,8 @@ def test_every_property_verifier_resolves() -> None:
 
 def test_default_pipeline_checks_for_every_example() -> None:
     plugin = get_plugin()
-    steps = Pipeline.from_spec(plugin.default_pipeline(), plugin).plan("Tensor", plugin.initial_properties("Tensor"))
+    steps = Pipeline.from_spec(plugin.default_pipeline(), plugin).starting_at("Tensor").plan(
+        "Tensor", plugin.initial_properties("Tensor"))
     assert type(steps[-1].pass_).target.name == "PTO"
     assert {"SSAForm", "BoxedExtents"} <= steps[-1].claimed
     # NormalizedStmtStructure is claimed until the language where it stops being meaningful.

@@ -57,6 +57,8 @@ def verify(program: Node) -> list[Diagnostic]:
                 for it in stmt.iter_args:
                     atom(it.init, f"the initial value of `{it.var.name}`")
                 block(stmt.body)
+            elif kind == "ScopeStmt":
+                block(stmt.body)
             elif kind == "IfStmt":
                 atom(stmt.cond, "the if condition")
                 block(stmt.then_body)

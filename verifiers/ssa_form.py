@@ -22,7 +22,9 @@ _DEFINED_BY: dict[str, Callable[[Any], list[Any]]] = {
     "IfStmt": lambda stmt: list(stmt.results),
 }
 # Statement kind → the fields holding its nested statement blocks.
-_BODY_FIELDS: dict[str, tuple[str, ...]] = {"ForStmt": ("body",), "IfStmt": ("then_body", "else_body")}
+_BODY_FIELDS: dict[str, tuple[str, ...]] = {
+    "ForStmt": ("body",), "IfStmt": ("then_body", "else_body"), "ScopeStmt": ("body",),
+}
 
 
 def definitions(stmt: Any) -> list[Any]:

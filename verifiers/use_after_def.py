@@ -2,7 +2,8 @@
 
 Scoping follows the structured control flow: a loop's variable and iter args are visible in its
 body only, its results after it; names defined in a loop body or an if branch do not escape it
-(their values leave through `pl.yield_` into the statement's results).
+(their values leave through `pl.yield_` into the statement's results); a DSL scope's do
+(`pl.at` bodies run in place).
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ class _Checker:
                 inner = scope | {stmt.loop_var.name} | {it.var.name for it in stmt.iter_args}
                 self.block(stmt.body, inner)
                 scope.update(v.name for v in stmt.results)
+            elif kind == "ScopeStmt":
+                # A DSL scope runs in place: its definitions stay visible after it.
+                self.block(stmt.body, scope)
             elif kind == "IfStmt":
                 self.uses(stmt.cond, scope)
                 self.block(stmt.then_body, set(scope))
