@@ -202,10 +202,17 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
             return False
         return config.max_examples is None or stats.programs < config.max_examples
 
+    # The last failure raised inside the current chunk: when the budget runs out while
+    # Hypothesis replays or shrinks it, the replay is skipped, Hypothesis calls the test flaky,
+    # and this is the failure that flakiness hides.
+    raised: list[_Found] = []
+
     def test(case: Any) -> None:
         start = time.perf_counter()
         generation = start - last_end[0]
         if not budget_left():
+            # Past the deadline nothing more is checked: a shrink in progress stops at the
+            # smallest failure seen so far, which is what gets reported (see `raised`).
             last_end[0] = time.perf_counter()
             return
         outcome = target.check(case, blame=config.blame)
@@ -215,9 +222,12 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
             last_report[0] = last_end[0]
             report(stats, failures)
         if outcome.failed and outcome.key not in seen_keys:
+            if raised and outcome.key != raised[0].outcome.key:
+                return  # shrinking on one bug: another one is left for a later chunk
             error = _found_class(outcome.key)(outcome.headline())
             error.outcome = outcome
             error.case = case
+            raised.append(error)
             raise error
 
     chunk_index = 0
@@ -235,25 +245,31 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
         )(given_test(test))
         runner = hypothesis_seed(config.seed * 100003 + chunk_index)(runner)
         chunk_index += 1
+        raised.clear()
+        error: Exception | None = None
         try:
             runner()
-        except _Found as found:
+        except Exception as exc:
+            error = exc
+        # A failure the time budget cut short (its replay skipped: Hypothesis then calls the test
+        # flaky, or passes it silently) is still the failure it was: report it as itself.
+        found = error if isinstance(error, _Found) else (raised[-1] if raised else None)
+        if found is not None:
             seen_keys.add(found.outcome.key)
             stats.failures += 1
             stem, text = target.regression_file(found.case, found.outcome)
             failures.append(Failure(found.outcome, target.describe(found.case), stem, text, found.case))
             if report is not None:
                 report(stats, failures)
-            if config.stop_on_failure:
-                break
-        except Exception as exc:  # Hypothesis itself failed (flaky test, ...): a finding too
-            outcome = Outcome("crash", "campaign", "hypothesis", f"{type(exc).__name__}: {exc}")
+        elif error is not None:
+            # Hypothesis itself failed (a health check, an internal error): a finding too.
+            outcome = Outcome("crash", "campaign", "hypothesis", f"{type(error).__name__}: {error}")
             if outcome.key not in seen_keys:
                 seen_keys.add(outcome.key)
                 stats.failures += 1
                 failures.append(Failure(outcome, "", "", ""))
-            if config.stop_on_failure:
-                break
+        if (found is not None or error is not None) and config.stop_on_failure:
+            break
     return stats, failures
 
 

@@ -1,0 +1,88 @@
+"""The campaign driver reports what it finds: a failure whose shrink or replay the time budget
+cuts short is reported as the failure it is (with its program and regression file), not as a
+Hypothesis `Flaky` blamed on "hypothesis", and a mutant caught that way counts as caught."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any, Iterator, Sequence
+
+from hypothesis import strategies as st
+
+from nanopass.fuzz import CampaignConfig, Mutant, Outcome, run_campaign, run_mutant
+
+
+class _SlowFailingTarget:
+    """Programs are lists of integers; a list summing past 100 fails, and checking takes `delay`
+    seconds, so the deadline falls while Hypothesis is still shrinking the first failure."""
+
+    name = "slow"
+
+    def __init__(self, delay: float, broken: list[bool] | None = None, threshold: int = 100) -> None:
+        self.delay = delay
+        self.broken = broken if broken is not None else [True]
+        self.threshold = threshold
+
+    def configure(self, pipeline: str | None, backend: str | None, features: str | None) -> None:
+        pass
+
+    def strategy(self) -> Any:
+        return st.lists(st.integers(0, 1000), min_size=8, max_size=12)
+
+    def check(self, case: Any, blame: bool = True) -> Outcome:
+        time.sleep(self.delay)
+        if self.broken[0] and sum(case) > self.threshold:
+            return Outcome("mismatch", "simulator mismatch", "SomePass", f"{case} is wrong")
+        return Outcome("ok")
+
+    def regression_file(self, case: Any, outcome: Outcome) -> tuple[str, str]:
+        return f"fuzz_{sum(case)}", f"# {outcome.headline()}\n{case}\n"
+
+    def describe(self, case: Any) -> str:
+        return str(case)
+
+    def mutants(self) -> Sequence[Mutant]:
+        return ()
+
+
+def test_a_failure_cut_short_by_the_deadline_is_reported_as_itself() -> None:
+    target = _SlowFailingTarget(delay=0.05)
+    # Generation finds a failure at once; shrinking it needs many 50 ms checks, far more than
+    # the 0.3 s left, so the replay after the deadline does not fail again.
+    config = CampaignConfig(time.monotonic() + 0.3, None, seed=1, database=None, shrink=True)
+    stats, failures = run_campaign(target, config)
+    assert failures, "the failure was lost"
+    found = failures[0]
+    assert found.outcome.blamed == "SomePass" and found.outcome.status == "mismatch", found.outcome.headline()
+    assert found.stem.startswith("fuzz_") and found.regression, "no regression file for it"
+    assert found.case is not None and sum(found.case) > 100
+    assert not any(f.outcome.blamed == "hypothesis" for f in failures)
+
+
+class _Switch:
+    """A mutant that breaks the fake target while applied."""
+
+    name = "break-it"
+    description = "every program fails"
+
+    def __init__(self, flag: list[bool]) -> None:
+        self.flag = flag
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[None]:
+        self.flag[0] = True
+        try:
+            yield
+        finally:
+            self.flag[0] = False
+
+
+def test_a_mutant_caught_near_the_budget_counts_as_caught() -> None:
+    flag = [False]
+    # The first check outlasts the budget: Hypothesis's final replay of the failure comes after
+    # the deadline, when the driver checks nothing more.
+    target = _SlowFailingTarget(delay=0.3, broken=flag, threshold=-1)
+    result = run_mutant(target, _Switch(flag), seconds=0.2, seed=3)
+    assert result.caught, result
+    assert result.blamed == "SomePass"
