@@ -62,6 +62,10 @@ PROPERTIES: tuple[Property, ...] = (
              "per space, buffers fit the capacity at aligned offsets", uses_target=True),
     Property("NoCoLiveOverlap", _ADDRESSED, "verifiers.no_co_live_overlap:verify",
              "no two values live at the same time occupy overlapping bytes (whatever their MemRef names)"),
+    Property("ViewLegality", VALUE_LEVEL, "verifiers.view_legality:verify",
+             "set_validshape never narrows a view; a reshape never re-views a boxed (non row-major) layout"),
+    Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
+             "every slice / load / store / extract window stays inside its source on every loop iteration"),
     Property("InPlaceSafety", _ADDRESSED, "verifiers.in_place_safety:verify",
              "an op writes its result over an operand's bytes only where the op registry says it is safe"),
     Property("SemanticAliases", _ADDRESSED, "verifiers.semantic_aliases:verify",
@@ -77,7 +81,8 @@ PROPERTIES: tuple[Property, ...] = (
 # What the loader verifies on every input program of a value-level language.
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
-_LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete"})
+_LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete", "ViewLegality",
+                     "StaticBounds"})
 
 PTO_SUFFIX = ".pto"
 

@@ -121,6 +121,9 @@ class _FunctionState:
     # its name, and the dtype the user's tensor has. A store narrows on FIXPIPE by itself; any
     # other consumer reads the value through an explicit RNE cast (FIXPIPE's rounding).
     narrowed: dict[str, DataType] = field(default_factory=dict)
+    # Tiles that are views of another tile's buffer (tile.slice, tile.reshape, ...), by name: the
+    # user's call that made each one, for the message rejecting set_validshape on a view.
+    views: dict[str, Node] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -184,7 +187,10 @@ class TensorToTileMutator(U.FromTensor):
             return super().visit_AssignStmt(node)
         pre: list[U.Stmt] = []
         value = self._convert_call(node.value, node.target, pre)
+        self._check_handle_operands(node.value, value, pre)
         target = self._bind(node.target, value.type)
+        if REGISTRY.makes_view_handle(value.op):
+            self._require_state().views[target.name] = node.value
         if _narrows_accumulator(node.target.type, value.type):
             assert isinstance(node.target.type, TensorType)
             self._require_state().narrowed[target.name] = node.target.type.dtype
@@ -589,6 +595,32 @@ class TensorToTileMutator(U.FromTensor):
         var = U.Var(name, typ, span=source.span)
         state.env[source.name] = var
         return var
+
+    def _check_handle_operands(self, user_call: T.Call, call: U.Call, pre: list[U.Stmt]) -> None:
+        """Reject a metadata op that rewrites its operand's handle (tile.set_validshape) when the
+        operand converted to a view: PTOAS rejects pto.set_validshape on a subview / treshape
+        (../spec/pto_codegen.md), and the view's valid extent lives in its own type."""
+        if call.op not in REGISTRY:
+            return
+        views = self._require_state().views
+        for stmt in pre:
+            if isinstance(stmt, U.AssignStmt) and isinstance(stmt.value, U.Call) \
+                    and REGISTRY.makes_view_handle(stmt.value.op):
+                views[stmt.target.name] = user_call
+        opdef = REGISTRY.get(call.op)
+        for index, arg in enumerate(call.args):
+            if index >= len(opdef.operands) or not opdef.operand_decl(index).handle_only:
+                continue
+            if not isinstance(arg, U.Var) or arg.name not in views:
+                continue
+            view = views[arg.name]
+            maker = getattr(view, "op", "a view")
+            where = f" at {view.node_span}" if view.node_span.known else ""
+            raise _error(user_call, f"`{user_call.op}` cannot narrow a view: its operand is the {maker}{where}, "
+                                    "which lowers to a zero-copy view carrying its valid extent in its own type "
+                                    "(PTOAS rejects pto.set_validshape on it)",
+                         "pass valid_shape= to the slice instead (pl.slice(x, shape, offsets, valid_shape)), or call "
+                         "set_validshape on the source before taking the view")
 
     def _call(self, op: str, args: tuple[U.Expr, ...], attrs: Attrs, span: Span, fallback: Type | None = None) -> U.Call:
         anchor = U.Var("<call>", INDEX, span=span)

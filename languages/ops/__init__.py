@@ -110,6 +110,10 @@ class OperandDecl:
     # operand adopts the tile's element dtype"): an operand index (that value's element dtype),
     # an attribute name (tile.full's `dtype`), or a fixed dtype (tile.tri's INT32 diagonal).
     literal_dtype: int | str | DataType | None = None
+    # The op rewrites this operand's tile handle in place (pto.set_validshape changes its
+    # valid_row / valid_col): it must be an allocation, an `if` result or a pop slot, never a
+    # view (`Registry.makes_view_handle`), which carries its valid extent in its own type.
+    handle_only: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in OPERAND_KINDS:
@@ -240,6 +244,21 @@ class DeductionError(Exception):
         self.hint = hint
 
 
+@dataclass(frozen=True)
+class Window:
+    """A window the op reads or writes inside operand `source` (a tensor or a tile): it starts at
+    `offsets` (an int-list operand index, or a tuple of scalar operand indices, one per axis)
+    and spans the first extent of `extent` that the call provides, each one of
+    ("list", i): the int-list operand i; ("valid", i): operand i's valid shape;
+    ("shape", i): operand i's shape; ("attr", name): an int-list attribute; ("ones",): 1 per axis.
+    The static-bounds verifier checks it over every iteration of the enclosing loops; the
+    generator reads it to keep windows inside their sources."""
+
+    source: int
+    offsets: int | tuple[int, ...]
+    extent: tuple[tuple[str | int, ...], ...]
+
+
 Deducer = Callable[[Sequence[Node], Attrs], Type]
 # Chooses the view of a result the registry places in `space` (default: the implicit view).
 ViewRule = Callable[[TileType, Sequence[Node], MemorySpace], TileView]
@@ -260,6 +279,7 @@ class OpDef:
     pto: tuple[str, ...] = ()
     signature: tuple[str, ...] | None = None
     result_view: ViewRule | None = None
+    window: Window | None = None
     doc: str = ""
     # PTO emission beyond the instruction name: the call arguments that are the instruction's
     # ins() operands, in order (None: every non-list argument), and the attributes it carries
@@ -771,6 +791,11 @@ class Registry:
         operand's bytes and writes nothing."""
         return op in self and self.get(op).family == "view"
 
+    def makes_view_handle(self, op: str) -> bool:
+        """Whether `op`'s PTO result is a view of another tile's buffer (pto.subview, pto.treshape:
+        tile.slice, tile.reshape, tile.transpose_view) rather than a handle of its own."""
+        return self.is_view(op) and self.get(op).pto[:1] in (("pto.subview",), ("pto.treshape",))
+
     def is_reshape(self, op: str) -> bool:
         """Whether `op` is a zero-copy reshape: the same bytes read under another shape, which
         holds only where both shapes keep their elements in row-major order
@@ -908,6 +933,7 @@ __all__ = [
     "TileConversion",
     "TileInput",
     "WRITE",
+    "Window",
     "describe",
     "describe_type",
     "list_length",

@@ -22,6 +22,7 @@ from languages.ops import (
     ReusesInput,
     TileConversion,
     TileInput,
+    Window,
     describe,
     describe_type,
     expect_dims,
@@ -450,6 +451,11 @@ def deduce_dim(args: Sequence[Node], attrs: Attrs) -> Type:
 
 # -- the tensor op table -------------------------------------------------------------------------------
 
+# Windows inside a source (shared with the tile ops of the same spelling).
+SLICE_WINDOW = Window(0, 2, (("list", 3), ("list", 1)))
+ASSEMBLE_WINDOW = Window(0, 2, (("shape", 1),))
+ELEMENT_WINDOW = Window(0, 1, (("ones",),))
+
 _T = "tensor"
 _X = OperandDecl("x", _T)
 
@@ -566,11 +572,12 @@ def _shape_ops() -> list[OpDef]:
         OpDef("tensor.slice", (_X, OperandDecl("shape", "int_list"), OperandDecl("offsets", "int_list"),
                                OperandDecl("valid_shape", "int_list", optional=True)),
               deduce_slice, ("slice",), "view", to_tile=TileConversion("tile.load", self_loading=True),
+              window=SLICE_WINDOW,
               doc="Lowers to a tile.load of the window (or a tile.slice of an on-chip source)."),
         OpDef("tensor.assemble", (OperandDecl("target", _T, effect=WRITE), OperandDecl("source", "tensor_or_tile"),
                                   OperandDecl("offsets", "int_list")),
               deduce_assemble, ("assemble",), "memory", output_memory=ReusesInput(0),
-              to_tile=TileConversion("tile.store", self_loading=True),
+              to_tile=TileConversion("tile.store", self_loading=True), window=ASSEMBLE_WINDOW,
               doc="Writes source into a window of target; the result is target."),
         OpDef("tensor.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
               attrs=(AttrDecl("dtype", "dtype", positional=True),),
@@ -579,10 +586,11 @@ def _shape_ops() -> list[OpDef]:
               ("full",), "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
               to_tile=TileConversion("tile.full", self_loading=True)),
         OpDef("tensor.read", (_X, OperandDecl("indices", "int_list")), deduce_read, ("read",), "scalar_access",
-              pto=("pto.load_scalar",)),
+              pto=("pto.load_scalar",), window=ELEMENT_WINDOW),
         OpDef("tensor.write", (OperandDecl("x", _T, effect=WRITE), OperandDecl("indices", "int_list"),
                                OperandDecl("value", "scalar", literal_dtype=0)),
-              deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",)),
+              deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",),
+              window=ELEMENT_WINDOW),
         OpDef("tensor.dim", (_X,), deduce_dim, ("dim",), "scalar_access",
               attrs=(AttrDecl("axis", "int", positional=True),)),
     ]
@@ -592,4 +600,4 @@ OPS: tuple[OpDef, ...] = tuple(
     _binary_ops() + _scalar_ops() + _unary_ops() + _reduction_ops() + _matmul_ops() + _shape_ops()
 )
 
-__all__ = ["CAST_MODES", "MATMUL_ACCUMULATOR", "OPS", "broadcast_shapes", "reshape_valid"]
+__all__ = ["ASSEMBLE_WINDOW", "ELEMENT_WINDOW", "SLICE_WINDOW", "CAST_MODES", "MATMUL_ACCUMULATOR", "OPS", "broadcast_shapes", "reshape_valid"]

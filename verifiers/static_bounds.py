@@ -1,0 +1,204 @@
+"""StaticBounds: every window an op reads or writes stays inside its source on every iteration.
+
+The op registry declares each windowed op's window (`OpDef.window`: the source operand, the
+offsets, the extent: tile.load / tile.store / tile.slice / tile.extract / assemble / read /
+write and their tensor forms). Type deduction already checks windows at constant offsets; this
+verifier checks offsets that are index arithmetic over loop variables of loops with constant
+bounds (`pl.range(5)`, `pl.range(0, 256, 64)`), over the whole iteration space, without running
+the program: the offset expression (scalar assignments substituted) is evaluated for every
+combination of the loop variables it depends on (or, past 65536 combinations, at the corners of
+their ranges, exact for the affine offsets kernels use). An offset that depends on anything
+else (a parameter, a loop with dynamic bounds) is left to run time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Callable, Iterator, Mapping, Sequence
+
+from languages.ops import REGISTRY, Window, static_int, static_ints
+from languages.types import TensorType, TileType
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node, walk
+
+RULE = "StaticBounds"
+_MAX_COMBINATIONS = 1 << 16
+
+def _floordiv(a: int, b: int) -> int | None:
+    return a // b if b else None
+
+
+def _mod(a: int, b: int) -> int | None:
+    return a % b if b else None
+
+
+_ARITH: dict[str, Callable[[int, int], int | None]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": _floordiv, "%": _mod,
+}
+
+
+class _Unknown(Exception):
+    """The expression depends on something that is not a constant-bound loop variable."""
+
+
+class _Scope:
+    def __init__(self) -> None:
+        self.loops: dict[str, tuple[range, Node]] = {}  # loop variable -> its iteration values, the loop
+        self.scalars: dict[str, Node] = {}  # scalar variable -> its defining expression
+
+    def loop_vars(self, expr: Node, seen: int = 0) -> set[str]:
+        if seen > 64:
+            raise _Unknown
+        kind = expr.KIND
+        if kind == "Var":
+            name = str(getattr(expr, "name"))
+            if name in self.loops:
+                return {name}
+            if name in self.scalars:
+                return self.loop_vars(self.scalars[name], seen + 1)
+            raise _Unknown
+        if kind in ("ConstInt", "ConstBool"):
+            return set()
+        if kind == "BinOp" and getattr(expr, "op") in _ARITH:
+            return self.loop_vars(getattr(expr, "lhs"), seen + 1) | self.loop_vars(getattr(expr, "rhs"), seen + 1)
+        if kind == "UnaryOp" and getattr(expr, "op") == "-":
+            return self.loop_vars(getattr(expr, "operand"), seen + 1)
+        raise _Unknown
+
+    def value(self, expr: Node, at: Mapping[str, int]) -> int:
+        kind = expr.KIND
+        if kind == "Var":
+            name = str(getattr(expr, "name"))
+            return at[name] if name in at else self.value(self.scalars[name], at)
+        if kind == "ConstInt":
+            return int(getattr(expr, "value"))
+        if kind == "ConstBool":
+            return int(bool(getattr(expr, "value")))
+        if kind == "UnaryOp":
+            return -self.value(getattr(expr, "operand"), at)
+        result = _ARITH[str(getattr(expr, "op"))](self.value(getattr(expr, "lhs"), at),
+                                                  self.value(getattr(expr, "rhs"), at))
+        if result is None:
+            raise _Unknown
+        return int(result)
+
+
+def _assignments(scope: _Scope, names: Sequence[str]) -> Iterator[dict[str, int]]:
+    domains = [scope.loops[n][0] for n in names]
+    total = 1
+    for domain in domains:
+        total *= len(domain)
+    points: list[Sequence[int]] = list(domains)
+    if total > _MAX_COMBINATIONS:
+        points = [(d[0], d[-1]) for d in domains]
+    for combo in itertools.product(*points):
+        yield dict(zip(names, combo))
+
+
+def _extent(window: Window, call: Node, rank: int) -> tuple[int, ...] | None:
+    args: tuple[Node, ...] = getattr(call, "args")
+    for source in window.extent:
+        kind = source[0]
+        if kind == "ones":
+            return (1,) * rank
+        if kind == "attr":
+            value = dict(getattr(call, "attrs")).get(str(source[1]))
+            if isinstance(value, tuple):
+                return tuple(int(v) for v in value)
+            continue
+        index = int(source[1])
+        if index >= len(args):
+            continue
+        if kind == "list":
+            return static_ints(args[index])
+        ty = getattr(args[index], "type", None)
+        if isinstance(ty, (TensorType, TileType)):
+            return tuple(ty.valid if kind == "valid" else ty.shape)
+    return None
+
+
+def _offsets(window: Window, call: Node) -> tuple[Node, ...] | None:
+    args: tuple[Node, ...] = getattr(call, "args")
+    if isinstance(window.offsets, tuple):
+        return tuple(args[i] for i in window.offsets) if max(window.offsets) < len(args) else None
+    if window.offsets >= len(args) or args[window.offsets].KIND != "TupleExpr":
+        return None
+    return tuple(getattr(args[window.offsets], "elements"))
+
+
+def _loop_text(scope: _Scope, at: Mapping[str, int]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in sorted(at.items()))
+
+
+def _check_call(scope: _Scope, call: Node, out: list[Diagnostic]) -> None:
+    op = str(getattr(call, "op"))
+    if op not in REGISTRY:
+        return
+    window = REGISTRY.get(op).window
+    if window is None or window.source >= len(getattr(call, "args")):
+        return
+    source = getattr(getattr(call, "args")[window.source], "type", None)
+    if not isinstance(source, (TensorType, TileType)):
+        return
+    bound = tuple(source.shape)
+    offsets = _offsets(window, call)
+    extent = _extent(window, call, len(bound))
+    if offsets is None or extent is None or len(extent) != len(offsets) or len(bound) != len(offsets):
+        return
+    for axis, (offset, size, limit) in enumerate(zip(offsets, extent, bound)):
+        if static_int(offset) is not None or size == 0:
+            continue  # constant offsets are type deduction's to check
+        try:
+            names = sorted(scope.loop_vars(offset))
+            if not names:
+                continue
+            for at in _assignments(scope, names):
+                start = scope.value(offset, at)
+                if 0 <= start and start + size <= limit:
+                    continue
+                loops = ", ".join(f"{n} in range({scope.loops[n][0].start}, {scope.loops[n][0].stop}, "
+                                  f"{scope.loops[n][0].step})" for n in names)
+                out.append(Diagnostic.at(
+                    call, RULE,
+                    f"{op}: the window on axis {axis} spans [{start}, {start + size}) at {_loop_text(scope, at)}, "
+                    f"outside the source's extent {limit} ({list(bound)}); its offset ranges over {loops}",
+                    hint=f"keep offset + {size} <= {limit} on every iteration: shorten the loop, or step the "
+                         f"offset by less"))
+                return
+        except (_Unknown, KeyError):
+            continue
+
+
+def _walk(scope: _Scope, body: Sequence[Node], out: list[Diagnostic]) -> None:
+    for stmt in body:
+        kind = stmt.KIND
+        if kind == "ForStmt":
+            bounds = [static_int(getattr(stmt, name)) for name in ("start", "stop", "step")]
+            loop_var = str(getattr(getattr(stmt, "loop_var"), "name"))
+            if all(b is not None for b in bounds) and bounds[2] != 0:
+                start, stop, step = (int(b) for b in bounds if b is not None)
+                iterations = range(start, stop, step)
+                if len(iterations) == 0:
+                    continue  # the body never runs
+                scope.loops[loop_var] = (iterations, stmt)
+            _walk(scope, getattr(stmt, "body"), out)
+            scope.loops.pop(loop_var, None)
+        elif kind == "IfStmt":
+            _walk(scope, getattr(stmt, "then_body"), out)
+            _walk(scope, getattr(stmt, "else_body"), out)
+        elif kind in ("AssignStmt", "EvalStmt"):
+            value = getattr(stmt, "value")
+            if kind == "AssignStmt" and value.KIND != "Call":
+                target = getattr(stmt, "target")
+                scope.scalars[str(getattr(target, "name"))] = value
+            for node in walk(value):  # nested calls too (before NormalizeStmtStructure)
+                if node.KIND == "Call":
+                    _check_call(scope, node, out)
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for function in getattr(program, "functions"):
+        _walk(_Scope(), getattr(function, "body"), diagnostics)
+    return diagnostics

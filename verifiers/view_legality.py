@@ -1,0 +1,101 @@
+"""ViewLegality: zero-copy views are used only where a view can mean what the program says.
+
+- A metadata-only op that rewrites its operand's tile handle (an operand the op registry marks
+  `handle_only`: tile.set_validshape) takes an allocation, an `if` result or a pop slot, never a
+  view (`Registry.makes_view_handle`: the pto.subview of a tile.slice, the pto.treshape of a
+  tile.reshape / tile.transpose_view), whose valid extent lives in its own type: PTOAS rejects it,
+  and lowered against the view's base buffer it would drop the slice's offset
+  (../spec/pto_codegen.md, tile.set_validshape lowering).
+- A re-view never reinterprets a different physical layout: a tile.reshape that changes the
+  shape reads its source's bytes under the new shape, which is the reshape only when both tiles
+  keep their elements in row-major order (`languages.layout.is_row_major_linear`); a reshape of
+  an NZ / Zn / boxed tile would pair each element with another element's bytes.
+
+Views are followed through plain `v = u` assignments. Unplaced tiles (no view yet) are checked
+for the first rule only.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from languages.layout import is_row_major_linear
+from languages.ops import REGISTRY
+from languages.types import TileType
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node
+
+RULE = "ViewLegality"
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.views: dict[str, Node] = {}  # variable -> the view call defining it
+        self.out: list[Diagnostic] = []
+
+    def block(self, body: Sequence[Node]) -> None:
+        for stmt in body:
+            kind = stmt.KIND
+            if kind == "ForStmt":
+                self.block(getattr(stmt, "body"))
+            elif kind == "IfStmt":
+                self.block(getattr(stmt, "then_body"))
+                self.block(getattr(stmt, "else_body"))
+            elif kind in ("AssignStmt", "EvalStmt"):
+                value = getattr(stmt, "value")
+                target = getattr(stmt, "target") if kind == "AssignStmt" else None
+                if value.KIND == "Call" and str(getattr(value, "op")) in REGISTRY:
+                    self.call(value)
+                    if target is not None and REGISTRY.makes_view_handle(str(getattr(value, "op"))):
+                        self.views[str(getattr(target, "name"))] = value
+                    if target is not None and REGISTRY.is_reshape(str(getattr(value, "op"))):
+                        self.reshape(value, target)
+                elif value.KIND == "Var" and target is not None and str(getattr(value, "name")) in self.views:
+                    self.views[str(getattr(target, "name"))] = self.views[str(getattr(value, "name"))]
+
+    def call(self, call: Node) -> None:
+        op = str(getattr(call, "op"))
+        opdef = REGISTRY.get(op)
+        for index, arg in enumerate(getattr(call, "args")):
+            if index >= len(opdef.operands) or not opdef.operand_decl(index).handle_only or arg.KIND != "Var":
+                continue
+            view = self.views.get(str(getattr(arg, "name")))
+            if view is None:
+                continue
+            where = f" ({getattr(view, 'op')} at {view.node_span})" if view.node_span.known else \
+                f" (a {getattr(view, 'op')})"
+            self.out.append(Diagnostic.at(
+                call, RULE,
+                f"{op} cannot change the valid shape of `{getattr(arg, 'name')}`: it is a view{where}, which "
+                f"carries its valid extent in its own type",
+                hint="pass valid_shape= to the slice instead, or call set_validshape on the source tile "
+                     "before taking the view"))
+
+    def reshape(self, call: Node, target: Node) -> None:
+        source = getattr(call, "args")[0]
+        src, dst = getattr(source, "type", None), getattr(target, "type", None)
+        if not isinstance(src, TileType) or not isinstance(dst, TileType) or src.view is None or dst.view is None:
+            return
+        if tuple(src.shape) == tuple(dst.shape):
+            return
+        if is_row_major_linear(src.view, src.shape) and is_row_major_linear(dst.view, dst.shape) \
+                and src.dtype == dst.dtype:
+            return
+        space = src.memory_space.name if src.memory_space is not None else "?"
+        self.out.append(Diagnostic.at(
+            call, RULE,
+            f"{getattr(call, 'op')} re-views `{getattr(source, 'name')}` ({list(src.shape)} in {space}, "
+            f"{src.view.blayout}/{src.view.slayout} boxes) as {list(dst.shape)} ({dst.view.blayout}/"
+            f"{dst.view.slayout}): the bytes do not hold the elements in row-major order, so the re-view "
+            f"pairs elements with other elements' bytes",
+            hint="reshape where both tiles are flat row-major (Vec ND) and move the result, or reshape "
+                 "the tensor in GM"))
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for function in getattr(program, "functions"):
+        checker = _Checker()
+        checker.block(getattr(function, "body"))
+        diagnostics.extend(checker.out)
+    return diagnostics
