@@ -89,6 +89,10 @@ class _Group:
     # Shapes a zero-copy reshape in this group reads the same bytes as: the group may only live
     # where every one of them keeps its elements in row-major order (languages.layout).
     reshaped: list[tuple[int, ...]] = field(default_factory=list)
+    # Variables whose space this group takes when nothing of its own decides it: a loop's init
+    # and its iter-arg follow each other (a hop at the loop's entry joins them when each has a
+    # space of its own, e.g. a Vec recurrence seeded by a matmul's Acc result).
+    partners: list[str] = field(default_factory=list)
 
     def admits(self, space: MemorySpace) -> bool:
         return all(is_row_major_linear(implicit_view(space, shape), shape) for shape in self.reshaped)
@@ -121,12 +125,37 @@ class _Plan:
         ga.demands.extend(gb.demands)
         ga.loaded = ga.loaded or gb.loaded
         ga.reshaped.extend(gb.reshaped)
+        ga.partners.extend(gb.partners)
         self.groups.pop(rb, None)
 
     def space(self, name: str) -> MemorySpace:
-        group = self.group(name)
+        return self._decided(name, set()) or MemorySpace.Vec
+
+    def _decided(self, name: str, visiting: set[str]) -> MemorySpace | None:
+        root = self.find(name)
+        visiting.add(root)
+        group = self.group(root)
         if group.fixed:
             return group.fixed[0]
+        own = self._demanded(group)
+        if own is not None:
+            return own
+        for partner in group.partners:
+            if self.find(partner) in visiting:
+                continue
+            space = self._decided(partner, visiting)
+            if space is None:
+                continue
+            if group.loaded:
+                try:
+                    space = staging_space_for_load(space)
+                except ValueError:
+                    continue
+            if group.admits(space):
+                return space
+        return None
+
+    def _demanded(self, group: _Group) -> MemorySpace | None:
         for demand in group.demands:
             if not group.loaded:
                 space = demand
@@ -138,7 +167,7 @@ class _Plan:
             # A reshaped group demanded in a boxed space stays flat: its consumer gets a hop.
             if group.admits(space):
                 return space
-        return MemorySpace.Vec
+        return None
 
 
 def _collect(plan: _Plan, body: Sequence[Node]) -> None:
@@ -154,9 +183,12 @@ def _collect(plan: _Plan, body: Sequence[Node]) -> None:
                 if not _is_tile_var(iter_arg.var):
                     continue
                 plan.group(_name(iter_arg.var))
-                for partner in (iter_arg.init, *yielded[k:k + 1], *getattr(stmt, "results")[k:k + 1]):
+                for partner in (*yielded[k:k + 1], *getattr(stmt, "results")[k:k + 1]):
                     if _is_tile_var(partner):
                         plan.union(_name(iter_arg.var), _name(partner))
+                if _is_tile_var(iter_arg.init):
+                    plan.group(_name(iter_arg.var)).partners.append(_name(iter_arg.init))
+                    plan.group(_name(iter_arg.init)).partners.append(_name(iter_arg.var))
             _collect(plan, getattr(stmt, "body"))
         elif kind == "IfStmt":
             then_vals = _last_yield(getattr(stmt, "then_body"))
@@ -165,9 +197,13 @@ def _collect(plan: _Plan, body: Sequence[Node]) -> None:
                 if not _is_tile_var(result):
                     continue
                 plan.group(_name(result))
+                # A phi and its branch values follow each other; a branch whose value lives
+                # elsewhere (a matmul's Acc result against a Vec recurrence) gets a hop before
+                # its yield.
                 for partner in (*then_vals[k:k + 1], *else_vals[k:k + 1]):
                     if _is_tile_var(partner):
-                        plan.union(_name(result), _name(partner))
+                        plan.group(_name(result)).partners.append(_name(partner))
+                        plan.group(_name(partner)).partners.append(_name(result))
             _collect(plan, getattr(stmt, "then_body"))
             _collect(plan, getattr(stmt, "else_body"))
 
@@ -315,26 +351,51 @@ class _Placer(P.FromTileUnplaced):
             ty = init_ty if isinstance(init_ty, TileType) and init_ty.memory_space is planned else placed_type(ty, planned)
         return P.IterArg(var=self._define(node.var.name, ty, node.var), init=init, span=node.span)
 
+    def _entry_hops(self, node: U.ForStmt, iter_args: tuple[P.IterArg, ...]) -> tuple[list[P.Stmt], tuple[P.IterArg, ...]]:
+        """Hop each init into its iter-arg's space where the two were placed apart (the loop
+        body computes the carried value elsewhere than the seed was produced)."""
+        hops: list[P.Stmt] = []
+        joined: list[P.IterArg] = []
+        for iter_arg in iter_args:
+            want, have = iter_arg.var.type, getattr(iter_arg.init, "type", None)
+            if isinstance(want, TileType) and isinstance(have, TileType) and isinstance(iter_arg.init, P.Var) \
+                    and want.memory_space is not None and have.memory_space is not want.memory_space:
+                hop, moved = self._hop(iter_arg.init, want.memory_space, node, "the loop's init_values")
+                hops.extend(hop)
+                iter_arg = P.IterArg(var=iter_arg.var, init=moved, span=iter_arg.span)
+                self.bump("init-hops")
+            joined.append(iter_arg)
+        return hops, tuple(joined)
+
     @override
     def visit_ForStmt(self, node: U.ForStmt) -> P.Stmt | tuple[P.Stmt, ...]:
-        iter_args = tuple(self.visit_IterArg(x) for x in node.iter_args)
+        entry, iter_args = self._entry_hops(node, tuple(self.visit_IterArg(x) for x in node.iter_args))
         loop_var = self.visit_Var(node.loop_var)
         start, stop, step = (self.visit_Expr(e) for e in (node.start, node.stop, node.step))
         body = self.visit_Stmt_block(node.body)
         body = self._conform_yield(body, [a.var.type for a in iter_args])
         results = tuple(self._define(r.name, a.var.type, r) for r, a in zip(node.results, iter_args))
-        return P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=iter_args, body=body,
-                         results=results, kind=node.kind, attrs=node.attrs, span=node.span)
+        return (*entry, P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=iter_args,
+                                  body=body, results=results, kind=node.kind, attrs=node.attrs, span=node.span))
 
     @override
     def visit_IfStmt(self, node: U.IfStmt) -> P.Stmt | tuple[P.Stmt, ...]:
         cond = self.visit_Expr(node.cond)
         then_body = self.visit_Stmt_block(node.then_body)
-        then_types = [getattr(v, "type") for v in _last_yield(then_body)]
-        else_body = self._conform_yield(self.visit_Stmt_block(node.else_body), then_types)
-        results = tuple(
-            self._define(r.name, then_types[k] if k < len(then_types) else self._planned_type(r.name, r.type), r)
-            for k, r in enumerate(node.results))
+        else_body = self.visit_Stmt_block(node.else_body)
+        then_vals = _last_yield(then_body)
+        # A phi keeps the then branch's type (its view) when that branch's value already lives
+        # where the phi is planned; otherwise it takes the planned space's implicit view.
+        types: list[Type] = []
+        for k, result in enumerate(node.results):
+            planned = self._planned_type(result.name, result.type)
+            have = getattr(then_vals[k], "type", None) if k < len(then_vals) else None
+            if isinstance(planned, TileType) and isinstance(have, TileType) and have.memory_space is planned.memory_space:
+                planned = have
+            types.append(planned)
+        then_body = self._conform_yield(then_body, types)
+        else_body = self._conform_yield(else_body, types)
+        results = tuple(self._define(r.name, types[k], r) for k, r in enumerate(node.results))
         return P.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results, span=node.span)
 
     def _conform_yield(self, body: tuple[P.Stmt, ...], expected: Sequence[Type]) -> tuple[P.Stmt, ...]:

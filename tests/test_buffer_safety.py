@@ -112,6 +112,39 @@ def narrowing_cast(a: Array) -> Array:
     return (h.astype(F64) + 1.0).astype(F16)
 
 
+def carry_seeded_by_matmul(a: Array, b: Array) -> Array:
+    c0 = matmul_ref(a, b)
+    m, acc = _row_max(c0), c0
+    for _ in range(3):
+        c = matmul_ref(a, b)
+        m = _vmax(m, _row_max(c))
+        acc = (acc + (c - m).astype(F32)).astype(F32)
+    return (acc + m).astype(F32)
+
+
+def if_phi_across_units(a: Array, b: Array, x: Array) -> Array:
+    acc = (x * F32(1.0)).astype(F32)
+    for i in range(3):
+        phi = matmul_ref(a, b) if i == 1 else (acc + F32(1.0)).astype(F32)
+        acc = (phi + acc).astype(F32)
+    return acc
+
+
+def flash_attention(q: Array, k: Array, v: Array) -> Array:
+    m, l, o = np.full((16, 1), -30000.0, F32), np.zeros((16, 1), F32), np.zeros((16, 64), F32)
+    for i in range(4):
+        kb, vb = k[16 * i:16 * i + 16], v[16 * i:16 * i + 16]
+        s = matmul_ref(q, np.ascontiguousarray(kb.T))
+        m_new = _vmax(m, _row_max(s))
+        alpha = _exp((m - m_new).astype(F32))
+        p = _exp((s - m_new).astype(F32))
+        l = ((l * alpha).astype(F32) + _row_sum(p)).astype(F32)
+        pv = matmul_ref(p.astype(F16), vb)
+        o = ((o * alpha).astype(F32) + pv).astype(F32)
+        m = m_new
+    return (o / l).astype(F32)
+
+
 CASES: dict[str, tuple[Callable[[], dict[str, Array]], Callable[..., Array]]] = {
     "online_softmax_carry": (lambda: {"s": _uniform(1, (64, 32)), "v": _uniform(2, (16, 32)),
                                       "m0": np.full((16, 1), -8.0, F32)}, online_softmax),
@@ -122,6 +155,12 @@ CASES: dict[str, tuple[Callable[[], dict[str, Array]], Callable[..., Array]]] = 
                                       "b": _uniform(10, (128, 32), -2.0, 2.0, F16)},
                              lambda a, b: matmul_ref(a.reshape(64, 128), b)),
     "narrowing_cast_dies": (lambda: {"a": _uniform(11, (16, 64), -300.0, 300.0)}, narrowing_cast),
+    "carry_seeded_by_matmul": (lambda: {"a": _uniform(14, (16, 32), -1.0, 1.0), "b": _uniform(15, (32, 32), -1.0, 1.0)},
+                               carry_seeded_by_matmul),
+    "if_phi_across_units": (lambda: {"a": _uniform(16, (16, 32), -1.0, 1.0), "b": _uniform(17, (32, 32), -1.0, 1.0),
+                                     "x": _uniform(18, (16, 32))}, if_phi_across_units),
+    "flash_attention": (lambda: {"q": _uniform(19, (16, 64), -1.0, 1.0, F16), "k": _uniform(20, (64, 64), -1.0, 1.0, F16),
+                                 "v": _uniform(21, (64, 64), -1.0, 1.0, F16)}, flash_attention),
 }
 
 
