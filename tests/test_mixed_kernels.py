@@ -62,7 +62,7 @@ KERNELS: list[tuple[Path, dict[str, tuple[tuple[int, int], str]], Reference]] = 
      lambda i: np.maximum(matmul_ref(i["a"], i["b"]) + i["bias"], np.float32(0))),
 ]
 
-PUSH = re.compile(r"^\s*pto\.tpush_to_(aiv|aic) ins\(%\w+ : !pto\.tile_buf<loc=(\w+), [^>]*>\) \{split = 0\}", re.M)
+PUSH = re.compile(r"^\s*pto\.tpush_to_(aiv|aic)\(%\w+ : !pto\.tile_buf<loc=(\w+), [^>]*>\) \{split = 0\}", re.M)
 POP = re.compile(r"^\s*%\w+ = pto\.tpop_from_(aic|aiv) \{split = 0\} -> !pto\.tile_buf<loc=(\w+), ", re.M)
 
 
@@ -111,7 +111,7 @@ def test_compact_accumulator_is_pushed_at_its_valid_extent(tmp_path: Path) -> No
     rc, log, _ = run_cli(kernel, inputs, B910, tmp_path)
     assert rc == 0, log
     pto = (tmp_path / "out.pto").read_text()
-    assert re.search(r"pto\.tpush_to_aiv ins\(%\w+ : !pto\.tile_buf<loc=acc, dtype=f32, rows=112, cols=48, "
+    assert re.search(r"pto\.tpush_to_aiv\(%\w+ : !pto\.tile_buf<loc=acc, dtype=f32, rows=112, cols=48, "
                      r"v_row=100, v_col=48, [^>]*compact=1>\) \{split = 0\}", pto), pto
     assert re.search(r"pto\.tpop_from_aic \{split = 0\} -> !pto\.tile_buf<loc=vec, dtype=f32, rows=112, cols=48, "
                      r"v_row=100, v_col=48, blayout=row_major, slayout=none_box", pto), pto

@@ -86,7 +86,7 @@ CORNER = """module {
     %7 = arith.cmpi slt, %5, %6 : i32 loc("corner.py":8:5)
     %8:2 = scf.for %9 = %c0_index to %c16_index step %c8_index iter_args(%10 = %2, %11 = %cst_0) -> (!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>, f32) {
       %12 = arith.addf %11, %cst_1 : f32 loc("corner.py":10:9)
-      pto.tadds ins(%10 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>, %12 : f32) outs(%10 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) loc("corner.py":11:9)
+      pto.tadds ins(%10, %12 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>, f32) outs(%10 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) loc("corner.py":11:9)
       scf.yield %10, %12 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>, f32
     } loc("corner.py":9:5)
     %13 = scf.if %7 -> (f32) {
@@ -96,9 +96,9 @@ CORNER = """module {
     } loc("corner.py":12:5)
     %14 = pto.subview %8#0[%c0_index, %c8_index] sizes [16, 8] valid [12, 8] : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0> -> !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0> loc("corner.py":13:5)
     pto.set_validshape %3, %c8_index, %c16_index : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=12, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=1> loc("corner.py":14:5)
-    pto.tcvt ins(%8#0 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%3 : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=12, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=1>) {rmode = "floor"} loc("corner.py":15:5)
+    pto.tcvt ins(%8#0 {rmode = #pto<round_mode FLOOR>} : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%3 : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=12, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=1>) loc("corner.py":15:5)
     scf.for %15 = %c0_index to %c16_index step %c8_index {
-      pto.tmuls ins(%14 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>, %13 : f32) outs(%14 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+      pto.tmuls ins(%14, %13 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>, f32) outs(%14 : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
     } loc("corner.py":16:5)
     %16 = pto.partition_view %1, offsets = [%c0_index, %c0_index], sizes = [%c16_index, %c16_index] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<16x16xf16> loc("corner.py":17:5)
     pto.tstore ins(%3 : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=12, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=1>) outs(%16 : !pto.partition_tensor_view<16x16xf16>) loc("corner.py":17:5)

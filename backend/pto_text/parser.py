@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, NamedTuple, NoReturn, TypeVar
 
-from backend.pto_text.printer import POP_OPS, PUSH_OPS, VALUE_PRINTERS, mlir_type
+from backend.pto_text.printer import ENUM_ATTRS, FREE_OPS, POP_OPS, PUSH_OPS, VALUE_PRINTERS, mlir_type
 from languages.gen import pto as P
 from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
@@ -522,6 +522,8 @@ class _MlirParser:
         op = self.advance()
         if op.text in PUSH_OPS:
             args, attrs = self.push_operands()
+        elif op.text in FREE_OPS:
+            args, attrs = (), self.attr_dict()
         elif self.at("ins"):
             args, attrs = self.dps_operands()
         elif op.text == "pto.set_validshape":
@@ -533,27 +535,41 @@ class _MlirParser:
         self.note_memory_access(call)
         return P.EvalStmt(value=call, span=span)
 
+    def grouped_operands(self, clause: str) -> tuple[list[P.Var], Attrs]:
+        """`%a, %b[ {attrs}] : T0, T1` inside `ins(` / `outs(`: the operands, then their types."""
+        tokens: list[_Token] = []
+        values: list[P.Var] = []
+        while self.peek().kind == "ssa":
+            tokens.append(self.peek())
+            values.append(self.operand())
+            if not self.accept(","):
+                break
+        attrs = self.attr_dict()
+        self.expect(":", f"and the types of the `{clause}(` operands")
+        for index, (var, token) in enumerate(zip(values, tokens)):
+            if index:
+                self.expect(",", f"between the `{clause}(` types")
+            self.check_type(var, self.type(), token)
+        return values, attrs
+
     def dps_operands(self) -> tuple[tuple[P.Expr, ...], Attrs]:
         self.expect("ins")
         self.expect("(", "after `ins`")
-        ins: list[P.Var] = []
-        while not self.at(")"):
-            ins.append(self.typed_operand())
-            if not self.accept(","):
-                break
+        ins, operand_attrs = self.grouped_operands("ins")
         self.expect(")", "closing `ins(`")
         self.expect("outs", "after `ins(...)`")
         self.expect("(", "after `outs`")
-        out = self.typed_operand()
+        outs, _ = self.grouped_operands("outs")
+        if len(outs) != 1:
+            self.fail("one destination in `outs(`", self.peek())
         self.expect(")", "closing `outs(` (one destination)")
-        return (*ins, out), self.attr_dict()
+        return (*ins, *outs), (*operand_attrs, *self.attr_dict())
 
     def push_operands(self) -> tuple[tuple[P.Expr, ...], Attrs]:
-        """`ins(%tile : T) {[id = I, ]split = N}` of a cross-core push (no outs)."""
-        self.expect("ins")
-        self.expect("(", "after `ins`")
+        """`(%tile : T) {[id = I, ]split = N}` of a cross-core push (no outs)."""
+        self.expect("(", "opening the pushed tile")
         tile = self.typed_operand()
-        self.expect(")", "closing `ins(` (one pushed tile)")
+        self.expect(")", "closing the pushed tile (one tile)")
         return (tile,), self.attr_dict()
 
     def set_validshape(self) -> tuple[P.Expr, ...]:
@@ -606,6 +622,10 @@ class _MlirParser:
             return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
         if token.text == "[":
             return self.int_list("an integer list attribute")
+        if token.kind == "alias":
+            return self.enum_attr()
+        if token.kind == "symbol":
+            return self.advance().text[1:]
         if token.kind == "word":
             if token.text in ("true", "false"):
                 return self.advance().text == "true"
@@ -617,6 +637,23 @@ class _MlirParser:
                     self.advance()
                     return MemorySpace[space]
         self.expected("an attribute value (a string, number, boolean, integer list or element type)")
+
+    def enum_attr(self) -> AttrValue:
+        """`#pto<round_mode ROUND>` (read back as the IR's lower-case mode),
+        `#pto.address_space<vec>` (a memory space) or `#pto.<kind><value>` (its value)."""
+        alias = self.advance()
+        self.expect("<", f"after `{alias.text}`")
+        if alias.text == "#pto":
+            enum = self.word("an enum name such as `round_mode`")
+            if enum not in ENUM_ATTRS.values():
+                self.fail(f"unknown PTO enum `{enum}`", alias)
+            value: AttrValue = self.word(f"a {enum} value").lower()
+        else:
+            kind = alias.text.removeprefix("#pto.")
+            word = self.word(f"a {kind} value")
+            value = _SPACES_BY_PTO[word] if kind == "address_space" and word in _SPACES_BY_PTO else word
+        self.expect(">", f"closing `{alias.text}<`")
+        return value
 
     # -- regions -------------------------------------------------------------------------------
 
@@ -903,6 +940,12 @@ def _parse_generic_value(p: _MlirParser) -> P.Call:
 
 def _parse_tpop(p: _MlirParser) -> P.Call:
     token = p.peek()
+    valid: tuple[P.Expr, ...] = ()
+    if p.accept("("):
+        rows = p.operand()
+        p.expect(",", "between the popped tile's valid rows and columns")
+        valid = (rows, p.operand())
+        p.expect(")", "closing the valid extent")
     attrs = p.attr_dict()
     p.expect("->", "before the popped tile type")
     tile = p.type()
@@ -912,7 +955,7 @@ def _parse_tpop(p: _MlirParser) -> P.Call:
     # (UNASSIGNED), and the simulator refuses to run it rather than guess one.
     size = physical_2d(tile.shape)[0] * tile.shape[-1] * tile.dtype.byte_width
     slot = MemRef(f"fifo_slot_{tile.memory_space.name.lower()}", tile.memory_space, -1, size)
-    return P.Call(op="", args=(), attrs=attrs, type=replace(tile, memref=slot))
+    return P.Call(op="", args=valid, attrs=attrs, type=replace(tile, memref=slot))
 
 
 _VALUE_PARSERS: dict[str, _ValueParser] = {

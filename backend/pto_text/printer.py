@@ -122,6 +122,15 @@ def typed(expr: P.Expr) -> str:
     return f"{ssa(expr)} : {mlir_type(_type_of(expr))}"
 
 
+def grouped(operands: P.Expr | list[P.Expr], attrs: dict[str, AttrValue] | None = None) -> str:
+    """PTOAS's operand clause: the operands, then their types (`%a, %b : T0, T1`); an operand
+    attribute dictionary (tcvt's rounding mode) sits between them."""
+    items = operands if isinstance(operands, list) else [operands]
+    names = ", ".join(ssa(a) for a in items)
+    types = ", ".join(mlir_type(_type_of(a)) for a in items)
+    return f"{names}{_attr_dict(tuple(attrs.items())) if attrs else ''} : {types}"
+
+
 def loc(span: Span) -> str:
     if not span.known or not span.file or span.file.startswith("<unknown"):
         return ""
@@ -200,10 +209,14 @@ class MlirPrinter:
     def instruction(self, call: P.Call) -> str:
         if call.op in DPS_OPS:
             *ins, out = call.args
-            text = f"{call.op} ins({', '.join(typed(a) for a in ins)}) outs({typed(out)})"
-            return text + _attr_dict(call.attrs)
+            operand_attrs = {k: v for k, v in call.attrs if k in OPERAND_ATTRS.get(call.op, ())}
+            trailing = tuple((k, v) for k, v in call.attrs if k not in operand_attrs)
+            return f"{call.op} ins({grouped(ins, operand_attrs)}) outs({grouped(out)}){_attr_dict(trailing)}"
         if call.op in PUSH_OPS:
-            return f"{call.op} ins({', '.join(typed(a) for a in call.args)}){_attr_dict(call.attrs)}"
+            (tile,) = call.args
+            return f"{call.op}({typed(tile)}) {_fifo_attr_dict(call.attrs)}"
+        if call.op in FREE_OPS:
+            return f"{call.op} {_fifo_attr_dict(call.attrs)}"
         if call.op == "pto.set_validshape":
             tile, rows, cols = call.args
             return f"pto.set_validshape {ssa(tile)}, {ssa(rows)}, {ssa(cols)} : {mlir_type(_type_of(tile))}"
@@ -243,7 +256,10 @@ class MlirPrinter:
         self.emit(depth, "}" + self.loc(stmt.span))
 
 
-def _attr_text(value: AttrValue) -> str:
+def _attr_text(value: AttrValue, key: str = "") -> str:
+    enum = ENUM_ATTRS.get(key)
+    if enum is not None and isinstance(value, str):
+        return f"#pto<{enum} {value.upper()}>"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -259,7 +275,13 @@ def _attr_dict(attrs: tuple[tuple[str, AttrValue], ...]) -> str:
     shown = [(k, v) for k, v in attrs if v is not None]
     if not shown:
         return ""
-    return " {" + ", ".join(f"{k} = {_attr_text(v)}" for k, v in shown) + "}"
+    return " {" + ", ".join(f"{k} = {_attr_text(v, k)}" for k, v in shown) + "}"
+
+
+def _fifo_attr_dict(attrs: Attrs) -> str:
+    """A FIFO endpoint's `{[id = I, ]split = N}` (PTOAS's fixed order)."""
+    pipe, split = attr(attrs, "id"), attr(attrs, "split", 0)
+    return "{" + (f"id = {pipe}, " if pipe is not None else "") + f"split = {split}}}"
 
 
 def _constant(call: P.Call, target: P.Var) -> str:
@@ -313,12 +335,19 @@ def _subview(call: P.Call, target: P.Var) -> str:
 
 
 def _tpop(call: P.Call, target: P.Var) -> str:
-    """`pto.tpop_from_aic {split = N} -> !pto.tile_buf<...>` (spec "Cross-Core Operations")."""
-    return f"{call.op}{_attr_dict(call.attrs)} -> {mlir_type(target.type)}"
+    """`pto.tpop_from_aic[(%vr, %vc)] {split = N} -> !pto.tile_buf<...>` (spec "Cross-Core
+    Operations"; the valid-extent operands when the popped tile's valid shape is partial)."""
+    valid = f"({ssa(call.args[0])}, {ssa(call.args[1])}) " if call.args else ""
+    return f"{call.op}{' ' if not valid else ''}{valid}{_fifo_attr_dict(call.attrs)} -> {mlir_type(target.type)}"
 
 
 PUSH_OPS = frozenset({"pto.tpush_to_aiv", "pto.tpush_to_aic"})
 POP_OPS = frozenset({"pto.tpop_from_aic", "pto.tpop_from_aiv"})
+FREE_OPS = frozenset({"pto.tfree_from_aic", "pto.tfree_from_aiv"})
+# Attributes PTOAS reads inside an operand clause rather than after the op (tcvt's rounding mode).
+OPERAND_ATTRS: dict[str, tuple[str, ...]] = {"pto.tcvt": ("rmode",)}
+# Attributes written as PTO enum attributes: key -> enum mnemonic (`#pto<round_mode ROUND>`).
+ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode"}
 
 VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
     **{op: _tpop for op in POP_OPS},
