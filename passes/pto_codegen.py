@@ -20,6 +20,7 @@ from typing import Callable, ClassVar
 
 from typing_extensions import override
 
+from backend.pto_text.printer import tile_buf_type
 from languages.decls import PTO, Addressed
 from languages.functions import is_kernel_function
 from languages.gen import addressed as A
@@ -194,15 +195,24 @@ class _Codegen(P.FromAddressed):
         """Number every tile variable that owns a buffer handle, in definition order (views
         such as `pto.subview` results are bound by their own op instead)."""
         planned: list[tuple[A.AssignStmt, P.Var]] = []
+        handles: dict[tuple[object, ...], P.Var] = {}
         for stmt in _assignments(body):
             tile = stmt.target.type
             if not isinstance(tile, TileType) or not isinstance(stmt.value, A.Call):
                 continue
             if _instruction(_opdef(stmt.value)) in _SELF_BINDING:
                 continue
-            handle = self.fresh(tile, stmt.span)
+            # Variables resolving to one MemRef identity with one buffer configuration are one
+            # tile_buf handle (PyPTO's rule): a loop-carried accumulator, its init and the value
+            # yielded back are then updated in place, and no tile travels through iter_args.
+            key = _handle_key(tile)
+            handle = handles.get(key) if key is not None else None
+            if handle is None:
+                handle = self.fresh(tile, stmt.span)
+                planned.append((stmt, handle))
+                if key is not None:
+                    handles[key] = handle
             self.bind(stmt.target, handle)
-            planned.append((stmt, handle))
         return planned
 
     def _emit_alloc(self, planned: tuple[A.AssignStmt, P.Var]) -> None:
@@ -322,7 +332,9 @@ class _Codegen(P.FromAddressed):
     @override
     def visit_YieldStmt(self, node: A.YieldStmt) -> P.Stmt | tuple[P.Stmt, ...]:
         values = tuple(self.operand(v, node.span) for v in node.values
-                       if not isinstance(_expr_type(v), TensorType))
+                       if not isinstance(_expr_type(v), (TensorType, TileType)))
+        if not values:
+            return self.take_pending()  # a region that carries nothing ends implicitly
         return (*self.take_pending(), P.YieldStmt(values=values, span=node.span))
 
     @override
@@ -333,10 +345,15 @@ class _Codegen(P.FromAddressed):
         loop_var = self.fresh(INDEX, node.loop_var.span)
         self.bind(node.loop_var, loop_var)
         iter_args: list[P.IterArg] = []
-        for it in node.iter_args:
+        yielded = _yield_values(node.body)
+        for position, it in enumerate(node.iter_args):
             init = self.operand(it.init, node.span)
-            if isinstance(it.var.type, TensorType):
-                self.bind(it.var, init)  # a GM tensor carried through stores is its one view
+            if isinstance(it.var.type, (TensorType, TileType)):
+                # A GM tensor carried through stores is its one view; a carried tile is its
+                # one buffer, updated in place (PTOAS takes no tile_buf through iter_args).
+                if isinstance(it.var.type, TileType):
+                    self._check_one_buffer(it, (it.init, *yielded[position:position + 1]))
+                self.bind(it.var, init)
                 continue
             var = self.fresh(it.var.type, it.var.span)
             self.bind(it.var, var)
@@ -355,23 +372,37 @@ class _Codegen(P.FromAddressed):
         before = self.take_pending()
         then_body = self.visit_Stmt_block(node.then_body)
         else_body = self.visit_Stmt_block(node.else_body)
-        then_yield = node.then_body[-1] if node.then_body else None
-        yielded = list(then_yield.values) if isinstance(then_yield, A.YieldStmt) else []
+        yielded = list(_yield_values(node.then_body))
+        else_yielded = _yield_values(node.else_body)
+        for position, result in enumerate(node.results):
+            if isinstance(result.type, TileType):
+                self._check_one_buffer(result, tuple(v[position] for v in (yielded, else_yielded) if position < len(v)))
         results = self._results(node.results, yielded)
         self.bump("scf.if")
         return (*before, P.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results,
                                   span=node.span))
 
+    def _check_one_buffer(self, carried: Node, values: tuple[A.Expr, ...]) -> None:
+        """A tile carried out of a region (loop carry, if-phi) must be one buffer: the memory
+        planner gives the init, the yielded values and the result one MemRef."""
+        names = {t.memref.name for t in (_expr_type(v) for v in values) if isinstance(t, TileType) and t.memref}
+        if len(names) > 1:
+            raise CompileError(Diagnostic.at(
+                carried, RULE, f"the carried tile lives in {len(names)} buffers ({', '.join(sorted(names))}); "
+                "PTO carries tiles in place, never through iter_args",
+                "run materialize-semantic-aliases before pto-codegen"))
+
     def _results(self, results: tuple[A.Var, ...], tensor_sources: list[A.Expr]) -> tuple[P.Var, ...]:
         """Name the region results: one `N`, or `N#0, N#1, ...` for several (MLIR's `%N:2`).
-        A GM tensor result is the view its tensor operand already has."""
-        kept = [r for r in results if not isinstance(r.type, TensorType)]
+        A GM tensor result is the view its tensor operand already has; a tile result is the
+        buffer its init / yielded value already has."""
+        kept = [r for r in results if not isinstance(r.type, (TensorType, TileType))]
         base = str(self.fn.counter)
         if kept:
             self.fn.counter += 1
         out: list[P.Var] = []
         for position, result in enumerate(results):
-            if isinstance(result.type, TensorType):
+            if isinstance(result.type, (TensorType, TileType)):
                 if position < len(tensor_sources):
                     self.bind(result, self.operand(tensor_sources[position], result.span))
                 continue
@@ -560,13 +591,6 @@ class _CodegenCalls:
         pop = P.Call(op=instruction, args=(), attrs=_fifo_attrs(call), type=target.type, span=span)
         return (P.AssignStmt(target=result, value=pop, span=span),)
 
-    @staticmethod
-    def set_validshape(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
-                       span: Span) -> tuple[P.Stmt, ...]:
-        """`tile.set_validshape(tile, rows, cols)`: the result's handle (same address) gets
-        its valid extent set in place."""
-        rows, cols = (cg.operand(a, span) for a in call.args[1:3])
-        return (_instr("pto.set_validshape", (cg.handle(target, call), rows, cols), (), span),)
 
 
 
@@ -588,7 +612,6 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.tstore": _CodegenCalls.store,
     "pto.subview": _CodegenCalls.subview,
     "pto.tmatmul.acc": _CodegenCalls.matmul_acc,
-    "pto.set_validshape": _CodegenCalls.set_validshape,
     "tile.assemble": _CodegenCalls.assemble,
     "pto.tpush_to_aiv": _CodegenCalls.tpush,
     "pto.tpush_to_aic": _CodegenCalls.tpush,
@@ -607,9 +630,12 @@ def _fifo_attrs(call: A.Call) -> Attrs:
     return ((("id", pipe),) if pipe is not None else ()) + (("split", attr(call.attrs, "split", 0)),)
 
 # Registry entries that name a helper instead of the instruction itself: the partition view of a
-# load / store, and the allocation or same-address view (treshape) that the per-variable
-# `pto.alloc_tile` at the shared MemRef address already expresses.
-_HELPER_INSTRUCTIONS = frozenset({"pto.partition_view", "pto.alloc_tile", "pto.treshape"})
+# load / store, and the allocation, same-address view (treshape) or valid-extent change
+# (set_validshape) that the per-variable `pto.alloc_tile` at the shared MemRef address already
+# expresses. Valid extents are static in the IR, so a set_validshape result is a handle of the
+# narrowed type on the same bytes; PTOAS's `pto.set_validshape` needs a handle allocated with
+# dynamic (`?`) valid extents, which only a runtime extent would need.
+_HELPER_INSTRUCTIONS = frozenset({"pto.partition_view", "pto.alloc_tile", "pto.treshape", "pto.set_validshape"})
 # Spellings of the accumulating matmul (PTO-ISA TMATMUL_ACC prints as `pto.tmatmul.acc`).
 _MATMUL_ACC = ("pto.tmatmul.acc", "pto.tmatmul_acc")
 
@@ -629,6 +655,19 @@ def _instruction(opdef: OpDef) -> str:
     if opdef.name == "tile.assemble":
         return "tile.assemble"
     return names[-1] if names else ""
+
+
+def _handle_key(tile: TileType) -> tuple[object, ...] | None:
+    """The identity of a tile_buf handle: MemRef identity (name, space, offset) and the printed
+    buffer configuration; None for a tile without a MemRef (reported at its allocation)."""
+    if tile.memref is None:
+        return None
+    return (tile.memref.name, tile.memref.space, tile.memref.offset, tile_buf_type(tile))
+
+
+def _yield_values(body: tuple[A.Stmt, ...]) -> tuple[A.Expr, ...]:
+    last = body[-1] if body else None
+    return tuple(last.values) if isinstance(last, A.YieldStmt) else ()
 
 
 def _expr_type(expr: A.Expr) -> Type | None:
