@@ -5,8 +5,10 @@ PTO tile buffers are rows x cols. A rank-1 tile [n] becomes one row [1, n]; a ra
 unchanged, so a GM load / store of the same window moves the same bytes). Every tile-typed
 value is retyped, shape operands of tile.create / tile.full / tile.reshape are packed the same
 way, and result types are re-deduced through the registry. This pass is also the sole owner of
-the `tile.transpose` scratch: the pto.ttrans workspace is materialised here as a `tile.create`
-of the source's shape, dtype and space, before memory planning gives it an address.
+the instruction scratch tiles: the pto.ttrans workspace of `tile.transpose` and the tmp of the
+row reductions (`tile.row_sum` / `row_max` / `row_min`, which PTOAS requires) are materialised
+here as a `tile.create` of the source's shape, dtype and space, before memory planning gives them
+an address.
 
 A load from / store to an N-D tensor keeps its N-D offsets and window (they index the tensor);
 only the tile it produces / consumes is packed.
@@ -239,6 +241,37 @@ class FlattenMutator(U.Rewriter):
         self.bump("transpose_scratch")
         return self._deduced(call, call.op, (args[0], scratch), call.attrs)
 
+    def materialize_row_reduction_scratch(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
+        """pto.trowsum / trowmax / trowmin need a scratch tile of the source's shape, dtype and
+        valid extent (PTOAS checks the valid shapes match); never the source itself."""
+        if len(args) > 1:
+            return call if all(a is b for a, b in zip(args, call.args)) else self._deduced(call, call.op, args, call.attrs)
+        source = type_of(args[0])
+        assert isinstance(source, TileType) and len(source.shape) == 2
+        scratch = self._scratch(call, source, "reduce_tmp", pre)
+        self.bump("row_reduction_scratch")
+        return self._deduced(call, call.op, (args[0], scratch), call.attrs)
+
+    def _scratch(self, call: U.Call, source: TileType, base: str, pre: list[U.Stmt]) -> U.Var:
+        """A fresh `tile.create` of `source`'s shape / dtype / space, narrowed to its valid
+        extent with `tile.set_validshape` when that is partial."""
+        attrs: Attrs = (("dtype", source.dtype),)
+        if source.memory_space is not None:
+            attrs += (("target_memory", source.memory_space),)
+        shape_arg = (_index_list(source.shape, call.span),)
+        create = U.Call(op="tile.create", args=shape_arg, attrs=attrs,
+                        type=REGISTRY.deduce("tile.create", shape_arg, attrs, at=call), span=call.span)
+        scratch = U.Var(self._fresh(base), create.type, span=call.span)
+        pre.append(U.AssignStmt(target=scratch, value=create, span=call.span))
+        if source.valid == source.shape:
+            return scratch
+        extent = tuple(U.ConstInt(v, DataType.INDEX, span=call.span) for v in source.valid)
+        narrowed = U.Call(op="tile.set_validshape", args=(scratch, *extent), attrs=(),
+                          type=REGISTRY.deduce("tile.set_validshape", (scratch, *extent), (), at=call), span=call.span)
+        valid_scratch = U.Var(self._fresh(base), narrowed.type, span=call.span)
+        pre.append(U.AssignStmt(target=valid_scratch, value=narrowed, span=call.span))
+        return valid_scratch
+
     def _fresh(self, base: str) -> str:
         name, suffix = base, 0
         while name in self._used:
@@ -275,6 +308,7 @@ CALL_FLATTENERS: dict[str, CallFlattener] = {
     "tile.read": FlattenMutator.flatten_rank1_window,
     "tile.write": FlattenMutator.flatten_rank1_window,
     "tile.transpose": FlattenMutator.materialize_transpose_scratch,
+    **{f"tile.row_{kind}": FlattenMutator.materialize_row_reduction_scratch for kind in ("sum", "max", "min")},
 }
 
 

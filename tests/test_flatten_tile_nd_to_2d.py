@@ -68,6 +68,27 @@ def test_transpose_scratch_materialized() -> None:
     assert len(transpose.args) == 2 and dict(transpose.attrs) == {"axis1": 0, "axis2": 1}
 
 
+def test_row_reduction_scratch_materialized_with_the_source_valid_extent() -> None:
+    """PTOAS's trowsum / trowmax / trowmin take a tmp tile of the source's valid shape."""
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 1], pl.FP32]:
+        part: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.set_validshape(x, 16, 20)
+        m: pl.Tensor[[16, 1], pl.FP32] = pl.tensor.row_max(part)
+        s: pl.Tensor[[16, 1], pl.FP32] = pl.tensor.row_sum(x)
+        r: pl.Tensor[[16, 1], pl.FP32] = pl.add(m, s)
+        return r
+""")
+    text = print_program(out)
+    reductions = {n.op: n for n in walk(out) if isinstance(n, U.Call) and n.op in ("tile.row_max", "tile.row_sum")}
+    for call in reductions.values():
+        source, tmp = (getattr(a, "type") for a in call.args)
+        assert isinstance(tmp, TileType) and (tmp.shape, tmp.valid, tmp.dtype) == (source.shape, source.valid, source.dtype)
+        assert call.args[1] is not call.args[0]
+    assert "reduce_tmp: pl.Tile[[16, 32], pl.FP32] = pl.tile.create([16, 32], dtype=pl.FP32)" in text
+    assert "pl.tile.set_validshape(reduce_tmp, 16, 20)" in text
+
+
 def test_2d_program_is_returned_unchanged() -> None:
     ctx = PassContext()
     tiled = ConvertTensorToTileOps().run(parse_program_as(HEADER + """
