@@ -64,7 +64,8 @@ def extract_view(space: MemorySpace, shape: Dims = ()) -> TileView:
 def move_view(source: TileType, space: MemorySpace) -> TileView:
     """The view of `tile.move(source, target_memory=space)` (the operator catalogue's "Result
     view of tile.move"): a boxed destination imposes its own layout, a flat one keeps the
-    source's effective layout; the fractal is the destination's; pad carries over."""
+    source's effective layout, except that an accumulator drains into the destination's own
+    flat layout; the fractal is the destination's; pad carries over."""
     src_view = effective_view(source)
     if space in _BOXED_LAYOUTS:
         layout = implicit_view(space, source.shape)
@@ -72,6 +73,11 @@ def move_view(source: TileType, space: MemorySpace) -> TileView:
         if space is MemorySpace.Right:
             # L0B wants row-major boxes even for an [N, 1] operand.
             blayout = _ROW
+    elif source.memory_space is MemorySpace.Acc:
+        # FIXPIPE drains L0C into a flat ND tile (Ascend950's Acc -> Vec): the vector unit only
+        # computes on row-major tiles, and PTOAS rejects the move into an NZ Vec tile.
+        layout = implicit_view(space, source.shape)
+        blayout, slayout = layout.blayout, layout.slayout
     else:
         blayout, slayout = src_view.blayout, src_view.slayout
     fractal = ACC_FRACTAL_BYTES if space is MemorySpace.Acc else FRACTAL_BYTES

@@ -131,8 +131,11 @@ def test_extract_and_move_views() -> None:
     assert extract_view(Mat, (16, 16)) == implicit_view(Mat, (16, 16))
     column = make_tile_type((32, 1), FP16, space=Mat)
     assert move_view(column, Right).blayout == "row_major"  # L0B override for [N, 1]
-    vec_column = make_tile_type((32, 1), FP32, space=Acc)
-    assert move_view(vec_column, Vec) == TileView("col_major", "row_major", 512)  # flat: source layout
+    acc_column = make_tile_type((32, 1), FP32, space=Acc)
+    # An accumulator drains into the flat destination's own layout (PTOAS rejects an NZ Vec tile).
+    assert move_view(acc_column, Vec) == implicit_view(Vec, (32, 1)) == TileView("col_major", "none_box", 512)
+    mat_column = make_tile_type((32, 1), FP16, space=Mat)
+    assert move_view(mat_column, Vec) == TileView("col_major", "row_major", 512)  # flat: source layout
     assert move_view(make_tile_type((16, 16), FP32, space=Vec), Acc).fractal == 1024
     assert transposed_view(NZ) == TileView("row_major", "col_major", 512)
     assert transposed_view(ND) == DN
