@@ -109,3 +109,25 @@ def reshape_is_reinterpretation(source: TileType, result: TileType) -> bool:
     if source.dtype != result.dtype:
         return False
     return is_row_major_linear(source.view, source.shape) and is_row_major_linear(result.view, result.shape)
+
+
+# -- what the vector unit computes on ----------------------------------------------------------------
+
+# PTOAS verifies that the vector instructions below read and write row-major Vec tiles
+# (`expects src0, src1, and dst to use row-major layout`, PTO_DIALECT.md row 6). Per op family
+# of the registry: the operands (by name) that must be row-major, RESULT standing for the
+# result. A row reduction may write its [M, 1] result column-major (DN), and a row broadcast
+# reads its [M, 1] operand column-major, so those two are not listed.
+RESULT = ""
+ROW_MAJOR_VEC_TILES: dict[str, tuple[str, ...]] = {
+    "elementwise_binary": ("lhs", "rhs", RESULT),
+    "elementwise_scalar": ("x", RESULT),
+    "unary": ("x", RESULT),
+    "cast": ("x", RESULT),
+    "reduce_row": ("x",),
+    "row_expand": ("x", RESULT),
+}
+
+
+def is_row_major(view: TileView) -> bool:
+    return view.blayout == _ROW

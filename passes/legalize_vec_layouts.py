@@ -1,0 +1,134 @@
+"""LegalizeVecLayouts (TilePlaced → TilePlaced): vector instructions compute on row-major tiles.
+
+A static [N, 1] tile has the column-major implicit view (TARGET_FACTS.md "Memory spaces and
+implicit tile views"), but PTOAS accepts the element-wise, unary, cast and row-reduction
+instructions only on row-major Vec tiles (PTO_DIALECT.md row 6; the tiles each family must
+read and write row-major are `languages.layout.ROW_MAJOR_VEC_TILES`). As PyPTO does, such an
+operation runs on the same bytes seen as one row: each [N, 1] column operand is reshaped
+(zero-copy) to [1, N], the operation computes the [1, N] row, and its result is reshaped back to
+[N, 1] under the original name, so every other use is unchanged.
+
+A column-major Vec operand of any other shape has no zero-copy row view and is reported
+(not supported yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from typing_extensions import override
+
+import languages.gen.tile_placed as TP
+from languages.decls import TilePlaced
+from languages.layout import RESULT, ROW_MAJOR_VEC_TILES, is_row_major
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY
+from languages.types import DataType, TileType
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.langdef import Language
+from nanopass.node import Node, Span, walk
+from nanopass.passes import Pass, PassContext
+
+RULE = "LegalizeVecLayouts"
+
+
+def _needs_row(tile: object) -> bool:
+    """A placed Vec tile that is not row-major."""
+    return (isinstance(tile, TileType) and tile.memory_space is MemorySpace.Vec and tile.view is not None
+            and not is_row_major(tile.view))
+
+
+def _is_column(tile: TileType) -> bool:
+    return len(tile.shape) == 2 and tile.shape[1] == 1
+
+
+class _Legalizer(TP.Rewriter):
+    def __init__(self, used: set[str]) -> None:
+        super().__init__()
+        self.used = used
+
+    def fresh(self, base: str) -> str:
+        name, suffix = base, 0
+        while name in self.used:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self.used.add(name)
+        return name
+
+    @override
+    def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:
+        call = node.value
+        if not isinstance(call, TP.Call) or call.op not in REGISTRY:
+            return super().visit_AssignStmt(node)
+        required = ROW_MAJOR_VEC_TILES.get(REGISTRY.get(call.op).family)
+        if required is None:
+            return super().visit_AssignStmt(node)
+        opdef = REGISTRY.get(call.op)
+        indices = [i for i, name in enumerate(opdef.operand_names) if name in required and i < len(call.args)]
+        columns = [i for i in indices if _needs_row(getattr(call.args[i], "type", None))]
+        result_column = RESULT in required and _needs_row(node.target.type)
+        if not columns and not result_column:
+            return node
+        for tile, at in [(getattr(call.args[i], "type"), call.args[i]) for i in columns] + (
+                [(node.target.type, node.target)] if result_column else []):
+            assert isinstance(tile, TileType)
+            if not _is_column(tile):
+                raise CompileError(Diagnostic.at(
+                    at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
+                    "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
+        pre: list[TP.Stmt] = []
+        args = list(call.args)
+        for i in columns:
+            args[i] = self._reshaped(args[i], pre, node.span)
+        row_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
+                           type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
+        self.bump("column_ops_as_rows")
+        if row_call.type == node.target.type:
+            return (*pre, TP.AssignStmt(target=node.target, value=row_call, span=node.span))
+        row = TP.Var(self.fresh(node.target.name + "_row"), row_call.type, span=node.target.span)
+        pre.append(TP.AssignStmt(target=row, value=row_call, span=node.span))
+        target = node.target.type
+        assert isinstance(target, TileType)
+        back = self._reshape_call(row, target, node.span)
+        if back.type != node.target.type:
+            raise CompileError(Diagnostic.at(node, RULE, f"the row form of `{call.op}` does not reshape back to "
+                                             f"{node.target.type}", "this is a compiler bug"))
+        return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _reshaped(self, operand: TP.Expr, pre: list[TP.Stmt], span: Span) -> TP.Expr:
+        tile = getattr(operand, "type")
+        assert isinstance(tile, TileType)
+        row_type = (1, tile.shape[0])
+        call = self._reshape_call(operand, row_type, span)
+        var = TP.Var(self.fresh(f"{getattr(operand, 'name', 'col')}_row"), call.type, span=span)
+        pre.append(TP.AssignStmt(target=var, value=call, span=span))
+        return var
+
+    @staticmethod
+    def _reshape_call(operand: TP.Expr, target: TileType | tuple[int, ...], span: Span) -> TP.Call:
+        shape = target.shape if isinstance(target, TileType) else target
+        shape_arg = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in shape),
+                                 span=span)
+        args = (operand, shape_arg)
+        return TP.Call(op="tile.reshape", args=args, attrs=(),
+                       type=REGISTRY.deduce("tile.reshape", args, (), placed=True), span=span)
+
+
+def _names(node: Node) -> set[str]:
+    return {str(getattr(n, "name")) for n in walk(node) if n.KIND == "Var"}
+
+
+@dataclass(frozen=True)
+class LegalizeVecLayouts(Pass[TP.Program, TP.Program]):
+    """Run vector instructions on [N, 1] columns as [1, N] rows (PTOAS wants row-major tiles)."""
+
+    name: ClassVar[str] = "legalize-vec-layouts"
+    spec_name: ClassVar[str] = "LegalizeVecLayouts"
+    source: ClassVar[Language] = TilePlaced
+    target: ClassVar[Language] = TilePlaced
+    requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+
+    @override
+    def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:
+        return ctx.rewrite(_Legalizer(_names(program)), program)
