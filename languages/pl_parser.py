@@ -107,6 +107,15 @@ _BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
 
 # `pl.X(...)` spellings that are not operators, or that name one operator regardless of operands.
 _FIXED_SUGAR = {"load": "tile.load", "store": "tile.store", "create_tensor": "tensor.create"}
+# Unified `pl.X(lhs, rhs)` wrappers whose scalar-rhs form is another op (JIT_FRONTEND.md §4.2).
+_SCALAR_RHS_OPS = {
+    "add": "adds", "sub": "subs", "mul": "muls", "div": "divs", "maximum": "maximums", "minimum": "minimums",
+    "and": "ands", "or": "ors", "xor": "xors", "shl": "shls", "shr": "shrs", "fmod": "fmods", "cmp": "cmps",
+    "rem": "rems",
+}
+# The tensor path keeps one op for both rhs kinds (the conversion picks the scalar form later).
+_TILE_ONLY_SCALAR_FORMS = frozenset({"maximum", "minimum", "cmp"})
+
 # Language name → `pl.X` spellings with no tensor / tile operand to decide the namespace: in a
 # Tensor-language program a value-creating `pl.full` can only mean the tensor op.
 _OPERANDLESS_SUGAR = {"Tensor": {"full": "tensor.full"}}
@@ -138,11 +147,13 @@ def language_named(name: str) -> Language:
     raise KeyError(name)
 
 
-def parse_program(text: str, filename: str = "<string>", language: Language | None = None) -> AnyProgram:
+def parse_program(text: str, filename: str = "<string>", language: Language | None = None,
+                  program: str | None = None) -> AnyProgram:
     """Parse `pl` text into a Program of `language` (or of the language the text declares or
-    implies). Raises CompileError (rule "parse") on malformed input."""
+    implies); `program` names the `@pl.program` class when the file has several. Raises
+    CompileError (rule "parse") on malformed input."""
     try:
-        return _parse(text, filename, language)
+        return _parse(text, filename, language, program)
     except CompileError:
         raise
     except RecursionError:
@@ -590,8 +601,9 @@ class _Parser:
         return params, returns
 
     def function(self, func: ast.FunctionDef, params: list[tuple[ast.arg, Type, str]],
-                 returns: tuple[Type, ...]) -> Node:
-        func_type = self.function_type(func)
+                 returns: tuple[Type, ...], func_type: str | None = None) -> Node:
+        if func_type is None:
+            func_type = self.function_type(func)
         scope = _Scope()
         built_params: list[Node] = []
         self.used_names = set()
@@ -1439,18 +1451,30 @@ class _Parser:
             return f"{parts[1]}.{leaf}"
         if leaf in _FIXED_SUGAR:
             return _FIXED_SUGAR[leaf]
-        for arg in args:
-            if arg is None:
-                continue
-            ty = expr_type(arg)
-            if isinstance(ty, TensorType):
-                return f"tensor.{leaf}"
-            if isinstance(ty, TileType):
-                return f"tile.{leaf}"
+        kinds = [expr_type(a) for a in args if a is not None]
+        namespaces = ["tensor" if isinstance(t, TensorType) else "tile" for t in kinds
+                      if isinstance(t, (TensorType, TileType))]
+        if namespaces:
+            if len(set(namespaces)) > 1:
+                self.fail(node, f"pl.{leaf}: cannot mix Tensor and Tile arguments "
+                                f"({', '.join(_kind_word(t) for t in kinds)})",
+                          "load the tensor into a tile first (pl.load), or store the tile (pl.store)")
+            return self.unified_op(namespaces[0], leaf, args)
         if leaf in _OPERANDLESS_SUGAR.get(self.language.name, {}):
             return _OPERANDLESS_SUGAR[self.language.name][leaf]
         self.fail(node.func, f"cannot tell whether pl.{parts[1]} means pl.tensor.{parts[1]} or pl.tile.{parts[1]}: "
                              "it has no tensor or tile operand", "spell the namespace explicitly")
+
+    def unified_op(self, namespace: str, leaf: str, args: Sequence[Node | None]) -> str:
+        """PyPTO's dispatching wrappers (JIT_FRONTEND.md §4.2): a scalar second operand selects the
+        tile-scalar (tensor-scalar) op, e.g. `pl.mul(tile, 2.0)` -> tile.muls."""
+        scalar_form = _SCALAR_RHS_OPS.get(leaf)
+        second = args[1] if len(args) > 1 else None
+        if scalar_form is not None and second is not None and isinstance(expr_type(second), ScalarType):
+            op = f"{namespace}.{scalar_form}"
+            if namespace == "tile" or leaf not in _TILE_ONLY_SCALAR_FORMS:
+                return op
+        return f"{namespace}.{leaf}"
 
     def deduce(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: tuple[tuple[str, AttrValue], ...],
                statement_call: bool) -> Type:
@@ -1646,31 +1670,34 @@ def _dotted_text(node: ast.expr) -> str:
 # --- driver --------------------------------------------------------------------------------
 
 
-def _program_class(module: ast.Module, filename: str) -> ast.ClassDef:
-    found: ast.ClassDef | None = None
+def _program_class(module: ast.Module, filename: str, name: str | None = None) -> ast.ClassDef:
+    """The file's `@pl.program` class (the one named `name` when there are several); other
+    top-level code (helpers, `if __name__ == "__main__":` drivers) is not the program's."""
+    found: list[ast.ClassDef] = []
     for stmt in module.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt):
-            continue
-        is_program = isinstance(stmt, ast.ClassDef) and len(stmt.decorator_list) == 1 \
-            and _dotted(stmt.decorator_list[0]) == ["pl", "program"]
-        if not is_program:
-            raise _error(_span_of(filename, stmt), "expected one @pl.program class at the top level",
-                         "a program file is `import pypto.language as pl` then `@pl.program class NAME:`")
-        if found is not None:
-            raise _error(_span_of(filename, stmt), "a file holds one @pl.program class; found a second one")
-        assert isinstance(stmt, ast.ClassDef)
-        if stmt.bases or stmt.keywords:
-            raise _error(_span_of(filename, stmt), "a @pl.program class takes no base classes")
-        found = stmt
-    if found is None:
+        if isinstance(stmt, ast.ClassDef) and any(_dotted(d.func if isinstance(d, ast.Call) else d) == ["pl", "program"]
+                                                  for d in stmt.decorator_list):
+            if stmt.bases or stmt.keywords:
+                raise _error(_span_of(filename, stmt), "a @pl.program class takes no base classes")
+            found.append(stmt)
+    if name is not None:
+        for cls in found:
+            if cls.name == name:
+                return cls
+        raise _error(Span(filename, 1, 1), f"no @pl.program class {name!r} in {filename}")
+    if not found:
         raise _error(Span(filename, 1, 1), "no @pl.program class found",
-                     "a program file is `import pypto.language as pl` then `@pl.program class NAME:`")
-    return found
+                     "a program file is `import pypto.language as pl` then `@pl.program class NAME:` "
+                     "(or @pl.jit functions)")
+    if len(found) > 1:
+        raise _error(_span_of(filename, found[1]), f"a file holds one @pl.program class; found {len(found)} "
+                                                   f"({', '.join(c.name for c in found)})")
+    return found[0]
 
 
-def _parse(text: str, filename: str, language: Language | None) -> AnyProgram:
+def _parse(text: str, filename: str, language: Language | None, program: str | None = None) -> AnyProgram:
     module = _syntax_error(text, filename)
-    cls = _program_class(module, filename)
+    cls = _program_class(module, filename, program)
     if language is None:
         language = _header_language(text, filename)
     if language is None:
@@ -1700,6 +1727,10 @@ def _has_scopes(program: ast.ClassDef) -> bool:
         if isinstance(node, ast.Attribute) and node.attr == "Inline" and _dotted(node) == ["pl", "FunctionType", "Inline"]:
             return True
     return False
+
+
+def _kind_word(ty: Type) -> str:
+    return {TensorType: "Tensor", TileType: "Tile", ScalarType: "Scalar"}.get(type(ty), type(ty).__name__)
 
 
 def _is_unplaced_tile(ty: Type | None) -> bool:

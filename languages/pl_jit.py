@@ -1,0 +1,578 @@
+"""`@pl.jit` kernels: from a module's source and the shapes of one call to a DSL program.
+
+PyPTO's `@pl.jit` never runs a kernel body as Python: on each call it reads the entry's source
+with `ast`, specializes it on the call's tensor shapes and dtypes and scalar values, and parses
+the result as one `@pl.program` (JIT_FRONTEND.md §1). This module does the same on the AST of the
+whole source file, so every diagnostic points into the user's file:
+
+- the entry (`@pl.jit`, Orchestration) gets its parameter types from the binding; a dependency
+  (`@pl.jit.incore` InCore, `@pl.jit.inline` Inline, `@pl.jit.opaque` Opaque) is discovered at
+  its first bare-name call `dep(...)` and specialized on the types of that call's arguments (one
+  specialization per dependency: every call site must agree);
+- `a.shape`, `a.shape[i]`, `M, N = a.shape` and `a.dtype` of a tensor parameter become literals;
+  so do specialized scalar parameters and the module's int / float / bool constants;
+- `pl.dynamic("M")` dimensions: a DynVar written in an annotation, or declared in the body with
+  `M = pl.dynamic("M")` + `x.bind_dynamic(0, M)` (both statements dropped), reads as the extent
+  the call passes (this compiler specializes dynamic dimensions at call time);
+- a function without a return annotation returns the types of its `return` values;
+- the program is named `_jit_<entry>`, dependencies first.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence, Union, cast
+
+import languages.gen.dsl as D
+from languages.decls import DSL
+from typing_extensions import override
+
+from languages.pl_parser import _Parser, _Scope, _dotted, _error, _is_docstring, _span_of, _syntax_error
+from languages.pl_printer import expr_type
+from languages.types import DataType, NoneType, ScalarType, TensorType, TupleType, Type
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import Node, Span
+
+RULE = "parse"
+Constant = Union[int, float, bool]
+
+# Decorator spelling -> the function type the specializer gives it (JIT_FRONTEND.md §1.1).
+JIT_KINDS = {
+    "pl.jit": "Orchestration", "pl.jit.incore": "InCore", "pl.jit.inline": "Inline", "pl.jit.opaque": "Opaque",
+}
+UNSUPPORTED_KINDS = {"pl.jit.host": "host orchestrators (@pl.jit.host)",
+                     "pl.jit.extern": "external C++ kernels (@pl.jit.extern)"}
+
+
+@dataclass(frozen=True)
+class JitDef:
+    """A `@pl.jit*` function of a module."""
+
+    node: ast.FunctionDef
+    func_type: str
+    options: Mapping[str, ast.expr] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What one call of the entry specializes on: tensor types (shape, dtype) and scalar values,
+    by parameter name."""
+
+    tensors: Mapping[str, TensorType]
+    scalars: Mapping[str, Constant] = field(default_factory=dict)
+
+
+def decorator_kind(deco: ast.expr) -> tuple[str, dict[str, ast.expr]] | None:
+    """(spelling, keyword arguments) of a `@pl.jit*` decorator, or None for anything else."""
+    call = deco if isinstance(deco, ast.Call) else None
+    parts = _dotted(call.func if call is not None else deco)
+    if parts is None or parts[:2] != ["pl", "jit"]:
+        return None
+    keywords = {kw.arg: kw.value for kw in call.keywords if kw.arg} if call is not None else {}
+    return ".".join(parts), keywords
+
+
+def jit_functions(module: ast.Module, filename: str) -> dict[str, JitDef]:
+    """Every module-level `@pl.jit*` function (a located error for the kinds not supported)."""
+    found: dict[str, JitDef] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, ast.FunctionDef):
+            continue
+        for deco in stmt.decorator_list:
+            kind = decorator_kind(deco)
+            if kind is None:
+                continue
+            spelling, keywords = kind
+            if spelling in UNSUPPORTED_KINDS:
+                raise _error(_span_of(filename, deco), f"not supported yet: {UNSUPPORTED_KINDS[spelling]}")
+            if spelling not in JIT_KINDS:
+                raise _error(_span_of(filename, deco), f"unknown decorator @{spelling}",
+                             "the @pl.jit family: @pl.jit, @pl.jit.incore, @pl.jit.inline, @pl.jit.opaque")
+            _check_options(spelling, keywords, filename)
+            found[stmt.name] = JitDef(stmt, JIT_KINDS[spelling], keywords)
+    return found
+
+
+def _check_options(spelling: str, keywords: Mapping[str, ast.expr], filename: str) -> None:
+    allowed = {"pl.jit": {"auto_scope"}, "pl.jit.inline": {"auto_scope"}, "pl.jit.incore": {"level"},
+               "pl.jit.opaque": set()}[spelling]
+    for name, value in keywords.items():
+        if name == "level" and spelling != "pl.jit.incore":
+            raise _error(_span_of(filename, value), f"@{spelling} does not accept a level= argument")
+        if name not in allowed:
+            raise _error(_span_of(filename, value), f"@{spelling} does not accept {name}=")
+        if name == "level" and _dotted(value) not in (["pl", "Level", "CHIP_DIE"], ["pl", "Level", "L2CACHE"]):
+            raise _error(_span_of(filename, value), f"@pl.jit.incore(level={ast.unparse(value)}): a function of type "
+                                                    "InCore implies level=CHIP_DIE, which is the only level it takes")
+
+
+def module_constants(module: ast.Module) -> dict[str, Constant]:
+    """Module-level `NAME = <constant expression>` assignments (what the jit specializer inlines
+    when the module is read without running it, e.g. by the CLI)."""
+    constants: dict[str, Constant] = {}
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = fold_constant(stmt.value, constants)
+            if value is not None:
+                constants[stmt.targets[0].id] = value
+            else:
+                constants.pop(stmt.targets[0].id, None)
+    return constants
+
+
+_FOLD_BINOPS: dict[type[ast.operator], Any] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Div: lambda a, b: a / b,
+    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+}
+
+
+def fold_constant(node: ast.expr, names: Mapping[str, Constant]) -> Constant | None:
+    """The value of a constant int / float / bool expression over `names`, else None."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
+        return cast(Constant, node.value)
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = fold_constant(node.operand, names)
+        if inner is None or isinstance(inner, bool):
+            return None
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_BINOPS:
+        lhs, rhs = fold_constant(node.left, names), fold_constant(node.right, names)
+        if lhs is None or rhs is None or isinstance(lhs, bool) or isinstance(rhs, bool):
+            return None
+        try:
+            value = _FOLD_BINOPS[type(node.op)](lhs, rhs)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return None
+        return value if type(value) in (int, float) else None
+    return None
+
+
+# -- annotations ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _ParamSpec:
+    arg: ast.arg
+    kind: str  # "tensor" | "scalar"
+    direction: str
+    dtype: DataType | None = None  # a scalar's declared dtype
+    dynamic: dict[int, str] = field(default_factory=dict)  # tensor dim -> DynVar name
+
+
+def _classify(arg: ast.arg, filename: str, inline: bool, dynvars: set[str]) -> _ParamSpec:
+    node = arg.annotation
+    if node is None:
+        raise _error(_span_of(filename, arg), f"Parameter {arg.arg!r} missing type annotation",
+                     "annotate it pl.Tensor, pl.Out[pl.Tensor] or pl.Scalar[pl.FP32] (or a bare dtype like pl.INT32)")
+    direction = "In"
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in (["pl", "Out"], ["pl", "InOut"]):
+        direction = cast(list[str], _dotted(node.value))[1]
+        if inline:
+            direction = "In"  # deprecated in inline helpers: the body is spliced into the caller
+        node = node.slice
+    head = _dotted(node.value) if isinstance(node, ast.Subscript) else _dotted(node)
+    if head in (["pl", "Tensor"], ["Tensor"]):
+        spec = _ParamSpec(arg, "tensor", direction)
+        if isinstance(node, ast.Subscript):
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if len(items) >= 3 and isinstance(items[2], ast.Call) and _dotted(items[2].func) == ["pl", "TensorView"]:
+                raise _error(_span_of(filename, items[2]), f"parameter {arg.arg!r} annotates a pl.TensorView in its "
+                             "layout slot, which @pl.jit does not yet support", "declare the kernel with @pl.function")
+            if items and isinstance(items[0], (ast.List, ast.Tuple)):
+                for index, dim in enumerate(items[0].elts):
+                    if isinstance(dim, ast.Name) and dim.id in dynvars:
+                        spec.dynamic[index] = dim.id
+        return spec
+    if head in (["pl", "DistributedTensor"], ["pld", "DistributedTensor"]):
+        raise _error(_span_of(filename, node), "not supported yet: distributed tensors (pld.DistributedTensor)")
+    if head in (["pl", "Scalar"], ["Scalar"]) and isinstance(node, ast.Subscript):
+        return _ParamSpec(arg, "scalar", "In", _dtype_of(node.slice, filename))
+    if head is not None and len(head) == 2 and head[0] == "pl" and head[1] in DataType.__members__:
+        return _ParamSpec(arg, "scalar", "In", DataType[head[1]])
+    if head in (["pl", "Array"],):
+        raise _error(_span_of(filename, node), "not supported yet: pl.Array parameters")
+    raise _error(_span_of(filename, node), f"parameter {arg.arg!r}: unsupported annotation `{ast.unparse(node)}`",
+                 "use pl.Tensor, pl.Out[pl.Tensor], pl.InOut[pl.Tensor], pl.Scalar[pl.DT] or a bare dtype")
+
+
+def _dtype_of(node: ast.expr, filename: str) -> DataType:
+    parts = _dotted(node)
+    if parts is None or len(parts) != 2 or parts[0] != "pl" or parts[1] not in DataType.__members__:
+        raise _error(_span_of(filename, node), f"expected a dtype like pl.FP32, got `{ast.unparse(node)}`")
+    return DataType[parts[1]]
+
+
+def dtype_node(dtype: DataType, at: ast.AST) -> ast.expr:
+    node = ast.Attribute(value=ast.Name(id="pl", ctx=ast.Load()), attr=dtype.name, ctx=ast.Load())
+    return ast.fix_missing_locations(ast.copy_location(node, at))
+
+
+def _literal(value: Constant, at: ast.AST) -> ast.expr:
+    node: ast.expr
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        node = ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
+    else:
+        node = ast.Constant(value=value)
+    return ast.fix_missing_locations(ast.copy_location(node, at))
+
+
+def dynvar_names(module: ast.Module) -> set[str]:
+    """Module-level `M = pl.dynamic("M")` names."""
+    names: set[str] = set()
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and _is_dynamic_call(stmt.value):
+            names.add(stmt.targets[0].id)
+    return names
+
+
+def _is_dynamic_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and _dotted(node.func) == ["pl", "dynamic"]
+
+
+# -- the body rewrite (the specializer's _BodyTransformer) --------------------------------------------
+
+
+class _Specializer(ast.NodeTransformer):
+    """Inlines what a call fixes: parameter shapes and dtypes, specialized scalars, DynVars and
+    module constants; turns dependency calls `dep(...)` into `self.dep(...)`."""
+
+    def __init__(self, filename: str, tensors: Mapping[str, TensorType], literals: Mapping[str, Constant],
+                 constants: Mapping[str, Constant], deps: Mapping[str, JitDef], locals_: set[str]) -> None:
+        self.filename = filename
+        self.tensors = tensors
+        self.literals = literals
+        self.constants = constants
+        self.deps = deps
+        self.locals = locals_
+
+    def fail(self, node: ast.AST, message: str, hint: str = "") -> CompileError:
+        return _error(_span_of(self.filename, node), message, hint)
+
+    def body(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            if self.dropped(stmt):
+                continue
+            expanded = self.expand_shape_unpack(stmt)
+            if expanded is not None:
+                out.extend(expanded)
+                continue
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    def dropped(self, stmt: ast.stmt) -> bool:
+        """`M = pl.dynamic("M")` and `x.bind_dynamic(0, M)` only declare what the call fixes."""
+        if isinstance(stmt, ast.Assign) and _is_dynamic_call(stmt.value):
+            return True
+        value = stmt.value if isinstance(stmt, ast.Expr) else None
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr == "bind_dynamic"
+
+    def expand_shape_unpack(self, stmt: ast.stmt) -> list[ast.stmt] | None:
+        """`M, N = a.shape` / `K = a.shape[1]`: the names become literals (the statement goes)."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            return None
+        shape = self.shape_of(stmt.value)
+        target = stmt.targets[0]
+        if shape is not None and isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+            if len(target.elts) != len(shape):
+                raise self.fail(stmt, f"`{ast.unparse(stmt.value)}` has {len(shape)} dimensions but "
+                                      f"{len(target.elts)} names are assigned")
+            for element, dim in zip(target.elts, shape):
+                self.literals = {**self.literals, cast(ast.Name, element).id: dim}
+            return []
+        return None
+
+    def shape_of(self, node: ast.expr) -> tuple[int, ...] | None:
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name) \
+                and node.value.id in self.tensors:
+            return tuple(int(d) for d in self.tensors[node.value.id].shape)
+        return None
+
+    @override
+    def visit_For(self, node: ast.For) -> ast.AST:
+        node.body = self.body(node.body)
+        node.orelse = self.body(node.orelse)
+        node.iter = cast(ast.expr, self.visit(node.iter))
+        node.target = cast(ast.expr, self.visit(node.target))
+        return node
+
+    @override
+    def visit_If(self, node: ast.If) -> ast.AST:
+        node.test = cast(ast.expr, self.visit(node.test))
+        node.body = self.body(node.body)
+        node.orelse = self.body(node.orelse)
+        return node
+
+    @override
+    def visit_With(self, node: ast.With) -> ast.AST:
+        node.items = [cast(ast.withitem, self.visit(item)) for item in node.items]
+        node.body = self.body(node.body)
+        return node
+
+    @override
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        shape = self.shape_of(node)
+        if shape is not None:
+            return ast.copy_location(ast.Tuple(elts=[_literal(d, node) for d in shape], ctx=ast.Load()), node)
+        if node.attr == "dtype" and isinstance(node.value, ast.Name) and node.value.id in self.tensors:
+            return dtype_node(self.tensors[node.value.id].dtype, node)
+        self.generic_visit(node)
+        return node
+
+    @override
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        shape = self.shape_of(node.value)
+        if shape is not None:
+            index = fold_constant(node.slice, {**self.constants, **self.literals})
+            if not isinstance(index, int) or isinstance(index, bool) or not -len(shape) <= index < len(shape):
+                raise self.fail(node.slice, f"`{ast.unparse(node)}`: the index must be a constant within the "
+                                            f"tensor's {len(shape)} dimensions")
+            return _literal(shape[index], node)
+        self.generic_visit(node)
+        return node
+
+    @override
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if isinstance(node.ctx, ast.Load):
+            if node.id in self.literals:
+                return _literal(self.literals[node.id], node)
+            if node.id not in self.locals and node.id not in self.tensors and node.id in self.constants:
+                return _literal(self.constants[node.id], node)
+        return node
+
+    @override
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.deps and node.func.id not in self.locals:
+            dep = self.deps[node.func.id]
+            order = [a.arg for a in dep.node.args.args]
+            args = list(node.args)
+            extra: list[ast.keyword] = []
+            by_name = {kw.arg: kw for kw in node.keywords if kw.arg}
+            for name in order[len(args):]:
+                if name in by_name:
+                    args.append(by_name.pop(name).value)
+            extra = [kw for kw in node.keywords if kw.arg is None or kw.arg in by_name]
+            func = ast.Attribute(value=ast.Name(id="self", ctx=ast.Load()), attr=node.func.id, ctx=ast.Load())
+            return ast.copy_location(ast.Call(func=ast.copy_location(func, node.func), args=args, keywords=extra), node)
+        return node
+
+
+def _assigned_locals(stmts: Sequence[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+# -- the parser ------------------------------------------------------------------------------------------
+
+
+class JitParser(_Parser):
+    """The `pl` parser, specializing `@pl.jit*` functions as their calls are met."""
+
+    def __init__(self, filename: str, defs: Mapping[str, JitDef], constants: Mapping[str, Constant],
+                 dynvars: set[str]) -> None:
+        super().__init__(filename, DSL)
+        self.defs = defs
+        self.constants = constants
+        self.dynvars = dynvars
+        self.built: list[Node] = []
+        self.specialized: dict[str, tuple[Type, ...]] = {}  # dep name -> the parameter types it was built for
+
+    def build(self, entry: str, binding: Binding) -> D.Program:
+        jit = self.defs[entry]
+        if jit.func_type != "Orchestration":
+            raise _error(_span_of(self.filename, jit.node), f"`{entry}` is a @pl.jit dependency, not an entry",
+                         "call it from a @pl.jit function")
+        specs = self.param_specs(jit)
+        types: list[Type] = []
+        for spec in specs:
+            if spec.kind == "tensor":
+                if spec.arg.arg not in binding.tensors:
+                    raise _error(_span_of(self.filename, spec.arg),
+                                 f"@pl.jit: missing inferred tensor metadata for parameter {spec.arg.arg!r}",
+                                 "pass an array for it (or its shape: --shapes / --inputs)")
+                types.append(binding.tensors[spec.arg.arg])
+            else:
+                assert spec.dtype is not None
+                types.append(ScalarType(spec.dtype))
+        self.specialize(jit, types, {k: v for k, v in binding.scalars.items()}, None)
+        program = D.Program(name=f"_jit_{entry}", functions=tuple(cast(Any, self.built)),
+                            span=_span_of(self.filename, jit.node))
+        return program
+
+    def param_specs(self, jit: JitDef) -> list[_ParamSpec]:
+        args = jit.node.args
+        if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg:
+            raise _error(_span_of(self.filename, jit.node), "a @pl.jit function takes plain parameters only")
+        return [_classify(a, self.filename, jit.func_type == "Inline", self.dynvars) for a in args.args]
+
+    def specialize(self, jit: JitDef, types: Sequence[Type], scalars: Mapping[str, Constant],
+                   call: ast.AST | None) -> tuple[Type, ...]:
+        """Build `jit` for parameter `types` (once); returns its result types."""
+        name = jit.node.name
+        if name in self.specialized:
+            if tuple(types) != self.specialized[name]:
+                assert call is not None
+                raise _error(_span_of(self.filename, call), f"`{name}` is called with other shapes or dtypes than at "
+                             "its first call; a @pl.jit dependency has one specialization per compile",
+                             "call it with the same shapes everywhere, or write a second dependency")
+            return self.signatures[name]
+        specs = self.param_specs(jit)
+        if len(types) != len(specs):
+            where = call if call is not None else jit.node
+            raise _error(_span_of(self.filename, where), f"`{name}` takes {len(specs)} argument(s), got {len(types)}")
+        self.specialized[name] = tuple(types)
+        tensors = {s.arg.arg: t for s, t in zip(specs, types) if s.kind == "tensor" and isinstance(t, TensorType)}
+        for spec, ty in zip(specs, types):
+            if spec.kind == "tensor" and not isinstance(ty, TensorType):
+                raise _error(_span_of(self.filename, call or spec.arg),
+                             f"parameter {spec.arg.arg!r} of `{name}` is a tensor, got {expr_type_text(ty)}")
+        literals: dict[str, Constant] = dict(scalars)
+        for spec in specs:
+            bound = tensors.get(spec.arg.arg)
+            for index, dyn in spec.dynamic.items():
+                if bound is not None and index < len(bound.shape):
+                    literals.setdefault(dyn, int(bound.shape[index]))
+        # `x.bind_dynamic(0, M)`: M reads as that extent of x.
+        for node in ast.walk(jit.node):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "bind_dynamic" \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in tensors and len(node.args) == 2 \
+                    and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is int \
+                    and isinstance(node.args[1], ast.Name):
+                dims = tensors[node.func.value.id].shape
+                if 0 <= node.args[0].value < len(dims):
+                    literals.setdefault(node.args[1].id, int(dims[node.args[0].value]))
+        body_ast = jit.node.body[1:] if jit.node.body and _is_docstring(jit.node.body[0]) else jit.node.body
+        rewriter = _Specializer(self.filename, tensors, literals, self.constants, self.defs,
+                                _assigned_locals(body_ast) | {s.arg.arg for s in specs})
+        func = ast.FunctionDef(name=name, args=jit.node.args, body=rewriter.body(list(body_ast)),
+                               decorator_list=[], returns=jit.node.returns, type_comment=None)
+        ast.copy_location(func, jit.node)
+        func.end_lineno, func.end_col_offset = jit.node.end_lineno, jit.node.end_col_offset
+        params = [(spec.arg, ty, spec.direction) for spec, ty in zip(specs, types)]
+        returns = self.declared_returns(jit, tensors, rewriter)
+        built = self.nested_function(func, params, returns, jit.func_type)
+        self.built.append(built)
+        result = tuple(getattr(built, "return_types"))
+        self.signatures[name] = result
+        return result
+
+    def declared_returns(self, jit: JitDef, tensors: Mapping[str, TensorType],
+                         rewriter: _Specializer) -> tuple[Type, ...] | None:
+        """The explicit return annotation, when it is a full one (`-> pl.Scalar[...]`, a full
+        tensor type); None: inferred from the `return` values."""
+        node = jit.node.returns
+        if node is None:
+            return None
+        try:
+            ty = self.types.type(cast(ast.expr, rewriter.visit(node)))
+        except CompileError:
+            return None  # a bare `-> pl.Tensor`: PyPTO drops it, the values decide
+        return ty.types if isinstance(ty, TupleType) else (() if isinstance(ty, NoneType) else (ty,))
+
+    def nested_function(self, func: ast.FunctionDef, params: list[tuple[ast.arg, Type, str]],
+                        returns: tuple[Type, ...] | None, func_type: str) -> Node:
+        """Parse one function while another may be half parsed (a dependency is built at its
+        first call): the per-function state is saved and restored around it."""
+        saved = (self.used_names, self.returns, self.assigned_in_function, self.live_after)
+        try:
+            built = self.function(func, params, returns if returns is not None else (), func_type)
+            if returns is None:
+                built = _with_inferred_returns(built)
+            return built
+        finally:
+            self.used_names, self.returns, self.assigned_in_function, self.live_after = saved
+
+    @override
+    def func_call(self, node: ast.Call, parts: list[str], scope: _Scope) -> Node:
+        if len(parts) == 2 and parts[1] in self.defs and parts[1] not in self.specialized:
+            jit = self.defs[parts[1]]
+            args = [self.expr(a, scope) for a in node.args]
+            types = [expr_type(a) for a in args]
+            specs = self.param_specs(jit)
+            # A literal passed to a scalar parameter stays a runtime scalar of the declared dtype.
+            types = [ScalarType(s.dtype) if s.kind == "scalar" and s.dtype is not None else t
+                     for s, t in zip(specs, types)] + types[len(specs):]
+            self.specialize(jit, types, {}, node)
+        return super().func_call(node, parts, scope)
+
+    @override
+    def name(self, node: ast.expr, scope: _Scope) -> Node:
+        assert isinstance(node, ast.Name)
+        if scope.resolve(node.id) is None and node.id in self.defs:
+            self.fail(node, f"`{node.id}` is a @pl.jit function: call it, e.g. `{node.id}(...)`")
+        return super().name(node, scope)
+
+
+def expr_type_text(ty: Type) -> str:
+    from languages.pl_printer import format_type
+
+    return format_type(ty)
+
+
+def _with_inferred_returns(function: Node) -> Node:
+    """The function with the types of its top-level `return` values as its result types."""
+    body = getattr(function, "body")
+    returns: tuple[Type, ...] = ()
+    for stmt in body:
+        if stmt.KIND == "ReturnStmt":
+            returns = tuple(expr_type(v) for v in getattr(stmt, "values"))
+    from dataclasses import replace
+
+    return cast(Node, replace(cast(Any, function), return_types=returns))
+
+
+def parse_jit(text: str, filename: str, entry: str | None, binding: Binding,
+              constants: Mapping[str, Constant] | None = None) -> D.Program:
+    """The DSL program of `entry` (the module's only `@pl.jit` entry when None) specialized on
+    `binding`. `constants` are the module's int / float / bool globals (read from the source
+    when not given)."""
+    module = _syntax_error(text, filename)
+    defs = jit_functions(module, filename)
+    entries = [n for n, d in defs.items() if d.func_type == "Orchestration"]
+    if entry is None:
+        if len(entries) != 1:
+            raise CompileError(Diagnostic(RULE, f"{filename} has {len(entries)} @pl.jit entries "
+                                                f"({', '.join(entries) or 'none'}); name the one to compile",
+                                          Span(filename, 1, 1)))
+        entry = entries[0]
+    if entry not in defs:
+        raise CompileError(Diagnostic(RULE, f"{filename} has no @pl.jit function {entry!r} "
+                                            f"(entries: {', '.join(entries) or 'none'})", Span(filename, 1, 1)))
+    parser = JitParser(filename, defs, constants if constants is not None else module_constants(module),
+                       dynvar_names(module))
+    try:
+        return parser.build(entry, binding)
+    except CompileError:
+        raise
+    except RecursionError:
+        raise _error(Span(filename, 1, 1), "the program is nested too deeply to parse") from None
+    except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
+        raise _error(_span_of(filename, defs[entry].node),
+                     f"internal parser error: {type(exc).__name__}: {exc}") from exc
+
+
+def is_jit_source(text: str) -> bool:
+    """Whether a source file holds `@pl.jit*` functions (cheap: no full parse when it cannot)."""
+    if "pl.jit" not in text:
+        return False
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(s, ast.FunctionDef) and any(decorator_kind(d) for d in s.decorator_list)
+               for s in module.body)
+
+
+__all__ = ["Binding", "JitDef", "is_jit_source", "jit_functions", "module_constants", "parse_jit"]
