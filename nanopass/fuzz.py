@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import multiprocessing
 import os
@@ -32,6 +33,8 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Protocol, Sequence
 
 from nanopass.cli import run_main, tune_gc_for_compilation
+from nanopass.fuzz_cluster import SetupError, is_shared_database
+from nanopass.progress import Progress
 
 # Statuses of one checked program; everything but "ok" is a failure.
 OK = "ok"
@@ -152,6 +155,12 @@ class Failure:
     stem: str
     regression: str
     case: Any = None  # kept in-process only (not sent between processes)
+    # Where and when it was found: the worker, and how many programs that worker had checked
+    # by then (1 = the first program: a failure replayed from the shared example database).
+    worker: int = -1
+    found_at: int = 0
+    # Every (worker, found_at) that found it, after deduplication across workers.
+    found_by: tuple[tuple[int, int], ...] = ()
 
 
 class _Found(Exception):
@@ -180,6 +189,13 @@ class CampaignConfig:
     stop_on_failure: bool = False
     chunk: int = 25
     blame: bool = True
+    # A database other machines write to as well: replay it before every chunk, so a failure
+    # one worker found (and saved) replays first on every other worker too.
+    shared_database: bool = False
+    worker: int = -1
+    # Seconds of campaign from the moment a (remote) worker starts, when the deadline of the
+    # submitting machine cannot be used (monotonic clocks differ between machines).
+    seconds: float | None = None
 
 
 def run_campaign(target: FuzzTarget, config: CampaignConfig,
@@ -187,14 +203,18 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
     """Check programs until the deadline / example budget; failures are shrunk one by one."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
-    from hypothesis.database import DirectoryBasedExampleDatabase
 
+    from nanopass.fuzz_cluster import open_database
+
+    if config.seconds is not None:
+        config = dataclasses.replace(config, deadline=time.monotonic() + config.seconds)
     stats = WorkerStats()
     failures: list[Failure] = []
     seen_keys: set[str] = set()
+    found_programs: dict[str, int] = {}  # failure key -> programs checked when first seen
     last_end = [time.perf_counter()]
     last_report = [0.0]
-    database = DirectoryBasedExampleDatabase(config.database) if config.database else None
+    database = open_database(config.database)
     strategy = target.strategy()
 
     def budget_left() -> bool:
@@ -222,6 +242,7 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
             last_report[0] = last_end[0]
             report(stats, failures)
         if outcome.failed and outcome.key not in seen_keys:
+            found_programs.setdefault(outcome.key, stats.programs)
             if raised and outcome.key != raised[0].outcome.key:
                 return  # shrinking on one bug: another one is left for a later chunk
             error = _found_class(outcome.key)(outcome.headline())
@@ -233,17 +254,20 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
     chunk_index = 0
     while budget_left():
         phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if config.shrink else [])
-        if chunk_index == 0 and database is not None:
+        if database is not None and (chunk_index == 0 or config.shared_database):
             phases.insert(1, Phase.reuse)  # earlier failures replay first
         size = config.chunk
         if config.max_examples is not None:
             size = max(1, min(size, config.max_examples - stats.programs))
         given_test: Any = given(strategy)
+        # The seed first, the settings over it: `@seed` alone replaces the settings by a copy
+        # without the database (Hypothesis's rule for reproducing one failure), so applied last
+        # it would silently switch the example database off.
+        seeded: Any = hypothesis_seed(config.seed * 100003 + chunk_index)(given_test(test))
         runner: Callable[[], None] = settings(
             max_examples=size, deadline=None, database=database, phases=phases, derandomize=False,
             suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
-        )(given_test(test))
-        runner = hypothesis_seed(config.seed * 100003 + chunk_index)(runner)
+        )(seeded)
         chunk_index += 1
         raised.clear()
         error: Exception | None = None
@@ -258,7 +282,8 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
             seen_keys.add(found.outcome.key)
             stats.failures += 1
             stem, text = target.regression_file(found.case, found.outcome)
-            failures.append(Failure(found.outcome, target.describe(found.case), stem, text, found.case))
+            failures.append(Failure(found.outcome, target.describe(found.case), stem, text, found.case,
+                                    worker=config.worker, found_at=found_programs.get(found.outcome.key, 0)))
             if report is not None:
                 report(stats, failures)
         elif error is not None:
@@ -286,14 +311,19 @@ def _worker(target_spec: str | None, options: dict[str, Any], config: CampaignCo
         def report(stats: WorkerStats, failures: list[Failure]) -> None:
             out.put(("progress", index, stats, [_portable(f) for f in failures]))
 
-        stats, failures = run_campaign(target, config, report)
+        planted = options.get("plant")
+        patch: ContextManager[None] = contextlib.nullcontext()
+        if planted:
+            patch = {m.name: m for m in target.mutants()}[planted].applied()
+        with patch:
+            stats, failures = run_campaign(target, config, report)
         out.put(("done", index, stats, [_portable(f) for f in failures]))
     except BaseException as exc:  # the parent reports it; a worker never dies silently
         out.put(("error", index, f"{type(exc).__name__}: {exc}", None))
 
 
 def _portable(failure: Failure) -> Failure:
-    return Failure(failure.outcome, failure.program, failure.stem, failure.regression)
+    return dataclasses.replace(failure, case=None)
 
 
 def _context() -> Any:
@@ -303,7 +333,7 @@ def _context() -> Any:
 
 def _progress_line(stats: WorkerStats, failures: int, elapsed: float, passes_total: int, ops: int) -> str:
     rate = stats.programs / elapsed if elapsed > 0 else 0.0
-    return (f"\r[fuzz] {stats.programs} programs  {rate:6.1f}/s  failures {failures}  "
+    return (f"[fuzz] {stats.programs} programs  {rate:6.1f}/s  failures {failures}  "
             f"ops {ops}  passes changing {len(stats.changed)}/{passes_total}  {elapsed:5.1f}s ")
 
 
@@ -318,7 +348,8 @@ def campaign(target_spec: str | None, options: dict[str, Any], workers: int, sec
     out = ctx.Queue()
     procs = []
     for index in range(workers):
-        config = CampaignConfig(deadline, per_worker, seed + index, database, shrink)
+        config = CampaignConfig(deadline, per_worker, seed + index, database, shrink, worker=index,
+                                shared_database=is_shared_database(database))
         proc = ctx.Process(target=_worker, args=(target_spec, options, config, index, out), daemon=True)
         proc.start()
         procs.append(proc)
@@ -327,6 +358,7 @@ def campaign(target_spec: str | None, options: dict[str, Any], workers: int, sec
     done: set[int] = set()
     errors: list[str] = []
     passes_total = int(options.get("passes_total", 0))
+    progress = Progress(stream)
     while len(done) < workers:
         try:
             kind, index, payload, extra = out.get(timeout=0.5)
@@ -344,12 +376,11 @@ def campaign(target_spec: str | None, options: dict[str, Any], workers: int, sec
         if kind == "done":
             done.add(index)
         merged = _merge(latest.values())
-        stream.write(_progress_line(merged, sum(len(f) for f in found.values()), time.monotonic() - start,
-                                    passes_total, len(merged.coverage)))
-        stream.flush()
+        progress.update(_progress_line(merged, sum(len(f) for f in found.values()), time.monotonic() - start,
+                                       passes_total, len(merged.coverage)))
     for proc in procs:
         proc.join(timeout=5)
-    stream.write("\n")
+    progress.close()
     merged = _merge(latest.values())
     failures = _dedupe([f for fs in found.values() for f in fs])
     for message in errors:
@@ -365,12 +396,16 @@ def _merge(parts: Any) -> WorkerStats:
 
 
 def _dedupe(failures: list[Failure]) -> list[Failure]:
+    """One failure per key (the smallest program), remembering every worker that found it."""
     seen: dict[str, Failure] = {}
+    finders: dict[str, list[tuple[int, int]]] = {}
     for failure in failures:
         key = failure.outcome.key
+        finders.setdefault(key, []).extend(
+            failure.found_by or (((failure.worker, failure.found_at),) if failure.worker >= 0 else ()))
         if key not in seen or len(failure.program) < len(seen[key].program):
             seen[key] = failure
-    return list(seen.values())
+    return [dataclasses.replace(f, found_by=tuple(sorted(set(finders[k])))) for k, f in seen.items()]
 
 
 # -- reports -----------------------------------------------------------------------------------------
@@ -406,6 +441,8 @@ def summary(stats: WorkerStats, failures: list[Failure], wall: float, workers: i
         lines.append("  " + failure.outcome.detail.replace("\n", "\n  "))
         if failure.stem:
             lines.append(f"  regression: {failure.stem}")
+        if failure.found_by:
+            lines.append("  found by " + ", ".join(f"worker {worker} at program {at}" for worker, at in failure.found_by))
     return "\n".join(lines)
 
 
@@ -529,8 +566,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
     budget.add_argument("--examples", type=int, metavar="N", help="check N programs in total instead")
     parser.add_argument("--workers", type=int, default=max(1, os.cpu_count() or 1), help="worker processes (default: all cores)")
     parser.add_argument("--seed", type=int, default=0, help="campaign seed (worker i uses seed + i)")
-    parser.add_argument("--db", metavar="PATH", default=".hypothesis/fuzz",
-                        help="Hypothesis example database; failures replay first next time ('' disables)")
+    parser.add_argument("--db", metavar="PATH|URL", default=".hypothesis/fuzz",
+                        help="Hypothesis example database: a directory, or redis://HOST:PORT/N shared by every "
+                             "worker on every machine; failures replay first ('' disables)")
+    parser.add_argument("--cluster", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="run on a Dask distributed cluster: the scheduler ADDRESS (tcp://HOST:8786), or a "
+                             "local cluster of --workers processes when no ADDRESS is given")
+    parser.add_argument("--plant", metavar="MUTANT",
+                        help="apply this mutant during the campaign (checks that a campaign finds a known bug)")
     parser.add_argument("--pipeline", metavar="SPEC", help="pass pipeline (default: the plugin's default pipeline)")
     parser.add_argument("--backend", metavar="NAME", help="backend handler (default: the plugin's)")
     parser.add_argument("--features", metavar="F", help="generator features, e.g. --features=-loops,+mixed_kernels or --features=all")
@@ -574,9 +617,28 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {message}", file=sys.stderr)
         caught = sum(r.caught for r in results)
         return 0 if not errors and 100.0 * caught / max(len(names), 1) >= args.min_score else 1
+    if args.plant is not None and args.plant not in {m.name for m in target.mutants()}:
+        print(f"error: unknown mutant {args.plant}; --list-mutants lists them", file=sys.stderr)
+        return 2
+    options["plant"] = args.plant
     seconds = args.time if args.time is not None or args.examples is not None else 60.0
-    stats, failures, wall = campaign(args.target, options, workers, seconds, args.examples, args.seed,
-                                     args.db or None, not args.no_shrink)
+    try:
+        if args.cluster is not None:
+            from nanopass.fuzz_cluster import cluster_campaign
+
+            stats, failures, wall, workers = cluster_campaign(
+                args.cluster or None, args.target, options, workers, seconds, args.examples, args.seed,
+                args.db or None, not args.no_shrink, sys.stderr)
+        else:
+            if is_shared_database(args.db):
+                from nanopass.fuzz_cluster import open_database
+
+                open_database(args.db)  # a server that cannot be reached is a setup error, now
+            stats, failures, wall = campaign(args.target, options, workers, seconds, args.examples, args.seed,
+                                             args.db or None, not args.no_shrink)
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     written = write_regressions(failures, args.regressions)
     print(summary(stats, failures, wall, workers))
     for path in written:
