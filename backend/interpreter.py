@@ -36,6 +36,7 @@ from backend.arrays import check_input_names, coerce_input, poison_array
 from backend.numerics import ArithmeticFault, NumericsError
 from languages.functions import GROUP, entry_function, is_kernel_function
 from languages.ops import REGISTRY, OpDef, ReusesInput
+from languages.ops.system_ops import SPMD_IDENTITY
 from languages.types import AttrValue, Attrs, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Node, Span, walk
@@ -928,6 +929,15 @@ def _sem_view(call: _CallSite) -> Value:
     return ArrayValue(source.data.reshape(ty.shape), source.dtype, tuple(ty.valid), source.is_tensor)
 
 
+def _sem_spmd(call: _CallSite) -> Value:
+    """One block on one vector lane: block 0 of 1, sub-block 0 (as the simulator runs)."""
+    return SPMD_IDENTITY[call.opdef.semantics[1]]
+
+
+def _sem_barrier(call: _CallSite) -> Value:
+    return None
+
+
 _SemanticsHandler = Callable[[_CallSite], Value]
 _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "binary": _sem_binary,
@@ -974,6 +984,8 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "concat": _sem_concat,
     "reinterpret": _sem_reinterpret,
     "view": _sem_view,
+    "spmd": _sem_spmd,
+    "barrier": _sem_barrier,
 }
 
 

@@ -328,9 +328,15 @@ def build_arg_parser(plugin: CompilerPlugin) -> argparse.ArgumentParser:
     listing.add_argument("--list-passes", action="store_true", help="list registered passes")
     listing.add_argument("--list-languages", action="store_true", help="list the languages in order")
     listing.add_argument("--list-properties", action="store_true", help="list registered properties")
+    for name, (help_text, _) in plugin.listings.items():
+        listing.add_argument(f"--list-{name}", action="store_true", dest=_listing_dest(name), help=help_text)
     if plugin.add_arguments is not None:
         plugin.add_arguments(parser)
     return parser
+
+
+def _listing_dest(name: str) -> str:
+    return "list_plugin_" + name.replace("-", "_")
 
 
 def list_passes(plugin: CompilerPlugin) -> str:
@@ -616,12 +622,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.version:
             print(_version())
             return 0
-        if args.list_passes or args.list_languages or args.list_properties:
+        plugin_listings = [listing for name, (_, listing) in plugin.listings.items()
+                           if getattr(args, _listing_dest(name), False)]
+        if args.list_passes or args.list_languages or args.list_properties or plugin_listings:
             sections = [
                 fn(plugin)
                 for flag, fn in ((args.list_languages, list_languages), (args.list_passes, list_passes), (args.list_properties, list_properties))
                 if flag
-            ]
+            ] + [listing() for listing in plugin_listings]
             print("\n\n".join(sections))
             return 0
         backend = getattr(args, "backend", None) or plugin.default_backend

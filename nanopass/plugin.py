@@ -61,6 +61,8 @@ class CompilerPlugin:
     # `python -m nanopass.fuzz`: builds the compiler's FuzzTarget (program generator, oracle, blame,
     # mutant catalogue); imported lazily so compiling never loads the fuzzer.
     fuzz_target: Callable[[], object] | None = None
+    # Extra `--list-NAME` reports of `python -m nanopass.pipeline`: NAME -> (help, report).
+    listings: Mapping[str, tuple[str, Callable[[], str]]] = field(default_factory=dict)
     _pass_registry: PassRegistry | None = field(default=None, repr=False)
     _property_registry: PropertyRegistry | None = field(default=None, repr=False)
 

@@ -158,6 +158,12 @@ def _fuzz_target() -> object:
     return fuzz_target()
 
 
+def _list_ops() -> str:
+    from nanopass_pto.op_listing import list_ops
+
+    return list_ops()
+
+
 def _passes() -> dict[str, str]:
     from passes.registry import PASSES
 
@@ -188,4 +194,6 @@ PLUGIN = CompilerPlugin(
     add_arguments=_add_arguments,
     post_compile=_post_compile,
     fuzz_target=_fuzz_target,
+    listings={"ops": ("list every operator: signature, the languages admitting it, whether it simulates",
+                      _list_ops)},
 )

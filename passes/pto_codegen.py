@@ -26,7 +26,7 @@ from languages.functions import is_kernel_function
 from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, alloc_attrs, constant_name
+from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name
 from languages.types import (
     BOOL,
     INDEX,
@@ -190,6 +190,7 @@ class _Codegen(P.FromAddressed):
             attrs=(("layout", layout),), type=view_type, span=param.span)
         self.fn.views.append(P.AssignStmt(target=view, value=call, span=param.span))
         self.fn.values[f"%view:{param.var.name}"] = view
+        self.fn.values[f"%ptr:{view.name}"] = param.var
 
     def _plan_allocations(self, body: tuple[A.Stmt, ...]) -> list[tuple[A.AssignStmt, P.Var]]:
         """Number every tile variable that owns a buffer handle, in definition order (views
@@ -274,7 +275,7 @@ class _Codegen(P.FromAddressed):
         return result
 
     def _binop(self, expr: A.BinOp, span: Span) -> P.Var:
-        lhs, rhs = self.operand(expr.lhs, span), self.operand(expr.rhs, span)
+        lhs, rhs = self._binop_operand(expr.lhs, expr.rhs, span), self._binop_operand(expr.rhs, expr.lhs, span)
         operand_type = lhs.type
         is_float = isinstance(operand_type, ScalarType) and operand_type.dtype.is_float
         if expr.op in ARITH_COMPARE:
@@ -285,6 +286,15 @@ class _Codegen(P.FromAddressed):
             raise CompileError(Diagnostic.at(expr, RULE, f"scalar operator `{expr.op}` has no arith form"))
         int_op, float_op = ARITH_BINARY[expr.op]
         return self._arith(float_op if is_float else int_op, (lhs, rhs), expr.type, span)
+
+    def _binop_operand(self, expr: A.Expr, other: A.Expr, span: Span) -> P.Var:
+        """An arith operand: a bare literal paired with a typed scalar is spelled in that scalar's
+        type (arith ops take one operand type; `n > 0` on an i32 compares with an i32 0)."""
+        other_type = _expr_type(other)
+        if isinstance(expr, A.ConstInt) and expr.dtype is DataType.INDEX and isinstance(other_type, ScalarType) \
+                and other_type.dtype.is_int and other_type.dtype is not DataType.INDEX:
+            return self.constant(expr.value, other_type.dtype)
+        return self.operand(expr, span)
 
     def _unary(self, expr: A.UnaryOp, span: Span) -> P.Var:
         value = self.operand(expr.operand, span)
@@ -339,9 +349,9 @@ class _Codegen(P.FromAddressed):
 
     @override
     def visit_ForStmt(self, node: A.ForStmt) -> P.Stmt | tuple[P.Stmt, ...]:
-        start = self.operand(node.start, node.span)
-        stop = self.operand(node.stop, node.span)
-        step = self.operand(node.step, node.span)
+        # scf.for bounds are `index`: a data-dependent bound read as i32 is cast.
+        start, stop, step = (self._as_index(self.operand(bound, node.span), node.span)
+                             for bound in (node.start, node.stop, node.step))
         loop_var = self.fresh(INDEX, node.loop_var.span)
         self.bind(node.loop_var, loop_var)
         iter_args: list[P.IterArg] = []
@@ -448,6 +458,38 @@ class _Codegen(P.FromAddressed):
                       type=part_type, span=span)
         return (*self.take_pending(), P.AssignStmt(target=part, value=call, span=span))
 
+    def pointer_of(self, tensor: A.Expr, span: Span) -> P.Var:
+        """The GM pointer (kernel parameter) a tensor operand addresses."""
+        view = self.tensor_view_of(tensor, span)
+        pointer = self.fn.values.get(f"%ptr:{view.name}")
+        if pointer is None:
+            raise CompileError(Diagnostic.at(tensor, RULE, "a scalar GM access needs a tensor parameter",
+                                             "pass the tensor as a parameter of the kernel"))
+        return pointer
+
+    def flat_offset(self, indices: A.Expr, strides: tuple[int, ...], span: Span) -> P.Var:
+        """sum(index_k * stride_k) as index arithmetic; constant indices fold into one constant
+        term (this is name bookkeeping of the offset, not an optimisation of the program)."""
+        items = indices.elements if isinstance(indices, A.TupleExpr) else (indices,)
+        constant = 0
+        total: P.Var | None = None
+        for item, stride in zip(items, strides):
+            if isinstance(item, A.ConstInt):
+                constant += item.value * stride
+                continue
+            value = self._as_index(self.operand(item, span), span)
+            term = value if stride == 1 else self._arith("arith.muli", (value, self.index(stride)), INDEX, span)
+            total = term if total is None else self._arith("arith.addi", (total, term), INDEX, span)
+        if total is None:
+            return self.index(constant)
+        return total if constant == 0 else self._arith("arith.addi", (total, self.index(constant)), INDEX, span)
+
+    def _as_index(self, value: P.Var, span: Span) -> P.Var:
+        ty = value.type
+        if isinstance(ty, ScalarType) and ty.dtype is not DataType.INDEX:
+            return self._arith("arith.index_cast", (value,), INDEX, span, (("dtype", DataType.INDEX),))
+        return value
+
     def handle(self, target: A.Var | None, call: A.Call) -> P.Var:
         if target is None or not isinstance(target.type, TileType):
             raise CompileError(Diagnostic.at(call, RULE, f"{call.op} must define a tile variable"))
@@ -470,7 +512,8 @@ class _CodegenCalls:
         ins = tuple(cg.operand(a, span) for a in chosen)
         out = cg.handle(target, call)
         full = opdef.with_defaults(call.attrs)
-        attrs = tuple((new, attr(full, old)) for old, new in opdef.pto_attrs if attr(full, old) is not None)
+        attrs = tuple((new, PTO_ATTR_VALUES.get(new, _same)(attr(full, old)))
+                      for old, new in opdef.pto_attrs if attr(full, old) is not None)
         return (_instr(instruction, (*ins, out), attrs, span),)
 
     @staticmethod
@@ -594,6 +637,112 @@ class _CodegenCalls:
 
 
 
+    # -- scalar access and SPMD identity --------------------------------------------------------
+
+    @staticmethod
+    def load_scalar(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                    span: Span) -> tuple[P.Stmt, ...]:
+        """`tensor.read(x, [i, j])` -> `pto.load_scalar %ptr[%off]`, the offset from the tensor's
+        row-major strides."""
+        tensor = _expr_type(call.args[0])
+        assert isinstance(tensor, TensorType)
+        pointer = cg.pointer_of(call.args[0], span)
+        offset = cg.flat_offset(call.args[1], _row_major_strides(tensor.shape), span)
+        result = cg.fresh(ScalarType(tensor.dtype), span)
+        if target is not None:
+            cg.bind(target, result)
+        load = P.Call(op=instruction, args=(pointer, offset), attrs=(("dtype", tensor.dtype),),
+                      type=result.type, span=span)
+        return (P.AssignStmt(target=result, value=load, span=span),)
+
+    @staticmethod
+    def store_scalar(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                     span: Span) -> tuple[P.Stmt, ...]:
+        """`tensor.write(x, [i, j], v)` -> `pto.store_scalar %v, %ptr[%off]`; the result is x."""
+        tensor = _expr_type(call.args[0])
+        assert isinstance(tensor, TensorType)
+        pointer = cg.pointer_of(call.args[0], span)
+        offset = cg.flat_offset(call.args[1], _row_major_strides(tensor.shape), span)
+        value = cg.operand(call.args[2], span)
+        if target is not None:
+            cg.bind(target, cg.operand(call.args[0], span))
+        return (_instr(instruction, (value, pointer, offset), (), span),)
+
+    @staticmethod
+    def tgetval(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.read(t, [r, c])` -> `pto.tgetval ins(%t, %off)`: off = r * cols + c."""
+        tile = cg.operand(call.args[0], span)
+        assert isinstance(tile.type, TileType)
+        offset = cg.flat_offset(call.args[1], _row_major_strides(tile.type.shape), span)
+        result = cg.fresh(ScalarType(tile.type.dtype), span)
+        if target is not None:
+            cg.bind(target, result)
+        get = P.Call(op=instruction, args=(tile, offset), attrs=(("dtype", tile.type.dtype),), type=result.type,
+                     span=span)
+        return (P.AssignStmt(target=result, value=get, span=span),)
+
+    @staticmethod
+    def tsetval(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.write(t, [r, c], v)` -> `pto.tsetval ins(%off, %v) outs(%t)` on t's buffer."""
+        source = cg.operand(call.args[0], span)
+        assert isinstance(source.type, TileType)
+        offset = cg.flat_offset(call.args[1], _row_major_strides(source.type.shape), span)
+        value = cg.operand(call.args[2], span)
+        out = cg.handle(target, call) if target is not None else source
+        stmts: list[P.Stmt] = []
+        if isinstance(out.type, TileType) and out.type.memref != source.type.memref:
+            stmts.append(_instr("pto.tmov", (source, out), (), span))  # the planner kept them apart
+        stmts.append(_instr(instruction, (offset, value, out), (), span))
+        return tuple(stmts)
+
+    @staticmethod
+    def view_dim(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                 span: Span) -> tuple[P.Stmt, ...]:
+        """`tensor.dim(x, axis)` -> `pto.get_tensor_view_dim %view, %axis`."""
+        view = cg.tensor_view_of(call.args[0], span)
+        axis = attr(call.attrs, "axis")
+        assert isinstance(axis, int)
+        rank = len(view.type.shape) if isinstance(view.type, ViewType) else 1
+        result = cg.fresh(INDEX, span)
+        if target is not None:
+            cg.bind(target, result)
+        dim = P.Call(op=instruction, args=(view, cg.index(axis % rank)), attrs=(), type=INDEX, span=span)
+        return (P.AssignStmt(target=result, value=dim, span=span),)
+
+    @staticmethod
+    def spmd_identity(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                      span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.get_block_idx()` -> `%r = pto.get_block_idx` (an i64) and its index_cast."""
+        raw = cg.fresh(ScalarType(DataType.INT64), span)
+        read = P.Call(op=instruction, args=(), attrs=(), type=raw.type, span=span)
+        result = cg.fresh(INDEX, span)
+        if target is not None:
+            cg.bind(target, result)
+        cast = P.Call(op="arith.index_cast", args=(raw,), attrs=(("dtype", DataType.INDEX),), type=INDEX, span=span)
+        return (P.AssignStmt(target=raw, value=read, span=span), P.AssignStmt(target=result, value=cast, span=span))
+
+    @staticmethod
+    def barrier(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """`system.syncall(...)` -> `pto.syncall(workspace...) mode = .., core_type = ..`;
+        `system.bar_v()` & co. -> `pto.barrier <PIPE_V>`."""
+        operands = tuple(cg.operand(a, span) if not isinstance(_expr_type(a), TensorType)
+                         else cg.pointer_of(a, span) for a in call.args)
+        full = opdef.with_defaults(call.attrs)
+        names = ("pipe",) if instruction == "pto.barrier" else ("mode", "core_type")
+        attrs = tuple((name, attr(full, name)) for name in names)
+        return (_instr(instruction, operands, attrs, span),)
+
+
+def _row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+
+
+def _same(value: AttrValue) -> AttrValue:
+    return value
+
 
 def _target(stmts: tuple[P.Stmt, ...]) -> P.Var:
     last = stmts[-1]
@@ -617,6 +766,16 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.tpush_to_aic": _CodegenCalls.tpush,
     "pto.tpop_from_aic": _CodegenCalls.tpop,
     "pto.tpop_from_aiv": _CodegenCalls.tpop,
+    "pto.load_scalar": _CodegenCalls.load_scalar,
+    "pto.store_scalar": _CodegenCalls.store_scalar,
+    "pto.tgetval": _CodegenCalls.tgetval,
+    "pto.tsetval": _CodegenCalls.tsetval,
+    "pto.get_tensor_view_dim": _CodegenCalls.view_dim,
+    "pto.get_block_idx": _CodegenCalls.spmd_identity,
+    "pto.get_block_num": _CodegenCalls.spmd_identity,
+    "pto.get_subblock_idx": _CodegenCalls.spmd_identity,
+    "pto.syncall": _CodegenCalls.barrier,
+    "pto.barrier": _CodegenCalls.barrier,
 }
 
 # Instructions that bind their result themselves instead of writing an allocated buffer: a view

@@ -61,3 +61,30 @@ def test_integer_quantize_with_bitwise_ops_and_shifts(tmp_path: Path) -> None:
     word, dequant = int16_quant_ref(x, code, key, scale)
     check_kernel(KERNELS / "int16_quant_bits.py", {"x": x, "code": code, "key": key, "scale": scale},
                  {"ret0": word, "ret1": dequant}, B910, tmp_path)
+
+
+def test_data_dependent_loop_bound_and_if_on_a_read_scalar(tmp_path: Path) -> None:
+    x = np.random.default_rng(7).standard_normal((64, 32)).astype(np.float32)
+    for rows, mode in ((3, 1), (0, -2), (4, 0)):
+        meta = np.zeros((1, 8), np.int32)
+        meta[0, :2] = (rows, mode)
+        acc = np.zeros((16, 32), np.float32)
+        for i in range(rows):
+            acc = (acc + x[16 * i:16 * i + 16]).astype(np.float32)
+        expected = acc * np.float32(2.0) if mode > 0 else -acc
+        work = tmp_path / f"run{rows}"
+        work.mkdir()
+        check_kernel(KERNELS / "data_dependent_loop.py", {"x": x, "meta": meta}, {"out": expected}, B910, work)
+
+
+def test_scalar_reads_and_writes_of_tiles_and_gm(tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    n = rng.integers(0, 10, (1, 8)).astype(np.int32)
+    flags = rng.integers(0, 10, (1, 8)).astype(np.int32)
+    out = x.copy()
+    out[1, 2] = x[0, 1]
+    written = flags.copy()
+    written[0, 3] = 7
+    check_kernel(KERNELS / "scalar_access.py", {"x": x, "n": n, "flags": flags},
+                 {"out": out, "flags": written}, B910, tmp_path)

@@ -118,3 +118,37 @@ def test_literals_adopt_the_declared_dtype() -> None:
     assert full[1] == T.ConstInt(8, INT16)
     tri = REGISTRY.adopt_literals("tile.tri", (T.ConstInt(0, DataType.INDEX), ints(8, 8)))
     assert tri[0] == T.ConstInt(0, INT32)
+
+
+# -- the registry as a whole -----------------------------------------------------------------------
+
+
+def test_every_registered_op_simulates() -> None:
+    """Every op is interpreted and every PTO instruction it becomes is executed by the simulator."""
+    from languages.ops import REGISTRY
+    from nanopass_pto.op_listing import simulates
+
+    assert [op.name for op in REGISTRY if not simulates(op)] == []
+
+
+def test_a_pypto_op_we_lack_is_not_supported_yet_by_name() -> None:
+    from languages.ops import REGISTRY
+
+    message = REGISTRY.unknown_message("tile.matmul_mx")
+    assert "PyPTO operator this compiler does not support yet" in message and "tile.matmul_mx" in message
+    assert "did you mean tile.matmul" in REGISTRY.unknown_message("tile.matmull")
+
+
+def test_list_ops_prints_signature_languages_and_simulation(capsys: object) -> None:
+    import contextlib
+    import io
+
+    from nanopass.pipeline import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--list-ops"]) == 0
+    text = out.getvalue()
+    assert "tile.cmp(lhs: Tile@Vec, rhs: Tile@Vec, *, cmp_type: int in {0, 1, 2, 3, 4, 5} = 0)" in text
+    assert "    languages: Tensor..Addressed  simulates: yes" in text
+    assert "tensor.ci(start: Scalar, shape: [int], *, dtype: dtype = pl.INT32, descending: bool = False)" in text

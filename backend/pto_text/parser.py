@@ -9,11 +9,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, NamedTuple, NoReturn, TypeVar
 
-from backend.pto_text.printer import ENUM_ATTRS, FREE_OPS, POP_OPS, PUSH_OPS, VALUE_PRINTERS, mlir_type
+from backend.pto_text.printer import FREE_OPS, POP_OPS, PUSH_OPS, SPMD_OPS, STATEMENT_PRINTERS, VALUE_PRINTERS, mlir_type
 from languages.gen import pto as P
 from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import PAD_CODES, alloc_attrs
+from languages.ops.pto_ops import ENUM_ATTRS, PAD_CODES, alloc_attrs
 from languages.types import (
     BLAYOUTS,
     INDEX,
@@ -528,6 +528,8 @@ class _MlirParser:
             args, attrs = self.dps_operands()
         elif op.text == "pto.set_validshape":
             args, attrs = self.set_validshape(), ()
+        elif op.text in _STATEMENT_PARSERS:
+            args, attrs = _STATEMENT_PARSERS[op.text](self)
         else:
             args, attrs = self.generic_operands()
         span = self.loc()
@@ -619,6 +621,8 @@ class _MlirParser:
             return self.advance().text[1:-1]
         if token.kind == "number":
             text = self.advance().text
+            if self.accept(":"):  # a typed integer attribute (`1 : i32`, TYPED_INT_ATTRS)
+                self.word("an integer type")
             return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
         if token.text == "[":
             return self.int_list("an integer list attribute")
@@ -958,6 +962,120 @@ def _parse_tpop(p: _MlirParser) -> P.Call:
     return P.Call(op="", args=valid, attrs=attrs, type=replace(tile, memref=slot))
 
 
+def _parse_load_scalar(p: _MlirParser) -> P.Call:
+    """`%ptr[%off] : !pto.ptr<T> -> T`."""
+    token = p.peek()
+    pointer = p.operand()
+    p.expect("[", "before the element offset")
+    offset = p.operand()
+    p.expect("]", "after the element offset")
+    p.expect(":", "and the pointer type")
+    p.type()
+    p.expect("->", "before the element type")
+    result = p.type()
+    if not isinstance(result, ScalarType):
+        p.fail("pto.load_scalar loads a scalar", token)
+    return P.Call(op="", args=(pointer, offset), attrs=(("dtype", result.dtype),), type=result)
+
+
+def _parse_tgetval(p: _MlirParser) -> P.Call:
+    """`ins(%tile, %off : TILE, index) outs : T`."""
+    token = p.peek()
+    p.expect("ins")
+    p.expect("(", "after `ins`")
+    tile = p.operand()
+    p.expect(",", "after the tile")
+    offset = p.operand()
+    p.expect(":", "and the operand types")
+    p.check_type(tile, p.type(), token)
+    p.expect(",", "between the operand types")
+    p.type()
+    p.expect(")", "closing `ins(`")
+    p.expect("outs", "after `ins(...)`")
+    p.expect(":", "and the element type")
+    result = p.type()
+    if not isinstance(result, ScalarType):
+        p.fail("pto.tgetval reads a scalar", token)
+    return P.Call(op="", args=(tile, offset), attrs=(("dtype", result.dtype),), type=result)
+
+
+def _parse_view_dim(p: _MlirParser) -> P.Call:
+    view = p.operand()
+    p.expect(",", "after the tensor view")
+    axis = p.operand()
+    p.expect(":", "and the view type")
+    p.type()
+    p.expect("->", "before the result type")
+    return P.Call(op="", args=(view, axis), attrs=(), type=p.type())
+
+
+def _parse_nullary(p: _MlirParser) -> P.Call:
+    return P.Call(op="", args=(), attrs=(), type=ScalarType(DataType.INT64))
+
+
+def _parse_store_scalar(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
+    value = p.operand()
+    p.expect(",", "after the stored value")
+    pointer = p.operand()
+    p.expect("[", "before the element offset")
+    offset = p.operand()
+    p.expect("]", "after the element offset")
+    p.expect(":", "and the pointer type")
+    p.type()
+    p.expect(",", "between the types")
+    p.type()
+    return (value, pointer, offset), ()
+
+
+def _parse_enum(p: _MlirParser, mnemonic: str) -> str:
+    token = p.advance()
+    prefix = f"#pto.{mnemonic}"
+    if token.text != prefix:
+        p.fail(f"expected {prefix}<...>", token)
+    p.expect("<")
+    value = p.word("an enum value")
+    p.expect(">")
+    return value
+
+
+def _parse_syncall(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
+    p.expect("(", "after pto.syncall")
+    operands: list[P.Var] = []
+    while p.peek().kind == "ssa":
+        operands.append(p.operand())
+        if not p.accept(","):
+            break
+    if operands:
+        p.expect(":", "and the operand types")
+        for index in range(len(operands)):
+            if index:
+                p.expect(",", "between the operand types")
+            p.type()
+    p.expect(")", "closing the syncall operands")
+    p.expect("mode")
+    p.expect("=")
+    mode = _parse_enum(p, "sync_all_mode")
+    p.expect(",", "after the mode")
+    p.expect("core_type")
+    p.expect("=")
+    core_type = _parse_enum(p, "sync_core_type")
+    return tuple(operands), (("mode", mode), ("core_type", core_type))
+
+
+def _parse_barrier(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
+    p.expect("<", "before the pipe")
+    pipe = p.word("a pipe such as PIPE_V")
+    p.expect(">", "after the pipe")
+    return (), (("pipe", pipe),)
+
+
+_STATEMENT_PARSERS: dict[str, Callable[[_MlirParser], tuple[tuple[P.Expr, ...], Attrs]]] = {
+    "pto.store_scalar": _parse_store_scalar,
+    "pto.syncall": _parse_syncall,
+    "pto.barrier": _parse_barrier,
+}
+assert _STATEMENT_PARSERS.keys() == STATEMENT_PRINTERS.keys(), "every custom printed statement needs its parser"
+
 _VALUE_PARSERS: dict[str, _ValueParser] = {
     **{op: _parse_tpop for op in POP_OPS},
     "arith.constant": _parse_constant,
@@ -965,6 +1083,10 @@ _VALUE_PARSERS: dict[str, _ValueParser] = {
     "pto.partition_view": _parse_partition_view,
     "pto.alloc_tile": _parse_alloc_tile,
     "pto.subview": _parse_subview,
+    "pto.load_scalar": _parse_load_scalar,
+    "pto.tgetval": _parse_tgetval,
+    "pto.get_tensor_view_dim": _parse_view_dim,
+    **{op: _parse_nullary for op in SPMD_OPS},
 }
 assert _VALUE_PARSERS.keys() == VALUE_PRINTERS.keys(), "every custom printed form needs its parser"
 

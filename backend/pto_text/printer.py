@@ -19,7 +19,9 @@ from typing import Callable, NoReturn, TypeVar
 
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import DPS_OPS, PAD_CODES, alloc_attrs, float_literal
+from languages.ops.pto_ops import (
+    DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OPERAND_ATTRS, PAD_CODES, TYPED_INT_ATTRS, alloc_attrs, float_literal,
+)
 from languages.types import (
     BLAYOUTS,
     INDEX,
@@ -217,6 +219,8 @@ class MlirPrinter:
             return f"{call.op}({typed(tile)}) {_fifo_attr_dict(call.attrs)}"
         if call.op in FREE_OPS:
             return f"{call.op} {_fifo_attr_dict(call.attrs)}"
+        if call.op in STATEMENT_PRINTERS:
+            return STATEMENT_PRINTERS[call.op](call)
         if call.op == "pto.set_validshape":
             tile, rows, cols = call.args
             return f"pto.set_validshape {ssa(tile)}, {ssa(rows)}, {ssa(cols)} : {mlir_type(_type_of(tile))}"
@@ -259,7 +263,10 @@ class MlirPrinter:
 def _attr_text(value: AttrValue, key: str = "") -> str:
     enum = ENUM_ATTRS.get(key)
     if enum is not None and isinstance(value, str):
-        return f"#pto<{enum} {value.upper()}>"
+        return f"#pto<{enum} {value if enum in LOWER_CASE_ENUMS else value.upper()}>"
+    typed_int = TYPED_INT_ATTRS.get(key)
+    if typed_int is not None and isinstance(value, int):
+        return f"{int(value)} : {typed_int}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -341,13 +348,59 @@ def _tpop(call: P.Call, target: P.Var) -> str:
     return f"{call.op}{' ' if not valid else ''}{valid}{_fifo_attr_dict(call.attrs)} -> {mlir_type(target.type)}"
 
 
+def _load_scalar(call: P.Call, target: P.Var) -> str:
+    """`pto.load_scalar %ptr[%off] : !pto.ptr<T> -> T`."""
+    pointer, offset = call.args
+    return f"pto.load_scalar {ssa(pointer)}[{ssa(offset)}] : {mlir_type(_type_of(pointer))} -> {mlir_type(target.type)}"
+
+
+def _tgetval(call: P.Call, target: P.Var) -> str:
+    """`pto.tgetval ins(%tile, %off : TILE, index) outs : T`."""
+    tile, offset = call.args
+    return (f"pto.tgetval ins({ssa(tile)}, {ssa(offset)} : {mlir_type(_type_of(tile))}, index) "
+            f"outs : {mlir_type(target.type)}")
+
+
+def _view_dim(call: P.Call, target: P.Var) -> str:
+    view, axis = call.args
+    return f"pto.get_tensor_view_dim {ssa(view)}, {ssa(axis)} : {mlir_type(_type_of(view))} -> index"
+
+
+def _nullary(call: P.Call, target: P.Var) -> str:
+    """`pto.get_block_idx` & co.: the i64 result type is implied."""
+    return call.op
+
+
+def _store_scalar(call: P.Call) -> str:
+    """`pto.store_scalar %v, %ptr[%off] : !pto.ptr<T>, T`."""
+    value, pointer, offset = call.args
+    return (f"pto.store_scalar {ssa(value)}, {ssa(pointer)}[{ssa(offset)}] : {mlir_type(_type_of(pointer))}, "
+            f"{mlir_type(_type_of(value))}")
+
+
+def _syncall(call: P.Call) -> str:
+    """`pto.syncall([operands : types]) mode = #pto.sync_all_mode<M>, core_type = #pto.sync_core_type<C>`."""
+    operands = ", ".join(ssa(a) for a in call.args)
+    types = ", ".join(mlir_type(_type_of(a)) for a in call.args)
+    inside = f"{operands} : {types}" if call.args else ""
+    return (f"pto.syncall({inside}) mode = #pto.sync_all_mode<{attr(call.attrs, 'mode', 'hard')}>, "
+            f"core_type = #pto.sync_core_type<{attr(call.attrs, 'core_type', 'aiv_only')}>")
+
+
+def _barrier(call: P.Call) -> str:
+    return f"pto.barrier <{attr(call.attrs, 'pipe', 'PIPE_ALL')}>"
+
+
+SPMD_OPS = frozenset({"pto.get_block_idx", "pto.get_block_num", "pto.get_subblock_idx"})
+STATEMENT_PRINTERS: dict[str, Callable[[P.Call], str]] = {
+    "pto.store_scalar": _store_scalar,
+    "pto.syncall": _syncall,
+    "pto.barrier": _barrier,
+}
+
 PUSH_OPS = frozenset({"pto.tpush_to_aiv", "pto.tpush_to_aic"})
 POP_OPS = frozenset({"pto.tpop_from_aic", "pto.tpop_from_aiv"})
 FREE_OPS = frozenset({"pto.tfree_from_aic", "pto.tfree_from_aiv"})
-# Attributes PTOAS reads inside an operand clause rather than after the op (tcvt's rounding mode).
-OPERAND_ATTRS: dict[str, tuple[str, ...]] = {"pto.tcvt": ("rmode",)}
-# Attributes written as PTO enum attributes: key -> enum mnemonic (`#pto<round_mode ROUND>`).
-ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode"}
 
 VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
     **{op: _tpop for op in POP_OPS},
@@ -356,6 +409,10 @@ VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
     "pto.partition_view": _partition_view,
     "pto.alloc_tile": _alloc_tile,
     "pto.subview": _subview,
+    "pto.load_scalar": _load_scalar,
+    "pto.tgetval": _tgetval,
+    "pto.get_tensor_view_dim": _view_dim,
+    **{op: _nullary for op in SPMD_OPS},
 }
 
 

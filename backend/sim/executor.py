@@ -47,6 +47,7 @@ from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, 
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import OPS as PTO_OPS
+from languages.ops.system_ops import SPMD_IDENTITY
 from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
 from nanopass.node import NO_SPAN, Span
 
@@ -694,8 +695,7 @@ class Executor:
         src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
         lhs = self.machine.read_tile(src, instr.op, instr.span)
         other = self.operand_value(inputs[1], instr, src.valid)
-        code = attr(call.attrs, "cmpMode", 0)
-        mode = numerics.COMPARE_MODES[code if isinstance(code, int) else 0]
+        mode = str(attr(call.attrs, "cmpMode", "eq"))
         bits = numerics.compare(mode, lhs, other, _dtype(src))
         self.machine.write_tile(dst, numerics.pack_mask(bits, dst.shape, _dtype(dst)), instr.op, instr.span)
 
@@ -764,6 +764,75 @@ class Executor:
         a, b = self._read(inputs[0], instr), self._read(inputs[1], instr)
         self.machine.write_tile(dst, np.concatenate([a, b], axis=1), instr.op, instr.span)
 
+    # -- scalar access and SPMD identity ----------------------------------------------------
+
+    def gm_element(self, pointer: P.Expr, offset: int, instr: _Instr) -> tuple[GmTensor, tuple[Array, ...]]:
+        """The logical index of the element `offset` elements past a tensor parameter's base."""
+        tensor = self.eval(pointer)
+        if not isinstance(tensor, GmTensor):
+            raise instr.fail(f"operand {_name(pointer)} is not a tensor parameter")
+        count = int(np.prod(tensor.shape)) if tensor.shape else 1
+        if not 0 <= offset < count:
+            raise instr.fail(f"element offset {offset} leaves tensor {tensor.name} of {count} elements")
+        if tensor.layout == "dn" and len(tensor.shape) == 2:
+            index: tuple[int, ...] = (offset % tensor.shape[0], offset // tensor.shape[0])
+        else:
+            index = tuple(int(i) for i in np.unravel_index(offset, tensor.shape))
+        return tensor, tuple(np.array([i]) for i in index)
+
+    def load_scalar(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        tensor, index = self.gm_element(call.args[0], self.index(call.args[1]), instr)
+        element = self.machine.read_gm(tensor, index, instr.op, instr.span)[0]
+        return _scalar_value(element, tensor.dtype)
+
+    def store_scalar(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        value = self.scalar(call.args[0])
+        tensor, index = self.gm_element(call.args[1], self.index(call.args[2]), instr)
+        converted = numerics.convert_scalar(value, tensor.dtype.name).reshape(1)
+        self.machine.write_gm(tensor, index, converted, instr.op, instr.span)
+        return 0
+
+    def tile_element(self, tile: TileHandle, offset: int, instr: _Instr) -> tuple[int, int]:
+        rows, cols = tile.shape
+        if not 0 <= offset < rows * cols:
+            raise instr.fail(f"element offset {offset} leaves {tile.describe()}")
+        return offset // cols, offset % cols
+
+    def tgetval(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        tile = self.tile(call.args[0], instr)
+        origin = self.tile_element(tile, self.index(call.args[1]), instr)
+        element = self.machine.read_tile(tile, instr.op, instr.span, (1, 1), origin=origin)[0, 0]
+        return _scalar_value(element, tile.dtype)
+
+    def tsetval(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        tile = self.tile(out, instr)
+        origin = self.tile_element(tile, self.index(inputs[0]), instr)
+        value = numerics.convert_scalar(self.scalar(inputs[1]), _dtype(tile)).reshape(1, 1)
+        self.machine.write_tile(tile, value, instr.op, instr.span, origin=origin)
+
+    def view_dim(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        view = self.eval(call.args[0])
+        if not isinstance(view, TensorViewValue):
+            raise instr.fail("the first operand must be a pto.make_tensor_view result")
+        return int(view.tensor.shape[self.index(call.args[1])])
+
+    def spmd(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """One block on one vector lane: block 0 of 1, sub-block 0."""
+        return SPMD_IDENTITY[SEMANTICS[call.op][1]]
+
+    def barrier(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """A barrier orders traffic between pipes and cores; one block on one lane sees none."""
+        return 0
+
+
+def _scalar_value(element: Any, dtype: DataType) -> ScalarValue:
+    if dtype.is_float:
+        return _float_scalar(float(numerics.widen_to_float64(np.asarray(element), dtype.name)), dtype)
+    if dtype is DataType.BOOL:
+        return bool(element)
+    return int(element)
+
 
 def _arity_table() -> dict[str, int]:
     return {"binary": 2, "scalar_binary": 2, "unary": 1, "fused": 3, "row_expand": 2, "col_expand": 2,
@@ -783,6 +852,12 @@ _VALUE_OPS: Final[dict[str, _ValueOp]] = {
     "set_validshape": Executor.set_validshape,
     "tpush": Executor.tpush,
     "tpop": Executor.tpop,
+    "load_scalar": Executor.load_scalar,
+    "store_scalar": Executor.store_scalar,
+    "tgetval": Executor.tgetval,
+    "view_dim": Executor.view_dim,
+    "spmd": Executor.spmd,
+    "barrier": Executor.barrier,
 }
 
 _DPS_OPS: Final[dict[str, _DpsOp]] = {
@@ -810,6 +885,7 @@ _DPS_OPS: Final[dict[str, _DpsOp]] = {
     "row_expdif": Executor.expdif,
     "col_expdif": Executor.expdif,
     "concat": Executor.concat,
+    "tsetval": Executor.tsetval,
     **{kind: Executor.elementwise for kind in _ARITY},
 }
 

@@ -908,9 +908,9 @@ def expect_dims(values: Dims | None, what: str, operand: int | None) -> Dims:
 REGISTRY = Registry()
 
 # Registration happens below the definitions above, which the op modules import.
-from languages.ops import pto_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
+from languages.ops import pto_ops, system_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
 
-for _module in (tile_ops, tensor_ops, vector_ops, pto_ops):
+for _module in (tile_ops, tensor_ops, vector_ops, system_ops, pto_ops):
     for _op in _module.OPS:
         REGISTRY.register(_op)
 REGISTRY.validate()

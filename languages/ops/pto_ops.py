@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Sequence
+from typing import Callable, Sequence
 
 from languages.memory_space import MemorySpace
 from languages.ops import AttrDecl, Deducer, DeductionError, OpDef, OperandDecl, type_of
@@ -311,7 +311,7 @@ def _pto_ops() -> list[OpDef]:
 
 
 _PARTIAL = {"tpartadd": "add", "tpartmul": "mul", "tpartmax": "max", "tpartmin": "min"}
-_CMP_MODE = (AttrDecl("cmpMode", "int", 0),)
+_CMP_MODE = (AttrDecl("cmpMode", "str", "eq"),)
 
 
 def _catalog_pto_ops() -> list[OpDef]:
@@ -337,30 +337,81 @@ def _catalog_pto_ops() -> list[OpDef]:
     ]
 
 
-# How a PTO instruction spells its attributes (PTOAS's parsers): (op, attribute) -> (where,
-# form). `where` is "ins" (inside the ins clause, after the operands) or "trailing"; the form
-# renders the value: "cmp" = `#pto<cmp lt>` from a cmp_type code, "bool", "i32".
-PTO_ATTR_FORMS: dict[tuple[str, str], tuple[str, str]] = {
-    ("pto.tcmp", "cmpMode"): ("ins", "cmp"),
-    ("pto.tcmps", "cmpMode"): ("ins", "cmp"),
-    ("pto.tci", "descending"): ("ins", "bool"),
-    ("pto.ttri", "upperOrLower"): ("ins", "i32"),
+def _scalar_result(args: Sequence[Node], attrs: Attrs) -> Type:
+    dtype = attr(attrs, "dtype")
+    if not isinstance(dtype, DataType):
+        raise DeductionError("a scalar-producing PTO op needs its result dtype")
+    return ScalarType(dtype)
+
+
+def _i64(args: Sequence[Node], attrs: Attrs) -> Type:
+    return ScalarType(DataType.INT64)
+
+
+def _index(args: Sequence[Node], attrs: Attrs) -> Type:
+    return ScalarType(DataType.INDEX)
+
+
+def _scalar_access_pto_ops() -> list[OpDef]:
+    """Scalar access and SPMD identity (spec pto_codegen.md; forms as PTOAS parses them):
+
+    %v = pto.load_scalar %ptr[%off] : !pto.ptr<T> -> T          (a GM element, D-cache)
+    pto.store_scalar %v, %ptr[%off] : !pto.ptr<T>, T
+    %v = pto.tgetval ins(%tile, %off : TILE, index) outs : T    (an on-chip element)
+    pto.tsetval ins(%off, %v : index, T) outs(%tile : TILE)
+    %d = pto.get_tensor_view_dim %view, %axis : VIEW -> index
+    %b = pto.get_block_idx / get_block_num / get_subblock_idx   (an i64)
+
+    Offsets are element offsets: from the pointer for GM (the tensor's strides), into the
+    tile's rows x cols in row-major order for a tile."""
+    dtype = (AttrDecl("dtype", "dtype"),)
+    return [
+        _op("pto.load_scalar", "pto_scalar", ("load_scalar",), _scalar_result, dtype,
+            doc="(ptr, offset) -> one GM element"),
+        _op("pto.store_scalar", "pto_scalar", ("store_scalar",), doc="(value, ptr, offset)"),
+        _op("pto.tgetval", "pto_scalar", ("tgetval",), _scalar_result, dtype, doc="(tile, offset) -> one element"),
+        _dps("pto.tsetval", "setval", ("tsetval",), doc="ins(offset, value) outs(tile): set one element"),
+        _op("pto.get_tensor_view_dim", "pto_scalar", ("view_dim",), _index, doc="(tensor view, axis) -> index"),
+        _op("pto.get_block_idx", "pto_scalar", ("spmd", "get_block_idx"), _i64),
+        _op("pto.get_block_num", "pto_scalar", ("spmd", "get_block_num"), _i64),
+        _op("pto.get_subblock_idx", "pto_scalar", ("spmd", "get_subblock_idx"), _i64),
+        _op("pto.syncall", "pto_sync", ("barrier",),
+            attrs=(AttrDecl("mode", "str", "hard"), AttrDecl("core_type", "str", "aiv_only")),
+            doc="(workspace operands) mode = #pto.sync_all_mode<M>, core_type = #pto.sync_core_type<C>"),
+        _op("pto.barrier", "pto_sync", ("barrier",), attrs=(AttrDecl("pipe", "str", "PIPE_ALL"),),
+            doc="<PIPE>: wait for the pipe to drain"),
+    ]
+
+
+# How a PTO instruction spells its attributes (PTOAS's parsers; the printer and the MLIR parser
+# read these tables): attributes written inside the ins() clause after the operands, attributes
+# that are PTO enums (key -> enum mnemonic: `#pto<round_mode ROUND>`, `#pto<cmp lt>`), the
+# enums spelled in lower case, and integer attributes that carry an explicit type.
+OPERAND_ATTRS: dict[str, tuple[str, ...]] = {
+    "pto.tcvt": ("rmode",),
+    "pto.tcmp": ("cmpMode",), "pto.tcmps": ("cmpMode",),
+    "pto.tci": ("descending",), "pto.ttri": ("upperOrLower",),
 }
+ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp"}
+LOWER_CASE_ENUMS = frozenset({"cmp"})
+TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32"}
 CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
-def pto_attr_text(op: str, name: str, value: AttrValue) -> str | None:
-    """`name = value` in the form PTOAS parses for `op`, or None when the op declares no form."""
-    form = PTO_ATTR_FORMS.get((op, name))
-    if form is None:
-        return None
-    kind = form[1]
-    if kind == "cmp":
-        assert isinstance(value, int)
-        return f"{name} = #pto<cmp {CMP_MODE_NAMES[value]}>"
-    if kind == "bool":
-        return f"{name} = {'true' if value else 'false'}"
-    return f"{name} = {int(bool(value)) if isinstance(value, bool) else value} : i32"
+def _cmp_mode_name(code: AttrValue) -> AttrValue:
+    return CMP_MODE_NAMES[code] if isinstance(code, int) and not isinstance(code, bool) else code
+
+
+def _as_int(flag: AttrValue) -> AttrValue:
+    return int(flag) if isinstance(flag, bool) else flag
+
+
+# Source-attribute value -> PTO attribute value, for the PTO attributes whose spelling differs
+# from the tile op's (a cmp_type code is a compare-mode name; `upper` is TTRI's 0 / 1).
+PTO_ATTR_VALUES: dict[str, Callable[[AttrValue], AttrValue]] = {
+    "cmpMode": _cmp_mode_name,
+    "upperOrLower": _as_int,
+}
 
 
 def _cross_core_pto_ops() -> list[OpDef]:
@@ -376,8 +427,8 @@ def _cross_core_pto_ops() -> list[OpDef]:
     ]
 
 
-OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _cross_core_pto_ops())
+OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _scalar_access_pto_ops() + _cross_core_pto_ops())
 
 # Instructions written in destination-passing style: `EvalStmt(op(*ins, out))`.
-_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo"})
+_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo", "pto_scalar", "pto_sync"})
 DPS_OPS: frozenset[str] = frozenset(o.name for o in OPS if o.family not in _NOT_DPS_FAMILIES)

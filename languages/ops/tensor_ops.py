@@ -586,13 +586,14 @@ def _shape_ops() -> list[OpDef]:
               ("full",), "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
               to_tile=TileConversion("tile.full", self_loading=True)),
         OpDef("tensor.read", (_X, OperandDecl("indices", "int_list")), deduce_read, ("read",), "scalar_access",
-              pto=("pto.load_scalar",), window=ELEMENT_WINDOW),
+              pto=("pto.load_scalar",), window=ELEMENT_WINDOW,
+              doc="One GM element through the D-cache (pto.load_scalar)."),
         OpDef("tensor.write", (OperandDecl("x", _T, effect=WRITE), OperandDecl("indices", "int_list"),
                                OperandDecl("value", "scalar", literal_dtype=0)),
               deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",),
               window=ELEMENT_WINDOW),
         OpDef("tensor.dim", (_X,), deduce_dim, ("dim",), "scalar_access",
-              attrs=(AttrDecl("axis", "int", positional=True),)),
+              attrs=(AttrDecl("axis", "int", positional=True),), pto=("pto.get_tensor_view_dim",)),
     ]
 
 

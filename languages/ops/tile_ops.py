@@ -406,11 +406,13 @@ def _memory_ops() -> list[OpDef]:
               "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
               output_memory=Fixed(VEC), pto=("pto.alloc_tile", "pto.texpands")),
         OpDef("tile.read", (OperandDecl("x", _TILE), OperandDecl("indices", "int_list")), deduce_read, ("read",),
-              "scalar_access", pto=("pto.load_scalar",), window=ELEMENT_WINDOW),
+              "scalar_access", pto=("pto.tgetval",), window=ELEMENT_WINDOW,
+              doc="One element of an on-chip tile (TGETVAL, through the scalar unit)."),
         OpDef("tile.write", (OperandDecl("x", _TILE, effect=WRITE), OperandDecl("indices", "int_list"),
                              OperandDecl("value", "scalar", literal_dtype=0)),
-              deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.store_scalar",),
-              window=ELEMENT_WINDOW),
+              deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.tsetval",),
+              window=ELEMENT_WINDOW,
+              doc="One element of an on-chip tile set in place (TSETVAL); the result is the tile."),
     ]
 
 
