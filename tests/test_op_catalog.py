@@ -150,5 +150,5 @@ def test_list_ops_prints_signature_languages_and_simulation(capsys: object) -> N
         assert main(["--list-ops"]) == 0
     text = out.getvalue()
     assert "tile.cmp(lhs: Tile@Vec, rhs: Tile@Vec, *, cmp_type: int in {0, 1, 2, 3, 4, 5} = 0)" in text
-    assert "    languages: Tensor..Addressed  simulates: yes" in text
+    assert "    languages: DSL..Addressed  simulates: yes" in text
     assert "tensor.ci(start: Scalar, shape: [int], *, dtype: dtype = pl.INT32, descending: bool = False)" in text
