@@ -305,6 +305,8 @@ def _vec(name: str) -> OperandDecl:
 
 _X = _vec("x")
 _TMP = OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)
+# PTOAS (a3) requires these instructions' source and destination to be different buffers.
+_DISTINCT_STORAGE_UNARY = frozenset({"recip"})
 # (tile op, semantics, PTO instruction) of the tile-scalar forms (PyPTO: tile.maximums -> TMAXS).
 _SCALAR_FORMS = (("adds", "add", "tadds"), ("subs", "sub", "tsubs"), ("muls", "mul", "tmuls"), ("divs", "div", "tdivs"),
                  ("maximums", "max", "tmaxs"), ("minimums", "min", "tmins"))
@@ -326,7 +328,7 @@ def _compute_ops() -> list[OpDef]:
     ]
     ops += [
         OpDef(f"tile.{name}", (_X,), make_unary(function), ("unary", function), "unary", output_memory=vec_out,
-              pto=(f"pto.t{name}",))
+              pto=(f"pto.t{name}",), in_place_safe=False if name in _DISTINCT_STORAGE_UNARY else None)
         for name, function in UNARY_FUNCTIONS.items()
     ]
     for direction, deduce in (("row", deduce_reduce_row), ("col", deduce_reduce_col)):

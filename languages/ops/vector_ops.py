@@ -547,8 +547,10 @@ def _bitwise_ops() -> list[OpDef]:
                          doc="ConvertTensorToTileOps synthesizes the pto.txor scratch." if needs_tmp else ""))
     for name, meaning, kind, needs_tmp in _BITWISE_SCALAR:
         operands = (_vec("lhs"), _SCALAR) + ((_tmp(),) if needs_tmp else ())
+        # PTOAS requires TANDS / TORS / TXORS to write a buffer other than their source.
         ops.append(OpDef(f"tile.{name}", operands, _SCALAR_DEDUCERS[kind], ("scalar_binary", meaning),
-                         "elementwise_scalar", output_memory=_VEC_OUT, pto=(f"pto.t{name}",)))
+                         "elementwise_scalar", output_memory=_VEC_OUT, pto=(f"pto.t{name}",),
+                         in_place_safe=False if meaning in ("and", "or", "xor") else None))
         ops.append(OpDef(f"tensor.{name}", (_ten("lhs"), _SCALAR), _SCALAR_DEDUCERS[kind],
                          ("scalar_binary", meaning), "elementwise_scalar",
                          to_tile=_tile_conversion(f"tile.{name}", 1, needs_tmp)))
@@ -590,6 +592,7 @@ def _arith_ops() -> list[OpDef]:
                          "elementwise_binary", to_tile=_tile_conversion(f"tile.part_{name}", 2)))
     ops.append(OpDef("tile.prelu", (_vec("x"), _vec("slope"), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE)),
                      deduce_prelu, ("prelu",), "elementwise_binary", output_memory=_VEC_OUT, pto=("pto.tprelu",),
+                     in_place_safe=False,  # PTOAS (a3): src0, src1, tmp and dst all distinct
                      doc="x where x > 0, else x * slope; tmp is TPRELU's byte workspace."))
     ops.append(OpDef("tile.lrelu", (_vec("x"), OperandDecl("slope", "scalar", literal_dtype=0)), deduce_lrelu, ("prelu",),
                      "elementwise_scalar", output_memory=_VEC_OUT, pto=("pto.tlrelu",)))
