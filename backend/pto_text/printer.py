@@ -76,8 +76,26 @@ def _rows_cols(dims: tuple[int, ...]) -> tuple[int, int]:
     return (rows, dims[-1])
 
 
+# Spellings by type object: a kernel's few buffer types are printed at every operand, and
+# formatting a tile_buf is ~20 fields. Types are immutable; an entry keeps its type alive, so
+# the id is not reused while the entry exists (bounded: cleared when full).
+_SPELLINGS: dict[int, tuple[Type, str]] = {}
+_SPELLINGS_CAPACITY = 8192
+
+
 def mlir_type(ty: Type) -> str:
     """MLIR spelling of a PTO-language type (a tensor is its GM pointer)."""
+    hit = _SPELLINGS.get(id(ty))
+    if hit is not None and hit[0] is ty:
+        return hit[1]
+    text = _spell(ty)
+    if len(_SPELLINGS) >= _SPELLINGS_CAPACITY:
+        _SPELLINGS.clear()
+    _SPELLINGS[id(ty)] = (ty, text)
+    return text
+
+
+def _spell(ty: Type) -> str:
     if isinstance(ty, ScalarType):
         return ty.dtype.mlir
     if isinstance(ty, TensorType):
