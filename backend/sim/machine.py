@@ -352,18 +352,20 @@ class Machine:
         it stays poisoned (an output the kernel must write)."""
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
         nbytes = count * dtype.byte_width
-        tensor = GmTensor(name, tuple(shape), dtype, layout,
-                          np.full(nbytes, POISON_BYTE, dtype=np.uint8), np.zeros(nbytes, dtype=np.bool_))
+        arr: Array | None = None
         if values is not None:
             arr = np.asarray(values)
             if tuple(arr.shape) != tuple(shape):
                 raise SimulationError(
                     f"input {name!r} has shape {list(arr.shape)}, but the kernel parameter is {list(shape)}")
             arr = _coerce(arr, dtype, name)
+        whole = arr is not None and bool(shape)  # every byte is about to be written
+        tensor = GmTensor(name, tuple(shape), dtype, layout,
+                          np.empty(nbytes, dtype=np.uint8) if whole else np.full(nbytes, POISON_BYTE, dtype=np.uint8),
+                          np.ones(nbytes, dtype=np.bool_) if whole else np.zeros(nbytes, dtype=np.bool_))
+        if arr is not None:
             if shape:
-                values_view, flags_view = tensor.logical()
-                values_view[...] = arr
-                flags_view[...] = True
+                tensor.logical()[0][...] = arr
             else:
                 self._scatter(tensor.data, tensor.written, np.zeros(1, dtype=np.int64), arr.reshape(-1), dtype)
         self.gm[name] = tensor
