@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
+from typing_extensions import override
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -198,6 +200,7 @@ def _addressed(source: Node, backend: str) -> Node:
     kept: list[Node] = []
 
     class Keep(Instrument):
+        @override
         def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
             if type(after).LANGUAGE == "Addressed":
                 kept.append(after)

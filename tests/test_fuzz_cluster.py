@@ -95,7 +95,7 @@ def test_two_worker_cluster_campaign_finds_the_planted_mutant_once(redis_url: st
 # -- the shared database replays a failure first, on another worker --------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Threshold:
     """A tiny fuzz target: integers, failing from `limit` up (Hypothesis shrinks to `limit`)."""
 

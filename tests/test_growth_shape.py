@@ -16,6 +16,8 @@ import sys
 from types import FrameType
 from typing import Any, Callable
 
+from typing_extensions import override
+
 import pytest
 
 from nanopass.node import summary
@@ -98,6 +100,7 @@ def test_call_site_names_are_not_probed_from_the_start() -> None:
     probes = 0
 
     class CountingSet(set[str]):
+        @override
         def __contains__(self, item: object) -> bool:
             nonlocal probes
             probes += 1

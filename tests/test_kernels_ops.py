@@ -59,7 +59,7 @@ def test_integer_quantize_with_bitwise_ops_and_shifts(tmp_path: Path) -> None:
     x, code, key = (rng.integers(-32768, 32768, (16, 32)).astype(np.int16) for _ in range(3))
     scale = np.float32(0.0371)
     word, dequant = int16_quant_ref(x, code, key, scale)
-    check_kernel(KERNELS / "int16_quant_bits.py", {"x": x, "code": code, "key": key, "scale": scale},
+    check_kernel(KERNELS / "int16_quant_bits.py", {"x": x, "code": code, "key": key, "scale": np.asarray(scale)},
                  {"ret0": word, "ret1": dequant}, B910, tmp_path)
 
 

@@ -71,11 +71,14 @@ def test_names_parameters_in_first_read_order_and_out_directions() -> None:
     assert params(fns["main_incore_0"]) == [("b", "In"), ("a", "In"), ("s", "Out")]
     assert params(fns["sq"]) == [("s", "In"), ("c", "Out")]
     main = fns["main"]
-    calls = [s for s in main.body if isinstance(s, D.AssignStmt) and isinstance(s.value, D.FuncCall)]
+    calls: list[Any] = [s for s in main.body if isinstance(s, D.AssignStmt) and isinstance(s.value, D.FuncCall)]
     # each store target gets a fresh variable, and the next scope reads the newest value
     assert [(s.target.name, s.value.callee, [a.name for a in s.value.args]) for s in calls] == [
         ("s_1", "main_incore_0", ["b", "a", "s"]), ("c_1", "sq", ["s_1", "c"])]
-    assert isinstance(main.body[-1], D.ReturnStmt) and main.body[-1].values[0].name == "c_1"
+    last = main.body[-1]
+    assert isinstance(last, D.ReturnStmt)
+    returned: Any = last.values[0]
+    assert returned.name == "c_1"
 
 
 def test_read_and_written_parameter_is_inout() -> None:

@@ -10,6 +10,7 @@ the poison-read reports."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from backend.sim.machine import GmTensor, Machine, PoisonRead, TileHandle, handl
 from backend.targets.handlers import get_backend
 from languages.memory_space import MemorySpace
 from languages.types import DataType, MemRef, TileType, TileView
+from nanopass.node import NO_SPAN
 
 VIEWS = {
     "Nz": TileView("col_major", "row_major", 512),
@@ -147,7 +149,7 @@ def test_gm_block_access_equals_the_element_path(layout: str, checked: bool, mon
         out.set_layout(layout)
         from backend.sim.executor import Executor, PartitionValue, _Instr
         executor = Executor(machine)
-        instr = _Instr("pto.test", machine_module.NO_SPAN)
+        instr = _Instr("pto.test", NO_SPAN)
         window = executor.read_window(PartitionValue(src, (1, 2), (4, 5)), (3, 4), instr)
         executor.write_window(PartitionValue(out, (2, 3), (3, 4)), (3, 4), window + 1, instr)
         try:
@@ -178,7 +180,7 @@ def test_block_move_equals_read_then_write(source: tuple[Any, ...], target: tupl
     # Different spaces or far-apart addresses: the moves must not overlap for the block path.
     dst_storage = TileType(dst.storage.shape, dst.storage.dtype, dst.storage.valid_shape, MemorySpace.Left,
                            dst.storage.view, MemRef("d", MemorySpace.Left, 0, dst.storage.nbytes))
-    dst = machine_module.replace(dst, storage=dst_storage)
+    dst = dataclasses.replace(dst, storage=dst_storage)
 
     def run(direct: bool) -> tuple[Any, ...]:
         machine = Machine(get_backend("Ascend910B"))
@@ -187,8 +189,8 @@ def test_block_move_equals_read_then_write(source: tuple[Any, ...], target: tupl
         machine.write_tile(machine_module.with_valid(src, src.storage.shape), values, "test.write")
         if direct and not machine.move_block(src, region, dst, "test.move"):
             # Declined only where a window has no block form (DN): then the long way.
-            assert None in (machine._tile_access(src, region, "t", machine_module.NO_SPAN, None, (0, 0)).block,
-                            machine._tile_access(dst, region, "t", machine_module.NO_SPAN, None, (0, 0)).block)
+            assert None in (machine._tile_access(src, region, "t", NO_SPAN, None, (0, 0)).block,
+                            machine._tile_access(dst, region, "t", NO_SPAN, None, (0, 0)).block)
             machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
         elif not direct:
             machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")

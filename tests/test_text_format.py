@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import pathlib
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, strategies as st
@@ -95,7 +96,7 @@ def test_detect_language_from_types() -> None:
 
 def test_spans_and_ssa_definitions() -> None:
     program = load_program(str(GOLDEN / "pipeline_k_loop.py"))
-    func = program.functions[0]
+    func: Any = program.functions[0]  # walked by position: the test knows the node kinds
     loop = func.body[3]
     assert loop.KIND == "ForStmt"
     assert (loop.span.line, loop.span.col) == (13, 9)
@@ -121,7 +122,7 @@ class MulKernel:
         pl.store(tile_c, [0, 0], c)
 """
     program = parse_program(text)
-    body = program.functions[0].body
+    body: Any = program.functions[0].body
     assert body[1].value.op == "tile.mul"
     assert body[1].target.type == TileType((32, 32), DataType.FP32)
     assert _roundtrip(print_program(program)) == print_program(program)
@@ -261,11 +262,13 @@ def test_corner_cases_roundtrip_exactly() -> None:
         parsed = parse_program(text)
         assert parsed == program, text
         assert print_program(parsed) == text
-        zero = parsed.functions[0].body[1].value.value
+        zero_assign: Any = parsed.functions[0].body[1]
+        zero = zero_assign.value.value
         assert math.copysign(1.0, zero) == -1.0
     nan_assign = _single_function_program((T.AssignStmt(target=T.Var(name="q", type=ScalarType(DataType.FP32)),
                                                          value=T.ConstFloat(value=float("nan"), dtype=DataType.FP32)),))
-    assert math.isnan(parse_program(print_program(nan_assign)).functions[0].body[0].value.value)
+    nan_parsed: Any = parse_program(print_program(nan_assign)).functions[0].body[0]
+    assert math.isnan(nan_parsed.value.value)
 
 
 def test_positional_arguments_fill_the_parameters_no_keyword_names() -> None:

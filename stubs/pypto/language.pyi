@@ -1,0 +1,2 @@
+# `import pypto.language as pl` type-checks against the compiler's `pl` module.
+from nanopass_pto.language import *

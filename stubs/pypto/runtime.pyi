@@ -1,0 +1,1 @@
+from nanopass_pto.pypto.runtime import *
