@@ -670,6 +670,10 @@ def _sem_store(call: _CallSite) -> Value:
     window = call.attr("window", None)
     if isinstance(window, tuple):
         values = values.reshape(window)
+    if call.attr("atomic", "none") == "add":
+        # An atomic store adds into what GM holds (RNE in the tensor's dtype).
+        current = _read_window(tensor.data, call.ints(1), values.shape, "accumulated window", call)
+        values = numerics.binary("add", np.asarray(current), values, tensor.dtype.name)
     _write_region(tensor.data, call.ints(1), values, "stored valid region", call)
     return tensor
 
@@ -711,6 +715,9 @@ def _sem_assemble(call: _CallSite) -> Value:
     target, source = call.array(0), call.array(1)
     base = target if target.is_tensor else ArrayValue(target.data.copy(), target.dtype, target.valid, False)
     values = _converted_for(source, source.region, target.dtype)
+    if call.attr("atomic", "none") == "add":
+        current = _read_window(base.data, call.ints(2), values.shape, "accumulated window", call)
+        values = numerics.binary("add", np.asarray(current), np.asarray(values), target.dtype.name)
     _write_region(base.data, call.ints(2), values, "assembled source", call)
     return base
 
@@ -929,6 +936,113 @@ def _sem_view(call: _CallSite) -> Value:
     return ArrayValue(source.data.reshape(ty.shape), source.dtype, tuple(ty.valid), source.is_tensor)
 
 
+# -- sorting, gathers and scatters (index_ops) -------------------------------------------------------
+
+
+def _sem_sort32(call: _CallSite) -> Value:
+    src, idx = call.array(0), call.array(1)
+    return _result_with(call, numerics.sort32(np.asarray(src.region), np.asarray(idx.region), src.dtype.name))
+
+
+def _sem_mrgsort1(call: _CallSite) -> Value:
+    """Format 1: groups of four blocks merged; the columns after the last whole group keep the
+    result buffer's (poisoned) bytes, as TMRGSORT leaves them unwritten."""
+    src = call.array(0)
+    out = call.fresh_result()
+    cols = out.valid[-1]
+    row, written = numerics.mrgsort_format1(np.asarray(src.data[0, :cols]), int(call.scalar(1)), cols, src.dtype.name)
+    out.data[0, :written] = row[:written]
+    return out
+
+
+def _sem_mrgsort2(call: _CallSite) -> Value:
+    count = len(call.args) - (0 if call.opdef.name.startswith("tensor.") else 1)
+    sources = [np.asarray(call.array(i).region)[0] for i in range(count)]
+    out = call.fresh_result()
+    dtype = out.dtype.name
+    row, _ = numerics.mrgsort_format2(sources, out.valid[-1], bool(call.attr("exhausted", False)), dtype)
+    out.data[0, :row.size] = row
+    return out
+
+
+def _sem_gather(call: _CallSite) -> Value:
+    src = call.array(0)
+    return _result_with(call, numerics.gather_flat(np.asarray(src.data), np.asarray(call.array(1).region)))
+
+
+def _sem_tensor_gather(call: _CallSite) -> Value:
+    """Flat over the source's elements, or along `dim` of a rank-2 source."""
+    src, index = call.array(0), np.asarray(call.array(1).region).astype(np.int64)
+    dim = call.attr("dim")
+    if dim is None:
+        return _result_with(call, numerics.gather_flat(np.asarray(src.data), index))
+    rows, cols = src.data.shape
+    if int(cast(int, dim)) % 2 == 1:
+        flat = index + np.arange(index.shape[0])[:, None] * cols
+    else:
+        flat = index * cols + np.arange(index.shape[1])[None, :]
+    return _result_with(call, numerics.gather_flat(np.asarray(src.data), flat))
+
+
+def _sem_gather_mask(call: _CallSite) -> Value:
+    src = call.array(0)
+    pattern = int(cast(int, call.attr("mask_pattern")))
+    columns = numerics.mask_pattern_columns(pattern, src.valid[-1])
+    picked = np.ascontiguousarray(np.asarray(src.region)[:, columns])
+    ty = call.result_type
+    return _result_with(call, picked.view(numerics.np_dtype(ty.dtype.name)))
+
+
+def _sem_gatherb(call: _CallSite) -> Value:
+    """32-byte blocks of the source's bytes at each byte offset (a block past the end is not
+    read: those elements keep the result's poison, as pto-isa skips them)."""
+    src, offsets = call.array(0), np.asarray(call.array(1).region).astype(np.int64)
+    out = call.fresh_result()
+    raw = np.ascontiguousarray(src.data).view(np.uint8).reshape(-1)
+    dst = out.data.view(np.uint8).reshape(out.data.shape[0], -1)
+    for r in range(offsets.shape[0]):
+        for c in range(offsets.shape[1]):
+            start = int(offsets[r, c])
+            if start + 32 <= raw.size:
+                dst[r, c * 32:(c + 1) * 32] = raw[start:start + 32]
+    return out
+
+
+def _sem_mgather(call: _CallSite) -> Value:
+    mem, idx = call.array(0), np.asarray(call.array(1).region).astype(np.int64)
+    if call.attr("coalesce", "row") == "elem":
+        return _result_with(call, numerics.gather_flat(np.asarray(mem.data), idx))
+    rows = idx.reshape(-1)
+    inside = (rows >= 0) & (rows < mem.data.shape[0])
+    if not inside.all():
+        raise call.fail(f"row index {int(rows[~inside][0])} outside the {mem.data.shape[0]} rows of the GM tensor")
+    return _result_with(call, np.asarray(mem.data)[rows])
+
+
+def _sem_scatter(call: _CallSite) -> Value:
+    dst, src, index = call.array(0), call.array(1), call.array(2)
+    data = numerics.scatter_flat(np.asarray(dst.data), np.asarray(index.region), np.asarray(src.region))
+    return ArrayValue(data, dst.dtype, tuple(call.result_type.valid), dst.is_tensor)
+
+
+def _sem_tensor_scatter(call: _CallSite) -> Value:
+    """out[b, index[b, k]] = src[b, k]: the input's copy, rows updated in index order."""
+    dst, index, src = call.array(0), np.asarray(call.array(1).region).astype(np.int64), call.array(2)
+    cols = dst.data.shape[1]
+    flat = index + np.arange(index.shape[0])[:, None] * cols
+    data = numerics.scatter_flat(np.asarray(dst.data), flat, np.asarray(src.region))
+    return _result_with(call, data)
+
+
+def _sem_scatter_update(call: _CallSite) -> Value:
+    dst, index, src = call.array(0), np.asarray(call.array(1).region).astype(np.int64), call.array(2)
+    width = dst.data.shape[-1]
+    rows = np.asarray(dst.data).reshape(-1, width)
+    flat = index.reshape(-1, 1) * width + np.arange(width)[None, :]
+    updated = numerics.scatter_flat(rows, flat, np.asarray(src.region).reshape(-1, width))
+    return _result_with(call, updated.reshape(dst.data.shape))
+
+
 def _sem_spmd(call: _CallSite) -> Value:
     """One block on one vector lane: block 0 of 1, sub-block 0 (as the simulator runs)."""
     return SPMD_IDENTITY[call.opdef.semantics[1]]
@@ -986,6 +1100,17 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "view": _sem_view,
     "spmd": _sem_spmd,
     "barrier": _sem_barrier,
+    "sort32": _sem_sort32,
+    "mrgsort1": _sem_mrgsort1,
+    "mrgsort2": _sem_mrgsort2,
+    "gather": _sem_gather,
+    "tensor_gather": _sem_tensor_gather,
+    "gather_mask": _sem_gather_mask,
+    "gatherb": _sem_gatherb,
+    "mgather": _sem_mgather,
+    "scatter": _sem_scatter,
+    "tensor_scatter": _sem_tensor_scatter,
+    "scatter_update": _sem_scatter_update,
 }
 
 

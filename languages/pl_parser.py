@@ -1253,6 +1253,9 @@ class _Parser:
             self.fail(node.func, f"`{ast.unparse(node.func)}` is not an operator")
         positional = self.positional_arguments(node, scope)
         op = self.op_name(node, parts, [value for _, value in positional])
+        # A dispatching DSL spelling (pl.tile.mrgsort, pl.arange) names one registered op.
+        op = importlib.import_module("languages.ops").REGISTRY.resolve_spelling(
+            op, len(positional), [kw.arg for kw in node.keywords if kw.arg is not None])
         signature = call_signature(op)
         if signature is None:
             args, attrs = self.unbound_arguments(node, positional, scope)
@@ -1428,6 +1431,13 @@ class _Parser:
         if isinstance(node, (ast.List, ast.Tuple)):
             return tuple(self.types.int_value(e, f"element of {name}") for e in node.elts)
         parts = _dotted(node)
+        enums = importlib.import_module("languages.ops").ATTR_ENUMS
+        if parts is not None and parts[0] == "pl" and len(parts) >= 3 and parts[-2] in enums:
+            # pl.tile.MaskPattern.P0101, pl.PadValue.min: the registry's enum tables.
+            members = enums[parts[-2]]
+            if parts[-1] not in members:
+                self.fail(node, f"`{ast.unparse(node)}` is not a {parts[-2]} (members: {', '.join(members)})")
+            return cast(AttrValue, members[parts[-1]])
         if parts is not None and parts[0] == "pl" and len(parts) == 2:
             return self.types.dtype(node)
         if parts is not None and parts[0] == "pl" and len(parts) == 3:

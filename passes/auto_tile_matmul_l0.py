@@ -921,7 +921,7 @@ class _AutoTiler(L.FromTilePlaced):
         """The panel load restricted to [start, start + valid) of `axis` (its physical extent
         `extent` is the valid one rounded up to the Mat box); the other axis is unchanged."""
         names = [d.name for d in REGISTRY.get(load.op).operands]
-        offsets_at, shapes_at, valid_at = (names.index(n) for n in ("offsets", "shapes", "valid_shapes"))
+        offsets_at, shapes_at, valid_at = (names.index(n) for n in ("offsets", "shapes", "valid_shape"))
         offsets = cast(S.TupleExpr, load.args[offsets_at])
         physical = list(cast(TileType, load.type).shape)
         logical = list(cast(TileType, load.type).valid)

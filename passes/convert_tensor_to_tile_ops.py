@@ -22,7 +22,7 @@ renamed `<name>_tile`; entry loads are `<param>_tile`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence, cast
 
 from typing_extensions import override
 
@@ -466,7 +466,7 @@ class TensorToTileMutator(U.FromTensor):
 
     def _load_call(self, tensor: U.Expr, offsets: U.Expr, shape: tuple[int, ...], valid: tuple[int, ...] | None,
                    demand: SpaceDemand | None, span: Span) -> U.Call:
-        """tile.load of a window: physical extent boxed as demanded, the true one as valid_shapes."""
+        """tile.load of a window: physical extent boxed as demanded, the true one as valid_shape."""
         physical = shape
         if demand is not None and demand.box is not None and len(shape) == 2:
             physical = demand.box.physical_shape(shape)
@@ -515,7 +515,8 @@ class TensorToTileMutator(U.FromTensor):
         if isinstance(_expr_type(destination), TileType):
             return self._call("tile.assemble", (destination, source, offsets), (), call.span)
         self.bump("assemble_stores")
-        return self._call("tile.store", (source, offsets, destination), (), call.span)
+        atomic: Attrs = (("atomic", "add"),) if attr(call.attrs, "atomic", "none") == "add" else ()
+        return self._call("tile.store", (source, offsets, destination), atomic, call.span)
 
     def convert_create(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         shape = static_ints(call.args[0])
@@ -564,6 +565,151 @@ class TensorToTileMutator(U.FromTensor):
 
     def convert_ci(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         return self._call("tile.ci", tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span)
+
+    # -- sorting, gathers and scatters ----------------------------------------------------------
+
+    def _on_chip(self, call: T.Call, arg: T.Expr, pre: list[U.Stmt]) -> U.Var:
+        """An operand as a Vec tile: a GM tensor is loaded (a computed tile is used as it is)."""
+        value = self._narrowed_read(self.visit_Expr(arg), call.span, pre)
+        if isinstance(value, U.Var) and isinstance(value.type, TensorType):
+            value = self._load_gm(value, SpaceDemand(MemorySpace.Vec), call.span, pre)
+        if not isinstance(value, U.Var) or not isinstance(value.type, TileType):
+            raise _error(call, f"`{call.op}` needs its operands as tensors or tiles")
+        return value
+
+    def _vec_create(self, base: str, shape: tuple[int, ...], dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
+        create = self._call("tile.create", (index_list(shape, span),),
+                            (("dtype", dtype), ("target_memory", MemorySpace.Vec)), span)
+        return self._temp(base, create, pre)
+
+    def _i32(self, value: int, span: Span) -> U.ConstInt:
+        return U.ConstInt(value, DataType.INT32, span=span)
+
+    def _row_offsets(self, shape: tuple[int, ...], stride: int, span: Span, pre: list[U.Stmt]) -> U.Var | None:
+        """An INT32 tile of `shape` [R, K] holding r * stride at (r, c) (None for one row),
+        built from one linear arange (PyPTO's lowering): ci(0, [1, R*K]) viewed as [R, K],
+        // K, * stride. Every tile is R*K or K wide, so rows stay 32-byte aligned."""
+        rows, width = shape
+        if rows == 1:
+            return None
+        line = self._temp("lin", self._call("tile.ci", (self._i32(0, span), index_list((1, rows * width), span)),
+                                            (("dtype", DataType.INT32),), span), pre)
+        grid = self._temp("lin2d", self._call("tile.reshape", (line, index_list((rows, width), span)), (), span), pre)
+        row_ids = self._temp("row_ids", self._call("tile.divs", (grid, self._i32(width, span)), (), span), pre)
+        return self._temp("row_base", self._call("tile.muls", (row_ids, self._i32(stride, span)), (), span), pre)
+
+    def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the
+        index's shape; with dim, the flat index is built first: index + r * cols (dim -1,
+        PyPTO's row-base lowering) or index * cols + c (dim 0)."""
+        src = self._on_chip(call, call.args[0], pre)
+        index = self._on_chip(call, call.args[1], pre)
+        assert isinstance(src.type, TileType) and isinstance(index.type, TileType)
+        dim = attr(call.attrs, "dim")
+        span = call.span
+        index_shape = index.type.shape
+        if dim is not None:
+            rows, cols = src.type.shape
+            if int(cast(int, dim)) % 2 == 1:
+                base = self._row_offsets(index_shape, cols, span, pre)
+                if base is not None:
+                    index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
+            else:
+                scaled = self._temp("gather_row_off", self._call("tile.muls", (index, self._i32(cols, span)), (), span),
+                                    pre)
+                width = index_shape[1]
+                column = self._temp("col_arange", self._call(
+                    "tile.ci", (self._i32(0, span), index_list((1, width), span)), (("dtype", DataType.INT32),), span),
+                    pre) if width > 1 else None
+                index = scaled if column is None else self._temp(
+                    "gather_flat_idx", self._call("tile.col_expand_add", (scaled, column), (), span), pre)
+        assert isinstance(index.type, TileType)
+        tmp = self._vec_create("gather_tmp", index.type.shape, DataType.INT32, span, pre)
+        self.bump("gathers")
+        return self._call("tile.gather", (src, index, tmp), (), span)
+
+    def convert_scatter(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """tensor.scatter (rank 2, dim -1): the flat index index + r * cols, narrowed to INT16
+        for 2- and 1-byte data, then tile.scatter into the loaded input."""
+        dst = self._on_chip(call, call.args[0], pre)
+        index = self._on_chip(call, call.args[1], pre)
+        src = self._on_chip(call, call.args[2], pre)
+        assert isinstance(dst.type, TileType) and isinstance(index.type, TileType)
+        span = call.span
+        base = self._row_offsets(index.type.shape, dst.type.shape[1], span, pre)
+        flat = index if base is None else self._temp(
+            "scatter_flat_idx", self._call("tile.add", (index, base), (), span), pre)
+        flat = self._narrow_index(flat, dst.type.dtype, span, pre)
+        self.bump("scatters")
+        return self._call("tile.scatter", (dst, src, flat), (), span)
+
+    def _narrow_index(self, index: U.Var, dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
+        if dtype.byte_width == 4:
+            return index
+        cast_call = self._call("tile.cast", (index,), (("target_type", DataType.INT16), ("mode", "rint")), span)
+        return self._temp(f"{index.name}_i16", cast_call, pre)
+
+    def convert_scatter_update(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """Scatter Update Lowering (spec): flat_idx[k, c] = index.flat[k] * d + c built in INT32
+        (narrowed once for 2-byte data); src scattered into a zeroed base, ones scattered into a
+        zeroed mask, and sel(mask != 0, scattered, input) keeps the input's unwritten rows."""
+        span = call.span
+        input_type, index_type = type_of(call.args[0]), type_of(call.args[1])
+        assert isinstance(input_type, TensorType) and isinstance(index_type, TensorType)
+        width = input_type.shape[-1]
+        rows = 1
+        for extent in input_type.shape[:-1]:
+            rows *= extent
+        count = 1
+        for extent in index_type.shape:
+            count *= extent
+        data = self._flat_rows(self._on_chip(call, call.args[0], pre), (rows, width), span, pre)
+        src = self._flat_rows(self._on_chip(call, call.args[2], pre), (count, width), span, pre)
+        index = self._flat_rows(self._on_chip(call, call.args[1], pre), (count, 1), span, pre)
+        dtype = input_type.dtype
+        columns = self._temp("col_arange", self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
+                                                      (("dtype", DataType.INT32),), span), pre)
+        zeros = self._temp("zero_idx", self._call("tile.full", (index_list((count, width), span), self._i32(0, span)),
+                                                  (("dtype", DataType.INT32),), span), pre)
+        col_nd = self._temp("col_nd", self._call("tile.col_expand", (zeros, columns), (), span), pre)
+        row_base = self._temp("row_base", self._call("tile.muls", (index, self._i32(width, span)), (), span), pre)
+        flat = self._temp("flat_idx", self._call("tile.row_expand_add", (col_nd, row_base), (), span), pre)
+        flat = self._narrow_index(flat, dtype, span, pre)
+        zero = self._literal(0, dtype, span)
+        base = self._temp("scatter_base", self._call("tile.full", (index_list((rows, width), span), zero),
+                                                     (("dtype", dtype),), span), pre)
+        scattered = self._temp("scattered", self._call("tile.scatter", (base, src, flat), (), span), pre)
+        mask_base = self._temp("mask_base", self._call("tile.full", (index_list((rows, width), span), zero),
+                                                       (("dtype", dtype),), span), pre)
+        ones = self._temp("ones", self._call("tile.full", (index_list((count, width), span), self._literal(1, dtype, span)),
+                                             (("dtype", dtype),), span), pre)
+        mask = self._temp("written", self._call("tile.scatter", (mask_base, ones, flat), (), span), pre)
+        pred = self._temp("pred", self._call("tile.cmps", (mask, zero), (("cmp_type", 1),), span), pre)
+        tmp = self._vec_create("sel_tmp", (rows, width), dtype, span, pre)
+        blended = self._temp("updated", self._call("tile.sel", (pred, scattered, data, tmp), (), span), pre)
+        self.bump("scatter_updates")
+        if tuple(input_type.shape) != (rows, width):
+            return self._call("tile.reshape", (blended, index_list(input_type.shape, span)), (), span)
+        return self._call("tile.move", (blended,), (("target_memory", MemorySpace.Vec),), span)
+
+    def _flat_rows(self, value: U.Var, shape: tuple[int, int], span: Span, pre: list[U.Stmt]) -> U.Var:
+        assert isinstance(value.type, TileType)
+        if tuple(value.type.shape) == shape:
+            return value
+        return self._temp(f"{value.name}_rows", self._call("tile.reshape", (value, index_list(shape, span)), (), span), pre)
+
+    @staticmethod
+    def _literal(value: int, dtype: DataType, span: Span) -> U.Expr:
+        if dtype.is_float:
+            return U.ConstFloat(float(value), dtype, span=span)
+        return U.ConstInt(value, dtype, span=span)
+
+    def convert_mrgsort2(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """tensor.mrgsort_format2: the sources on chip, plus a scratch row of the result's length."""
+        sources = [self._on_chip(call, a, pre) for a in call.args]
+        assert isinstance(call.type, TensorType)
+        tmp = self._vec_create("mrgsort2_tmp", call.type.shape, call.type.dtype, call.span, pre)
+        return self._call("tile.mrgsort_format2", (*sources, tmp), call.attrs, call.span)
 
     def convert_view(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tensor.view is a TensorOp passthrough on a GM tensor (codegen makes it a
@@ -672,6 +818,10 @@ SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
     "tensor.expands": TensorToTileMutator.convert_expands,
     "tensor.ci": TensorToTileMutator.convert_ci,
     "tensor.view": TensorToTileMutator.convert_view,
+    "tensor.gather": TensorToTileMutator.convert_gather,
+    "tensor.scatter": TensorToTileMutator.convert_scatter,
+    "tensor.scatter_update": TensorToTileMutator.convert_scatter_update,
+    "tensor.mrgsort_format2": TensorToTileMutator.convert_mrgsort2,
 }
 
 

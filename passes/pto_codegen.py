@@ -519,7 +519,7 @@ class _CodegenCalls:
     @staticmethod
     def load(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
              span: Span) -> tuple[P.Stmt, ...]:
-        """`tile.load(tensor, offsets, shapes[, valid_shapes])` -> partition_view + tload; the
+        """`tile.load(tensor, offsets, shapes[, valid_shape])` -> partition_view + tload; the
         window copied is the valid extent (the tile's padding is not in GM)."""
         tensor, offsets = call.args[0], call.args[1]
         window = static_ints(call.args[3]) if len(call.args) > 3 else None
@@ -548,7 +548,9 @@ class _CodegenCalls:
         part = cg.partition(tensor, offsets, window, span)
         if target is not None:
             cg.bind(target, cg.tensor_view_of(tensor, span))
-        return (*part, _instr("pto.tstore", (tile, _target(part)), (), span))
+        atomic = attr(call.attrs, "atomic")
+        attrs: Attrs = (("atomicType", PTO_ATTR_VALUES["atomicType"](atomic)),) if atomic == "add" else ()
+        return (*part, _instr("pto.tstore", (tile, _target(part)), attrs, span))
 
     @staticmethod
     def subview(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
@@ -735,6 +737,53 @@ class _CodegenCalls:
         attrs = tuple((name, attr(full, name)) for name in names)
         return (_instr(instruction, operands, attrs, span),)
 
+    # -- sorting, gathers and scatters ------------------------------------------------------------
+
+    @staticmethod
+    def mrgsort(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """Format 1: `pto.tmrgsort ins(%src, %block_len) outs(%dst)`; format 2 also writes the
+        executed counts (a `vector<4xi16>` PTOAS reads back as outs; a zero splat constant)."""
+        ins = tuple(cg.operand(a, span) for a in call.args)
+        out = cg.handle(target, call)
+        if opdef.name.endswith("format1"):
+            return (_instr(instruction, (*ins, out), (), span),)
+        counts_type = ViewType("vector", (4,), DataType.INT16)
+        counts = cg.fresh(counts_type, span)
+        zero = P.Call(op="arith.constant", args=(P.ConstInt(value=0, dtype=DataType.INT16),), attrs=(),
+                      type=counts_type, span=span)
+        exhausted = attr(opdef.with_defaults(call.attrs), "exhausted")
+        return (P.AssignStmt(target=counts, value=zero, span=span),
+                _instr(instruction, (*ins, out, counts), (("exhausted", bool(exhausted)),), span))
+
+    @staticmethod
+    def mgather(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """`pto.partition_view` of the whole GM tensor, then `pto.mgather ins(%part, %idx) outs(%dst)`."""
+        tensor = _expr_type(call.args[0])
+        assert isinstance(tensor, TensorType)
+        zeros = A.TupleExpr(elements=tuple(A.ConstInt(value=0, dtype=DataType.INDEX) for _ in tensor.shape))
+        part = cg.partition(call.args[0], zeros, tensor.shape, span)
+        idx = cg.operand(call.args[1], span)
+        full = opdef.with_defaults(call.attrs)
+        oob = attr(full, "gather_oob")
+        attrs: Attrs = (("gatherOob", oob),) if oob not in (None, "undefined") else ()
+        return (*part, _instr(instruction, (_target(part), idx, cg.handle(target, call)), attrs, span))
+
+    @staticmethod
+    def scatter(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                span: Span) -> tuple[P.Stmt, ...]:
+        """`tile.scatter(dst, src, indexes)` -> `pto.tscatter ins(%src, %indexes) outs(%dst)` into
+        dst's buffer (a `tmov` first when the planner gave the result a buffer of its own)."""
+        dst = cg.operand(call.args[0], span)
+        src, indexes = cg.operand(call.args[1], span), cg.operand(call.args[2], span)
+        out = cg.handle(target, call) if target is not None else dst
+        stmts: list[P.Stmt] = []
+        if isinstance(dst.type, TileType) and isinstance(out.type, TileType) and out.type.memref != dst.type.memref:
+            stmts.append(_instr("pto.tmov", (dst, out), (), span))
+        stmts.append(_instr(instruction, (src, indexes, out), (), span))
+        return tuple(stmts)
+
 
 def _row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
@@ -776,6 +825,9 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.get_subblock_idx": _CodegenCalls.spmd_identity,
     "pto.syncall": _CodegenCalls.barrier,
     "pto.barrier": _CodegenCalls.barrier,
+    "pto.tmrgsort": _CodegenCalls.mrgsort,
+    "pto.mgather": _CodegenCalls.mgather,
+    "pto.tscatter": _CodegenCalls.scatter,
 }
 
 # Instructions that bind their result themselves instead of writing an allocated buffer: a view

@@ -88,3 +88,61 @@ def test_scalar_reads_and_writes_of_tiles_and_gm(tmp_path: Path) -> None:
     written[0, 3] = 7
     check_kernel(KERNELS / "scalar_access.py", {"x": x, "n": n, "flags": flags},
                  {"out": out, "flags": written}, B910, tmp_path)
+
+
+def test_top_k_via_sort32_and_mrgsort(tmp_path: Path) -> None:
+    scores = np.random.default_rng(13).standard_normal((1, 128)).astype(np.float32)
+    order = np.argsort(-scores[0], kind="stable")  # descending; no equal scores in this draw
+    check_kernel(KERNELS / "topk_sort32_mrgsort.py", {"scores": scores},
+                 {"values": scores[:, order[:16]], "indices": order[:16].astype(np.int32)[None]}, B910, tmp_path)
+
+
+def test_embedding_lookup_via_gather(tmp_path: Path) -> None:
+    rng = np.random.default_rng(17)
+    table = rng.standard_normal((64, 32)).astype(np.float32)
+    ids = rng.integers(0, 64, (8, 1)).astype(np.int32)
+    check_kernel(KERNELS / "embedding_gather.py", {"table": table, "ids": ids}, {"ret0": table[ids[:, 0]]},
+                 B910, tmp_path)
+
+
+def test_kv_cache_scatter_update_keeps_unnamed_rows(tmp_path: Path) -> None:
+    rng = np.random.default_rng(19)
+    cache = rng.standard_normal((16, 64)).astype(np.float16)
+    slots = rng.permutation(16)[:8].reshape(1, 8).astype(np.int32)
+    rows = rng.standard_normal((8, 64)).astype(np.float16)
+    expected = cache.copy()
+    expected[slots[0]] = rows
+    check_kernel(KERNELS / "kv_cache_scatter_update.py", {"cache": cache, "slots": slots, "rows": rows},
+                 {"ret0": expected}, B910, tmp_path)
+
+
+def test_activation_chain_and_concat(tmp_path: Path) -> None:
+    rng = np.random.default_rng(23)
+    x, slope, gate = (rng.standard_normal((16, 32)).astype(np.float32) for _ in range(3))
+    f64 = np.float64
+
+    def rounded_exp(v: Array) -> Array:
+        return np.exp(v.astype(f64)).astype(np.float32)  # RNE32 of the float64 exp
+
+    prelu = np.where(x > 0, x, (x * slope).astype(np.float32))
+    silu = (x / (rounded_exp(-x) + np.float32(1.0))).astype(np.float32)
+    gelu = (x / (rounded_exp((x * np.float32(-1.702)).astype(np.float32)) + np.float32(1.0))).astype(np.float32)
+    swiglu = (silu * gate).astype(np.float32)
+    check_kernel(KERNELS / "activations_concat.py", {"x": x, "slope": slope, "gate": gate},
+                 {"prelu_out": prelu, "glu_out": np.concatenate([gelu, swiglu], axis=1)}, B910, tmp_path)
+
+
+def test_fillpad_fills_past_the_valid_region(tmp_path: Path) -> None:
+    x = np.random.default_rng(29).standard_normal((16, 64)).astype(np.float32)
+    full = x.copy()
+    full[:, 40:] = 0.0
+    sums = np.add.accumulate(full, axis=1, dtype=np.float32)[:, -1:]  # sequential row sum
+    check_kernel(KERNELS / "fillpad_rows.py", {"x": x}, {"out": full, "sums": sums}, B910, tmp_path)
+
+
+def test_atomic_store_accumulates_into_gm(tmp_path: Path) -> None:
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((32, 32)).astype(np.float32)
+    acc = rng.standard_normal((16, 32)).astype(np.float32)
+    expected = ((acc + x[:16]).astype(np.float32) + x[16:]).astype(np.float32)
+    check_kernel(KERNELS / "atomic_store.py", {"x": x, "acc": acc}, {"acc": expected}, B910, tmp_path)

@@ -152,3 +152,58 @@ def test_list_ops_prints_signature_languages_and_simulation(capsys: object) -> N
     assert "tile.cmp(lhs: Tile@Vec, rhs: Tile@Vec, *, cmp_type: int in {0, 1, 2, 3, 4, 5} = 0)" in text
     assert "    languages: DSL..Addressed  simulates: yes" in text
     assert "tensor.ci(start: Scalar, shape: [int], *, dtype: dtype = pl.INT32, descending: bool = False)" in text
+
+
+# -- sorting, gathers and scatters ------------------------------------------------------------------
+
+
+def test_sort32_pairs_double_fp32_and_quadruple_fp16_rows() -> None:
+    pairs = deduce("tile.sort32", tile((2, 64)), tile((2, 64), DataType.UINT32))
+    assert isinstance(pairs, TileType) and pairs.shape == (2, 128)
+    pairs = deduce("tile.sort32", tile((1, 32), FP16), tile((1, 32), DataType.UINT32))
+    assert isinstance(pairs, TileType) and pairs.shape == (1, 128)
+    assert "FP16 or FP32 scores" in deduction_error("tile.sort32", tile((1, 32), INT32), tile((1, 32), DataType.UINT32))
+
+
+def test_mrgsort_spellings_pick_the_format() -> None:
+    from languages.ops import REGISTRY
+
+    assert REGISTRY.resolve_spelling("tile.mrgsort", 1, ["block_len"]) == "tile.mrgsort_format1"
+    assert REGISTRY.resolve_spelling("tile.mrgsort", 5, []) == "tile.mrgsort_format2"
+    assert REGISTRY.resolve_spelling("tensor.mrgsort", 4, []) == "tensor.mrgsort_format2"
+    merged = deduce("tile.mrgsort_format2", tile((1, 128)), tile((1, 128)), tile((1, 256)))
+    assert isinstance(merged, TileType) and merged.shape == (1, 256)
+    assert "scratch row of at least 256" in deduction_error("tile.mrgsort_format2", tile((1, 128)), tile((1, 128)),
+                                                            tile((1, 128)))
+
+
+def test_flat_gather_index_alignment_rule() -> None:
+    assert deduce("tensor.gather", tensor((4, 16)), tensor((1, 8), INT32)) == TensorType((1, 8), FP32)
+    message = deduction_error("tensor.gather", tensor((4, 16), FP16), tensor((1, 8), INT32))
+    assert "multiple of 16 for a FP16 source" in message and "pl.set_validshape" in message
+    assert deduce("tensor.gather", tensor((4, 16), FP16), tensor((1, 16), INT32, valid=(1, 8))) == \
+        TensorType((1, 16), FP16, (1, 8))
+    assert deduce("tensor.gather", tensor((4, 16)), tensor((4, 3), INT32), dim=-1) == TensorType((4, 3), FP32)
+
+
+def test_gather_mask_compacts_by_the_pattern_stride() -> None:
+    out = deduce("tile.gather_mask", tile((1, 256)), mask_pattern=1)
+    assert isinstance(out, TileType) and out.shape == (1, 128)
+    out = deduce("tile.gather_mask", tile((1, 256)), mask_pattern=2, output_dtype=INT32)
+    assert isinstance(out, TileType) and out.dtype is INT32
+    assert "bit width" in deduction_error("tile.gather_mask", tile((1, 256)), mask_pattern=2, output_dtype=FP16)
+
+
+def test_scatter_index_width_follows_the_data() -> None:
+    assert "expected INT16 indexes for FP16 data" in deduction_error(
+        "tile.scatter", tile((4, 16), FP16), tile((4, 8), FP16), tile((4, 8), INT32))
+    assert "beyond INT16's 32767" in deduction_error(
+        "tensor.scatter_update", tensor((128, 256), FP16), tensor((2, 4), INT32), tensor((8, 256), FP16))
+
+
+def test_atomic_store_reads_its_destination() -> None:
+    from languages.ops import READ_WRITE, WRITE, REGISTRY
+
+    store = REGISTRY.get("tile.store")
+    assert store.effect_of(2) is WRITE and store.effect_of(2, (("atomic", "add"),)) is READ_WRITE
+    assert REGISTRY.get("tensor.assemble").effect_of(0, (("atomic", "add"),)) is READ_WRITE

@@ -268,6 +268,12 @@ class _MlirParser:
 
     def type(self) -> Type:
         token = self.peek()
+        if token.kind == "word" and token.text == "vector":  # vector<4xi16> (TMRGSORT's counts)
+            self.advance()
+            self.expect("<", "after `vector`")
+            vector = self.view_type("vector")
+            self.expect(">", "closing `vector<`")
+            return vector
         if token.kind == "word":
             return ScalarType(self.dtype())
         if token.kind != "type":
@@ -779,6 +785,16 @@ def _parse_constant(p: _MlirParser) -> P.Call:
         p.advance()
         literal = P.ConstBool(value=token.text == "true")
         return P.Call(op="", args=(literal,), attrs=(), type=ScalarType(DataType.BOOL))
+    if token.kind == "word" and token.text == "dense":  # a splat vector: dense<N> : vector<..>
+        p.advance()
+        p.expect("<", "after `dense`")
+        value = p.integer("the splat value")
+        p.expect(">", "closing `dense<`")
+        p.expect(":", "and the vector type")
+        vector = p.type()
+        if not isinstance(vector, ViewType) or vector.kind != "vector":
+            p.fail("a dense constant is a vector", token)
+        return P.Call(op="", args=(P.ConstInt(value=value, dtype=vector.dtype),), attrs=(), type=vector)
     if token.kind not in ("number", "hex"):
         p.expected("a literal (an integer, a float, `true` or `false`)")
     p.advance()
@@ -1062,6 +1078,33 @@ def _parse_syncall(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
     return tuple(operands), (("mode", mode), ("core_type", core_type))
 
 
+def _parse_mrgsort(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
+    p.expect("ins")
+    p.expect("(", "after `ins`")
+    ins: list[P.Var] = [p.operand()]
+    while p.accept(","):
+        ins.append(p.operand())
+    attrs = p.attr_dict()
+    p.expect(":", "and the operand types")
+    for index in range(len(ins)):
+        if index:
+            p.expect(",", "between the operand types")
+        p.type()
+    p.expect(")", "closing `ins(`")
+    p.expect("outs", "after `ins(...)`")
+    p.expect("(", "after `outs`")
+    outs: list[P.Var] = [p.operand()]
+    while p.accept(","):
+        outs.append(p.operand())
+    p.expect(":", "and the destination types")
+    for index in range(len(outs)):
+        if index:
+            p.expect(",", "between the destination types")
+        p.type()
+    p.expect(")", "closing `outs(`")
+    return (*ins, *outs), attrs
+
+
 def _parse_barrier(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
     p.expect("<", "before the pipe")
     pipe = p.word("a pipe such as PIPE_V")
@@ -1073,6 +1116,7 @@ _STATEMENT_PARSERS: dict[str, Callable[[_MlirParser], tuple[tuple[P.Expr, ...], 
     "pto.store_scalar": _parse_store_scalar,
     "pto.syncall": _parse_syncall,
     "pto.barrier": _parse_barrier,
+    "pto.tmrgsort": _parse_mrgsort,
 }
 assert _STATEMENT_PARSERS.keys() == STATEMENT_PRINTERS.keys(), "every custom printed statement needs its parser"
 

@@ -20,7 +20,8 @@ from typing import Callable, NoReturn, TypeVar
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import (
-    DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OPERAND_ATTRS, PAD_CODES, TYPED_INT_ATTRS, alloc_attrs, float_literal,
+    COMMA_BEFORE_OPERAND_ATTRS, DIALECT_ATTRS, DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OPERAND_ATTRS, PAD_CODES, TYPED_INT_ATTRS, alloc_attrs,
+    float_literal,
 )
 from languages.types import (
     BLAYOUTS,
@@ -103,6 +104,8 @@ def _spell(ty: Type) -> str:
     if isinstance(ty, TileType):
         return tile_buf_type(ty)
     if isinstance(ty, ViewType):
+        if ty.kind == "vector":  # an MLIR vector (TMRGSORT's executed counts)
+            return f"vector<{'x'.join(str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
         if ty.kind == "tensor_view":
             return f"!pto.tensor_view<{'x'.join('?' for _ in ty.shape)}x{ty.dtype.mlir}>"
         return f"!pto.{ty.kind}<{'x'.join(str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
@@ -142,13 +145,15 @@ def typed(expr: P.Expr) -> str:
     return f"{ssa(expr)} : {mlir_type(_type_of(expr))}"
 
 
-def grouped(operands: P.Expr | list[P.Expr], attrs: dict[str, AttrValue] | None = None) -> str:
+def grouped(operands: P.Expr | list[P.Expr], attrs: dict[str, AttrValue] | None = None, comma: bool = False) -> str:
     """PTOAS's operand clause: the operands, then their types (`%a, %b : T0, T1`); an operand
-    attribute dictionary (tcvt's rounding mode) sits between them."""
+    attribute dictionary (tcvt's rounding mode) sits between them, after a comma for the ops
+    that parse it so (COMMA_BEFORE_OPERAND_ATTRS: tgather's mask form)."""
     items = operands if isinstance(operands, list) else [operands]
     names = ", ".join(ssa(a) for a in items)
     types = ", ".join(mlir_type(_type_of(a)) for a in items)
-    return f"{names}{_attr_dict(tuple(attrs.items())) if attrs else ''} : {types}"
+    attr_text = _attr_dict(tuple(attrs.items())) if attrs else ""
+    return f"{names}{',' if comma and attr_text else ''}{attr_text} : {types}"
 
 
 def loc(span: Span) -> str:
@@ -231,7 +236,8 @@ class MlirPrinter:
             *ins, out = call.args
             operand_attrs = {k: v for k, v in call.attrs if k in OPERAND_ATTRS.get(call.op, ())}
             trailing = tuple((k, v) for k, v in call.attrs if k not in operand_attrs)
-            return f"{call.op} ins({grouped(ins, operand_attrs)}) outs({grouped(out)}){_attr_dict(trailing)}"
+            comma = call.op in COMMA_BEFORE_OPERAND_ATTRS
+            return f"{call.op} ins({grouped(ins, operand_attrs, comma)}) outs({grouped(out)}){_attr_dict(trailing)}"
         if call.op in PUSH_OPS:
             (tile,) = call.args
             return f"{call.op}({typed(tile)}) {_fifo_attr_dict(call.attrs)}"
@@ -282,6 +288,9 @@ def _attr_text(value: AttrValue, key: str = "") -> str:
     enum = ENUM_ATTRS.get(key)
     if enum is not None and isinstance(value, str):
         return f"#pto<{enum} {value if enum in LOWER_CASE_ENUMS else value.upper()}>"
+    dialect = DIALECT_ATTRS.get(key)
+    if dialect is not None and isinstance(value, str):
+        return f"#pto.{dialect}<{value}>"
     typed_int = TYPED_INT_ATTRS.get(key)
     if typed_int is not None and isinstance(value, int):
         return f"{int(value)} : {typed_int}"
@@ -316,6 +325,8 @@ def _constant(call: P.Call, target: P.Var) -> str:
     if isinstance(literal, P.ConstFloat):
         return f"arith.constant {float_literal(literal.value, literal.dtype)} : {literal.dtype.mlir}"
     assert isinstance(literal, P.ConstInt)
+    if isinstance(target.type, ViewType):  # a splat vector constant
+        return f"arith.constant dense<{literal.value}> : {mlir_type(target.type)}"
     return f"arith.constant {literal.value} : {literal.dtype.mlir}"
 
 
@@ -405,6 +416,20 @@ def _syncall(call: P.Call) -> str:
             f"core_type = #pto.sync_core_type<{attr(call.attrs, 'core_type', 'aiv_only')}>")
 
 
+def _mrgsort(call: P.Call) -> str:
+    """Format 1 `pto.tmrgsort ins(%src, %bl : T, i32) outs(%dst : T)`; format 2 `pto.tmrgsort
+    ins(%s0, .., %tmp {exhausted = B} : ..) outs(%dst, %ex : T, vector<4xi16>)`."""
+    if isinstance(_type_of(call.args[-1]), ViewType):
+        *ins, out, counts = call.args
+        exhausted = "true" if attr(call.attrs, "exhausted", False) else "false"
+        names = ", ".join(ssa(a) for a in ins)
+        types = ", ".join(mlir_type(_type_of(a)) for a in ins)
+        return (f"pto.tmrgsort ins({names} {{exhausted = {exhausted}}} : {types}) "
+                f"outs({ssa(out)}, {ssa(counts)} : {mlir_type(_type_of(out))}, {mlir_type(_type_of(counts))})")
+    src, block_len, out = call.args
+    return f"pto.tmrgsort ins({grouped([src, block_len])}) outs({grouped(out)})"
+
+
 def _barrier(call: P.Call) -> str:
     return f"pto.barrier <{attr(call.attrs, 'pipe', 'PIPE_ALL')}>"
 
@@ -414,6 +439,7 @@ STATEMENT_PRINTERS: dict[str, Callable[[P.Call], str]] = {
     "pto.store_scalar": _store_scalar,
     "pto.syncall": _syncall,
     "pto.barrier": _barrier,
+    "pto.tmrgsort": _mrgsort,
 }
 
 PUSH_OPS = frozenset({"pto.tpush_to_aiv", "pto.tpush_to_aic"})

@@ -47,6 +47,7 @@ from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, 
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import OPS as PTO_OPS
+from languages.ops.index_ops import MASK_PATTERNS
 from languages.ops.system_ops import SPMD_IDENTITY
 from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
 from nanopass.node import NO_SPAN, Span
@@ -515,6 +516,10 @@ class Executor:
         from_acc = tile.space is MemorySpace.Acc
         values = self.machine.read_tile(tile, instr.op, instr.span)
         converted = ins.tstore(values, _dtype(tile), part.tensor.dtype.name, from_acc)
+        if attr(call.attrs, "atomicType", "atomic_none") == "atomic_add":
+            # TSTORE atomic add: GM += the stored values (RNE in the tensor's dtype).
+            current = self.read_window(part, tile.valid, instr)
+            converted = numerics.binary("add", current, converted, part.tensor.dtype.name)
         self.write_window(part, tile.valid, converted, instr)
 
     def read_source(self, src: TileHandle, region: tuple[int, int], instr: _Instr, dst: TileHandle,
@@ -825,6 +830,92 @@ class Executor:
         """A barrier orders traffic between pipes and cores; one block on one lane sees none."""
         return 0
 
+    # -- sorting, gathers and scatters --------------------------------------------------------
+
+    def sort32(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        src, idx, dst = self.tile(inputs[0], instr), self.tile(inputs[1], instr), self.tile(out, instr)
+        scores = self.machine.read_tile(src, instr.op, instr.span)
+        indices = self.machine.read_tile(idx, instr.op, instr.span, src.valid)
+        self.machine.write_tile(dst, numerics.sort32(scores, indices, _dtype(src)), instr.op, instr.span)
+
+    def mrgsort(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """TMRGSORT: format 1 is (src, block_len, dst); format 2 is (src0..srcN, tmp, dst,
+        executed counts). Format 1 leaves the columns after its last whole group unwritten."""
+        last = call.args[-1]
+        if isinstance(getattr(last, "type", None), ViewType):
+            *sources, _tmp, out, _counts = call.args
+            dst = self.tile(out, instr)
+            rows = [self.machine.read_tile(self.tile(s, instr), instr.op, instr.span)[0] for s in sources]
+            merged, _ = numerics.mrgsort_format2(rows, dst.valid[1], bool(attr(call.attrs, "exhausted", False)),
+                                                 _dtype(dst))
+            self.machine.write_tile(dst, merged.reshape(1, -1), instr.op, instr.span)
+            return 0
+        src_expr, block_expr, out = call.args
+        src, dst = self.tile(src_expr, instr), self.tile(out, instr)
+        row = self.machine.read_tile(src, instr.op, instr.span, (1, dst.valid[1]))[0]
+        merged, written = numerics.mrgsort_format1(row, self.index(block_expr), dst.valid[1], _dtype(dst))
+        if written:
+            self.machine.write_tile(dst, merged[:written].reshape(1, -1), instr.op, instr.span)
+        return 0
+
+    def gather(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        """TGATHER: the index form reads the source's whole buffer flat (an index outside it
+        reads 0); the mask form compacts the marked columns."""
+        pattern = attr(call.attrs, "maskPattern")
+        inputs, out = self.dps_operands(call, instr, 1)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        if pattern is not None:
+            number = next(k for k, (name, _) in MASK_PATTERNS.items() if name == pattern)
+            values = self.machine.read_tile(src, instr.op, instr.span)
+            picked = np.ascontiguousarray(values[:, numerics.mask_pattern_columns(number, src.valid[1])])
+            self.machine.write_tile(dst, picked.view(numerics.np_dtype(_dtype(dst))), instr.op, instr.span)
+            return
+        whole = self.machine.read_tile(src, instr.op, instr.span, src.shape)
+        indices = self._read(inputs[1], instr, dst.valid)
+        self.machine.write_tile(dst, numerics.gather_flat(whole, indices), instr.op, instr.span)
+
+    def gatherb(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        per_block = 32 // dst.dtype.byte_width
+        offsets = self._read(inputs[1], instr, (dst.valid[0], dst.valid[1] // per_block)).astype(np.int64)
+        raw = np.ascontiguousarray(self.machine.read_tile(src, instr.op, instr.span, src.shape)).view(np.uint8).reshape(-1)
+        for r in range(offsets.shape[0]):
+            for c in range(offsets.shape[1]):
+                start = int(offsets[r, c])
+                if start + 32 <= raw.size:
+                    block = raw[start:start + 32].view(numerics.np_dtype(_dtype(dst))).reshape(1, -1)
+                    self.machine.write_tile(dst, block, instr.op, instr.span, origin=(r, c * per_block))
+
+    def scatter(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        """TSCATTER (index form): dst.flat[indexes] = src over the destination's whole buffer."""
+        inputs, out = self.dps_operands(call, instr, 2)
+        src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        values = self.machine.read_tile(src, instr.op, instr.span)
+        indices = self._read(inputs[1], instr, src.valid).astype(np.int64)
+        rows, cols = dst.shape
+        for (i, j), target in np.ndenumerate(indices):
+            if not 0 <= target < rows * cols:
+                raise instr.fail(f"index {int(target)} at [{i}, {j}] outside the {rows * cols} elements of "
+                                 f"{dst.describe()}")
+            self.machine.write_tile(dst, values[i:i + 1, j:j + 1], instr.op, instr.span,
+                                    origin=(int(target) // cols, int(target) % cols))
+
+    def mgather(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        inputs, out = self.dps_operands(call, instr, 2)
+        part, dst = self.partition(inputs[0], instr), self.tile(out, instr)
+        idx = self.tile(inputs[1], instr)
+        rows_index = self.machine.read_tile(idx, instr.op, instr.span).astype(np.int64).reshape(-1)
+        tensor = part.tensor
+        cols = dst.valid[1]
+        for r, row in enumerate(rows_index[:dst.valid[0]]):
+            if not 0 <= row < tensor.shape[0]:
+                raise instr.fail(f"row index {int(row)} outside the {tensor.shape[0]} rows of {tensor.name}")
+            index = (np.full(cols, int(row)), np.arange(cols))
+            values = self.machine.read_gm(tensor, index, instr.op, instr.span)
+            self.machine.write_tile(dst, values.reshape(1, -1), instr.op, instr.span, origin=(r, 0))
+
 
 def _scalar_value(element: Any, dtype: DataType) -> ScalarValue:
     if dtype.is_float:
@@ -858,6 +949,7 @@ _VALUE_OPS: Final[dict[str, _ValueOp]] = {
     "view_dim": Executor.view_dim,
     "spmd": Executor.spmd,
     "barrier": Executor.barrier,
+    "mrgsort": Executor.mrgsort,
 }
 
 _DPS_OPS: Final[dict[str, _DpsOp]] = {
@@ -886,6 +978,11 @@ _DPS_OPS: Final[dict[str, _DpsOp]] = {
     "col_expdif": Executor.expdif,
     "concat": Executor.concat,
     "tsetval": Executor.tsetval,
+    "sort32": Executor.sort32,
+    "gather": Executor.gather,
+    "gatherb": Executor.gatherb,
+    "scatter": Executor.scatter,
+    "mgather": Executor.mgather,
     **{kind: Executor.elementwise for kind in _ARITY},
 }
 

@@ -618,6 +618,15 @@ class Registry:
         suggestion = f"; did you mean {', '.join(close)}?" if close else ""
         return f"unknown operator {name!r}{suggestion}"
 
+    def resolve_spelling(self, name: str, positional: int, keywords: Sequence[str]) -> str:
+        """The registered op a PyPTO dispatching spelling names (pl.tile.mrgsort -> format 1 or
+        2 by its operands; pl.arange -> ci); any other name unchanged."""
+        if name in self._ops:
+            return name
+        from languages.ops.index_ops import resolve_spelling
+
+        return resolve_spelling(name, positional, keywords)
+
     def __contains__(self, name: object) -> bool:
         return name in self._ops
 
@@ -905,17 +914,27 @@ def expect_dims(values: Dims | None, what: str, operand: int | None) -> Dims:
     return values
 
 
+# Enumerations whose members attributes take (`mask_pattern=pl.tile.MaskPattern.P0101`,
+# `pad_value=pl.PadValue.min`): enum name -> member -> attribute value.
+ATTR_ENUMS: dict[str, dict[str, AttrValue]] = {
+    "MaskPattern": {"P0101": 1, "P1010": 2, "P0001": 3, "P0010": 4, "P0100": 5, "P1000": 6, "P1111": 7},
+    "PadValue": {"zero": "zero", "max": "max", "min": "min", "null": "null"},
+    "PipeType": {name: f"PIPE_{name}" for name in ("S", "V", "M", "MTE1", "MTE2", "MTE3", "ALL", "FIX")},
+    "AtomicType": {"None_": "none", "Add": "add"},
+}
+
 REGISTRY = Registry()
 
 # Registration happens below the definitions above, which the op modules import.
-from languages.ops import pto_ops, system_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
+from languages.ops import index_ops, pto_ops, system_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
 
-for _module in (tile_ops, tensor_ops, vector_ops, system_ops, pto_ops):
+for _module in (tile_ops, tensor_ops, vector_ops, index_ops, system_ops, pto_ops):
     for _op in _module.OPS:
         REGISTRY.register(_op)
 REGISTRY.validate()
 
 __all__ = [
+    "ATTR_ENUMS",
     "AttrDecl",
     "DeductionError",
     "Effect",

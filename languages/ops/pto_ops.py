@@ -284,7 +284,8 @@ def _pto_ops() -> list[OpDef]:
         _op("pto.set_validshape", "pto_meta", ("set_validshape",), _no_result,
             doc="(tile, valid_rows, valid_cols): update the handle's valid extent in place"),
         _dps("pto.tload", "memory", ("load",), doc="ins(partition_view) outs(tile): GM -> tile, valid region"),
-        _dps("pto.tstore", "memory", ("store",), doc="ins(tile) outs(partition_view): tile valid region -> GM"),
+        _dps("pto.tstore", "memory", ("store",), (AttrDecl("atomicType", "str", "atomic_none"),),
+             doc="ins(tile) outs(partition_view): tile valid region -> GM (atomic_add accumulates)"),
         _dps("pto.tmov", "memory", ("move",)),
         _dps("pto.textract", "memory", ("extract",), doc="ins(src, row, col) outs(dst)"),
         _dps("pto.tinsert", "memory", ("assemble",), doc="ins(src, row, col) outs(dst)"),
@@ -328,12 +329,21 @@ def _catalog_pto_ops() -> list[OpDef]:
           for name, meaning in _PARTIAL.items()],
         _dps("pto.tci", "create", ("ci",), (AttrDecl("descending", "bool", False),), doc="ins(start) outs(dst)"),
         _dps("pto.ttri", "create", ("tri",), (AttrDecl("upperOrLower", "int", 0),), doc="ins(diagonal) outs(dst)"),
-        _dps("pto.trowexpand", "row_broadcast", ("row_broadcast",), doc="ins(col vector) outs(dst)"),
-        _dps("pto.tcolexpand", "col_broadcast", ("col_broadcast",), doc="ins(row vector) outs(dst)"),
+        _dps("pto.trowexpand", "row_broadcast", ("row_broadcast", "copy"), doc="ins(col vector) outs(dst)"),
+        _dps("pto.tcolexpand", "col_broadcast", ("col_broadcast", "copy"), doc="ins(row vector) outs(dst)"),
         _dps("pto.trowexpandexpdif", "row_expdif", ("row_expdif",), doc="ins(x, col vector) outs(dst)"),
         _dps("pto.tcolexpandexpdif", "col_expdif", ("col_expdif",), doc="ins(x, row vector) outs(dst)"),
         _dps("pto.tconcat", "memory", ("concat",), doc="ins(a, b) outs(dst): [a | b]"),
         _dps("pto.tfillpad_expand", "memory", ("fillpad",), doc="ins(src) outs(larger dst)"),
+        _dps("pto.tsort32", "sort32", ("sort32",), doc="ins(src, idx[, tmp]) outs(dst pairs)"),
+        _op("pto.tmrgsort", "pto_sort", ("mrgsort",), attrs=(AttrDecl("exhausted", "bool", False),),
+            doc="format 1: (src, block_len, dst); format 2: (src0..srcN, tmp, dst, executed counts)"),
+        _dps("pto.tgather", "gather", ("gather",), (AttrDecl("maskPattern", "str"),),
+             doc="ins(src, idx, tmp) outs(dst) (index form); ins(src {maskPattern}) outs(dst) (mask form)"),
+        _dps("pto.tgatherb", "gather", ("gatherb",), doc="ins(src, byte offsets) outs(dst)"),
+        _dps("pto.tscatter", "scatter", ("scatter",), doc="ins(src, indexes) outs(dst): dst.flat[indexes] = src"),
+        _dps("pto.mgather", "gather", ("mgather",), (AttrDecl("gatherOob", "str"),),
+             doc="ins(GM partition, idx) outs(dst)"),
     ]
 
 
@@ -388,12 +398,16 @@ def _scalar_access_pto_ops() -> list[OpDef]:
 # that are PTO enums (key -> enum mnemonic: `#pto<round_mode ROUND>`, `#pto<cmp lt>`), the
 # enums spelled in lower case, and integer attributes that carry an explicit type.
 OPERAND_ATTRS: dict[str, tuple[str, ...]] = {
-    "pto.tcvt": ("rmode",),
+    "pto.tcvt": ("rmode",), "pto.tgather": ("maskPattern",),
     "pto.tcmp": ("cmpMode",), "pto.tcmps": ("cmpMode",),
     "pto.tci": ("descending",), "pto.ttri": ("upperOrLower",),
 }
-ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp"}
-LOWER_CASE_ENUMS = frozenset({"cmp"})
+# The ops whose operand attributes follow a comma (`ins(%src, {maskPattern = ..} : T)`).
+COMMA_BEFORE_OPERAND_ATTRS = frozenset({"pto.tgather", "pto.tscatter"})
+ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp", "atomicType": "atomic_type"}
+# Attributes printed as a PTO attribute of their own (`#pto.mask_pattern<P0101>`): key -> mnemonic.
+DIALECT_ATTRS: dict[str, str] = {"maskPattern": "mask_pattern"}
+LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type"})
 TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32"}
 CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -408,8 +422,20 @@ def _as_int(flag: AttrValue) -> AttrValue:
 
 # Source-attribute value -> PTO attribute value, for the PTO attributes whose spelling differs
 # from the tile op's (a cmp_type code is a compare-mode name; `upper` is TTRI's 0 / 1).
+def _mask_pattern_name(value: AttrValue) -> AttrValue:
+    from languages.ops.index_ops import MASK_PATTERNS
+
+    return MASK_PATTERNS[value][0] if isinstance(value, int) and value in MASK_PATTERNS else value
+
+
+def _atomic_type(value: AttrValue) -> AttrValue:
+    return f"atomic_{value}" if isinstance(value, str) and not value.startswith("atomic_") else value
+
+
 PTO_ATTR_VALUES: dict[str, Callable[[AttrValue], AttrValue]] = {
+    "atomicType": _atomic_type,
     "cmpMode": _cmp_mode_name,
+    "maskPattern": _mask_pattern_name,
     "upperOrLower": _as_int,
 }
 
@@ -430,5 +456,6 @@ def _cross_core_pto_ops() -> list[OpDef]:
 OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _scalar_access_pto_ops() + _cross_core_pto_ops())
 
 # Instructions written in destination-passing style: `EvalStmt(op(*ins, out))`.
-_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo", "pto_scalar", "pto_sync"})
+_NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo", "pto_scalar", "pto_sync",
+                               "pto_sort"})
 DPS_OPS: frozenset[str] = frozenset(o.name for o in OPS if o.family not in _NOT_DPS_FAMILIES)

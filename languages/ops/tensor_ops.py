@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from languages.ops import (
+    READ_WRITE,
     WRITE,
     AttrDecl,
     DeductionError,
@@ -578,7 +579,10 @@ def _shape_ops() -> list[OpDef]:
                                   OperandDecl("offsets", "int_list")),
               deduce_assemble, ("assemble",), "memory", output_memory=ReusesInput(0),
               to_tile=TileConversion("tile.store", self_loading=True), window=ASSEMBLE_WINDOW,
-              doc="Writes source into a window of target; the result is target."),
+              attrs=(AttrDecl("atomic", "str", "none", ("none", "add")),),
+              effect_when=(("atomic", "add", 0, READ_WRITE),),
+              doc="Writes source into a window of target; the result is target (atomic='add' "
+                  "accumulates into it, so it is read as well)."),
         OpDef("tensor.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
               attrs=(AttrDecl("dtype", "dtype", positional=True),),
               to_tile=TileConversion("tile.create", self_loading=True)),

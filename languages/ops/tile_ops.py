@@ -177,9 +177,9 @@ def _deduce_window_load(args: Sequence[Node], attrs: Attrs) -> TileType:
     check_rank(args[1], list_len(args[1]), rank, 1, "offsets")
     shapes = dims_at(args, 2, "shapes")
     check_rank(args[2], len(shapes), rank, 2, "shapes")
-    valid = dims_at(args, 3, "valid_shapes") if len(args) > 3 else None
+    valid = dims_at(args, 3, "valid_shape") if len(args) > 3 else None
     if valid is not None:
-        check_valid_within(valid, shapes, 3, "valid_shapes (within shapes)")
+        check_valid_within(valid, shapes, 3, "valid_shape (within shapes)")
     # Only the valid extent is transferred, so a boxed (rounded-up) physical shape may overhang
     # the tensor while the valid window may not.
     check_window(static_ints(args[1]), valid or shapes, tensor.shape, 1, "the loaded window")
@@ -370,25 +370,31 @@ def _cube_ops() -> list[OpDef]:
     ]
 
 
+# PyPTO's AtomicType of a store (pl.AtomicType.None_ / Add): "add" accumulates into GM.
+ATOMIC = AttrDecl("atomic", "str", "none", ("none", "add"))
+
+
 def _memory_ops() -> list[OpDef]:
     target = AttrDecl("target_memory", "memory_space", None, _ON_CHIP)
     return [
         OpDef("tile.load", (OperandDecl("tensor", "tensor"), OperandDecl("offsets", "int_list"),
-                            OperandDecl("shapes", "int_list"), OperandDecl("valid_shapes", "int_list", optional=True)),
+                            OperandDecl("shapes", "int_list"), OperandDecl("valid_shape", "int_list", optional=True)),
               deduce_load, ("load",), "memory", output_memory=FromAttr(),
               window=Window(0, 1, (("list", 3), ("list", 2))),
               attrs=(AttrDecl("target_memory", "memory_space", None, (VEC, MemorySpace.Mat)), AttrDecl("cache", "str"),
                      AttrDecl("packed", "bool", False)),
               pto=("pto.partition_view", "pto.tload"),
-              doc="`shapes` is the physical (possibly boxed) extent, `valid_shapes` the logical one; "
+              doc="`shapes` is the physical (possibly boxed) extent, `valid_shape` the logical one; "
                   "`packed` loads an N-D window into its row-packed 2-D tile."),
         OpDef("tile.store", (OperandDecl("tile", _TILE, accepted_memory=(VEC, MemorySpace.Acc)),
-                             OperandDecl("offsets", "int_list"), OperandDecl("tensor", "tensor", effect=WRITE)),
+                             OperandDecl("offsets", "int_list"), OperandDecl("output_tensor", "tensor", effect=WRITE)),
               deduce_store, ("store",), "memory", output_memory=ReusesInput(2),
               window=Window(2, 1, (("attr", "window"), ("valid", 0))),
-              attrs=(AttrDecl("window", "int_list"),),
-              doc="`window` (N-D) is the tensor window a row-packed 2-D tile fills.",
-              pto=("pto.partition_view", "pto.tstore")),
+              attrs=(AttrDecl("window", "int_list"), ATOMIC),
+              effect_when=(("atomic", "add", 2, READ_WRITE),),
+              doc="`window` (N-D) is the tensor window a row-packed 2-D tile fills; atomic='add' "
+                  "accumulates into GM (the destination is read as well as written).",
+              pto=("pto.partition_view", "pto.tstore"), pto_attrs=(("atomic", "atomicType"),)),
         OpDef("tile.move", (OperandDecl("x", _TILE),), deduce_move, ("move",), "memory",
               attrs=(target, AttrDecl("cross_core", "bool", False)),
               output_memory=FromAttr(), in_place_safe=False, pto=("pto.tmov",),

@@ -1,0 +1,426 @@
+"""Sorting, gathers and scatters (spec tensor_and_tile_operators.md: "Flat gather", "Mask
+patterns", tile.gatherb / mgather / scatter / scatter_mask; convert_tensor_to_tile_ops.md:
+"Scatter Update Lowering", "Flat Gather Lowering"), tile and tensor forms.
+
+- sort32(src, idx): every 32-column block of each row sorted into (score, index) pairs, 8 bytes
+  a pair (an FP32 row doubles, an FP16 row quadruples); FP16 / FP32 scores, UINT32 indices.
+- mrgsort_format1(src, block_len): one row of sorted blocks, every 4 consecutive blocks of
+  block_len elements merged; mrgsort_format2(src0, src1[, src2, src3], tmp, exhausted=False):
+  2 to 4 sorted rows merged into one row of their total length. `pl.tile.mrgsort` /
+  `pl.tensor.mrgsort` choose the format by their operands (`SPELLINGS`).
+- gather(src, indices, tmp): flat element indexing `out = src.reshape(-1)[indices]` (an index
+  outside the source reads 0); gather_mask(src, mask_pattern): the marked columns compacted.
+  tensor.gather(src, index, dim=None) is flat without dim, and axis indexing with dim (rank 2,
+  dim -1 or 0): index physical columns must be a multiple of 16 (2-byte sources) or 8 (4-byte)
+  so index and output rows are 32-byte aligned.
+- gatherb(src, offsets): 32-byte blocks of the source at byte offsets (UINT32, a multiple of 8
+  entries a row), each offset column expanding to 32 / sizeof(T) output elements.
+- scatter(dst, src, indexes): dst.flat[indexes] = src (DPS: the result is dst's buffer).
+- scatter_update(input, dim=-2, index, src): whole rows input[index.flat[k], :] = src[k, :].
+- mgather(mem, idx, coalesce="row"|"elem"): rows (row coalescing) or elements of a GM tensor.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from languages.memory_space import MemorySpace
+from languages.ops import (
+    READ_WRITE,
+    WRITE,
+    AttrDecl,
+    DeductionError,
+    Fixed,
+    OpDef,
+    OperandDecl,
+    ReusesInput,
+    TileConversion,
+    TileInput,
+    describe,
+    type_of,
+)
+from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
+from languages.types import Attrs, DataType, Dims, TensorType, Type, attr
+from languages.views import make_tile_type
+from nanopass.node import Node
+
+VEC = MemorySpace.Vec
+_T, _TILE = "tensor", "tile"
+SORT_DTYPES = (DataType.FP16, DataType.FP32)
+SORT_INDEX_DTYPES = (DataType.UINT32, DataType.INT32)
+GATHER_DTYPES = (DataType.FP16, DataType.FP32, DataType.INT16, DataType.INT32)
+# MaskPattern (pl.tile.MaskPattern): value -> (name, stride).
+MASK_PATTERNS: dict[int, tuple[str, int]] = {
+    1: ("P0101", 2), 2: ("P1010", 2), 3: ("P0001", 4), 4: ("P0010", 4), 5: ("P0100", 4), 6: ("P1000", 4),
+    7: ("P1111", 1),
+}
+
+
+def pair_elements(dtype: DataType) -> int:
+    """Elements of `dtype` one 8-byte (score, index) pair takes."""
+    return 8 // dtype.byte_width
+
+
+def _tile_or_tensor_like(value: Value, shape: Dims, dtype: DataType, valid: Dims | None) -> Value:
+    return rebuild(value, shape, dtype, valid)
+
+
+def _check_row_major_2d(value: Value, operand: int) -> None:
+    if len(value.shape) != 2:
+        raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", operand)
+
+
+# -- sort -----------------------------------------------------------------------------------------
+
+
+def deduce_sort32(args: Sequence[Node], attrs: Attrs) -> Type:
+    src, idx = value_at(args, 0), value_at(args, 1)
+    _check_row_major_2d(src, 0)
+    if src.dtype not in SORT_DTYPES:
+        raise DeductionError(f"expected FP16 or FP32 scores, got {src.dtype.name}", 0)
+    if idx.dtype not in SORT_INDEX_DTYPES or idx.shape != src.shape:
+        raise DeductionError(f"expected UINT32 indices of shape {list(src.shape)}, got {describe(args[1])}", 1)
+    if idx.valid != src.valid:
+        raise DeductionError(f"expected indices valid in {list(src.valid)} (the scores'), got {list(idx.valid)}", 1)
+    pair = pair_elements(src.dtype)
+    rows, cols = src.shape
+    return _tile_or_tensor_like(src, (rows, cols * pair), src.dtype, (src.valid[0], src.valid[1] * pair))
+
+
+def _sorted_row(value: Value, operand: int) -> None:
+    _check_row_major_2d(value, operand)
+    if value.shape[0] != 1:
+        raise DeductionError(f"expected one row of sorted pairs, got shape {list(value.shape)}", operand,
+                             hint="TMRGSORT merges within a single row")
+    if value.dtype not in SORT_DTYPES:
+        raise DeductionError(f"expected FP16 or FP32 pairs, got {value.dtype.name}", operand)
+
+
+def deduce_mrgsort1(args: Sequence[Node], attrs: Attrs) -> Type:
+    src = value_at(args, 0)
+    _sorted_row(src, 0)
+    block_len = scalar_at(args, 1)
+    if not (block_len.dtype.is_int or block_len.dtype is DataType.INDEX):
+        raise DeductionError(f"expected an integer block_len, got {describe(args[1])}", 1)
+    return _tile_or_tensor_like(src, src.shape, src.dtype, src.valid_shape)
+
+
+def _merge_sources(args: Sequence[Node], with_tmp: bool) -> list[Value]:
+    sources = [value_at(args, i) for i in range(len(args) - (1 if with_tmp else 0))]
+    if not 2 <= len(sources) <= 4:
+        raise DeductionError(f"expected 2 to 4 sorted rows to merge, got {len(sources)}")
+    for index, source in enumerate(sources):
+        _sorted_row(source, index)
+        check_same_dtype(sources[0], source, index)
+    return sources
+
+
+def deduce_mrgsort2(args: Sequence[Node], attrs: Attrs) -> Type:
+    sources = _merge_sources(args, with_tmp=True)
+    tmp = value_at(args, len(args) - 1)
+    total = sum(s.shape[1] for s in sources)
+    if tmp.dtype != sources[0].dtype or tmp.shape[-1] < total:
+        raise DeductionError(f"expected a {sources[0].dtype.name} scratch row of at least {total} elements, got "
+                             f"{describe(args[-1])}", len(args) - 1)
+    return _tile_or_tensor_like(sources[0], (1, total), sources[0].dtype, None)
+
+
+def deduce_tensor_mrgsort2(args: Sequence[Node], attrs: Attrs) -> Type:
+    sources = _merge_sources(args, with_tmp=False)
+    return TensorType((1, sum(s.shape[1] for s in sources)), sources[0].dtype)
+
+
+# -- gathers --------------------------------------------------------------------------------------
+
+
+def check_flat_gather_index(index: Value, src_dtype: DataType, operand: int) -> None:
+    """The flat-gather contract: a 2-D INT32 index whose physical columns are a positive
+    multiple of 16 for 2-byte sources and 8 for 4-byte ones (32-byte index and output rows),
+    checked even for a single row; pl.set_validshape narrows the valid columns."""
+    if index.dtype is not DataType.INT32 or len(index.shape) != 2:
+        raise DeductionError(f"expected a 2-D INT32 index, got {describe_value(index)}", operand)
+    align = 32 // src_dtype.byte_width
+    cols = index.shape[1]
+    if cols <= 0 or cols % align:
+        raise DeductionError(f"index columns {cols} must be a positive multiple of {align} for a {src_dtype.name} "
+                             "source (index and output rows are 32-byte aligned)", operand,
+                             hint=f"pad the index to [{index.shape[0]}, {-(-cols // align) * align}] and narrow it "
+                                  "with pl.set_validshape")
+
+
+def describe_value(value: Value) -> str:
+    return f"{'Tensor' if isinstance(value, TensorType) else 'Tile'}[{list(value.shape)}, {value.dtype.name}]"
+
+
+def deduce_tile_gather(args: Sequence[Node], attrs: Attrs) -> Type:
+    """gather(src, indices, tmp): the indices' shape and valid shape, the source's dtype."""
+    src, index = value_at(args, 0), value_at(args, 1)
+    if src.dtype not in GATHER_DTYPES:
+        raise DeductionError(f"expected an FP16/FP32/INT16/INT32 source, got {src.dtype.name}", 0)
+    if index.dtype not in (DataType.INT32, DataType.UINT32) or len(index.shape) != 2:
+        raise DeductionError(f"expected a 2-D INT32 index, got {describe(args[1])}", 1)
+    if len(args) > 2:
+        tmp = value_at(args, 2)
+        if tmp.shape != index.shape or tmp.dtype.byte_width != 4:
+            raise DeductionError(f"expected a 4-byte scratch of the index's shape {list(index.shape)}, got "
+                                 f"{describe(args[2])}", 2)
+    return make_tile_type(index.shape, src.dtype, index.valid_shape)
+
+
+def gather_dim(attrs: Attrs, rank: int) -> int | None:
+    dim = attr(attrs, "dim")
+    if dim is None:
+        return None
+    if not isinstance(dim, int) or not -rank <= dim < rank:
+        raise DeductionError(f"attribute 'dim' expected an axis within rank {rank}, got {dim!r}")
+    return dim % rank
+
+
+def deduce_tensor_gather(args: Sequence[Node], attrs: Attrs) -> Type:
+    """Flat (no dim): out = src.reshape(-1)[index], the index's shape; with dim: axis indexing
+    of a rank-2 source, out[i, j] = src[index[i, j], j] (dim 0) / src[i, index[i, j]] (dim 1)."""
+    src, index = value_at(args, 0), value_at(args, 1)
+    if src.dtype not in GATHER_DTYPES:
+        raise DeductionError(f"expected an FP16/FP32/INT16/INT32 source, got {src.dtype.name}", 0)
+    dim = gather_dim(attrs, len(src.shape))
+    if dim is None:
+        check_flat_gather_index(index, src.dtype, 1)
+        return TensorType(index.shape, src.dtype, index.valid_shape)
+    if len(src.shape) != 2 or len(index.shape) != 2:
+        raise DeductionError("axis gather (dim) is supported on rank-2 sources and indices", 0,
+                             hint="reshape to 2-D, or gather flat (without dim)")
+    if index.dtype is not DataType.INT32:
+        raise DeductionError(f"expected an INT32 index, got {index.dtype.name}", 1)
+    other = 1 - dim
+    if index.shape[other] != src.shape[other]:
+        raise DeductionError(f"expected the index to have the source's extent {src.shape[other]} on axis {other}, got "
+                             f"{list(index.shape)}", 1)
+    return TensorType(index.shape, src.dtype, index.valid_shape)
+
+
+def mask_pattern(attrs: Attrs) -> tuple[str, int]:
+    value = attr(attrs, "mask_pattern")
+    if not isinstance(value, int) or value not in MASK_PATTERNS:
+        raise DeductionError(f"attribute 'mask_pattern' expected a pl.tile.MaskPattern (1..7), got {value!r}")
+    return MASK_PATTERNS[value]
+
+
+def deduce_gather_mask(args: Sequence[Node], attrs: Attrs) -> Type:
+    src = value_at(args, 0)
+    _check_row_major_2d(src, 0)
+    _, stride = mask_pattern(attrs)
+    rows, cols = src.shape
+    if cols % stride:
+        raise DeductionError(f"the last dim {cols} must be divisible by the pattern's stride {stride}", 0)
+    out = attr(attrs, "output_dtype")
+    dtype = out if isinstance(out, DataType) else src.dtype
+    if dtype.bits != src.dtype.bits:
+        raise DeductionError(f"attribute 'output_dtype' must have the source's bit width ({src.dtype.bits}), got "
+                             f"{dtype.name}", hint="gather_mask reinterprets bits; it does not convert values")
+    valid = (src.valid[0], src.valid[1] // stride)
+    return rebuild(src, (rows, cols // stride), dtype, valid)
+
+
+def deduce_gatherb(args: Sequence[Node], attrs: Attrs) -> Type:
+    src, offsets = value_at(args, 0), value_at(args, 1)
+    if offsets.dtype is not DataType.UINT32 or len(offsets.shape) != 2:
+        raise DeductionError(f"expected 2-D UINT32 byte offsets, got {describe(args[1])}", 1)
+    if offsets.shape[1] % 8:
+        raise DeductionError(f"offset rows need a positive multiple of 8 entries, got {offsets.shape[1]}", 1)
+    out = attr(attrs, "output_dtype")
+    dtype = out if isinstance(out, DataType) else src.dtype
+    per_block = 32 // dtype.byte_width
+    rows, cols = offsets.shape
+    return make_tile_type((rows, cols * per_block), dtype, (offsets.valid[0], offsets.valid[1] * per_block))
+
+
+def deduce_mgather(args: Sequence[Node], attrs: Attrs) -> Type:
+    """mgather(mem, idx, coalesce): "row" gathers whole rows of the 2-D GM tensor (one INT32
+    index per output row, a [1, R] or [R, 1] index); "elem" flat-indexes elements (the index's shape)."""
+    mem = type_of(args[0])
+    if not isinstance(mem, TensorType) or len(mem.shape) != 2:
+        raise DeductionError(f"expected a 2-D GM tensor, got {describe(args[0])}", 0)
+    idx = value_at(args, 1)
+    if idx.dtype is not DataType.INT32:
+        raise DeductionError(f"expected an INT32 index tile, got {idx.dtype.name}", 1)
+    coalesce = attr(attrs, "coalesce", "row")
+    if coalesce == "elem":
+        return make_tile_type(idx.shape, mem.dtype, idx.valid_shape)
+    if len(idx.shape) != 2 or 1 not in idx.shape:
+        raise DeductionError(f"expected a [1, R] or [R, 1] row index, got {list(idx.shape)}", 1)
+    rows = max(idx.shape)
+    return make_tile_type((rows, mem.shape[1]), mem.dtype)
+
+
+# -- scatters -------------------------------------------------------------------------------------
+
+
+def deduce_tile_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
+    """scatter(dst, src, indexes): dst.flat[indexes] = src; the result is dst. Index dtype
+    matches the element size: 4-byte data INT32, 2- and 1-byte data INT16."""
+    dst, src, index = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    check_same_dtype(dst, src, 1)
+    if index.shape != src.shape:
+        raise DeductionError(f"expected indexes of the source's shape {list(src.shape)}, got {list(index.shape)}", 2)
+    wanted = DataType.INT32 if dst.dtype.byte_width == 4 else DataType.INT16
+    if index.dtype is not wanted:
+        raise DeductionError(f"expected {wanted.name} indexes for {dst.dtype.name} data, got {index.dtype.name}", 2)
+    return dst
+
+
+def deduce_tensor_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
+    """scatter(input, index, src, dim=-1): out[b, index[b, k]] = src[b, k] (rank 2, dim -1)."""
+    dst, index, src = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    check_same_dtype(dst, src, 2)
+    if len(dst.shape) != 2 or gather_dim(attrs, 2) != 1:
+        raise DeductionError("tensor.scatter supports rank-2 inputs with dim=-1", 0)
+    if index.shape != src.shape or index.dtype is not DataType.INT32:
+        raise DeductionError(f"expected an INT32 index of the source's shape {list(src.shape)}, got "
+                             f"{describe(args[1])}", 1)
+    if index.shape[0] != dst.shape[0]:
+        raise DeductionError(f"expected {dst.shape[0]} index rows (the input's), got {index.shape[0]}", 1)
+    return TensorType(dst.shape, dst.dtype)
+
+
+def deduce_scatter_update(args: Sequence[Node], attrs: Attrs) -> Type:
+    """scatter_update(input, index, src, dim=-2): input[index.flat[k], :] = src[k, :] (rows of
+    the input seen as [m, d] with d its last dim); the result is the updated input."""
+    dst, index, src = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    check_same_dtype(dst, src, 2)
+    dim = attr(attrs, "dim", -2)
+    if dim != -2:
+        raise DeductionError(f"scatter_update supports dim=-2 (whole rows), got {dim!r}")
+    if index.dtype is not DataType.INT32:
+        raise DeductionError(f"expected an INT32 index, got {index.dtype.name}", 1)
+    count = 1
+    for extent in index.shape:
+        count *= extent
+    rows = 1
+    for extent in src.shape[:-1]:
+        rows *= extent
+    if src.shape[-1] != dst.shape[-1] or rows != count:
+        raise DeductionError(f"expected {count} source rows of {dst.shape[-1]} (one per index), got "
+                             f"{list(src.shape)}", 2)
+    if dst.dtype.byte_width == 2:
+        total = 1
+        for extent in dst.shape:
+            total *= extent
+        if total > 32767:
+            raise DeductionError(f"a 2-byte input of {total} elements needs flat indexes beyond INT16's 32767", 0,
+                                 hint="TSCATTER indexes 2-byte data with INT16; split the input")
+    return dst
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+
+def _vec(name: str) -> OperandDecl:
+    return OperandDecl(name, _TILE, input_memory=VEC)
+
+
+def _ten(name: str) -> OperandDecl:
+    return OperandDecl(name, _T)
+
+
+_VEC_OUT = Fixed(VEC)
+_MASK = AttrDecl("mask_pattern", "int", None, tuple(MASK_PATTERNS))
+
+
+def _conversion(tile_op: str, count: int) -> TileConversion:
+    return TileConversion(tile_op, tuple(TileInput(i, (tile_op,)) for i in range(count)))
+
+
+def _sort_ops() -> list[OpDef]:
+    return [
+        OpDef("tile.sort32", (_vec("src"), _vec("idx"), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE,
+                                                                     optional=True)),
+              deduce_sort32, ("sort32",), "sort", output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tsort32",),
+              doc="Each 32-column block sorted descending into (score, index) pairs."),
+        OpDef("tensor.sort32", (_ten("src"), _ten("idx")), deduce_sort32, ("sort32",), "sort",
+              to_tile=_conversion("tile.sort32", 2)),
+        OpDef("tile.mrgsort_format1", (_vec("src"), OperandDecl("block_len", "scalar", literal_dtype=DataType.INT32)),
+              deduce_mrgsort1, ("mrgsort1",), "sort", output_memory=_VEC_OUT, in_place_safe=False,
+              pto=("pto.tmrgsort",), doc="Every 4 consecutive sorted blocks of block_len elements merged."),
+        OpDef("tensor.mrgsort_format1", (_ten("src"), OperandDecl("block_len", "scalar", literal_dtype=DataType.INT32)),
+              deduce_mrgsort1, ("mrgsort1",), "sort", to_tile=TileConversion("tile.mrgsort_format1", (
+                  TileInput(0, ("tile.mrgsort_format1",)),))),
+        OpDef("tile.mrgsort_format2", (_vec("src0"), _vec("src1"), OperandDecl("srcs", _TILE, input_memory=VEC,
+                                                                              variadic=True)),
+              deduce_mrgsort2, ("mrgsort2",), "sort", attrs=(AttrDecl("exhausted", "bool", False),),
+              output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tmrgsort",), pto_attrs=(("exhausted", "exhausted"),),
+              doc="2 to 4 sorted rows merged; the last operand is the scratch row."),
+        OpDef("tensor.mrgsort_format2", (_ten("src0"), _ten("src1"), OperandDecl("srcs", _T, variadic=True)),
+              deduce_tensor_mrgsort2, ("mrgsort2",), "sort", attrs=(AttrDecl("exhausted", "bool", False),),
+              to_tile=TileConversion("tile.mrgsort_format2", self_loading=True),
+              doc="The converter supplies the scratch row."),
+    ]
+
+
+def _gather_ops() -> list[OpDef]:
+    out_dtype = AttrDecl("output_dtype", "dtype")
+    return [
+        OpDef("tile.gather", (_vec("src"), _vec("indices"), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE,
+                                                                        optional=True)),
+              deduce_tile_gather, ("gather",), "gather", output_memory=_VEC_OUT, in_place_safe=False,
+              pto=("pto.tgather",), doc="out = src.reshape(-1)[indices]; an index outside the source reads 0."),
+        OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile")), deduce_tensor_gather,
+              ("tensor_gather",), "gather", attrs=(AttrDecl("dim", "int"),),
+              to_tile=TileConversion("tile.gather", self_loading=True),
+              doc="Flat without dim (the flat-gather contract), axis indexing with dim."),
+        OpDef("tile.gather_mask", (_vec("src"),), deduce_gather_mask, ("gather_mask",), "gather",
+              attrs=(_MASK, out_dtype), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgather",),
+              pto_attrs=(("mask_pattern", "maskPattern"),), doc="The marked columns, compacted (TGATHER mask form)."),
+        OpDef("tensor.gather_mask", (_ten("src"),), deduce_gather_mask, ("gather_mask",), "gather",
+              attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1)),
+        OpDef("tile.gatherb", (_vec("src"), _vec("offsets")), deduce_gatherb, ("gatherb",), "gather",
+              attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
+              doc="32-byte blocks of src at the UINT32 byte offsets."),
+        OpDef("tile.mgather", (OperandDecl("mem", _T), _vec("idx")), deduce_mgather, ("mgather",), "gather",
+              attrs=(AttrDecl("coalesce", "str", "row", ("row", "elem")),
+                     AttrDecl("gather_oob", "str", "undefined", ("undefined", "clamp", "wrap", "zero")),
+                     AttrDecl("target_memory", "memory_space", VEC, (VEC,))),
+              output_memory=_VEC_OUT, pto=("pto.partition_view", "pto.mgather"),
+              doc="Rows (coalesce='row') or elements ('elem') of a GM tensor into Vec (PTOAS: Ascend950)."),
+    ]
+
+
+def _scatter_ops() -> list[OpDef]:
+    return [
+        OpDef("tile.scatter", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src"),
+                               _vec("indexes")),
+              deduce_tile_scatter, ("scatter",), "scatter", output_memory=ReusesInput(0), pto=("pto.tscatter",),
+              pto_ins=(1, 2), doc="dst.flat[indexes] = src; the result is dst's buffer."),
+        OpDef("tensor.scatter", (_ten("input"), OperandDecl("index", _T), OperandDecl("src", _T)),
+              deduce_tensor_scatter, ("tensor_scatter",), "scatter", attrs=(AttrDecl("dim", "int", -1),),
+              to_tile=TileConversion("tile.scatter", self_loading=True),
+              doc="out[b, index[b, k]] = src[b, k] (rank 2, dim=-1); the rest of input kept."),
+        OpDef("tensor.scatter_update", (_ten("input"), OperandDecl("index", _T), OperandDecl("src", _T)),
+              deduce_scatter_update, ("scatter_update",), "scatter", attrs=(AttrDecl("dim", "int", -2),),
+              signature=("input", "dim", "index", "src"),
+              to_tile=TileConversion("tile.scatter", self_loading=True),
+              doc="Whole rows: input[index.flat[k], :] = src[k, :] (scatter + sel preserve-blend lowering)."),
+    ]
+
+
+OPS: tuple[OpDef, ...] = tuple(_sort_ops() + _gather_ops() + _scatter_ops())
+
+# PyPTO's dispatching DSL spellings: name -> how the operands choose the registered op.
+SPELLINGS: dict[str, tuple[str, str]] = {
+    "tile.mrgsort": ("tile.mrgsort_format1", "tile.mrgsort_format2"),
+    "tensor.mrgsort": ("tensor.mrgsort_format1", "tensor.mrgsort_format2"),
+}
+
+
+def resolve_spelling(name: str, positional: int, keywords: Sequence[str]) -> str:
+    """The registered op a dispatching spelling means: mrgsort with one source (and a
+    block_len) is format 1, with several it is format 2; `arange` is ci."""
+    if name in SPELLINGS:
+        one, many = SPELLINGS[name]
+        return one if positional <= 1 or "block_len" in keywords else many
+    if name in ("tensor.arange", "tile.arange"):
+        return name.replace("arange", "ci")
+    return name
+
+
+__all__ = ["MASK_PATTERNS", "OPS", "SPELLINGS", "pair_elements", "resolve_spelling"]
+
