@@ -1,6 +1,11 @@
-"""Ships `nanopass_pto_pypto.pth` into site-packages (pyproject.toml says everything else), in
-regular and editable installs: the line it holds makes `import pypto.language as pl` find this
-compiler's `pl` module when PyPTO itself is not installed (see `_nanopass_pypto_alias.py`)."""
+"""Build hooks (pyproject.toml says everything else):
+
+- the one compiled extension, `backend._mad` (the cube MAD chain and block moves at machine
+  speed; see backend/_mad.c). It is optional: where no C compiler is available the install
+  still succeeds and `backend.numerics` / `backend.sim` run their NumPy paths (same bits, slower);
+- `nanopass_pto_pypto.pth` shipped into site-packages, in regular and editable installs: the
+  line it holds makes `import pypto.language as pl` find this compiler's `pl` module when PyPTO
+  itself is not installed (see `_nanopass_pypto_alias.py`)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 from setuptools.command.editable_wheel import editable_wheel
 
@@ -52,4 +57,12 @@ class EditableWithPth(editable_wheel):
         return WithPth()
 
 
-setup(cmdclass={"build_py": BuildWithPth, "editable_wheel": EditableWithPth})
+MAD_EXTENSION = Extension(
+    "backend._mad",
+    ["backend/_mad.c"],
+    # Never -ffast-math / -Ofast: subnormals and IEEE fma are the semantics.
+    extra_compile_args=["-O2", "-fno-fast-math", "-fno-finite-math-only"],
+    optional=True,
+)
+
+setup(ext_modules=[MAD_EXTENSION], cmdclass={"build_py": BuildWithPth, "editable_wheel": EditableWithPth})

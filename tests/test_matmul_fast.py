@@ -146,10 +146,28 @@ def test_numpy_fallbacks_without_the_compiled_kernel(dtype: str, monkeypatch: py
 def test_the_compiled_kernel_is_built() -> None:
     # The install builds it (setup.py); a silent fallback would cost 20-1000x in every run.
     # A worktree installed before the extension existed lacks it until `pip install -e .`
-    # runs again, so only CI (a fresh install) insists.
+    # runs again, so only CI (a fresh install) insists on the built module itself.
     if numerics._mad_kernel is None and not os.environ.get("CI"):
         pytest.skip("backend._mad is not built here: run `pip install -e .` again to build it")
     assert numerics._mad_kernel is not None, "backend._mad is missing: reinstall with a C compiler"
+
+
+def test_setup_declares_the_compiled_kernel() -> None:
+    # The skip above must not hide a setup.py that stopped building the extension (it once
+    # did: a rewrite of setup.py for the .pth dropped ext_modules, and every fresh install ran
+    # the NumPy stand-ins silently).
+    import ast
+    from pathlib import Path
+
+    setup_py = Path(__file__).resolve().parent.parent / "setup.py"
+    tree = ast.parse(setup_py.read_text())
+    extensions = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and isinstance(node.func, ast.Name) and node.func.id == "Extension"]
+    names = [ast.literal_eval(call.args[0]) for call in extensions if call.args]
+    assert "backend._mad" in names, "setup.py no longer builds backend._mad"
+    setups = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Name) and node.func.id == "setup"]
+    assert any(keyword.arg == "ext_modules" for call in setups for keyword in call.keywords)
 
 
 @settings(max_examples=60, deadline=None)
