@@ -106,7 +106,10 @@ _AST_BOOLOPS: dict[type[ast.boolop], str] = {ast.And: "and", ast.Or: "or"}
 _BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
 
 # `pl.X(...)` spellings that are not operators, or that name one operator regardless of operands.
-_FIXED_SUGAR = {"load": "tile.load", "store": "tile.store", "create_tensor": "tensor.create"}
+_FIXED_SUGAR = {
+    "load": "tile.load", "store": "tile.store", "create_tensor": "tensor.create", "create_tile": "tile.create",
+    "move": "tile.move",
+}
 # Unified `pl.X(lhs, rhs)` wrappers whose scalar-rhs form is another op (JIT_FRONTEND.md §4.2).
 _SCALAR_RHS_OPS = {
     "add": "adds", "sub": "subs", "mul": "muls", "div": "divs", "maximum": "maximums", "minimum": "minimums",

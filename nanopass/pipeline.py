@@ -502,7 +502,8 @@ def compile_source(
 ) -> _Outcome:
     start = time.perf_counter()
     remember_source(name, text)
-    program = plugin.parse(text, name)
+    program = plugin.parse_with_args(text, name, args) if plugin.parse_with_args is not None \
+        else plugin.parse(text, name)
     explicit = getattr(args, "pipeline", None) is not None if explicit_pipeline is None else explicit_pipeline
     position = read_position(text)
     claimed = position.holds if position is not None else None

@@ -56,6 +56,9 @@ class CompilerPlugin:
     examples_dir: Path | None = None
     make_backend: Callable[[str], object] = lambda name: None
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    # The CLI's parse, when the input's meaning depends on options (e.g. the shapes a `@pl.jit`
+    # kernel is specialized on): (text, filename, parsed arguments) → program.
+    parse_with_args: Callable[[str, str, argparse.Namespace], Node] | None = None
     # Called after a successful compile: (args, final program, context) → exit status or None.
     post_compile: Callable[[argparse.Namespace, Node, PassContext], int | None] | None = None
     # `python -m nanopass.fuzz`: builds the compiler's FuzzTarget (program generator, oracle, blame,

@@ -62,6 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"target: {' or '.join(BACKEND_CHOICES)} (default {BACKEND_CHOICES[0]})")
     group.add_argument("--unchecked", action="store_true",
                        help="do not report simulator reads of never-written memory")
+    from nanopass_pto.jit_cli import add_arguments as add_jit_arguments
+
+    add_jit_arguments(parser.add_argument_group("@pl.jit kernels (PTO plugin)"))
 
 
 # -- the compiled program the framework hands over --------------------------------------------------

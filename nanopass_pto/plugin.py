@@ -126,6 +126,13 @@ def parse(text: str, filename: str) -> Node:
     return parse_program(text, filename)
 
 
+def parse_with_args(text: str, filename: str, args: argparse.Namespace) -> Node:
+    # A file of @pl.jit kernels is specialized on the shapes the options (or the file) give.
+    from nanopass_pto.jit_cli import parse_cli
+
+    return parse_cli(text, filename, args)
+
+
 def print_program(program: Node) -> str:
     from languages.pl_printer import print_program as print_pl
 
@@ -185,6 +192,7 @@ PLUGIN = CompilerPlugin(
     default_pipelines={"Ascend910B": DEFAULT_PIPELINE, "Ascend950": DEFAULT_PIPELINE},
     default_backend="Ascend910B",
     parse=parse,
+    parse_with_args=parse_with_args,
     print_program=print_program,
     load_properties={lang: _LOADED for lang in VALUE_LEVEL},
     print_final=print_pto,
