@@ -1710,6 +1710,10 @@ def _program_class(module: ast.Module, filename: str, name: str | None = None) -
 
 def _parse(text: str, filename: str, language: Language | None, program: str | None = None) -> AnyProgram:
     module = _syntax_error(text, filename)
+    if program is None and language is None and _is_jit_module(module):
+        from languages.pl_jit import parse_jit_file
+
+        return parse_jit_file(text, filename)
     cls = _program_class(module, filename, program)
     if language is None:
         language = _header_language(text, filename)
@@ -1730,6 +1734,13 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
         raise
     except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
         raise _error(_span_of(filename, cls), f"internal parser error: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_jit_module(module: ast.Module) -> bool:
+    """A file of `@pl.jit` kernels and no `@pl.program` class."""
+    decorated = [_dotted(d.func if isinstance(d, ast.Call) else d) or [] for s in module.body
+                 if isinstance(s, (ast.FunctionDef, ast.ClassDef)) for d in s.decorator_list]
+    return any(parts[:2] == ["pl", "jit"] for parts in decorated) and ["pl", "program"] not in decorated
 
 
 def _has_scopes(program: ast.ClassDef) -> bool:

@@ -25,26 +25,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from backend import numerics
-from languages.pl_jit import Binding, Constant, fold_constant, is_jit_source, jit_functions, module_constants, parse_jit
+from languages.pl_jit import (
+    _DTYPE_WORDS, Binding, Constant, is_jit_source, jit_functions, module_constants, parse_jit, static_binding,
+)
 from languages.pl_parser import _dotted, _span_of
 from languages.types import DataType, TensorType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
 
 RULE = "jit"
-
-# numpy / torch dtype spellings -> DataType
-_DTYPE_WORDS = {
-    "float32": DataType.FP32, "float16": DataType.FP16, "half": DataType.FP16, "float": DataType.FP32,
-    "bfloat16": DataType.BF16, "int8": DataType.INT8, "int16": DataType.INT16, "int32": DataType.INT32,
-    "int64": DataType.INT64, "uint8": DataType.UINT8, "uint16": DataType.UINT16, "uint32": DataType.UINT32,
-    "bool": DataType.BOOL, "bool_": DataType.BOOL, "float8_e4m3fn": DataType.FP8E4M3FN,
-    "float8_e5m2": DataType.FP8E5M2, "fp32": DataType.FP32, "fp16": DataType.FP16, "bf16": DataType.BF16,
-    "float64": DataType.INT64,  # not a kernel dtype: rejected below
-}
-_CONSTRUCTORS = {"zeros", "ones", "empty", "full", "rand", "randn", "random", "randint", "zeros_like", "ones_like",
-                 "empty_like", "arange", "tensor", "array", "normal", "uniform", "standard_normal", "integers"}
-
 
 def _error(message: str, span: Span, hint: str = "") -> CompileError:
     return CompileError(Diagnostic(RULE, message, span, hint))
@@ -81,12 +70,9 @@ def _binding(module: ast.Module, filename: str, entry: str, args: argparse.Names
     inputs: Path | None = getattr(args, "inputs", None)
     if inputs is not None:
         return _npz_binding(inputs)
-    sample = sample_binding(module, filename, entry, constants)
-    if sample is not None:
-        return sample
-    signature = _signature_binding(module, filename, entry, constants)
-    if signature is not None:
-        return signature
+    static = static_binding(module, filename, entry, constants)
+    if static is not None:
+        return static
     function = jit_functions(module, filename)[entry].node
     raise _error(f"@pl.jit entry `{entry}` has no shapes: its tensor parameters are bare pl.Tensor and the file "
                  "calls it nowhere with arrays of constant shape", _span_of(filename, function),
@@ -140,197 +126,10 @@ def _npz_binding(path: Path) -> Binding:
     return Binding(tensors, scalars)
 
 
-# -- sample mode: the file's own call of the entry ------------------------------------------------------
-
-
-def sample_binding(module: ast.Module, filename: str, entry: str, constants: Mapping[str, Constant]) -> Binding | None:
-    params = [a.arg for a in jit_functions(module, filename)[entry].node.args.args]
-    for block in _blocks(module):
-        assigned: dict[str, ast.expr] = {}
-        names: dict[str, Constant] = dict(constants)
-        for stmt in block:
-            call = _entry_call(stmt, entry)
-            if call is not None:
-                binding = _bind_call(call, params, assigned, names)
-                if binding is not None:
-                    return binding
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                assigned[stmt.targets[0].id] = stmt.value
-                value = fold_constant(stmt.value, names)
-                if value is not None:
-                    names[stmt.targets[0].id] = value
-    return None
-
-
-def _blocks(module: ast.Module) -> list[list[ast.stmt]]:
-    """Every statement block outside the jit functions (module body, if-bodies, function bodies)."""
-    out: list[list[ast.stmt]] = [module.body]
-    for node in ast.walk(module):
-        if isinstance(node, ast.FunctionDef) and any(_dotted(d.func if isinstance(d, ast.Call) else d) is not None
-                                                     and (_dotted(d.func if isinstance(d, ast.Call) else d) or [])[:2]
-                                                     == ["pl", "jit"] for d in node.decorator_list):
-            continue
-        for field in ("body", "orelse"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt) and node is not module:
-                out.append(block)
-    return out
-
-
-def _entry_call(stmt: ast.stmt, entry: str) -> ast.Call | None:
-    value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == entry:
-        return value
-    return None
-
-
-def _bind_call(call: ast.Call, params: list[str], assigned: Mapping[str, ast.expr],
-               names: Mapping[str, Constant]) -> Binding | None:
-    tensors: dict[str, TensorType] = {}
-    scalars: dict[str, Constant] = {}
-    given = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg in params]
-    for param, arg in given:
-        assert param is not None
-        literal = fold_constant(arg, names)
-        if literal is not None:
-            scalars[param] = literal
-            continue
-        source = assigned.get(arg.id) if isinstance(arg, ast.Name) else arg
-        built = _constructed(source, names, assigned) if source is not None else None
-        if built is None or built[1] is None:
-            return None  # not an array of constant shape, or NumPy's default float64 (no kernel dtype)
-        tensors[param] = TensorType(built[0], built[1])
-    return Binding(tensors, scalars)
-
-
-Built = tuple[tuple[int, ...], DataType | None]
-
-
-def _constructed(node: ast.expr, names: Mapping[str, Constant], assigned: Mapping[str, ast.expr],
-                 depth: int = 0) -> Built | None:
-    """The shape and dtype (None: NumPy's float64 default) an array constructor expression
-    builds, when its shape is constant."""
-    if depth > 8:
-        return None
-    if isinstance(node, ast.BinOp):  # `np.arange(n).reshape(r, c) / 64`: arithmetic keeps shape and dtype
-        for side in (node.left, node.right):
-            base = assigned.get(side.id) if isinstance(side, ast.Name) else side
-            built = _constructed(base, names, assigned, depth + 1) if base is not None else None
-            if built is not None:
-                return built
-        return None
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-        return None
-    attr = node.func.attr
-    if attr in ("astype", "to", "type") and node.args:  # x.astype(np.float16), t.to(torch.bfloat16)
-        inner = node.func.value
-        base = assigned.get(inner.id) if isinstance(inner, ast.Name) else inner
-        built = _constructed(base, names, assigned, depth + 1) if base is not None else None
-        dtype = _dtype(node.args[0])
-        return (built[0], dtype) if built is not None and dtype is not None else None
-    if attr == "reshape":
-        inner = node.func.value
-        base = assigned.get(inner.id) if isinstance(inner, ast.Name) else inner
-        built = _constructed(base, names, assigned, depth + 1) if base is not None else None
-        shape = _shape(node.args, names)
-        return (shape, built[1]) if built is not None and shape is not None else None
-    if attr in ("contiguous", "clone", "copy", "cpu", "detach"):
-        inner = node.func.value
-        base = assigned.get(inner.id) if isinstance(inner, ast.Name) else inner
-        return _constructed(base, names, assigned, depth + 1) if base is not None else None
-    if attr not in _CONSTRUCTORS:
-        return None
-    root = (_dotted(node.func) or [""])[0]
-    torch = root == "torch"
-    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg}
-    if attr in ("zeros_like", "ones_like", "empty_like"):
-        like = node.args[0] if node.args else None
-        source = assigned.get(like.id) if isinstance(like, ast.Name) else like
-        return _constructed(source, names, assigned, depth + 1) if source is not None else None
-    if attr in ("randint", "integers"):
-        shape = _shape([keywords["size"]], names) if "size" in keywords else (
-            _shape(node.args[2:3], names) if len(node.args) >= 3 else None)
-    elif attr in ("normal", "uniform"):
-        shape = _shape([keywords["size"]], names) if "size" in keywords else None
-    elif "size" in keywords or "shape" in keywords:
-        shape = _shape([keywords.get("size") or keywords["shape"]], names)
-    else:
-        if node.args and isinstance(node.args[0], (ast.Tuple, ast.List)) or attr == "full":
-            args = node.args[:1]  # np.zeros((r, c)), torch.full((r, c), v), rng.standard_normal((r, c))
-        elif attr == "arange":
-            args = node.args[-1:] if len(node.args) == 1 else []
-        else:
-            args = list(node.args)  # torch.randn(r, c), np.random.rand(r, c)
-        shape = _shape(args, names)
-    if shape is None:
-        return None
-    dtype = _dtype(keywords["dtype"]) if "dtype" in keywords else (DataType.FP32 if torch else None)
-    if dtype is None and attr == "randint" and torch:
-        dtype = DataType.INT64
-    return shape, dtype
-
-
-def _shape(args: list[ast.expr] | Any, names: Mapping[str, Constant]) -> tuple[int, ...] | None:
-    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
-        args = args[0].elts
-    dims: list[int] = []
-    for arg in args:
-        value = fold_constant(arg, names)
-        if not isinstance(value, int) or isinstance(value, bool):
-            return None
-        dims.append(value)
-    return tuple(dims) if dims else None
-
-
-def _dtype(node: ast.expr) -> DataType | None:
-    parts = _dotted(node)
-    word = parts[-1] if parts else (node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else "")
-    dtype = _DTYPE_WORDS.get(str(word))
-    if parts and parts[0] == "pl" and len(parts) == 2 and parts[1] in DataType.__members__:
-        return DataType[parts[1]]
-    return None if word == "float64" else dtype
-
-
-# -- signature mode ----------------------------------------------------------------------------------
-
-
-def _signature_binding(module: ast.Module, filename: str, entry: str,
-                       constants: Mapping[str, Constant]) -> Binding | None:
-    """Full `pl.Tensor[[dims], dtype]` annotations on every tensor parameter, scalar values from
-    defaults."""
-    function = jit_functions(module, filename)[entry].node
-    tensors: dict[str, TensorType] = {}
-    scalars: dict[str, Constant] = {}
-    defaults = dict(zip([a.arg for a in function.args.args][-len(function.args.defaults):] if function.args.defaults
-                        else [], function.args.defaults))
-    for arg in function.args.args:
-        node: ast.expr | None = arg.annotation
-        if isinstance(node, ast.Subscript) and _dotted(node.value) in (["pl", "Out"], ["pl", "InOut"]):
-            node = node.slice
-        if isinstance(node, ast.Subscript) and _dotted(node.value) == ["pl", "Tensor"]:
-            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            shape = _shape([items[0]], constants) if items else None
-            dtype = _dtype(items[1]) if len(items) > 1 else None
-            if shape is None or dtype is None:
-                return None
-            tensors[arg.arg] = TensorType(shape, dtype)
-        elif arg.arg in defaults:
-            value = fold_constant(defaults[arg.arg], constants)
-            if value is None:
-                return None
-            scalars[arg.arg] = value
-        elif node is not None and (_dotted(node) or [""])[0] == "pl" and not isinstance(node, ast.Subscript) \
-                or isinstance(node, ast.Subscript) and _dotted(node.value) == ["pl", "Scalar"]:
-            return None  # a scalar without a value: only a call can give it
-        else:
-            return None
-    return Binding(tensors, scalars)
-
-
 def add_arguments(group: Any) -> None:
     group.add_argument("--shapes", metavar="SPEC",
                        help="@pl.jit entry shapes: a=64x128:fp32,b=64x128:fp32,n=4 (a scalar takes a value)")
     group.add_argument("--entry", metavar="NAME", help="the @pl.jit entry to compile when the file has several")
 
 
-__all__ = ["add_arguments", "parse_cli", "parse_shapes", "sample_binding"]
+__all__ = ["add_arguments", "parse_cli", "parse_shapes"]
