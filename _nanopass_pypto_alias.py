@@ -18,6 +18,8 @@ import sys
 from types import ModuleType
 from typing import Sequence
 
+from typing_extensions import override
+
 ALIASED = "pypto"
 # Longest prefix first: `pypto.language` is the `pl` module itself, the rest lives in nanopass_pto.pypto.
 TARGETS = (("pypto.language", "nanopass_pto.language"), ("pypto", "nanopass_pto.pypto"))
@@ -27,9 +29,11 @@ class _AliasLoader(importlib.abc.Loader):
     def __init__(self, target: str) -> None:
         self.target = target
 
+    @override
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         return importlib.import_module(self.target)
 
+    @override
     def exec_module(self, module: ModuleType) -> None:
         """The target module is already executed by its own import."""
 
@@ -38,12 +42,13 @@ class PyptoAliasFinder(importlib.abc.MetaPathFinder):
     """Resolves `pypto[.x.y]` to `nanopass_pto.pypto[.x.y]` (consulted only after every other
     finder came back empty)."""
 
+    @override
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != ALIASED and not fullname.startswith(ALIASED + "."):
             return None
-        prefix, target = next((p, t) for p, t in TARGETS if fullname == p or fullname.startswith(p + "."))
-        real = target + fullname[len(prefix):]
+        prefix, home = next((p, t) for p, t in TARGETS if fullname == p or fullname.startswith(p + "."))
+        real = home + fullname[len(prefix):]
         if importlib.util.find_spec(real) is None:
             return None
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(real), is_package=True)
