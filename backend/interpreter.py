@@ -591,13 +591,53 @@ def _store_product(call: _CallSite, base: ArrayValue, product: Array) -> ArrayVa
     return base
 
 
+def _batched(call: _CallSite, lhs_index: int, acc: ArrayValue | None) -> Value:
+    """A matmul of rank > 2 operands: one 2-D matmul (or matmul_acc) per broadcast batch index,
+    each the MAD chain of its matrices (NUMERICS.md section 1)."""
+    lhs, rhs = call.array(lhs_index), call.array(lhs_index + 1)
+    a_trans, b_trans = bool(call.attr("a_trans", False)), bool(call.attr("b_trans", False))
+    ty = call.result_type
+    batch = tuple(ty.shape[:-2])
+    out = acc if acc is not None and acc.is_tensor else (
+        ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False) if acc is not None else call.fresh_result())
+    in_dtype = lhs.dtype.name
+    acc_dtype = numerics.np_dtype(_accumulator_dtype(in_dtype))
+    lhs_all = np.broadcast_to(lhs.region, batch + tuple(lhs.region.shape[-2:]))
+    rhs_all = np.broadcast_to(rhs.region, batch + tuple(rhs.region.shape[-2:]))
+    for index in np.ndindex(*batch):
+        a = lhs_all[index].T if a_trans else lhs_all[index]
+        b = rhs_all[index].T if b_trans else rhs_all[index]
+        b = b[:a.shape[1]]
+        m, n = a.shape[0], b.shape[1]
+        start = (np.asarray(out.data[index][:m, :n]).astype(acc_dtype) if acc is not None
+                 else np.zeros((m, n), dtype=acc_dtype))
+        product = numerics.matmul(a, b, start, in_dtype)
+        if numerics.dtype_name_of(product) != ty.dtype.name:
+            product = numerics.fixpipe_cast(product, ty.dtype.name)
+        out.data[index][:m, :n] = product
+    out.valid = tuple(ty.valid)
+    return out
+
+
+def _sem_batch_matmul(call: _CallSite) -> Value:
+    return _batched(call, 0, None)
+
+
+def _sem_batch_matmul_acc(call: _CallSite) -> Value:
+    return _batched(call, 1, call.array(0))
+
+
 def _sem_matmul(call: _CallSite) -> Value:
+    if len(call.result_type.shape) > 2:
+        return _batched(call, 0, None)
     a, b, in_dtype = _matmul_operands(call, 0)
     start = np.zeros((a.shape[0], b.shape[1]), dtype=numerics.np_dtype(_accumulator_dtype(in_dtype)))
     return _store_product(call, call.fresh_result(), numerics.matmul(a, b, start, in_dtype))
 
 
 def _sem_matmul_acc(call: _CallSite) -> Value:
+    if len(call.result_type.shape) > 2:
+        return _batched(call, 1, call.array(0))
     acc = call.array(0)
     a, b, in_dtype = _matmul_operands(call, 1)
     init = len(call.args) > 3 and call.args[3] is not None and bool(call.scalar(3))
@@ -747,7 +787,9 @@ def _sem_transpose(call: _CallSite) -> Value:
 
 def _sem_transpose_view(call: _CallSite) -> Value:
     source = call.array(0)
-    return ArrayValue(source.data.T.copy(), source.dtype, tuple(call.result_type.valid), source.is_tensor)
+    # The last two axes swap (an N-D tile is a batch of matrices, each transposed).
+    return ArrayValue(np.swapaxes(source.data, -1, -2).copy(), source.dtype, tuple(call.result_type.valid),
+                      source.is_tensor)
 
 
 def _sem_set_validshape(call: _CallSite) -> Value:
@@ -1064,6 +1106,8 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "matmul": _sem_matmul,
     "matmul_acc": _sem_matmul_acc,
     "matmul_bias": _sem_matmul_bias,
+    "batch_matmul": _sem_batch_matmul,
+    "batch_matmul_acc": _sem_batch_matmul_acc,
     "cast": _sem_cast,
     "load": _sem_load,
     "store": _sem_store,

@@ -339,6 +339,8 @@ class TensorToTileMutator(U.FromTensor):
 
     @staticmethod
     def _dispatch(call: T.Call, conversion: TileConversion) -> str:
+        if conversion.batched_op is not None and isinstance(call.type, TensorType) and len(call.type.shape) > 2:
+            return conversion.batched_op
         if len(call.args) > 1:
             lhs, rhs = type_of(call.args[0]), type_of(call.args[1])
             if conversion.scalar_rhs_op is not None and isinstance(rhs, ScalarType):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 from typing import Callable, ClassVar, Sequence
 
 from typing_extensions import override
@@ -25,7 +27,8 @@ from typing_extensions import override
 import languages.gen.tile_unplaced as U
 from languages.decls import TileUnplaced
 from languages.ops import REGISTRY, static_ints, type_of
-from languages.types import Attrs, AttrValue, DataType, Dims, TileType, TupleType, Type
+from languages.memory_space import MemorySpace
+from languages.types import INDEX, Attrs, AttrValue, DataType, Dims, TileType, TupleType, Type
 from languages.views import make_tile_type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -79,6 +82,11 @@ class FlattenMutator(U.Rewriter):
         super().__init__()
         self._env: dict[str, U.Var] | None = None
         self._used: set[str] = set()
+        # Batched matmul results unrolled into one 2-D tile per batch (flat batch order), and
+        # the values only per-batch consumers use (stores, batch_matmul_acc accumulators), which
+        # are never packed back into one tile.
+        self._split: dict[str, list[U.Var]] = {}
+        self._per_batch: frozenset[str] = frozenset()
 
     @override
     def visit_Function(self, node: U.Function) -> U.Function:
@@ -86,6 +94,8 @@ class FlattenMutator(U.Rewriter):
             return node
         self._env = {}
         self._used = {n.name for n in _walk_vars(node)}
+        self._split = {}
+        self._per_batch = _per_batch_values(node)
         try:
             return super().visit_Function(node)
         finally:
@@ -107,6 +117,9 @@ class FlattenMutator(U.Rewriter):
     def visit_AssignStmt(self, node: U.AssignStmt) -> U.Stmt | tuple[U.Stmt, ...]:
         if self._env is None or not isinstance(node.value, U.Call):
             return super().visit_AssignStmt(node)
+        if (node.value.op in BATCHED_MATMULS and _batch_count(node.target.type) > 1) or \
+                (node.value.op == "tile.create" and node.target.name in self._per_batch):
+            return self._unroll_batched(node)
         pre: list[U.Stmt] = []
         value = self._flatten_call(node.value, pre)
         target = node.target
@@ -272,6 +285,140 @@ class FlattenMutator(U.Rewriter):
         pre.append(U.AssignStmt(target=valid_scratch, value=narrowed, span=call.span))
         return valid_scratch
 
+    # -- batched matmuls -------------------------------------------------------------------------
+
+    def _unroll_batched(self, node: U.AssignStmt) -> tuple[U.Stmt, ...]:
+        """tile.batch_matmul / batch_matmul_acc become one 2-D matmul (matmul_acc) per batch on
+        row windows of the packed operands (a batch of M rows of [B*M, K] is rows b*M..); an
+        accumulator seed (tile.create) becomes one seed per batch. Consumers that only read a
+        batch at a time (stores, the next batch_matmul_acc) take the per-batch tiles; any other
+        reads one packed [B*M, N] tile the results are moved and assembled into."""
+        call = node.value
+        assert isinstance(call, U.Call) and self._env is not None
+        result = node.target.type
+        assert isinstance(result, TileType)
+        batch, (m, n) = tuple(result.shape[:-2]), tuple(result.shape[-2:])
+        pre: list[U.Stmt] = []
+        tiles: list[U.Var] = []
+        for flat, index in enumerate(np.ndindex(*batch)):
+            base = f"{node.target.name}_b{flat}"
+            if call.op == "tile.create":
+                args: tuple[U.Expr, ...] = (_index_list((m, n), call.span),)
+                tiles.append(self._emit(base, call, "tile.create", args, call.attrs, pre))
+                continue
+            operands = call.args[1:] if call.op == "tile.batch_matmul_acc" else call.args
+            lhs, rhs = (self._batch_window(operand, side, index, batch, call, pre)
+                        for operand, side in zip(operands, (MemorySpace.Left, MemorySpace.Right)))
+            if call.op == "tile.batch_matmul_acc":
+                acc = self._accumulator(call, flat)
+                tiles.append(self._emit(base, call, "tile.matmul_acc", (acc, lhs, rhs), (), pre))
+            else:
+                tiles.append(self._emit(base, call, "tile.matmul", (lhs, rhs), (), pre))
+        self._split[node.target.name] = tiles
+        self.bump("batched_matmuls_unrolled" if call.op != "tile.create" else "batched_seeds_unrolled")
+        if node.target.name in self._per_batch:
+            self._env[node.target.name] = tiles[-1]
+            return tuple(pre)
+        return (*pre, *self._packed(node, tiles, (m, n), call))
+
+    def _accumulator(self, call: U.Call, flat: int) -> U.Var:
+        acc = call.args[0]
+        tiles = self._split.get(acc.name) if isinstance(acc, U.Var) else None
+        if tiles is None:
+            raise CompileError(Diagnostic.at(
+                call, RULE, "tile.batch_matmul_acc on an accumulator carried into a loop or branch is not "
+                            "supported yet", "seed the accumulator with tile.batch_matmul or tile.create in the "
+                                             "same block, or unroll the batch into 2-D matmul_acc calls"))
+        return tiles[flat]
+
+    def _batch_window(self, operand: U.Expr, side: MemorySpace, index: tuple[int, ...], batch: tuple[int, ...],
+                      call: U.Call, pre: list[U.Stmt]) -> U.Expr:
+        """Batch `index`'s matrix of an N-D operand: rows b*R .. of its packed 2-D tile (a
+        broadcast batch axis of extent 1 always reads its one matrix; a rank-2 operand is shared).
+        A Mat operand's window is a tile.extract into the cube buffer the matmul reads (`side`):
+        PTOAS types a subview of a fractal Mat tile as the whole parent, which a Mat->L0 tmov
+        rejects, while textract takes the row offset itself."""
+        original = type_of(operand)
+        packed = self.visit_Expr(operand)
+        if not isinstance(original, TileType) or len(original.shape) <= 2:
+            return packed
+        own = original.shape[:-2]
+        own_index = tuple(0 if extent == 1 else i for i, extent in zip(index[len(batch) - len(own):], own))
+        flat = int(np.ravel_multi_index(own_index, own)) if own else 0
+        rows, cols = original.shape[-2:]
+        # A transposed view of a packed [B*K, M] tile is [M, B*K]: its batches are column windows.
+        packed_type = type_of(packed)
+        by_columns = isinstance(packed_type, TileType) and math.prod(own) > 1 and packed_type.shape[0] == rows
+        row, col = (0, flat * cols) if by_columns else (flat * rows, 0)
+        if original.memory_space is MemorySpace.Mat:
+            args: tuple[U.Expr, ...] = (packed, U.ConstInt(row, DataType.INDEX, span=call.span),
+                                        U.ConstInt(col, DataType.INDEX, span=call.span),
+                                        _index_list((rows, cols), call.span))
+            return self._emit(f"{_name_of(operand)}_b{flat}", call, "tile.extract", args,
+                              (("target_memory", side),), pre)
+        args = (packed, _index_list((rows, cols), call.span), _index_list((row, col), call.span))
+        return self._emit(f"{_name_of(operand)}_b{flat}", call, "tile.slice", args, (), pre)
+
+    def _packed(self, node: U.AssignStmt, tiles: list[U.Var], matrix: tuple[int, int], call: U.Call) -> list[U.Stmt]:
+        """The per-batch results moved into one packed Vec tile [B*M, N]."""
+        assert self._env is not None
+        m, n = matrix
+        pre: list[U.Stmt] = []
+        dtype = tiles[0].type.dtype if isinstance(tiles[0].type, TileType) else DataType.FP32
+        create_attrs: Attrs = (("dtype", dtype), ("target_memory", MemorySpace.Vec))
+        packed = self._emit(f"{node.target.name}_packed", call, "tile.create",
+                            (_index_list((m * len(tiles), n), call.span),), create_attrs, pre)
+        for flat, tile in enumerate(tiles):
+            moved = self._emit(f"{tile.name}_vec", call, "tile.move", (tile,), (("target_memory", MemorySpace.Vec),), pre)
+            packed = self._emit(f"{node.target.name}_packed", call, "tile.assemble",
+                                (packed, moved, _index_list((flat * m, 0), call.span)), (), pre)
+        self._env[node.target.name] = packed
+        self.bump("batched_results_packed")
+        return pre
+
+    def _emit(self, base: str, at: U.Call, op: str, args: tuple[U.Expr, ...], attrs: Attrs,
+              pre: list[U.Stmt]) -> U.Var:
+        call = U.Call(op=op, args=args, attrs=attrs, type=REGISTRY.deduce(op, args, attrs, at=at), span=at.span)
+        var = U.Var(self._fresh(base), call.type, span=at.span)
+        pre.append(U.AssignStmt(target=var, value=call, span=at.span))
+        return var
+
+    def flatten_batched_store(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
+        """A store of a batched matmul result: one store per batch, at the batch's coordinates
+        of the tensor window (each a 2-D tile filling a [1, .., M, N] window)."""
+        source = call.args[0]
+        tiles = self._split.get(source.name) if isinstance(source, U.Var) else None
+        if tiles is None:
+            return self.flatten_gm_transfer(call, args, pre)
+        original = type_of(source)
+        offsets = call.args[1]
+        assert isinstance(original, TileType) and isinstance(offsets, U.TupleExpr)
+        batch = original.shape[:-2]
+        last: U.Call | None = None
+        tensor = args[2]
+        for tile, index in zip(tiles, np.ndindex(*batch)):
+            assert isinstance(tile.type, TileType)
+            shifted = tuple(_add_index(o, i, call.span) for o, i in zip(offsets.elements, index)) \
+                + offsets.elements[len(batch):]
+            window = (1,) * len(batch) + tuple(tile.type.valid)
+            store_args = (tile, U.TupleExpr(shifted, span=offsets.span), tensor)
+            attrs = _with_attr(call.attrs, "window", window)
+            last = U.Call(op="tile.store", args=store_args, attrs=attrs,
+                          type=REGISTRY.deduce("tile.store", store_args, attrs, at=call), span=call.span)
+            if tile is not tiles[-1]:
+                stored = U.Var(self._fresh("batch_store"), last.type, span=call.span)
+                pre.append(U.AssignStmt(target=stored, value=last, span=call.span))
+                tensor = stored
+        self.bump("batched_stores")
+        assert last is not None
+        return last
+
+    def flatten_single_batch(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
+        """A batched matmul of one batch is the 2-D matmul of its packed operands (each [1.., R, C]
+        packs to [R, C]); its accumulator may be a loop carry like any 2-D one."""
+        self.bump("single_batch_matmuls")
+        return self._deduced(call, FLAT_MATMUL[call.op], args, call.attrs)
+
     def _fresh(self, base: str) -> str:
         name, suffix = base, 0
         while name in self._used:
@@ -296,6 +443,52 @@ def _walk_vars(node: Node) -> list[U.Var]:
     return [n for n in walk(node) if isinstance(n, U.Var)]
 
 
+FLAT_MATMUL = {"tile.batch_matmul": "tile.matmul", "tile.batch_matmul_acc": "tile.matmul_acc"}
+BATCHED_MATMULS = frozenset(FLAT_MATMUL)
+
+
+def _batch_count(typ: Type) -> int:
+    return math.prod(typ.shape[:-2]) if isinstance(typ, TileType) else 1
+
+
+def _per_batch_values(function: U.Function) -> frozenset[str]:
+    """Values of a batched matmul chain every use of which reads one batch at a time: the tile
+    of a store, the accumulator of a batch_matmul_acc (and seeds, results of such chains)."""
+    from nanopass.node import walk
+
+    batched: set[str] = set()
+    uses: dict[str, set[str]] = {}
+    for node in walk(function):
+        if isinstance(node, U.AssignStmt) and isinstance(node.value, U.Call) and node.value.op in BATCHED_MATMULS \
+                and _batch_count(node.target.type) > 1:
+            batched.add(node.target.name)
+            if node.value.op == "tile.batch_matmul_acc" and isinstance(node.value.args[0], U.Var):
+                batched.add(node.value.args[0].name)
+        if isinstance(node, U.Call):
+            for position, arg in enumerate(node.args):
+                if isinstance(arg, U.Var):
+                    per_batch = (node.op == "tile.store" and position == 0) or \
+                        (node.op == "tile.batch_matmul_acc" and position == 0)
+                    uses.setdefault(arg.name, set()).add("batch" if per_batch else "whole")
+        elif isinstance(node, (U.YieldStmt, U.ReturnStmt)) or node.KIND == "IterArg":
+            for child in node.children():
+                if isinstance(child, U.Var):
+                    uses.setdefault(child.name, set()).add("whole")
+    return frozenset(name for name in batched if uses.get(name, set()) <= {"batch"})
+
+
+def _add_index(offset: U.Expr, delta: int, span: Span) -> U.Expr:
+    if delta == 0:
+        return offset
+    if isinstance(offset, U.ConstInt):
+        return U.ConstInt(offset.value + delta, offset.dtype, span=span)
+    return U.BinOp("+", offset, U.ConstInt(delta, DataType.INDEX, span=span), INDEX, span=span)
+
+
+def _name_of(expr: U.Expr) -> str:
+    return expr.name if isinstance(expr, U.Var) else "operand"
+
+
 CallFlattener = Callable[[FlattenMutator, U.Call, tuple[U.Expr, ...], list[U.Stmt]], U.Call]
 
 CALL_FLATTENERS: dict[str, CallFlattener] = {
@@ -303,12 +496,13 @@ CALL_FLATTENERS: dict[str, CallFlattener] = {
     "tile.full": FlattenMutator.flatten_creation,
     "tile.reshape": FlattenMutator.flatten_creation,
     "tile.load": FlattenMutator.flatten_gm_transfer,
-    "tile.store": FlattenMutator.flatten_gm_transfer,
+    "tile.store": FlattenMutator.flatten_batched_store,
+    **{op: FlattenMutator.flatten_single_batch for op in FLAT_MATMUL},
     "tile.slice": FlattenMutator.flatten_rank1_window,
     "tile.read": FlattenMutator.flatten_rank1_window,
     "tile.write": FlattenMutator.flatten_rank1_window,
     "tile.transpose": FlattenMutator.materialize_transpose_scratch,
-    **{f"tile.row_{kind}": FlattenMutator.materialize_row_reduction_scratch for kind in ("sum", "max", "min")},
+    **{f"tile.row_{kind}": FlattenMutator.materialize_row_reduction_scratch for kind in ("sum", "max", "min", "prod")},
 }
 
 

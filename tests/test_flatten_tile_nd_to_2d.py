@@ -8,6 +8,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.pl_parser import parse_program_as
 from languages.pl_printer import print_program
+from languages.memory_space import MemorySpace
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError
 from nanopass.node import walk
@@ -17,6 +18,7 @@ from passes.flatten_tile_nd_to_2d import FlattenTileNdTo2D, flatten_type, packed
 from verifiers import tile_ops_2d
 
 HEADER = "@pl.program\nclass P:\n"
+Left, Right = MemorySpace.Left, MemorySpace.Right
 
 
 def flatten(body: str) -> U.Program:
@@ -108,3 +110,104 @@ def test_packing_rules_and_unpackable_valid_region() -> None:
     assert isinstance(flat, TileType) and flat.shape == (6, 4) and flat.valid == (3, 2)
     with pytest.raises(CompileError, match="cannot be packed"):
         flatten_type(TileType((2, 3, 4), DataType.FP32, (2, 2, 4)), anchor)
+
+
+def calls(program: U.Program, op: str) -> list[U.Call]:
+    return [n for n in walk(program) if isinstance(n, U.Call) and n.op == op]
+
+
+def const(expr: U.Expr) -> int:
+    assert isinstance(expr, U.ConstInt), expr
+    return expr.value
+
+
+def name(expr: U.Expr) -> str:
+    assert isinstance(expr, U.Var), expr
+    return expr.name
+
+
+def extracts(program: U.Program) -> set[tuple[object, int, int]]:
+    """(target memory, row, col) of every tile.extract."""
+    return {(dict(c.attrs)["target_memory"], const(c.args[1]), const(c.args[2])) for c in calls(program, "tile.extract")}
+
+
+def test_batch_matmul_unrolls_into_one_2d_matmul_per_broadcast_batch() -> None:
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 1, 16, 64], pl.FP16], b: pl.Tensor[[3, 64, 32], pl.FP16]) -> pl.Tensor[[2, 3, 16, 32], pl.FP32]:
+        c: pl.Tensor[[2, 3, 16, 32], pl.FP32] = pl.matmul(a, b)
+        return c
+""")
+    assert not tile_ops_2d.verify(out)
+    assert not calls(out, "tile.batch_matmul")
+    assert len(calls(out, "tile.matmul")) == 6
+    # Batch (i, j) reads lhs matrix i (its batch axis of 1 broadcasts) and rhs matrix j, each a
+    # row window of the packed Mat tile extracted into the cube buffer.
+    assert extracts(out) == {(Left, 0, 0), (Left, 16, 0), (Right, 0, 0), (Right, 64, 0), (Right, 128, 0)}
+    stores = calls(out, "tile.store")
+    assert len(stores) == 6 and all(dict(s.attrs)["window"] == (1, 1, 16, 32) for s in stores)
+
+
+def test_batch_matmul_of_a_transposed_operand_reads_column_windows() -> None:
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 64, 16], pl.FP16], b: pl.Tensor[[2, 64, 32], pl.FP16]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+        c: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a, b, a_trans=True)
+        return c
+""")
+    lhs = {(row, col) for space, row, col in extracts(out) if space is Left}
+    assert lhs == {(0, 0), (0, 64)}  # the view of packed [128, 16] is [16, 128]: batch b is columns 64b..
+
+
+def test_batch_matmul_acc_chain_feeds_each_batch_its_own_accumulator() -> None:
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 16, 128], pl.FP16], b: pl.Tensor[[2, 128, 32], pl.FP16]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+        a0: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, 0])
+        b0: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, 0, 0])
+        a1: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, 64])
+        b1: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, 64, 0])
+        c: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a0, b0)
+        c2: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul_acc(c, a1, b1)
+        return c2
+""")
+    products = {n.target.name: n.value for n in walk(out) if isinstance(n, U.AssignStmt)
+                and isinstance(n.value, U.Call) and n.value.op in ("tile.matmul", "tile.matmul_acc")}
+    accs = [name(call.args[0]) for call in products.values() if call.op == "tile.matmul_acc"]
+    firsts = [name for name, call in products.items() if call.op == "tile.matmul"]
+    assert sorted(accs) == sorted(firsts) and len(firsts) == 2
+
+
+def test_single_batch_matmul_acc_carried_through_a_loop_is_a_2d_matmul_acc() -> None:
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 16, 128], pl.FP16], b: pl.Tensor[[1, 128, 32], pl.FP16]) -> pl.Tensor[[1, 16, 32], pl.FP32]:
+        a0: pl.Tensor[[1, 16, 64], pl.FP16] = pl.slice(a, [1, 16, 64], [0, 0, 0])
+        b0: pl.Tensor[[1, 64, 32], pl.FP16] = pl.slice(b, [1, 64, 32], [0, 0, 0])
+        acc0: pl.Tensor[[1, 16, 32], pl.FP32] = pl.matmul(a0, b0)
+        for k0, (acc_iter,) in pl.range(64, 128, 64, init_values=(acc0,)):
+            ak: pl.Tensor[[1, 16, 64], pl.FP16] = pl.slice(a, [1, 16, 64], [0, 0, k0])
+            bk: pl.Tensor[[1, 64, 32], pl.FP16] = pl.slice(b, [1, 64, 32], [0, k0, 0])
+            acc_next: pl.Tensor[[1, 16, 32], pl.FP32] = pl.matmul_acc(acc_iter, ak, bk)
+            acc: pl.Tensor[[1, 16, 32], pl.FP32] = pl.yield_(acc_next)
+        return acc
+""")
+    assert not tile_ops_2d.verify(out)
+    assert len(calls(out, "tile.matmul")) == 1 and len(calls(out, "tile.matmul_acc")) == 1
+
+
+def test_multi_batch_accumulator_carried_through_a_loop_is_not_supported_yet() -> None:
+    with pytest.raises(CompileError, match="carried into a loop or branch is not supported yet"):
+        flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 16, 128], pl.FP16], b: pl.Tensor[[2, 128, 32], pl.FP16]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+        a0: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, 0])
+        b0: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, 0, 0])
+        acc0: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a0, b0)
+        for k0, (acc_iter,) in pl.range(64, 128, 64, init_values=(acc0,)):
+            ak: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, k0])
+            bk: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, k0, 0])
+            acc_next: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul_acc(acc_iter, ak, bk)
+            acc: pl.Tensor[[2, 16, 32], pl.FP32] = pl.yield_(acc_next)
+        return acc
+""")

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tests.references import matmul_ref, row_softmax_ref
-from tests.test_kernels_matmul import B910, check_kernel
+from tests.test_kernels_matmul import B910, B950, BF16, check_kernel
 
 Array = npt.NDArray[Any]
 KERNELS = Path(__file__).resolve().parent / "kernels" / "ops"
@@ -146,3 +146,36 @@ def test_atomic_store_accumulates_into_gm(tmp_path: Path) -> None:
     acc = rng.standard_normal((16, 32)).astype(np.float32)
     expected = ((acc + x[:16]).astype(np.float32) + x[16:]).astype(np.float32)
     check_kernel(KERNELS / "atomic_store.py", {"x": x, "acc": acc}, {"acc": expected}, B910, tmp_path)
+
+
+def batched_matmul_ref(a: Array, b: Array, start: Array | None = None) -> Array:
+    """NUMERICS for batched matmuls: one independent MAD chain per broadcast batch index (the
+    batches never mix: batch i's result is exactly the 2-D matmul of batch i's matrices)."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_all = np.broadcast_to(a, batch + a.shape[-2:])
+    b_all = np.broadcast_to(b, batch + b.shape[-2:])
+    out = np.zeros(batch + (a.shape[-2], b.shape[-1]), np.float32)
+    for index in np.ndindex(*batch):
+        out[index] = matmul_ref(a_all[index], b_all[index], None if start is None else start[index])
+    return out
+
+
+def test_batched_matmul_broadcasts_the_batch_dims(tmp_path: Path) -> None:
+    rng = np.random.default_rng(37)
+    a = rng.standard_normal((2, 3, 16, 64)).astype(np.float16)
+    b = rng.standard_normal((3, 64, 32)).astype(np.float16)
+    check_kernel(KERNELS / "batch_matmul_broadcast_f16.py", {"a": a, "b": b}, {"ret0": batched_matmul_ref(a, b)},
+                 B910, tmp_path)
+
+
+def test_batched_matmul_acc_with_a_transposed_rhs(tmp_path: Path) -> None:
+    rng = np.random.default_rng(41)
+    a = rng.standard_normal((2, 16, 128)).astype(BF16)
+    b = rng.standard_normal((2, 32, 128)).astype(BF16)
+    b_t = np.swapaxes(b, -1, -2)
+    first = batched_matmul_ref(a[:, :, :64], b_t[:, :64])
+    expected = batched_matmul_ref(a[:, :, 64:], b_t[:, 64:], start=first)
+    for backend in (B910, B950):
+        work = tmp_path / backend
+        work.mkdir()
+        check_kernel(KERNELS / "batch_matmul_acc_btrans_bf16.py", {"a": a, "b": b}, {"ret0": expected}, backend, work)

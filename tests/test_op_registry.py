@@ -257,8 +257,31 @@ def test_matmul_transposes_and_out_dtype() -> None:
                                           out_dtype=FP16)
     message = deduction_error("tensor.matmul", tensor((16, 64)), tensor((32, 32)))
     assert "K = 64" in message and "K = 32" in message and "'rhs'" in message
-    assert "2-D" in deduction_error("tensor.matmul", tensor((2, 16, 64)), tensor((64, 32)))
+    assert "rank >= 2" in deduction_error("tensor.matmul", tensor((64,)), tensor((64, 32)))
     assert "INT32" in deduction_error("tensor.matmul", tensor((16, 64), INT32), tensor((64, 32), INT32))
+
+
+def test_batched_matmul_broadcasts_batch_dims_and_keeps_the_matrix_rules() -> None:
+    """Every axis but the last two is a batch axis; they broadcast (NumPy rules; a rank-2 operand
+    is one matrix for every batch) and M / N / K and the dtypes follow the 2-D matmul."""
+    a, b = tensor((2, 1, 16, 64), FP16), tensor((3, 64, 32), FP16)
+    assert deduce("tensor.matmul", a, b) == TensorType((2, 3, 16, 32), FP32)
+    assert deduce("tensor.matmul", tensor((16, 64), FP16), b) == TensorType((3, 16, 32), FP32)
+    assert deduce("tensor.matmul", tensor((2, 64, 16), FP16), tensor((2, 32, 64), FP16), a_trans=True,
+                  b_trans=True) == TensorType((2, 16, 32), FP32)
+    assert "do not broadcast" in deduction_error("tensor.matmul", tensor((2, 16, 64)), tensor((3, 64, 32)))
+    assert "K = 64" in deduction_error("tensor.matmul", tensor((2, 16, 64)), tensor((2, 32, 32)))
+    lhs, rhs = tile((2, 16, 64), FP16, space=Mat), tile((2, 64, 32), FP16, space=Mat, name="r")
+    product = deduce("tile.batch_matmul", lhs, rhs)
+    assert isinstance(product, TileType) and product.shape == (2, 16, 32) and product.dtype is FP32
+    assert REGISTRY.get("tile.batch_matmul").output_memory == Fixed(Acc)
+    acc = T.Var("acc", product)
+    assert deduce("tile.batch_matmul_acc", acc, lhs, rhs) == product
+    assert "shape" in deduction_error("tile.batch_matmul_acc", tile((16, 32), space=Acc, name="acc"), lhs, rhs)
+    assert REGISTRY.get("tile.batch_matmul_acc").effect_of(0) == READ_WRITE
+    # The a_trans / b_trans operand is a transpose_view of the last two axes.
+    view = deduce("tile.transpose_view", tile((2, 64, 16), FP16, space=Mat))
+    assert isinstance(view, TileType) and view.shape == (2, 16, 64)
 
 
 def test_tensor_matmul_drops_valid_shape_tile_matmul_keeps_it() -> None:

@@ -227,10 +227,12 @@ class TileConversion:
     # The tile op takes a trailing scratch tile the tensor op does not (pto.txor's tmp): the
     # converter allocates one of operand `scratch_like`'s shape and dtype in the same space.
     scratch_like: int | None = None
+    # The tile op for operands of rank > 2 (tensor.matmul -> tile.batch_matmul).
+    batched_op: str | None = None
 
     @property
     def target_ops(self) -> tuple[str, ...]:
-        extra = (self.scalar_rhs_op, self.row_broadcast_op, self.col_broadcast_op)
+        extra = (self.scalar_rhs_op, self.row_broadcast_op, self.col_broadcast_op, self.batched_op)
         return (self.tile_op, *(op for op in extra if op is not None))
 
 

@@ -291,24 +291,48 @@ def _trans(attrs: Attrs) -> tuple[bool, bool]:
     return bool(attr(attrs, "a_trans", False)), bool(attr(attrs, "b_trans", False))
 
 
+def batch_dims(lhs: Value, rhs: Value) -> Dims:
+    """The broadcast batch extent of a batched matmul (every axis but the last two); a rank-2
+    operand is one matrix for every batch."""
+    if len(lhs.shape) < 2 or len(rhs.shape) < 2:
+        raise DeductionError("expected matrices of rank >= 2", 0 if len(lhs.shape) < 2 else 1)
+    batch = broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
+    if batch is None:
+        raise DeductionError(f"batch dims {list(lhs.shape[:-2])} and {list(rhs.shape[:-2])} do not broadcast", 1)
+    return batch
+
+
+def batched_matmul_dims(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> tuple[Dims, int, int, int]:
+    """(batch, M, N, K) of a matmul of rank >= 2 operands (the last two axes are the matrix)."""
+    batch = batch_dims(lhs, rhs)
+    m, n, k = matmul_dims(_matrix_of(lhs), _matrix_of(rhs), a_trans, b_trans)
+    return batch, m, n, k
+
+
+def _matrix_of(value: Value) -> Value:
+    if isinstance(value, TensorType):
+        return TensorType(value.shape[-2:], value.dtype, value.valid[-2:] if value.valid_shape is not None else None)
+    return make_tile_type(value.shape[-2:], value.dtype, value.valid[-2:] if value.valid_shape is not None else None)
+
+
 def deduce_tensor_matmul(args: Sequence[Node], attrs: Attrs) -> Type:
     lhs, rhs = value_at(args, 0), value_at(args, 1)
     a_trans, b_trans = _trans(attrs)
-    m, n, _ = matmul_dims(lhs, rhs, a_trans, b_trans)
+    batch, m, n, _ = batched_matmul_dims(lhs, rhs, a_trans, b_trans)
     accumulator = MATMUL_ACCUMULATOR[lhs.dtype]
     out = attr(attrs, "out_dtype")
     dtype = out if isinstance(out, DataType) else accumulator
     allowed = {accumulator} | ({DataType.FP16, DataType.BF16} if accumulator is DataType.FP32 else set())
     if dtype not in allowed:
         raise DeductionError(f"attribute 'out_dtype' expected one of {sorted(d.name for d in allowed)}, got {dtype.name}")
-    return TensorType((m, n), dtype)
+    return TensorType((*batch, m, n), dtype)
 
 
 def deduce_tensor_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
     acc, lhs, rhs = value_at(args, 0), value_at(args, 1), value_at(args, 2)
     a_trans, b_trans = _trans(attrs)
-    m, n, _ = matmul_dims(lhs, rhs, a_trans, b_trans)
-    check_accumulator(acc, MATMUL_ACCUMULATOR[lhs.dtype], (m, n), 0)
+    batch, m, n, _ = batched_matmul_dims(lhs, rhs, a_trans, b_trans)
+    check_accumulator(acc, MATMUL_ACCUMULATOR[lhs.dtype], (*batch, m, n), 0)
     check_init_cond(args, 3)
     return acc
 
@@ -532,14 +556,15 @@ _TRANS_ATTRS = (AttrDecl("a_trans", "bool", False), AttrDecl("b_trans", "bool", 
 
 
 def _matmul_ops() -> list[OpDef]:
-    matmul = ("tile.matmul",)
-    matmul_acc = ("tile.matmul_acc",)
+    matmul = ("tile.matmul", "tile.batch_matmul")
+    matmul_acc = ("tile.matmul_acc", "tile.batch_matmul_acc")
     return [
         OpDef("tensor.matmul", (OperandDecl("lhs", _T), OperandDecl("rhs", _T)), deduce_tensor_matmul, ("matmul",),
               "matmul", attrs=(*_TRANS_ATTRS, AttrDecl("out_dtype", "dtype")),
               to_tile=TileConversion("tile.matmul", (
                   TileInput(0, matmul, transpose_attr="a_trans", cube_m_axis=True),
-                  TileInput(1, matmul, transpose_attr="b_trans", cube_n_axis=True))),
+                  TileInput(1, matmul, transpose_attr="b_trans", cube_n_axis=True)),
+                  batched_op="tile.batch_matmul"),
               doc="An out_dtype narrower than the accumulator is a cast of the accumulator."),
         # The accumulator is not bridged: nothing but the cube unit writes Acc, so the converter
         # allocates it (tile.create(target_memory=Acc), boxed and compact with the left operand's M).
@@ -551,7 +576,8 @@ def _matmul_ops() -> list[OpDef]:
               output_memory=ReusesInput(0),
               to_tile=TileConversion("tile.matmul_acc", (
                   TileInput(1, matmul_acc, transpose_attr="a_trans", cube_m_axis=True),
-                  TileInput(2, matmul_acc, transpose_attr="b_trans")))),
+                  TileInput(2, matmul_acc, transpose_attr="b_trans")),
+                  batched_op="tile.batch_matmul_acc")),
     ]
 
 

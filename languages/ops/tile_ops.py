@@ -57,6 +57,7 @@ from languages.ops.tensor_ops import (
     list_len,
     make_binary,
     make_unary,
+    batched_matmul_dims,
     matmul_dims,
     matmul_valid,
     scalar_at,
@@ -130,6 +131,27 @@ def deduce_matmul_bias(args: Sequence[Node], attrs: Attrs) -> Type:
     if len(bias.shape) != 2 or bias.shape[0] != 1 or bias.shape[1] != n:
         raise DeductionError(f"expected shape [1, {n}] (one bias value per output column), got {list(bias.shape)}", 2)
     return make_tile_type((m, n), accumulator, matmul_valid(lhs, rhs, False, False))
+
+
+def deduce_batch_matmul(args: Sequence[Node], attrs: Attrs) -> Type:
+    """[..., M, K] x [..., K, N] -> [..., M, N], the batch dims broadcast (a rank-2 operand is
+    one matrix for every batch); FlattenTileNdTo2D unrolls it into 2-D matmuls."""
+    lhs, rhs = tile_at(args, 0), tile_at(args, 1)
+    batch, m, n, _ = batched_matmul_dims(lhs, rhs, False, False)
+    valid = (*batch, *matmul_valid(_last_two(lhs), _last_two(rhs), False, False))
+    return make_tile_type((*batch, m, n), MATMUL_ACCUMULATOR[lhs.dtype], valid)
+
+
+def deduce_batch_matmul_acc(args: Sequence[Node], attrs: Attrs) -> Type:
+    acc, lhs, rhs = tile_at(args, 0), tile_at(args, 1), tile_at(args, 2)
+    batch, m, n, _ = batched_matmul_dims(lhs, rhs, False, False)
+    check_accumulator(acc, MATMUL_ACCUMULATOR[lhs.dtype], (*batch, m, n), 0)
+    valid = (*batch, *matmul_valid(_last_two(lhs), _last_two(rhs), False, False))
+    return replace(make_tile_type(acc.shape, acc.dtype, valid), memory_space=acc.memory_space, view=acc.view)
+
+
+def _last_two(tile: TileType) -> TileType:
+    return make_tile_type(tile.shape[-2:], tile.dtype, tile.valid[-2:])
 
 
 # -- GM bridges --------------------------------------------------------------------------------------
@@ -280,11 +302,13 @@ def deduce_tile_reshape(args: Sequence[Node], attrs: Attrs) -> Type:
 
 
 def deduce_transpose_view(args: Sequence[Node], attrs: Attrs) -> Type:
+    """The last two axes swapped (an N-D tile is a batch of matrices, each read transposed: the
+    a_trans / b_trans operand of tile.batch_matmul)."""
     source = tile_at(args, 0)
-    if len(source.shape) != 2:
-        raise DeductionError(f"expected a 2-D tile, got rank {len(source.shape)}", 0)
-    shape: Dims = (source.shape[1], source.shape[0])
-    valid: Dims = (source.valid[1], source.valid[0])
+    if len(source.shape) < 2:
+        raise DeductionError(f"expected a tile of rank >= 2, got rank {len(source.shape)}", 0)
+    shape: Dims = (*source.shape[:-2], source.shape[-1], source.shape[-2])
+    valid: Dims = (*source.valid[:-2], source.valid[-1], source.valid[-2])
     if source.view is None:
         return make_tile_type(shape, source.dtype, valid)
     return make_tile_type(shape, source.dtype, valid, source.memory_space, transposed_view(source.view))
@@ -363,6 +387,13 @@ def _cube_ops() -> list[OpDef]:
               deduce_matmul_acc, ("matmul_acc",), "matmul", output_memory=ReusesInput(0),
               pto=("pto.tmatmul.acc", "pto.tmatmul"),
               doc="init_cond true overwrites the accumulator (pto.tmatmul); false or absent accumulates."),
+        OpDef("tile.batch_matmul", (left, right), deduce_batch_matmul, ("batch_matmul",), "matmul",
+              output_memory=Fixed(MemorySpace.Acc), result_view=matmul_result_view, pto=("pto.tmatmul",),
+              doc="A matmul per batch (broadcast batch dims); FlattenTileNdTo2D unrolls it into 2-D matmuls."),
+        OpDef("tile.batch_matmul_acc",
+              (OperandDecl("acc", _TILE, input_memory=MemorySpace.Acc, effect=READ_WRITE), left, right),
+              deduce_batch_matmul_acc, ("batch_matmul_acc",), "matmul", output_memory=ReusesInput(0),
+              pto=("pto.tmatmul.acc",), doc="A matmul_acc per batch; unrolled by FlattenTileNdTo2D."),
         OpDef("tile.matmul_bias", (left, right, OperandDecl("bias", _TILE, input_memory=MemorySpace.Bias)),
               deduce_matmul_bias, ("matmul_bias",), "matmul", output_memory=Fixed(MemorySpace.Acc),
               result_view=matmul_result_view, pto=("pto.tmatmul.bias",),
