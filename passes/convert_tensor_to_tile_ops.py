@@ -312,7 +312,8 @@ class TensorToTileMutator(U.FromTensor):
                 args.append(self._operand(call, index, arg, pre))
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
-        if conversion.scratch_like is not None:
+        wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
+        if conversion.scratch_like is not None and wants_scratch:
             args.append(self._scratch_like(args[conversion.scratch_like], call, pre))
         tile_def = REGISTRY.get(tile_op)
         attrs = tuple((k, v) for k, v in call.attrs if tile_def.attr_decl(k) is not None)

@@ -514,6 +514,10 @@ class _CodegenCalls:
         full = opdef.with_defaults(call.attrs)
         attrs = tuple((new, PTO_ATTR_VALUES.get(new, _same)(attr(full, old)))
                       for old, new in opdef.pto_attrs if attr(full, old) is not None)
+        attrs += tuple((name, PTO_ATTR_VALUES.get(name, _same)(value)) for index, name, value in opdef.pto_operand_attrs
+                       if index < len(call.args) and call.args[index] is not None)
+        # A value the PTO spelling leaves unwritten (a default precision or phase) is no attribute.
+        attrs = tuple((name, value) for name, value in attrs if value is not None)
         return (_instr(instruction, (*ins, out), attrs, span),)
 
     @staticmethod

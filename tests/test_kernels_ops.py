@@ -8,12 +8,15 @@ Hand-written kernels live in tests/kernels/ops/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from backend.pto_text.parser import parse_mlir
+from backend.pto_text.printer import print_mlir
 from tests.references import matmul_ref, row_softmax_ref
 from tests.test_kernels_matmul import B910, B950, BF16, check_kernel
 
@@ -179,3 +182,38 @@ def test_batched_matmul_acc_with_a_transposed_rhs(tmp_path: Path) -> None:
         work = tmp_path / backend
         work.mkdir()
         check_kernel(KERNELS / "batch_matmul_acc_btrans_bf16.py", {"a": a, "b": b}, {"ret0": expected}, backend, work)
+
+
+def test_high_precision_forms_and_fmod(tmp_path: Path) -> None:
+    """NUMERICS for high_precision=: it picks the instruction's high-precision algorithm, and this
+    model already rounds rsqrt / log / recip / div correctly, so the bits equal the default
+    form's: rsqrt and log are RNE32 of the float64 function, recip and div the IEEE FP32
+    quotient; fmod is exact (C fmod, the dividend's sign)."""
+    rng = np.random.default_rng(43)
+    x = (rng.random((16, 64)) * 8 + 0.01).astype(np.float32)
+    y = rng.standard_normal((16, 64)).astype(np.float32)
+    f64 = np.float64
+    inv_root = (f64(1.0) / np.sqrt(x.astype(f64))).astype(np.float32)
+    logs = np.log(x.astype(f64)).astype(np.float32)
+    inv = np.float32(1.0) / y
+    out = np.fmod(logs / inv, inv_root)
+    check_kernel(KERNELS / "high_precision_f32.py", {"x": x, "y": y}, {"ret0": out}, B910, tmp_path)
+    text = (tmp_path / "out.pto").read_text()
+    for enum in ("rsqrt", "log", "recip", "div"):
+        assert f"{{precisionType = #pto<{enum}_precision high_precision>}}" in text, enum
+    assert "pto.tfmod ins(" in text
+    # The per-instruction enums read back (the simulator runs the parsed text).
+    assert print_mlir(parse_mlir(text, "hp.pto"), emit_loc=False) == text
+
+
+def test_tile_rsqrt_with_tmp_and_row_expand_add_with_tmp(tmp_path: Path) -> None:
+    rng = np.random.default_rng(47)
+    x = (rng.random((16, 32)) * 4 + 0.5).astype(np.float32)
+    row = rng.standard_normal((16, 1)).astype(np.float32)
+    root = (np.float64(1.0) / np.sqrt(x.astype(np.float64))).astype(np.float32)
+    check_kernel(KERNELS / "tile_workspace_forms.py", {"x": x, "row": row}, {"out": root + row}, B910, tmp_path)
+    text = (tmp_path / "out.pto").read_text()
+    # tmp is trsqrt's second ins() operand; trowexpandadd (PTOAS 0.44) takes only the two sources.
+    assert re.search(r"pto\.trsqrt ins\(%\w+, %\w+ :.*\{precisionType = #pto<rsqrt_precision high_precision>\}", text)
+    assert re.search(r"pto\.trowexpandadd ins\(%\w+, %\w+ :", text)
+

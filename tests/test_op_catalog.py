@@ -7,7 +7,7 @@ from languages.memory_space import MemorySpace
 from languages.types import TileType
 from tests.test_op_registry import FP16, FP32, INT8, INT32, deduce, deduction_error, tile
 
-Acc, Bias, Left, Right = MemorySpace.Acc, MemorySpace.Bias, MemorySpace.Left, MemorySpace.Right
+Acc, Bias, Left, Right, Vec = MemorySpace.Acc, MemorySpace.Bias, MemorySpace.Left, MemorySpace.Right, MemorySpace.Vec
 
 
 def test_matmul_bias_result_is_the_product_in_acc() -> None:
@@ -207,3 +207,43 @@ def test_atomic_store_reads_its_destination() -> None:
     store = REGISTRY.get("tile.store")
     assert store.effect_of(2) is WRITE and store.effect_of(2, (("atomic", "add"),)) is READ_WRITE
     assert REGISTRY.get("tensor.assemble").effect_of(0, (("atomic", "add"),)) is READ_WRITE
+
+
+# -- high_precision= and the workspace forms ---------------------------------------------------------
+
+
+def test_high_precision_is_an_attribute_of_div_log_recip_rsqrt() -> None:
+    from languages.ops import REGISTRY
+
+    for name in ("div", "log", "recip", "rsqrt"):
+        assert REGISTRY.get(f"tensor.{name}").attr_decl("high_precision") is not None, name
+    for name in ("div", "log", "recip"):
+        assert dict(REGISTRY.get(f"tile.{name}").pto_attrs)["high_precision"] == "precisionType"
+    # tile.rsqrt's high precision is its tmp form (the algorithm needs the workspace).
+    rsqrt = REGISTRY.get("tile.rsqrt")
+    assert rsqrt.attr_decl("high_precision") is None and rsqrt.pto_operand_attrs == ((1, "precisionType", True),)
+    conversion = REGISTRY.get("tensor.rsqrt").to_tile
+    assert conversion is not None and (conversion.scratch_like, conversion.scratch_when) == (0, "high_precision")
+
+
+def test_high_precision_div_needs_a_divisor_of_the_dividends_shape() -> None:
+    x = tensor((16, 32))
+    assert deduce("tensor.div", x, tensor((16, 32)), high_precision=True) == TensorType((16, 32), FP32)
+    for divisor in (tensor((16, 1)), idx(2)):
+        assert "high-precision mode" in deduction_error("tensor.div", x, divisor, high_precision=True)
+    assert deduce("tensor.div", x, tensor((16, 1))) == TensorType((16, 32), FP32)
+
+
+def test_tensor_fmod_takes_operands_of_one_shape() -> None:
+    assert deduce("tensor.fmod", tensor((4, 32)), tensor((4, 32))) == TensorType((4, 32), FP32)
+    assert "shape" in deduction_error("tensor.fmod", tensor((4, 32)), tensor((4, 1)))
+
+
+def test_row_expand_add_takes_an_optional_workspace_that_is_no_pto_operand() -> None:
+    from languages.ops import REGISTRY, WRITE
+
+    op = REGISTRY.get("tile.row_expand_add")
+    assert op.operand_names == ("x", "row", "tmp") and op.effect_of(2) == WRITE and op.pto_ins == (0, 1)
+    x, row = tile((16, 32), space=Vec), tile((16, 1), space=Vec, name="r")
+    assert deduce("tile.row_expand_add", x, row, tile((16, 32), space=Vec, name="t")) == deduce(
+        "tile.row_expand_add", x, row)

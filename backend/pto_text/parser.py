@@ -13,7 +13,7 @@ from backend.pto_text.printer import FREE_OPS, POP_OPS, PUSH_OPS, SPMD_OPS, STAT
 from languages.gen import pto as P
 from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import ENUM_ATTRS, PAD_CODES, alloc_attrs
+from languages.ops.pto_ops import ENUM_ATTRS, OP_ENUM_ATTRS, PAD_CODES, alloc_attrs
 from languages.types import (
     BLAYOUTS,
     INDEX,
@@ -655,7 +655,7 @@ class _MlirParser:
         self.expect("<", f"after `{alias.text}`")
         if alias.text == "#pto":
             enum = self.word("an enum name such as `round_mode`")
-            if enum not in ENUM_ATTRS.values():
+            if enum not in ENUM_ATTRS.values() and enum not in OP_ENUM_ATTRS.values():
                 self.fail(f"unknown PTO enum `{enum}`", alias)
             value: AttrValue = self.word(f"a {enum} value").lower()
         else:

@@ -20,7 +20,8 @@ from typing import Callable, NoReturn, TypeVar
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import (
-    COMMA_BEFORE_OPERAND_ATTRS, DIALECT_ATTRS, DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OPERAND_ATTRS, PAD_CODES, TYPED_INT_ATTRS, alloc_attrs,
+    COMMA_BEFORE_OPERAND_ATTRS, DIALECT_ATTRS, DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OP_ENUM_ATTRS, OPERAND_ATTRS,
+    PAD_CODES, TYPED_INT_ATTRS, alloc_attrs,
     float_literal,
 )
 from languages.types import (
@@ -237,7 +238,7 @@ class MlirPrinter:
             operand_attrs = {k: v for k, v in call.attrs if k in OPERAND_ATTRS.get(call.op, ())}
             trailing = tuple((k, v) for k, v in call.attrs if k not in operand_attrs)
             comma = call.op in COMMA_BEFORE_OPERAND_ATTRS
-            return f"{call.op} ins({grouped(ins, operand_attrs, comma)}) outs({grouped(out)}){_attr_dict(trailing)}"
+            return f"{call.op} ins({grouped(ins, operand_attrs, comma)}) outs({grouped(out)}){_attr_dict(trailing, call.op)}"
         if call.op in PUSH_OPS:
             (tile,) = call.args
             return f"{call.op}({typed(tile)}) {_fifo_attr_dict(call.attrs)}"
@@ -284,8 +285,8 @@ class MlirPrinter:
         self.emit(depth, "}" + self.loc(stmt.span))
 
 
-def _attr_text(value: AttrValue, key: str = "") -> str:
-    enum = ENUM_ATTRS.get(key)
+def _attr_text(value: AttrValue, key: str = "", op: str = "") -> str:
+    enum = OP_ENUM_ATTRS.get((op, key), ENUM_ATTRS.get(key))
     if enum is not None and isinstance(value, str):
         return f"#pto<{enum} {value if enum in LOWER_CASE_ENUMS else value.upper()}>"
     dialect = DIALECT_ATTRS.get(key)
@@ -305,11 +306,11 @@ def _attr_text(value: AttrValue, key: str = "") -> str:
     return str(value)
 
 
-def _attr_dict(attrs: tuple[tuple[str, AttrValue], ...]) -> str:
+def _attr_dict(attrs: tuple[tuple[str, AttrValue], ...], op: str = "") -> str:
     shown = [(k, v) for k, v in attrs if v is not None]
     if not shown:
         return ""
-    return " {" + ", ".join(f"{k} = {_attr_text(v, k)}" for k, v in shown) + "}"
+    return " {" + ", ".join(f"{k} = {_attr_text(v, k, op)}" for k, v in shown) + "}"
 
 
 def _fifo_attr_dict(attrs: Attrs) -> str:

@@ -229,6 +229,9 @@ class TileConversion:
     scratch_like: int | None = None
     # The tile op for operands of rank > 2 (tensor.matmul -> tile.batch_matmul).
     batched_op: str | None = None
+    # A boolean attribute of the tensor op that the scratch depends on: the scratch is only
+    # synthesized while it is true (tensor.rsqrt(high_precision=True) -> tile.rsqrt(x, tmp)).
+    scratch_when: str | None = None
 
     @property
     def target_ops(self) -> tuple[str, ...]:
@@ -288,6 +291,9 @@ class OpDef:
     # as (source attribute, PTO attribute) pairs.
     pto_ins: tuple[int, ...] | None = None
     pto_attrs: tuple[tuple[str, str], ...] = ()
+    # PTO attributes an optional operand's presence implies: (operand, PTO attribute, value)
+    # (tile.rsqrt's tmp selects pto.trsqrt's high-precision algorithm, which needs it).
+    pto_operand_attrs: tuple[tuple[int, str, AttrValue], ...] = ()
     # Kwarg-dependent argument effects (the spec's atomic store): (attribute, value, operand,
     # effect) -- while the attribute has that value the operand's effect is `effect`.
     effect_when: tuple[tuple[str, AttrValue, int, Effect], ...] = ()

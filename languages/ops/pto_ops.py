@@ -407,7 +407,11 @@ COMMA_BEFORE_OPERAND_ATTRS = frozenset({"pto.tgather", "pto.tscatter"})
 ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp", "atomicType": "atomic_type"}
 # Attributes printed as a PTO attribute of their own (`#pto.mask_pattern<P0101>`): key -> mnemonic.
 DIALECT_ATTRS: dict[str, str] = {"maskPattern": "mask_pattern"}
-LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type"})
+# Enums whose name depends on the instruction: (instruction, attribute) -> enum
+# (`{precisionType = #pto<div_precision high_precision>}` on pto.tdiv).
+OP_ENUM_ATTRS: dict[tuple[str, str], str] = {
+    (f"pto.t{op}", "precisionType"): f"{op}_precision" for op in ("div", "log", "recip", "rsqrt")}
+LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type", *OP_ENUM_ATTRS.values()})
 TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32"}
 CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -432,7 +436,13 @@ def _atomic_type(value: AttrValue) -> AttrValue:
     return f"atomic_{value}" if isinstance(value, str) and not value.startswith("atomic_") else value
 
 
+def _precision_type(high: AttrValue) -> AttrValue:
+    """high_precision=True -> the high-precision algorithm; the default mode is left unwritten."""
+    return "high_precision" if high is True else None
+
+
 PTO_ATTR_VALUES: dict[str, Callable[[AttrValue], AttrValue]] = {
+    "precisionType": _precision_type,
     "atomicType": _atomic_type,
     "cmpMode": _cmp_mode_name,
     "maskPattern": _mask_pattern_name,

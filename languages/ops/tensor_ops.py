@@ -500,7 +500,8 @@ def _binary_ops() -> list[OpDef]:
         ops.append(OpDef(
             f"tensor.{name}",
             (OperandDecl("lhs", _T), OperandDecl("rhs", "tensor_or_scalar", literal_dtype=0)),
-            make_binary(broadcast=True), ("binary", semantic), "elementwise_binary",
+            deduce_tensor_div if name == "div" else make_binary(broadcast=True), ("binary", semantic),
+            "elementwise_binary", attrs=_HIGH_PRECISION if name in HIGH_PRECISION_OPS else (),
             to_tile=TileConversion(tile_op, _vec_inputs(tile_op, 2),
                                    scalar_rhs_op=SCALAR_FORMS[name],
                                    row_broadcast_op=f"tile.row_expand_{expand}",
@@ -527,12 +528,33 @@ UNARY_FUNCTIONS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt",
                    "recip": "rec", "relu": "relu"}
 
 
+# The ops with PyPTO's `high_precision=` flag (pto precisionType). tensor.rsqrt lowers its
+# high-precision form to the tmp form of tile.rsqrt (the converter synthesizes the tmp).
+HIGH_PRECISION_OPS = frozenset({"div", "log", "recip", "rsqrt"})
+_HIGH_PRECISION = (AttrDecl("high_precision", "bool", False),)
+
+
 def _unary_ops() -> list[OpDef]:
     return [
         OpDef(f"tensor.{name}", (_X,), make_unary(function), ("unary", function), "unary",
-              to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 1)))
+              attrs=_HIGH_PRECISION if name in HIGH_PRECISION_OPS else (),
+              to_tile=TileConversion(f"tile.{name}", _vec_inputs(f"tile.{name}", 1),
+                                     scratch_like=0 if name == "rsqrt" else None,
+                                     scratch_when="high_precision" if name == "rsqrt" else None))
         for name, function in UNARY_FUNCTIONS.items()
     ]
+
+
+def deduce_tensor_div(args: Sequence[Node], attrs: Attrs) -> Type:
+    """tensor.div; high_precision needs a divisor of the dividend's shape: the scalar and
+    broadcast lowerings (tile.divs, tile.row_expand_div / col_expand_div) have no such mode."""
+    result = make_binary(broadcast=True)(args, attrs)
+    if bool(attr(attrs, "high_precision", False)):
+        lhs, rhs = type_of(args[0]), type_of(args[1])
+        if not isinstance(rhs, TensorType) or not isinstance(lhs, TensorType) or tuple(rhs.shape) != tuple(lhs.shape):
+            raise DeductionError("high_precision=True needs a tensor divisor of the dividend's shape (the scalar and "
+                                 "broadcast forms have no high-precision mode)", 1)
+    return result
 
 
 def _reduction_ops() -> list[OpDef]:

@@ -8,7 +8,7 @@ tile-specific here is where operands and results live and which PTO instruction 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Any, Sequence
 
 from languages.memory_space import ON_CHIP_SPACES, MemorySpace
 from languages.ops import (
@@ -29,6 +29,7 @@ from languages.ops import (
     type_of,
 )
 from languages.ops.tensor_ops import (
+    HIGH_PRECISION_OPS,
     ASSEMBLE_WINDOW,
     ELEMENT_WINDOW,
     SLICE_WINDOW,
@@ -338,11 +339,21 @@ _PTO_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maxi
 _SEMANTIC_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min"}
 
 
+def _precision(declared: bool) -> dict[str, Any]:
+    """The `high_precision=` flag of tile.div / log / recip: PTO's precisionType (the
+    instruction's high-precision algorithm). NUMERICS already rounds these correctly, so the flag
+    changes the instruction, not the bits."""
+    if not declared:
+        return {}
+    return {"attrs": (AttrDecl("high_precision", "bool", False),), "pto_attrs": (("high_precision", "precisionType"),)}
+
+
 def _compute_ops() -> list[OpDef]:
     vec_out = Fixed(VEC)
     ops = [
         OpDef(f"tile.{name}", (_vec("lhs"), _vec("rhs")), make_binary(broadcast=False), ("binary", _SEMANTIC_BINARY[name]),
-              "elementwise_binary", output_memory=vec_out, pto=(f"pto.{_PTO_BINARY[name]}",))
+              "elementwise_binary", output_memory=vec_out, pto=(f"pto.{_PTO_BINARY[name]}",),
+              **_precision(name in HIGH_PRECISION_OPS))
         for name in _PTO_BINARY
     ]
     ops += [
@@ -352,16 +363,27 @@ def _compute_ops() -> list[OpDef]:
     ]
     ops += [
         OpDef(f"tile.{name}", (_X,), make_unary(function), ("unary", function), "unary", output_memory=vec_out,
-              pto=(f"pto.t{name}",), in_place_safe=False if name in _DISTINCT_STORAGE_UNARY else None)
-        for name, function in UNARY_FUNCTIONS.items()
+              pto=(f"pto.t{name}",), in_place_safe=False if name in _DISTINCT_STORAGE_UNARY else None,
+              **_precision(name in HIGH_PRECISION_OPS))
+        for name, function in UNARY_FUNCTIONS.items() if name != "rsqrt"
     ]
+    # PyPTO's high-precision rsqrt is the tmp form (pl.tile.rsqrt(t, tmp)): pto.trsqrt's
+    # high-precision algorithm needs the workspace, so the operand's presence selects it.
+    ops.append(OpDef("tile.rsqrt", (_X, _TMP), make_unary("rsqrt"), ("unary", "rsqrt"), "unary", output_memory=vec_out,
+                     pto=("pto.trsqrt",), pto_operand_attrs=((1, "precisionType", True),),
+                     doc="With tmp: the high-precision algorithm (same bits in this model: NUMERICS rounds "
+                         "1/sqrt(x) correctly either way)."))
     for direction, deduce in (("row", deduce_reduce_row), ("col", deduce_reduce_col)):
         for kind in ("sum", "max", "min"):
             ops.append(OpDef(f"tile.{direction}_{kind}", (_X, _TMP), deduce, (f"reduce_{direction}", kind),
                              f"reduce_{direction}", output_memory=vec_out, pto=(f"pto.t{direction}{kind}",)))
     for op in ("add", "sub", "mul", "div", "max", "min"):
-        ops.append(OpDef(f"tile.row_expand_{op}", (_X, _vec("row")), deduce_row_expand, ("row_expand", op), "row_expand",
-                         output_memory=vec_out, pto=(f"pto.trowexpand{op}",)))
+        # PyPTO's row_expand_add takes an optional tmp (pto-isa's A2/A3 workspace overload);
+        # PTOAS 0.44's trowexpandadd has only the two-source form, so tmp is no ins() operand.
+        with_tmp = op == "add"
+        ops.append(OpDef(f"tile.row_expand_{op}", (_X, _vec("row"), *((_TMP,) if with_tmp else ())), deduce_row_expand,
+                         ("row_expand", op), "row_expand", output_memory=vec_out, pto=(f"pto.trowexpand{op}",),
+                         pto_ins=(0, 1) if with_tmp else None))
         ops.append(OpDef(f"tile.col_expand_{op}", (_X, _vec("col")), deduce_col_expand, ("col_expand", op), "col_expand",
                          output_memory=vec_out, pto=(f"pto.tcolexpand{op}",)))
     ops.append(OpDef("tile.cast", (_X,), deduce_cast, ("cast",), "cast", output_memory=vec_out, pto=("pto.tcvt",),

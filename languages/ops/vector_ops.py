@@ -575,6 +575,9 @@ def _arith_ops() -> list[OpDef]:
               "elementwise_scalar", output_memory=_VEC_OUT, pto=("pto.trems",)),
         OpDef("tensor.fmods", (_ten("lhs"), _SCALAR), deduce_arith_scalar, ("scalar_binary", "fmod"),
               "elementwise_scalar", to_tile=_tile_conversion("tile.fmods", 1)),
+        OpDef("tensor.fmod", (_ten("lhs"), _ten("rhs")), deduce_arith_same_shape, ("binary", "fmod"),
+              "elementwise_binary", to_tile=_tile_conversion("tile.fmod", 2),
+              doc="C fmod (torch.fmod); operands of one shape (no broadcast lowering)."),
     ]
     for name, meaning in (("addc", "addc"), ("subc", "subc")):
         ops.append(OpDef(f"tile.{name}", (_vec("src0"), _vec("src1"), _vec("carry")), deduce_fused,
