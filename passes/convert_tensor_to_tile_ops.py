@@ -21,6 +21,8 @@ renamed `<name>_tile`; entry loads are `<param>_tile`.
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Sequence, cast
 
@@ -365,6 +367,8 @@ class TensorToTileMutator(U.FromTensor):
         ty = _expr_type(value)
         if not isinstance(ty, TileType) or ty.shape == shape:
             return value
+        if len(shape) > 2:
+            return self._expand_nd(call, value, ty, shape, pre)
         rows_cols = _broadcast_kind(ty.shape, shape)
         if rows_cols is None:
             raise _error(call, f"`{call.op}` broadcasts an operand of shape {list(ty.shape)} to {list(shape)}; "
@@ -385,6 +389,43 @@ class TensorToTileMutator(U.FromTensor):
             value = self._temp(f"{_base_name(value)}_bcast", self._call(op, (ones, value), (), span), pre)
             self.bump("broadcast_expansions")
         return value
+
+    def _expand_nd(self, call: T.Call, value: U.Expr, ty: TileType, shape: tuple[int, ...],
+                   pre: list[U.Stmt]) -> U.Expr:
+        """N-D broadcasting (NumPy rules) of one matrix: an operand whose batch axes are all 1
+        (or missing) is expanded on its last two axes like a 2-D operand, then assembled once
+        per batch index of the result. An operand with some batch axes > 1 and others
+        broadcast has no such single page: not supported yet."""
+        span = call.span
+        padded = (1,) * (len(shape) - len(ty.shape)) + tuple(ty.shape)
+        if any(extent != 1 for extent in padded[:-2]):
+            raise _error(call, f"`{call.op}` broadcasts an operand of shape {list(ty.shape)} to {list(shape)}; "
+                               "broadcasting an operand that has batch axes of its own is not supported yet (only "
+                               "one matrix, [.., 1, m, n], broadcasts across the batch axes)",
+                         "expand the operand to the result's batch axes first (tensor.assemble per batch)")
+        page_shape = (1,) * (len(shape) - 2) + tuple(shape[-2:])
+        if padded[-2:] == tuple(shape[-2:]):
+            page = self._reshaped(call, value, page_shape, pre)
+        else:
+            matrix = self._expand_to(call, self._reshaped(call, value, padded[-2:], pre), tuple(shape[-2:]), pre)
+            page = self._reshaped(call, matrix, page_shape, pre)
+        zero: U.Expr = (U.ConstFloat(0.0, ty.dtype, span=span) if ty.dtype.is_float
+                        else U.ConstInt(0, ty.dtype, span=span))
+        # A zero base, not tile.create: an assemble not placed over its target copies all of it.
+        result = self._temp(f"{_base_name(value)}_bcast", self._call(
+            "tile.full", (index_list(shape, span), zero), (("dtype", ty.dtype),), span), pre)
+        for index in itertools.product(*(range(extent) for extent in shape[:-2])):
+            result = self._temp(f"{_base_name(value)}_bcast", self._call(
+                "tile.assemble", (result, page, index_list((*index, 0, 0), span)), (), span), pre)
+        self.bump("nd_broadcast_expansions")
+        return result
+
+    def _reshaped(self, call: T.Call, value: U.Expr, shape: tuple[int, ...], pre: list[U.Stmt]) -> U.Expr:
+        ty = _expr_type(value)
+        if isinstance(ty, TileType) and tuple(ty.shape) == tuple(shape):
+            return value
+        return self._temp(f"{_base_name(value)}_view", self._call(
+            "tile.reshape", (value, index_list(shape, call.span)), (), call.span), pre)
 
     def _scratch_like(self, like: U.Expr, call: T.Call, pre: list[U.Stmt]) -> U.Var:
         """A scratch tile the tile op needs and the tensor op hides (pto.txor's tmp): a fresh

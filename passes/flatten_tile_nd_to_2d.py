@@ -238,11 +238,14 @@ class FlattenMutator(U.Rewriter):
         """pto.ttrans needs a workspace of the source's shape / dtype / space."""
         if len(args) > 1:
             return call if all(a is b for a, b in zip(args, call.args)) else self._deduced(call, call.op, args, call.attrs)
+        # The rank is the call's own operand's: `args` are already packed to 2-D, and a packed
+        # rank-3 tile read as one 2-D transpose would scramble its pages.
+        original = type_of(call.args[0])
+        assert isinstance(original, TileType)
+        if len(original.shape) > 2:
+            return self._paged_transpose(call, args[0], original, pre)
         source = type_of(args[0])
         assert isinstance(source, TileType)
-        if len(source.shape) != 2:
-            raise CompileError(Diagnostic.at(call, RULE, f"tile.transpose of a rank-{len(source.shape)} tile is not "
-                                                         "supported", "transpose 2-D tiles"))
         attrs: Attrs = (("dtype", source.dtype),)
         if source.memory_space is not None:
             attrs += (("target_memory", source.memory_space),)
@@ -253,6 +256,69 @@ class FlattenMutator(U.Rewriter):
         pre.append(U.AssignStmt(target=scratch, value=create, span=call.span))
         self.bump("transpose_scratch")
         return self._deduced(call, call.op, (args[0], scratch), call.attrs)
+
+    def flatten_assemble(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
+        """An N-D tile.assemble of one page ([1, .., 1, r, c] at offsets (o.., i, j)) writes
+        rows ravel(o.., i) .. of the packed target: its offsets are packed the same way."""
+        target, source = type_of(call.args[0]), type_of(call.args[1])
+        offsets = static_ints(call.args[2])
+        if not isinstance(target, TileType) or len(target.shape) == 2:
+            return self._retyped(call, args)
+        assert isinstance(source, TileType)
+        if len(target.shape) == 1:
+            packed: tuple[int, ...] | None = (0, offsets[0]) if offsets is not None else None
+        elif offsets is not None and all(extent == 1 for extent in source.shape[:-2]):
+            row = int(np.ravel_multi_index(tuple(offsets[:-1]), tuple(target.shape[:-1])))
+            packed = (row, offsets[-1])
+        else:
+            packed = None
+        if packed is None:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"tile.assemble of a [{', '.join(map(str, source.shape))}] window into a rank-"
+                            f"{len(target.shape)} tile is not supported yet (only one page at constant offsets)",
+                "assemble one page ([1, .., r, c]) at a time, at constant offsets"))
+        self.bump("assembles_packed")
+        return self._deduced(call, call.op, (args[0], args[1], _index_list(packed, call.span)), call.attrs)
+
+    def _retyped(self, call: U.Call, args: tuple[U.Expr, ...]) -> U.Call:
+        if all(a is b for a, b in zip(args, call.args)):
+            return call
+        return self._deduced(call, call.op, args, call.attrs)
+
+    def _paged_transpose(self, call: U.Call, packed: U.Expr, original: TileType, pre: list[U.Stmt]) -> U.Call:
+        """A transpose of the last two axes of an N-D tile, page by page: page p of the packed
+        source (rows p*R ..) is transposed (with its scratch) into rows p*C .. of the packed
+        [P*C, R] result. A transpose that moves a batch axis has no per-page form."""
+        rank = len(original.shape)
+        axes = sorted(int(attr_value) % rank for attr_value in (_int_attr(call, "axis1"), _int_attr(call, "axis2")))
+        if axes != [rank - 2, rank - 1]:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"tile.transpose of axes {axes} of a rank-{rank} tile moves a batch axis, which is not "
+                            "supported yet (only the last two axes transpose, page by page)",
+                "transpose the last two axes, or reshape to 2-D and transpose that"))
+        if tuple(original.valid) != tuple(original.shape):
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"tile.transpose of a rank-{rank} tile with a partial valid shape {list(original.valid)} "
+                            "is not supported yet", "transpose a fully valid tile, or a 2-D one"))
+        pages, (rows, cols) = math.prod(original.shape[:-2]), original.shape[-2:]
+        space: Attrs = (("target_memory", original.memory_space),) if original.memory_space is not None else ()
+        result = self._assembly_base("transposed", (pages * cols, rows), original.dtype, call, pre)
+        last: U.Call | None = None
+        for page in range(pages):
+            window = self._emit(f"page{page}", call, "tile.slice", (packed, _index_list((rows, cols), call.span),
+                                                                     _index_list((page * rows, 0), call.span)), (), pre)
+            scratch = self._emit("transpose_tmp", call, "tile.create", (_index_list((rows, cols), call.span),),
+                                 (("dtype", original.dtype), *space), pre)
+            flipped = self._emit(f"page{page}_t", call, "tile.transpose", (window, scratch),
+                                 (("axis1", 0), ("axis2", 1)), pre)
+            args = (result, flipped, _index_list((page * cols, 0), call.span))
+            last = self._deduced(call, "tile.assemble", args, ())
+            if page < pages - 1:
+                result = U.Var(self._fresh("transposed"), last.type, span=call.span)
+                pre.append(U.AssignStmt(target=result, value=last, span=call.span))
+        self.bump("paged_transposes")
+        assert last is not None
+        return last
 
     def materialize_row_reduction_scratch(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
         """pto.trowsum / trowmax / trowmin need a scratch tile of the source's shape, dtype and
@@ -365,9 +431,7 @@ class FlattenMutator(U.Rewriter):
         m, n = matrix
         pre: list[U.Stmt] = []
         dtype = tiles[0].type.dtype if isinstance(tiles[0].type, TileType) else DataType.FP32
-        create_attrs: Attrs = (("dtype", dtype), ("target_memory", MemorySpace.Vec))
-        packed = self._emit(f"{node.target.name}_packed", call, "tile.create",
-                            (_index_list((m * len(tiles), n), call.span),), create_attrs, pre)
+        packed = self._assembly_base(f"{node.target.name}_packed", (m * len(tiles), n), dtype, call, pre)
         for flat, tile in enumerate(tiles):
             moved = self._emit(f"{tile.name}_vec", call, "tile.move", (tile,), (("target_memory", MemorySpace.Vec),), pre)
             packed = self._emit(f"{node.target.name}_packed", call, "tile.assemble",
@@ -375,6 +439,14 @@ class FlattenMutator(U.Rewriter):
         self._env[node.target.name] = packed
         self.bump("batched_results_packed")
         return pre
+
+    def _assembly_base(self, base: str, shape: tuple[int, int], dtype: DataType, at: U.Call,
+                       pre: list[U.Stmt]) -> U.Var:
+        """The Vec tile the pieces are tile.assemble'd into: a zero tile.full, not a tile.create,
+        because an assemble the memory planner does not place over its target copies the whole
+        target first, and a copy of never-written rows reads uninitialised memory."""
+        zero = U.ConstFloat(0.0, dtype, span=at.span) if dtype.is_float else U.ConstInt(0, dtype, span=at.span)
+        return self._emit(base, at, "tile.full", (_index_list(shape, at.span), zero), (("dtype", dtype),), pre)
 
     def _emit(self, base: str, at: U.Call, op: str, args: tuple[U.Expr, ...], attrs: Attrs,
               pre: list[U.Stmt]) -> U.Var:
@@ -477,6 +549,12 @@ def _per_batch_values(function: U.Function) -> frozenset[str]:
     return frozenset(name for name in batched if uses.get(name, set()) <= {"batch"})
 
 
+def _int_attr(call: U.Call, name: str) -> int:
+    value = dict(call.attrs).get(name)
+    assert isinstance(value, int), (call.op, name)
+    return value
+
+
 def _add_index(offset: U.Expr, delta: int, span: Span) -> U.Expr:
     if delta == 0:
         return offset
@@ -497,6 +575,7 @@ CALL_FLATTENERS: dict[str, CallFlattener] = {
     "tile.reshape": FlattenMutator.flatten_creation,
     "tile.load": FlattenMutator.flatten_gm_transfer,
     "tile.store": FlattenMutator.flatten_batched_store,
+    "tile.assemble": FlattenMutator.flatten_assemble,
     **{op: FlattenMutator.flatten_single_batch for op in FLAT_MATMUL},
     "tile.slice": FlattenMutator.flatten_rank1_window,
     "tile.read": FlattenMutator.flatten_rank1_window,

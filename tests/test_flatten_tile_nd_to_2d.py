@@ -14,6 +14,7 @@ from nanopass.diagnostics import CompileError
 from nanopass.node import walk
 from nanopass.passes import PassContext
 from passes.convert_tensor_to_tile_ops import ConvertTensorToTileOps
+from languages.ops import static_ints
 from passes.flatten_tile_nd_to_2d import FlattenTileNdTo2D, flatten_type, packed_dims
 from verifiers import tile_ops_2d
 
@@ -210,4 +211,51 @@ def test_multi_batch_accumulator_carried_through_a_loop_is_not_supported_yet() -
             acc_next: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul_acc(acc_iter, ak, bk)
             acc: pl.Tensor[[2, 16, 32], pl.FP32] = pl.yield_(acc_next)
         return acc
+""")
+
+
+def test_rank3_transpose_of_the_last_two_axes_goes_page_by_page() -> None:
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[3, 16, 32], pl.FP32]) -> pl.Tensor[[3, 32, 16], pl.FP32]:
+        y: pl.Tensor[[3, 32, 16], pl.FP32] = pl.transpose(x, 1, 2)
+        return y
+""")
+    assert not tile_ops_2d.verify(out)
+    transposes = calls(out, "tile.transpose")
+    assert len(transposes) == 3 and all(len(t.args) == 2 for t in transposes)  # each with its scratch
+    assert [static_ints(s.args[2]) for s in calls(out, "tile.slice")] == [(0, 0), (16, 0), (32, 0)]
+    assert [static_ints(a.args[2]) for a in calls(out, "tile.assemble")] == [(0, 0), (32, 0), (64, 0)]
+
+
+def test_transpose_moving_a_batch_axis_is_not_supported_yet() -> None:
+    # The packed [32, 32] tile of a [2, 16, 32] one would otherwise be transposed as one matrix.
+    with pytest.raises(CompileError, match="moves a batch axis, which is not supported yet"):
+        flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 16, 32], pl.FP32]) -> pl.Tensor[[16, 2, 32], pl.FP32]:
+        y: pl.Tensor[[16, 2, 32], pl.FP32] = pl.transpose(x, 0, 1)
+        return y
+""")
+
+
+def test_nd_broadcast_assembles_one_page_per_batch_index() -> None:
+    out = flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 3, 8, 32], pl.FP32], b: pl.Tensor[[32], pl.FP32]) -> pl.Tensor[[2, 3, 8, 32], pl.FP32]:
+        y: pl.Tensor[[2, 3, 8, 32], pl.FP32] = pl.add(x, b)
+        return y
+""")
+    assert not tile_ops_2d.verify(out)
+    # [32] -> [1, 32] -> expanded down 8 rows -> assembled at rows 8 * (3 i + j) of the packed [48, 32].
+    assert [static_ints(a.args[2]) for a in calls(out, "tile.assemble")] == [(8 * p, 0) for p in range(6)]
+
+
+def test_broadcasting_an_operand_with_batch_axes_of_its_own_is_not_supported_yet() -> None:
+    with pytest.raises(CompileError, match="batch axes of its own is not supported yet"):
+        flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 16, 32], pl.FP32], b: pl.Tensor[[2, 1, 32], pl.FP32]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
+        y: pl.Tensor[[2, 16, 32], pl.FP32] = pl.add(x, b)
+        return y
 """)

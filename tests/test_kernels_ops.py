@@ -217,3 +217,16 @@ def test_tile_rsqrt_with_tmp_and_row_expand_add_with_tmp(tmp_path: Path) -> None
     assert re.search(r"pto\.trsqrt ins\(%\w+, %\w+ :.*\{precisionType = #pto<rsqrt_precision high_precision>\}", text)
     assert re.search(r"pto\.trowexpandadd ins\(%\w+, %\w+ :", text)
 
+
+def test_nd_broadcasting_and_a_per_page_transpose(tmp_path: Path) -> None:
+    """NUMERICS for N-D broadcasting: an element of the result is the FP32 op of the two operand
+    elements NumPy's broadcasting pairs with it (the expansion copies bits: it adds or multiplies
+    nothing); the transpose of the last two axes moves bits only."""
+    rng = np.random.default_rng(53)
+    x = rng.standard_normal((2, 16, 32)).astype(np.float32)
+    bias = rng.standard_normal((16, 32)).astype(np.float32)
+    scale = rng.standard_normal(32).astype(np.float32)
+    shift = rng.standard_normal((2, 16, 1)).astype(np.float32)
+    expected = np.swapaxes((x + bias) * scale - shift, 1, 2)
+    check_kernel(KERNELS / "nd_broadcast_transpose_f32.py", {"x": x, "bias": bias, "scale": scale, "shift": shift},
+                 {"ret0": expected}, B910, tmp_path)
