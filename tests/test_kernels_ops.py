@@ -230,3 +230,15 @@ def test_nd_broadcasting_and_a_per_page_transpose(tmp_path: Path) -> None:
     expected = np.swapaxes((x + bias) * scale - shift, 1, 2)
     check_kernel(KERNELS / "nd_broadcast_transpose_f32.py", {"x": x, "bias": bias, "scale": scale, "shift": shift},
                  {"ret0": expected}, B910, tmp_path)
+
+
+def test_gemv_bias_then_gemv_acc_continue_one_rows_chain(tmp_path: Path) -> None:
+    rng = np.random.default_rng(59)
+    v = rng.standard_normal((1, 128)).astype(np.float16)
+    w = rng.standard_normal((128, 32)).astype(np.float16)
+    bias = rng.standard_normal((1, 32)).astype(np.float32)
+    first = matmul_ref(v, w, start=bias)
+    check_kernel(KERNELS / "gemv_f16.py", {"v": v, "w": w, "bias": bias}, {"out": matmul_ref(v, w, start=first)},
+                 B910, tmp_path)
+    text = (tmp_path / "out.pto").read_text()
+    assert "{accPhase = #pto<acc_phase partial>}" in text and "{accPhase = #pto<acc_phase final>}" in text

@@ -29,6 +29,7 @@ def test_matmul_bias_rejects_a_bias_that_is_not_one_accumulator_row() -> None:
 # -- the vector catalog ----------------------------------------------------------------------------
 
 from languages.types import DataType, TensorType  # noqa: E402
+from languages.gen import tensor as T  # noqa: E402
 from tests.test_op_registry import idx, ints, tensor  # noqa: E402
 
 INT16, UINT16, UINT8 = DataType.INT16, DataType.UINT16, DataType.UINT8
@@ -247,3 +248,15 @@ def test_row_expand_add_takes_an_optional_workspace_that_is_no_pto_operand() -> 
     x, row = tile((16, 32), space=Vec), tile((16, 1), space=Vec, name="r")
     assert deduce("tile.row_expand_add", x, row, tile((16, 32), space=Vec, name="t")) == deduce(
         "tile.row_expand_add", x, row)
+
+
+def test_gemv_takes_one_valid_row_and_follows_the_matmul_rules() -> None:
+    lhs = tile((16, 128), FP16, valid=(1, 128), space=Left)
+    rhs = tile((128, 32), FP16, space=Right, name="r")
+    result = deduce("tile.gemv", lhs, rhs, placed=True)
+    assert isinstance(result, TileType) and result.valid == (1, 32) and result.dtype is FP32
+    assert "one valid row" in deduction_error("tile.gemv", tile((16, 128), FP16, space=Left), rhs)
+    assert "acc_phase" in deduction_error("tile.gemv", lhs, rhs, acc_phase="middle")
+    bias = tile((1, 32), FP32, space=Bias, name="b")
+    assert deduce("tile.gemv_bias", lhs, rhs, bias, placed=True) == result
+    assert "one valid row" in deduction_error("tile.gemv_acc", T.Var("acc", result), tile((16, 128), FP16), rhs)

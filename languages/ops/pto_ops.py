@@ -298,6 +298,9 @@ def _pto_ops() -> list[OpDef]:
              doc="ins(acc, lhs, rhs) outs(dst): dst = acc + lhs @ rhs (dst is acc's buffer)"),
         _dps("pto.tmatmul.bias", "matmul", ("matmul_bias",),
              doc="ins(lhs, rhs, bias) outs(acc): acc = bias row + lhs @ rhs"),
+        _dps("pto.tgemv", "matmul", ("matmul",), doc="ins(lhs, rhs) outs(acc): one row; lhs valid rows == 1"),
+        _dps("pto.tgemv.acc", "matmul", ("matmul_acc",), doc="ins(acc, lhs, rhs) outs(dst)"),
+        _dps("pto.tgemv.bias", "matmul", ("matmul_bias",), doc="ins(lhs, rhs, bias) outs(acc)"),
         _dps("pto.tcvt", "cast", ("cast",), (AttrDecl("rmode", "str", "round"),)),
     ]
     ops += _catalog_pto_ops()
@@ -404,14 +407,15 @@ OPERAND_ATTRS: dict[str, tuple[str, ...]] = {
 }
 # The ops whose operand attributes follow a comma (`ins(%src, {maskPattern = ..} : T)`).
 COMMA_BEFORE_OPERAND_ATTRS = frozenset({"pto.tgather", "pto.tscatter"})
-ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp", "atomicType": "atomic_type"}
+ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp", "atomicType": "atomic_type",
+                              "accPhase": "acc_phase"}
 # Attributes printed as a PTO attribute of their own (`#pto.mask_pattern<P0101>`): key -> mnemonic.
 DIALECT_ATTRS: dict[str, str] = {"maskPattern": "mask_pattern"}
 # Enums whose name depends on the instruction: (instruction, attribute) -> enum
 # (`{precisionType = #pto<div_precision high_precision>}` on pto.tdiv).
 OP_ENUM_ATTRS: dict[tuple[str, str], str] = {
     (f"pto.t{op}", "precisionType"): f"{op}_precision" for op in ("div", "log", "recip", "rsqrt")}
-LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type", *OP_ENUM_ATTRS.values()})
+LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type", "acc_phase", *OP_ENUM_ATTRS.values()})
 TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32"}
 CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -441,8 +445,14 @@ def _precision_type(high: AttrValue) -> AttrValue:
     return "high_precision" if high is True else None
 
 
+def _acc_phase(phase: AttrValue) -> AttrValue:
+    """The unspecified phase is the instruction's plain form: left unwritten."""
+    return None if phase == "unspecified" else phase
+
+
 PTO_ATTR_VALUES: dict[str, Callable[[AttrValue], AttrValue]] = {
     "precisionType": _precision_type,
+    "accPhase": _acc_phase,
     "atomicType": _atomic_type,
     "cmpMode": _cmp_mode_name,
     "maskPattern": _mask_pattern_name,

@@ -15,6 +15,7 @@ from languages.ops import (
     READ_WRITE,
     WRITE,
     AttrDecl,
+    Deducer,
     DeductionError,
     Fixed,
     FromAttr,
@@ -132,6 +133,20 @@ def deduce_matmul_bias(args: Sequence[Node], attrs: Attrs) -> Type:
     if len(bias.shape) != 2 or bias.shape[0] != 1 or bias.shape[1] != n:
         raise DeductionError(f"expected shape [1, {n}] (one bias value per output column), got {list(bias.shape)}", 2)
     return make_tile_type((m, n), accumulator, matmul_valid(lhs, rhs, False, False))
+
+
+def _one_row(deduce: Deducer, lhs_index: int) -> Deducer:
+    """The gemv forms: the matmul rule of `deduce` for a left operand of exactly one valid row
+    (pto.tgemv: lhs and dst valid_shape[0] == 1)."""
+
+    def deduce_gemv(args: Sequence[Node], attrs: Attrs) -> Type:
+        lhs = tile_at(args, lhs_index)
+        if lhs.valid[0] != 1:
+            raise DeductionError(f"expected one valid row (a vector), got valid shape {list(lhs.valid)}", lhs_index,
+                                 hint="gemv multiplies a [1, K] row by a [K, N] matrix; use tile.matmul for more rows")
+        return deduce(args, attrs)
+
+    return deduce_gemv
 
 
 def deduce_batch_matmul(args: Sequence[Node], attrs: Attrs) -> Type:
@@ -400,6 +415,7 @@ def _compute_ops() -> list[OpDef]:
 def _cube_ops() -> list[OpDef]:
     left = OperandDecl("lhs", _TILE, input_memory=MemorySpace.Left)
     right = OperandDecl("rhs", _TILE, input_memory=MemorySpace.Right)
+    bias = OperandDecl("bias", _TILE, input_memory=MemorySpace.Bias)
     return [
         OpDef("tile.matmul", (left, right), deduce_matmul, ("matmul",), "matmul", output_memory=Fixed(MemorySpace.Acc),
               result_view=matmul_result_view, pto=("pto.tmatmul",)),
@@ -416,11 +432,28 @@ def _cube_ops() -> list[OpDef]:
               (OperandDecl("acc", _TILE, input_memory=MemorySpace.Acc, effect=READ_WRITE), left, right),
               deduce_batch_matmul_acc, ("batch_matmul_acc",), "matmul", output_memory=ReusesInput(0),
               pto=("pto.tmatmul.acc",), doc="A matmul_acc per batch; unrolled by FlattenTileNdTo2D."),
-        OpDef("tile.matmul_bias", (left, right, OperandDecl("bias", _TILE, input_memory=MemorySpace.Bias)),
+        OpDef("tile.matmul_bias", (left, right, bias),
               deduce_matmul_bias, ("matmul_bias",), "matmul", output_memory=Fixed(MemorySpace.Acc),
               result_view=matmul_result_view, pto=("pto.tmatmul.bias",),
               doc="acc = bias (broadcast over the rows) + lhs @ rhs: the bias row initialises L0C."),
+        # Matrix-vector forms: the same MAD chain over K for the one row (NUMERICS.md section 1).
+        OpDef("tile.gemv", (left, right), _one_row(deduce_matmul, 0), ("matmul",), "matmul",
+              attrs=_ACC_PHASE, pto_attrs=_ACC_PHASE_PTO, output_memory=Fixed(MemorySpace.Acc),
+              result_view=matmul_result_view, pto=("pto.tgemv",), doc=_GEMV_DOC),
+        OpDef("tile.gemv_acc", (OperandDecl("acc", _TILE, input_memory=MemorySpace.Acc, effect=READ_WRITE), left, right),
+              _one_row(deduce_matmul_acc, 1), ("matmul_acc",), "matmul", attrs=_ACC_PHASE, pto_attrs=_ACC_PHASE_PTO,
+              output_memory=ReusesInput(0), pto=("pto.tgemv.acc",), doc=_GEMV_DOC),
+        OpDef("tile.gemv_bias", (left, right, bias), _one_row(deduce_matmul_bias, 0), ("matmul_bias",), "matmul",
+              attrs=_ACC_PHASE, pto_attrs=_ACC_PHASE_PTO, output_memory=Fixed(MemorySpace.Acc),
+              result_view=matmul_result_view, pto=("pto.tgemv.bias",), doc=_GEMV_DOC),
     ]
+
+
+# pto.tgemv's accPhase (PyPTO acc_phase=): which template of the instruction is emitted for a K
+# loop's middle (partial) or last (final) step; the accumulated values are the same.
+_ACC_PHASE = (AttrDecl("acc_phase", "str", "unspecified", ("unspecified", "partial", "final")),)
+_ACC_PHASE_PTO = (("acc_phase", "accPhase"),)
+_GEMV_DOC = "A [1, K] row times a [K, N] matrix; acc_phase picks the instruction template, not the values."
 
 
 # PyPTO's AtomicType of a store (pl.AtomicType.None_ / Add): "add" accumulates into GM.
