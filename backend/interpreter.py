@@ -762,6 +762,13 @@ def _sem_assemble(call: _CallSite) -> Value:
     return base
 
 
+def _sem_expand_clone(call: _CallSite) -> Value:
+    source, target = call.array(0), call.array(1)
+    base = target if target.is_tensor else ArrayValue(target.data.copy(), target.dtype, target.valid, False)
+    base.data[...] = np.broadcast_to(source.data, base.data.shape)
+    return base
+
+
 def _sem_create(call: _CallSite) -> Value:
     return call.fresh_result()
 
@@ -1115,6 +1122,7 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "extract": _sem_extract,
     "slice": _sem_slice,
     "assemble": _sem_assemble,
+    "expand_clone": _sem_expand_clone,
     "create": _sem_create,
     "full": _sem_full,
     "reshape": _sem_reshape,

@@ -392,29 +392,34 @@ class TensorToTileMutator(U.FromTensor):
 
     def _expand_nd(self, call: T.Call, value: U.Expr, ty: TileType, shape: tuple[int, ...],
                    pre: list[U.Stmt]) -> U.Expr:
-        """N-D broadcasting (NumPy rules) of one matrix: an operand whose batch axes are all 1
-        (or missing) is expanded on its last two axes like a 2-D operand, then assembled once
-        per batch index of the result. An operand with some batch axes > 1 and others
-        broadcast has no such single page: not supported yet."""
+        """N-D broadcasting (NumPy rules), one page at a time: result page `index` is the
+        operand's page at `index` (0 on the operand's broadcast batch axes), expanded on its last
+        two axes like a 2-D operand and assembled into the result. Pages that repeat (a matrix
+        shared across batch axes) are sliced and expanded once."""
         span = call.span
+        batch_rank = len(shape) - 2
         padded = (1,) * (len(shape) - len(ty.shape)) + tuple(ty.shape)
-        if any(extent != 1 for extent in padded[:-2]):
-            raise _error(call, f"`{call.op}` broadcasts an operand of shape {list(ty.shape)} to {list(shape)}; "
-                               "broadcasting an operand that has batch axes of its own is not supported yet (only "
-                               "one matrix, [.., 1, m, n], broadcasts across the batch axes)",
-                         "expand the operand to the result's batch axes first (tensor.assemble per batch)")
-        page_shape = (1,) * (len(shape) - 2) + tuple(shape[-2:])
-        if padded[-2:] == tuple(shape[-2:]):
-            page = self._reshaped(call, value, page_shape, pre)
-        else:
-            matrix = self._expand_to(call, self._reshaped(call, value, padded[-2:], pre), tuple(shape[-2:]), pre)
-            page = self._reshaped(call, matrix, page_shape, pre)
+        operand = self._reshaped(call, value, padded, pre)
+        unit_page = (1,) * batch_rank
         zero: U.Expr = (U.ConstFloat(0.0, ty.dtype, span=span) if ty.dtype.is_float
                         else U.ConstInt(0, ty.dtype, span=span))
         # A zero base, not tile.create: an assemble not placed over its target copies all of it.
         result = self._temp(f"{_base_name(value)}_bcast", self._call(
             "tile.full", (index_list(shape, span), zero), (("dtype", ty.dtype),), span), pre)
+        pages: dict[tuple[int, ...], U.Expr] = {}
         for index in itertools.product(*(range(extent) for extent in shape[:-2])):
+            source_index = tuple(0 if extent == 1 else i for i, extent in zip(index, padded[:-2]))
+            page = pages.get(source_index)
+            if page is None:
+                page = operand
+                if padded[:-2] != unit_page:
+                    page = self._temp(f"{_base_name(value)}_page", self._call(
+                        "tile.slice", (operand, index_list((*unit_page, *padded[-2:]), span),
+                                       index_list((*source_index, 0, 0), span)), (), span), pre)
+                if padded[-2:] != tuple(shape[-2:]):
+                    matrix = self._expand_to(call, self._reshaped(call, page, padded[-2:], pre), tuple(shape[-2:]), pre)
+                    page = self._reshaped(call, matrix, (*unit_page, *shape[-2:]), pre)
+                pages[source_index] = page
             result = self._temp(f"{_base_name(value)}_bcast", self._call(
                 "tile.assemble", (result, page, index_list((*index, 0, 0), span)), (), span), pre)
         self.bump("nd_broadcast_expansions")
@@ -561,6 +566,22 @@ class TensorToTileMutator(U.FromTensor):
         self.bump("assemble_stores")
         atomic: Attrs = (("atomic", "add"),) if attr(call.attrs, "atomic", "none") == "add" else ()
         return self._call("tile.store", (source, offsets, destination), atomic, call.span)
+
+    def convert_expand_clone(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """The source loaded, broadcast on chip to the target's shape (the tensor ops' broadcast
+        expansion) and stored over the whole target."""
+        destination = self.visit_Expr(call.args[1])
+        source = self.visit_Expr(call.args[0])
+        if isinstance(source, U.Var) and isinstance(source.type, TensorType):
+            source = self._load_gm(source, None, call.span, pre)
+        shape = _expr_type(destination)
+        assert isinstance(shape, (TensorType, TileType))
+        expanded = self._expand_to(call, source, tuple(shape.shape), pre)
+        zeros = index_list((0,) * len(shape.shape), call.span)
+        if isinstance(shape, TileType):
+            return self._call("tile.assemble", (destination, expanded, zeros), (), call.span)
+        self.bump("expand_clone_stores")
+        return self._call("tile.store", (expanded, zeros, destination), (), call.span)
 
     def convert_create(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         shape = static_ints(call.args[0])
@@ -857,6 +878,7 @@ SelfLoadingConverter = Callable[[TensorToTileMutator, T.Call, "T.Var | None", li
 SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
     "tensor.slice": TensorToTileMutator.convert_slice,
     "tensor.assemble": TensorToTileMutator.convert_assemble,
+    "tensor.expand_clone": TensorToTileMutator.convert_expand_clone,
     "tensor.create": TensorToTileMutator.convert_create,
     "tensor.full": TensorToTileMutator.convert_full,
     "tensor.expands": TensorToTileMutator.convert_expands,

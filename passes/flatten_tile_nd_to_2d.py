@@ -122,6 +122,12 @@ class FlattenMutator(U.Rewriter):
             return self._unroll_batched(node)
         pre: list[U.Stmt] = []
         value = self._flatten_call(node.value, pre)
+        if value.op == "tile.reshape" and isinstance(value.args[0], U.Var) and value.args[0].type == value.type:
+            # An N-D reshape that packing made the identity ([1, 1, 32] -> [1, 32]) is dropped:
+            # its uses read the source itself.
+            self._env[node.target.name] = value.args[0]
+            self.bump("identity_reshapes_dropped")
+            return tuple(pre)
         target = node.target
         if value.type != target.type:
             target = U.Var(target.name, value.type, span=target.span)
@@ -279,6 +285,20 @@ class FlattenMutator(U.Rewriter):
                 "assemble one page ([1, .., r, c]) at a time, at constant offsets"))
         self.bump("assembles_packed")
         return self._deduced(call, call.op, (args[0], args[1], _index_list(packed, call.span)), call.attrs)
+
+    def flatten_slice(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
+        """A slice of one page ([1, .., 1, r, c] at constant offsets (o.., i, j)) of a rank > 2
+        tile is the [r, c] window at rows ravel(o.., i) of the packed source; other windows keep
+        the rank-1 rule."""
+        source = type_of(call.args[0])
+        shape, offsets = static_ints(call.args[1]), static_ints(call.args[2])
+        if (not isinstance(source, TileType) or len(source.shape) <= 2 or len(call.args) > 3 or shape is None
+                or offsets is None or any(extent != 1 for extent in shape[:-2])):
+            return self.flatten_rank1_window(call, args, pre)
+        row = int(np.ravel_multi_index(tuple(offsets[:-1]), tuple(source.shape[:-1])))
+        self.bump("page_slices_packed")
+        return self._deduced(call, call.op, (args[0], _index_list(shape[-2:], call.span),
+                                             _index_list((row, offsets[-1]), call.span)), call.attrs)
 
     def _retyped(self, call: U.Call, args: tuple[U.Expr, ...]) -> U.Call:
         if all(a is b for a, b in zip(args, call.args)):
@@ -577,7 +597,7 @@ CALL_FLATTENERS: dict[str, CallFlattener] = {
     "tile.store": FlattenMutator.flatten_batched_store,
     "tile.assemble": FlattenMutator.flatten_assemble,
     **{op: FlattenMutator.flatten_single_batch for op in FLAT_MATMUL},
-    "tile.slice": FlattenMutator.flatten_rank1_window,
+    "tile.slice": FlattenMutator.flatten_slice,
     "tile.read": FlattenMutator.flatten_rank1_window,
     "tile.write": FlattenMutator.flatten_rank1_window,
     "tile.transpose": FlattenMutator.materialize_transpose_scratch,

@@ -251,11 +251,15 @@ def test_nd_broadcast_assembles_one_page_per_batch_index() -> None:
     assert [static_ints(a.args[2]) for a in calls(out, "tile.assemble")] == [(8 * p, 0) for p in range(6)]
 
 
-def test_broadcasting_an_operand_with_batch_axes_of_its_own_is_not_supported_yet() -> None:
-    with pytest.raises(CompileError, match="batch axes of its own is not supported yet"):
-        flatten("""
+def test_an_operand_with_batch_axes_of_its_own_broadcasts_page_by_page() -> None:
+    out = flatten("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[2, 16, 32], pl.FP32], b: pl.Tensor[[2, 1, 32], pl.FP32]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
         y: pl.Tensor[[2, 16, 32], pl.FP32] = pl.add(x, b)
         return y
 """)
+    assert not tile_ops_2d.verify(out)
+    # Page i of b is row i of its packed [2, 32] tile, expanded down 16 rows into rows 16 i ..
+    assert [static_ints(s.args[2]) for s in calls(out, "tile.slice")] == [(0, 0), (1, 0)]
+    assert [static_ints(a.args[2]) for a in calls(out, "tile.assemble")] == [(0, 0), (16, 0)]
+    assert not calls(out, "tile.reshape")  # the [1, 1, 32] -> [1, 32] views pack to the identity

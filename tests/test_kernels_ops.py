@@ -242,3 +242,10 @@ def test_gemv_bias_then_gemv_acc_continue_one_rows_chain(tmp_path: Path) -> None
                  B910, tmp_path)
     text = (tmp_path / "out.pto").read_text()
     assert "{accPhase = #pto<acc_phase partial>}" in text and "{accPhase = #pto<acc_phase final>}" in text
+
+
+def test_expand_clone_writes_the_broadcast_over_the_target(tmp_path: Path) -> None:
+    src = np.random.default_rng(61).standard_normal((2, 16, 1)).astype(np.float16)
+    expected = np.broadcast_to(src, (2, 16, 32)).copy()
+    check_kernel(KERNELS / "expand_clone_f16.py", {"src": src, "target": np.zeros((2, 16, 32), np.float16)},
+                 {"target": expected, "ret0": expected}, B910, tmp_path)

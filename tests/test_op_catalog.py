@@ -260,3 +260,14 @@ def test_gemv_takes_one_valid_row_and_follows_the_matmul_rules() -> None:
     bias = tile((1, 32), FP32, space=Bias, name="b")
     assert deduce("tile.gemv_bias", lhs, rhs, bias, placed=True) == result
     assert "one valid row" in deduction_error("tile.gemv_acc", T.Var("acc", result), tile((16, 128), FP16), rhs)
+
+
+def test_expand_clone_broadcasts_src_to_target_and_writes_target() -> None:
+    from languages.ops import REGISTRY, WRITE
+
+    target = tensor((2, 4, 8), FP16)
+    assert deduce("tensor.expand_clone", tensor((2, 1, 8), FP16), target) == target.type
+    assert deduce("tensor.expand_clone", tensor((1, 4, 1), FP16), target) == target.type
+    assert "does not broadcast" in deduction_error("tensor.expand_clone", tensor((4, 8), FP16), target)
+    assert "does not broadcast" in deduction_error("tensor.expand_clone", tensor((2, 3, 8), FP16), target)
+    assert REGISTRY.get("tensor.expand_clone").effect_of(1) == WRITE

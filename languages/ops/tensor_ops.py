@@ -444,6 +444,16 @@ def deduce_assemble(args: Sequence[Node], attrs: Attrs) -> Type:
     return target
 
 
+def deduce_expand_clone(args: Sequence[Node], attrs: Attrs) -> Type:
+    """src broadcast to target: the same rank and dtype, each src axis equal to target's or 1."""
+    source, target = value_at(args, 0), value_at(args, 1)
+    check_same_dtype(target, source, 0)
+    if len(source.shape) != len(target.shape) or any(s not in (1, t) for s, t in zip(source.shape, target.shape)):
+        raise DeductionError(f"shape {list(source.shape)} does not broadcast to the target's {list(target.shape)} "
+                             "(same rank; each axis equal or 1)", 0)
+    return target
+
+
 def deduce_create(args: Sequence[Node], attrs: Attrs) -> Type:
     return TensorType(dims_at(args, 0, "shape"), dtype_attr(attrs, "dtype"))
 
@@ -631,6 +641,11 @@ def _shape_ops() -> list[OpDef]:
               effect_when=(("atomic", "add", 0, READ_WRITE),),
               doc="Writes source into a window of target; the result is target (atomic='add' "
                   "accumulates into it, so it is read as well)."),
+        OpDef("tensor.expand_clone", (OperandDecl("src", _T), OperandDecl("target", _T, effect=WRITE)),
+              deduce_expand_clone, ("expand_clone",), "memory", output_memory=ReusesInput(0),
+              to_tile=TileConversion("tile.store", self_loading=True),
+              doc="Writes src broadcast to target's shape (NumPy rules, same rank) over all of target; the "
+                  "result is target."),
         OpDef("tensor.create", (OperandDecl("shape", "int_list"),), deduce_create, ("create",), "create",
               attrs=(AttrDecl("dtype", "dtype", positional=True),),
               to_tile=TileConversion("tile.create", self_loading=True)),
