@@ -150,6 +150,8 @@ class FlattenMutator(U.Rewriter):
     def visit_ForStmt(self, node: U.ForStmt) -> U.Stmt | tuple[U.Stmt, ...]:
         if self._env is None:
             return super().visit_ForStmt(node)
+        if any(isinstance(a.init, U.Var) and a.init.name in self._split for a in node.iter_args):
+            return self._split_carries(node)
         iter_args = []
         for iter_arg in node.iter_args:
             init = self.visit_Expr(iter_arg.init)
@@ -407,6 +409,71 @@ class FlattenMutator(U.Rewriter):
             return tuple(pre)
         return (*pre, *self._packed(node, tiles, (m, n), call))
 
+    def _split_carries(self, node: U.ForStmt) -> U.ForStmt:
+        """A loop carrying batched accumulators carries one per batch, side by side: the
+        iter-arg, the yielded value and the result each become one per batch."""
+        assert self._env is not None
+        iter_args: list[U.IterArg] = []
+        widths: list[int] = []
+        for iter_arg in node.iter_args:
+            tiles = self._split.get(iter_arg.init.name) if isinstance(iter_arg.init, U.Var) else None
+            if tiles is None:
+                init = self.visit_Expr(iter_arg.init)
+                init_type = type_of(init)
+                var = iter_arg.var
+                if init_type is not None and init_type != var.type:
+                    var = U.Var(var.name, init_type, span=var.span)
+                self._env[iter_arg.var.name] = var
+                iter_args.append(U.IterArg(var=var, init=init, span=iter_arg.span))
+                widths.append(1)
+                continue
+            if iter_arg.var.name not in self._per_batch:
+                raise CompileError(Diagnostic.at(
+                    iter_arg, RULE, f"the batched accumulator `{iter_arg.var.name}` is read whole inside the loop, "
+                                    "which is not supported yet (a carried batched accumulator is one 2-D tile per batch)",
+                    "use the loop result after the loop, or unroll the batch into 2-D matmul_acc calls"))
+            per_batch = [U.Var(self._fresh(f"{iter_arg.var.name}_b{b}"), tile.type, span=iter_arg.span)
+                         for b, tile in enumerate(tiles)]
+            iter_args += [U.IterArg(var=v, init=t, span=iter_arg.span) for v, t in zip(per_batch, tiles)]
+            self._split[iter_arg.var.name] = per_batch
+            self._env[iter_arg.var.name] = per_batch[-1]
+            widths.append(len(per_batch))
+        original_yield = node.body[-1] if node.body else None
+        body = list(self.visit_Stmt_block(node.body))
+        if isinstance(original_yield, U.YieldStmt) and body and isinstance(body[-1], U.YieldStmt):
+            values: list[U.Expr] = []
+            for width, original, value in zip(widths, original_yield.values, body[-1].values):
+                if width == 1:
+                    values.append(value)
+                    continue
+                tiles = self._split.get(original.name) if isinstance(original, U.Var) else None
+                if tiles is None or len(tiles) != width:
+                    raise CompileError(Diagnostic.at(
+                        original_yield, RULE, "the loop yields a batched accumulator that is not one batch_matmul(_acc) "
+                                              "chain, which is not supported yet", "yield the batch_matmul_acc result"))
+                values += tiles
+            body[-1] = U.YieldStmt(values=tuple(values), span=original_yield.span)
+        results: list[U.Var] = []
+        position = 0
+        for width, result in zip(widths, node.results):
+            carried = iter_args[position:position + width]
+            position += width
+            if width == 1:
+                var = result if result.type == carried[0].var.type else U.Var(result.name, carried[0].var.type,
+                                                                                 span=result.span)
+                self._env[result.name] = var
+                results.append(var)
+                continue
+            per_batch = [U.Var(self._fresh(f"{result.name}_b{b}"), a.var.type, span=result.span)
+                         for b, a in enumerate(carried)]
+            self._split[result.name] = per_batch
+            self._env[result.name] = per_batch[-1]
+            results += per_batch
+        self.bump("batched_carries_split")
+        return U.ForStmt(loop_var=self.visit_Var(node.loop_var), start=self.visit_Expr(node.start),
+                         stop=self.visit_Expr(node.stop), step=self.visit_Expr(node.step), iter_args=tuple(iter_args),
+                         body=tuple(body), results=tuple(results), kind=node.kind, attrs=node.attrs, span=node.span)
+
     def _accumulator(self, call: U.Call, flat: int) -> U.Var:
         acc = call.args[0]
         tiles = self._split.get(acc.name) if isinstance(acc, U.Var) else None
@@ -545,17 +612,26 @@ def _batch_count(typ: Type) -> int:
 
 def _per_batch_values(function: U.Function) -> frozenset[str]:
     """Values of a batched matmul chain every use of which reads one batch at a time: the tile
-    of a store, the accumulator of a batch_matmul_acc (and seeds, results of such chains)."""
+    of a store, the accumulator of a batch_matmul_acc, and a loop carry (its init, iter-arg,
+    yielded value and result are one accumulator per batch, carried side by side) -- each such
+    carry joins the chain. Seeds and results of these chains are included."""
     from nanopass.node import walk
 
     batched: set[str] = set()
     uses: dict[str, set[str]] = {}
+    carries: list[tuple[str, ...]] = []
     for node in walk(function):
         if isinstance(node, U.AssignStmt) and isinstance(node.value, U.Call) and node.value.op in BATCHED_MATMULS \
                 and _batch_count(node.target.type) > 1:
             batched.add(node.target.name)
             if node.value.op == "tile.batch_matmul_acc" and isinstance(node.value.args[0], U.Var):
                 batched.add(node.value.args[0].name)
+        if isinstance(node, U.ForStmt):
+            last = node.body[-1] if node.body else None
+            yielded = last.values if isinstance(last, U.YieldStmt) else ()
+            for iter_arg, result, value in zip(node.iter_args, node.results, yielded):
+                group = (iter_arg.var.name, result.name, *(e.name for e in (iter_arg.init, value) if isinstance(e, U.Var)))
+                carries.append(group)
         if isinstance(node, U.Call):
             for position, arg in enumerate(node.args):
                 if isinstance(arg, U.Var):
@@ -565,8 +641,18 @@ def _per_batch_values(function: U.Function) -> frozenset[str]:
         elif isinstance(node, (U.YieldStmt, U.ReturnStmt)) or node.KIND == "IterArg":
             for child in node.children():
                 if isinstance(child, U.Var):
-                    uses.setdefault(child.name, set()).add("whole")
-    return frozenset(name for name in batched if uses.get(name, set()) <= {"batch"})
+                    uses.setdefault(child.name, set()).add("carry" if node.KIND != "ReturnStmt" else "whole")
+    changed = True
+    while changed:  # a carry of a batched value is batched (nested loops: to a fixpoint)
+        changed = False
+        for group in carries:
+            if batched.intersection(group) and not batched.issuperset(group):
+                batched.update(group)
+                changed = True
+    carried = {name for group in carries if batched.issuperset(group) for name in group}
+    allowed = {"batch", "carry"}
+    return frozenset(name for name in batched
+                     if uses.get(name, set()) <= (allowed if name in carried else {"batch"}))
 
 
 def _int_attr(call: U.Call, name: str) -> int:

@@ -249,3 +249,15 @@ def test_expand_clone_writes_the_broadcast_over_the_target(tmp_path: Path) -> No
     expected = np.broadcast_to(src, (2, 16, 32)).copy()
     check_kernel(KERNELS / "expand_clone_f16.py", {"src": src, "target": np.zeros((2, 16, 32), np.float16)},
                  {"target": expected, "ret0": expected}, B910, tmp_path)
+
+
+def test_batched_split_k_loop_carries_one_accumulator_per_batch(tmp_path: Path) -> None:
+    rng = np.random.default_rng(67)
+    a = rng.standard_normal((2, 16, 256)).astype(np.float16)
+    b = rng.standard_normal((2, 256, 32)).astype(np.float16)
+    # One chain over K per batch: a single 2-D MAD chain over all 256 (the K blocks continue it).
+    expected = batched_matmul_ref(a, b)
+    for backend in (B910, B950):
+        work = tmp_path / backend
+        work.mkdir()
+        check_kernel(KERNELS / "batch_matmul_kloop_f16.py", {"a": a, "b": b}, {"ret0": expected}, backend, work)
