@@ -169,9 +169,9 @@ def test_k_boundary_is_peeled_after_the_loop() -> None:
 
 
 def test_single_full_block_plus_tail_is_straight_line() -> None:
-    choice = chosen(128, 128, 144, "FP16")
-    assert 144 // choice.k == 1 and 144 % choice.k
-    out, _ = run(matmul_source(128, 128, 144))
+    choice = chosen(128, 128, 176, "FP16")
+    assert 176 // choice.k == 1 and 176 % choice.k
+    out, _ = run(matmul_source(128, 128, 176))
     assert loops(out) == []
     first, tail = calls(out, "tile.matmul_acc")
     assert isinstance(first.args[3], L.ConstBool) and first.args[3].value is True
@@ -328,7 +328,7 @@ def test_matmul_acc_init_cond_is_anded_with_the_first_block() -> None:
 
 
 def test_lone_full_block_forwards_init_cond_verbatim() -> None:
-    out, _ = run(matmul_source(128, 128, 144, body=_acc_body(", True")))
+    out, _ = run(matmul_source(128, 128, 176, body=_acc_body(", True")))
     first, tail = calls(out, "tile.matmul_acc")
     assert isinstance(first.args[3], L.ConstBool) and len(tail.args) == 3
     check(out)

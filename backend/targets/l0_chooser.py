@@ -14,7 +14,7 @@ import argparse
 import enum
 import functools
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Sequence
 
 import numpy as np
@@ -112,7 +112,9 @@ class L0Choice:
     c_load: float
     c_mad: float
     c_drain: float
-    perf_hint: str | None = None  # PH-AT-008: a fallback outside the regular aligned grid
+    # Reported accumulator traffic (bytes): doubled by c_read = is_matmul_acc, never in the wall.
+    c_traffic_bytes: int = 0
+    perf_hint: str | None = None  # PH-AT-008: an axis smaller than one fractal, kept whole
 
 
 # --------------------------------------------------------------------------- design points
@@ -130,34 +132,28 @@ class _Design:
     def db_b(self) -> int:
         return 1 if self.stationarity == "b" else 2
 
-    @property
-    def holds(self) -> tuple[Hold, ...]:
-        """Loop orientations the design can be emitted with when full-K tiles a grid."""
-        holds: dict[Stationarity, tuple[Hold, ...]] = {"output": ("a", "b"), "a": ("a",), "b": ("b",)}
-        return holds[self.stationarity]
 
-
-# Final tie-break between design points with identical keys: the simpler realization first.
+_BASE_DESIGN = _Design("output", 1)
+# TARGET_FACTS "How PyPTO's ChooseL0Tile searches" point 4: the extra regimes are tried in this
+# fixed order, each replacing the running best only with a strictly lower wall.
 _EXTRA_DESIGNS = (
     _Design("output", 2), _Design("a", 1), _Design("a", 2), _Design("b", 1), _Design("b", 2),
 )
-_BASE_DESIGN = _Design("output", 1)
 
 
-def _bias_slots(cfg: L0ChooserConfig, design: _Design, hold: Hold) -> int:
+def _bias_slots(cfg: L0ChooserConfig, stationarity: Stationarity, hold_a: BoolArray) -> IntArray:
     """Bias-table windows co-live in a full-K output grid (spec: schedule-aware caps).
 
     B-stationary keeps one slot, A-stationary and output-stationary with N outer use two,
-    output-stationary with N in the inner pipeline composes both pipelines and uses four.
-    hold "a" means rows outer / N inner; hold "b" means columns (N) outer.
+    output-stationary with N in the inner pipeline (it holds A: rows outer) composes both
+    pipelines and uses four. An already Bias-resident source is one slot whatever the schedule.
     """
-    if cfg.bias_source is not BiasSource.MAT:
-        return 1
-    if design.stationarity == "b":
-        return 1
-    if design.stationarity == "a":
-        return 2
-    return 4 if hold == "a" else 2
+    ones = np.ones(hold_a.shape, dtype=np.int64)
+    if cfg.bias_source is not BiasSource.MAT or stationarity == "b":
+        return ones
+    if stationarity == "a":
+        return 2 * ones
+    return np.where(hold_a, 4, 2).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- candidates
@@ -170,12 +166,15 @@ class _Candidates:
 
 
 def _axis_extents(extent: int, align: int) -> IntArray:
-    """Tile sizes along one output axis."""
-    if extent % align == 0:
-        return np.arange(align, extent + 1, align, dtype=np.int64)
-    # PH-AT-008 fallback: a non-fractal-aligned axis cannot be cut into whole fractal boxes (its
-    # boundary tile would carry a partial box), so it stays whole, charged its padded extent.
-    return np.asarray([extent], dtype=np.int64)
+    """Tile sizes along one output axis: the aligned values up to the extent.
+
+    An unaligned extent is never itself a candidate (PyPTO runs with allow_padding = false): the
+    largest aligned value below it tiles the axis and a boundary tile takes the rest. Only an
+    extent smaller than one fractal has no aligned value; it stays whole (PH-AT-008 fallback).
+    """
+    if extent < align:
+        return np.asarray([extent], dtype=np.int64)
+    return np.arange(align, extent + 1, align, dtype=np.int64)
 
 
 def _align_up(x: IntArray, align: int) -> IntArray:
@@ -268,18 +267,12 @@ def _score(cfg: L0ChooserConfig, design: _Design, cand: _Candidates) -> _Scores:
                      + cost.cycles_per_row(cfg.bytes_a)
                      * (_ceil_div(m, frac) * k_fractals * _ceil_div(n, frac)))
 
-    a_bytes, b_bytes = cfg.bytes_a * cfg.M * cfg.K, cfg.bytes_b * cfg.K * cfg.N
-    load_split = a_bytes * tiles_n / cost.bw_l0a + b_bytes * tiles_m / cost.bw_l0b
-    load_hold_a = a_bytes / cost.bw_l0a + b_bytes * tiles_m / cost.bw_l0b
-    load_hold_b = a_bytes * tiles_n / cost.bw_l0a + b_bytes / cost.bw_l0b
-    c_load, hold, admissible = _load_by_orientation(
-        cfg, design, cand, tiles, load_split, load_hold_a, load_hold_b)
+    c_load, hold, admissible = _load_by_orientation(cfg, design, cand, tiles_m, tiles_n)
 
-    # matmul_acc threads the caller's accumulator through the K loop (gamma_C = 2): the model
-    # doubles the C bytes it charges, i.e. the FIXPIPE throughput term of the drain.
-    gamma_c = 2 if cfg.is_matmul_acc else 1
+    # No gamma_C term: c_read (is_matmul_acc) changes only the reported traffic, never the
+    # wall (TARGET_FACTS "How PyPTO's ChooseL0Tile searches", point 6).
     n_fractals = _ceil_div(n, cost.drain_c0(cfg.bytes_c))
-    per_row = (np.maximum(cost.drain_row_cycles, cfg.bytes_c * n * gamma_c / cost.bw_drain)
+    per_row = (np.maximum(cost.drain_row_cycles, cfg.bytes_c * n / cost.bw_drain)
                + cost.drain_penalty_cycles * (_odd_part(n_fractals) - 1))
     c_drain = tiles * (cost.drain_fixed_cycles + m * per_row)
 
@@ -290,55 +283,52 @@ def _score(cfg: L0ChooserConfig, design: _Design, cand: _Candidates) -> _Scores:
         wall = np.maximum(compute, c_drain) + np.minimum(compute, c_drain) / tiles
     keep = admissible
     wall_int = np.floor(wall[keep] + 0.5).astype(np.int64)  # rounded half up
-    padded = (tiles_m * m) * (tiles_n * n) * (k_fractals * kt)
+    # The tie-break's K factor is whole k blocks: a peeled tail is charged a full block here
+    # (point 2), although C_mad charges it at its own width.
+    padded = (tiles_m * m) * (tiles_n * n) * (k_blocks * k)
     return _Scores(m[keep], n[keep], k[keep], wall_int, padded[keep], k_blocks[keep],
                    c_load[keep], c_mad[keep].astype(np.float64), c_drain[keep], hold[keep])
 
 
 def _load_by_orientation(
-    cfg: L0ChooserConfig, design: _Design, cand: _Candidates, tiles: IntArray,
-    load_split: FloatArray, load_hold_a: FloatArray, load_hold_b: FloatArray,
+    cfg: L0ChooserConfig, design: _Design, cand: _Candidates, tiles_m: IntArray, tiles_n: IntArray,
 ) -> tuple[FloatArray, npt.NDArray[np.int8], BoolArray]:
     """C_load, the held operand and admissibility per candidate.
 
-    Split-K reloads both operands per output tile. Full-K can hold one operand's panel across
-    the inner loop; output-stationary takes the cheaper admissible orientation.
+    Split-K reloads both operands per output tile. Full-K holds one operand's panel across the
+    inner loop: A- / B-stationary hold their own operand; output-stationary has exactly one
+    orientation, holding A iff held-A <= held-B (point 5). The dbC = 2 and bias-slot rules are
+    judged under that one orientation; a point failing them is rejected, not re-oriented.
     """
+    cost = cfg.backend.l0_cost_model
+    a_bytes, b_bytes = cfg.bytes_a * cfg.M * cfg.K, cfg.bytes_b * cfg.K * cfg.N
+    load_split = a_bytes * tiles_n / cost.bw_l0a + b_bytes * tiles_m / cost.bw_l0b
+    load_hold_a = a_bytes / cost.bw_l0a + b_bytes * tiles_m / cost.bw_l0b
+    load_hold_b = a_bytes * tiles_n / cost.bw_l0a + b_bytes / cost.bw_l0b
+
     full_k = cand.k == cfg.K
-    grid = full_k & (tiles > 1)
-    inf = np.full(cand.k.shape, np.inf)
-    load_a, load_b = inf, inf
-    for hold, load, moving_full_tiles in (
-        ("a", load_hold_a, cfg.N // cand.n),
-        ("b", load_hold_b, cfg.M // cand.m),
-    ):
-        if hold not in design.holds:
-            continue
-        slots = np.where(grid, _bias_slots(cfg, design, hold), 1)
-        ok = full_k
-        if cfg.bias_source is not BiasSource.NONE:
-            ok = ok & (cand.n * cfg.bytes_c * slots <= cfg.backend.bias_capacity_bytes)
-        if design.dbc == 2:
-            # Spec: dbC=2 needs at least two full tiles on the moving inner axis; a peeled
-            # partial boundary is not a ping-pong stage.
-            ok = ok & (moving_full_tiles >= 2)
-        masked = np.where(ok, load, np.inf)
-        if hold == "a":
-            load_a = masked
-        else:
-            load_b = masked
-    held = np.minimum(load_a, load_b)
-    hold_code = np.where(load_a <= load_b, 1, 2).astype(np.int8)
-    if design == _BASE_DESIGN:
-        split_ok = ~full_k
-        if cfg.bias_source is not BiasSource.NONE:
-            split_ok = split_ok & (cand.n * cfg.bytes_c <= cfg.backend.bias_capacity_bytes)
-        c_load = np.where(full_k, held, load_split)
-        hold_code = np.where(full_k, hold_code, 0).astype(np.int8)
-        admissible = np.where(full_k, np.isfinite(held), split_ok)
+    if design.stationarity == "output":
+        hold_a = load_hold_a <= load_hold_b
     else:
-        c_load, admissible = held, np.isfinite(held)
-    return c_load, hold_code, admissible
+        hold_a = np.full(cand.k.shape, design.stationarity == "a")
+    held_load = np.where(hold_a, load_hold_a, load_hold_b)
+    # The moving inner axis: N when A is held (rows outer), M when B is held (columns outer).
+    moving_full_tiles = np.where(hold_a, cfg.N // cand.n, cfg.M // cand.m)
+    grid = full_k & (tiles_m * tiles_n > 1)
+    slots = np.where(grid, _bias_slots(cfg, design.stationarity, hold_a), 1)
+
+    ok = np.ones(cand.k.shape, dtype=np.bool_)
+    if cfg.bias_source is not BiasSource.NONE:
+        ok &= cand.n * cfg.bytes_c * slots <= cfg.backend.bias_capacity_bytes
+    if design.dbc == 2:
+        # dbC = 2 needs two full tiles on the moving inner axis; a peeled partial boundary
+        # is not a ping-pong stage.
+        ok &= moving_full_tiles >= 2
+    if design != _BASE_DESIGN:
+        ok &= full_k
+    c_load = np.where(full_k, held_load, load_split)
+    hold_code = np.where(full_k, np.where(hold_a, 1, 2), 0).astype(np.int8)
+    return c_load, hold_code, ok
 
 
 # --------------------------------------------------------------------------- selection
@@ -347,14 +337,14 @@ _HOLD_NAMES: dict[int, Hold | None] = {0: None, 1: "a", 2: "b"}
 
 
 def _best(cfg: L0ChooserConfig, design: _Design, full_k_only: bool) -> L0Choice | None:
+    """The best point of one regime, ordered by (wall, padded volume, ⌈K/k⌉, C_load, -m·n, -k)."""
     scores = _score(cfg, design, _legal_candidates(cfg, design, full_k_only))
     if scores.wall.size == 0:
         return None
     mn = scores.m * scores.n
-    # Spec tie-break: (wall, padded volume, ceil(K/k), C_load, -m*n, -k); the spec stops there,
-    # so a remaining exact tie takes the smaller m to stay deterministic. lexsort's last key is
-    # primary.
-    order = np.lexsort((scores.m, -scores.k, -mn, scores.c_load, scores.k_blocks,
+    # The key stops at -k; a remaining exact tie takes the smaller m, then the smaller n, as an
+    # ascending enumeration keeping the first minimum would. lexsort's last key is primary.
+    order = np.lexsort((scores.n, scores.m, -scores.k, -mn, scores.c_load, scores.k_blocks,
                         scores.padded_volume, scores.wall))
     i = int(order[0])
     return L0Choice(
@@ -363,12 +353,14 @@ def _best(cfg: L0ChooserConfig, design: _Design, full_k_only: bool) -> L0Choice 
         hold=_HOLD_NAMES[int(scores.hold[i])], padded_volume=int(scores.padded_volume[i]),
         k_blocks=int(scores.k_blocks[i]), c_load=float(scores.c_load[i]),
         c_mad=float(scores.c_mad[i]), c_drain=float(scores.c_drain[i]),
+        c_traffic_bytes=_c_traffic_bytes(cfg),
     )
 
 
-def _tie_key(choice: L0Choice) -> tuple[int, int, int, float, int, int, int]:
-    return (choice.wall, choice.padded_volume, choice.k_blocks, choice.c_load,
-            -choice.m * choice.n, -choice.k, choice.m)
+def _c_traffic_bytes(cfg: L0ChooserConfig) -> int:
+    """Reported accumulator traffic: every C byte drained once, and read once more when the
+    K loop threads a caller's accumulator (c_read = is_matmul_acc). Not part of the wall."""
+    return cfg.bytes_c * cfg.M * cfg.N * (2 if cfg.is_matmul_acc else 1)
 
 
 def _extra_designs(cfg: L0ChooserConfig) -> list[_Design]:
@@ -379,44 +371,35 @@ def _extra_designs(cfg: L0ChooserConfig) -> list[_Design]:
 
 def _fallback_hint(cfg: L0ChooserConfig) -> str | None:
     frac = cfg.backend.l0_fractal_alignment
-    loose = [f"{axis}={extent}" for axis, extent in (("M", cfg.M), ("N", cfg.N))
-             if extent % frac]
-    if not loose:
+    small = [f"{axis}={extent}" for axis, extent in (("M", cfg.M), ("N", cfg.N)) if extent < frac]
+    if not small:
         return None
-    return (f"PH-AT-008: {', '.join(loose)} not a multiple of the {frac}-element L0 fractal; "
-            "that axis is kept whole (no M/N tiling along it) and padded to the fractal")
+    return (f"PH-AT-008: {', '.join(small)} is smaller than the {frac}-element L0 fractal; "
+            "that axis is kept whole and padded to the fractal")
 
 
 @functools.lru_cache(maxsize=4096)
 def choose_l0_tile(cfg: L0ChooserConfig) -> L0Choice | None:
     """ChooseL0Tile: the model-optimal L0 tile and design point, or None if nothing is legal.
 
-    The output-stationary, single-L0C optimum is searched over every legal (m, n, k). Only when
-    it tiles the output (more than one [m, n] tile) are the full-K stationary and dbC=2 design
-    points searched, and one of them replaces it only with a strictly smaller wall.
+    TARGET_FACTS "How PyPTO's ChooseL0Tile searches": the output-stationary dbC = 1 optimum over
+    every legal (m, n, k) first; unless it is the whole problem, the enabled full-K regimes
+    follow in their fixed order, each replacing the running best only with a strictly lower wall.
     """
     if cfg.K % cfg.backend.l0_fractal_alignment:
         return None
     best = _best(cfg, _BASE_DESIGN, full_k_only=False)
     if best is None:
         return None
-    if _ceil_div(cfg.M, best.m) * _ceil_div(cfg.N, best.n) > 1:
-        extras = [c for d in _extra_designs(cfg) if (c := _best(cfg, d, full_k_only=True))]
-        if extras:
-            # min() keeps the first of equal keys: _EXTRA_DESIGNS is in preference order.
-            challenger = min(extras, key=_tie_key)
-            if challenger.wall < best.wall:
+    if (best.m, best.n, best.k) != (cfg.M, cfg.N, cfg.K):
+        for design in _extra_designs(cfg):
+            challenger = _best(cfg, design, full_k_only=True)
+            if challenger is not None and challenger.wall < best.wall:
                 best = challenger
     hint = _fallback_hint(cfg)
     if hint is not None:
-        best = _with_hint(best, hint)
+        best = replace(best, perf_hint=hint)
     return best
-
-
-def _with_hint(choice: L0Choice, hint: str) -> L0Choice:
-    return L0Choice(choice.m, choice.n, choice.k, choice.stationarity, choice.dbc, choice.wall,
-                    choice.hold, choice.padded_volume, choice.k_blocks, choice.c_load,
-                    choice.c_mad, choice.c_drain, hint)
 
 
 def explain_rejection(cfg: L0ChooserConfig) -> str:
