@@ -634,7 +634,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n\n".join(sections))
             return 0
         backend = getattr(args, "backend", None) or plugin.default_backend
-        spec = args.pipeline if args.pipeline is not None else plugin.default_pipeline(backend)
+        spec = args.pipeline if args.pipeline is not None else plugin.default_pipeline(
+            backend, plugin.selected_variant(args))
         pipeline = Pipeline.from_spec(spec, plugin)
         if args.until:
             pipeline = pipeline.until(args.until)

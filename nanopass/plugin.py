@@ -59,6 +59,11 @@ class CompilerPlugin:
     # The CLI's parse, when the input's meaning depends on options (e.g. the shapes a `@pl.jit`
     # kernel is specialized on): (text, filename, parsed arguments) → program.
     parse_with_args: Callable[[str, str, argparse.Namespace], Node] | None = None
+    # Variants of the default pipelines (variant → backend name → spec) and the plugin option
+    # that selects one (args → variant, "" for the plain default): e.g. the PTO plugin's
+    # --memory-planner, whose pipelines configure their passes for that planner.
+    pipeline_variants: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    pipeline_variant: Callable[[argparse.Namespace], str] | None = None
     # Called after a successful compile: (args, final program, context) → exit status or None.
     post_compile: Callable[[argparse.Namespace, Node, PassContext], int | None] | None = None
     # `python -m nanopass.fuzz`: builds the compiler's FuzzTarget (program generator, oracle, blame,
@@ -96,9 +101,13 @@ class CompilerPlugin:
             return self.print_final(program, debuginfo=debuginfo), self.final_suffix
         return self.print_program(program), self.source_suffix
 
-    def default_pipeline(self, backend: str | None = None) -> str:
-        pipelines = self.default_pipelines
+    def default_pipeline(self, backend: str | None = None, variant: str = "") -> str:
+        pipelines = self.pipeline_variants[variant] if variant else self.default_pipelines
         return pipelines.get(backend or self.default_backend, pipelines.get(self.default_backend, ""))
+
+    def selected_variant(self, args: argparse.Namespace) -> str:
+        """The default-pipeline variant the plugin's CLI options select ("" for the default)."""
+        return self.pipeline_variant(args) if self.pipeline_variant is not None else ""
 
     def initial_properties(self, language: str) -> frozenset[str]:
         return initial_properties(language, self.load_properties, self.property_registry)

@@ -8,6 +8,8 @@
     --save-outputs out.npz  save the compiled program's outputs (ret0, ..., Out/InOut params)
     --backend NAME          Ascend910B (default) or Ascend950
     --unchecked             do not report reads of never-written simulator memory
+    --memory-planner NAME   pypto (default), ptoas or dsa_rp: the default pipeline built for
+                            that planner (it decides AutoTileMatmulL0's dbC = 2 design points)
 
 Each step is a call of the run API (`nanopass_pto.run`): the inputs, the compiled program's
 outputs, the reference's, the comparison and the saved file.
@@ -62,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"target: {' or '.join(BACKEND_CHOICES)} (default {BACKEND_CHOICES[0]})")
     group.add_argument("--unchecked", action="store_true",
                        help="do not report simulator reads of never-written memory")
+    group.add_argument("--memory-planner", choices=("pypto", "ptoas", "dsa_rp"), default=None,
+                       help="compile with the default pipeline built for this memory planner "
+                            "(default pypto; ptoas and dsa_rp allow a double-buffered L0C)")
     from nanopass_pto.jit_cli import add_arguments as add_jit_arguments
 
     add_jit_arguments(parser.add_argument_group("@pl.jit kernels (PTO plugin)"))

@@ -105,6 +105,28 @@ DEFAULT_PIPELINE = ",".join((
 ))
 
 
+# The memory planner is a pipeline-wide setting: each planner's pipeline configures the passes
+# that depend on it (TARGET_FACTS "How PyPTO's ChooseL0Tile searches", point 7). The PYPTO
+# planner is the default pipeline; PTOAS and DSA_RP open AutoTileMatmulL0's dbC = 2 design
+# points. Addresses are still assigned by this compiler's allocator in every variant (the
+# simulator and the assembler's `addr` both need them).
+MEMORY_PLANNERS = ("pypto", "ptoas", "dsa_rp")
+
+
+def planner_pipeline(planner: str) -> str:
+    """The default pipeline built for `planner`."""
+    if planner not in MEMORY_PLANNERS:
+        raise ValueError(f"unknown memory planner {planner!r}; known: {', '.join(MEMORY_PLANNERS)}")
+    if planner == "pypto":
+        return DEFAULT_PIPELINE
+    return DEFAULT_PIPELINE.replace("auto-tile-matmul-l0", f"auto-tile-matmul-l0{{planner={planner}}}")
+
+
+def _pipeline_variant(args: argparse.Namespace) -> str:
+    planner: str | None = getattr(args, "memory_planner", None)
+    return "" if planner in (None, "pypto") else str(planner)
+
+
 def _looks_like_mlir(text: str) -> bool:
     """Text without a file name (stdin): PTO-ISA MLIR starts with `module` after its comments."""
     for line in text.splitlines():
@@ -190,6 +212,9 @@ PLUGIN = CompilerPlugin(
     passes=_passes(),
     properties=PROPERTIES,
     default_pipelines={"Ascend910B": DEFAULT_PIPELINE, "Ascend950": DEFAULT_PIPELINE},
+    pipeline_variants={planner: {"Ascend910B": planner_pipeline(planner), "Ascend950": planner_pipeline(planner)}
+                       for planner in MEMORY_PLANNERS if planner != "pypto"},
+    pipeline_variant=_pipeline_variant,
     default_backend="Ascend910B",
     parse=parse,
     parse_with_args=parse_with_args,

@@ -98,21 +98,29 @@ class Compiled:
         return replace(self, final=final)
 
 
-def default_pipeline(source: Node, backend: str) -> Pipeline:
-    """The plugin's default pipeline for `backend`, from where `source`'s language begins."""
+def default_pipeline(source: Node, backend: str, memory_planner: str = "pypto") -> Pipeline:
+    """The plugin's default pipeline for `backend` built for `memory_planner`, from where
+    `source`'s language begins."""
     plugin = get_plugin()
-    return Pipeline.from_spec(plugin.default_pipeline(backend), plugin).starting_at(type(source).LANGUAGE)
+    variant = "" if memory_planner == "pypto" else memory_planner
+    if variant and variant not in plugin.pipeline_variants:
+        known = ", ".join(["pypto", *plugin.pipeline_variants])
+        raise ValueError(f"unknown memory planner {memory_planner!r}; known: {known}")
+    spec = plugin.default_pipeline(backend, variant)
+    return Pipeline.from_spec(spec, plugin).starting_at(type(source).LANGUAGE)
 
 
 def compile_program(source: Node, *, pipeline: str | Pipeline | None = None, backend: str | None = None,
-                    verify_all: bool = False, instruments: Sequence[Instrument] = ()) -> Compiled:
-    """Compile `source` through `pipeline` (default: the default pipeline from the source's
-    language on) for `backend`, keeping the host program for `run`."""
+                    verify_all: bool = False, instruments: Sequence[Instrument] = (),
+                    memory_planner: str = "pypto") -> Compiled:
+    """Compile `source` through `pipeline` (default: the default pipeline built for
+    `memory_planner`, from the source's language on) for `backend`, keeping the host program
+    for `run`."""
     plugin = get_plugin()
     backend_name = backend or plugin.default_backend
     handler = get_backend(backend_name)
     if pipeline is None:
-        chosen = default_pipeline(source, backend_name)
+        chosen = default_pipeline(source, backend_name, memory_planner)
     elif isinstance(pipeline, str):
         chosen = Pipeline.from_spec(pipeline, plugin)
     else:

@@ -34,7 +34,7 @@ from typing_extensions import override
 import languages.gen.l0_tiled as L
 import languages.gen.tile_placed as S
 from backend.targets.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
-from backend.targets.l0_chooser import L0Choice, choose_l0_tile, explain_rejection
+from backend.targets.l0_chooser import L0Choice, MemoryPlanner, choose_l0_tile, explain_rejection
 from languages.decls import L0Tiled, TilePlaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
@@ -45,6 +45,7 @@ from nanopass.node import Span, walk
 from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
 from passes.analysis.matmul_tiling import (
+    ChooserGates,
     KBlocks,
     MatmulDims,
     PanelBoxes,
@@ -85,9 +86,26 @@ class AutoTileMatmulL0(Pass[S.Program, L.Program]):
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
     produces: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
 
+    # The memory planner the pipeline was built for (pypto, ptoas or dsa_rp): it opens the
+    # chooser's dbC = 2 design points (TARGET_FACTS, "How PyPTO's ChooseL0Tile searches" 6-7).
+    planner: str = MemoryPlanner.PYPTO.value
+    # PyPTO's experimental opt-in to dbC = 2 under its own planner (issue #1908 upstream).
+    enable_pypto_l0c_double_buffer: bool = False
+
+    def __post_init__(self) -> None:
+        known = [p.value for p in MemoryPlanner]
+        if self.planner not in known:
+            raise CompileError(Diagnostic(
+                "pipeline", f"pass `{self.name}`: unknown memory planner `{self.planner}`",
+                hint=f"write {self.name}{{planner=NAME}} with NAME one of {', '.join(known)}"))
+
+    @property
+    def gates(self) -> ChooserGates:
+        return ChooserGates(MemoryPlanner(self.planner), self.enable_pypto_l0c_double_buffer)
+
     @override
     def run(self, program: S.Program, ctx: PassContext) -> L.Program:
-        tiler = _AutoTiler(_backend_of(ctx))
+        tiler = _AutoTiler(_backend_of(ctx), self.gates)
         out = tiler.visit_Program(program)
         for hint in tiler.hints:
             ctx.warn(hint)
@@ -161,9 +179,10 @@ class _AccStart:
 
 
 class _AutoTiler(L.FromTilePlaced):
-    def __init__(self, backend: BackendHandler) -> None:
+    def __init__(self, backend: BackendHandler, gates: ChooserGates) -> None:
         super().__init__()
         self.backend = backend
+        self.gates = gates
         self.hints: list[Diagnostic] = []
         self._cube = False
         self._names: set[str] = set()
@@ -268,9 +287,10 @@ class _AutoTiler(L.FromTilePlaced):
             self._hint(matmul, "PH-AT-003", "sub-byte dtype on a matmul operand or accumulator: "
                        "the cube path has no sub-byte formats; left untiled")
             return 1, self._hop(matmul)
-        choice = choose(matmul.dims, self.backend, is_matmul_acc=matmul.roles.acc is not None)
+        choice = choose(matmul.dims, self.backend, matmul.roles.acc is not None, self.gates)
         if choice is None:
-            reason = explain_rejection(chooser_config(matmul.dims, self.backend, matmul.roles.acc is not None))
+            reason = explain_rejection(chooser_config(matmul.dims, self.backend,
+                                                      matmul.roles.acc is not None, self.gates))
             code, _, text = reason.partition(": ")
             self._hint(matmul, code, text + "; left untiled")
             return 1, self._hop(matmul)
@@ -285,6 +305,7 @@ class _AutoTiler(L.FromTilePlaced):
         if (choice.m, choice.n, choice.k) == (dims.M, dims.N, dims.K):
             self.bump("single-hop")
             return 1, self._hop(matmul)
+        self.bump(f"design-{choice.stationarity}-stationary-dbc{choice.dbc}")
         if matmul.roles.bias is not None:
             self._hint(matmul, "PH-AT-011", "tile.matmul_bias L0 tiling is not implemented here; "
                        "the biased matmul is left whole")
@@ -782,7 +803,7 @@ class _AutoTiler(L.FromTilePlaced):
         lhs_box = assembler_checked_box(lhs.view, lhs.dtype) if lhs.view is not None else None
         rhs_box = assembler_checked_box(rhs.view, rhs.dtype) if rhs.view is not None else None
         boxes = PanelBoxes(m=lhs_box[0] if lhs_box else 1, n=rhs_box[1] if rhs_box else 1)
-        config = split_k_chooser_config(chain.dims, self.backend, boxes)
+        config = split_k_chooser_config(chain.dims, self.backend, boxes, self.gates)
         choice = choose_l0_tile(config)
         if choice is None:
             return _Refusal(f"ChooseL0Tile found no legal output tile ({explain_rejection(config)})", _CHAIN_HINT)

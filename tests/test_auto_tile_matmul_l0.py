@@ -412,3 +412,62 @@ def test_l0_tiled_grammar_rejects_a_matmul_reading_mat() -> None:
     assert "operand 1 (b_mat) is in Mat, but the cube reads it from Right" in diags[1].message
     assert all(d.rule == "L0TiledGrammar" for d in diags)
 
+
+
+# --------------------------------------------------------------------------- the memory planner
+
+
+def _tiled_design(source: str, planner: str, opt_in: bool = False) -> set[str]:
+    program = parse_program(source, "kernel.py", TilePlaced)
+    ctx = PassContext(backend_name=B910.name, backend=B910)
+    out = AutoTileMatmulL0(planner=planner, enable_pypto_l0c_double_buffer=opt_in).run(
+        program, ctx)  # type: ignore[arg-type]
+    check(out)
+    return {key.removeprefix("design-") for key in ctx.statistics if key.startswith("design-")}
+
+
+def test_the_planner_reaches_the_chooser() -> None:
+    # 256x512x32 FP16 overflows L0C: under PYPTO only dbC = 1 is realizable; PTOAS and DSA_RP
+    # open the double-buffered accumulator, which the chooser then takes (TARGET_FACTS 6-7).
+    source = matmul_source(256, 512, 32)
+    assert _tiled_design(source, "pypto") == {"output-stationary-dbc1"}
+    assert _tiled_design(source, "ptoas") == {"output-stationary-dbc2"}
+    assert _tiled_design(source, "dsa_rp") == {"output-stationary-dbc2"}
+    assert _tiled_design(source, "pypto", opt_in=True) == {"output-stationary-dbc2"}
+
+
+def test_an_unknown_planner_is_a_pipeline_error() -> None:
+    with pytest.raises(CompileError, match="unknown memory planner `pyptoo`"):
+        AutoTileMatmulL0(planner="pyptoo")
+
+
+def test_each_planner_has_its_pipeline_and_the_cli_selects_it() -> None:
+    from nanopass_pto.plugin import PLUGIN, planner_pipeline
+
+    assert PLUGIN.default_pipeline("Ascend910B") == planner_pipeline("pypto")
+    for planner in ("ptoas", "dsa_rp"):
+        spec = PLUGIN.default_pipeline("Ascend950", planner)
+        assert f"auto-tile-matmul-l0{{planner={planner}}}" in spec
+    from nanopass.pipeline import build_arg_parser
+
+    args = build_arg_parser(PLUGIN).parse_args(["--memory-planner", "ptoas", "k.py"])
+    assert PLUGIN.selected_variant(args) == "ptoas"
+    assert PLUGIN.selected_variant(build_arg_parser(PLUGIN).parse_args(["k.py"])) == ""
+
+
+def test_a_dbc2_compile_is_bit_exact_end_to_end() -> None:
+    from pathlib import Path
+
+    from nanopass_pto import run as runner
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "matmul_exceeds_l0c_f16.py"
+    source = runner.get_plugin().parse(example.read_text(), str(example))
+    compiled = runner.compile_program(source, verify_all=True, memory_planner="ptoas")
+    assert compiled.context is not None
+    stats = compiled.context.statistics
+    assert stats["auto-tile-matmul-l0.design-output-stationary-dbc2"] == 1
+    inputs = runner.random_inputs(compiled.source, seed=3)
+    reports = runner.compare(runner.reference(compiled.source, inputs), runner.run(compiled, inputs))
+    assert reports and all(r.ok for r in reports) and "bit-exact" in reports[0].line
+    with pytest.raises(ValueError, match="unknown memory planner"):
+        runner.compile_program(source, memory_planner="nope")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from backend.targets.handlers import BackendHandler
-from backend.targets.l0_chooser import L0Choice, L0ChooserConfig, choose_l0_tile
+from backend.targets.l0_chooser import L0Choice, L0ChooserConfig, MemoryPlanner, choose_l0_tile
 from languages.types import DataType, TileType
 
 
@@ -44,14 +44,27 @@ class MatmulDims:
         )
 
 
-def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool) -> L0ChooserConfig:
-    """ChooseL0Tile inputs for one matmul; the pass peels a K boundary, so non-divisor k is allowed."""
+@dataclass(frozen=True, slots=True)
+class ChooserGates:
+    """The pipeline-wide settings AutoTileMatmulL0 configures ChooseL0Tile with (TARGET_FACTS
+    "How PyPTO's ChooseL0Tile searches", points 6 and 7): the memory planner decides whether a
+    double-buffered accumulator (dbC = 2) is realizable; PYPTO keeps it behind an opt-in."""
+
+    planner: MemoryPlanner = MemoryPlanner.PYPTO
+    enable_pypto_l0c_double_buffer: bool = False
+
+
+def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool,
+                   gates: ChooserGates = ChooserGates()) -> L0ChooserConfig:
+    """ChooseL0Tile inputs for one matmul, with the gates the pass sets: the pass peels a K
+    boundary, so a non-divisor k is allowed; A- and B-stationary are open; dbC per planner."""
     return L0ChooserConfig(
         M=dims.M, N=dims.N, K=dims.K,
         bytes_a=dims.bytes_a, bytes_b=dims.bytes_b, bytes_c=dims.acc_dtype.byte_width,
         backend=backend, l0c_align_m=backend.l0c_m_alignment(dims.acc_dtype.name),
         box_align_k=k_box_alignment(dims),
         allow_k_boundary=True, is_matmul_acc=is_matmul_acc,
+        planner=gates.planner, enable_pypto_l0c_double_buffer=gates.enable_pypto_l0c_double_buffer,
     )
 
 
@@ -64,8 +77,9 @@ def k_box_alignment(dims: MatmulDims) -> int:
     return max(_BOX_ROW_BYTES // dims.bytes_a, _BOX_ROW_BYTES // dims.bytes_b, 1)
 
 
-def choose(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool) -> L0Choice | None:
-    return choose_l0_tile(chooser_config(dims, backend, is_matmul_acc))
+def choose(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool,
+           gates: ChooserGates = ChooserGates()) -> L0Choice | None:
+    return choose_l0_tile(chooser_config(dims, backend, is_matmul_acc, gates))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +92,14 @@ class PanelBoxes:
     n: int = 1
 
 
-def split_k_chooser_config(dims: MatmulDims, backend: BackendHandler, boxes: PanelBoxes) -> L0ChooserConfig:
+def split_k_chooser_config(dims: MatmulDims, backend: BackendHandler, boxes: PanelBoxes,
+                           gates: ChooserGates = ChooserGates()) -> L0ChooserConfig:
     """ChooseL0Tile inputs for the output grid of a canonical split-K chain: `dims.K` is one
-    iteration's K panel (the grid clones the whole K loop, so each narrowed call sees that K)."""
-    return replace(chooser_config(dims, backend, is_matmul_acc=True),
-                   box_align_m=boxes.m, box_align_n=boxes.n)
+    iteration's K panel (the grid clones the whole K loop, so each narrowed call sees that K).
+    The grid runs each window's whole reduction in turn, so output-stationary is forced."""
+    return replace(chooser_config(dims, backend, is_matmul_acc=True, gates=gates),
+                   box_align_m=boxes.m, box_align_n=boxes.n,
+                   allow_a_stationary=False, allow_b_stationary=False)
 
 
 @dataclass(frozen=True, slots=True)
