@@ -15,13 +15,15 @@ Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns t
   whose [M, N] accumulator exceeds L0C: the grid encloses the user's K loop — per [m, n]
   output window a legal Acc seed, a clone of the loop with both loads narrowed to the window
   and a store — and the narrowed calls then take the ordinary K tiling.
+- tile.matmul_bias K tiling: the first K block is a head-peeled straight-line matmul_bias (the
+  bias, moved Mat → Bias, applied once), the remaining blocks a plain matmul_acc pipeline.
 - A matmul that already fits L0 gets a single `tile.move` of each operand into Left / Right.
 - Operands the user placed in Left / Right are left alone, or rejected when they cannot fit.
 - Unsupported regimes keep the matmul whole and report a PerfHint (PH-AT-003/005/006/007/011).
 
 Not implemented (the matmul is then left whole with its operands hopped): the Mat-scratch
-placement of chained matmuls, the cast fold, the biased-matmul K / M-N tiling, nested-loop
-full-K grids, and the existing-pipeline dbC recognizer.
+placement of chained matmuls, the cast fold, the biased-matmul M/N tiling (PH-AT-011),
+nested-loop full-K grids, and the existing-pipeline dbC recognizer.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing_extensions import override
 import languages.gen.l0_tiled as L
 import languages.gen.tile_placed as S
 from backend.targets.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
-from backend.targets.l0_chooser import L0Choice, MemoryPlanner, choose_l0_tile, explain_rejection
+from backend.targets.l0_chooser import BiasSource, L0Choice, MemoryPlanner, choose_l0_tile, explain_rejection
 from languages.decls import L0Tiled, TilePlaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
@@ -152,6 +154,7 @@ class _Matmul:
     acc: L.Var | None
     init_cond: L.Expr | None
     dims: MatmulDims
+    bias: L.Var | None = None
 
     @property
     def span(self) -> Span:
@@ -287,10 +290,14 @@ class _AutoTiler(L.FromTilePlaced):
             self._hint(matmul, "PH-AT-003", "sub-byte dtype on a matmul operand or accumulator: "
                        "the cube path has no sub-byte formats; left untiled")
             return 1, self._hop(matmul)
-        choice = choose(matmul.dims, self.backend, matmul.roles.acc is not None, self.gates)
+        bias_source = BiasSource.NONE
+        if matmul.bias is not None:
+            bias_space = cast(TileType, matmul.bias.type).memory_space
+            bias_source = BiasSource.MAT if bias_space is MemorySpace.Mat else BiasSource.BIAS_TABLE
+        choice = choose(matmul.dims, self.backend, matmul.roles.acc is not None, self.gates, bias_source)
         if choice is None:
             reason = explain_rejection(chooser_config(matmul.dims, self.backend,
-                                                      matmul.roles.acc is not None, self.gates))
+                                                      matmul.roles.acc is not None, self.gates, bias_source))
             code, _, text = reason.partition(": ")
             self._hint(matmul, code, text + "; left untiled")
             return 1, self._hop(matmul)
@@ -306,9 +313,13 @@ class _AutoTiler(L.FromTilePlaced):
             self.bump("single-hop")
             return 1, self._hop(matmul)
         self.bump(f"design-{choice.stationarity}-stationary-dbc{choice.dbc}")
-        if matmul.roles.bias is not None:
-            self._hint(matmul, "PH-AT-011", "tile.matmul_bias L0 tiling is not implemented here; "
-                       "the biased matmul is left whole")
+        refusal = self._bias_refusal(matmul) if matmul.bias is not None else None
+        if refusal is not None:
+            self._hint(matmul, "PH-AT-011", f"tile.matmul_bias left whole: {refusal}")
+            return 1, self._hop(matmul)
+        if matmul.bias is not None and (choice.m, choice.n) != (dims.M, dims.N):
+            self._hint(matmul, "PH-AT-011", "tile.matmul_bias M/N tiling (per-N bias windows) is "
+                       "not supported yet; the biased matmul is left whole")
             return 1, self._hop(matmul)
         if (choice.m, choice.n) == (dims.M, dims.N):
             self.bump("k-tiled")
@@ -330,12 +341,34 @@ class _AutoTiler(L.FromTilePlaced):
         lhs, rhs = (self.visit_Var(cast(S.Var, call.args[i])) for i in (roles.lhs, roles.rhs))
         acc = self.visit_Var(cast(S.Var, call.args[roles.acc])) if roles.acc is not None else None
         init_cond = self.visit_Expr(call.args[roles.init_cond]) if roles.init_cond is not None else None
+        bias = self.visit_Expr(call.args[roles.bias]) if roles.bias is not None else None
         result = call.type
         if not isinstance(result, TileType):
             return None
         lhs_type, rhs_type = cast(TileType, lhs.type), cast(TileType, rhs.type)
         dims = MatmulDims.of(lhs_type, rhs_type, result.dtype)
-        return _Matmul(stmt, call, roles, lhs, rhs, acc, init_cond, dims)
+        if bias is not None and not isinstance(bias, L.Var):
+            return None
+        return _Matmul(stmt, call, roles, lhs, rhs, acc, init_cond, dims, bias)
+
+    def _bias_refusal(self, matmul: _Matmul) -> str | None:
+        """Why a biased matmul cannot be K-tiled (spec Filter): both matrix operands in Mat, a
+        [1, N] bias in Mat or Bias of the accumulator dtype, a Mat → Bias move the target has."""
+        assert matmul.bias is not None
+        bias = cast(TileType, matmul.bias.type)
+        acc_dtype = matmul.dims.acc_dtype
+        if cast(TileType, matmul.lhs.type).memory_space is not MemorySpace.Mat:
+            return "its left operand is not Mat-resident"
+        if len(bias.shape) != 2 or bias.shape[0] != 1 or bias.shape[1] != matmul.dims.N:
+            return f"its bias is {list(bias.shape)}, not [1, {matmul.dims.N}]"
+        if bias.dtype is not acc_dtype:
+            return f"its bias is {bias.dtype.name}, not the accumulator's {acc_dtype.name}"
+        if bias.memory_space is MemorySpace.Mat:
+            if not self.backend.supports_mat_to_bias_move(bias.dtype.name, acc_dtype.name):
+                return f"{self.backend.name} cannot move a {bias.dtype.name} Mat tile into the Bias table"
+        elif bias.memory_space is not MemorySpace.Bias:
+            return "its bias is neither Mat- nor Bias-resident"
+        return None
 
     def _has_sub_byte(self, matmul: _Matmul) -> bool:
         tiles = [matmul.lhs.type, matmul.rhs.type, matmul.call.type]
@@ -456,6 +489,10 @@ class _AutoTiler(L.FromTilePlaced):
         lhs = self._stage_lhs(out, matmul)
         dims = matmul.dims
         whole = SubTile(0, 0, 0, dims.M, dims.N, dims.valid_m, dims.valid_n)
+        if matmul.bias is not None:
+            final = self._biased_k_reduction(out, matmul, lhs, whole, KBlocks(dims.K, choice.k))
+            self._rename[matmul.target] = final
+            return out
         start = self._acc_start(out, matmul, whole, matmul.target)
         final_name = matmul.target
         final = self._k_reduction(out, matmul, lhs, whole, KBlocks(dims.K, choice.k), start, final_name)
@@ -509,6 +546,34 @@ class _AutoTiler(L.FromTilePlaced):
                                   blocks.tail, current, None, final_name, base="t")
         return current
 
+    def _biased_k_reduction(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile,
+                            blocks: KBlocks) -> L.Var:
+        """tile.matmul_bias with K in blocks (spec): the first block is head-peeled as a
+        straight-line tile.matmul_bias that applies the bias once and mints the accumulator;
+        the remaining full blocks accumulate with plain tile.matmul_acc (a pipeline when two or
+        more remain), then the tail. No branch and no phi: one L0C buffer throughout."""
+        assert matmul.bias is not None
+        span = matmul.span
+        bias = self._to_space(out, matmul.bias, MemorySpace.Bias, span)
+        rest = KBlocks(blocks.main_extent - blocks.k, blocks.k) if blocks.full_blocks > 1 else None
+        final_name = matmul.target
+        head_name = self._fresh(f"{final_name}_khead") if rest is not None or blocks.tail else final_name
+        sa, sb = self._extract_block(out, matmul, lhs, tile, self._index(0, span), blocks.k, "")
+        current = self._assign(out, head_name, self._call("tile.matmul_bias", (sa, sb, bias), (), span),
+                               span, name=head_name)
+        if rest is not None:
+            main_name = self._fresh(f"{final_name}_kmain") if blocks.tail else final_name
+            start = _AccStart(current, fresh=False, init_cond=None)
+            if rest.full_blocks >= 2:
+                current = self._k_loop(out, matmul, lhs, tile, rest, start, main_name, offset=blocks.k)
+            else:
+                current = self._block(out, matmul, lhs, tile, self._index(blocks.k, span), blocks.k,
+                                      current, None, main_name, base="1")
+        if blocks.tail:
+            current = self._block(out, matmul, lhs, tile, self._index(blocks.main_extent, span),
+                                  blocks.tail, current, None, final_name, base="t")
+        return current
+
     def _first_block_pred(self, start: _AccStart) -> L.Expr | None:
         """Predicate of a lone straight-line first block: a literal True seeds a fresh buffer
         (folding it to tile.matmul would mint a second L0C buffer); a caller's init_cond is
@@ -518,7 +583,8 @@ class _AutoTiler(L.FromTilePlaced):
         return start.init_cond
 
     def _k_loop(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile,
-                blocks: KBlocks, start: _AccStart, result_name: str) -> L.Var:
+                blocks: KBlocks, start: _AccStart, result_name: str, offset: int = 0) -> L.Var:
+        """The pipelined loop over `blocks.full_blocks` full K blocks starting at K `offset`."""
         span = matmul.span
         ko = L.Var(name=self._fresh("ko"), type=INDEX, span=span)
         carried = L.Var(name=self._fresh(f"{matmul.target}_iter"), type=start.init.type, span=span)
@@ -533,7 +599,7 @@ class _AutoTiler(L.FromTilePlaced):
         body.append(L.YieldStmt(values=(step,), span=span))
         result = L.Var(name=result_name, type=step.type, span=span)
         out.append(L.ForStmt(
-            loop_var=ko, start=self._index(0, span), stop=self._index(blocks.main_extent, span),
+            loop_var=ko, start=self._index(offset, span), stop=self._index(offset + blocks.main_extent, span),
             step=self._index(blocks.k, span), iter_args=(L.IterArg(var=carried, init=start.init, span=span),),
             body=tuple(body), results=(result,), kind="pipeline", attrs=(("stage", 2),), span=span))
         return result
@@ -541,6 +607,15 @@ class _AutoTiler(L.FromTilePlaced):
     def _block(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile, k_offset: L.Expr,
                width: int, acc: L.Var, pred: L.Expr | None, result_name: str, base: str = "") -> L.Var:
         """One L0 block: extract [rows, width] Left and [width, cols] Right, then matmul_acc."""
+        span = matmul.span
+        sa, sb = self._extract_block(out, matmul, lhs, tile, k_offset, width, base)
+        args: tuple[L.Expr, ...] = (acc, sa, sb) if pred is None else (acc, sa, sb, pred)
+        step = self._call("tile.matmul_acc", args, (), span)
+        return self._assign(out, result_name, step, span, name=result_name)
+
+    def _extract_block(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile,
+                       k_offset: L.Expr, width: int, base: str) -> tuple[L.Var, L.Var]:
+        """The [rows, width] Left and [width, cols] Right blocks of one K step."""
         span = matmul.span
         left = self._call("tile.extract", (lhs, self._index(tile.row, span), k_offset,
                                            self._shape((tile.rows, width), span)),
@@ -550,9 +625,7 @@ class _AutoTiler(L.FromTilePlaced):
                            (("target_memory", MemorySpace.Right),), span)
         sa = self._assign(out, f"sa{base}", left, span)
         sb = self._assign(out, f"sb{base}", right, span)
-        args: tuple[L.Expr, ...] = (acc, sa, sb) if pred is None else (acc, sa, sb, pred)
-        step = self._call("tile.matmul_acc", args, (), span)
-        return self._assign(out, result_name, step, span, name=result_name)
+        return sa, sb
 
     # -- M/N tiling --------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from backend.targets.handlers import BackendHandler
-from backend.targets.l0_chooser import L0Choice, L0ChooserConfig, MemoryPlanner, choose_l0_tile
+from backend.targets.l0_chooser import BiasSource, L0Choice, L0ChooserConfig, MemoryPlanner, choose_l0_tile
 from languages.types import DataType, TileType
 
 
@@ -55,7 +55,8 @@ class ChooserGates:
 
 
 def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool,
-                   gates: ChooserGates = ChooserGates()) -> L0ChooserConfig:
+                   gates: ChooserGates = ChooserGates(),
+                   bias_source: BiasSource = BiasSource.NONE) -> L0ChooserConfig:
     """ChooseL0Tile inputs for one matmul, with the gates the pass sets: the pass peels a K
     boundary, so a non-divisor k is allowed; A- and B-stationary are open; dbC per planner."""
     return L0ChooserConfig(
@@ -63,7 +64,7 @@ def chooser_config(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: boo
         bytes_a=dims.bytes_a, bytes_b=dims.bytes_b, bytes_c=dims.acc_dtype.byte_width,
         backend=backend, l0c_align_m=backend.l0c_m_alignment(dims.acc_dtype.name),
         box_align_k=k_box_alignment(dims),
-        allow_k_boundary=True, is_matmul_acc=is_matmul_acc,
+        allow_k_boundary=True, is_matmul_acc=is_matmul_acc, bias_source=bias_source,
         planner=gates.planner, enable_pypto_l0c_double_buffer=gates.enable_pypto_l0c_double_buffer,
     )
 
@@ -78,8 +79,9 @@ def k_box_alignment(dims: MatmulDims) -> int:
 
 
 def choose(dims: MatmulDims, backend: BackendHandler, is_matmul_acc: bool,
-           gates: ChooserGates = ChooserGates()) -> L0Choice | None:
-    return choose_l0_tile(chooser_config(dims, backend, is_matmul_acc, gates))
+           gates: ChooserGates = ChooserGates(),
+           bias_source: BiasSource = BiasSource.NONE) -> L0Choice | None:
+    return choose_l0_tile(chooser_config(dims, backend, is_matmul_acc, gates, bias_source))
 
 
 @dataclass(frozen=True, slots=True)
