@@ -318,6 +318,15 @@ class _AutoTiler(L.FromTilePlaced):
             self._hint(matmul, "PH-AT-011", f"tile.matmul_bias left whole: {refusal}")
             return 1, self._hop(matmul)
         if matmul.bias is not None and (choice.m, choice.n) != (dims.M, dims.N):
+            if not self._fits_whole(matmul):
+                raise CompileError(Diagnostic.at(
+                    matmul.stmt, RULE,
+                    f"PH-AT-011: tile.matmul_bias `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} "
+                    f"needs output tiling (the chooser picks [{choice.m}, {choice.n}] tiles on "
+                    f"{self.backend.name}), and M/N tiling of a biased matmul (per-N bias windows) "
+                    "is not supported yet",
+                    hint="loop over N blocks in the kernel, loading the matching [1, n] bias window "
+                         "for each, or use tile.matmul and add the bias row with a vector op"))
             self._hint(matmul, "PH-AT-011", "tile.matmul_bias M/N tiling (per-N bias windows) is "
                        "not supported yet; the biased matmul is left whole")
             return 1, self._hop(matmul)
@@ -657,6 +666,16 @@ class _AutoTiler(L.FromTilePlaced):
         self.bump("mn-tiled")
         out.extend(self._grid(matmul, choice, store, store.value))
         return store_at + 1 - index, out
+
+    def _fits_whole(self, matmul: _Matmul) -> bool:
+        """Whether the matmul left whole fits L0A, L0B, L0C (and the Bias table)."""
+        dims, backend = matmul.dims, self.backend
+        fits = (dims.M * dims.K * dims.bytes_a <= backend.capacity(MemorySpace.Left)
+                and dims.K * dims.N * dims.bytes_b <= backend.capacity(MemorySpace.Right)
+                and self._acc_fits(matmul))
+        if matmul.bias is not None:
+            fits = fits and dims.N * dims.acc_dtype.byte_width <= backend.bias_capacity_bytes
+        return fits
 
     def _acc_fits(self, matmul: _Matmul) -> bool:
         result = cast(TileType, matmul.call.type)
