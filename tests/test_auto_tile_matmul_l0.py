@@ -18,6 +18,7 @@ from languages.pl_printer import print_program
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, walk
+from nanopass.plugin import get_plugin
 from nanopass.passes import PassContext
 from passes.analysis.matmul_tiling import MatmulDims, choose
 from passes.auto_tile_matmul_l0 import AutoTileMatmulL0
@@ -461,7 +462,7 @@ def test_a_dbc2_compile_is_bit_exact_end_to_end() -> None:
     from nanopass_pto import run as runner
 
     example = Path(__file__).resolve().parent.parent / "examples" / "matmul_exceeds_l0c_f16.py"
-    source = runner.get_plugin().parse(example.read_text(), str(example))
+    source = get_plugin().parse(example.read_text(), str(example))
     compiled = runner.compile_program(source, verify_all=True, memory_planner="ptoas")
     assert compiled.context is not None
     stats = compiled.context.statistics
@@ -501,7 +502,7 @@ class Biased:
 def _l0_tiled(source: str, backend: BackendHandler = B910) -> tuple[L.Program, PassContext]:
     from nanopass_pto import run as runner
 
-    plugin = runner.get_plugin()
+    plugin = get_plugin()
     program = plugin.parse(source, "biased.py")
     spec = plugin.default_pipeline(backend.name)
     until = spec[:spec.index("auto-tile-matmul-l0") + len("auto-tile-matmul-l0")]
@@ -523,7 +524,7 @@ def test_matmul_bias_k_tiling_head_peels_the_bias_block() -> None:
     (step,) = calls(loop, "tile.matmul_acc")
     assert len(step.args) == 3  # uniform accumulation, no predicate
     bias_operand = bias_call.args[2]
-    assert isinstance(bias_operand.type, TileType) and bias_operand.type.memory_space is MemorySpace.Bias
+    assert isinstance(bias_operand, L.Var) and isinstance(bias_operand.type, TileType) and bias_operand.type.memory_space is MemorySpace.Bias
     assert calls(out, "tile.move") and not [s for s in walk(out) if isinstance(s, L.IfStmt)]
     check(out)
 
@@ -544,7 +545,7 @@ def test_matmul_bias_with_two_blocks_and_a_tail_is_straight_line() -> None:
 def test_matmul_bias_k_tiling_is_bit_exact(shape: tuple[int, int, int], dtype: str, backend: str) -> None:
     from nanopass_pto import run as runner
 
-    program = runner.get_plugin().parse(bias_kernel(*shape, dtype), "biased.py")
+    program = get_plugin().parse(bias_kernel(*shape, dtype), "biased.py")
     compiled = runner.compile_program(program, backend=backend, verify_all=True)
     assert compiled.context is not None
     assert compiled.context.statistics["auto-tile-matmul-l0.k-tiled"] == 1
