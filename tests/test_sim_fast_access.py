@@ -188,9 +188,11 @@ def test_block_move_equals_read_then_write(source: tuple[Any, ...], target: tupl
         values = rng.integers(0, 100, src.storage.shape).astype(numerics.np_dtype(src.dtype.name))
         machine.write_tile(machine_module.with_valid(src, src.storage.shape), values, "test.write")
         if direct and not machine.move_block(src, region, dst, "test.move"):
-            # Declined only where a window has no block form (DN): then the long way.
-            assert None in (machine._tile_access(src, region, "t", NO_SPAN, None, (0, 0)).block,
-                            machine._tile_access(dst, region, "t", NO_SPAN, None, (0, 0)).block)
+            # Declined only without the compiled block moves, or where a window has no block
+            # form (DN): then the long way.
+            assert machine_module._BLOCKS is None or None in (
+                machine._tile_access(src, region, "t", NO_SPAN, None, (0, 0)).block,
+                machine._tile_access(dst, region, "t", NO_SPAN, None, (0, 0)).block)
             machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
         elif not direct:
             machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
@@ -198,6 +200,41 @@ def test_block_move_equals_read_then_write(source: tuple[Any, ...], target: tupl
 
     direct, reference = run(True), run(False)
     assert np.array_equal(direct[0], reference[0]) and np.array_equal(direct[1], reference[1])
+
+
+def _mat_to_left(machine: Machine) -> tuple[TileHandle, TileHandle]:
+    """A fully written Mat FP32 [16, 16] accumulator-view source (valid [1, 1] on its handle)
+    and a Left [16, 64] destination: both windows have a block form."""
+    src = handle_for("s", TileType((16, 16), DataType.FP32, (1, 1), MemorySpace.Mat, VIEWS["Acc"],
+                                   MemRef("s", MemorySpace.Mat, 0, 1024)))
+    dst = machine_module.with_valid(handle_for("d", TileType(
+        (16, 64), DataType.FP32, (5, 9), MemorySpace.Left, VIEWS["Acc"], MemRef("d", MemorySpace.Left, 0, 4096))),
+        (16, 16))
+    values = np.arange(256, dtype=np.float32).reshape(16, 16)
+    machine.write_tile(machine_module.with_valid(src, (16, 16)), values, "test.write")
+    return src, dst
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_block_move_takes_the_block_path_exactly_when_compiled(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The case CI once failed: with backend._mad missing (a fresh install whose setup.py did
+    not build it), move_block declines every move, which the property test above took for a
+    simulator bug. The decline must come from the missing extension alone, and the caller's
+    read-then-write must land the same bytes and flags."""
+    if not compiled:
+        _no_blocks(monkeypatch)
+    elif machine_module._BLOCKS is None:
+        pytest.skip("backend._mad is not built here (tests/test_matmul_fast.py fails on that in CI)")
+    moved, reference = Machine(get_backend("Ascend910B")), Machine(get_backend("Ascend910B"))
+    src, dst = _mat_to_left(moved)
+    assert moved.move_block(src, (16, 16), dst, "test.move") is compiled
+    if not compiled:
+        moved.write_tile(dst, moved.read_tile(src, "test.read", region=(16, 16)), "test.write")
+    r_src, r_dst = _mat_to_left(reference)
+    reference.write_tile(r_dst, reference.read_tile(r_src, "test.read", region=(16, 16)), "test.write")
+    for space in (MemorySpace.Mat, MemorySpace.Left):
+        assert np.array_equal(moved.memory[space], reference.memory[space])
+        assert np.array_equal(moved.written[space], reference.written[space])
 
 
 def test_block_move_declines_a_poisoned_source_and_overlap() -> None:
