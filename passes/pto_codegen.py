@@ -78,9 +78,19 @@ class _FunctionState:
     allocs: list[P.Stmt] = field(default_factory=list)
     # Statements an operand needed (flattened index arithmetic), emitted before its user.
     pending: list[P.Stmt] = field(default_factory=list)
+    # The tile_buf handle each carried tile of a region owns (loop carry / if-phi), per region
+    # statement and result position, and the handles of the region being emitted (innermost last).
+    carried: dict[int, tuple[P.Var | None, ...]] = field(default_factory=dict)
+    regions: list[tuple[P.Var | None, ...]] = field(default_factory=list)
+    # Names of the handles that own an alloc_tile (as opposed to a view or a popped slot).
+    allocated: set[str] = field(default_factory=set)
     counter: int = 0
     params: int = 0
     float_constants: int = 0
+
+
+# The statements that define a tile_buf handle: an assignment, or a region carrying a tile.
+_Definer = A.AssignStmt | A.ForStmt | A.IfStmt
 
 
 class _Codegen(P.FromAddressed):
@@ -192,32 +202,55 @@ class _Codegen(P.FromAddressed):
         self.fn.values[f"%view:{param.var.name}"] = view
         self.fn.values[f"%ptr:{view.name}"] = param.var
 
-    def _plan_allocations(self, body: tuple[A.Stmt, ...]) -> list[tuple[A.AssignStmt, P.Var]]:
+    def _plan_allocations(self, body: tuple[A.Stmt, ...]) -> list[tuple[_Definer, str, P.Var]]:
         """Number every tile variable that owns a buffer handle, in definition order (views
-        such as `pto.subview` results are bound by their own op instead)."""
-        planned: list[tuple[A.AssignStmt, P.Var]] = []
+        such as `pto.subview` results and popped FIFO slots are bound by their own op instead).
+        A carried tile (loop carry, if-phi) owns the handle of its buffer too, planned before its
+        region: a value bound by its own op (a pop inside a branch) is then moved into it, so
+        the carried handle is defined on every path that reaches its uses."""
+        planned: list[tuple[_Definer, str, P.Var]] = []
         handles: dict[tuple[object, ...], P.Var] = {}
-        for stmt in _assignments(body):
-            tile = stmt.target.type
-            if not isinstance(tile, TileType) or not isinstance(stmt.value, A.Call):
-                continue
-            if _instruction(_opdef(stmt.value)) in _SELF_BINDING:
-                continue
+
+        def handle_of(tile: TileType, node: _Definer, name: str) -> P.Var:
             # Variables resolving to one MemRef identity with one buffer configuration are one
             # tile_buf handle (PyPTO's rule): a loop-carried accumulator, its init and the value
             # yielded back are then updated in place, and no tile travels through iter_args.
             key = _handle_key(tile)
             handle = handles.get(key) if key is not None else None
             if handle is None:
-                handle = self.fresh(tile, stmt.span)
-                planned.append((stmt, handle))
+                handle = self.fresh(tile, node.span)
+                planned.append((node, name, handle))
+                self.fn.allocated.add(handle.name)
                 if key is not None:
                     handles[key] = handle
-            self.bind(stmt.target, handle)
+            return handle
+
+        def carried(region: A.ForStmt | A.IfStmt, values: tuple[A.Var, ...]) -> None:
+            self.fn.carried[id(region)] = tuple(
+                handle_of(v.type, region, v.name) if isinstance(v.type, TileType) else None for v in values)
+
+        def walk(stmts: tuple[A.Stmt, ...]) -> None:
+            for stmt in stmts:
+                if isinstance(stmt, A.ForStmt):
+                    carried(stmt, tuple(it.var for it in stmt.iter_args))
+                    walk(stmt.body)
+                elif isinstance(stmt, A.IfStmt):
+                    carried(stmt, stmt.results)
+                    walk(stmt.then_body)
+                    walk(stmt.else_body)
+                elif isinstance(stmt, A.AssignStmt):
+                    tile = stmt.target.type
+                    if not isinstance(tile, TileType) or not isinstance(stmt.value, A.Call):
+                        continue
+                    if _instruction(_opdef(stmt.value)) in _SELF_BINDING:
+                        continue
+                    self.bind(stmt.target, handle_of(tile, stmt, stmt.target.name))
+
+        walk(body)
         return planned
 
-    def _emit_alloc(self, planned: tuple[A.AssignStmt, P.Var]) -> None:
-        stmt, handle = planned
+    def _emit_alloc(self, planned: tuple[_Definer, str, P.Var]) -> None:
+        stmt, name, handle = planned
         tile = handle.type
         assert isinstance(tile, TileType)
         problem = check_tile(tile, stmt)
@@ -225,7 +258,7 @@ class _Codegen(P.FromAddressed):
             raise CompileError(problem)
         if tile.memref is None or tile.memory_space is None or tile.view is None:
             raise CompileError(Diagnostic.at(
-                stmt, RULE, f"tile `{stmt.target.name}` has no memory space, view or MemRef",
+                stmt, RULE, f"tile `{name}` has no memory space, view or MemRef",
                 "run the memory-planning passes (init-mem-ref ... allocate-memory-addr) before pto-codegen"))
         args: tuple[P.Expr, ...] = ()
         if self.emit_tile_addr:
@@ -341,11 +374,28 @@ class _Codegen(P.FromAddressed):
 
     @override
     def visit_YieldStmt(self, node: A.YieldStmt) -> P.Stmt | tuple[P.Stmt, ...]:
+        carried = self.fn.regions[-1] if self.fn.regions else ()
+        moves = tuple(move for position, value in enumerate(node.values) if position < len(carried)
+                      for move in self._into_carried(value, carried[position], node.span))
         values = tuple(self.operand(v, node.span) for v in node.values
                        if not isinstance(_expr_type(v), (TensorType, TileType)))
         if not values:
-            return self.take_pending()  # a region that carries nothing ends implicitly
-        return (*self.take_pending(), P.YieldStmt(values=values, span=node.span))
+            return (*moves, *self.take_pending())  # a region that carries nothing ends implicitly
+        return (*moves, *self.take_pending(), P.YieldStmt(values=values, span=node.span))
+
+    def _into_carried(self, value: A.Expr, carried: P.Var | None, span: Span) -> tuple[P.Stmt, ...]:
+        """The `tmov` that lands a tile in the buffer its region carries, when it is not already
+        there: a value bound by its own op (a popped FIFO slot, a subview) has a handle of its
+        own; a handle allocated on the carried buffer's bytes is updated in place (no move)."""
+        if carried is None or not isinstance(_expr_type(value), TileType):
+            return ()
+        source = self.operand(value, span)
+        if source.name == carried.name:
+            return ()
+        if source.name in self.fn.allocated and _same_bytes(source.type, carried.type):
+            return ()
+        self.bump("carry-tmov")
+        return (_instr("pto.tmov", (source, carried), (), span),)
 
     @override
     def visit_ForStmt(self, node: A.ForStmt) -> P.Stmt | tuple[P.Stmt, ...]:
@@ -356,21 +406,26 @@ class _Codegen(P.FromAddressed):
         self.bind(node.loop_var, loop_var)
         iter_args: list[P.IterArg] = []
         yielded = _yield_values(node.body)
+        carried = self.fn.carried.get(id(node), ())
         for position, it in enumerate(node.iter_args):
             init = self.operand(it.init, node.span)
             if isinstance(it.var.type, (TensorType, TileType)):
                 # A GM tensor carried through stores is its one view; a carried tile is its
                 # one buffer, updated in place (PTOAS takes no tile_buf through iter_args).
+                handle = carried[position] if position < len(carried) else None
                 if isinstance(it.var.type, TileType):
                     self._check_one_buffer(it, (it.init, *yielded[position:position + 1]))
-                self.bind(it.var, init)
+                    self.fn.pending.extend(self._into_carried(it.init, handle, node.span))
+                self.bind(it.var, handle if handle is not None else init)
                 continue
             var = self.fresh(it.var.type, it.var.span)
             self.bind(it.var, var)
             iter_args.append(P.IterArg(var=var, init=init, span=it.span))
         before = self.take_pending()
+        self.fn.regions.append(carried)
         body = self.visit_Stmt_block(node.body)
-        results = self._results(node.results, [it.init for it in node.iter_args])
+        self.fn.regions.pop()
+        results = self._results(node.results, [it.init for it in node.iter_args], carried)
         self.bump("scf.for")
         loop = P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=tuple(iter_args),
                          body=body, results=results, kind=node.kind, attrs=node.attrs, span=node.span)
@@ -380,14 +435,17 @@ class _Codegen(P.FromAddressed):
     def visit_IfStmt(self, node: A.IfStmt) -> P.Stmt | tuple[P.Stmt, ...]:
         cond = self.operand(node.cond, node.span)
         before = self.take_pending()
+        carried = self.fn.carried.get(id(node), ())
+        self.fn.regions.append(carried)
         then_body = self.visit_Stmt_block(node.then_body)
         else_body = self.visit_Stmt_block(node.else_body)
+        self.fn.regions.pop()
         yielded = list(_yield_values(node.then_body))
         else_yielded = _yield_values(node.else_body)
         for position, result in enumerate(node.results):
             if isinstance(result.type, TileType):
                 self._check_one_buffer(result, tuple(v[position] for v in (yielded, else_yielded) if position < len(v)))
-        results = self._results(node.results, yielded)
+        results = self._results(node.results, yielded, carried)
         self.bump("scf.if")
         return (*before, P.IfStmt(cond=cond, then_body=then_body, else_body=else_body, results=results,
                                   span=node.span))
@@ -402,10 +460,11 @@ class _Codegen(P.FromAddressed):
                 "PTO carries tiles in place, never through iter_args",
                 "run materialize-semantic-aliases before pto-codegen"))
 
-    def _results(self, results: tuple[A.Var, ...], tensor_sources: list[A.Expr]) -> tuple[P.Var, ...]:
+    def _results(self, results: tuple[A.Var, ...], tensor_sources: list[A.Expr],
+                 carried: tuple[P.Var | None, ...]) -> tuple[P.Var, ...]:
         """Name the region results: one `N`, or `N#0, N#1, ...` for several (MLIR's `%N:2`).
         A GM tensor result is the view its tensor operand already has; a tile result is the
-        buffer its init / yielded value already has."""
+        handle its region carries (the yields moved their values there)."""
         kept = [r for r in results if not isinstance(r.type, (TensorType, TileType))]
         base = str(self.fn.counter)
         if kept:
@@ -413,7 +472,10 @@ class _Codegen(P.FromAddressed):
         out: list[P.Var] = []
         for position, result in enumerate(results):
             if isinstance(result.type, (TensorType, TileType)):
-                if position < len(tensor_sources):
+                handle = carried[position] if position < len(carried) else None
+                if handle is not None:
+                    self.bind(result, handle)
+                elif position < len(tensor_sources):
                     self.bind(result, self.operand(tensor_sources[position], result.span))
                 continue
             name = base if len(kept) == 1 else f"{base}#{len(out)}"
@@ -878,6 +940,13 @@ def _handle_key(tile: TileType) -> tuple[object, ...] | None:
     if tile.memref is None:
         return None
     return (tile.memref.name, tile.memref.space, tile.memref.offset, tile_buf_type(tile))
+
+
+def _same_bytes(a: Type, b: Type) -> bool:
+    """Whether two tile handles address one buffer (MemRef name, space and address)."""
+    if not (isinstance(a, TileType) and isinstance(b, TileType)) or a.memref is None or b.memref is None:
+        return False
+    return (a.memref.name, a.memref.space, a.memref.offset) == (b.memref.name, b.memref.space, b.memref.offset)
 
 
 def _yield_values(body: tuple[A.Stmt, ...]) -> tuple[A.Expr, ...]:

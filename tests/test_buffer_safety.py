@@ -132,6 +132,13 @@ def if_phi_across_units(a: Array, b: Array, x: Array) -> Array:
     return acc
 
 
+def popped_tiles_carried(a: Array, b: Array, x: Array) -> Array:
+    carry = (x * F32(2.0)).astype(F32)
+    for _ in range(2):
+        carry = (matmul_ref(a, b) + carry).astype(F32)  # both branches pop the same product
+    return (carry + x).astype(F32)
+
+
 def flash_attention(q: Array, k: Array, v: Array) -> Array:
     m, l, o = np.full((16, 1), -30000.0, F32), np.zeros((16, 1), F32), np.zeros((16, 64), F32)
     for i in range(4):
@@ -161,6 +168,8 @@ CASES: dict[str, tuple[Callable[[], dict[str, Array]], Callable[..., Array]]] = 
                                carry_seeded_by_matmul),
     "if_phi_across_units": (lambda: {"a": _uniform(16, (16, 32), -1.0, 1.0), "b": _uniform(17, (32, 32), -1.0, 1.0),
                                      "x": _uniform(18, (16, 32))}, if_phi_across_units),
+    "popped_tiles_carried": (lambda: {"a": _uniform(22, (16, 32), -1.0, 1.0), "b": _uniform(23, (32, 32), -1.0, 1.0),
+                                      "x": _uniform(24, (16, 32))}, popped_tiles_carried),
     "flash_attention": (lambda: {"q": _uniform(19, (16, 64), -1.0, 1.0, F16), "k": _uniform(20, (64, 64), -1.0, 1.0, F16),
                                  "v": _uniform(21, (64, 64), -1.0, 1.0, F16)}, flash_attention),
 }
