@@ -46,7 +46,7 @@ import keyword
 import re
 from collections import deque
 from types import ModuleType
-from typing import Any, Callable, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
+from typing import Any, Callable, Iterator, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
 
 import languages.gen.addressed as addressed_lang
 import languages.gen.dsl as dsl_lang
@@ -534,6 +534,8 @@ class _Parser:
         self.placed = bool({"tile-placed", "tile-addressed"} & language.type_forms)
         # Literals written as pl.const(v, dtype): their dtype is deliberate, never adopted.
         self.explicit_consts: set[int] = set()
+        # Where the last function parsed ends (the class's end when methods come in batches).
+        self.last_end: tuple[int | None, int | None] = (None, None)
 
     # helpers
 
@@ -552,7 +554,9 @@ class _Parser:
 
     # program and functions
 
-    def program(self, cls: ast.ClassDef) -> Node:
+    def program(self, cls: ast.ClassDef, bodies: Iterator[ast.FunctionDef] | None = None) -> Node:
+        """The Program of `cls`; `bodies`, when given, yields each method in full (the class then
+        holds their headers only: a large file is parsed a batch of methods at a time)."""
         functions = [s for s in cls.body if isinstance(s, ast.FunctionDef)]
         for stmt in cls.body:
             if not isinstance(stmt, (ast.FunctionDef, ast.Pass)) and not _is_docstring(stmt):
@@ -564,7 +568,10 @@ class _Parser:
             params, returns = self.signature(func)
             self.signatures[func.name] = returns
             signatures.append((func.name, params, returns))
-        built = tuple(self.function(func, params, returns) for func, (_, params, returns) in zip(functions, signatures))
+        built = tuple(self.function(_full(func, bodies), params, returns)
+                      for func, (_, params, returns) in zip(functions, signatures))
+        if bodies is not None and functions:
+            cls.end_lineno, cls.end_col_offset = self.last_end
         return self.make("Program", cls, name=cls.name, functions=built)
 
     def function_type(self, func: ast.FunctionDef) -> str:
@@ -619,6 +626,7 @@ class _Parser:
             scope.bind(arg.arg, var)
             built_params.append(self.make("Param", arg, var=var, direction=direction))
         body_ast = func.body[1:] if func.body and _is_docstring(func.body[0]) else func.body
+        self.last_end = (func.end_lineno, func.end_col_offset)
         body, trailing = self.block(body_ast, scope)
         if trailing is not None:
             self.fail(trailing.node, "pl.yield_ ends a loop body or an if branch, not a function body")
@@ -1709,6 +1717,10 @@ def _program_class(module: ast.Module, filename: str, name: str | None = None) -
 
 
 def _parse(text: str, filename: str, language: Language | None, program: str | None = None) -> AnyProgram:
+    if len(text) >= _BATCHED_FROM_BYTES:
+        batched = _parse_batched(text, filename, language, program)
+        if batched is not None:
+            return batched
     module = _syntax_error(text, filename)
     if program is None and language is None and _is_jit_module(module):
         from languages.pl_jit import parse_jit_file
@@ -1734,6 +1746,131 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
         raise
     except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
         raise _error(_span_of(filename, cls), f"internal parser error: {type(exc).__name__}: {exc}") from exc
+
+
+# A large file's Python AST is ~6.6 KB per op (the IR it becomes is ~0.9 KB): from this size on,
+# the class is parsed with its method bodies blanked out, and the methods a batch at a time,
+# each batch's AST dropped once its functions are built.
+_BATCHED_FROM_BYTES = 1 << 20
+_BATCH_LINES = 4000
+_CLASS_LEVEL = re.compile(r"    (?=[^ \t#\r\n])")
+
+
+class _NotBatchable(Exception):
+    """The file's layout is not the plain one the batched parse relies on (it then parses whole)."""
+
+
+def _full(func: ast.FunctionDef, bodies: Iterator[ast.FunctionDef] | None) -> ast.FunctionDef:
+    if bodies is None:
+        return func
+    full = next(bodies, None)
+    if full is None or full.name != func.name or full.lineno != func.lineno:
+        raise _NotBatchable
+    return full
+
+
+def _method_starts(lines: list[str], class_line: int) -> list[int] | None:
+    """The first line (decorator or def) of each method of the class that starts at
+    `class_line`, or None when anything but methods (and a leading docstring / comments) sits at
+    class level, or any code sits at module level after the class."""
+    starts: list[int] = []
+    after_decorator = False
+    for index in range(class_line + 1, len(lines)):
+        line = lines[index]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line.startswith(" "):
+            return None  # module-level code after the class
+        if not _CLASS_LEVEL.match(line):
+            continue
+        body = line[4:]
+        is_head = body.startswith("@") or body.startswith("def ")
+        if is_head and not after_decorator:
+            starts.append(index)
+        elif not is_head and starts:
+            return None
+        after_decorator = body.startswith("@")
+    return starts
+
+
+def _header_end(lines: list[str], start: int, stop: int, filename: str) -> int:
+    """The index after the last line of the `def` header of the method at `start` (its
+    decorators first); the method must have a body line after it."""
+    define = next((i for i in range(start, stop) if lines[i].startswith("    def ")), None)
+    if define is None:
+        raise _NotBatchable
+    for end in range(define + 1, min(stop, define + 40)):
+        try:
+            ast.parse("class _:\n" + "".join(lines[start:end]) + "        ...\n", filename=filename)
+        except (SyntaxError, ValueError):
+            continue
+        return end
+    raise _NotBatchable
+
+
+def _batched_bodies(lines: list[str], starts: list[int], filename: str) -> Iterator[ast.FunctionDef]:
+    """Each method in full, parsed `_BATCH_LINES` at a time, at its own line numbers (blank
+    lines stand in for the rest of the file)."""
+    bounds = [*starts, len(lines)]
+    first = 0
+    while first < len(starts):
+        last = first + 1
+        while last < len(starts) and bounds[last] - bounds[first] < _BATCH_LINES:
+            last += 1
+        source = "\n" * (bounds[first] - 1) + "class _:\n" + "".join(lines[bounds[first]:bounds[last]])
+        try:
+            tree = ast.parse(source, filename=filename)
+        except (SyntaxError, ValueError):
+            raise _NotBatchable from None
+        methods = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        if len(methods) != last - first or not all(isinstance(m, ast.FunctionDef) for m in methods):
+            raise _NotBatchable
+        del tree, source
+        for method in methods:
+            assert isinstance(method, ast.FunctionDef)
+            yield method
+        del methods
+        first = last
+
+
+def _parse_batched(text: str, filename: str, language: Language | None, program: str | None) -> AnyProgram | None:
+    """`_parse` of a large single-class file with the methods' ASTs alive one batch at a time;
+    None when the file is not laid out plainly enough for that (then it is parsed whole)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or not lines[-1].endswith("\n"):
+        lines.append("\n")
+    classes = [i for i, line in enumerate(lines) if line.startswith("class ")]
+    if len(classes) != 1 or classes[0] == 0:
+        return None
+    starts = _method_starts(lines, classes[0])
+    if not starts:
+        return None
+    if language is None:
+        language = _header_language(text, filename)
+    if language is None:
+        # Detection reads every annotation; without tiles, views or scopes it is Tensor.
+        if any(word in text for word in ("Tile", "View", "MemRef", "with ", "Inline", "jit")):
+            return None
+        language = Tensor
+    try:
+        skeleton = lines[:starts[0]]
+        for start, stop in zip(starts, [*starts[1:], len(lines)]):
+            end = _header_end(lines, start, stop, filename)
+            skeleton += lines[start:end] + ["        ...\n"] + ["\n"] * (stop - end - 1)
+        try:
+            module = ast.parse("".join(skeleton), filename=filename)
+        except (SyntaxError, ValueError):
+            return None
+        del skeleton
+        cls = _program_class(module, filename, program)
+        parser = _Parser(filename, language)
+        return cast(AnyProgram, parser.program(cls, _batched_bodies(lines, starts, filename)))
+    except _NotBatchable:
+        return None
+    except (CompileError, RecursionError):
+        raise
+    except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
+        raise _error(Span(filename, classes[0] + 1, 1), f"internal parser error: {type(exc).__name__}: {exc}") from exc
 
 
 def _is_jit_module(module: ast.Module) -> bool:
