@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from languages.memory_space import MemorySpace
-from languages.ops import AttrDecl, Deducer, DeductionError, OpDef, OperandDecl, type_of
+from languages.ops import AttrDecl, Deducer, DeductionError, OpDef, OperandDecl, describe, describe_type, type_of
 from languages.types import (
     BOOL,
     AttrValue,
@@ -479,3 +480,226 @@ OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _scalar_access_pto_op
 _NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo", "pto_scalar", "pto_sync",
                                "pto_sort"})
 DPS_OPS: frozenset[str] = frozenset(o.name for o in OPS if o.family not in _NOT_DPS_FAMILIES)
+
+
+# -- operand and result kinds ------------------------------------------------------------------
+#
+# What each PTO instruction takes and gives, as PTO-ISA states it (PTOAS's op verifiers: a
+# vector instruction reads and writes `loc=vec` tiles, pto.tload fills a Vec or Mat tile from a
+# partition view, pto.tmatmul reads Left x Right into Acc, ...). Written as the instruction is
+# spelled: `ins(A, B) outs(D)` for a destination-passing instruction (`args[:-1]`, `args[-1]`),
+# `(A, B) -> R` for a value op, `(A, B)` for a statement without a destination. An operand is
+# `|`-separated alternatives of: a memory space (`vec`, `mat`, `left`, `right`, `acc`, `bias`:
+# a tile there), `tile` (a tile anywhere), `scalar`, `tensor` (a kernel's GM pointer),
+# `tensor_view`, `partition_view`, `list` (an operand list `[%a, %b]`); `?` marks an optional
+# trailing operand, `...` a variadic last one. The PTO parser (backend.pto_text.parser) checks
+# every parsed op against these; an instruction's family states the common form once, an op
+# states its own where it differs. Space *pairs* (which tmov routes exist) are not stated here.
+
+_FAMILY_OPERANDS: dict[str, str] = {
+    "pto_binary": "ins(vec, vec, vec?) outs(vec)",            # trem / txor take a tmp
+    "pto_scalar_binary": "ins(vec, scalar, vec?) outs(vec)",
+    "pto_fused": "ins(vec, vec|scalar, vec) outs(vec)",        # taddc (a, b, c); taddsc (a, s, c)
+    "pto_unary": "ins(vec, vec?) outs(vec)",
+    "pto_reduce_row": "ins(vec, vec?) outs(vec)",             # (src, tmp)
+    "pto_reduce_col": "ins(vec, vec?) outs(vec)",
+    "pto_row_expand": "ins(vec, vec) outs(vec)",
+    "pto_col_expand": "ins(vec, vec) outs(vec)",
+    "pto_partial": "ins(vec, vec) outs(vec)",
+    "pto_row_broadcast": "ins(vec) outs(vec)",
+    "pto_col_broadcast": "ins(vec) outs(vec)",
+    "pto_row_expdif": "ins(vec, vec) outs(vec)",
+    "pto_col_expdif": "ins(vec, vec) outs(vec)",
+    "pto_sort32": "ins(vec, vec, vec?) outs(vec)",           # (src, idx[, tmp])
+    "pto_scatter": "ins(vec, vec) outs(vec)",
+    "pto_cast": "ins(vec, vec?) outs(vec)",
+    "pto_setval": "ins(scalar, scalar) outs(vec)",           # (offset, value)
+}
+
+_OP_OPERANDS: dict[str, str] = {
+    "pto.make_tensor_view": "(tensor, list, list) -> tensor_view",
+    "pto.partition_view": "(tensor_view, list) -> partition_view",
+    "pto.alloc_tile": "(scalar?) -> tile",
+    "pto.subview": "(tile, list) -> tile",
+    "pto.set_validshape": "(tile, scalar, scalar)",
+    "pto.tload": "ins(partition_view) outs(vec|mat)",
+    "pto.tstore": "ins(vec|mat|acc) outs(partition_view)",
+    "pto.tmov": "ins(vec|mat|acc) outs(vec|mat|left|right|bias)",
+    "pto.textract": "ins(mat|vec, scalar, scalar) outs(left|right|vec)",
+    "pto.tinsert": "ins(acc|vec, scalar, scalar) outs(mat|vec)",
+    "pto.ttrans": "ins(vec, vec?) outs(vec)",
+    "pto.treshape": "(tile) -> tile",
+    "pto.texpands": "ins(scalar) outs(vec|mat)",
+    "pto.tfillpad": "ins(vec) outs(vec)",
+    "pto.tfillpad_expand": "ins(vec) outs(vec)",
+    "pto.tconcat": "ins(vec, vec) outs(vec)",
+    "pto.tmatmul": "ins(left, right) outs(acc)",
+    "pto.tmatmul.acc": "ins(acc, left, right) outs(acc)",
+    "pto.tmatmul.bias": "ins(left, right, bias) outs(acc)",
+    "pto.tcmp": "ins(vec, vec) outs(vec)",
+    "pto.tcmps": "ins(vec, scalar) outs(vec)",
+    "pto.tsel": "ins(vec, vec, vec, vec?) outs(vec)",         # (mask, a, b[, tmp])
+    "pto.tsels": "ins(vec, vec, vec|scalar, scalar?) outs(vec)",  # (mask, src, tmp, scalar)
+    "pto.tprelu": "ins(vec, vec, vec?) outs(vec)",
+    "pto.tlrelu": "ins(vec, scalar) outs(vec)",
+    "pto.tci": "ins(scalar) outs(vec)",
+    "pto.ttri": "ins(scalar) outs(vec)",
+    "pto.tmrgsort": "(vec, vec|scalar...)",                   # format 1 (src, len, dst); 2 (srcs.., tmp, dst, counts)
+    "pto.tgather": "ins(vec, vec?, vec?) outs(vec)",          # index form (src, idx, tmp); mask form (src)
+    "pto.tgatherb": "ins(vec, vec) outs(vec)",
+    "pto.mgather": "ins(partition_view, vec) outs(vec)",
+    "pto.load_scalar": "(tensor, scalar) -> scalar",
+    "pto.store_scalar": "(scalar, tensor, scalar)",
+    "pto.tgetval": "(vec, scalar) -> scalar",
+    "pto.get_tensor_view_dim": "(tensor_view, scalar) -> scalar",
+    "pto.get_block_idx": "() -> scalar",
+    "pto.get_block_num": "() -> scalar",
+    "pto.get_subblock_idx": "() -> scalar",
+    "pto.syncall": "(tensor|tile|scalar...)",
+    "pto.barrier": "()",
+    "pto.tpush_to_aiv": "(acc|mat)",                          # the cube side pushes
+    "pto.tpush_to_aic": "(vec)",                              # the vector side pushes
+    "pto.tpop_from_aic": "(scalar?, scalar?) -> vec",         # popped on the vector core
+    "pto.tpop_from_aiv": "(scalar?, scalar?) -> mat",         # popped on the cube core
+}
+
+_SPACE_WORDS: dict[str, MemorySpace] = {space.pto_name: space for space in MemorySpace if space is not MemorySpace.DDR}
+_KIND_WORDS = frozenset({"tile", "scalar", "tensor", "tensor_view", "partition_view", "list"})
+_KIND_DESCRIPTIONS = {
+    "tile": "a tile", "scalar": "a scalar", "tensor": "a tensor pointer (a kernel parameter)",
+    "tensor_view": "a tensor view (!pto.tensor_view)", "partition_view": "a partition view (!pto.partition_tensor_view)",
+    "list": "an operand list",
+}
+
+
+@dataclass(frozen=True)
+class PtoOperand:
+    """One operand (or result) form: the kinds it accepts, as the signature words say."""
+
+    accepts: tuple[str, ...]
+    optional: bool = False
+    variadic: bool = False
+
+    def admits(self, node: Node) -> bool:
+        return self.admits_type(type_of(node), is_list=node.KIND == "TupleExpr")
+
+    def admits_type(self, ty: Type | None, is_list: bool = False) -> bool:
+        for word in self.accepts:
+            if word in _SPACE_WORDS:
+                if isinstance(ty, TileType) and ty.memory_space is _SPACE_WORDS[word]:
+                    return True
+            elif word == "tile" and isinstance(ty, TileType):
+                return True
+            elif word == "scalar" and isinstance(ty, ScalarType):
+                return True
+            elif word == "tensor" and isinstance(ty, TensorType):
+                return True
+            elif word in ("tensor_view", "partition_view") and isinstance(ty, ViewType):
+                if ty.kind == ("tensor_view" if word == "tensor_view" else "partition_tensor_view"):
+                    return True
+            elif word == "list" and is_list:
+                return True
+        return False
+
+    def describe(self) -> str:
+        spaces = [_SPACE_WORDS[w].name for w in self.accepts if w in _SPACE_WORDS]
+        words = [f"a {' or '.join(spaces)} tile"] if spaces else []
+        words += [_KIND_DESCRIPTIONS[w] for w in self.accepts if w in _KIND_DESCRIPTIONS]
+        return " or ".join(words)
+
+
+@dataclass(frozen=True)
+class PtoSignature:
+    """An instruction's operand and result forms (`text` as written in _OP_OPERANDS)."""
+
+    text: str
+    operands: tuple[PtoOperand, ...]
+    destination: PtoOperand | None = None   # a destination-passing instruction's outs()
+    result: PtoOperand | None = None        # a value op's result
+
+    def problem(self, args: Sequence[Node], result: Type | None = None) -> tuple[int | None, str] | None:
+        """The first way `args` (and the value op's `result` type) break this signature: the
+        argument index (None for the result) and what was expected; None when they fit."""
+        ins = list(args)
+        if self.destination is not None:
+            if not ins:
+                return None, f"expected operands {self.text}, got none"
+            ins.pop()
+        arity = self._arity_problem(len(ins))
+        if arity is not None:
+            return None, arity
+        for index, node in enumerate(ins):
+            form = self.operands[min(index, len(self.operands) - 1)]
+            if not form.admits(node):
+                return index, f"operand {index} is {describe(node)}, expected {form.describe()}"
+        if self.destination is not None and not self.destination.admits(args[-1]):
+            return len(args) - 1, (f"the destination (outs) is {describe(args[-1])}, "
+                                   f"expected {self.destination.describe()}")
+        if self.result is not None and result is not None and not self.result.admits_type(result):
+            return None, f"the result is {describe_type(result)}, expected {self.result.describe()}"
+        return None
+
+    def _arity_problem(self, count: int) -> str | None:
+        required = sum(1 for o in self.operands if not o.optional and not o.variadic)
+        variadic = bool(self.operands) and self.operands[-1].variadic
+        if count < required or (not variadic and count > len(self.operands)):
+            clause = "ins() operands" if self.destination is not None else "operands"
+            wanted = f"{required}" if required == len(self.operands) else \
+                f"{required} or more" if variadic else f"{required} to {len(self.operands)}"
+            return f"expected {wanted} {clause} ({self.text}), got {count}"
+        return None
+
+
+def _operand_form(word: str, text: str) -> PtoOperand:
+    optional, variadic = word.endswith("?"), word.endswith("...")
+    accepts = tuple(word.removesuffix("?").removesuffix("...").split("|"))
+    for kind in accepts:
+        if kind not in _SPACE_WORDS and kind not in _KIND_WORDS:
+            raise ValueError(f"PTO signature {text!r}: unknown operand kind {kind!r}")
+    return PtoOperand(accepts, optional, variadic)
+
+
+def _forms(inside: str, text: str) -> tuple[PtoOperand, ...]:
+    return tuple(_operand_form(w.strip(), text) for w in inside.split(",") if w.strip())
+
+
+def _parse_signature(text: str) -> PtoSignature:
+    if text.startswith("ins("):
+        ins, _, rest = text[len("ins("):].partition(") outs(")
+        if not rest.endswith(")"):
+            raise ValueError(f"PTO signature {text!r}: expected `ins(...) outs(...)`")
+        return PtoSignature(text, _forms(ins, text), _operand_form(rest[:-1].strip(), text))
+    operands, arrow, result = text.partition("->")
+    operands = operands.strip()
+    if not (operands.startswith("(") and operands.endswith(")")):
+        raise ValueError(f"PTO signature {text!r}: expected `(operands)[ -> result]`")
+    return PtoSignature(text, _forms(operands[1:-1], text),
+                        result=_operand_form(result.strip(), text) if arrow else None)
+
+
+def _signatures() -> dict[str, PtoSignature]:
+    signatures: dict[str, PtoSignature] = {}
+    for opdef in OPS:
+        if opdef.family == "arith":
+            continue  # scalar arithmetic: its operand types are the parser's (`: index`, `: f32`)
+        text = _OP_OPERANDS.get(opdef.name) or _FAMILY_OPERANDS.get(opdef.family)
+        if text is None:
+            raise ValueError(f"{opdef.name}: no PTO operand signature (add it to _OP_OPERANDS)")
+        signatures[opdef.name] = _parse_signature(text)
+    return signatures
+
+
+PTO_SIGNATURES: dict[str, PtoSignature] = _signatures()
+
+
+def pto_operand_problem(op: str, args: Sequence[Node], result: Type | None = None) -> tuple[int | None, str] | None:
+    """Why a PTO op's operands (and a value op's result type) do not fit its signature, or None:
+    (the argument index, or None for the arity / the result; a message naming what was expected)."""
+    signature = PTO_SIGNATURES.get(op)
+    if signature is None:
+        return None
+    found = signature.problem(args, result)
+    if found is None:
+        return None
+    index, message = found
+    return index, f"{op}: {message} (form: {op} {signature.text})"
