@@ -29,8 +29,10 @@ from nanopass.node import NO_SPAN, Node, Span
 # -- source text --------------------------------------------------------------------------------
 
 _SOURCES: dict[str, list[str]] = {}
-# Lines longer than this are not excerpted (a minified or binary file would flood the screen).
+# Lines longer than this are excerpted as a window around the span (a PTO instruction with its
+# tile types, a minified file): EXCERPT_CONTEXT characters before it, the rest up to the width.
 MAX_EXCERPT_WIDTH = 200
+EXCERPT_CONTEXT = 40
 
 
 def remember_source(name: str, text: str) -> None:
@@ -53,7 +55,7 @@ def source_line(span: Span) -> str | None:
     if not 1 <= span.line <= len(lines):
         return None
     line = lines[span.line - 1]
-    if len(line) > MAX_EXCERPT_WIDTH or any(ord(c) < 32 and c != "\t" for c in line):
+    if any(ord(c) < 32 and c != "\t" for c in line):
         return None
     return line
 
@@ -94,12 +96,25 @@ def excerpt(span: Span, color: bool = False) -> list[str]:
         end = len(text.rstrip())
     else:
         end = start + 1
+    if len(text) > MAX_EXCERPT_WIDTH:
+        text, start, end = _window(text, start, end)
     width = max(1, min(end, len(text)) - start)
     number = str(span.line)
     gutter = " " * len(number)
     marker = "^" + "~" * (width - 1)
     return [f"  {number} | {text.rstrip()}",
             f"  {gutter} | {' ' * start}{_paint(marker, 'caret', color)}"]
+
+
+def _window(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """At most MAX_EXCERPT_WIDTH characters of a long line around [start, end), cut ends shown
+    as `...`; the span's columns shifted to the window."""
+    first = max(0, start - EXCERPT_CONTEXT)
+    last = min(len(text), first + MAX_EXCERPT_WIDTH)
+    head = "..." if first > 0 else ""
+    tail = "..." if last < len(text) else ""
+    shift = first - len(head)
+    return head + text[first:last] + tail, start - shift, min(end, last) - shift
 
 
 # -- diagnostics --------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from backend.pto_text.printer import FREE_OPS, POP_OPS, PUSH_OPS, SPMD_OPS, STAT
 from languages.gen import pto as P
 from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import ENUM_ATTRS, OP_ENUM_ATTRS, PAD_CODES, alloc_attrs
+from languages.ops.pto_ops import (ENUM_ATTRS, OP_ENUM_ATTRS, PAD_CODES, PTO_SIGNATURES, alloc_attrs,
+                                     pto_operand_problem)
 from languages.types import (
     BLAYOUTS,
     INDEX,
@@ -153,6 +154,10 @@ class _MlirParser:
         self.pos = 0
         self.facts = facts
         self.fn = _FunctionScope("")
+        # The SSA operand tokens of the op being parsed, in text order (== argument order, list
+        # elements included): where an operand-kind error points.
+        self.uses: list[_Token] = []
+        self.regions = 0  # scf regions open around the statement being parsed
 
     # -- token primitives ----------------------------------------------------------------------
 
@@ -217,7 +222,9 @@ class _MlirParser:
                   "every SSA value must be defined above its use (a parameter, an op result, a loop value)")
 
     def operand(self) -> P.Var:
-        return self.lookup(self.expect_kind("ssa", "an SSA value such as `%0`"))
+        token = self.expect_kind("ssa", "an SSA value such as `%0`")
+        self.uses.append(token)
+        return self.lookup(token)
 
     def define(self, token: _Token, ty: Type) -> P.Var:
         name = token.text[1:]
@@ -417,9 +424,24 @@ class _MlirParser:
         self.expect(")", "closing the parameter list")
         self.expect("{", "opening the function body")
         body = self.block()
+        self.check_terminator(name, body, self.tokens[self.pos - 1])
         return P.Function(name=name, func_type=_KERNEL_FUNCTION_TYPE,
                           params=tuple(P.Param(var=v, direction=self.direction(v), span=v.span) for v in params),
                           return_types=(), body=body, span=self.span_of(start))
+
+    def check_terminator(self, name: str, body: tuple[P.Stmt, ...], closing: _Token) -> None:
+        """A function body ends in `return` (func.func's terminator: MLIR has no implicit one)."""
+        if not body or not isinstance(body[-1], P.ReturnStmt):
+            self.fail(f"function @{name} has no terminator: its body must end with `return`", closing,
+                      "add `return` as the last line of the function body")
+
+    def region_terminator(self, what: str, body: tuple[P.Stmt, ...], count: int, closing: _Token) -> None:
+        """A region that defines `count` results ends in an `scf.yield` of that many values."""
+        last = body[-1] if body else None
+        if count and not (isinstance(last, P.YieldStmt) and len(last.values) == count):
+            given = f"ends in an scf.yield of {len(last.values)}" if isinstance(last, P.YieldStmt) else "has no scf.yield"
+            self.fail(f"{what} defines {count} result(s) but its region {given}", closing,
+                      f"end the region with `scf.yield` of {count} value(s) and their types")
 
     def direction(self, param: P.Var) -> str:
         if not isinstance(param.type, TensorType) or param.name not in self.fn.stored:
@@ -438,10 +460,12 @@ class _MlirParser:
     def region(self, bindings: tuple[P.Var, ...]) -> tuple[P.Stmt, ...]:
         self.expect("{", "opening the region")
         self.fn.scopes.append({v.name: v for v in bindings})
+        self.regions += 1
         try:
             return self.block()
         finally:
             self.fn.scopes.pop()
+            self.regions -= 1
 
     def statement(self) -> P.Stmt:
         token = self.peek()
@@ -456,8 +480,15 @@ class _MlirParser:
         if token.text == "scf.yield":
             return self.yield_stmt()
         if token.text == "return":
+            if self.regions:
+                self.fail("`return` inside a region: only a function body returns", token,
+                          "end the scf region with `scf.yield` (or nothing), and return after it")
             self.advance()
-            return P.ReturnStmt(values=(), span=self.loc())
+            span = self.loc()
+            if not self.at("}"):
+                self.fail("`return` must be the last operation of the function body", self.peek(),
+                          "remove the operations after `return`, or move `return` to the end")
+            return P.ReturnStmt(values=(), span=span)
         return self.instruction()
 
     def loc(self) -> Span:
@@ -499,11 +530,17 @@ class _MlirParser:
         if len(names) != 1:
             self.fail("only scf.for / scf.if define several results", token)
         op = self.expect_kind("word", "an operation name")
+        signature = PTO_SIGNATURES.get(op.text)
+        if signature is not None and signature.result is None:
+            self.fail(f"{op.text} defines no value: write it as a statement, `{op.text} {signature.text}`", op,
+                      "destination-passing instructions write into their outs() tile")
         parser = _VALUE_PARSERS.get(op.text)
         if parser is None:
             parser = _parse_arith if op.text.startswith("arith.") else _parse_generic_value
+        self.uses = []
         call = parser(self)
         call = replace(call, op=op.text)
+        self.check_operands(op, call.args, call.type)
         span = self.loc()
         if op.text == "arith.constant":
             span = self.span_of(token)  # constants never print a location
@@ -526,6 +563,11 @@ class _MlirParser:
 
     def instruction(self) -> P.Stmt:
         op = self.advance()
+        signature = PTO_SIGNATURES.get(op.text)
+        if signature is not None and signature.result is not None:
+            self.fail(f"{op.text} defines a value: write `%name = {op.text} ...`", op,
+                      f"its form is {op.text} {signature.text}")
+        self.uses = []
         if op.text in PUSH_OPS:
             args, attrs = self.push_operands()
         elif op.text in FREE_OPS:
@@ -538,10 +580,29 @@ class _MlirParser:
             args, attrs = _STATEMENT_PARSERS[op.text](self)
         else:
             args, attrs = self.generic_operands()
+        self.check_operands(op, args, None)
         span = self.loc()
         call = P.Call(op=op.text, args=args, attrs=attrs, type=NoneType(), span=span)
         self.note_memory_access(call)
         return P.EvalStmt(value=call, span=span)
+
+    def check_operands(self, op: _Token, args: tuple[P.Expr, ...], result: Type | None) -> None:
+        """The op's operand and result kinds against its signature in the op registry, reported
+        at the offending operand (at the op for a wrong count or result)."""
+        found = pto_operand_problem(op.text, args, result)
+        if found is None:
+            return
+        index, message = found
+        self.fail(message, (self._operand_token(args, index) if index is not None else None) or op,
+                  "PTO instructions read and write tiles in fixed memory spaces: move the value where the "
+                  "instruction expects it (pto.tmov, pto.textract, pto.tload), or use the instruction for its space")
+
+    def _operand_token(self, args: tuple[P.Expr, ...], index: int) -> _Token | None:
+        position = 0
+        for arg in args[:index]:
+            position += len(arg.elements) if isinstance(arg, P.TupleExpr) else 1
+        counted = sum(len(a.elements) if isinstance(a, P.TupleExpr) else 1 for a in args)
+        return self.uses[position] if counted == len(self.uses) and position < len(self.uses) else None
 
     def grouped_operands(self, clause: str) -> tuple[list[P.Var], Attrs]:
         """`%a, %b[ {attrs}] : T0, T1` inside `ins(` / `outs(`: the operands, then their types."""
@@ -708,9 +769,12 @@ class _MlirParser:
             iter_args = tuple(P.IterArg(var=self.define(name, ty), init=init, span=self.span_of(name))
                               for (name, init), ty in zip(carried, types))
             self.expect("{", "opening the loop body")
+            self.regions += 1
             body = self.block()
+            self.region_terminator("scf.for", body, len(carried), self.tokens[self.pos - 1])
         finally:
             self.fn.scopes.pop()
+            self.regions -= 1
         span = self.loc()
         defined = self.define_results(results[0], results[1], types) if results else ()
         return P.ForStmt(loop_var=loop_var, start=start, stop=stop, step=step, iter_args=iter_args, body=body,
@@ -721,9 +785,14 @@ class _MlirParser:
         cond = self.operand()
         types = self.region_types() if self.at("->") else []
         then_body = self.region(())
+        self.region_terminator("scf.if", then_body, len(types), self.tokens[self.pos - 1])
         else_body: tuple[P.Stmt, ...] = ()
         if self.accept("else"):
             else_body = self.region(())
+            self.region_terminator("scf.if's else", else_body, len(types), self.tokens[self.pos - 1])
+        elif types:
+            self.fail(f"scf.if defines {len(types)} result(s) but has no else region", self.peek(),
+                      "an scf.if with results yields them from both regions: add `else { scf.yield ... }`")
         span = self.loc()
         last = then_body[-1] if then_body else None
         if isinstance(last, P.YieldStmt) and len(last.values) == len(types):
