@@ -47,6 +47,9 @@ class _Legalizer(TP.Rewriter):
     def __init__(self, used: set[str]) -> None:
         super().__init__()
         self.used = used
+        # Window views (tile.slice results) by name, as rewritten: a column window is re-cut
+        # from its source's row view, never reshaped itself (see `_reshaped`).
+        self.windows: dict[str, TP.Call] = {}
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -61,6 +64,8 @@ class _Legalizer(TP.Rewriter):
         call = node.value
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
+        if REGISTRY.is_window_view(call.op):
+            self.windows[node.target.name] = call
         required = ROW_MAJOR_VEC_TILES.get(REGISTRY.get(call.op).family)
         if required is None:
             return super().visit_AssignStmt(node)
@@ -100,10 +105,42 @@ class _Legalizer(TP.Rewriter):
         tile = getattr(operand, "type")
         assert isinstance(tile, TileType)
         row_type = (1, tile.shape[0])
+        window = self.windows.get(getattr(operand, "name", ""))
+        if window is not None:
+            return self._row_window(operand, window, pre, span)
         call = self._reshape_call(operand, row_type, span)
         var = TP.Var(self.fresh(f"{getattr(operand, 'name', 'col')}_row"), call.type, span=span)
         pre.append(TP.AssignStmt(target=var, value=call, span=span))
         return var
+
+    def _row_window(self, operand: TP.Expr, window: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Expr:
+        """The row form of a column window `tile.slice(src, [r, 1], [o, 0], [vr, 1])`: the same
+        elements cut from the source's row view, `tile.slice(row(src), [1, r], [0, o], [1, vr])`.
+        A reshape of the window itself would be a handle at the source buffer's base address,
+        dropping the window's offset (PTO has no reshape of a subview)."""
+        source = window.args[0]
+        source_tile = getattr(source, "type", None)
+        if not (isinstance(source_tile, TileType) and _is_column(source_tile)):
+            raise CompileError(Diagnostic.at(
+                operand, RULE, f"a vector instruction on a column window of a {list(getattr(source_tile, 'shape', []))} "
+                "tile is not supported yet", "slice a whole [N, 1] column first, or compute on the wider tile"))
+        swapped = [self._swapped(arg, span) for arg in window.args[1:]]
+        if any(arg is None for arg in swapped):
+            raise CompileError(Diagnostic.at(operand, RULE, "a column window with a non-literal shape or offset list "
+                                             "is not supported yet as a vector operand", "write the lists literally"))
+        args = (self._reshaped(source, pre, span), *(a for a in swapped if a is not None))
+        call = TP.Call(op=window.op, args=args, attrs=window.attrs,
+                       type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
+        var = TP.Var(self.fresh(f"{getattr(operand, 'name', 'col')}_row"), call.type, span=span)
+        pre.append(TP.AssignStmt(target=var, value=call, span=span))
+        return var
+
+    @staticmethod
+    def _swapped(arg: TP.Expr, span: Span) -> TP.Expr | None:
+        """A [rows, cols] list literal as [cols, rows] (a column's coordinates on its row view)."""
+        if not (isinstance(arg, TP.TupleExpr) and len(arg.elements) == 2):
+            return None
+        return TP.TupleExpr(elements=(arg.elements[1], arg.elements[0]), span=arg.span if arg.span.known else span)
 
     @staticmethod
     def _reshape_call(operand: TP.Expr, target: TileType | tuple[int, ...], span: Span) -> TP.Call:

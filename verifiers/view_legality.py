@@ -11,6 +11,10 @@
   keep their elements in row-major order (`languages.layout.is_row_major_linear`); a reshape of
   an NZ / Zn / boxed tile would pair each element with another element's bytes.
 
+- A reshape never re-views a window (`Registry.is_window_view`: a tile.slice result): a reshape
+  is a handle on its source's buffer from the buffer's base, so a window's offset (and its row
+  pitch inside the source) would be dropped; reshape the source and slice the reshaped tile.
+
 Views are followed through plain `v = u` assignments. Unplaced tiles (no view yet) are checked
 for the first rule only.
 """
@@ -31,6 +35,7 @@ RULE = "ViewLegality"
 class _Checker:
     def __init__(self) -> None:
         self.views: dict[str, Node] = {}  # variable -> the view call defining it
+        self.windows: dict[str, Node] = {}  # variable -> the window-view call (tile.slice) defining it
         self.out: list[Diagnostic] = []
 
     def block(self, body: Sequence[Node]) -> None:
@@ -48,10 +53,14 @@ class _Checker:
                     self.call(value)
                     if target is not None and REGISTRY.makes_view_handle(str(getattr(value, "op"))):
                         self.views[str(getattr(target, "name"))] = value
+                    if target is not None and REGISTRY.is_window_view(str(getattr(value, "op"))):
+                        self.windows[str(getattr(target, "name"))] = value
                     if target is not None and REGISTRY.is_reshape(str(getattr(value, "op"))):
                         self.reshape(value, target)
-                elif value.KIND == "Var" and target is not None and str(getattr(value, "name")) in self.views:
-                    self.views[str(getattr(target, "name"))] = self.views[str(getattr(value, "name"))]
+                elif value.KIND == "Var" and target is not None:
+                    for table in (self.views, self.windows):
+                        if str(getattr(value, "name")) in table:
+                            table[str(getattr(target, "name"))] = table[str(getattr(value, "name"))]
 
     def call(self, call: Node) -> None:
         op = str(getattr(call, "op"))
@@ -74,6 +83,17 @@ class _Checker:
     def reshape(self, call: Node, target: Node) -> None:
         source = getattr(call, "args")[0]
         src, dst = getattr(source, "type", None), getattr(target, "type", None)
+        window = self.windows.get(str(getattr(source, "name", ""))) if source.KIND == "Var" else None
+        if window is not None and isinstance(src, TileType):
+            where = f" at {window.node_span}" if window.node_span.known else ""
+            self.out.append(Diagnostic.at(
+                call, RULE,
+                f"{getattr(call, 'op')} re-views `{getattr(source, 'name')}`, a window of another tile "
+                f"({getattr(window, 'op')}{where}): a reshape is a handle on the whole buffer from its base, "
+                f"so the window's offset would be dropped",
+                hint="reshape the source tile and slice the reshaped tile, or move the window into its own "
+                     "tile (tile.move) before reshaping it"))
+            return
         if not isinstance(src, TileType) or not isinstance(dst, TileType) or src.view is None or dst.view is None:
             return
         if tuple(src.shape) == tuple(dst.shape):
