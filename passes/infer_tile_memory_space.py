@@ -29,7 +29,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, TileType, Type, attr, with_attr
-from languages.layout import is_row_major_linear
+from languages.layout import is_row_major_linear, l0_footprint_bytes
 from languages.views import implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -569,4 +569,39 @@ class InferTileMemorySpace(Pass[U.Program, P.Program]):
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> P.Program:
-        return ctx.rewrite(_Placer(backend_handler(ctx)), program)
+        backend = backend_handler(ctx)
+        placed = ctx.rewrite(_Placer(backend), program)
+        _reject_tiles_over_capacity(placed, backend)
+        return placed
+
+
+# The spaces whose tiles no later pass splits: AutoTileMatmulL0 cuts Left / Right / Acc blocks out
+# of Mat operands, but a Mat, Vec or Bias tile stays whole until it is allocated.
+_UNSPLIT_SPACES = (MemorySpace.Mat, MemorySpace.Vec, MemorySpace.Bias)
+
+
+def _reject_tiles_over_capacity(program: P.Program, backend: BackendHandler) -> None:
+    """A tile larger than all of its space can never be allocated: say so where it is defined,
+    as soon as its space is known, rather than after AutoTileMatmulL0 has unrolled an L0 grid over
+    it (10^5 blocks for a [65536, 256] x [256, 65536] matmul) and AllocateMemoryAddr sums it."""
+    for function in program.functions:
+        for node in walk(function):
+            if not (isinstance(node, P.AssignStmt) and isinstance(node.value, P.Call)):
+                continue
+            tile = node.target.type
+            if not isinstance(tile, TileType) or tile.memory_space not in _UNSPLIT_SPACES:
+                continue
+            if node.value.op in REGISTRY and REGISTRY.is_view(node.value.op):
+                continue  # a view reads its source's bytes
+            space = tile.memory_space
+            assert space is not None
+            need = l0_footprint_bytes(tile, backend)
+            have = backend.capacity(space)
+            if need > have:
+                raise CompileError(Diagnostic.at(
+                    node, "InferTileMemorySpace",
+                    f"{space.name} usage of kernel `{function.name}`: the tile `{node.target.name}` alone is "
+                    f"{list(tile.shape)} {tile.dtype.name}, {need} bytes, over the {backend.name} {space.name} "
+                    f"capacity of {have} bytes",
+                    hint=f"use smaller tiles: loop over blocks of the tensor, loading a slice per iteration, so "
+                         f"each tile holds at most {have} bytes of {space.name}"))

@@ -303,8 +303,11 @@ def test_hand_written_kernel(kernel: Kernel, tmp_path: Path) -> None:
     # K is never boxed (padding it would sum uninitialised L1): the box grid check names the fix.
     (Plain(32, 32, 40, "FP16"), "column extent 40 is not a multiple of 16"),
     (Plain(32, 48, 48, "INT8"), "column extent 48 is not a multiple of 32"),
-    # Operands bigger than L1: the allocator names the space, the bytes and the limit.
-    (Plain(128, 512, 1024, "FP16"), "Mat usage of kernel `matmul_incore` is 1310720 bytes, over the Ascend910B Mat capacity of 524288 bytes"),
+    # An operand bigger than all of L1: named with its bytes and the limit as soon as it is placed.
+    (Plain(128, 512, 1024, "FP16"), "Mat usage of kernel `matmul_incore`: the tile `b_tile` alone is [1024, 512] FP16, "
+                                    "1048576 bytes, over the Ascend910B Mat capacity of 524288 bytes"),
+    # Operands that fit L1 one by one but not together: the allocator names the space and the sum.
+    (Plain(128, 256, 1024, "FP16"), "Mat usage of kernel `matmul_incore` is 786432 bytes, over the Ascend910B Mat capacity of 524288 bytes"),
     # INT8 accumulates in INT32; FIXPIPE cannot narrow it to a float.
     (Plain(32, 32, 32, "INT8", out_dtype="FP16"), "attribute 'out_dtype' expected one of ['INT32']"),
 ], ids=lambda v: str(v) if isinstance(v, Plain) else "")
