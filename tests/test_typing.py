@@ -1,5 +1,7 @@
 """Static typing of languages: mypy rejects wrong-language programs and passes that forget a
-kind their target language removed; the packages themselves are `mypy --strict` clean."""
+kind their target language removed; the packages themselves are `mypy --strict` clean; kernel
+files type-check against the `pl` stub (generated from the op registry) and a wrong call in one
+is flagged."""
 
 from __future__ import annotations
 
@@ -46,3 +48,36 @@ def test_plain_mypy_checks_packages_and_tests_strictly() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
     assert config["strict"] is True and "tests" in config["files"]
     assert {"nanopass", "languages", "verifiers", "backend", "passes", "nanopass_pto"} <= set(config["files"])
+
+
+@pytest.mark.mypy
+def test_the_bundled_kernels_type_check_against_pl() -> None:
+    """`mypy examples/KERNEL.py` in the project root: the pl stub and the annotation plugin."""
+    examples = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.py"))
+    assert examples
+    result = _mypy(*examples)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.mypy
+def test_wrong_kernel_calls_are_flagged() -> None:
+    result = _mypy("tests/typing_fail/wrong_kernel.py")
+    out = result.stdout
+    assert result.returncode == 1, out + result.stderr
+    wanted = [
+        (9, 'Missing positional argument "rhs" in call to "add" of "_TensorOps"'),
+        (10, '"_TensorOps" has no attribute "addd"; maybe "add"?'),
+        (12, 'Argument 1 to "exp" of "_TensorOps" has incompatible type "Tile"; expected "Tensor"'),
+        (13, 'Unexpected keyword argument "bogus" for "matmul" of "_TensorOps"'),
+        (17, "pl.Tensor: the first argument is a list of dimensions"),
+        (18, 'Missing positional argument "b" in call to "kernel" of "Wrong"'),
+    ]
+    for line, message in wanted:
+        assert f"wrong_kernel.py:{line}: error: {message}" in out, out
+    assert len([line for line in out.splitlines() if ": error:" in line]) == len(wanted), out
+
+
+def test_the_pl_stub_is_generated_from_the_op_registry() -> None:
+    from nanopass_pto import pl_stubs
+
+    assert pl_stubs.STUB.read_text() == pl_stubs.render(), "stale: run python -m nanopass_pto.pl_stubs"
