@@ -184,6 +184,10 @@ class Interference:
 class _Dataflow:
     def __init__(self, interference: Interference) -> None:
         self.result = interference
+        # Live-in of a loop for a live-out, when nothing is recorded (a pure function of the two):
+        # each loop iterates its body to a fixpoint and then walks it once more to record, so
+        # without the memo a nest of depth d walks the innermost body 2^d times or more.
+        self.loop_live_in: dict[tuple[int, frozenset[str]], set[str]] = {}
 
     def block(self, stmts: Sequence[Node], live: set[str], record: bool) -> set[str]:
         for stmt in reversed(stmts):
@@ -217,6 +221,15 @@ class _Dataflow:
         return live | used
 
     def for_stmt(self, stmt: Node, live: set[str], record: bool) -> set[str]:
+        if record:
+            return self._for_stmt(stmt, live, True)
+        key = (id(stmt), frozenset(live))
+        hit = self.loop_live_in.get(key)
+        if hit is None:
+            hit = self.loop_live_in[key] = self._for_stmt(stmt, live, False)
+        return set(hit)
+
+    def _for_stmt(self, stmt: Node, live: set[str], record: bool) -> set[str]:
         iter_args = getattr(stmt, "iter_args")
         carries = [str(getattr(it.var, "name")) for it in iter_args]
         results = [str(getattr(r, "name")) for r in getattr(stmt, "results")]
