@@ -10,7 +10,7 @@ TILE_ROWS = 64
 
 
 @pl.jit
-def chunked_add(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+def chunked_add(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         for i in pl.range(ROWS // TILE_ROWS):
             ta = pl.load(a, [i * TILE_ROWS, 0], [TILE_ROWS, COLS])

@@ -6,7 +6,7 @@ import pypto.language as pl
 
 
 @pl.jit.incore
-def matmul_kernel(x: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]):
+def matmul_kernel(x: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]) -> pl.Tensor:
     tx = pl.load(x, [0, 0], [64, 64], target_memory=pl.MemorySpace.Mat)
     tw = pl.load(w, [0, 0], [64, 64], target_memory=pl.MemorySpace.Mat)
     acc = pl.matmul(pl.move(tx, target_memory=pl.MemorySpace.Left), pl.move(tw, target_memory=pl.MemorySpace.Right))
@@ -15,7 +15,7 @@ def matmul_kernel(x: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor]):
 
 
 @pl.jit.incore
-def bias_relu_kernel(h: pl.Tensor, bias: pl.Tensor, out: pl.Out[pl.Tensor]):
+def bias_relu_kernel(h: pl.Tensor, bias: pl.Tensor, out: pl.Out[pl.Tensor]) -> pl.Tensor:
     th = pl.load(h, [0, 0], [64, 64])
     tb = pl.load(bias, [0, 0], [64, 64])
     pl.store(pl.relu(pl.add(th, tb)), [0, 0], out)
@@ -23,7 +23,7 @@ def bias_relu_kernel(h: pl.Tensor, bias: pl.Tensor, out: pl.Out[pl.Tensor]):
 
 
 @pl.jit
-def fused_linear_relu(x: pl.Tensor, w: pl.Tensor, bias: pl.Tensor, y: pl.Out[pl.Tensor]):
+def fused_linear_relu(x: pl.Tensor, w: pl.Tensor, bias: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
     h = pl.create_tensor([64, 64], dtype=pl.FP32)
     h = matmul_kernel(x, w, h)
     y = bias_relu_kernel(h, bias, y)

@@ -6,7 +6,7 @@ import pypto.language as pl
 
 
 @pl.jit
-def matmul_64(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+def matmul_64(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         ta = pl.load(a, [0, 0], [64, 64], target_memory=pl.MemorySpace.Mat)
         tb = pl.load(b, [0, 0], [64, 64], target_memory=pl.MemorySpace.Mat)

@@ -6,7 +6,7 @@ import pypto.language as pl
 
 
 @pl.jit
-def matmul_acc_64(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+def matmul_acc_64(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         a0 = pl.move(pl.load(a, [0, 0], [64, 32], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Left)
         b0 = pl.move(pl.load(b, [0, 0], [32, 64], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Right)

@@ -5,7 +5,7 @@ import pypto.language as pl
 
 
 @pl.jit
-def add_relu(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+def add_relu(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         t = pl.add(pl.load(a, [0, 0], [32, 128]), pl.load(b, [0, 0], [32, 128]))
         pl.store(pl.relu(t), [0, 0], c)

@@ -6,7 +6,7 @@ import pypto.language as pl
 
 
 @pl.jit
-def fused_add_scale(a: pl.Tensor, b: pl.Tensor, scale: pl.FP32, c: pl.Out[pl.Tensor]):
+def fused_add_scale(a: pl.Tensor, b: pl.Tensor, scale: pl.FP32, c: pl.Out[pl.Tensor]) -> pl.Tensor:
     M, N = a.shape
     with pl.at(level=pl.Level.CORE_GROUP):
         ta = pl.load(a, [0, 0], [M, N])

@@ -6,7 +6,7 @@ import pypto.language as pl
 
 
 @pl.jit
-def silu(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+def silu(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         t = pl.load(x, [0, 0], [32, 128])
         sigmoid = pl.recip(pl.add(pl.exp(pl.mul(t, -1.0)), 1.0))

@@ -6,7 +6,7 @@ import pypto.language as pl
 
 
 @pl.jit
-def tile_softmax(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+def tile_softmax(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         t = pl.load(x, [0, 0], [64, 64])
         scratch = pl.create_tile([64, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)

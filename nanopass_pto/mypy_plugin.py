@@ -75,7 +75,14 @@ def _opaque(head: str) -> Callable[[AnalyzeTypeContext], Type]:
     return analyze
 
 
+def _dtype_scalar(ctx: AnalyzeTypeContext) -> Type:
+    """A dtype as a parameter annotation (`scale: pl.FP32` in a @pl.jit kernel) is a scalar of it."""
+    return ctx.api.named_type(f"{_MODULE}.Scalar", [])
+
+
 _HOOKS: dict[str, Callable[[AnalyzeTypeContext], Type]] = {
+    # the stub re-exports the dtypes from the runtime `pl` module, so their names resolve there
+    **{f"nanopass_pto.language.{name}": _dtype_scalar for name in _DTYPE_NAMES},
     **{f"{_MODULE}.{head}": _shaped(head) for head in _SHAPED},
     f"{_MODULE}.Scalar": _scalar,
     f"{_MODULE}.TaskId": _scalar,

@@ -54,7 +54,7 @@ _HEADER = '''\
 import enum
 from typing import Any, Callable, Generic, Sequence, TypeVar, overload
 
-from languages.memory_space import MemorySpace
+from languages.memory_space import MemorySpace as MemorySpace
 from languages.types import DataType
 from nanopass_pto.jit import JITFunction as JITFunction
 from nanopass_pto.jit import jit as jit
@@ -77,6 +77,8 @@ _C = TypeVar("_C", bound=type)
 
 class Tensor:
     """A GM tensor: `pl.Tensor[[dims], dtype]` (the plugin checks the form), bare `pl.Tensor` in @pl.jit."""
+    shape: tuple[Any, ...]  # read by @pl.jit kernels (`M, N = a.shape`): the specialized extents
+    dtype: DataType
     def bind_dynamic(self, dim: int, var: DynVar) -> None: ...
 
 
