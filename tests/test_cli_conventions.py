@@ -95,6 +95,25 @@ def test_annotation_mismatch_is_reported_at_the_annotation(tmp_path: Path) -> No
     assert "hint: annotate `y` as pl.Tensor[[64, 128], pl.FP32]" in err
 
 
+def test_annotation_mismatch_feeding_a_return_is_reported_once_at_the_annotation(tmp_path: Path) -> None:
+    # The returned variable has the annotated type: the return disagrees with the declared result
+    # only because of the annotation, which is the one error.
+    path = kernel(tmp_path, f"    def k(self, x: {T64}) -> {T64}:\n"
+                            "        y: pl.Tensor[[64, 128], pl.FP16] = pl.exp(x)\n        return y\n",
+                  f"    def main(self, a: {T64}) -> {T64}:\n        c: {T64} = self.k(a)\n        return c\n")
+    err = user_error(cli(str(path), cwd=tmp_path), tmp_path)
+    located(err, path, 8)
+    assert "`y` is annotated pl.Tensor[[64, 128], pl.FP16], but tensor.exp" in err and "return value" not in err
+
+
+def test_a_function_declaring_a_result_without_any_return_is_rejected(tmp_path: Path) -> None:
+    path = kernel(tmp_path, f"    def k(self, x: {T64}) -> {T64}:\n        y: {T64} = pl.exp(x)\n",
+                  f"    def main(self, a: {T64}) -> {T64}:\n        c: {T64} = self.k(a)\n        return c\n")
+    err = user_error(cli(str(path), cwd=tmp_path), tmp_path)
+    located(err, path, 7)
+    assert "`k` is declared to return 1 value, but its body has no return" in err
+
+
 @pytest.mark.parametrize("dtype", ["pl.FP16", "pl.INT32"])
 def test_wrong_argument_dtype_in_orchestration_is_the_users_error(tmp_path: Path, dtype: str) -> None:
     path = kernel(tmp_path, f"    def k(self, x: {T64}) -> {T64}:\n        y: {T64} = pl.exp(x)\n        return y\n",

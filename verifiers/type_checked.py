@@ -63,14 +63,19 @@ def _check_function(function: Node, placed: bool, functions: dict[str, Any], sig
     hit = _VERDICTS.get(id(function))
     if hit is not None and hit[0] is function and hit[1] == placed and hit[2] == signatures:
         return list(hit[3])
-    found = _check_sizes(function) + _check_nodes(preorder(function), placed, functions) + _check_returns(function)
+    misannotated: set[str] = set()
+    found = (_check_sizes(function) + _check_nodes(preorder(function), placed, functions, misannotated)
+             + _check_returns(function, misannotated))
     if len(_VERDICTS) >= _VERDICT_CAPACITY:
         _VERDICTS.clear()
     _VERDICTS[id(function)] = (function, placed, signatures, list(found))
     return found
 
 
-def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any]) -> list[Diagnostic]:
+def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any],
+                 misannotated: set[str] | None = None) -> list[Diagnostic]:
+    """Every call's type against its deduction; the targets whose annotation disagrees are
+    added to `misannotated` (their later uses are reported there, once)."""
     diagnostics: list[Diagnostic] = []
     assigned: dict[int, Node] = {}  # id(call) -> the assignment whose annotation types it
     for node in nodes:
@@ -80,7 +85,10 @@ def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any])
             if isinstance(value, Node) and value.KIND in ("Call", "FuncCall"):
                 assigned[id(value)] = node
         elif kind == "Call":
-            diagnostics.extend(_check_call(node, placed, assigned.get(id(node))))
+            found = _check_call(node, placed, assigned.get(id(node)))
+            if found and misannotated is not None and id(node) in assigned:
+                misannotated.add(_target_name(assigned[id(node)]))
+            diagnostics.extend(found)
         elif kind == "FuncCall":
             diagnostics.extend(_check_func_call(node, functions, assigned.get(id(node))))
     return diagnostics
@@ -113,13 +121,19 @@ def _check_sizes(function: Any) -> list[Diagnostic]:
     return diagnostics
 
 
-def _check_returns(function: Any) -> list[Diagnostic]:
-    """Every `return` gives the declared number of results, each of its declared shape and dtype."""
+def _check_returns(function: Any, misannotated: set[str] | frozenset[str] = frozenset()) -> list[Diagnostic]:
+    """Every `return` gives the declared number of results, each of its declared shape and dtype
+    (a value whose own annotation was already reported wrong is not reported again here)."""
     declared: tuple[Type, ...] = getattr(function, "return_types", ())
     diagnostics: list[Diagnostic] = []
-    for node in preorder(function):
-        if node.KIND != "ReturnStmt":
-            continue
+    returns = [node for node in preorder(function) if node.KIND == "ReturnStmt"]
+    if declared and not returns:
+        wanted = ", ".join(format_type(t) for t in declared)
+        diagnostics.append(Diagnostic.at(
+            function, RULE, f"`{function.name}` is declared to return {_count(len(declared), 'value')}, "
+            "but its body has no return",
+            f"end the body with `return` of {wanted}, or drop the return annotation"))
+    for node in returns:
         values: tuple[Any, ...] = getattr(node, "values", ())
         if len(values) != len(declared):
             wanted = ", ".join(format_type(t) for t in declared) or "nothing"
@@ -129,6 +143,8 @@ def _check_returns(function: Any) -> list[Diagnostic]:
                 f"return {wanted}" if declared else "drop the returned values, or declare a return type"))
             continue
         for index, (value, want) in enumerate(zip(values, declared)):
+            if getattr(value, "name", None) in misannotated:
+                continue
             got = getattr(value, "type", None)
             if isinstance(got, (TensorType, TileType)) and isinstance(want, (TensorType, TileType)) and \
                     (got.shape, got.dtype) != (want.shape, want.dtype):
