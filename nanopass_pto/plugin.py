@@ -76,6 +76,8 @@ PROPERTIES: tuple[Property, ...] = (
              "every Mat / Left / Right / Acc tile is in a format the cube hardware keeps there"),
     Property("BoxedExtents", frozenset({"Addressed", "PTO"}), "verifiers.boxed_extents:verify",
              "every cube tile's physical extent is a whole number of fractal boxes"),
+    Property("PTOOperandKinds", frozenset({"PTO"}), "verifiers.pto_operand_kinds:verify",
+             "every PTO instruction's operands and result are of the kinds and spaces its registry signature names"),
 )
 
 # What the loader verifies on every input program of a value-level language.

@@ -982,7 +982,7 @@ class PTOCodegen(Pass[A.Program, P.Program]):
     target = PTO
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "MemoryCapacity", "NoCoLiveOverlap", "InPlaceSafety",
                                                     "SemanticAliases"})
-    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents"})
+    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents", "PTOOperandKinds"})
 
     # Off for ptoas' own memory planner (PTOAS mode): alloc_tile without `addr`.
     emit_tile_addr: bool = True

@@ -17,9 +17,11 @@ from languages.gen import pto as P
 from languages.ops import REGISTRY
 from languages.ops.pto_ops import PTO_SIGNATURES
 from languages.pl_parser import load_program
+from languages.types import NoneType
 from nanopass.diagnostics import CompileError
 from nanopass.pipeline import main
 from nanopass_pto import run
+from verifiers import pto_operand_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = sorted([*(ROOT / "examples").glob("*.py"), *(ROOT / "tests" / "kernels").glob("*/*.py")])
@@ -68,6 +70,7 @@ def test_the_compilers_own_pto_parses_back(kernel: Path) -> None:
         except CompileError:
             continue  # the kernels that are rejected on purpose
         assert isinstance(compiled.final, P.Program)
+        assert pto_operand_kinds.verify(compiled.final) == []
         text = print_mlir(compiled.final)
         assert print_mlir(parse_mlir(text, "k.pto")) == text
 
@@ -152,3 +155,17 @@ def test_the_cli_rejects_an_edited_pto_file_with_status_1(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert f"edited.pto:{line_number}:" in err and "expected a Vec tile" in err and "Traceback" not in err
     assert f"  {line_number} | " in err and "^" in err  # the long line is excerpted around the operand
+
+
+def test_the_verifier_catches_codegen_emitting_a_vector_instruction_on_cube_tiles() -> None:
+    from dataclasses import replace
+
+    program = parse_mlir(pto_text("matmul_f16_f32"), "k.pto")
+    (function,) = program.functions
+    tiles = {s.target.name: s.target for s in function.body
+             if isinstance(s, P.AssignStmt) and isinstance(s.value, P.Call) and s.value.op == "pto.alloc_tile"}
+    bad = P.EvalStmt(value=P.Call(op="pto.tsub", args=(tiles["3"], tiles["4"], tiles["2"]), attrs=(), type=NoneType()))
+    broken = replace(program, functions=(replace(function, body=(*function.body[:-1], bad, function.body[-1])),))
+    (diagnostic,) = pto_operand_kinds.verify(broken)
+    assert diagnostic.rule == "PTOOperandKinds"
+    assert "pto.tsub: operand 0 is Tile[[64, 128], FP16, Left], expected a Vec tile" in diagnostic.message
