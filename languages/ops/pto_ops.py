@@ -536,6 +536,9 @@ _OP_OPERANDS: dict[str, str] = {
     "pto.tmatmul": "ins(left, right) outs(acc)",
     "pto.tmatmul.acc": "ins(acc, left, right) outs(acc)",
     "pto.tmatmul.bias": "ins(left, right, bias) outs(acc)",
+    "pto.tgemv": "ins(left, right) outs(acc)",                 # the one-row cube forms: as tmatmul
+    "pto.tgemv.acc": "ins(acc, left, right) outs(acc)",
+    "pto.tgemv.bias": "ins(left, right, bias) outs(acc)",
     "pto.tcmp": "ins(vec, vec) outs(vec)",
     "pto.tcmps": "ins(vec, scalar) outs(vec)",
     "pto.tsel": "ins(vec, vec, vec, vec?) outs(vec)",         # (mask, a, b[, tmp])
