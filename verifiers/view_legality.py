@@ -11,7 +11,7 @@
   keep their elements in row-major order (`languages.layout.is_row_major_linear`); a reshape of
   an NZ / Zn / boxed tile would pair each element with another element's bytes.
 
-- A reshape never re-views a window (`Registry.is_window_view`: a tile.slice result): a reshape
+- A placed reshape never re-views a window (`Registry.is_window_view`: a tile.slice result): a reshape
   is a handle on its source's buffer from the buffer's base, so a window's offset (and its row
   pitch inside the source) would be dropped; reshape the source and slice the reshaped tile.
 
@@ -84,7 +84,10 @@ class _Checker:
         source = getattr(call, "args")[0]
         src, dst = getattr(source, "type", None), getattr(target, "type", None)
         window = self.windows.get(str(getattr(source, "name", ""))) if source.KIND == "Var" else None
-        if window is not None and isinstance(src, TileType):
+        # Placed tiles only: before placement a reshape of a window is still a value-level view
+        # (FlattenTileNdTo2D folds the one-page windows of N-D lowering); from TilePlaced on,
+        # codegen would lower it as a handle at the source buffer's base.
+        if window is not None and isinstance(src, TileType) and src.memory_space is not None:
             where = f" at {window.node_span}" if window.node_span.known else ""
             self.out.append(Diagnostic.at(
                 call, RULE,
