@@ -88,7 +88,9 @@ class KernelBuilder:
         ty = tensor.type
         assert isinstance(ty, TensorType)
         shape = P.TupleExpr(tuple(self.const(d) for d in ty.shape))
-        strides = P.TupleExpr((self.const(ty.shape[1]), self.const(1)))
+        # A "dn" view declares column-major strides [1, rows]: the strides decide addressing.
+        order = (1, ty.shape[0]) if layout == "dn" else (ty.shape[1], 1)
+        strides = P.TupleExpr(tuple(self.const(x) for x in order))
         return self.value(f"{tensor.name}_view", "pto.make_tensor_view", (tensor, shape, strides),
                           ViewType("tensor_view", ty.shape, ty.dtype), (("layout", layout),))
 
@@ -196,14 +198,19 @@ def test_poison_read_of_unloaded_region() -> None:
     assert out[:, :8].tolist() == [[2.0] * 8] * 16 and out[:, 8:].tolist() == [[1.0] * 8] * 16
 
 
-def test_dn_tensor_is_column_major_in_gm() -> None:
+def test_tensor_view_strides_decide_where_elements_live_in_gm() -> None:
+    # The host hands over a row-major buffer; a view with column-major strides [1, 16] reads
+    # element (r, c) at c * 16 + r of it, so the kernel sees the transpose: a wrong stride in
+    # an emitted view changes the result.
     a = np.arange(256, dtype=np.float32).reshape(16, 16)
     b = np.zeros((16, 16), dtype=np.float32)
     machine = Machine(get_backend("Ascend910B"))
     out = run_kernel(add_kernel(F32, layout_a="dn").functions[0], {"a": a, "b": b}, "Ascend910B",
                      machine=machine)["out"]
-    assert np.array_equal(out, a)
-    assert np.array_equal(machine.gm["a"].data.view(np.float32), a.T.reshape(-1))
+    assert np.array_equal(out, a.T)
+    assert np.array_equal(machine.gm["a"].data.view(np.float32), a.reshape(-1))  # the host's buffer, untouched
+    plain = run_kernel(add_kernel(F32).functions[0], {"a": a, "b": b}, "Ascend910B")["out"]
+    assert np.array_equal(plain, a)
 
 
 def test_misaligned_address_is_reported() -> None:

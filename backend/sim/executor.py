@@ -319,7 +319,11 @@ class Executor:
         tensor = self.lookup(pointer)
         if not isinstance(tensor, GmTensor):
             raise instr.fail(f"%{pointer.name} is not a tensor parameter")
-        tensor.set_layout(str(attr(call.attrs, "layout", "nd")))
+        layout = str(attr(call.attrs, "layout", "nd"))
+        if len(call.args) >= 3:
+            tensor.set_view(self.indices(call.args[1]), self.indices(call.args[2]), layout)
+        else:
+            tensor.set_layout(layout)
         return TensorViewValue(tensor)
 
     def partition_view(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
@@ -641,7 +645,7 @@ class Executor:
     # -- vector -----------------------------------------------------------------------------
 
     def elementwise(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
-        kind, meaning = semantics[0], semantics[1]
+        kind, meaning = semantics[0], (semantics[1] if len(semantics) > 1 else "")
         inputs, out = self.dps_operands(call, instr, _ARITY[kind])
         dst = self.tile(out, instr)
         region = dst.valid

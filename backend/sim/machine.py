@@ -144,9 +144,42 @@ class GmTensor:
     data: npt.NDArray[np.uint8]
     written: npt.NDArray[np.bool_]
     _views: tuple[str, Array, npt.NDArray[np.bool_]] | None = field(default=None, repr=False, compare=False)
+    # Element strides the kernel's pto.make_tensor_view declares, when they differ from the row-
+    # major strides of the buffer the host handed over: element (i0, i1, ...) is then read and
+    # written at sum(i_k * strides_k) of that buffer, exactly as the hardware addresses it, so a
+    # wrong stride in the emitted view changes which elements the kernel sees.
+    strides: tuple[int, ...] | None = None
+
+    def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
+        """Address the tensor through a `pto.make_tensor_view(shape, strides)` of the host's
+        row-major buffer."""
+        if tuple(shape) != tuple(self.shape):
+            raise SimulationError(f"tensor {self.name}: the tensor view's shape {list(shape)} is not the "
+                                  f"tensor's {list(self.shape)}")
+        if len(strides) != len(shape) or any(st < 0 for st in strides):
+            raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} do not fit "
+                                  f"shape {list(shape)}")
+        elements = int(np.prod(self.shape)) if self.shape else 1
+        reach = sum((d - 1) * st for d, st in zip(shape, strides) if d > 0)
+        if elements and reach >= elements:
+            raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} reach element "
+                                  f"{reach}, beyond its {elements} elements")
+        canonical = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
+        if all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
+            self.set_layout(layout if len(shape) == 2 and shape[1] == 1 else "nd")
+            self.strides = None
+            return
+        self.layout = "nd"
+        self.strides = tuple(int(st) for st in strides)
+        self._views = None
 
     def element_offsets(self, index: tuple[Array, ...]) -> IntArray:
         """Element offsets of logical multi-indices (one index array per tensor axis)."""
+        if self.strides is not None:
+            total = np.zeros(np.shape(index[0]), dtype=np.int64)
+            for axis, stride in zip(index, self.strides):
+                total = total + np.asarray(axis, dtype=np.int64) * stride
+            return total
         if self.layout == "dn" and len(self.shape) == 2:
             return np.asarray(index[1] * self.shape[0] + index[0], dtype=np.int64)
         flat = np.ravel_multi_index(tuple(np.asarray(i, dtype=np.int64) for i in index), self.shape)
@@ -158,7 +191,13 @@ class GmTensor:
         if self._views is None or self._views[0] != self.layout:
             width = self.dtype.byte_width
             elements = self.data.view(np_dtype_of(self.dtype))
-            if self.layout == "dn" and len(self.shape) == 2:
+            if self.strides is not None:
+                item = elements.itemsize
+                values = np.lib.stride_tricks.as_strided(
+                    elements, self.shape, tuple(st * item for st in self.strides))
+                flags = np.lib.stride_tricks.as_strided(
+                    self.written, (*self.shape, width), (*(st * width for st in self.strides), 1))
+            elif self.layout == "dn" and len(self.shape) == 2:
                 rows, cols = self.shape
                 values = elements.reshape(cols, rows).T
                 flags = self.written.reshape(cols, rows, width).transpose(1, 0, 2)
@@ -186,7 +225,7 @@ class GmTensor:
                                                                tuple[int, int, int, int]] | None:
         """The window as a byte block of contiguous rows (row-major tensors of rank 1 or 2
         whose window lies inside them), for the compiled block moves; None otherwise."""
-        if self.layout == "dn" and len(self.shape) == 2:
+        if self.strides is not None or (self.layout == "dn" and len(self.shape) == 2):
             return None
         if len(self.shape) == 2:
             rows, cols = self.shape
