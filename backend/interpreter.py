@@ -223,6 +223,11 @@ class Interpreter:
                 self._launch(launches, env)
                 launches = []
                 ended = _Exit("return", tuple(self.eval(v, env) for v in _field(stmt, "values")))
+            elif stmt.KIND == "AssignStmt" and _field(stmt, "value").KIND in ("TupleGetItem", "Var"):
+                # Unpacking a kernel's tuple of results: the launches it reads from run first.
+                self._launch(launches, env)
+                launches = []
+                self.run_stmt(stmt, env)
             else:
                 raise InterpreterError("a Group function only launches its kernels and returns their results",
                                        stmt.node_span)
@@ -862,7 +867,10 @@ def _sem_fused(call: _CallSite) -> Value:
 
 def _sem_partial(call: _CallSite) -> Value:
     valid = call.result_type.valid
-    out_valid = (valid[-2] if len(valid) > 1 else 1, valid[-1])
+    rows = 1
+    for extent in valid[:-1]:
+        rows *= extent  # N-D values are row-packed: the leading axes multiply into the rows
+    out_valid = (rows, valid[-1])
     a, b = (_as_rows(call.array(i).region) for i in (0, 1))
     result = numerics.partial(call.opdef.semantics[1], a, b, out_valid, call.result_type.dtype.name)
     return _result_with(call, result.reshape(valid))

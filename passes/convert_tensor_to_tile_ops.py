@@ -314,6 +314,8 @@ class TensorToTileMutator(U.FromTensor):
                 args.append(self._operand(call, index, arg, pre))
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
+        if REGISTRY.is_reshape(tile_op) and args:
+            args[0] = self._logical_window(call, args[0], pre)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
         if conversion.scratch_like is not None and wants_scratch:
             args.append(self._scratch_like(args[conversion.scratch_like], call, pre))
@@ -361,11 +363,16 @@ class TensorToTileMutator(U.FromTensor):
         result = call.type
         if not isinstance(result, TensorType):
             return args
+        shapes = {tuple(ty.shape) for ty in (_expr_type(a) for a in args) if isinstance(ty, TileType)}
+        if len(shapes) == 1 and all(isinstance(_expr_type(a), TileType) for a in args):
+            return args  # one physical shape (e.g. the same cube-boxed accumulator): nothing to broadcast
         return [self._expand_to(call, arg, result.shape, pre) for arg in args]
 
     def _expand_to(self, call: T.Call, value: U.Expr, shape: tuple[int, ...], pre: list[U.Stmt]) -> U.Expr:
         ty = _expr_type(value)
-        if not isinstance(ty, TileType) or ty.shape == shape:
+        # A cube-boxed operand (a matmul result whose M was rounded up to a box: physical
+        # [16, n], valid [m, n]) already has the result's logical shape: nothing to broadcast.
+        if not isinstance(ty, TileType) or ty.shape == shape or tuple(ty.valid) == tuple(shape):
             return value
         if len(shape) > 2:
             return self._expand_nd(call, value, ty, shape, pre)
@@ -431,6 +438,19 @@ class TensorToTileMutator(U.FromTensor):
             return value
         return self._temp(f"{_base_name(value)}_view", self._call(
             "tile.reshape", (value, index_list(shape, call.span)), (), call.span), pre)
+
+    def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
+        """A reshape reads its operand's logical shape; a cube-boxed tile (a matmul result whose M
+        was rounded up to a box: physical [16, n], valid [m, n]) has no buffer holding just that
+        shape, so reshaping one is declined at the user's line."""
+        ty, logical = _expr_type(value), type_of(call.args[0])
+        if not isinstance(ty, TileType) or not isinstance(logical, TensorType) or ty.shape == logical.shape:
+            return value
+        raise _error(call, f"not supported yet: `{call.op}` of `{_base_name(value)}`, a cube result of shape "
+                           f"{list(logical.shape)} that lives boxed as {list(ty.shape)} (its M is rounded up to a "
+                           f"whole fractal box); a reshape needs a buffer holding exactly {list(logical.shape)}",
+                     "store the matmul result and reshape it in the next kernel, or give the matmul an M that "
+                     "is a multiple of 16")
 
     def _scratch_like(self, like: U.Expr, call: T.Call, pre: list[U.Stmt]) -> U.Var:
         """A scratch tile the tile op needs and the tensor op hides (pto.txor's tmp): a fresh
@@ -562,6 +582,11 @@ class TensorToTileMutator(U.FromTensor):
         if isinstance(source, U.Var) and isinstance(source.type, TensorType):
             source = self._load_gm(source, None, call.span, pre)
         if isinstance(_expr_type(destination), TileType):
+            if attr(call.attrs, "atomic", "none") != "none":
+                # tile.assemble has no accumulating form: dropping the attribute would overwrite.
+                raise _error(call, "not supported yet: an atomic tensor.assemble into an on-chip value "
+                                   f"(`{_base_name(destination)}`); atomic='add' accumulates into a GM tensor",
+                             "assemble into a kernel parameter (GM), or add the window explicitly (pl.add)")
             return self._call("tile.assemble", (destination, source, offsets), (), call.span)
         self.bump("assemble_stores")
         atomic: Attrs = (("atomic", "add"),) if attr(call.attrs, "atomic", "none") == "add" else ()
@@ -782,6 +807,7 @@ class TensorToTileMutator(U.FromTensor):
         zero-copy tile.reshape of the same elements."""
         source = self.visit_Expr(call.args[0])
         if isinstance(_expr_type(source), TileType):
+            source = self._logical_window(call, source, pre)
             shape = attr(call.attrs, "shape")
             assert isinstance(call.type, TensorType)
             args: tuple[U.Expr, ...] = (source, index_list(call.type.shape if not isinstance(shape, tuple) else shape,

@@ -29,6 +29,7 @@ from languages.decls import TileUnplaced
 from languages.ops import REGISTRY, static_ints, type_of
 from languages.memory_space import MemorySpace
 from languages.types import INDEX, Attrs, AttrValue, DataType, Dims, TileType, TupleType, Type
+from languages.types import attr as attr_of
 from languages.views import make_tile_type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -231,8 +232,20 @@ class FlattenMutator(U.Rewriter):
         self.bump("gm_transfers_packed")
         return self._deduced(call, call.op, args, attrs)
 
+    def flatten_shape_attr(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
+        """tile.reinterpret_view's explicit `shape` attribute names an N-D result: it is packed
+        like every other tile (a rank-1 [n] view of a packed [1, m] row is [1, n])."""
+        shape = attr_of(call.attrs, "shape")
+        attrs = call.attrs
+        if isinstance(shape, tuple) and len(shape) != 2 and shape:
+            attrs = _with_attr(attrs, "shape", packed_dims(tuple(int(d) for d in shape)))
+        if attrs is call.attrs and all(a is b for a, b in zip(args, call.args)):
+            return call
+        return self._deduced(call, call.op, args, attrs)
+
     def flatten_rank1_window(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
-        """tile.slice / tile.read / tile.write on a 1-D tile address row 0 of the packed [1, n]."""
+        """tile.slice / tile.assemble / tile.read / tile.write on a 1-D tile address row 0 of the
+        packed [1, n]."""
         source = type_of(call.args[0])
         if not isinstance(source, TileType) or len(source.shape) == 2:
             return call if all(a is b for a, b in zip(args, call.args)) else self._deduced(call, call.op, args, call.attrs)
@@ -684,6 +697,7 @@ CALL_FLATTENERS: dict[str, CallFlattener] = {
     "tile.assemble": FlattenMutator.flatten_assemble,
     **{op: FlattenMutator.flatten_single_batch for op in FLAT_MATMUL},
     "tile.slice": FlattenMutator.flatten_slice,
+    "tile.reinterpret_view": FlattenMutator.flatten_shape_attr,
     "tile.read": FlattenMutator.flatten_rank1_window,
     "tile.write": FlattenMutator.flatten_rank1_window,
     "tile.transpose": FlattenMutator.materialize_transpose_scratch,

@@ -23,7 +23,7 @@ import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
 from languages.layout import RESULT, ROW_MAJOR_VEC_TILES, is_row_major
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY
+from languages.ops import REGISTRY, OpDef
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -41,6 +41,29 @@ def _needs_row(tile: object) -> bool:
 
 def _is_column(tile: TileType) -> bool:
     return len(tile.shape) == 2 and tile.shape[1] == 1
+
+
+def _is_row_viewable_column(tile: object) -> bool:
+    """A column-major [N, 1] Vec tile (it has the zero-copy [1, N] row view)."""
+    return isinstance(tile, TileType) and _needs_row(tile) and _is_column(tile)
+
+
+# Row-wise families whose op on an [N, 1] column is the column-wise op on its [1, N] row view.
+_COLUMN_TWIN_FAMILIES = {"row_expand": "col_expand", "reduce_row": "reduce_col"}
+
+
+def _column_twin(opdef: OpDef) -> str | None:
+    """The column-wise op with the same meaning as row-wise `opdef` (row_expand_add ->
+    col_expand_add, row_expdif -> col_expdif, row_sum -> col_sum), from the registry's
+    semantics; None otherwise."""
+    family = _COLUMN_TWIN_FAMILIES.get(opdef.family)
+    if family is None or not opdef.semantics:
+        return None
+    wanted = (opdef.semantics[0].replace("row", "col", 1), *opdef.semantics[1:])
+    for other in REGISTRY:
+        if other.prefix == opdef.prefix and other.family == family and tuple(other.semantics) == wanted:
+            return other.name
+    return None
 
 
 class _Legalizer(TP.Rewriter):
@@ -84,10 +107,20 @@ class _Legalizer(TP.Rewriter):
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
         pre: list[TP.Stmt] = []
         args = list(call.args)
+        op = call.op
+        twin = _column_twin(opdef) if 0 in columns else None
+        others = [i for i in range(1, len(args)) if isinstance(getattr(args[i], "type", None), TileType)]
+        if twin is not None and all(_is_row_viewable_column(getattr(args[i], "type")) for i in others):
+            # Seen as a row, an [N, 1] column's rows are the [1, N] row's columns: a per-row
+            # operand (also [N, 1]) holds one value per column, and a row reduction reduces each
+            # column. The op is its col twin on the row views (row_expand_add -> col_expand_add,
+            # row_sum -> col_sum), scratch operands seen as rows too.
+            op = twin
+            columns = sorted(set(columns) | set(others))
         for i in columns:
             args[i] = self._reshaped(args[i], pre, node.span)
-        row_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
-                           type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
+        row_call = TP.Call(op=op, args=tuple(args), attrs=call.attrs,
+                           type=REGISTRY.deduce(op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
         self.bump("column_ops_as_rows")
         if row_call.type == node.target.type:
             return (*pre, TP.AssignStmt(target=node.target, value=row_call, span=node.span))

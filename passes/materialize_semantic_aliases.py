@@ -105,19 +105,25 @@ class _Candidate:
 
 
 def _candidates(body: Sequence[Node], out: list[_Candidate]) -> None:
+    """The merges the semantics want, inner constructs first, and for each loop its result
+    first: a loop result must share its iter-arg's buffer (PTO has no copy at a loop's exit), so
+    it is merged while it is still alone, before any enclosing construct groups it elsewhere;
+    a conflicting init / yield / phi value then gets a copy instead."""
     for stmt in body:
         if isinstance(stmt, A.ForStmt):
+            _candidates(stmt.body, out)
             yielded = _yielded(stmt.body)
             for k, iter_arg in enumerate(stmt.iter_args):
                 if not isinstance(iter_arg.var.type, TileType):
                     continue
+                if k < len(stmt.results):
+                    out.append(_Candidate(iter_arg.var, stmt.results[k], stmt, "result", k))
                 out.append(_Candidate(iter_arg.var, iter_arg.init, stmt, "init", k))
                 if k < len(yielded):
                     out.append(_Candidate(iter_arg.var, yielded[k], stmt, "yield", k, "body"))
-                if k < len(stmt.results):
-                    out.append(_Candidate(iter_arg.var, stmt.results[k], stmt, "result", k))
-            _candidates(stmt.body, out)
         elif isinstance(stmt, A.IfStmt):
+            _candidates(stmt.then_body, out)
+            _candidates(stmt.else_body, out)
             then_vals, else_vals = _yielded(stmt.then_body), _yielded(stmt.else_body)
             for k, result in enumerate(stmt.results):
                 if not isinstance(result.type, TileType):
@@ -126,8 +132,6 @@ def _candidates(body: Sequence[Node], out: list[_Candidate]) -> None:
                     out.append(_Candidate(result, then_vals[k], stmt, "yield", k, "then_body"))
                 if k < len(else_vals):
                     out.append(_Candidate(result, else_vals[k], stmt, "yield", k, "else_body"))
-            _candidates(stmt.then_body, out)
-            _candidates(stmt.else_body, out)
         elif isinstance(stmt, A.AssignStmt) and isinstance(stmt.value, A.Call) and stmt.value.op in REGISTRY:
             rule = REGISTRY.get(stmt.value.op).output_memory
             if isinstance(rule, ReusesInput) and rule.index < len(stmt.value.args) \

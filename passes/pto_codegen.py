@@ -317,7 +317,19 @@ class _Codegen(P.FromAddressed):
             return self._arith(op, (lhs, rhs), BOOL, span, (("predicate", float_pred if is_float else int_pred),))
         if expr.op not in ARITH_BINARY:
             raise CompileError(Diagnostic.at(expr, RULE, f"scalar operator `{expr.op}` has no arith form"))
+        if is_float and expr.op in ("//", "%"):
+            # The DSL's `//` and `%` are FloorDiv / FloorMod (JIT_FRONTEND.md); arith's divf / remf
+            # are true division and a truncated remainder.
+            raise CompileError(Diagnostic.at(
+                expr, RULE, f"not supported yet: `{expr.op}` on float scalars (floor "
+                            f"{'division' if expr.op == '//' else 'modulo'}) has no exact arith form",
+                "compute it in integers, or restructure the scalar arithmetic without it"))
         int_op, float_op = ARITH_BINARY[expr.op]
+        if expr.op == "%" and not is_float:
+            # FloorMod from the truncated remainder: remsi(remsi(a, b) + b, b) takes b's sign.
+            first = self._arith(int_op, (lhs, rhs), expr.type, span)
+            shifted = self._arith(ARITH_BINARY["+"][0], (first, rhs), expr.type, span)
+            return self._arith(int_op, (shifted, rhs), expr.type, span)
         return self._arith(float_op if is_float else int_op, (lhs, rhs), expr.type, span)
 
     def _binop_operand(self, expr: A.Expr, other: A.Expr, span: Span) -> P.Var:

@@ -280,3 +280,38 @@ def test_an_operand_with_batch_axes_of_its_own_broadcasts_page_by_page() -> None
     assert [static_ints(s.args[2]) for s in calls(out, "tile.slice")] == [(0, 0), (1, 0)]
     assert [static_ints(a.args[2]) for a in calls(out, "tile.assemble")] == [(0, 0), (16, 0)]
     assert not calls(out, "tile.reshape")  # the [1, 1, 32] -> [1, 32] views pack to the identity
+
+
+
+
+RANK1_REINTERPRET = """\
+import pypto.language as pl
+
+
+@pl.program
+class Rank1Reinterpret:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16], pl.FP16]) -> pl.Tensor[[1], pl.INT16]:
+        bits: pl.Tensor[[16], pl.INT16] = pl.tensor.reinterpret_view(x, dtype=pl.INT16, shape=[16])
+        return pl.tensor.row_sum(pl.tensor.shls(bits, pl.const(7, pl.INT16)))
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_rank1_reinterpret_view_with_an_explicit_shape_is_packed(backend: str) -> None:
+    # Its `shape` attribute named the rank-1 result, so the view stayed [16] while its source
+    # became [1, 16], and the row reduction after it crashed (found by the generator).
+    import numpy as np
+
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compare, compile_program, random_inputs, reference, run
+    compiled = compile_program(parse_program(RANK1_REINTERPRET, "r.py"), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, 2)
+    expected = reference(compiled.source, inputs)
+    reports = compare(expected, run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports
+    bits = np.asarray(inputs["x"]).view(np.int16).astype(np.int64)
+    shifted = (bits.astype(np.int16) << np.int16(7)).astype(np.int16)
+    want = np.sum(shifted.astype(np.int64))
+    want = ((want + 2**15) % 2**16) - 2**15  # INT16 wrap-around of the sum
+    assert int(np.asarray(expected["ret0"]).reshape(-1)[0]) == want

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 
 import languages.gen.tile_placed as P
@@ -90,3 +91,33 @@ def test_other_column_major_vec_tiles_are_not_supported_yet() -> None:
     with pytest.raises(CompileError, match="not supported yet") as err:
         LegalizeVecLayouts().run(program, PassContext("Ascend910B", get_backend("Ascend910B")))
     assert str(err.value).startswith("k.py:8:")
+
+
+ROW_WISE_ON_COLUMNS = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, a: pl.Tensor[[16, 1], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32]) -> pl.Tensor[[16, 1], pl.FP32]:
+        s = pl.row_sum(a)
+        m = pl.row_expand_mul(s, b)
+        return pl.row_expand_sub(m, pl.row_max(b))
+    """), "    ")
+
+
+def test_row_wise_ops_on_columns_become_their_column_twins_on_rows() -> None:
+    # Seen as a [1, N] row, an [N, 1] column's rows are columns: row_sum is col_sum there, and
+    # a per-row operand holds one value per column (row_expand_mul -> col_expand_mul).
+    program = _legalized(ROW_WISE_ON_COLUMNS)
+    ops = {n.op for n in walk(program) if isinstance(n, P.Call)}
+    assert {"tile.col_sum", "tile.col_max", "tile.col_expand_mul", "tile.col_expand_sub"} <= ops, ops
+    assert not ops & {"tile.row_sum", "tile.row_max", "tile.row_expand_mul", "tile.row_expand_sub"}
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_row_wise_ops_on_columns_simulate_bit_exactly_and_match_numpy(backend: str) -> None:
+    compiled = compile_program(parse_program(ROW_WISE_ON_COLUMNS, "k.py"), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, 5)
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    a, b = (np.asarray(inputs[name], dtype=np.float64) for name in ("a", "b"))
+    expected = (a * b).astype(np.float32).astype(np.float64) - b  # row_sum / row_max of one column are the column itself
+    got = np.asarray(next(iter(outputs.values())), dtype=np.float64)
+    assert np.array_equal(got, expected.astype(np.float32).astype(np.float64))

@@ -302,3 +302,40 @@ def test_simulate_on_a_pto_input_runs_the_simulator_without_a_reference(tmp_path
     assert "simulator only" in run.stderr and "arg2: simulated ([64, 128] FP32)" in run.stderr
     assert run.stdout.startswith("module {")  # the IR alone on stdout
     assert "Traceback" not in run.stderr
+
+
+SCALAR_WRITE = """\
+import pypto.language as pl
+
+
+@pl.program
+class ScalarWrite:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel0(self, x: pl.Tensor[[2, 4], pl.FP32], y: pl.Tensor[[2, 4], pl.FP32]) -> pl.Tensor[[2, 4], pl.FP32]:
+        s: pl.Scalar[pl.FP32] = pl.tensor.read(y, [1, 2])
+        w: pl.Tensor[[2, 4], pl.FP32] = pl.tensor.write(x, [0, 1], s)
+        return w
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[2, 4], pl.FP32], y: pl.Tensor[[2, 4], pl.FP32]) -> pl.Tensor[[2, 4], pl.FP32]:
+        out: pl.Tensor[[2, 4], pl.FP32] = self.kernel0(x, y)
+        return out
+"""
+
+
+def test_scalar_stores_and_loads_restore_parameter_directions(tmp_path: Path) -> None:
+    # The text has no directions: a parameter pto.store_scalar writes is an output, one
+    # pto.load_scalar reads an input; a round trip that lost the store simulated a kernel
+    # writing nothing (found by the registry-derived generator).
+    from nanopass_pto.run import compile_program, random_inputs, reference, run
+    path = tmp_path / "scalar_write.py"
+    path.write_text(SCALAR_WRITE)
+    compiled = compile_program(load_program(str(path)), verify_all=True)
+    assert isinstance(compiled.final, P.Program)
+    shipped = parse_mlir(print_mlir(compiled.final), "scalar_write.pto")
+    directions = {p.var.name: p.direction for p in shipped.functions[0].params}
+    assert sorted(directions.values()) == ["In", "Out"], directions
+    inputs = random_inputs(compiled.source, 1)
+    got, want = run(compiled.shipping(shipped), inputs), reference(compiled.source, inputs)
+    assert np.array_equal(got["ret0"], want["ret0"])
+    assert got["ret0"][0, 1] == np.asarray(inputs["y"])[1, 2]

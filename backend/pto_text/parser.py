@@ -41,8 +41,9 @@ _T = TypeVar("_T")
 #
 # * a tensor parameter's shape (its type prints as `!pto.ptr<dtype>`) is the constant shape of
 #   its `pto.make_tensor_view`;
-# * a parameter's direction is what the kernel does to it: stored and loaded -> InOut, only
-#   stored -> Out, else In;
+# * a parameter's direction is what the kernel does to it (pto.tload / tstore through its views,
+#   pto.load_scalar / store_scalar on its pointer): stored and loaded -> InOut, only stored ->
+#   Out, else In;
 # * a tile's MemRef is named per distinct (space, address) of `pto.alloc_tile`, with the byte
 #   size of the largest tile allocated there (Rows * Cols * element bytes: the backend-specific
 #   L0C row padding is not in the text);
@@ -548,6 +549,7 @@ class _MlirParser:
             call = replace(call, span=span)
         target = self.define(token, call.type)
         self.after_value(target, call)
+        self.note_memory_access(call)
         return P.AssignStmt(target=target, value=call, span=span)
 
     def after_value(self, target: P.Var, call: P.Call) -> None:
@@ -665,6 +667,11 @@ class _MlirParser:
             self.fn.loaded.add(self.fn.view_param.get(call.args[0].name, ""))
         elif call.op == "pto.tstore" and call.args and isinstance(call.args[-1], P.Var):
             self.fn.stored.add(self.fn.view_param.get(call.args[-1].name, ""))
+        # Scalar access addresses the parameter's pointer itself (no tensor view).
+        elif call.op == "pto.load_scalar" and call.args and isinstance(call.args[0], P.Var):
+            self.fn.loaded.add(call.args[0].name)
+        elif call.op == "pto.store_scalar" and len(call.args) > 1 and isinstance(call.args[1], P.Var):
+            self.fn.stored.add(call.args[1].name)
 
     # -- attributes ----------------------------------------------------------------------------
 

@@ -102,6 +102,12 @@ def deduce_mrgsort1(args: Sequence[Node], attrs: Attrs) -> Type:
     block_len = scalar_at(args, 1)
     if not (block_len.dtype.is_int or block_len.dtype is DataType.INDEX):
         raise DeductionError(f"expected an integer block_len, got {describe(args[1])}", 1)
+    pair = pair_elements(src.dtype)
+    constant = getattr(args[1], "value", None) if args[1].KIND == "ConstInt" else None
+    if isinstance(constant, int) and (constant <= 0 or constant % pair):
+        # TMRGSORT merges whole (score, index) pairs: a block is a positive number of them.
+        raise DeductionError(f"expected block_len a positive multiple of {pair} (the {src.dtype.name} elements of "
+                             f"one (score, index) pair), got {constant}", 1)
     return _tile_or_tensor_like(src, src.shape, src.dtype, src.valid_shape)
 
 

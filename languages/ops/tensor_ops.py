@@ -387,6 +387,10 @@ def deduce_transpose(args: Sequence[Node], attrs: Attrs) -> Type:
         raise DeductionError(f"attributes axis1/axis2 expected axes within rank {rank}, got {axes}")
     order = list(range(rank))
     a, b = axes[0] % rank, axes[1] % rank
+    if a == b:
+        # TTRANS always swaps: a "transpose" of an axis with itself would lower to a real one.
+        raise DeductionError(f"attributes axis1/axis2 expected two different axes, got {axes}",
+                             hint="drop the transpose: swapping an axis with itself changes nothing")
     order[a], order[b] = order[b], order[a]
     return rebuild(value, tuple(value.shape[i] for i in order), value.dtype, tuple(value.valid[i] for i in order))
 

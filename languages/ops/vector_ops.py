@@ -22,7 +22,7 @@ Rules stated here (the catalog's):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from languages.memory_space import MemorySpace
 from languages.ops import (
@@ -530,6 +530,19 @@ _DEDUCERS = {"bitwise": deduce_bitwise, "shift": deduce_shift}
 _SCALAR_DEDUCERS = {"bitwise": deduce_bitwise_scalar, "shift": deduce_shift_scalar}
 
 
+def _float_only(deduce: Callable[[Sequence[Node], Attrs], Type], function: str) -> Callable[[Sequence[Node], Attrs], Type]:
+    """`deduce`, rejecting integer operands: `function` is defined on floats only."""
+
+    def checked(args: Sequence[Node], attrs: Attrs) -> Type:
+        result = deduce(args, attrs)
+        dtype = getattr(result, "dtype", None)
+        if isinstance(dtype, DataType) and not dtype.is_float:
+            raise DeductionError(f"expected a float dtype for {function}, got {dtype.name}", 0)
+        return result
+
+    return checked
+
+
 def _tile_conversion(tile_op: str, inputs: int, scratch: bool = False) -> TileConversion:
     return TileConversion(tile_op, tuple(TileInput(i, (tile_op,)) for i in range(inputs)),
                           scratch_like=0 if scratch else None)
@@ -648,7 +661,7 @@ def _reduction_ops() -> list[OpDef]:
         ops.append(OpDef(f"tensor.{direction}_expand", (_ten("lhs"), _ten("rhs")), deduce, (f"{direction}_broadcast",),
                          f"{direction}_expand", to_tile=_tile_conversion(f"tile.{direction}_expand", 2)))
         expand = "row_expand" if direction == "row" else "col_expand"
-        deducer = deduce_row_expand if direction == "row" else deduce_col_expand
+        deducer = _float_only(deduce_row_expand if direction == "row" else deduce_col_expand, "exp")
         ops.append(OpDef(f"tile.{expand}_expdif", (_vec("x"), _vec(direction)), deducer, (f"{direction}_expdif",),
                          expand, output_memory=_VEC_OUT, pto=(f"pto.t{direction}expandexpdif",),
                          doc=f"exp(x - {direction}) with the difference rounded first."))
