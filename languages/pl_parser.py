@@ -104,6 +104,13 @@ _AST_COMPARISONS: dict[type[ast.cmpop], str] = {
 }
 _AST_BOOLOPS: dict[type[ast.boolop], str] = {ast.And: "and", ast.Or: "or"}
 _BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
+# The pl.* call a Python operator on a Tensor / tile stands for (JIT_FRONTEND.md §4.5, Appendix B.1).
+_OPERATOR_CALLS: dict[str, tuple[str, str]] = {  # operator -> (the call, its extra arguments)
+    "+": ("pl.add", ""), "-": ("pl.sub", ""), "*": ("pl.mul", ""), "/": ("pl.div", ""), "@": ("pl.matmul", ""),
+    "//": ("pl.div", ""), "%": ("pl.fmod", ""), "-x": ("pl.neg", ""), "not": ("pl.not_", ""),
+    "and": ("pl.and_", ""), "or": ("pl.or_", ""),
+    **{cmp: ("pl.cmp", f", cmp_type={code}") for code, cmp in enumerate(("==", "!=", "<", "<=", ">", ">="))},
+}
 
 # `pl.X(...)` spellings that are not operators, or that name one operator regardless of operands.
 _FIXED_SUGAR = {
@@ -1194,20 +1201,41 @@ class _Parser:
                 return self.make("ConstFloat", node, value=-literal, dtype=DataType.FP32)
         if isinstance(node.op, ast.USub):
             operand = self.expr(operand_ast, scope)
+            self.require_scalar_operands(node, "-x", (operand,))
             return self.make("UnaryOp", node, op="-", operand=operand, type=expr_type(operand))
         if isinstance(node.op, ast.Not):
             operand = self.expr(operand_ast, scope)
+            self.require_scalar_operands(node, "not", (operand,))
             return self.make("UnaryOp", node, op="not", operand=operand, type=BOOL_TYPE)
         self.fail(node, f"unsupported unary operator in `{ast.unparse(node)}` (supported: -x, not x)")
 
     def binop_node(self, node: ast.AST, op: str, lhs: Node, rhs: Node) -> Node:
+        self.require_scalar_operands(node, op, (lhs, rhs))
         literal = lhs.KIND == "ConstInt" and cast(tensor_lang.ConstInt, lhs).dtype is DataType.INDEX
         ty = binop_type(op, expr_type(lhs), expr_type(rhs), literal)
         return self.make("BinOp", node, op=op, lhs=lhs, rhs=rhs, type=ty)
 
+    def require_scalar_operands(self, node: ast.AST, op: str, operands: Sequence[Node]) -> None:
+        """Python operators are scalar arithmetic (PyPTO's parse_binop builds scalar Exprs only):
+        on a Tensor or a tile they are rejected here, at the operator, naming the pl.* call."""
+        for operand in operands:
+            ty = expr_type(operand)
+            if isinstance(ty, ScalarType):
+                continue
+            spelled = ast.unparse(node) if isinstance(node, ast.expr) else op
+            callee, extra = _OPERATOR_CALLS.get(op, ("", ""))
+            hint = "Python operators work on scalars only; use the pl.* operator calls for tensors and tiles"
+            if callee:
+                hint = f"Python operators work on scalars only; write {callee}({_operand_text(node)}{extra})"
+            self.fail(node, f"operator `{op}` in `{spelled}` is applied to a {_kind_word(ty)} "
+                            f"(`{format_type(ty)}`), not a scalar", hint)
+
     def binop(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.BinOp)
         op = _AST_BINOPS.get(type(node.op))
+        if op is None and isinstance(node.op, (ast.Div, ast.MatMult)):
+            lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
+            self.require_scalar_operands(node, "/" if isinstance(node.op, ast.Div) else "@", (lhs, rhs))
         if op is None:
             self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * // %)",
                       "use // for integer division")
@@ -1894,8 +1922,22 @@ def _has_scopes(program: ast.ClassDef) -> bool:
     return False
 
 
+def _operand_text(node: ast.AST) -> str:
+    """The operands of an operator expression, as call arguments (`a, b` of `a + b`)."""
+    if isinstance(node, ast.BinOp):
+        return f"{ast.unparse(node.left)}, {ast.unparse(node.right)}"
+    if isinstance(node, ast.Compare):
+        return f"{ast.unparse(node.left)}, {ast.unparse(node.comparators[0])}"
+    if isinstance(node, ast.UnaryOp):
+        return ast.unparse(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return ", ".join(ast.unparse(v) for v in node.values) or "a, b"
+    return "..."
+
+
 def _kind_word(ty: Type) -> str:
-    return {TensorType: "Tensor", TileType: "Tile", ScalarType: "Scalar"}.get(type(ty), type(ty).__name__)
+    return {TensorType: "Tensor", TileType: "Tile", ScalarType: "Scalar", TupleType: "tuple"}.get(
+        type(ty), type(ty).__name__)
 
 
 def _is_unplaced_tile(ty: Type | None) -> bool:

@@ -46,6 +46,8 @@ PROPERTIES: tuple[Property, ...] = (
              "every call's type equals its op's deduction; self.f(...) has f's return type", scope="program"),
     Property("CallSitesComplete", VALUE_LEVEL, "verifiers.call_sites_complete:verify",
              "every self.f(...) passes one argument per parameter of f", scope="program"),
+    Property("ScalarOperators", _ALL, "verifiers.scalar_operators:verify",
+             "Python operators (BinOp, UnaryOp) compute on scalars only; tensors and tiles use pl.* calls"),
     Property("SplitIncoreOrch", frozenset({"DSL"}), "verifiers.split_incore_orch:verify",
              "no pl.at(level=pl.Level.CORE_GROUP) scope is left to outline"),
     Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
@@ -84,7 +86,7 @@ PROPERTIES: tuple[Property, ...] = (
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete", "ViewLegality",
-                     "StaticBounds"})
+                     "StaticBounds", "ScalarOperators"})
 
 PTO_SUFFIX = ".pto"
 
