@@ -48,6 +48,8 @@ PROPERTIES: tuple[Property, ...] = (
              "every self.f(...) passes one argument per parameter of f", scope="program"),
     Property("ScalarOperators", _ALL, "verifiers.scalar_operators:verify",
              "Python operators (BinOp, UnaryOp) compute on scalars only; tensors and tiles use pl.* calls"),
+    Property("NoInlineFunctions", _ALL, "verifiers.no_inline_functions:verify",
+             "no Inline function, and no call to one, is left (InlineFunctions spliced them)"),
     Property("SplitIncoreOrch", frozenset({"DSL"}), "verifiers.split_incore_orch:verify",
              "no pl.at(level=pl.Level.CORE_GROUP) scope is left to outline"),
     Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
@@ -92,7 +94,7 @@ PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
     # DSL: the frontend, in PyPTO's order
-    "outline-incore-scopes", "outline-cluster-scopes",
+    "inline-functions", "outline-incore-scopes", "outline-cluster-scopes",
     # Tensor
     "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination", "seed-zero-accumulators",
     # ConvertTensorToTileOps, as tiny passes: Tensor -> TileUnplaced

@@ -46,7 +46,7 @@ def test_operators_on_tensors_and_tiles_are_rejected_at_the_operator(expr: str, 
 
 def test_scalars_keep_their_operators() -> None:
     program = parse_program(kernel("m = (n + 15) // 16 * 2 - n % 4"), "k.py")
-    ops = [node.op for node in preorder(program) if node.KIND == "BinOp"]
+    ops = [getattr(node, "op") for node in preorder(program) if node.KIND == "BinOp"]
     assert ops == ["-", "*", "//", "+", "%"]
     assert verify(program) == []
 
