@@ -816,11 +816,14 @@ class _Parser:
         parts = _dotted(call.func) if isinstance(call, ast.Call) else None
         if not isinstance(call, ast.Call) or parts is None or len(parts) != 2 or parts[0] != "pl" \
                 or parts[1] not in LOOP_ITERATORS.values():
-            self.fail(stmt.iter, "expected pl.range(...), pl.pipeline(...) or pl.parallel(...) after `in`")
+            self.fail(stmt.iter, "For loop must use pl.range(), pl.parallel(), pl.unroll() or pl.pipeline()",
+                      "a Python `range` or iterator is not unrolled: write pl.range(n), or pl.unroll(n) to unroll")
         kind = next(k for k, v in LOOP_ITERATORS.items() if v == parts[1])
         if not 1 <= len(call.args) <= 3:
             self.fail(call, f"pl.{parts[1]} takes 1 to 3 positional arguments (start, stop, step)")
         bounds = [self.expr(a, scope) for a in call.args]
+        if kind == "unroll":
+            self.check_unroll(call, bounds)
         if len(bounds) == 1:
             bounds.insert(0, self.make("ConstInt", None, value=0, dtype=DataType.INDEX))
         if len(bounds) == 2:
@@ -866,6 +869,20 @@ class _Parser:
         self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
+
+    def check_unroll(self, call: ast.Call, bounds: list[Node]) -> None:
+        """pl.unroll needs constant integer bounds and no init_values (JIT_FRONTEND.md §6)."""
+        for arg, bound in zip(call.args, bounds):
+            if bound.KIND != "ConstInt":
+                self.fail(arg, "pl.unroll() requires compile-time constant integer bounds",
+                          "use pl.range for a loop whose bounds are only known at run time")
+        if len(bounds) == 3 and cast(tensor_lang.ConstInt, bounds[2]).value == 0:
+            self.fail(call.args[2], "pl.unroll() step must not be 0")
+        for kw in call.keywords:
+            if kw.arg == "init_values":
+                self.fail(kw.value, "pl.unroll() cannot be combined with init_values",
+                          "reassign the carried names in the body; each unrolled copy reads the previous one's")
+            self.fail(kw, f"Unknown keyword argument `{kw.arg}` of pl.unroll()")
 
     def implicitly_carried(self, stmt: ast.For, scope: _Scope, loop_name: ast.Name, carried: list[ast.Name],
                            live_after: frozenset[str], loop_reads: frozenset[str]) -> list[tuple[str, ast.Name]]:
@@ -1913,9 +1930,12 @@ def _is_jit_module(module: ast.Module) -> bool:
 
 
 def _has_scopes(program: ast.ClassDef) -> bool:
-    """Whether a program uses what only the DSL language has (scopes, Inline functions)."""
+    """Whether a program uses what only the DSL language has (scopes, Inline functions, unroll
+    loops)."""
     for node in ast.walk(program):
         if isinstance(node, ast.With):
+            return True
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == ["pl", "unroll"]:
             return True
         if isinstance(node, ast.Attribute) and node.attr == "Inline" and _dotted(node) == ["pl", "FunctionType", "Inline"]:
             return True

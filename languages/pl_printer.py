@@ -57,7 +57,7 @@ OPAQUE = "Opaque"
 SPLIT_MODE_NAMES = {0: "NONE", 1: "UP_DOWN", 2: "LEFT_RIGHT"}
 
 # Loop kinds and the `pl.*` iterator each prints as.
-LOOP_ITERATORS = {"range": "range", "pipeline": "pipeline", "parallel": "parallel"}
+LOOP_ITERATORS = {"range": "range", "pipeline": "pipeline", "parallel": "parallel", "unroll": "unroll"}
 
 # Python precedence levels of scalar operators (higher binds tighter).
 PRECEDENCE: dict[str, int] = {

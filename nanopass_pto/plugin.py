@@ -50,6 +50,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Python operators (BinOp, UnaryOp) compute on scalars only; tensors and tiles use pl.* calls"),
     Property("NoInlineFunctions", _ALL, "verifiers.no_inline_functions:verify",
              "no Inline function, and no call to one, is left (InlineFunctions spliced them)"),
+    Property("NoUnrollLoops", _ALL, "verifiers.no_unroll_loops:verify",
+             "no pl.unroll loop is left (UnrollLoops expanded them)"),
     Property("SplitIncoreOrch", frozenset({"DSL"}), "verifiers.split_incore_orch:verify",
              "no pl.at(level=pl.Level.CORE_GROUP) scope is left to outline"),
     Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
@@ -90,11 +92,14 @@ PROPERTIES: tuple[Property, ...] = (
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete", "ViewLegality",
                      "StaticBounds", "ScalarOperators"})
 
+# What the frontend establishes: a program of a later language is checked for it when loaded.
+_FRONTEND_DONE = frozenset({"NoInlineFunctions", "NoUnrollLoops"})
+
 PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
     # DSL: the frontend, in PyPTO's order
-    "inline-functions", "outline-incore-scopes", "outline-cluster-scopes",
+    "inline-functions", "unroll-loops", "outline-incore-scopes", "outline-cluster-scopes",
     # Tensor
     "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination", "seed-zero-accumulators",
     # ConvertTensorToTileOps, as tiny passes: Tensor -> TileUnplaced
@@ -225,7 +230,7 @@ PLUGIN = CompilerPlugin(
     parse=parse,
     parse_with_args=parse_with_args,
     print_program=print_program,
-    load_properties={lang: _LOADED for lang in VALUE_LEVEL},
+    load_properties={lang: _LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE for lang in VALUE_LEVEL},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",

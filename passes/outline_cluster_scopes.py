@@ -58,7 +58,7 @@ class OutlineClusterScopes(Pass[D.Program, T.Program]):
     spec_name: ClassVar[str] = "OutlineClusterScopes"
     source: ClassVar[Language] = DSL
     target: ClassVar[Language] = Tensor
-    requires: ClassVar[frozenset[str]] = frozenset({"SplitIncoreOrch"})
+    requires: ClassVar[frozenset[str]] = frozenset({"SplitIncoreOrch", "NoInlineFunctions", "NoUnrollLoops"})
 
     @override
     def run(self, program: D.Program, ctx: PassContext) -> T.Program:

@@ -9,6 +9,7 @@ from __future__ import annotations
 PASSES: dict[str, str] = {
     # the frontend: DSL -> Tensor, in PyPTO's order
     "inline-functions": "passes.inline_functions:InlineFunctions",
+    "unroll-loops": "passes.unroll_loops:UnrollLoops",
     "outline-incore-scopes": "passes.outline_incore_scopes:OutlineIncoreScopes",
     "outline-cluster-scopes": "passes.outline_cluster_scopes:OutlineClusterScopes",
     "normalize-stmt-structure": "passes.normalize_stmt_structure:NormalizeStmtStructure",
