@@ -29,14 +29,15 @@ import languages.gen.dsl as D
 from languages.decls import DSL
 from typing_extensions import override
 
-from languages.pl_parser import _Parser, _Scope, _dotted, _error, _is_docstring, _span_of, _syntax_error
+from languages.pl_parser import (
+    Constant, _Parser, _Scope, _dotted, _error, _is_docstring, _span_of, _syntax_error, fold_constant, module_constants,
+)
 from languages.pl_printer import expr_type
 from languages.types import DataType, NoneType, ScalarType, TensorType, TupleType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
 
 RULE = "parse"
-Constant = Union[int, float, bool]
 
 # Decorator spelling -> the function type the specializer gives it (JIT_FRONTEND.md §1.1).
 JIT_KINDS = {
@@ -106,50 +107,6 @@ def _check_options(spelling: str, keywords: Mapping[str, ast.expr], filename: st
         if name == "level" and _dotted(value) not in (["pl", "Level", "CHIP_DIE"], ["pl", "Level", "L2CACHE"]):
             raise _error(_span_of(filename, value), f"@pl.jit.incore(level={ast.unparse(value)}): a function of type "
                                                     "InCore implies level=CHIP_DIE, which is the only level it takes")
-
-
-def module_constants(module: ast.Module) -> dict[str, Constant]:
-    """Module-level `NAME = <constant expression>` assignments (what the jit specializer inlines
-    when the module is read without running it, e.g. by the CLI)."""
-    constants: dict[str, Constant] = {}
-    for stmt in module.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            value = fold_constant(stmt.value, constants)
-            if value is not None:
-                constants[stmt.targets[0].id] = value
-            else:
-                constants.pop(stmt.targets[0].id, None)
-    return constants
-
-
-_FOLD_BINOPS: dict[type[ast.operator], Any] = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Div: lambda a, b: a / b,
-    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
-}
-
-
-def fold_constant(node: ast.expr, names: Mapping[str, Constant]) -> Constant | None:
-    """The value of a constant int / float / bool expression over `names`, else None."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
-        return cast(Constant, node.value)
-    if isinstance(node, ast.Name) and node.id in names:
-        return names[node.id]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        inner = fold_constant(node.operand, names)
-        if inner is None or isinstance(inner, bool):
-            return None
-        return -inner if isinstance(node.op, ast.USub) else inner
-    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_BINOPS:
-        lhs, rhs = fold_constant(node.left, names), fold_constant(node.right, names)
-        if lhs is None or rhs is None or isinstance(lhs, bool) or isinstance(rhs, bool):
-            return None
-        try:
-            value = _FOLD_BINOPS[type(node.op)](lhs, rhs)
-        except (ZeroDivisionError, OverflowError, ValueError):
-            return None
-        return value if type(value) in (int, float) else None
-    return None
 
 
 # -- annotations ------------------------------------------------------------------------------------
@@ -803,5 +760,5 @@ def parse_jit_file(text: str, filename: str) -> D.Program:
     return parse_jit(text, filename, entries[0], binding, constants)
 
 
-__all__ = ["Binding", "JitDef", "is_jit_source", "jit_functions", "module_constants", "parse_jit", "parse_jit_file",
+__all__ = ["Binding", "Constant", "JitDef", "fold_constant", "is_jit_source", "jit_functions", "module_constants", "parse_jit", "parse_jit_file",
            "static_binding"]

@@ -46,7 +46,7 @@ import keyword
 import re
 from collections import deque
 from types import ModuleType
-from typing import Any, Callable, Iterator, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
+from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
 
 import languages.gen.addressed as addressed_lang
 import languages.gen.dsl as dsl_lang
@@ -143,6 +143,53 @@ _TENSOR_EXAMPLE = "pl.Tensor[[16, 32], pl.FP32]"
 # --- public API ----------------------------------------------------------------------------
 
 
+Constant = Union[int, float, bool]
+
+
+def module_constants(module: ast.Module) -> dict[str, Constant]:
+    """Module-level `NAME = <constant expression>` assignments (what the jit specializer inlines
+    when the module is read without running it, e.g. by the CLI)."""
+    constants: dict[str, Constant] = {}
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = fold_constant(stmt.value, constants)
+            if value is not None:
+                constants[stmt.targets[0].id] = value
+            else:
+                constants.pop(stmt.targets[0].id, None)
+    return constants
+
+
+_FOLD_BINOPS: dict[type[ast.operator], Any] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Div: lambda a, b: a / b,
+    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+}
+
+
+def fold_constant(node: ast.expr, names: Mapping[str, Constant]) -> Constant | None:
+    """The value of a constant int / float / bool expression over `names`, else None."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
+        return cast(Constant, node.value)
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = fold_constant(node.operand, names)
+        if inner is None or isinstance(inner, bool):
+            return None
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLD_BINOPS:
+        lhs, rhs = fold_constant(node.left, names), fold_constant(node.right, names)
+        if lhs is None or rhs is None or isinstance(lhs, bool) or isinstance(rhs, bool):
+            return None
+        try:
+            value = _FOLD_BINOPS[type(node.op)](lhs, rhs)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return None
+        return value if type(value) in (int, float) else None
+    return None
+
+
 def binop_type(op: str, lhs_type: Type, rhs_type: Type, lhs_is_index_literal: bool = False) -> Type:
     """The type the parser gives a scalar BinOp (build IR with it to round-trip exactly)."""
     if op in _BOOL_RESULT_OPS:
@@ -233,8 +280,11 @@ def _syntax_error(text: str, filename: str) -> ast.Module:
 class _TypeReader:
     """Reads type annotations; independent of the target language (used for detection too)."""
 
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, constants: Mapping[str, Constant] | None = None) -> None:
         self.filename = filename
+        # Module-level constants (`ROWS = 128`): PyPTO resolves them, and folds constant arithmetic
+        # over them and literals (`4 * ROWS`), wherever a shape or an integer attribute is read.
+        self.constants: Mapping[str, Constant] = constants or {}
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> NoReturn:
         raise _error(_span_of(self.filename, node), message, hint)
@@ -256,11 +306,11 @@ class _TypeReader:
         return MemorySpace[parts[2]]
 
     def int_value(self, node: ast.expr, what: str) -> int:
-        negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-        inner = node.operand if isinstance(node, ast.UnaryOp) and negative else node
-        if not isinstance(inner, ast.Constant) or type(inner.value) is not int:
-            self.fail(node, f"expected an integer {what}, got `{ast.unparse(node)}`")
-        return -inner.value if negative else inner.value
+        value = fold_constant(node, self.constants)
+        if type(value) is not int:
+            self.fail(node, f"expected an integer {what}, got `{ast.unparse(node)}`",
+                      "write an integer, a module-level integer constant, or constant arithmetic over them")
+        return value
 
     def dims(self, node: ast.expr) -> tuple[int, ...]:
         if not isinstance(node, (ast.List, ast.Tuple)):
@@ -523,11 +573,12 @@ class _YieldTargets:
 
 
 class _Parser:
-    def __init__(self, filename: str, language: Language) -> None:
+    def __init__(self, filename: str, language: Language, constants: Mapping[str, Constant] | None = None) -> None:
         self.filename = filename
         self.language = language
         self.m: ModuleType = importlib.import_module(language.module)
-        self.types = _TypeReader(filename)
+        self.constants: Mapping[str, Constant] = constants or {}
+        self.types = _TypeReader(filename, self.constants)
         self.signatures: dict[str, tuple[Type, ...]] = {}
         # Every variable name of the function being parsed (SSA renaming picks fresh ones).
         self.used_names: set[str] = set()
@@ -1185,6 +1236,8 @@ class _Parser:
             assignment = self.assigned_in_function.get(node.id)
             if assignment is not None:
                 self.undefined_here(node, assignment)
+            if node.id in self.constants:  # a module-level constant, read as its literal
+                return self.literal(node, self.constants[node.id])
             self.fail(node, f"unknown name {node.id!r}")
         return found
 
@@ -1198,7 +1251,9 @@ class _Parser:
 
     def constant(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.Constant)
-        value = node.value
+        return self.literal(node, node.value)
+
+    def literal(self, node: ast.expr, value: object) -> Node:
         if isinstance(value, bool):
             return self.make("ConstBool", node, value=value)
         if isinstance(value, int):
@@ -1249,6 +1304,9 @@ class _Parser:
 
     def binop(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.BinOp)
+        folded = self.folded(node, scope)
+        if folded is not None:
+            return folded
         op = _AST_BINOPS.get(type(node.op))
         if op is None and isinstance(node.op, (ast.Div, ast.MatMult)):
             lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
@@ -1257,6 +1315,16 @@ class _Parser:
             self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * // %)",
                       "use // for integer division")
         return self.binop_node(node, op, self.expr(node.left, scope), self.expr(node.right, scope))
+
+    def folded(self, node: ast.BinOp, scope: _Scope) -> Node | None:
+        """An arithmetic tree over literals and module constants is one literal (PyPTO's parser
+        folds such subtrees first), so `[ROWS, 4 * 16]` is a static shape."""
+        if any(isinstance(n, ast.Name) and scope.resolve(n.id) is not None for n in ast.walk(node)):
+            return None
+        value = fold_constant(node, self.constants)
+        if type(value) is int or (type(value) is float and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult))):
+            return self.literal(node, value)
+        return None
 
     def boolop(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.BoolOp)
@@ -1778,15 +1846,16 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
     cls = _program_class(module, filename, program)
     if language is None:
         language = _header_language(text, filename)
+    constants = module_constants(module)
     if language is None:
-        reader = _TypeReader(filename)
+        reader = _TypeReader(filename, constants)
         types: list[Type] = []
         for annotation in _annotations(cls):
             types.append(_param_annotation(reader, annotation)[0])
         language = detect_language(types)
         if language is Tensor and _has_scopes(cls):
             language = DSL
-    parser = _Parser(filename, language)
+    parser = _Parser(filename, language, constants)
     try:
         return cast(AnyProgram, parser.program(cls))
     except CompileError:
