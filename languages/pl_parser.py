@@ -48,6 +48,8 @@ from collections import deque
 from types import ModuleType
 from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence, TypeAlias, TypeVar, Union, cast
 
+from typing_extensions import override
+
 import languages.gen.addressed as addressed_lang
 import languages.gen.dsl as dsl_lang
 import languages.gen.l0_tiled as l0_tiled_lang
@@ -285,6 +287,7 @@ class _TypeReader:
         # Module-level constants (`ROWS = 128`): PyPTO resolves them, and folds constant arithmetic
         # over them and literals (`4 * ROWS`), wherever a shape or an integer attribute is read.
         self.constants: Mapping[str, Constant] = constants or {}
+        self.dynamic: frozenset[str] = frozenset()  # module-level `M = pl.dynamic("M")` names
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> NoReturn:
         raise _error(_span_of(self.filename, node), message, hint)
@@ -306,6 +309,11 @@ class _TypeReader:
         return MemorySpace[parts[2]]
 
     def int_value(self, node: ast.expr, what: str) -> int:
+        dynamic = next((n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.dynamic), None)
+        if dynamic is not None:
+            self.fail(node, f"not supported yet: the dynamic {what} `{ast.unparse(node)}` ({dynamic} is a "
+                            "pl.dynamic dimension) in a @pl.program",
+                      "give the dimension a constant size; @pl.jit kernels specialize pl.dynamic dimensions per call")
         value = fold_constant(node, self.constants)
         if type(value) is not int:
             self.fail(node, f"expected an integer {what}, got `{ast.unparse(node)}`",
@@ -579,6 +587,9 @@ class _Parser:
         self.m: ModuleType = importlib.import_module(language.module)
         self.constants: Mapping[str, Constant] = constants or {}
         self.types = _TypeReader(filename, self.constants)
+        # User text folds literal arithmetic (`4 * 16`) as PyPTO does; IR text (the printer's,
+        # marked by its language header) is read verbatim, so print -> parse is the identity.
+        self.fold_literals = True
         self.signatures: dict[str, tuple[Type, ...]] = {}
         # Every variable name of the function being parsed (SSA renaming picks fresh ones).
         self.used_names: set[str] = set()
@@ -638,14 +649,70 @@ class _Parser:
         deco = func.decorator_list[0]
         if _dotted(deco) == ["pl", "function"]:
             return OPAQUE
-        if not isinstance(deco, ast.Call) or _dotted(deco.func) != ["pl", "function"] or deco.args \
-                or len(deco.keywords) != 1 or deco.keywords[0].arg != "type":
+        if not isinstance(deco, ast.Call) or _dotted(deco.func) != ["pl", "function"]:
             self.fail(deco, "expected @pl.function or @pl.function(type=pl.FunctionType.X)")
-        parts = _dotted(deco.keywords[0].value)
-        if parts is None or len(parts) != 3 or parts[:2] != ["pl", "FunctionType"] or parts[2] not in FUNCTION_TYPES:
-            self.fail(deco.keywords[0].value, f"unknown function type `{ast.unparse(deco.keywords[0].value)}` "
-                                              f"(known: {', '.join('pl.FunctionType.' + f for f in FUNCTION_TYPES)})")
-        return parts[2]
+        if deco.args:
+            self.fail(deco.args[0], "@pl.function takes keyword arguments only (type=, level=, role=, attrs=, ...)")
+        keywords = {kw.arg: kw for kw in deco.keywords}
+        for name, kw in keywords.items():
+            if name is None:
+                self.fail(kw.value, "** arguments are not supported in @pl.function(...)")
+            if name not in _FUNCTION_KEYWORDS:
+                self.fail(kw, f"Unknown keyword argument `{name}` of @pl.function "
+                              f"(known: {', '.join(_FUNCTION_KEYWORDS)})")
+        func_type = OPAQUE
+        if "type" in keywords:
+            value = keywords["type"].value
+            parts = _dotted(value)
+            if parts is None or len(parts) != 3 or parts[:2] != ["pl", "FunctionType"] or parts[2] not in FUNCTION_TYPES:
+                self.fail(value, f"unknown function type `{ast.unparse(value)}` "
+                                 f"(known: {', '.join('pl.FunctionType.' + f for f in FUNCTION_TYPES)})")
+            func_type = parts[2]
+        for name in ("level", "role"):
+            if name in keywords:
+                self.check_derived(func, func_type, name, keywords[name].value)
+        for name in ("auto_scope", "strict_ssa"):
+            if name in keywords:
+                value = keywords[name].value
+                if not isinstance(value, ast.Constant) or not isinstance(value.value, bool):
+                    self.fail(value, f"{name}= must be True or False")
+                if name == "strict_ssa" and value.value:
+                    self.fail(value, "not supported yet: @pl.function(strict_ssa=True) (reassignment is always "
+                                     "accepted and converted to SSA)", "drop strict_ssa=True")
+        if "attrs" in keywords:
+            self.function_attrs(keywords["attrs"].value)
+        return func_type
+
+    def check_derived(self, func: ast.FunctionDef, func_type: str, name: str, value: ast.expr) -> None:
+        """PyPTO derives level and role from the type (Function constructor); an explicit one
+        must agree, and on Opaque / Inline functions one is kept (JIT_FRONTEND.md §3.1)."""
+        enum = {"level": "Level", "role": "Role"}[name]
+        parts = _dotted(value)
+        if parts is None or len(parts) != 3 or parts[:2] != ["pl", enum]:
+            self.fail(value, f"Expected pl.{enum}.<name>, got `{ast.unparse(value)}`")
+        member = _LEVEL_ALIASES.get(parts[2], parts[2]) if name == "level" else parts[2]
+        derived = _DERIVED_LEVEL_ROLE.get(func_type)
+        if derived is None:
+            return
+        implied = derived[0 if name == "level" else 1]
+        if member != implied:
+            self.fail(value, f"Function '{func.name}' has func_type={func_type} which implies {name}={implied}, "
+                             f"but explicit {name}={member} was provided",
+                      f"drop {name}=: the function type fixes it")
+
+    def function_attrs(self, node: ast.expr) -> None:
+        """`attrs=` (deprecated in PyPTO): the keys this compiler has no meaning for are rejected by
+        name rather than dropped, since each changes how PyPTO compiles the function."""
+        if not isinstance(node, ast.Dict):
+            self.fail(node, "attrs= must be a dict literal with string keys")
+        for key in node.keys:
+            if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+                self.fail(key if key is not None else node, "attrs= keys must be string literals")
+        if node.keys:
+            first = cast(ast.Constant, node.keys[0])
+            self.fail(first, f"not supported yet: the function attribute {first.value!r} "
+                             f"(@pl.function(attrs={{{', '.join(repr(cast(ast.Constant, k).value) for k in node.keys)}}}))",
+                      "drop attrs=; split and dispatch attributes are chosen by this compiler's passes")
 
     def signature(self, func: ast.FunctionDef) -> tuple[list[tuple[ast.arg, Type, str]], tuple[Type, ...]]:
         args = func.args
@@ -676,6 +743,7 @@ class _Parser:
         built_params: list[Node] = []
         self.used_names = set()
         self.returns = returns
+        func.body = _rewrite_subscript_stores(func.body)
         self.assigned_in_function = _assigned_names(func.body, include_trailing_yield=True)
         for arg, ty, direction in params:
             if arg.arg in scope.names:
@@ -867,6 +935,12 @@ class _Parser:
         parts = _dotted(call.func) if isinstance(call, ast.Call) else None
         if not isinstance(call, ast.Call) or parts is None or len(parts) != 2 or parts[0] != "pl" \
                 or parts[1] not in LOOP_ITERATORS.values():
+            if parts is not None and len(parts) == 2 and parts[0] == "pl" and parts[1] in _UNSUPPORTED_ITERATORS:
+                self.fail(stmt.iter, f"not supported yet: `for ... in pl.{parts[1]}(...)` "
+                                     f"({_UNSUPPORTED_ITERATORS[parts[1]]})",
+                          _UNSUPPORTED_ITERATOR_HINTS.get(parts[1], "write the kernel in a pl.at(level=pl.Level."
+                                                                    "CORE_GROUP) scope; mixed kernels are split "
+                                                                    "automatically"))
             self.fail(stmt.iter, "For loop must use pl.range(), pl.parallel(), pl.unroll() or pl.pipeline()",
                       "a Python `range` or iterator is not unrolled: write pl.range(n), or pl.unroll(n) to unroll")
         kind = next(k for k, v in LOOP_ITERATORS.items() if v == parts[1])
@@ -1319,7 +1393,8 @@ class _Parser:
     def folded(self, node: ast.BinOp, scope: _Scope) -> Node | None:
         """An arithmetic tree over literals and module constants is one literal (PyPTO's parser
         folds such subtrees first), so `[ROWS, 4 * 16]` is a static shape."""
-        if any(isinstance(n, ast.Name) and scope.resolve(n.id) is not None for n in ast.walk(node)):
+        names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+        if any(scope.resolve(n.id) is not None for n in names) or (not names and not self.fold_literals):
             return None
         value = fold_constant(node, self.constants)
         if type(value) is int or (type(value) is float and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult))):
@@ -1354,13 +1429,110 @@ class _Parser:
     def subscript(self, node: ast.expr, scope: _Scope) -> Node:
         assert isinstance(node, ast.Subscript)
         value = self.expr(node.value, scope)
-        index = self.types.int_value(node.slice, "index")
         ty = expr_type(value)
+        if isinstance(ty, (TensorType, TileType)):
+            return self.call(self.subscript_call(node, ty, scope), scope, None, False)
+        index = self.types.int_value(node.slice, "index")
         if not isinstance(ty, TupleType):
             self.fail(node, f"only tuple values can be indexed; `{ast.unparse(node.value)}` is not a tuple")
         if not 0 <= index < len(ty.types):
             self.fail(node.slice, f"index {index} is out of range for a tuple of {len(ty.types)} value(s)")
         return self.make("TupleGetItem", node, value=value, index=index, type=ty.types[index])
+
+    def subscript_indices(self, node: ast.Subscript, rank: int) -> list[ast.expr]:
+        """The index of each axis (numpy-like: missing trailing indices mean `:`)."""
+        indices = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(indices) > rank:
+            self.fail(node.slice, f"{len(indices)} indices for a rank-{rank} value")
+        for index in indices:
+            if isinstance(index, ast.Slice) and index.step is not None:
+                self.fail(index.step, "a slice step is not supported (PyPTO subscripts take no step)")
+            if isinstance(index, ast.Starred) or (isinstance(index, ast.Constant) and index.value in (None, ...)):
+                self.fail(index, f"`{ast.unparse(index)}` is not supported in a subscript (no ellipsis, None or *)")
+        return indices + [ast.Slice(lower=None, upper=None, step=None)] * (rank - len(indices))
+
+    def subscript_call(self, node: ast.Subscript, ty: TensorType | TileType, scope: _Scope) -> ast.Call:
+        """`t[i, j]` (every axis a scalar) is pl.read(t, [i, j]); `t[a:b, :]` is
+        pl.slice(t, [b - a, dim], [a, 0]), each extent a compile-time constant (JIT_FRONTEND.md §4.5)."""
+        indices = self.subscript_indices(node, len(ty.shape))
+        if not any(isinstance(i, ast.Slice) for i in indices):
+            return _pl_call(node, "read", [node.value, _ast_list(node, indices)])
+        if isinstance(ty, TileType) and len(indices) == 2 and not isinstance(indices[0], ast.Slice):
+            # PyPTO drops the row axis and promotes the 1-D tile back to 2-D ([1, C]): the row as a
+            # one-row slice.
+            row = indices[0]
+            upper: ast.expr = ast.copy_location(ast.BinOp(left=row, op=ast.Add(), right=ast.Constant(1)), row)
+            indices[0] = ast.copy_location(ast.Slice(lower=row, upper=upper, step=None), row)
+        scalar = next((i for i in indices if not isinstance(i, ast.Slice)), None)
+        if scalar is not None:
+            self.fail(scalar, f"not supported yet: the scalar index `{ast.unparse(scalar)}` in a slice (it drops "
+                              "its axis)", f"write a one-wide slice instead: `{ast.unparse(scalar)}:"
+                                           f"{ast.unparse(scalar)} + 1`, which keeps the axis")
+        offsets: list[ast.expr] = []
+        extents: list[ast.expr] = []
+        for index, dim in zip(indices, ty.shape):
+            assert isinstance(index, ast.Slice)
+            lower = index.lower if index.lower is not None else ast.copy_location(ast.Constant(0), node)
+            upper = index.upper if index.upper is not None else ast.copy_location(ast.Constant(dim), node)
+            extent = self.constant_difference(upper, lower, scope)
+            if extent is None:
+                self.fail(index, f"the extent of the slice `{ast.unparse(index)}` is not a compile-time constant",
+                          "slice extents are static (offsets may be dynamic): write `i * 16:i * 16 + 16`")
+            if extent <= 0:
+                self.fail(index, f"the slice `{ast.unparse(index)}` is empty or reversed (extent {extent})")
+            offsets.append(lower)
+            extents.append(ast.copy_location(ast.Constant(extent), index))
+        return _pl_call(node, "slice", [node.value, _ast_list(node, extents), _ast_list(node, offsets)])
+
+    def constant_difference(self, upper: ast.expr, lower: ast.expr, scope: _Scope) -> int | None:
+        """`upper - lower` when it is a constant (both linear in the same runtime values)."""
+        hi, lo = self.linear(upper, scope), self.linear(lower, scope)
+        if hi is None or lo is None:
+            return None
+        diff = {k: hi.get(k, 0) - lo.get(k, 0) for k in {*hi, *lo}}
+        if any(v for k, v in diff.items() if k):
+            return None
+        return diff.get("", 0)
+
+    def linear(self, node: ast.expr, scope: _Scope) -> dict[str, int] | None:
+        """An integer expression as {term: coefficient} ("" the constant); a runtime value or
+        any other subexpression is a term of its own."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return {"": node.value}
+        if isinstance(node, ast.Name) and scope.resolve(node.id) is None and type(self.constants.get(node.id)) is int:
+            return {"": int(self.constants[node.id])}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self.linear(node.operand, scope)
+            return None if inner is None else {k: -v for k, v in inner.items()}
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            lhs, rhs = self.linear(node.left, scope), self.linear(node.right, scope)
+            if lhs is None or rhs is None:
+                return None
+            sign = 1 if isinstance(node.op, ast.Add) else -1
+            return {k: lhs.get(k, 0) + sign * rhs.get(k, 0) for k in {*lhs, *rhs}}
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            lhs, rhs = self.linear(node.left, scope), self.linear(node.right, scope)
+            if lhs is None or rhs is None:
+                return None
+            for factor, other in ((lhs, rhs), (rhs, lhs)):
+                if set(factor) <= {""}:
+                    return {k: v * factor.get("", 0) for k, v in other.items()}
+        return {ast.dump(node, annotate_fields=False): 1}
+
+    def subscript_store(self, node: ast.expr, scope: _Scope) -> Node:
+        """`dst[a:b, c] = v` is `dst = pl.assemble(dst, v, [a, c])` (PyPTO's sugar; rebinds dst)."""
+        assert isinstance(node, _SubscriptStore)
+        target = node.target
+        if not isinstance(target.value, ast.Name):
+            self.fail(target, "chained subscript stores (`C[i][j] = v`) are not supported",
+                      "store into one subscript of a named tensor or tile: `C[i, j] = v`")
+        ty = expr_type(self.expr(target.value, scope))
+        if not isinstance(ty, (TensorType, TileType)):
+            self.fail(target, f"`{target.value.id}` is a {_kind_word(ty)}: only a Tensor or a Tile takes "
+                              "subscript stores")
+        offsets = [_slice_lower(index, target) for index in self.subscript_indices(target, len(ty.shape))]
+        call = _pl_call(target, "assemble", [target.value, node.value, _ast_list(target, offsets)])
+        return self.call(call, scope, None, False)
 
     # calls
 
@@ -1763,7 +1935,75 @@ _STMT_HANDLERS: dict[type[ast.stmt], Callable[[_Parser, ast.stmt, _Scope], list[
     ast.With: _Parser.with_stmt,
 }
 
+class _SubscriptStore(ast.expr):
+    """The value of `dst[...] = v` rewritten to `dst = <this>` before parsing, so the name
+    analyses see the store rebind `dst` (the parser turns it into pl.assemble)."""
+
+    _fields = ("target", "value")
+
+    def __init__(self, target: ast.Subscript, value: ast.expr) -> None:
+        super().__init__()
+        self.target = target
+        self.value = value
+
+
+class _RewriteSubscriptStores(ast.NodeTransformer):
+    @override
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if not isinstance(target, ast.Subscript):
+            return node
+        load = ast.Subscript(value=_as_load(target.value), slice=target.slice, ctx=ast.Load())
+        ast.copy_location(load, target)
+        value = ast.copy_location(_SubscriptStore(load, node.value), node.value)
+        name = target.value.id if isinstance(target.value, ast.Name) else "_"
+        store = ast.copy_location(ast.Name(id=name, ctx=ast.Store()), target)
+        return ast.copy_location(ast.Assign(targets=[store], value=value), node)
+
+
+def _slice_lower(index: ast.expr, at: ast.AST) -> ast.expr:
+    """Where an axis index starts: a slice's lower bound (0 when omitted), or the index itself."""
+    if not isinstance(index, ast.Slice):
+        return index
+    return index.lower if index.lower is not None else ast.copy_location(ast.Constant(0), at)
+
+
+def _as_load(node: ast.expr) -> ast.expr:
+    if isinstance(node, ast.Name):
+        return ast.copy_location(ast.Name(id=node.id, ctx=ast.Load()), node)
+    return node
+
+
+def _rewrite_subscript_stores(body: list[ast.stmt]) -> list[ast.stmt]:
+    rewriter = _RewriteSubscriptStores()
+    return [cast(ast.stmt, rewriter.visit(stmt)) for stmt in body]
+
+
+def _pl_call(at: ast.AST, name: str, args: list[ast.expr]) -> ast.Call:
+    func = ast.copy_location(ast.Attribute(value=ast.copy_location(ast.Name(id="pl", ctx=ast.Load()), at),
+                                           attr=name, ctx=ast.Load()), at)
+    return ast.copy_location(ast.Call(func=func, args=args, keywords=[]), at)
+
+
+def _ast_list(at: ast.AST, elements: list[ast.expr]) -> ast.List:
+    return ast.copy_location(ast.List(elts=elements, ctx=ast.Load()), at)
+
+
+_UNSUPPORTED_ITERATORS = {"while_": "while loops", "spmd": "SPMD dispatch loops",
+                          "split_aiv": "manual AIV split regions"}
+_UNSUPPORTED_ITERATOR_HINTS = {"while_": "write a pl.range loop over a bound of the iteration count"}
+_FUNCTION_KEYWORDS = ("type", "level", "role", "attrs", "auto_scope", "strict_ssa")
+# The level and role PyPTO's Function constructor derives from the type (include/pypto/ir/function.h).
+_DERIVED_LEVEL_ROLE = {
+    "InCore": ("CHIP_DIE", "SubWorker"), "AIC": ("AIC", "SubWorker"), "AIV": ("AIV", "SubWorker"),
+    "Group": ("CORE_GROUP", "SubWorker"), "Orchestration": ("CHIP", "Orchestrator"),
+    "Graph": ("CHIP", "Orchestrator"),
+}
+_LEVEL_ALIASES = {"L2CACHE": "CHIP_DIE", "PROCESSOR": "CHIP", "UMA": "CHIP", "NODE": "HOST", "POD": "CLUSTER_0",
+                  "CLOS1": "CLUSTER_1", "CLOS2": "CLUSTER_2"}
+
 _EXPR_HANDLERS: dict[type[ast.expr], Callable[[_Parser, ast.expr, _Scope], Node]] = {
+    _SubscriptStore: _Parser.subscript_store,
     ast.Name: _Parser.name,
     ast.Constant: _Parser.constant,
     ast.UnaryOp: _Parser.unary,
@@ -1844,11 +2084,17 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
 
         return parse_jit_file(text, filename)
     cls = _program_class(module, filename, program)
+    header = _header_language(text, filename)
     if language is None:
-        language = _header_language(text, filename)
+        language = header
     constants = module_constants(module)
+    dynamic = frozenset(
+        stmt.targets[0].id for stmt in module.body
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Call) and _dotted(stmt.value.func) == ["pl", "dynamic"])
     if language is None:
         reader = _TypeReader(filename, constants)
+        reader.dynamic = dynamic
         types: list[Type] = []
         for annotation in _annotations(cls):
             types.append(_param_annotation(reader, annotation)[0])
@@ -1856,6 +2102,8 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
         if language is Tensor and _has_scopes(cls):
             language = DSL
     parser = _Parser(filename, language, constants)
+    parser.fold_literals = header is None
+    parser.types.dynamic = dynamic
     try:
         return cast(AnyProgram, parser.program(cls))
     except CompileError:

@@ -41,3 +41,126 @@ def test_a_shape_that_is_not_constant_says_what_it_accepts() -> None:
     with pytest.raises(CompileError, match=r"expected an integer dimension, got `2 \* R`") as info:
         parse_program(text, "k.py")
     assert "module-level integer constant" in str(info.value)
+
+
+def orchestration(body: str, signature: str) -> str:
+    text = HEAD + "\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    text += f"    def main(self, {signature}:\n"
+    return text + "".join(f"        {line}\n" for line in body.strip("\n").splitlines())
+
+
+SLICES = """
+with pl.at(level=pl.Level.CORE_GROUP):
+    top = a[0:32, :]
+    bottom = a[32:, 0:32]
+    y = pl.add(pl.mul(top, 0.5), bottom)
+    c[0:16, :] = y[0:16, :]
+    c[16:32] = y[16:32]
+return c
+"""
+SLICES_SIGNATURE = ("a: pl.Tensor[[64, 32], pl.FP32], c: pl.Out[pl.Tensor[[32, 32], pl.FP32]]"
+                    ") -> pl.Tensor[[32, 32], pl.FP32]")
+
+
+def test_subscript_slices_and_stores_are_tensor_slice_and_assemble() -> None:
+    source = parse_program(orchestration(SLICES, SLICES_SIGNATURE), "s.py")
+    text = print_program(source)
+    assert "pl.tensor.slice(a, [32, 32], [0, 0])" in text and "pl.tensor.slice(a, [32, 32], [32, 0])" in text
+    assert "c_1: pl.Tensor[[32, 32], pl.FP32] = pl.tensor.assemble(c, pl.tensor.slice(y, [16, 32], [0, 0]), [0, 0])" in text
+    assert "pl.tensor.assemble(c_1, pl.tensor.slice(y, [16, 32], [16, 0]), [16, 0])" in text
+    inputs = random_inputs(source, 2)
+    got = run(compile_program(source, verify_all=True), inputs)
+    a = np.asarray(inputs["a"])
+    want = a[0:32] * np.float32(0.5) + a[32:64]
+    assert np.array_equal(reference(source, inputs)["c"].view(np.uint32), want.view(np.uint32))
+    assert np.array_equal(got["c"].view(np.uint32), want.view(np.uint32))
+
+
+def test_tile_subscripts_and_dynamic_offsets_with_constant_extents() -> None:
+    body = """
+with pl.at(level=pl.Level.CORE_GROUP):
+    for i in pl.range(2):
+        t = pl.load(a, [i * 32, 0], [32, 32])
+        half = t[0:16, :]
+        x = t[i * 0 + 3, 1]
+        c[i * 16:i * 16 + 16, :] = pl.store(half, [0, 0], pl.create_tensor([16, 32], dtype=pl.FP32))
+return c
+"""
+    text = print_program(parse_program(orchestration(body, SLICES_SIGNATURE), "s.py"))
+    assert "pl.tile.slice(t, [16, 32], [0, 0])" in text
+    assert "pl.tile.read(t, [i * 0 + 3, 1])" in text
+    assert "[i * 16, 0])" in text
+
+
+@pytest.mark.parametrize("line, message", [
+    ("x = a[0:n, :]", "the extent of the slice `0:n` is not a compile-time constant"),
+    ("x = a[3, :]", "not supported yet: the scalar index `3` in a slice"),
+    ("x = a[0:8:2, :]", "a slice step is not supported"),
+    ("x = a[0:8, :, :]", "3 indices for a rank-2 value"),
+    ("x = a[8:8, :]", "empty or reversed"),
+])
+def test_subscript_errors_are_located(line: str, message: str) -> None:
+    text = orchestration(f"{line}\nreturn c", "n: pl.Scalar[pl.INDEX], " + SLICES_SIGNATURE)
+    with pytest.raises(CompileError, match=message) as info:
+        parse_program(text, "s.py")
+    assert "s.py:7:" in str(info.value)
+
+
+def decorated(decorator: str, body: str = "return") -> str:
+    return (HEAD + f"\n@pl.program\nclass P:\n    {decorator}\n"
+            "    def k(self, a: pl.Tensor[[16, 16], pl.FP32]) -> None:\n" + f"        {body}\n")
+
+
+@pytest.mark.parametrize("decorator", [
+    "@pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)",
+    "@pl.function(type=pl.FunctionType.InCore, level=pl.Level.L2CACHE)",
+    "@pl.function(type=pl.FunctionType.Orchestration, auto_scope=False, strict_ssa=False, attrs={})",
+    "@pl.function(level=pl.Level.HOST)",
+])
+def test_function_keywords_pyptos_decorator_accepts(decorator: str) -> None:
+    parse_program(decorated(decorator), "d.py")
+
+
+@pytest.mark.parametrize("decorator, message", [
+    ("@pl.function(type=pl.FunctionType.InCore, level=pl.Level.AIC)",
+     "Function 'k' has func_type=InCore which implies level=CHIP_DIE, but explicit level=AIC was provided"),
+    ("@pl.function(type=pl.FunctionType.AIV, attrs={\"dual_aiv_dispatch\": True})",
+     "not supported yet: the function attribute 'dual_aiv_dispatch'"),
+    ("@pl.function(strict_ssa=True)", "not supported yet: @pl.function\\(strict_ssa=True\\)"),
+    ("@pl.function(kind=1)", "Unknown keyword argument `kind` of @pl.function"),
+])
+def test_function_keyword_errors_are_located(decorator: str, message: str) -> None:
+    with pytest.raises(CompileError, match=message) as info:
+        parse_program(decorated(decorator), "d.py")
+    assert "d.py:5:" in str(info.value)
+
+
+@pytest.mark.parametrize("loop, message", [
+    ("for (x,) in pl.while_(init_values=(a,)):", r"not supported yet: `for \.\.\. in pl.while_\(\.\.\.\)` \(while loops\)"),
+    ("for i in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):", "not supported yet: .*manual AIV split regions"),
+])
+def test_iterators_not_supported_yet_say_so_by_name(loop: str, message: str) -> None:
+    text = decorated("@pl.function(type=pl.FunctionType.InCore)", f"{loop}\n            pass\n        return")
+    with pytest.raises(CompileError, match=message):
+        parse_program(text, "d.py")
+
+
+def test_a_pl_dynamic_dimension_in_a_program_says_not_supported_yet() -> None:
+    text = HEAD + "M = pl.dynamic(\"M\")\n" + decorated("@pl.function(type=pl.FunctionType.InCore)")[len(HEAD):]
+    text = text.replace("[[16, 16]", "[[M, 16]")
+    with pytest.raises(CompileError, match="not supported yet: the dynamic dimension `M`"):
+        parse_program(text, "d.py")
+
+
+def test_a_row_index_of_a_tile_is_a_one_row_slice() -> None:
+    body = """
+with pl.at(level=pl.Level.CORE_GROUP):
+    t = pl.load(a, [0, 0], [32, 32])
+    r = t[5]
+    c = pl.store(r, [0, 0], c)
+return c
+"""
+    text = print_program(parse_program(orchestration(body, "a: pl.Tensor[[64, 32], pl.FP32], c: pl.Out["
+                                                          "pl.Tensor[[1, 32], pl.FP32]]) -> pl.Tensor[[1, 32], pl.FP32]"),
+                                       "s.py"))
+    assert "pl.tile.slice(t, [1, 32], [5, 0])" in text
