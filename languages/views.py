@@ -65,7 +65,8 @@ def move_view(source: TileType, space: MemorySpace) -> TileView:
     """The view of `tile.move(source, target_memory=space)` (the operator catalogue's "Result
     view of tile.move"): a boxed destination imposes its own layout, a flat one keeps the
     source's effective layout, except that an accumulator drains into the destination's own
-    flat layout; the fractal is the destination's; pad carries over."""
+    flat layout and the bias table holds a flat row-major row (PTOAS and pto-isa's TMATMUL_BIAS
+    require it); the fractal is the destination's; pad carries over."""
     src_view = effective_view(source)
     if space in _BOXED_LAYOUTS:
         layout = implicit_view(space, source.shape)
@@ -73,7 +74,7 @@ def move_view(source: TileType, space: MemorySpace) -> TileView:
         if space is MemorySpace.Right:
             # L0B wants row-major boxes even for an [N, 1] operand.
             blayout = _ROW
-    elif source.memory_space is MemorySpace.Acc:
+    elif source.memory_space is MemorySpace.Acc or space is MemorySpace.Bias:
         # FIXPIPE drains L0C into a flat ND tile (Ascend950's Acc -> Vec): the vector unit only
         # computes on row-major tiles, and PTOAS rejects the move into an NZ Vec tile.
         layout = implicit_view(space, source.shape)
