@@ -1,7 +1,9 @@
 """Cross-core FIFOs and the scheduler that runs the cores of one Group launch.
 
 A Group function launches its AIC and AIV kernels together; they exchange tiles through one FIFO
-per direction (`tpush_*` appends, `tpop_*` takes the oldest entry).  Both the reference
+per direction (`tpush_*` appends, `tpop_*` takes the oldest entry). Once a side initialises its
+pipe, the FIFO has that many slots: a slot is taken from its push until the consumer frees it
+(`tfree`) after the pop, and a push into a full FIFO waits, as on the hardware.  Both the reference
 interpreter and the simulator run the sides through `run_group`: each side is a coroutine that
 runs until it finishes or pops an empty FIFO, then hands control to the next side that can make
 progress, in launch order (AIC first).  Only one side runs at a time, so a run is deterministic;
@@ -45,13 +47,25 @@ class _Launch:
     cond: threading.Condition = field(default_factory=threading.Condition)
     turn: int = -1
     waiting: list[str | None] = field(default_factory=list)
+    # The FIFO a side waits to push into (all its slots taken), per side.
+    full: list[str | None] = field(default_factory=list)
     done: list[bool] = field(default_factory=list)
     aborted: bool = False
+    # A FIFO whose pipe was initialised has `slots` slots; a slot is taken from its push until
+    # the consumer frees it (tfree) after its pop. Unconfigured FIFOs are unbounded.
+    slots: dict[str, int] = field(default_factory=dict)
+    held: dict[str, int] = field(default_factory=lambda: {"aiv": 0, "aic": 0})
+
+    def has_room(self, fifo: str) -> bool:
+        capacity = self.slots.get(fifo)
+        return capacity is None or len(self.fifos[fifo]) + self.held[fifo] < capacity
 
     def runnable(self, index: int) -> bool:
         if self.done[index]:
             return False
-        fifo = self.waiting[index]
+        fifo, full = self.waiting[index], self.full[index]
+        if full is not None:
+            return self.has_room(full)
         return fifo is None or bool(self.fifos[fifo])
 
     def pass_turn(self, index: int) -> bool:
@@ -72,10 +86,13 @@ class _Launch:
             raise _Aborted()
 
     def deadlock(self) -> CrossCoreError:
-        stuck = [f"{name} waits on the empty {FIFO_WORDS.get(fifo or '', fifo)} FIFO"
-                 for name, fifo, done in zip(self.names, self.waiting, self.done) if not done]
+        stuck = [f"{name} waits on the empty {FIFO_WORDS.get(fifo or '', fifo)} FIFO" if full is None else
+                 f"{name} waits for a free slot of the {FIFO_WORDS.get(full, full)} FIFO "
+                 f"({self.held[full]} popped and not freed)"
+                 for name, fifo, full, done in zip(self.names, self.waiting, self.full, self.done) if not done]
         return CrossCoreError("cross-core deadlock: " + "; ".join(stuck),
-                              "every tpop needs a matching tpush on the other core, in the same order")
+                              "every tpop needs a matching tpush on the other core, in the same order, "
+                              "and every popped slot a tfree once the popped tile is dead")
 
 
 _current = threading.local()
@@ -89,11 +106,53 @@ def _side() -> tuple[_Launch, int]:
     return launch, int(_current.index)
 
 
-def push(fifo: str, item: Any) -> None:
-    """Append `item` to the FIFO popped by core `fifo` ("aiv" or "aic")."""
+def configure(fifo: str, slots: int) -> None:
+    """The pipe of FIFO `fifo` was initialised with `slots` slots."""
     launch, _ = _side()
     with launch.cond:
+        launch.slots[fifo] = slots
+
+
+# pto-isa's pipe directions (dir_mask bits) and the FIFO each fills: cube -> vector is popped on
+# the vector core ("aiv"), vector -> cube on the cube core ("aic").
+_DIRECTION_FIFOS = {1: "aiv", 2: "aic"}
+
+
+def configure_pipe(dir_mask: object, slot_num: object) -> None:
+    """An initialize_pipe: every direction of `dir_mask` gets `slot_num` slots."""
+    if not isinstance(dir_mask, int) or not isinstance(slot_num, int) or slot_num <= 0:
+        return
+    for bit, fifo in _DIRECTION_FIFOS.items():
+        if dir_mask & bit:
+            configure(fifo, slot_num)
+
+
+def push(fifo: str, item: Any) -> None:
+    """Append `item` to the FIFO popped by core `fifo` ("aiv" or "aic"); with every slot taken
+    (pushed, or popped and not yet freed) this side waits until the consumer frees one."""
+    launch, index = _side()
+    with launch.cond:
+        while not launch.has_room(fifo):
+            launch.full[index] = fifo
+            if not launch.pass_turn(index):
+                launch.aborted = True
+                launch.cond.notify_all()
+                raise launch.deadlock()
+            launch.wait_turn(index)
+        launch.full[index] = None
         launch.fifos[fifo].append(item)
+
+
+def free(fifo: str) -> None:
+    """The consumer of FIFO `fifo` releases the oldest slot it popped."""
+    launch, _ = _side()
+    with launch.cond:
+        if fifo not in launch.slots:
+            return  # an unconfigured pipe has no slots to account for
+        if launch.held[fifo] <= 0:
+            raise CrossCoreError(f"a tfree on the {FIFO_WORDS[fifo]} FIFO releases no popped slot",
+                                 "free each popped tile once, after its tpop")
+        launch.held[fifo] -= 1
 
 
 def pop(fifo: str) -> Any:
@@ -108,13 +167,15 @@ def pop(fifo: str) -> Any:
                 raise launch.deadlock()
             launch.wait_turn(index)
         launch.waiting[index] = None
+        if fifo in launch.slots:
+            launch.held[fifo] += 1
         return launch.fifos[fifo].popleft()
 
 
 def run_group(names: Sequence[str], tasks: Sequence[Callable[[], Any]]) -> list[Any]:
     """Run `tasks` (one per core, named `names`) as coroutines sharing the cross-core FIFOs;
     returns their results in order, or raises the first side's error."""
-    launch = _Launch(names, waiting=[None] * len(tasks), done=[False] * len(tasks))
+    launch = _Launch(names, waiting=[None] * len(tasks), full=[None] * len(tasks), done=[False] * len(tasks))
     results: list[Any] = [None] * len(tasks)
     errors: list[BaseException] = []
 
@@ -157,4 +218,4 @@ def run_group(names: Sequence[str], tasks: Sequence[Callable[[], Any]]) -> list[
     return results
 
 
-__all__ = ["CrossCoreError", "pop", "push", "run_group"]
+__all__ = ["CrossCoreError", "configure", "configure_pipe", "free", "pop", "push", "run_group"]

@@ -228,9 +228,12 @@ class Interpreter:
                 self._launch(launches, env)
                 launches = []
                 self.run_stmt(stmt, env)
+            elif stmt.KIND == "AssignStmt" and value is not None and value.KIND == "Call" and not launches:
+                # Host-side set-up before the launch (the a2/a3 pipe's GM slot buffer).
+                self.run_stmt(stmt, env)
             else:
-                raise InterpreterError("a Group function only launches its kernels and returns their results",
-                                       stmt.node_span)
+                raise InterpreterError("a Group function only allocates, launches its kernels and returns their "
+                                       "results", stmt.node_span)
         self._launch(launches, env)
         return ended.values if ended is not None else ()
 
@@ -1109,6 +1112,25 @@ def _sem_barrier(call: _CallSite) -> Value:
     return None
 
 
+def _sem_pipe_buffer(call: _CallSite) -> Value:
+    """reserve_buffer / import_peer_buffer name a region: its address (0 until it is placed)."""
+    base = call.attr("base")
+    return base if isinstance(base, int) and base >= 0 else 0
+
+
+def _sem_pipe_init(call: _CallSite) -> Value:
+    cross_core.configure_pipe(call.attr("dir_mask"), call.attr("slot_num"))
+    return None
+
+
+def _sem_tfree(call: _CallSite) -> Value:
+    try:
+        cross_core.free(call.opdef.semantics[1])
+    except cross_core.CrossCoreError as err:
+        raise call.fail(err.message) from None
+    return None
+
+
 _SemanticsHandler = Callable[[_CallSite], Value]
 _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "binary": _sem_binary,
@@ -1171,6 +1193,9 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "scatter": _sem_scatter,
     "tensor_scatter": _sem_tensor_scatter,
     "scatter_update": _sem_scatter_update,
+    "pipe_buffer": _sem_pipe_buffer,
+    "pipe_init": _sem_pipe_init,
+    "tfree": _sem_tfree,
 }
 
 

@@ -128,6 +128,25 @@ ROW_MAJOR_VEC_TILES: dict[str, tuple[str, ...]] = {
     "row_expand": ("x", RESULT),
 }
 
+# The same fact for single instructions of otherwise layout-free families: on Ascend910B PTOAS
+# wants a fill's destination row-major (`'pto.texpands' op expects vec dst to use row-major
+# layout on A2/A3`), so an [N, 1] `pl.full` carry seed is filled as its [1, N] row.
+ROW_MAJOR_VEC_INSTRUCTIONS: dict[str, tuple[str, ...]] = {
+    "pto.texpands": ("target", RESULT),
+}
+
+
+def row_major_vec_tiles(family: str, instructions: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The operands (RESULT: the result) an op of `family` lowering to `instructions` must
+    read / write as row-major Vec tiles, or None."""
+    required = ROW_MAJOR_VEC_TILES.get(family)
+    if required is not None:
+        return required
+    for instruction in instructions:
+        if instruction in ROW_MAJOR_VEC_INSTRUCTIONS:
+            return ROW_MAJOR_VEC_INSTRUCTIONS[instruction]
+    return None
+
 
 def is_row_major(view: TileView) -> bool:
     return view.blayout == _ROW

@@ -2,7 +2,9 @@
 
 Per function and per space, buffers are laid out in program order, each start aligned to the
 space's address alignment from the backend handler (the DMA engines and the cube address
-buffers in aligned units). Distinct MemRef names never overlap: lifetime-based sharing has
+buffers in aligned units). A mixed kernel's pipe slot regions (`system.reserve_buffer`) are
+placed first, at the bottom of their space, and their AUTO base is resolved (PYPTO / DSA_RP).
+Distinct MemRef names never overlap: lifetime-based sharing has
 already happened in MemoryReuse by merging names. A space that overflows its capacity is a
 CompileError naming the space, the bytes used and the limit, at the user's line of the largest
 buffer, with two ways to fix it.
@@ -19,12 +21,15 @@ import languages.gen.addressed as A
 from backend.targets.handlers import BackendHandler
 from languages.decls import Addressed
 from languages.memory_space import MemorySpace
-from languages.types import MemRef
+from languages.types import MemRef, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
-from nanopass.node import Node
+from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import align_up, backend_handler, memrefs_of, rebind_per_function
+
+
+RESERVE_OP = "system.reserve_buffer"
 
 
 def _definition_site(function: A.Function, name: str) -> Node:
@@ -50,9 +55,45 @@ def _over_capacity(function: A.Function, space: MemorySpace, used: int, backend:
              f"fewer tiles alive"))
 
 
-def address_mapping(function: A.Function, backend: BackendHandler) -> dict[str, MemRef]:
-    """MemRef name → the same MemRef with its offset assigned."""
+def _reserve_calls(function: A.Function) -> list[A.Call]:
+    return [n for n in walk(function) if isinstance(n, A.Call) and n.op == RESERVE_OP]
+
+
+def reserved_regions(function: A.Function, backend: BackendHandler) -> tuple[list[int], dict[MemorySpace, int]]:
+    """The base of each `system.reserve_buffer` of `function` (in program order) and the first
+    free byte of each space after them: a pipe's slot region sits at the bottom of its space,
+    before every buffer, so nothing else is ever placed over the slots a pop lands in."""
+    bases: list[int] = []
     cursors: dict[MemorySpace, int] = {}
+    for call in _reserve_calls(function):
+        space, size = attr(call.attrs, "location"), attr(call.attrs, "size")
+        if not isinstance(space, MemorySpace) or not isinstance(size, int):
+            raise CompileError(Diagnostic.at(call, "AllocateMemoryAddr", "reserve_buffer needs a location and a size"))
+        base = align_up(cursors.get(space, 0), backend.alignment(space))
+        bases.append(base)
+        cursors[space] = base + size
+    return bases, cursors
+
+
+class _ResolveReserves(A.Rewriter):
+    """reserve_buffer(base=AUTO) -> the resolved base."""
+
+    def __init__(self, bases: list[int]) -> None:
+        super().__init__()
+        self.bases = iter(bases)
+
+    @override
+    def visit_Call(self, node: A.Call) -> A.Expr:
+        if node.op != RESERVE_OP:
+            return super().visit_Call(node)
+        attrs = tuple((k, v) for k, v in node.attrs if k != "base") + (("base", next(self.bases)),)
+        self.bump("reserved-buffers-placed")
+        return A.Call(op=node.op, args=node.args, attrs=attrs, type=node.type, span=node.span)
+
+
+def address_mapping(function: A.Function, backend: BackendHandler) -> dict[str, MemRef]:
+    """MemRef name → the same MemRef with its offset assigned (above the reserved regions)."""
+    _, cursors = reserved_regions(function, backend)
     placed: dict[MemorySpace, list[MemRef]] = {}
     mapping: dict[str, MemRef] = {}
     for _, memref in memrefs_of(function):
@@ -84,4 +125,14 @@ class AllocateMemoryAddr(Pass[A.Program, A.Program]):
         backend = backend_handler(ctx)
         mappings = {f.name: address_mapping(f, backend) for f in program.functions}
         ctx.bump("buffers-placed", sum(len(m) for m in mappings.values()))
-        return rebind_per_function(program, mappings)
+        placed = rebind_per_function(program, mappings)
+        functions: list[A.Function] = []
+        for function in placed.functions:
+            if _reserve_calls(function):
+                resolver = _ResolveReserves(reserved_regions(function, backend)[0])
+                function = resolver.visit_Function(function)
+                ctx.record_rewriter(resolver)
+            functions.append(function)
+        if all(a is b for a, b in zip(functions, placed.functions)):
+            return placed
+        return A.Program(name=placed.name, functions=tuple(functions), span=placed.span)

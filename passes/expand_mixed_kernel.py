@@ -16,7 +16,16 @@ function cannot run on either alone.  This pass:
   uses;
 - replaces the function by `<f>` of type Group with the original signature, which calls
   `<f>_aic` then `<f>_aiv` and returns the original values, so orchestration call sites stay
-  unchanged.
+  unchanged;
+- sets up the pipe as PTOAS requires (spec pto_codegen.md "Cross-Core Operations"): each side
+  starts by reserving the slot region of every direction it consumes (`reserve_buffer`, Vec on
+  the AIV, Mat on the AIC) and importing the peer's region of every direction it produces
+  (`import_peer_buffer`), then initialises its end (`aic_/aiv_initialize_pipe`, one pipe whose
+  dir_mask covers the directions used, slot_size the largest tile carried, 2 slots); on a
+  backend whose pipe moves slots through GM (Ascend910B) the Group allocates the GM ring and
+  passes it to both sides as their last parameter;
+- releases every popped slot (`tfree`) as soon as the popped tile is dead, before the next pop
+  of its direction; a popped tile that must outlive that point is copied out of its slot first.
 
 A value computed on one core and used on the other without a boundary move, or a GM tensor
 written on both cores, has no cross-core transport here and is reported.  Functions without a
@@ -35,11 +44,12 @@ from backend.targets.handlers import BackendHandler
 from languages.decls import L0Tiled
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, Effect
+from languages.ops.pipe_ops import AUTO_BASE, C2V, CONSUMER_SPACE, DEFAULT_SLOT_NUM, FIFO_NAMES, I32, V2C
 from languages.ops.tile_ops import AIC, AIV, CORE_OF_SPACE, CROSS_CORE_TRANSFERS
-from languages.types import DataType, NoneType, ScalarType, TensorType, TileType, TupleType, Type, attr
+from languages.types import AttrValue, DataType, NoneType, ScalarType, TensorType, TileType, TupleType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
-from nanopass.node import Node, walk
+from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import backend_handler
 
@@ -373,7 +383,15 @@ class _Expander:
         owner = [self._return_owner(v, computed) for v in values]
         sides = {side: self._side(function, side, projected[side], returns, owner, computed) for side in SIDES}
         self._check_gm_writes(function, sides)
-        return [sides[AIC].function, sides[AIV].function, self._group(function, sides, returns, owner)]
+        pipe = _Pipe.of(sides, function.name)
+        group_prelude: list[L.Stmt] = []
+        if pipe is not None:
+            gm = pipe.gm_slot_buffer(function.span) if self.boundaries.backend.gm_pipe_slots else None
+            for side in SIDES:
+                sides[side].function = pipe.install(sides[side].function, side, gm)
+            if gm is not None:
+                group_prelude.append(pipe.allocate(gm))
+        return [sides[AIC].function, sides[AIV].function, self._group(function, sides, returns, owner, group_prelude)]
 
     @staticmethod
     def _return_owner(value: L.Expr, computed: dict[str, set[str]]) -> str | None:
@@ -419,9 +437,9 @@ class _Expander:
 
     @staticmethod
     def _group(function: L.Function, sides: dict[str, _Side], returns: L.ReturnStmt | None,
-               owner: list[str | None]) -> L.Function:
+               owner: list[str | None], prelude: list[L.Stmt]) -> L.Function:
         span = function.span
-        body: list[L.Stmt] = []
+        body: list[L.Stmt] = list(prelude)
         results: dict[int, L.Expr] = {}
         for side in SIDES:
             callee = sides[side].function
@@ -451,6 +469,192 @@ class _Expander:
             body.append(L.ReturnStmt(values=values, span=returns.span))
         return L.Function(name=function.name, func_type=GROUP, params=function.params,
                           return_types=function.return_types, body=tuple(body), span=span)
+
+
+# -- the pipe: set-up on each side, slot release after each pop ---------------------------------------
+
+# Each FIFO op's direction (pipe_ops.C2V / V2C) and the core that runs it.
+_PUSH_DIRECTION = {"tile.tpush_to_aiv": C2V, "tile.tpush_to_aic": V2C}
+_POP_DIRECTION = {"tile.tpop_from_aic": C2V, "tile.tpop_from_aiv": V2C}
+# The consumer core of each direction frees its slots back to the producer.
+_FREE_OP = {C2V: "system.tfree_to_aic", V2C: "system.tfree_to_aiv"}
+_INIT_OP = {AIC: "system.aic_initialize_pipe", AIV: "system.aiv_initialize_pipe"}
+_CONSUMER = {C2V: AIV, V2C: AIC}
+
+
+@dataclass
+class _Pipe:
+    """The one pipe of a mixed kernel (PyPTO's automatic set-up keeps a single pipe whose
+    dir_mask covers both directions): its slot size is the largest tile it carries, and it
+    keeps DEFAULT_SLOT_NUM slots per direction."""
+
+    kernel: str
+    dir_mask: int
+    slot_size: int
+    slot_num: int = DEFAULT_SLOT_NUM
+
+    @staticmethod
+    def of(sides: dict[str, _Side], kernel: str) -> _Pipe | None:
+        dir_mask, slot_size = 0, 0
+        for side in SIDES:
+            for node in walk(sides[side].function):
+                if isinstance(node, L.Call) and node.op in _POP_DIRECTION:
+                    dir_mask |= _POP_DIRECTION[node.op]
+                    if isinstance(node.type, TileType):
+                        slot_size = max(slot_size, physical_bytes_2d(node.type))
+        return _Pipe(kernel, dir_mask, slot_size) if dir_mask else None
+
+    def gm_slot_buffer(self, span: Span) -> L.Var:
+        """The GM ring the a2/a3 pipe moves its slots through (FP32 words)."""
+        words = -(-self.slot_num * self.slot_size * _directions(self.dir_mask) // 4)
+        return L.Var(name="gm_pipe_buffer", type=TensorType((words,), DataType.FP32), span=span)
+
+    @staticmethod
+    def allocate(gm: L.Var) -> L.Stmt:
+        assert isinstance(gm.type, TensorType)
+        span = gm.span
+        args: tuple[L.Expr, ...] = (_int_list(gm.type.shape, gm),)
+        attrs = (("dtype", gm.type.dtype),)
+        create = L.Call(op="tensor.create", args=args, attrs=attrs,
+                        type=REGISTRY.deduce("tensor.create", args, attrs), span=span)
+        return L.AssignStmt(target=gm, value=create, span=span)
+
+    def install(self, function: L.Function, side: str, gm: L.Var | None) -> L.Function:
+        """`function` with the pipe's set-up at its head, a tfree after each of its pops, and
+        the GM slot buffer as its last parameter (a2/a3)."""
+        span = function.span
+        used = _uses(function) | {p.var.name for p in function.params}
+        buffers: dict[int, L.Expr] = {}
+        prologue: list[L.Stmt] = []
+        for direction in (C2V, V2C):
+            if not self.dir_mask & direction:
+                continue
+            name = FIFO_NAMES[direction]
+            var = L.Var(name=_fresh(name, used), type=I32, span=span)
+            if _CONSUMER[direction] == side:
+                attrs: tuple[tuple[str, AttrValue], ...] = (
+                    ("name", name), ("size", self.slot_size * self.slot_num),
+                    ("location", CONSUMER_SPACE[direction]), ("base", AUTO_BASE))
+                op = "system.reserve_buffer"
+            else:
+                peer = self.kernel + _SUFFIX[_CONSUMER[direction]]
+                attrs, op = (("name", name), ("peer_func", peer)), "system.import_peer_buffer"
+            call = L.Call(op=op, args=(), attrs=attrs, type=REGISTRY.deduce(op, (), attrs), span=span)
+            prologue.append(L.AssignStmt(target=var, value=call, span=span))
+            buffers[direction] = var
+        zero = L.ConstInt(value=0, dtype=DataType.INT32, span=span)
+        init_args: tuple[L.Expr, ...] = (buffers.get(C2V, zero), buffers.get(V2C, zero)) + ((gm,) if gm else ())
+        init_attrs = (("dir_mask", self.dir_mask), ("slot_size", self.slot_size), ("slot_num", self.slot_num))
+        init = L.Call(op=_INIT_OP[side], args=init_args, attrs=init_attrs,
+                      type=REGISTRY.deduce(_INIT_OP[side], init_args, init_attrs), span=span)
+        prologue.append(L.EvalStmt(value=init, span=span))
+        body = tuple(_free_after_pops(list(function.body), used))
+        params = function.params + ((L.Param(var=gm, direction="InOut", span=span),) if gm else ())
+        return L.Function(name=function.name, func_type=function.func_type, params=params,
+                          return_types=function.return_types, body=(*prologue, *body), span=span)
+
+
+def _directions(dir_mask: int) -> int:
+    return bin(dir_mask).count("1")
+
+
+def physical_bytes_2d(tile: TileType) -> int:
+    rows = 1
+    for extent in tile.shape[:-1]:
+        rows *= extent
+    return rows * tile.shape[-1] * tile.dtype.byte_width
+
+
+def _fresh(base: str, used: set[str]) -> str:
+    name, suffix = base, 0
+    while name in used:
+        suffix += 1
+        name = f"{base}_{suffix}"
+    used.add(name)
+    return name
+
+
+def _free_after_pops(body: list[L.Stmt], used: set[str]) -> list[L.Stmt]:
+    """After each pop, the slot is released as soon as the popped tile is dead in its block
+    (tpop -> direct users -> tfree -> next tpop). A popped tile that outlives its block (it is
+    yielded or returned), or that is still live at the next pop of its direction (which would
+    then hold two slots, and with slot_num of them can deadlock the producer), is first copied
+    out of the slot into a buffer of its own, so the slot is released before the next pop and
+    the carried value does not live in the pipe."""
+    out: list[L.Stmt] = []
+    index = 0
+    while index < len(body):
+        stmt = body[index]
+        if isinstance(stmt, (L.ForStmt, L.IfStmt)):
+            stmt = _free_in_regions(stmt, used)
+        out.append(stmt)
+        index += 1
+        pop = _popped(stmt)
+        if pop is None:
+            continue
+        var, direction = pop
+        rest = body[index:]
+        last = max((k for k, s in enumerate(rest) if var.name in _uses(s)), default=-1)
+        escapes = var.name in _uses_all(s for s in rest if isinstance(s, (L.YieldStmt, L.ReturnStmt)))
+        if escapes or any(_pops_in(s, direction) for s in rest[:last + 1]):
+            copy_var, copy = _slot_copy(var, used)
+            out.append(copy)
+            rest = [_renamed(s, var.name, copy_var) for s in rest]
+            body = body[:index] + rest
+            last = -1
+        free = L.Call(op=_FREE_OP[direction], args=(var,), attrs=(), type=NoneType(), span=var.span)
+        pending = L.EvalStmt(value=free, span=stmt.span)
+        for s in rest[:last + 1]:
+            if isinstance(s, (L.ForStmt, L.IfStmt)):
+                s = _free_in_regions(s, used)
+            out.append(s)
+        out.append(pending)
+        index += last + 1
+    return out
+
+
+def _free_in_regions(stmt: L.ForStmt | L.IfStmt, used: set[str]) -> L.Stmt:
+    if isinstance(stmt, L.ForStmt):
+        return L.ForStmt(loop_var=stmt.loop_var, start=stmt.start, stop=stmt.stop, step=stmt.step,
+                         iter_args=stmt.iter_args, body=tuple(_free_after_pops(list(stmt.body), used)),
+                         results=stmt.results, kind=stmt.kind, attrs=stmt.attrs, span=stmt.span)
+    return L.IfStmt(cond=stmt.cond, then_body=tuple(_free_after_pops(list(stmt.then_body), used)),
+                    else_body=tuple(_free_after_pops(list(stmt.else_body), used)), results=stmt.results,
+                    span=stmt.span)
+
+
+def _popped(stmt: L.Stmt) -> tuple[L.Var, int] | None:
+    if isinstance(stmt, L.AssignStmt) and isinstance(stmt.value, L.Call) and stmt.value.op in _POP_DIRECTION:
+        return stmt.target, _POP_DIRECTION[stmt.value.op]
+    return None
+
+
+def _pops_in(stmt: L.Stmt, direction: int) -> bool:
+    return any(isinstance(n, L.Call) and _POP_DIRECTION.get(n.op) == direction for n in walk(stmt))
+
+
+def _slot_copy(var: L.Var, used: set[str]) -> tuple[L.Var, L.Stmt]:
+    """`copy = tile.move(var)` into a fresh buffer of the same space (TMOV within Vec / Mat)."""
+    tile = var.type
+    assert isinstance(tile, TileType) and tile.memory_space is not None
+    attrs = (("target_memory", tile.memory_space),)
+    move = L.Call(op="tile.move", args=(var,), attrs=attrs,
+                  type=REGISTRY.deduce("tile.move", (var,), attrs, placed=True), span=var.span)
+    copy = L.Var(name=_fresh(var.name + "_local", used), type=move.type, span=var.span)
+    return copy, L.AssignStmt(target=copy, value=move, span=var.span)
+
+
+def _renamed(node: L.Stmt, old: str, new: L.Var) -> L.Stmt:
+    """`node` with every use of variable `old` replaced by `new`."""
+
+    class _Renamer(L.Rewriter):
+        @override
+        def visit_Var(self, var: L.Var) -> L.Var:
+            return new if var.name == old else var
+
+    result = _Renamer().visit_Stmt(node)
+    assert not isinstance(result, tuple)
+    return result
 
 
 def _result_var(value: L.Expr, fallback: str, span: object) -> L.Var:

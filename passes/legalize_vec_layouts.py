@@ -3,7 +3,7 @@
 A static [N, 1] tile has the column-major implicit view (TARGET_FACTS.md "Memory spaces and
 implicit tile views"), but PTOAS accepts the element-wise, unary, cast and row-reduction
 instructions only on row-major Vec tiles (PTO_DIALECT.md row 6; the tiles each family must
-read and write row-major are `languages.layout.ROW_MAJOR_VEC_TILES`). As PyPTO does, such an
+read and write row-major are `languages.layout.row_major_vec_tiles`). As PyPTO does, such an
 operation runs on the same bytes seen as one row: each [N, 1] column operand is reshaped
 (zero-copy) to [1, N], the operation computes the [1, N] row, and its result is reshaped back to
 [N, 1] under the original name, so every other use is unchanged.
@@ -21,7 +21,7 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
-from languages.layout import RESULT, ROW_MAJOR_VEC_TILES, is_row_major
+from languages.layout import RESULT, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
 from languages.types import DataType, TileType
@@ -89,10 +89,10 @@ class _Legalizer(TP.Rewriter):
             return super().visit_AssignStmt(node)
         if REGISTRY.is_window_view(call.op):
             self.windows[node.target.name] = call
-        required = ROW_MAJOR_VEC_TILES.get(REGISTRY.get(call.op).family)
+        opdef = REGISTRY.get(call.op)
+        required = row_major_vec_tiles(opdef.family, opdef.pto)
         if required is None:
             return super().visit_AssignStmt(node)
-        opdef = REGISTRY.get(call.op)
         indices = [i for i, name in enumerate(opdef.operand_names) if name in required and i < len(call.args)]
         columns = [i for i in indices if _needs_row(getattr(call.args[i], "type", None))]
         result_column = RESULT in required and _needs_row(node.target.type)
@@ -119,6 +119,11 @@ class _Legalizer(TP.Rewriter):
             columns = sorted(set(columns) | set(others))
         for i in columns:
             args[i] = self._reshaped(args[i], pre, node.span)
+        if result_column and "shape" in opdef.operand_names:
+            # A fill (pl.full) states its result's shape: it fills the [1, N] row instead.
+            target_tile = node.target.type
+            assert isinstance(target_tile, TileType)
+            args[opdef.operand_names.index("shape")] = _shape_expr((1, target_tile.shape[0]), call.span)
         row_call = TP.Call(op=op, args=tuple(args), attrs=call.attrs,
                            type=REGISTRY.deduce(op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
         self.bump("column_ops_as_rows")
@@ -178,11 +183,13 @@ class _Legalizer(TP.Rewriter):
     @staticmethod
     def _reshape_call(operand: TP.Expr, target: TileType | tuple[int, ...], span: Span) -> TP.Call:
         shape = target.shape if isinstance(target, TileType) else target
-        shape_arg = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in shape),
-                                 span=span)
-        args = (operand, shape_arg)
+        args = (operand, _shape_expr(tuple(shape), span))
         return TP.Call(op="tile.reshape", args=args, attrs=(),
                        type=REGISTRY.deduce("tile.reshape", args, (), placed=True), span=span)
+
+
+def _shape_expr(shape: tuple[int, ...], span: Span) -> TP.TupleExpr:
+    return TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in shape), span=span)
 
 
 def _names(node: Node) -> set[str]:

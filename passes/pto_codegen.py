@@ -87,6 +87,8 @@ class _FunctionState:
     counter: int = 0
     params: int = 0
     float_constants: int = 0
+    # The split code of each popped tile (its tfree releases the slot with the same code).
+    pop_splits: dict[str, AttrValue] = field(default_factory=dict)
 
 
 # The statements that define a tile_buf handle: an assignment, or a region carrying a tile.
@@ -711,8 +713,57 @@ class _CodegenCalls:
             raise CompileError(Diagnostic.at(call, RULE, f"{call.op} must define a tile variable"))
         result = cg.fresh(target.type, span)
         cg.bind(target, result)
+        cg.fn.pop_splits[target.name] = attr(call.attrs, "split", 0)
         pop = P.Call(op=instruction, args=(), attrs=_fifo_attrs(call), type=target.type, span=span)
         return (P.AssignStmt(target=result, value=pop, span=span),)
+
+    @staticmethod
+    def tfree(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+              span: Span) -> tuple[P.Stmt, ...]:
+        """`system.tfree_to_aic(popped)` -> `pto.tfree_from_aic {[id = I, ]split = N}`: the
+        split is the one the tile was popped with (the instruction takes no tile operand)."""
+        tile = call.args[0]
+        split = cg.fn.pop_splits.get(getattr(tile, "name", ""))
+        if split is None:
+            raise CompileError(Diagnostic.at(call, RULE, f"{call.op} must free a tile produced by a tpop",
+                                             "free exactly the value the tpop defined"))
+        pipe = attr(call.attrs, "id")
+        attrs: Attrs = ((("id", pipe),) if pipe is not None else ()) + (("split", split),)
+        return (_instr(instruction, (), attrs, span),)
+
+    @staticmethod
+    def pipe_buffer(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                    span: Span) -> tuple[P.Stmt, ...]:
+        """`system.reserve_buffer` -> `%r = pto.reserve_buffer {name, size, location, auto, base}
+        -> i32` (`auto = true` and no base while the planner left the base AUTO: PTOAS places it);
+        `system.import_peer_buffer` -> `%r = pto.import_reserved_buffer {name, peer_func}`."""
+        if target is None:
+            raise CompileError(Diagnostic.at(call, RULE, f"{call.op} must define its address"))
+        full = opdef.with_defaults(call.attrs)
+        attrs: Attrs
+        if instruction == "pto.reserve_buffer":
+            base = attr(full, "base")
+            auto = not isinstance(base, int) or base < 0
+            attrs = (("name", attr(full, "name")), ("size", attr(full, "size")), ("location", attr(full, "location")),
+                     ("auto", auto)) + (() if auto else (("base", base),))
+        else:
+            attrs = (("name", attr(full, "name")), ("peer_func", attr(full, "peer_func")))
+        result = P.Var(name=target.name, type=target.type, span=target.span)
+        cg.bind(target, result)
+        return (P.AssignStmt(target=result, value=P.Call(op=instruction, args=(), attrs=attrs, type=target.type,
+                                                         span=span), span=span),)
+
+    @staticmethod
+    def initialize_pipe(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                        span: Span) -> tuple[P.Stmt, ...]:
+        """`system.aic_initialize_pipe(c2v, v2c[, gm])` -> `pto.aic_initialize_pipe {dir_mask,
+        slot_size, slot_num} ([gm_slot_buffer = %gm, ]c2v_consumer_buf = %a, v2c_consumer_buf = %b)`."""
+        operands = tuple(cg.pointer_of(a, span) if isinstance(_expr_type(a), TensorType) else cg.operand(a, span)
+                         for a in call.args)
+        full = opdef.with_defaults(call.attrs)
+        names = ("id", "dir_mask", "slot_size", "slot_num")
+        attrs = tuple((name, attr(full, name)) for name in names if attr(full, name) is not None)
+        return (_instr(instruction, operands, attrs, span),)
 
 
 
@@ -906,6 +957,12 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.tmrgsort": _CodegenCalls.mrgsort,
     "pto.mgather": _CodegenCalls.mgather,
     "pto.tscatter": _CodegenCalls.scatter,
+    "pto.tfree_from_aic": _CodegenCalls.tfree,
+    "pto.tfree_from_aiv": _CodegenCalls.tfree,
+    "pto.reserve_buffer": _CodegenCalls.pipe_buffer,
+    "pto.import_reserved_buffer": _CodegenCalls.pipe_buffer,
+    "pto.aic_initialize_pipe": _CodegenCalls.initialize_pipe,
+    "pto.aiv_initialize_pipe": _CodegenCalls.initialize_pipe,
 }
 
 # Instructions that bind their result themselves instead of writing an allocated buffer: a view

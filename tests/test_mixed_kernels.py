@@ -9,6 +9,8 @@ of tests/test_kernels_matmul.py (written from NUMERICS.md, independent of backen
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from pathlib import Path
 from typing import Callable
@@ -24,7 +26,7 @@ from nanopass_pto.plugin import DEFAULT_PIPELINE
 from nanopass.diagnostics import CompileError
 from nanopass.node import walk
 from nanopass.passes import PassContext
-from nanopass.pipeline import Pipeline
+from nanopass.pipeline import Pipeline, main
 from nanopass.plugin import get_plugin
 from tests.test_kernels_matmul import (
     B910,
@@ -117,6 +119,111 @@ def test_compact_accumulator_is_pushed_at_its_valid_extent(tmp_path: Path) -> No
                      r"v_row=100, v_col=48, blayout=row_major, slayout=none_box", pto), pto
 
 
+# -- the pipe: kernel kinds, set-up, slot release ---------------------------------------------------
+
+
+def _function_texts(pto: str) -> dict[str, str]:
+    parts = re.split(r"(?=^  func\.func @)", pto, flags=re.M)
+    return {m.group(1): part for part in parts if (m := re.match(r"\s*func\.func @(\w+)", part))}
+
+
+def test_each_side_declares_its_core_and_sets_up_the_pipe_before_its_first_transfer(tmp_path: Path) -> None:
+    # mm_cast_mm_f16 moves tiles both ways: the AIV consumes cube -> vector, the AIC vector -> cube.
+    kernel, shapes, _ = KERNELS[2]
+    rng = np.random.default_rng(2)
+    rc, log, _ = run_cli(kernel, {n: random_array(s, d, rng) for n, (s, d) in shapes.items()}, B910, tmp_path)
+    assert rc == 0, log
+    sides = _function_texts((tmp_path / "out.pto").read_text())
+    aic, aiv = sides["mm_aic"], sides["mm_aiv"]
+    assert "attributes {pto.kernel_kind = #pto.kernel_kind<cube>}" in aic.splitlines()[0]
+    assert "attributes {pto.kernel_kind = #pto.kernel_kind<vector>}" in aiv.splitlines()[0]
+    # Each consumer reserves its slots in its own buffer (Mat on the cube, Vec on the vector
+    # core); the producer imports the peer's region by name.
+    assert re.search(r'%v2c_fifo = pto\.reserve_buffer \{name = "v2c_fifo", size = \d+, '
+                     r"location = #pto\.address_space<mat>, auto = false, base = \d+\} -> i32", aic), aic
+    assert re.search(r'%c2v_fifo = pto\.import_reserved_buffer \{name = "c2v_fifo", peer_func = @mm_aiv\} -> i32', aic)
+    assert re.search(r'%c2v_fifo = pto\.reserve_buffer \{name = "c2v_fifo", size = \d+, '
+                     r"location = #pto\.address_space<vec>, auto = false, base = \d+\} -> i32", aiv), aiv
+    assert re.search(r'%v2c_fifo = pto\.import_reserved_buffer \{name = "v2c_fifo", peer_func = @mm_aic\} -> i32', aiv)
+    for side, core, text in (("aic", "aic", aic), ("aiv", "aiv", aiv)):
+        init = re.search(rf"pto\.{core}_initialize_pipe \{{dir_mask = 3, slot_size = (\d+), slot_num = 2\}} "
+                         r"\(gm_slot_buffer = %arg\d+ : !pto\.ptr<f32>, c2v_consumer_buf = %c2v_fifo : i32, "
+                         r"v2c_consumer_buf = %v2c_fifo : i32\)", text)
+        assert init, text
+        # The slot holds the largest tile carried (64x128 FP32 accumulator = 32768 bytes).
+        assert int(init.group(1)) == 64 * 128 * 4
+        first_transfer = min(text.index(w) for w in ("pto.tpush", "pto.tpop") if w in text)
+        assert init.start() < first_transfer, side
+
+
+def _transfer_sequence(text: str) -> list[str]:
+    return re.findall(r"pto\.(tpop_from_\w+|tfree_from_\w+|tpush_to_\w+)", text)
+
+
+@pytest.mark.parametrize("kernel", [MIXED / "loop_bias_relu.py", HERE / "kernels" / "trust" / "carry_seeded_by_matmul.py",
+                                    HERE / "kernels" / "trust" / "flash_attention.py"], ids=lambda p: p.stem)
+def test_every_pop_is_freed_before_the_next_pop_of_its_pipe(kernel: Path, tmp_path: Path) -> None:
+    """tpop -> users -> tfree -> next tpop: a popped tile still needed at the next pop (here a
+    loop carry seeded by a pop) is copied out of its slot, so no side ever holds two slots."""
+    out = tmp_path / "k.pto"
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        assert main([str(kernel), "--verify-all", "--simulate", "--backend", B910, "-o", str(out)]) == 0, log.getvalue()
+    assert "bit-exact" in log.getvalue(), log.getvalue()
+    for name, text in _function_texts(out.read_text()).items():
+        held = {"aic": 0, "aiv": 0}
+        for step in _transfer_sequence(text):
+            kind, peer = step.split("_")[0], step.rsplit("_", 1)[1]
+            if kind == "tpop":
+                assert held[peer] == 0, f"{name}: a second pop from the {peer} with a slot still held"
+                held[peer] += 1
+            elif kind == "tfree":
+                assert held[peer] == 1, f"{name}: a tfree without a pop"
+                held[peer] -= 1
+        assert held == {"aic": 0, "aiv": 0}, f"{name}: a popped slot is never freed"
+
+
+def test_a_full_pipe_makes_the_producer_wait_for_a_free_slot() -> None:
+    log: list[str] = []
+
+    def cube() -> None:
+        cross_core.configure_pipe(1, 2)
+        for item in range(4):
+            cross_core.push("aiv", item)
+            log.append(f"push {item}")
+
+    def vector() -> None:
+        cross_core.configure_pipe(1, 2)
+        for _ in range(4):
+            item = cross_core.pop("aiv")
+            log.append(f"pop {item}")
+            cross_core.free("aiv")
+
+    cross_core.run_group(["AIC", "AIV"], [cube, vector])
+    # Two slots: the third push waits until the vector core has popped and freed one.
+    assert log[:3] == ["push 0", "push 1", "pop 0"], log
+    assert sorted(log) == sorted([f"push {i}" for i in range(4)] + [f"pop {i}" for i in range(4)])
+
+
+def test_a_popped_slot_never_freed_deadlocks_the_producer() -> None:
+    def cube() -> None:
+        cross_core.configure_pipe(1, 1)
+        cross_core.push("aiv", 0)
+        cross_core.push("aiv", 1)
+
+    def vector() -> None:
+        cross_core.configure_pipe(1, 1)
+        cross_core.pop("aiv")
+        cross_core.pop("aiv")
+
+    with pytest.raises(CrossCoreError, match=r"AIC waits for a free slot of the cube → vector FIFO \(1 popped and "
+                                             r"not freed\)") as err:
+        cross_core.run_group(["AIC", "AIV"], [cube, vector])
+    assert "every popped slot a tfree" in str(err.value)
+    with pytest.raises(CrossCoreError, match="releases no popped slot"):
+        cross_core.run_group(["AIC", "AIV"], [lambda: cross_core.configure_pipe(1, 2), lambda: cross_core.free("aiv")])
+
+
 # -- the pass on its own -----------------------------------------------------------------------------
 
 
@@ -140,10 +247,13 @@ def test_expansion_splits_into_aic_aiv_and_group() -> None:
     assert [f.name for f in out.functions] == ["mm_aic", "mm_aiv", "mm", "main"]
     aic, aiv, group = functions["mm_aic"], functions["mm_aiv"], functions["mm"]
     assert (aic.func_type, aiv.func_type, group.func_type) == ("AIC", "AIV", "Group")
-    # Each core gets the GM parameters it uses; the Group keeps the original signature.
-    assert [p.var.name for p in aic.params] == ["a", "b"]
-    assert [p.var.name for p in aiv.params] == ["bias", "ret0_out"]
+    # Each core gets the GM parameters it uses, plus the pipe's GM slot ring (Ascend910B moves
+    # the slots through GM); the Group keeps the original signature and allocates the ring.
+    assert [p.var.name for p in aic.params] == ["a", "b", "gm_pipe_buffer"]
+    assert [p.var.name for p in aiv.params] == ["bias", "ret0_out", "gm_pipe_buffer"]
     assert [p.var.name for p in group.params] == ["a", "b", "bias", "ret0_out"]
+    ring = [n for n in walk(group) if isinstance(n, L.AssignStmt) and n.target.name == "gm_pipe_buffer"]
+    assert len(ring) == 1 and isinstance(ring[0].value, L.Call) and ring[0].value.op == "tensor.create"
     ops = {side.name: [n.op for n in walk(side) if isinstance(n, L.Call)] for side in (aic, aiv)}
     assert "tile.tpush_to_aiv" in ops["mm_aic"] and "tile.add" not in ops["mm_aic"]
     assert "tile.tpop_from_aic" in ops["mm_aiv"] and "tile.matmul" not in ops["mm_aiv"]

@@ -9,7 +9,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, NamedTuple, NoReturn, TypeVar
 
-from backend.pto_text.printer import FREE_OPS, POP_OPS, PUSH_OPS, SPMD_OPS, STATEMENT_PRINTERS, VALUE_PRINTERS, mlir_type
+from backend.pto_text.printer import (
+    FREE_OPS,
+    KERNEL_KINDS,
+    PIPE_INIT_OPERANDS,
+    PIPE_INIT_OPS,
+    POP_OPS,
+    PUSH_OPS,
+    SPMD_OPS,
+    STATEMENT_PRINTERS,
+    VALUE_PRINTERS,
+    mlir_type,
+)
 from languages.gen import pto as P
 from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
@@ -423,10 +434,13 @@ class _MlirParser:
             if not self.accept(","):
                 break
         self.expect(")", "closing the parameter list")
+        func_type = _KERNEL_FUNCTION_TYPE
+        if self.accept("attributes"):
+            func_type = self.kernel_kind()
         self.expect("{", "opening the function body")
         body = self.block()
         self.check_terminator(name, body, self.tokens[self.pos - 1])
-        return P.Function(name=name, func_type=_KERNEL_FUNCTION_TYPE,
+        return P.Function(name=name, func_type=func_type,
                           params=tuple(P.Param(var=v, direction=self.direction(v), span=v.span) for v in params),
                           return_types=(), body=body, span=self.span_of(start))
 
@@ -443,6 +457,19 @@ class _MlirParser:
             given = f"ends in an scf.yield of {len(last.values)}" if isinstance(last, P.YieldStmt) else "has no scf.yield"
             self.fail(f"{what} defines {count} result(s) but its region {given}", closing,
                       f"end the region with `scf.yield` of {count} value(s) and their types")
+
+    def kernel_kind(self) -> str:
+        """`{pto.kernel_kind = #pto.kernel_kind<cube|vector>}`: the side of a mixed kernel."""
+        self.expect("{", "opening the function attributes")
+        self.expect("pto.kernel_kind", "(the only function attribute)")
+        self.expect("=", "after `pto.kernel_kind`")
+        token = self.peek()
+        kind = _parse_enum(self, "kernel_kind")
+        by_kind = {k: t for t, k in KERNEL_KINDS.items()}
+        if kind not in by_kind:
+            self.fail(f"unknown kernel kind `{kind}` (cube or vector)", token)
+        self.expect("}", "closing the function attributes")
+        return by_kind[kind]
 
     def direction(self, param: P.Var) -> str:
         if not isinstance(param.type, TensorType) or param.name not in self.fn.stored:
@@ -1188,11 +1215,36 @@ def _parse_barrier(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
     return (), (("pipe", pipe),)
 
 
+def _parse_initialize_pipe(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
+    attrs = p.attr_dict()
+    p.expect("(", "opening the pipe's buffers")
+    named: dict[str, P.Var] = {}
+    while not p.at(")"):
+        key = p.word("a pipe buffer such as `c2v_consumer_buf`")
+        if key not in PIPE_INIT_OPERANDS:
+            p.fail(f"unknown pipe buffer `{key}` ({', '.join(PIPE_INIT_OPERANDS)})", p.tokens[p.pos - 1])
+        p.expect("=", f"after `{key}`")
+        named[key] = p.typed_operand()
+        if not p.accept(","):
+            break
+    p.expect(")", "closing the pipe's buffers")
+    if "c2v_consumer_buf" not in named or "v2c_consumer_buf" not in named:
+        p.expected("both c2v_consumer_buf and v2c_consumer_buf")
+    return tuple(named[k] for k in PIPE_INIT_OPERANDS if k in named), attrs
+
+
+def _parse_reserve_buffer(p: _MlirParser) -> P.Call:
+    attrs = p.attr_dict()
+    p.expect("->", "before the address type")
+    return P.Call(op="", args=(), attrs=attrs, type=p.type())
+
+
 _STATEMENT_PARSERS: dict[str, Callable[[_MlirParser], tuple[tuple[P.Expr, ...], Attrs]]] = {
     "pto.store_scalar": _parse_store_scalar,
     "pto.syncall": _parse_syncall,
     "pto.barrier": _parse_barrier,
     "pto.tmrgsort": _parse_mrgsort,
+    **{op: _parse_initialize_pipe for op in PIPE_INIT_OPS},
 }
 assert _STATEMENT_PARSERS.keys() == STATEMENT_PRINTERS.keys(), "every custom printed statement needs its parser"
 
@@ -1207,6 +1259,8 @@ _VALUE_PARSERS: dict[str, _ValueParser] = {
     "pto.tgetval": _parse_tgetval,
     "pto.get_tensor_view_dim": _parse_view_dim,
     **{op: _parse_nullary for op in SPMD_OPS},
+    "pto.reserve_buffer": _parse_reserve_buffer,
+    "pto.import_reserved_buffer": _parse_reserve_buffer,
 }
 assert _VALUE_PARSERS.keys() == VALUE_PRINTERS.keys(), "every custom printed form needs its parser"
 

@@ -188,7 +188,9 @@ class MlirPrinter:
 
     def function(self, function: P.Function) -> None:
         params = ", ".join(f"%{p.var.name}: {mlir_type(p.var.type)}" for p in function.params)
-        self.lines.append(f"{INDENT}func.func @{function.name}({params}) {{")
+        kind = KERNEL_KINDS.get(function.func_type)
+        attributes = f" attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}}" if kind else ""
+        self.lines.append(f"{INDENT}func.func @{function.name}({params}){attributes} {{")
         self.block(function.body, 2)
         self.lines.append(f"{INDENT}}}")
 
@@ -435,12 +437,53 @@ def _barrier(call: P.Call) -> str:
     return f"pto.barrier <{attr(call.attrs, 'pipe', 'PIPE_ALL')}>"
 
 
+def _address_space(value: AttrValue) -> str:
+    assert isinstance(value, MemorySpace)
+    return f"#pto.address_space<{value.pto_name}>"
+
+
+def _reserve_buffer(call: P.Call, target: P.Var) -> str:
+    """`pto.reserve_buffer {name = "N", size = S, location = #pto.address_space<loc>, auto = A[,
+    base = B]} -> i32` (PTOAS rejects `base` with `auto = true`)."""
+    fields = [f'name = "{attr(call.attrs, "name")}"', f"size = {attr(call.attrs, 'size')}",
+              f"location = {_address_space(attr(call.attrs, 'location'))}",
+              f"auto = {'true' if attr(call.attrs, 'auto') else 'false'}"]
+    base = attr(call.attrs, "base")
+    if base is not None:
+        fields.append(f"base = {base}")
+    return f"pto.reserve_buffer {{{', '.join(fields)}}} -> {mlir_type(target.type)}"
+
+
+def _import_reserved_buffer(call: P.Call, target: P.Var) -> str:
+    return (f'pto.import_reserved_buffer {{name = "{attr(call.attrs, "name")}", '
+            f"peer_func = @{attr(call.attrs, 'peer_func')}}} -> {mlir_type(target.type)}")
+
+
+# The operands of a frontend pipe initialisation, by position in the PTO op.
+PIPE_INIT_OPERANDS = ("c2v_consumer_buf", "v2c_consumer_buf", "gm_slot_buffer")
+
+
+def _initialize_pipe(call: P.Call) -> str:
+    """`pto.aic_initialize_pipe {[id = I, ]dir_mask = D, slot_size = S, slot_num = N}
+    ([gm_slot_buffer = %gm : !pto.ptr<f32>, ]c2v_consumer_buf = %a : i32, v2c_consumer_buf = %b : i32)`."""
+    named = dict(zip(PIPE_INIT_OPERANDS, call.args))
+    order = ("gm_slot_buffer", "c2v_consumer_buf", "v2c_consumer_buf")
+    operands = ", ".join(f"{key} = {typed(named[key])}" for key in order if key in named)
+    fields = ", ".join(f"{k} = {v}" for k, v in call.attrs if v is not None)
+    return f"{call.op} {{{fields}}} ({operands})"
+
+
+# A mixed kernel's side functions carry their core (`attributes {pto.kernel_kind = ...}`).
+KERNEL_KINDS: dict[str, str] = {"AIC": "cube", "AIV": "vector"}
+PIPE_INIT_OPS = frozenset({"pto.aic_initialize_pipe", "pto.aiv_initialize_pipe"})
+
 SPMD_OPS = frozenset({"pto.get_block_idx", "pto.get_block_num", "pto.get_subblock_idx"})
 STATEMENT_PRINTERS: dict[str, Callable[[P.Call], str]] = {
     "pto.store_scalar": _store_scalar,
     "pto.syncall": _syncall,
     "pto.barrier": _barrier,
     "pto.tmrgsort": _mrgsort,
+    **{op: _initialize_pipe for op in PIPE_INIT_OPS},
 }
 
 PUSH_OPS = frozenset({"pto.tpush_to_aiv", "pto.tpush_to_aic"})
@@ -458,6 +501,8 @@ VALUE_PRINTERS: dict[str, Callable[[P.Call, P.Var], str]] = {
     "pto.tgetval": _tgetval,
     "pto.get_tensor_view_dim": _view_dim,
     **{op: _nullary for op in SPMD_OPS},
+    "pto.reserve_buffer": _reserve_buffer,
+    "pto.import_reserved_buffer": _import_reserved_buffer,
 }
 
 

@@ -920,6 +920,25 @@ class Executor:
             values = self.machine.read_gm(tensor, index, instr.op, instr.span)
             self.machine.write_tile(dst, values.reshape(1, -1), instr.op, instr.span, origin=(r, 0))
 
+    # -- the cross-core pipe --------------------------------------------------------------------
+
+    def pipe_buffer(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """reserve_buffer / import_reserved_buffer: the region's address (0 when PTOAS places it)."""
+        base = attr(call.attrs, "base")
+        return base if isinstance(base, int) and base >= 0 else 0
+
+    def pipe_init(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """initialize_pipe: each direction of dir_mask gets slot_num slots."""
+        cross_core.configure_pipe(attr(call.attrs, "dir_mask", 0), attr(call.attrs, "slot_num", 0))
+        return 0
+
+    def tfree(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        try:
+            cross_core.free(SEMANTICS[call.op][1])
+        except cross_core.CrossCoreError as err:
+            raise instr.fail(err.message) from None
+        return 0
+
 
 def _scalar_value(element: Any, dtype: DataType) -> ScalarValue:
     if dtype.is_float:
@@ -954,6 +973,9 @@ _VALUE_OPS: Final[dict[str, _ValueOp]] = {
     "spmd": Executor.spmd,
     "barrier": Executor.barrier,
     "mrgsort": Executor.mrgsort,
+    "pipe_buffer": Executor.pipe_buffer,
+    "pipe_init": Executor.pipe_init,
+    "tfree": Executor.tfree,
 }
 
 _DPS_OPS: Final[dict[str, _DpsOp]] = {

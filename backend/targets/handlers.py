@@ -85,6 +85,9 @@ class BackendHandler:
     mat_to_bias_dtype_pairs: frozenset[tuple[str, str]]
     needs_low_precision_mat_scratch: bool  # chained matmul intermediate must be bf16/f16 in Mat
     l0_cost_model: L0CostModel
+    # The cube <-> vector pipe moves its slots through a GM buffer (a2/a3: PTOAS requires the
+    # pipe's gm_slot_buffer) rather than core to core.
+    gm_pipe_slots: bool = False
 
     def capacity(self, space: MemorySpace) -> int:
         """On-chip bytes of `space`; global memory has no fixed capacity."""
@@ -158,6 +161,7 @@ ASCEND_910B = BackendHandler(
     acc_to_gm_store_dtypes=_ACC_STORE_DTYPES,
     mat_to_bias_dtype_pairs=frozenset({("INT32", "INT32"), ("FP32", "FP32"), ("FP16", "FP32")}),
     needs_low_precision_mat_scratch=True,
+    gm_pipe_slots=True,
     l0_cost_model=L0CostModel(
         bw_l0a=129.7, bw_l0b=85.4, bw_drain=118.0, drain_fixed_cycles=164.0,
         drain_row_cycles=4.45, drain_penalty_cycles=2.6, drain_c0_bytes=32,

@@ -934,9 +934,9 @@ ATTR_ENUMS: dict[str, dict[str, AttrValue]] = {
 REGISTRY = Registry()
 
 # Registration happens below the definitions above, which the op modules import.
-from languages.ops import index_ops, pto_ops, system_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
+from languages.ops import index_ops, pipe_ops, pto_ops, system_ops, tensor_ops, tile_ops, vector_ops  # noqa: E402
 
-for _module in (tile_ops, tensor_ops, vector_ops, index_ops, system_ops, pto_ops):
+for _module in (tile_ops, tensor_ops, vector_ops, index_ops, system_ops, pipe_ops, pto_ops):
     for _op in _module.OPS:
         REGISTRY.register(_op)
 REGISTRY.validate()

@@ -474,11 +474,44 @@ def _cross_core_pto_ops() -> list[OpDef]:
     ]
 
 
-OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _scalar_access_pto_ops() + _cross_core_pto_ops())
+def _i32(args: Sequence[Node], attrs: Attrs) -> Type:
+    return ScalarType(DataType.INT32)
+
+
+def _pipe_pto_ops() -> list[OpDef]:
+    """The pipe's set-up and slot release (spec "Cross-Core Operations"):
+
+    %r = pto.reserve_buffer {name = "N", size = S, location = #pto.address_space<loc>,
+                             auto = false, base = B} -> i32        (auto = true and no base
+                                                                    under the PTOAS planner)
+    %r = pto.import_reserved_buffer {name = "N", peer_func = @F} -> i32
+    pto.aic_initialize_pipe {dir_mask = D, slot_size = S, slot_num = N}
+        ([gm_slot_buffer = %gm : !pto.ptr<f32>, ]c2v_consumer_buf = %a : i32, v2c_consumer_buf = %b : i32)
+    pto.tfree_from_aic {split = N}                                 (and the _aiv forms)"""
+    region = (AttrDecl("name", "str"), AttrDecl("size", "int"), AttrDecl("location", "memory_space"),
+              AttrDecl("auto", "bool", False), AttrDecl("base", "int"))
+    pipe = (AttrDecl("id", "int"), AttrDecl("dir_mask", "int"), AttrDecl("slot_size", "int"),
+            AttrDecl("slot_num", "int"))
+    fifo = (AttrDecl("id", "int"), AttrDecl("split", "int", 0))
+    return [
+        _op("pto.reserve_buffer", "pto_pipe", ("pipe_buffer",), _i32, region, doc="-> i32: the reserved region"),
+        _op("pto.import_reserved_buffer", "pto_pipe", ("pipe_buffer",), _i32,
+            (AttrDecl("name", "str"), AttrDecl("peer_func", "str")), doc="-> i32: the peer's region"),
+        _op("pto.aic_initialize_pipe", "pto_pipe", ("pipe_init",), attrs=pipe,
+            doc="(c2v_consumer_buf, v2c_consumer_buf[, gm_slot_buffer])"),
+        _op("pto.aiv_initialize_pipe", "pto_pipe", ("pipe_init",), attrs=pipe,
+            doc="(c2v_consumer_buf, v2c_consumer_buf[, gm_slot_buffer])"),
+        _op("pto.tfree_from_aic", "pto_fifo", ("tfree", "aiv"), attrs=fifo, doc="release a slot popped from the AIC"),
+        _op("pto.tfree_from_aiv", "pto_fifo", ("tfree", "aic"), attrs=fifo, doc="release a slot popped from the AIV"),
+    ]
+
+
+OPS: tuple[OpDef, ...] = tuple(_arith_ops() + _pto_ops() + _scalar_access_pto_ops() + _cross_core_pto_ops()
+                               + _pipe_pto_ops())
 
 # Instructions written in destination-passing style: `EvalStmt(op(*ins, out))`.
 _NOT_DPS_FAMILIES = frozenset({"arith", "pto_view", "pto_alloc", "pto_meta", "pto_fifo", "pto_scalar", "pto_sync",
-                               "pto_sort"})
+                               "pto_sort", "pto_pipe"})
 DPS_OPS: frozenset[str] = frozenset(o.name for o in OPS if o.family not in _NOT_DPS_FAMILIES)
 
 
@@ -564,6 +597,12 @@ _OP_OPERANDS: dict[str, str] = {
     "pto.tpush_to_aic": "(vec)",                              # the vector side pushes
     "pto.tpop_from_aic": "(scalar?, scalar?) -> vec",         # popped on the vector core
     "pto.tpop_from_aiv": "(scalar?, scalar?) -> mat",         # popped on the cube core
+    "pto.tfree_from_aic": "()",                               # the split names the slot, no operand
+    "pto.tfree_from_aiv": "()",
+    "pto.reserve_buffer": "() -> scalar",                     # the region's i32 address
+    "pto.import_reserved_buffer": "() -> scalar",
+    "pto.aic_initialize_pipe": "(scalar, scalar, tensor?)",   # (c2v_consumer_buf, v2c_consumer_buf[, gm_slot_buffer])
+    "pto.aiv_initialize_pipe": "(scalar, scalar, tensor?)",
 }
 
 _SPACE_WORDS: dict[str, MemorySpace] = {space.pto_name: space for space in MemorySpace if space is not MemorySpace.DDR}
