@@ -649,6 +649,9 @@ class _CodegenCalls:
         offsets = cg.operands(call.args[2], span)
         for size in sizes:
             cg.index(size)
+        if isinstance(valid_arg, tuple):
+            for extent in valid_arg:
+                cg.index(int(extent))  # PTOAS takes the valid extents as index SSA values
         attrs: Attrs = (("sizes", sizes),) + ((("valid", valid_arg),) if valid_arg is not None else ())
         result = cg.fresh(target.type, span)
         cg.bind(target, result)

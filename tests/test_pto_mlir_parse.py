@@ -67,6 +67,7 @@ CORNER = """module {
     %c0_index = arith.constant 0 : index
     %c1_index = arith.constant 1 : index
     %c8_index = arith.constant 8 : index
+    %c12_index = arith.constant 12 : index
     %c16_index = arith.constant 16 : index
     %c-1_i32 = arith.constant -1 : i32
     %true = arith.constant true
@@ -94,7 +95,7 @@ CORNER = """module {
     } else {
       scf.yield %cst : f32
     } loc("corner.py":12:5)
-    %14 = pto.subview %8#0[%c0_index, %c8_index] sizes [16, 8] valid [12, 8] : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0> -> !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0> loc("corner.py":13:5)
+    %14 = pto.subview %8#0[%c0_index, %c8_index] sizes [16, 8] valid [%c12_index, %c8_index] : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0> -> !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, v_row=12, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0> loc("corner.py":13:5)
     pto.set_validshape %3, %c8_index, %c16_index : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=12, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=1> loc("corner.py":14:5)
     pto.tcvt ins(%8#0 {rmode = #pto<round_mode FLOOR>} : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%3 : !pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=16, v_row=12, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=1>) loc("corner.py":15:5)
     scf.for %15 = %c0_index to %c16_index step %c8_index {

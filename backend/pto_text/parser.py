@@ -1013,7 +1013,7 @@ def _parse_subview(p: _MlirParser) -> P.Call:
     sizes = p.int_list("the window sizes")
     attrs: Attrs = (("sizes", sizes),)
     if p.accept("valid"):
-        attrs += (("valid", p.int_list("the valid extent")),)
+        attrs += (("valid", p.constant_ints(p.operand_list(), "the valid extents", token)),)
     p.expect(":", "and the source tile type")
     p.check_type(source, p.type(), token)
     p.expect("->", "before the window type")

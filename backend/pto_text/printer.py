@@ -22,7 +22,7 @@ from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import (
     COMMA_BEFORE_OPERAND_ATTRS, DIALECT_ATTRS, DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OP_ENUM_ATTRS, OPERAND_ATTRS,
     PAD_CODES, TYPED_INT_ATTRS, alloc_attrs,
-    float_literal,
+    constant_name, float_literal,
 )
 from languages.types import (
     BLAYOUTS,
@@ -368,7 +368,11 @@ def _alloc_tile(call: P.Call, target: P.Var) -> str:
 def _subview(call: P.Call, target: P.Var) -> str:
     source, offsets = call.args
     valid = attr(call.attrs, "valid")
-    valid_text = f" valid {_dims(valid)}" if valid is not None else ""
+    # PTOAS takes the valid extents as index SSA values (`valid [%c1_index, %c8_index]`); codegen
+    # defines an index constant for each.
+    valid_text = ""
+    if isinstance(valid, tuple):
+        valid_text = " valid [" + ", ".join(f"%{constant_name(int(v), DataType.INDEX)}" for v in valid) + "]"
     return (f"pto.subview {ssa(source)}{ssa_list(offsets)} sizes {_dims(attr(call.attrs, 'sizes'))}{valid_text} "
             f": {mlir_type(_type_of(source))} -> {mlir_type(target.type)}")
 
