@@ -22,6 +22,7 @@ PASSES: dict[str, str] = {
     "flatten-tile-nd-to-2d": "passes.flatten_tile_nd_to_2d:FlattenTileNdTo2D",
     "infer-tile-memory-space": "passes.infer_tile_memory_space:InferTileMemorySpace",
     "legalize-vec-layouts": "passes.legalize_vec_layouts:LegalizeVecLayouts",
+    "legalize-vec-dtypes": "passes.legalize_vec_dtypes:LegalizeVecDtypes",
     "auto-tile-matmul-l0": "passes.auto_tile_matmul_l0:AutoTileMatmulL0",
     "expand-mixed-kernel": "passes.expand_mixed_kernel:ExpandMixedKernel",
     "init-mem-ref": "passes.init_mem_ref:InitMemRef",

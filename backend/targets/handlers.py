@@ -88,6 +88,9 @@ class BackendHandler:
     # The cube <-> vector pipe moves its slots through a GM buffer (a2/a3: PTOAS requires the
     # pipe's gm_slot_buffer) rather than core to core.
     gm_pipe_slots: bool = False
+    # Vector instructions PTOAS rejects on BF16 tiles on this target (its verifiers' "expects
+    # ... element type to be i32/i16/f16/f32"): LegalizeVecDtypes computes them in FP32.
+    fp32_only_vec_instructions: frozenset[str] = frozenset()
 
     def capacity(self, space: MemorySpace) -> int:
         """On-chip bytes of `space`; global memory has no fixed capacity."""
@@ -134,6 +137,13 @@ def _moves(table: dict[MemorySpace, tuple[MemorySpace, ...]]) -> frozenset[_Move
 
 
 _M = MemorySpace
+
+
+def _fp32_only(*names: str) -> frozenset[str]:
+    """PTOAS 0.44's vector instructions without BF16 (its verifiers' element-type lists), among
+    those whose FP32 form rounds to the same BF16 bits (LegalizeVecDtypes), plus the unary
+    ones it rejects on BF16 on every target (`expects element type to be f16 or f32`)."""
+    return frozenset(f"pto.t{name}" for name in names + ("abs", "sqrt", "recip"))
 _SPACE_ALIGNMENT = (
     (_M.Mat, 128), (_M.Left, 64), (_M.Right, 64), (_M.Acc, 128), (_M.Bias, 64), (_M.Vec, 128),
 )
@@ -162,6 +172,10 @@ ASCEND_910B = BackendHandler(
     mat_to_bias_dtype_pairs=frozenset({("INT32", "INT32"), ("FP32", "FP32"), ("FP16", "FP32")}),
     needs_low_precision_mat_scratch=True,
     gm_pipe_slots=True,
+    fp32_only_vec_instructions=_fp32_only(
+        "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
+        "lrelu", "fmod", "fmods", "partadd", "partmax", "partmin", "partmul", "rowexpandadd", "rowexpandsub",
+        "rowexpandmul"),
     l0_cost_model=L0CostModel(
         bw_l0a=129.7, bw_l0b=85.4, bw_drain=118.0, drain_fixed_cycles=164.0,
         drain_row_cycles=4.45, drain_penalty_cycles=2.6, drain_c0_bytes=32,
@@ -193,6 +207,9 @@ ASCEND_950 = BackendHandler(
         ("INT32", "INT32"), ("FP32", "FP32"), ("FP16", "FP32"), ("BF16", "FP32"),
     }),
     needs_low_precision_mat_scratch=False,
+    fp32_only_vec_instructions=_fp32_only(
+        "sub", "mul", "div", "divs", "max", "relu", "lrelu", "fmod", "fmods", "rowexpandadd", "rowexpandsub",
+        "rowexpandmul", "rowexpanddiv"),
     l0_cost_model=L0CostModel(
         bw_l0a=206.3, bw_l0b=223.8, bw_drain=30.0, drain_fixed_cycles=343.4,
         drain_row_cycles=4.59, drain_penalty_cycles=0.26, drain_c0_bytes=32,

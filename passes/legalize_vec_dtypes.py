@@ -1,0 +1,120 @@
+"""LegalizeVecDtypes (TilePlaced → TilePlaced): vector arithmetic the target cannot do on BF16
+tiles runs in FP32.
+
+PTOAS rejects BF16 tiles on some vector instructions (`'pto.tmul' op expects A2/A3 tmul element
+type to be i32/i16/f16/f32`, PTO_DIALECT.md row 8); which ones is a fact of the backend
+(`BackendHandler.fp32_only_vec_instructions`). Such an operation is computed on FP32 copies:
+each BF16 tile operand is widened (`tile.cast`, exact), the operation runs on FP32 tiles, and
+its FP32 result is rounded back to BF16 to nearest-even under the original name.
+
+The bits are unchanged (NUMERICS.md section 2): the BF16 result is RNE_BF16(op(a, b)), and for
++ - * / sqrt computing in FP32 (p = 24 >= 2 * 8 + 2) and rounding once gives exactly that; a
+BF16 product or quotient has at most 16 significant bits, so FP32's subnormal range (which BF16
+shares) rounds nothing the direct rounding would keep; max / min / abs / neg and the exact
+remainders are exact in both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from typing_extensions import override
+
+import languages.gen.tile_placed as TP
+from backend.targets.handlers import BackendHandler
+from languages.decls import TilePlaced
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY
+from languages.types import DataType, TileType
+from nanopass.langdef import Language
+from nanopass.node import Node, walk
+from nanopass.passes import Pass, PassContext
+from passes.analysis.memrefs import backend_handler
+
+NARROW, WIDE = DataType.BF16, DataType.FP32
+# tile.cast's rounding modes: widening is exact; narrowing rounds to nearest-even.
+_WIDEN_MODE, _NARROW_MODE = "round", "rint"
+
+
+def _is_narrow_vec(ty: object) -> bool:
+    return isinstance(ty, TileType) and ty.dtype is NARROW and ty.memory_space is MemorySpace.Vec
+
+
+class _Widener(TP.Rewriter):
+    def __init__(self, backend: BackendHandler, used: set[str]) -> None:
+        super().__init__()
+        self.instructions = backend.fp32_only_vec_instructions
+        self.used = used
+
+    def fresh(self, base: str) -> str:
+        name, suffix = base, 0
+        while name in self.used:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self.used.add(name)
+        return name
+
+    def _needs_wide(self, call: TP.Call, target: TP.Var) -> bool:
+        if call.op not in REGISTRY or not set(REGISTRY.get(call.op).pto) & self.instructions:
+            return False
+        return _is_narrow_vec(target.type) or any(_is_narrow_vec(getattr(a, "type", None)) for a in call.args)
+
+    @override
+    def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:
+        call = node.value
+        if not isinstance(call, TP.Call) or not self._needs_wide(call, node.target):
+            return super().visit_AssignStmt(node)
+        pre: list[TP.Stmt] = []
+        args: list[TP.Expr] = []
+        for arg in call.args:
+            if _is_narrow_vec(getattr(arg, "type", None)):
+                wide = self._cast(arg, WIDE, _WIDEN_MODE, f"{getattr(arg, 'name', 'x')}_fp32", pre)
+                args.append(wide)
+            else:
+                args.append(arg)
+        wide_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
+                            type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call),
+                            span=call.span)
+        wide_result = TP.Var(self.fresh(node.target.name + "_fp32"), wide_call.type, span=node.target.span)
+        pre.append(TP.AssignStmt(target=wide_result, value=wide_call, span=node.span))
+        self.bump("bf16_ops_computed_in_fp32")
+        target = node.target.type
+        if not (isinstance(target, TileType) and target.dtype is NARROW):
+            return (*pre, TP.AssignStmt(target=node.target, value=wide_result, span=node.span))
+        back = self._cast_call(wide_result, NARROW, _NARROW_MODE)
+        return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _cast(self, operand: TP.Expr, dtype: DataType, mode: str, name: str, pre: list[TP.Stmt]) -> TP.Var:
+        call = self._cast_call(operand, dtype, mode)
+        var = TP.Var(self.fresh(name), call.type, span=call.span)
+        pre.append(TP.AssignStmt(target=var, value=call, span=call.span))
+        return var
+
+    @staticmethod
+    def _cast_call(operand: TP.Expr, dtype: DataType, mode: str) -> TP.Call:
+        attrs = (("target_type", dtype), ("mode", mode))
+        return TP.Call(op="tile.cast", args=(operand,), attrs=attrs,
+                       type=REGISTRY.deduce("tile.cast", (operand,), attrs, placed=True), span=operand.span)
+
+
+def _names(node: Node) -> set[str]:
+    return {str(getattr(n, "name")) for n in walk(node) if n.KIND == "Var"}
+
+
+@dataclass(frozen=True)
+class LegalizeVecDtypes(Pass[TP.Program, TP.Program]):
+    """Compute in FP32 the BF16 vector arithmetic the target has no BF16 instruction for."""
+
+    name: ClassVar[str] = "legalize-vec-dtypes"
+    spec_name: ClassVar[str] = "LegalizeVecDtypes"
+    source: ClassVar[Language] = TilePlaced
+    target: ClassVar[Language] = TilePlaced
+    requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+
+    @override
+    def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:
+        backend = backend_handler(ctx)
+        if not backend.fp32_only_vec_instructions:
+            return program
+        return ctx.rewrite(_Widener(backend, _names(program)), program)

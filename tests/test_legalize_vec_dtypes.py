@@ -1,0 +1,89 @@
+"""LegalizeVecDtypes: BF16 vector arithmetic the target has no BF16 instruction for (PTOAS:
+`'pto.tmul' op expects A2/A3 tmul element type to be i32/i16/f16/f32`) runs on FP32 copies and
+rounds back to nearest-even, with the same bits as the BF16 operation."""
+
+from __future__ import annotations
+
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import languages.gen.tile_placed as P
+from backend.targets.handlers import get_backend
+from languages.ops import REGISTRY
+from languages.pl_parser import parse_program
+from languages.types import DataType, TileType
+from nanopass.node import walk
+from nanopass.passes import PassContext
+from nanopass_pto.run import compare, compile_program, reference, run
+from passes.legalize_vec_dtypes import LegalizeVecDtypes
+from verifiers import tile_memory_placed
+
+HEADER = "import pypto.language as pl\n\n@pl.program\nclass K:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+
+
+def _kernel(dtype: str) -> str:
+    return HEADER + textwrap.indent(textwrap.dedent(f"""\
+        def k(self, a: pl.Tensor[[16, 32], pl.{dtype}], b: pl.Tensor[[16, 32], pl.{dtype}]) -> pl.Tensor[[16, 32], pl.{dtype}]:
+            c = pl.add(pl.mul(a, b), 0.5)
+            d = pl.sub(pl.maximum(c, b), a)
+            return pl.sqrt(pl.abs(pl.div(d, b)))
+        """), "    ")
+
+
+def _placed(text: str, backend: str) -> P.Program:
+    compiled = compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True,
+                               pipeline="normalize-stmt-structure,convert-tensor-to-tile-ops,"
+                                        "flatten-tile-nd-to-2d,infer-tile-memory-space")
+    assert isinstance(compiled.final, P.Program)
+    return compiled.final
+
+
+def _legalized(text: str, backend: str) -> P.Program:
+    out = LegalizeVecDtypes().run(_placed(text, backend), PassContext(backend, get_backend(backend)))
+    assert isinstance(out, P.Program)
+    assert tile_memory_placed.verify(out) == []
+    return out
+
+
+def _instructions(op: str) -> tuple[str, ...]:
+    return REGISTRY.get(op).pto if op in REGISTRY else ()
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_bf16_arithmetic_the_target_lacks_runs_in_fp32(backend: str) -> None:
+    handler = get_backend(backend)
+    program = _legalized(_kernel("BF16"), backend)
+    calls = [n for n in walk(program) if isinstance(n, P.Call)]
+    lacking = [c for c in calls if set(_instructions(c.op)) & handler.fp32_only_vec_instructions]
+    assert lacking, "the kernel exercises instructions the target lacks on BF16"
+    for call in lacking:
+        tiles = [t for t in (call.type, *(getattr(a, "type", None) for a in call.args)) if isinstance(t, TileType)]
+        assert all(t.dtype is DataType.FP32 for t in tiles), call
+    casts = [c for c in calls if c.op == "tile.cast"]
+    narrowing = [c for c in casts if isinstance(c.type, TileType) and c.type.dtype is DataType.BF16]
+    assert narrowing and all(dict(c.attrs)["mode"] == "rint" for c in narrowing)
+    # What the target does have on BF16 stays BF16 (Ascend950 adds BF16 tiles directly).
+    if "pto.tadd" not in handler.fp32_only_vec_instructions:
+        adds = [c for c in calls if c.op == "tile.adds"]
+        assert adds and all(isinstance(c.type, TileType) and c.type.dtype is DataType.BF16 for c in adds)
+
+
+def test_fp16_is_untouched() -> None:
+    placed = _placed(_kernel("FP16"), "Ascend910B")
+    assert LegalizeVecDtypes().run(placed, PassContext("Ascend910B", get_backend("Ascend910B"))) is placed
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_widened_bf16_is_bit_exact(backend: str) -> None:
+    source = parse_program(_kernel("BF16"), "k.py")
+    compiled = compile_program(source, backend=backend, verify_all=True)
+    rng = np.random.default_rng(7)
+    # Operands spanning BF16's range, subnormals and signed zeros included.
+    exponents = rng.integers(-140, 120, size=(2, 16, 32)).astype(np.float64)
+    values = (rng.uniform(-2, 2, size=(2, 16, 32)) * np.exp2(exponents)).astype(np.float32)
+    inputs = {"a": values[0].astype(ml_dtypes.bfloat16), "b": values[1].astype(ml_dtypes.bfloat16)}
+    reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports
