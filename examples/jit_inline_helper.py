@@ -5,7 +5,7 @@ import pypto.language as pl
 
 
 @pl.jit.inline
-def silu_rows(x: pl.Tensor, y: pl.Out[pl.Tensor], row: pl.INDEX):
+def silu_rows(x: pl.Tensor, y: pl.Out[pl.Tensor], row: pl.INDEX) -> pl.Tensor:
     t = pl.load(x, [row, 0], [16, 128])
     s = pl.recip(pl.add(pl.exp(pl.mul(t, -1.0)), 1.0))
     y = pl.store(pl.mul(t, s), [row, 0], y)
@@ -13,7 +13,7 @@ def silu_rows(x: pl.Tensor, y: pl.Out[pl.Tensor], row: pl.INDEX):
 
 
 @pl.jit
-def silu(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+def silu(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
     with pl.at(level=pl.Level.CORE_GROUP):
         y = silu_rows(x, y, 0)
         y = silu_rows(x, y, 16)
