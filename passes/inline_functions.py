@@ -29,31 +29,11 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
+from passes.analysis.dsl_splice import BlockSplicer, Substitute
 from passes.analysis.scope_vars import all_definitions, fresh_name, var_names
 
 RULE = "InlineFunctions"
 INLINE = "Inline"
-
-
-class _Substitute(D.Rewriter):
-    """Renames the variables a spliced body defines, and makes its parameters read the call's
-    arguments."""
-
-    def __init__(self, renames: dict[str, str], arguments: dict[str, D.Expr]) -> None:
-        super().__init__()
-        self.renames = renames
-        self.arguments = arguments
-
-    @override
-    def visit_Expr(self, node: D.Expr) -> D.Expr:
-        if isinstance(node, D.Var) and node.name in self.arguments:
-            return self.arguments[node.name]
-        return super().visit_Expr(node)
-
-    @override
-    def visit_Var(self, node: D.Var) -> D.Var:
-        name = self.renames.get(node.name)
-        return node if name is None else replace(node, name=name)
 
 
 class _TupleReads(D.Rewriter):
@@ -75,7 +55,7 @@ class _TupleReads(D.Rewriter):
         return super().visit_Expr(node)
 
 
-class _Inliner:
+class _Inliner(BlockSplicer):
     def __init__(self, program: D.Program, ctx: PassContext) -> None:
         self.ctx = ctx
         self.inline = {f.name: f for f in program.functions if f.func_type == INLINE}
@@ -114,24 +94,8 @@ class _Inliner:
         self.taken, self.tuples = saved_taken, saved_tuples
         return function if body is function.body else replace(function, body=body)
 
-    def block(self, block: tuple[D.Stmt, ...]) -> tuple[D.Stmt, ...]:
-        out: list[D.Stmt] = []
-        changed = False
-        for stmt in block:
-            new = self.stmt(stmt)
-            changed = changed or len(new) != 1 or new[0] is not stmt
-            out.extend(new)
-        return tuple(out) if changed else block
-
-    def stmt(self, stmt: D.Stmt) -> list[D.Stmt]:
-        if isinstance(stmt, (D.ForStmt, D.ScopeStmt)):
-            body = self.block(stmt.body)
-            if body is not stmt.body:
-                stmt = replace(stmt, body=body)
-        elif isinstance(stmt, D.IfStmt):
-            then_body, else_body = self.block(stmt.then_body), self.block(stmt.else_body)
-            if then_body is not stmt.then_body or else_body is not stmt.else_body:
-                stmt = replace(stmt, then_body=then_body, else_body=else_body)
+    @override
+    def expand(self, stmt: D.Stmt) -> list[D.Stmt]:
         if not any(self.is_inline_call(node) for node in _own_expressions(stmt)):
             return [stmt]
         if isinstance(stmt, D.AssignStmt) and self.is_inline_call(stmt.value):
@@ -168,7 +132,7 @@ class _Inliner:
             assert isinstance(values[0], D.Var)
             self.taken.discard(renames[values[0].name])
             renames[values[0].name] = target.name
-        substitute = _Substitute(renames, arguments)
+        substitute = Substitute(arguments, renames)
         stmts.extend(substitute.visit_Stmt_block(tuple(body)))
         results = tuple(substitute.visit_Expr(value) for value in values)
         if len(results) != 1:

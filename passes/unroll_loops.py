@@ -25,32 +25,13 @@ from languages.decls import DSL
 from languages.types import DataType
 from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
+from passes.analysis.dsl_splice import BlockSplicer, Substitute
 from passes.analysis.scope_vars import all_definitions, fresh_name, var_names
 
 UNROLL = "unroll"
 
 
-class _Substitute(D.Rewriter):
-    """Reads of some variables become expressions; definitions are renamed."""
-
-    def __init__(self, values: dict[str, D.Expr], renames: dict[str, str]) -> None:
-        super().__init__()
-        self.values = values
-        self.renames = renames
-
-    @override
-    def visit_Expr(self, node: D.Expr) -> D.Expr:
-        if isinstance(node, D.Var) and node.name in self.values:
-            return self.values[node.name]
-        return super().visit_Expr(node)
-
-    @override
-    def visit_Var(self, node: D.Var) -> D.Var:
-        name = self.renames.get(node.name)
-        return node if name is None else replace(node, name=name)
-
-
-class _Unroller:
+class _Unroller(BlockSplicer):
     def __init__(self, ctx: PassContext) -> None:
         self.ctx = ctx
         self.taken: set[str] = set()
@@ -62,27 +43,11 @@ class _Unroller:
         if body is function.body:
             return function
         if self.results:
-            body = _Substitute(self.results, {}).visit_Stmt_block(body)
+            body = Substitute(self.results, {}).visit_Stmt_block(body)
         return replace(function, body=body)
 
-    def block(self, block: tuple[D.Stmt, ...]) -> tuple[D.Stmt, ...]:
-        out: list[D.Stmt] = []
-        changed = False
-        for stmt in block:
-            new = self.stmt(stmt)
-            changed = changed or len(new) != 1 or new[0] is not stmt
-            out.extend(new)
-        return tuple(out) if changed else block
-
-    def stmt(self, stmt: D.Stmt) -> list[D.Stmt]:
-        if isinstance(stmt, (D.ForStmt, D.ScopeStmt)):
-            body = self.block(stmt.body)
-            if body is not stmt.body:
-                stmt = replace(stmt, body=body)
-        elif isinstance(stmt, D.IfStmt):
-            then_body, else_body = self.block(stmt.then_body), self.block(stmt.else_body)
-            if then_body is not stmt.then_body or else_body is not stmt.else_body:
-                stmt = replace(stmt, then_body=then_body, else_body=else_body)
+    @override
+    def expand(self, stmt: D.Stmt) -> list[D.Stmt]:
         if isinstance(stmt, D.ForStmt) and stmt.kind == UNROLL:
             return self.unroll(stmt)
         return [stmt]
@@ -90,7 +55,7 @@ class _Unroller:
     def unroll(self, loop: D.ForStmt) -> list[D.Stmt]:
         start, stop, step = (_constant(e) for e in (loop.start, loop.stop, loop.step))
         # unroll loops nested in this body are expanded already: read their results' values
-        body = list(_Substitute(self.results, {}).visit_Stmt_block(loop.body) if self.results else loop.body)
+        body = list(Substitute(self.results, {}).visit_Stmt_block(loop.body) if self.results else loop.body)
         yielded: tuple[D.Expr, ...] = ()
         if body and isinstance(body[-1], D.YieldStmt):
             yielded = body.pop().values  # type: ignore[union-attr]
@@ -102,7 +67,7 @@ class _Unroller:
             values: dict[str, D.Expr] = {loop.loop_var.name: D.ConstInt(index, DataType.INDEX, span=loop.span)}
             values.update((it.var.name, value) for it, value in zip(loop.iter_args, carried))
             renames = {name: self.fresh(name) for name in defined}
-            substitute = _Substitute(values, renames)
+            substitute = Substitute(values, renames)
             out.extend(substitute.visit_Stmt_block(tuple(body)))
             carried = [substitute.visit_Expr(value) for value in yielded]
             self.ctx.bump("copies")
