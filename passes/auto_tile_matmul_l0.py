@@ -196,6 +196,8 @@ class _AutoTiler(L.FromTilePlaced):
         self._chain_refusals: dict[str, _Refusal] = {}
         # Narrowed calls of a split-K grid → the grid's k: their window already fits L0C.
         self._grid_k: dict[str, int] = {}
+        # Statements a rewrite has already replaced (the Vec move a Vec-scratch grid stands for).
+        self._dropped: set[int] = set()
 
     # -- per-function state --------------------------------------------------------------------
 
@@ -244,7 +246,7 @@ class _AutoTiler(L.FromTilePlaced):
         index = 0
         while index < len(block):
             stmt = block[index]
-            if index in absorbed:
+            if index in absorbed or id(stmt) in self._dropped:
                 index += 1
                 continue
             if index in grids:
@@ -649,6 +651,12 @@ class _AutoTiler(L.FromTilePlaced):
         store = block[store_at] if store_at < len(block) else None
         chain_refusal = self._chain_refusals.get(matmul.target)
         reason = chain_refusal.reason if chain_refusal is not None else self._mn_refusal(matmul, store)
+        if reason is not None and chain_refusal is None:
+            moves = self._vec_consumer_moves(matmul, block, index)
+            if moves:
+                self.bump("mn-tiled-vec-scratch")
+                self._dropped.update(id(move) for move in moves)
+                return 1, self._vec_scratch_grid(matmul, choice, moves)
         if reason is not None:
             # Left whole, the accumulator cannot be allocated at all (nothing but the cube writes
             # L0C, so there is no smaller legal placement): say so here, at the user's line,
@@ -657,6 +665,9 @@ class _AutoTiler(L.FromTilePlaced):
             if not self._acc_fits(matmul):
                 hint = chain_refusal.hint if chain_refusal is not None else None
                 raise CompileError(self._l0c_overflow(matmul, reason, hint))
+            if not self._fits_whole(matmul):
+                # Left whole, an operand overflows L0A / L0B: no later pass can place it.
+                raise CompileError(self._operand_overflow(matmul, choice, reason))
             return 1, self._hop(matmul)
         assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
         out: list[L.Stmt] = []
@@ -693,6 +704,94 @@ class _AutoTiler(L.FromTilePlaced):
             hint=hint or "compute the output in blocks in the kernel (a loop over N or M blocks that slices "
                  "the operands and stores each block), or consume the matmul result directly with one "
                  "pl.store / return so AutoTileMatmulL0 can tile the output grid itself")
+
+    def _operand_overflow(self, matmul: _Matmul, choice: L0Choice, reason: str) -> Diagnostic:
+        dims, backend = matmul.dims, self.backend
+        panels = ((MemorySpace.Left, "L0A", "left", dims.M * dims.K * dims.bytes_a),
+                  (MemorySpace.Right, "L0B", "right", dims.K * dims.N * dims.bytes_b))
+        space, name, role, need = next(p for p in panels if p[3] > backend.capacity(p[0]))
+        return Diagnostic.at(
+            matmul.stmt, RULE,
+            f"PH-AT-006: {matmul.call.op} `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} needs its "
+            f"{role} operand split ({need} bytes, but {name} holds {backend.capacity(space)} bytes on "
+            f"{backend.name}; the chooser picks [{choice.m}, {choice.n}] output tiles), and the output "
+            f"cannot be tiled because {reason}",
+            hint="consume the matmul result with one pl.store, with vector ops (on-chip, through one "
+                 "move to Vec), or as the operand of another matmul; or compute the output in blocks "
+                 "in the kernel (a loop over N or M blocks that slices the operands)")
+
+    def _vec_consumer_moves(self, matmul: _Matmul, block: tuple[S.Stmt, ...],
+                            index: int) -> list[S.AssignStmt]:
+        """The `tile.move(c, target_memory=Vec)` statements that hand a fresh matmul's whole
+        result to vector consumers (one per consumer where memory inference placed one each),
+        when they are its only uses and sit in the same block (so the grid can take their place);
+        empty when the result has any other use."""
+        if not matmul.is_fresh or matmul.bias is not None:
+            return []
+        moves = [stmt for stmt in block[index + 1:]
+                 if isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)
+                 and stmt.value.op == "tile.move" and len(stmt.value.args) == 1
+                 and isinstance(stmt.value.args[0], S.Var) and stmt.value.args[0].name == matmul.target
+                 and isinstance(stmt.value.type, TileType) and stmt.value.type.memory_space is MemorySpace.Vec]
+        if not moves or len(moves) != self._use_count(matmul.target):
+            return []
+        first = moves[0].value
+        assert isinstance(first, S.Call)
+        if any(cast(S.Call, m.value).attrs != first.attrs or cast(S.Call, m.value).type != first.type for m in moves):
+            return []
+        return moves
+
+    def _vec_scratch_choice(self, matmul: _Matmul, choice: L0Choice, move: S.Call) -> L0Choice:
+        """On a split target each sub-tile crosses to the vector core through a two-slot FIFO
+        that lives in Vec beside the [M, N] scratch: the sub-tiles are chosen with L0C capped at a
+        quarter of the whole result, so the FIFO never costs more than half of it (the whole
+        result moved at once would have needed two whole slots)."""
+        if attr(move.attrs, "cross_core", False) is not True:
+            return choice
+        whole = l0_footprint_bytes(cast(TileType, matmul.call.type), self.backend)
+        cap = max(whole // 4, self.backend.l0_fractal_alignment ** 2 * matmul.dims.acc_dtype.byte_width)
+        if choice.m * choice.n * matmul.dims.acc_dtype.byte_width <= cap:
+            return choice
+        capped = replace(self.backend, l0c_capacity_bytes=min(self.backend.l0c_capacity_bytes, cap))
+        smaller = choose(matmul.dims, capped, False, self.gates)
+        return smaller if smaller is not None else choice
+
+    def _vec_scratch_grid(self, matmul: _Matmul, choice: L0Choice,
+                          moves: list[S.AssignStmt]) -> list[L.Stmt]:
+        """Placement into the consumer's space: every [m, n] Acc sub-tile is moved to Vec (the
+        same move the whole result took, cross-core on a split target) and assembled at its
+        origin into one Vec tile of the whole result's type, which then stands for every move.
+        The whole [M, N] Acc is never materialized, so only the sub-tiles must fit L0."""
+        span = matmul.span
+        move_call = moves[0].value
+        assert isinstance(move_call, S.Call)
+        choice = self._vec_scratch_choice(matmul, choice, move_call)
+        whole = cast(TileType, move_call.type)
+        base = moves[0].target.name
+        out: list[L.Stmt] = []
+        lhs = self._stage_lhs(out, matmul)
+        scratch_attrs: tuple[tuple[str, AttrValue], ...] = (
+            ("dtype", whole.dtype), ("target_memory", MemorySpace.Vec))
+        create = self._call("tile.create", (self._shape((whole.shape[0], whole.shape[1]), span),),
+                            scratch_attrs, span)
+        scratch = self._assign(out, f"{base}_scratch", create, span)
+        valid = whole.valid_shape
+        if valid is not None and tuple(valid) != tuple(whole.shape):
+            narrowed = self._call("tile.set_validshape", (
+                scratch, self._index(int(valid[0]), span), self._index(int(valid[1]), span)), (), span)
+            scratch = self._assign(out, f"{base}_scratch", narrowed, span)
+        blocks = KBlocks(matmul.dims.K, choice.k)
+        for tile in output_grid(matmul.dims, choice.m, choice.n):
+            name = f"{matmul.target}_t{tile.index}"
+            start = self._acc_start(out, matmul, tile, name)
+            sub = self._k_reduction(out, matmul, lhs, tile, blocks, start, self._fresh(name))
+            moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span), span)
+            window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
+            scratch = self._assign(out, f"{base}_t{tile.index}",
+                                   self._call("tile.assemble", (scratch, moved, window), (), span), span)
+        for move in moves:
+            self._rename[move.target.name] = scratch
+        return out
 
     def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
         if not matmul.is_fresh:

@@ -25,6 +25,7 @@ from languages.decls import PTO, Addressed
 from languages.functions import is_kernel_function
 from languages.gen import addressed as A
 from languages.gen import pto as P
+from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name
 from languages.types import (
@@ -37,6 +38,7 @@ from languages.types import (
     ScalarType,
     TensorType,
     TileType,
+    TileView,
     Type,
     ViewType,
     attr,
@@ -688,6 +690,10 @@ class _CodegenCalls:
         if not isinstance(whole.type, TileType) or whole.type.memref != dst.type.memref:
             stmts.append(_instr("pto.tmov", (whole, dst), (), span))
         offsets = cg.operands(call.args[2], span)
+        if _vec_insert(source.type, dst.type):
+            # A subview of a row-major Vec tile keeps its parent's row pitch, and A2/A3's tmov
+            # demands equal source and destination shapes: the window write is pto.tinsert.
+            return (*stmts, *cg.take_pending(), _instr("pto.tinsert", (source, *offsets.elements, dst), (), span))
         sizes = source.type.shape
         for size in sizes:
             cg.index(size)
@@ -929,6 +935,13 @@ def _target(stmts: tuple[P.Stmt, ...]) -> P.Var:
     last = stmts[-1]
     assert isinstance(last, P.AssignStmt)
     return last.target
+
+
+def _vec_insert(source: TileType, target: TileType) -> bool:
+    """A Vec -> Vec window write between row-major ND tiles (the layout both targets' pto.tinsert
+    accepts for vec -> vec)."""
+    return all(t.memory_space is MemorySpace.Vec and (t.view or TileView()).blayout == "row_major"
+               and (t.view or TileView()).slayout == "none_box" for t in (source, target))
 
 
 def _instr(op: str, args: tuple[P.Expr, ...], attrs: Attrs, span: Span) -> P.EvalStmt:

@@ -563,3 +563,77 @@ def test_matmul_bias_needing_output_tiling_is_not_supported_yet() -> None:
     with pytest.raises(CompileError, match="PH-AT-011.*not supported yet|over the Ascend910B Bias capacity") as err:
         _l0_tiled(bias_kernel(128, 512, 64))
     assert err.value.diagnostics[0].span.known
+
+
+# --------------------------------------------------------------------------- results consumed in Vec
+
+def vec_consumer_source(M: int, N: int, K: int, moves: int = 1, cross_core: bool = True) -> str:
+    flag = ", cross_core=True" if cross_core else ""
+    lines = [f"        c: pl.Tile[[{M}, {N}], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)"]
+    previous = "out"
+    for i in range(moves):
+        lines.append(f"        c_vec{i}: pl.Tile[[{M}, {N}], pl.FP32, pl.Mem.Vec] = "
+                     f"pl.tile.move(c, target_memory=pl.Mem.Vec{flag})")
+        lines.append(f"        e{i}: pl.Tile[[{M}, {N}], pl.FP32, pl.Mem.Vec] = pl.tile.exp(c_vec{i})")
+        lines.append(f"        out_{i}: pl.Tensor[[{M}, {N}], pl.FP32] = pl.tile.store(e{i}, [0, 0], {previous})")
+        previous = f"out_{i}"
+    lines.append(f"        return {previous}")
+    return matmul_source(M, N, K, body="\n".join(lines))
+
+
+@pytest.mark.parametrize("backend", [B910, B950], ids=lambda b: b.name)
+def test_l0b_forced_n_split_feeding_vector_ops_is_gathered_into_one_vec_tile(backend: BackendHandler) -> None:
+    # The [128, 1152] FP16 key panel (288 KiB) cannot sit in L0B, while the [16, 1152] FP32
+    # accumulator fits L0C: the output must still be tiled, and since vector ops consume it, every
+    # [m, n] sub-tile is moved to Vec and assembled at its origin into one Vec tile.
+    out, _ = run(vec_consumer_source(16, 1152, 128, cross_core=backend is B910), backend)
+    assert not any(isinstance(c.type, TileType) and c.type.memory_space is MemorySpace.Acc
+                   and c.type.shape == (16, 1152) for c in calls(out, "tile.create")), "no whole Acc"
+    assembles = calls(out, "tile.assemble")
+    moves = [m for m in calls(out, "tile.move") if dict(m.attrs)["target_memory"] is MemorySpace.Vec]
+    assert len(assembles) == len(moves) >= 2
+    origins = sorted(ints(a.args[2]) for a in assembles)
+    widths = [cast_tile(m).shape[1] for m in moves]
+    assert origins[0] == (0, 0) and sum(widths) == 1152
+    assert [o[1] for o in origins] == [sum(widths[:i]) for i in range(len(widths))]
+    panels = [cast_tile(e) for e in calls(out, "tile.extract")
+              if cast_tile(e).memory_space is MemorySpace.Right]
+    assert panels and all(p.shape[0] * p.shape[1] * 2 <= backend.l0b_capacity_bytes for p in panels)
+    check(out, backend)
+
+
+def cast_tile(call: L.Call) -> TileType:
+    assert isinstance(call.type, TileType)
+    return call.type
+
+
+def test_one_gathered_tile_serves_every_vec_move_of_the_result() -> None:
+    out, _ = run(vec_consumer_source(16, 1152, 128, moves=2, cross_core=False), B950)
+    scratches = [c for c in calls(out, "tile.create") if cast_tile(c).memory_space is MemorySpace.Vec]
+    assert len(scratches) == 1
+    check(out, B950)
+
+
+def test_cross_core_sub_tiles_leave_room_for_the_fifo() -> None:
+    # On the split target every sub-tile crosses through a two-slot FIFO in Vec beside the
+    # gathered tile: no sub-tile is larger than a quarter of the whole result.
+    out, _ = run(vec_consumer_source(16, 1152, 128), B910)
+    for move in calls(out, "tile.move"):
+        if dict(move.attrs)["target_memory"] is MemorySpace.Vec:
+            tile = cast_tile(move)
+            assert tile.shape[0] * tile.shape[1] * 4 <= 16 * 1152 * 4 // 4
+
+
+def test_operand_overflow_without_a_placement_is_rejected_at_the_matmul() -> None:
+    # The accumulator fits L0C but the right panel does not fit L0B, and the result is stored
+    # twice (no placement applies): a located PH-AT-006, never a matmul claimed to fit L0.
+    src = matmul_source(16, 1152, 128, body="""        c: pl.Tile[[16, 1152], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
+        out_1: pl.Tensor[[16, 1152], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        out_2: pl.Tensor[[16, 1152], pl.FP32] = pl.tile.store(c, [0, 0], out_1)
+        return out_2""")
+    with pytest.raises(CompileError) as info:
+        run(src)
+    [diag] = info.value.diagnostics
+    assert diag.message.startswith("PH-AT-006") and diag.span.line > 0
+    assert "right operand" in diag.message and "294912 bytes" in diag.message and "L0B" in diag.message
+    assert "uses besides the store" in diag.message

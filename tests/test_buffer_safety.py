@@ -154,6 +154,12 @@ def flash_attention(q: Array, k: Array, v: Array) -> Array:
     return (o / l).astype(F32)
 
 
+def decode_attention(q: Array, k: Array) -> Array:
+    s = matmul_ref(q, np.ascontiguousarray(k.T))
+    e = _exp((s - _row_max(s)).astype(F32))
+    return (e / _row_sum(e)).astype(F32)
+
+
 CASES: dict[str, tuple[Callable[[], dict[str, Array]], Callable[..., Array]]] = {
     "online_softmax_carry": (lambda: {"s": _uniform(1, (64, 32)), "v": _uniform(2, (16, 32)),
                                       "m0": np.full((16, 1), -8.0, F32)}, online_softmax),
@@ -172,6 +178,8 @@ CASES: dict[str, tuple[Callable[[], dict[str, Array]], Callable[..., Array]]] = 
                                       "x": _uniform(24, (16, 32))}, popped_tiles_carried),
     "flash_attention": (lambda: {"q": _uniform(19, (16, 64), -1.0, 1.0, F16), "k": _uniform(20, (64, 64), -1.0, 1.0, F16),
                                  "v": _uniform(21, (64, 64), -1.0, 1.0, F16)}, flash_attention),
+    "decode_attention": (lambda: {"q": _uniform(25, (16, 128), -1.0, 1.0, F16),
+                                  "k": _uniform(26, (1152, 128), -1.0, 1.0, F16)}, decode_attention),
 }
 
 

@@ -317,3 +317,20 @@ def test_alloc_attrs_round_trip_the_tile_type() -> None:
 ])
 def test_float_literals_are_exact(value: float, dtype: DataType, text: str) -> None:
     assert float_literal(value, dtype) == text
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_vec_window_write_is_tinsert(backend: str) -> None:
+    # A subview of a row-major Vec tile keeps the parent's row pitch, and A2/A3 tmov requires
+    # equal shapes, so PTOAS rejects subview + tmov into a column window: assembling one Vec
+    # tile into another is pto.tinsert with the window's origin (here the decode-attention
+    # scores, gathered block by block).
+    from nanopass_pto import run as runner
+    from nanopass_pto.plugin import parse
+
+    path = Path(__file__).resolve().parent / "kernels" / "trust" / "decode_attention.py"
+    compiled = runner.compile_program(parse(path.read_text(), str(path)), backend=backend, verify_all=True)
+    text = print_mlir(compiled.final)
+    inserts = [line for line in text.splitlines() if "pto.tinsert" in line]
+    assert len(inserts) >= 2 and all("loc=vec" in line for line in inserts)
+    assert not re.search(r"pto\.subview %\d+\[[^\]]*\] sizes \[\d+, \d+\] : !pto\.tile_buf<loc=vec", text)

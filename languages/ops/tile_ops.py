@@ -521,8 +521,9 @@ def _view_ops() -> list[OpDef]:
         OpDef("tile.assemble", (OperandDecl("target", _TILE), OperandDecl("source", _TILE), OperandDecl("offsets", "int_list")),
               deduce_assemble, ("assemble",), "memory", output_memory=inherit, in_place_safe=True,
               window=ASSEMBLE_WINDOW,
-              pto=("pto.subview", "pto.tmov"),
-              doc="In place over `target` (same layout): only the window is written, nothing else moves."),
+              pto=("pto.subview", "pto.tmov", "pto.tinsert"),
+              doc="In place over `target` (same layout): only the window is written, nothing else moves "
+                  "(pto.tinsert between row-major Vec tiles, else pto.subview + pto.tmov)."),
         OpDef("tile.reshape", (x, OperandDecl("shape", "int_list"), OperandDecl("valid_shape", "int_list", optional=True)),
               deduce_tile_reshape, ("reshape",), "view",
               output_memory=inherit, pto=("pto.treshape",)),
