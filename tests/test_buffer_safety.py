@@ -178,6 +178,8 @@ CASES: dict[str, tuple[Callable[[], dict[str, Array]], Callable[..., Array]]] = 
                                       "x": _uniform(24, (16, 32))}, popped_tiles_carried),
     "flash_attention": (lambda: {"q": _uniform(19, (16, 64), -1.0, 1.0, F16), "k": _uniform(20, (64, 64), -1.0, 1.0, F16),
                                  "v": _uniform(21, (64, 64), -1.0, 1.0, F16)}, flash_attention),
+    "assemble_over_dying_source": (lambda: {"x": _uniform(27, (16, 32))},
+                                   lambda x: (((x + x).astype(F32)) * x).astype(F32)),
     "decode_attention": (lambda: {"q": _uniform(25, (16, 128), -1.0, 1.0, F16),
                                   "k": _uniform(26, (1152, 128), -1.0, 1.0, F16)}, decode_attention),
 }
@@ -307,6 +309,16 @@ def test_in_place_safety_rejects_a_narrowing_cast_over_its_source() -> None:
     assert any("tile.cast" in d.message and "element width" in d.message for d in found), found
     # NoCoLiveOverlap leaves the single instruction to InPlaceSafety: t dies at the cast.
     assert no_co_live_overlap.verify(broken) == []
+
+
+def test_in_place_safety_rejects_an_assemble_over_its_source() -> None:
+    # tile.assemble is in place over its target only: its emitted form copies the target into
+    # the result's buffer first, which would overwrite a source sharing that buffer.
+    program = _planned("assemble_over_dying_source")
+    assert in_place_safety.verify(program) == []
+    broken = _rebind(program, "t_tile", _memref(program, "y_tile"))
+    found = in_place_safety.verify(broken)
+    assert any("tile.assemble" in d.message for d in found), found
 
 
 def test_semantic_aliases_rejects_a_yield_outside_the_carried_buffer() -> None:

@@ -280,6 +280,11 @@ class OpDef:
     output_memory: OutputMemory = None
     # None: the family's default (IN_PLACE_SAFE_FAMILIES); see `may_write_over`.
     in_place_safe: bool | None = None
+    # The operands an in-place-safe op may write its result over (None: every operand it reads).
+    # tile.assemble writes in place over its target only: its emitted form first copies the
+    # target into the result's buffer, so a result sharing the source's buffer would overwrite
+    # the source before reading it.
+    in_place_operands: tuple[int, ...] | None = None
     to_tile: TileConversion | None = None
     pto: tuple[str, ...] = ()
     signature: tuple[str, ...] | None = None
@@ -365,6 +370,8 @@ class OpDef:
         cast, a reduction's [rows, 1] over [rows, cols], a move) overwrites elements it has not
         read yet (NUMERICS.md section 7: pto-isa converts element by element in place)."""
         if not self.in_place_safe or self.effect_of(index, attrs) is not Effect.READ:
+            return False
+        if self.in_place_operands is not None and index not in self.in_place_operands:
             return False
         if tuple(result.shape) != tuple(operand.shape) or result.dtype.bits != operand.dtype.bits:
             return False

@@ -520,6 +520,7 @@ def _view_ops() -> list[OpDef]:
               doc="A zero-copy window; the result keeps the source's view (pto.subview requires it)."),
         OpDef("tile.assemble", (OperandDecl("target", _TILE), OperandDecl("source", _TILE), OperandDecl("offsets", "int_list")),
               deduce_assemble, ("assemble",), "memory", output_memory=inherit, in_place_safe=True,
+              in_place_operands=(0,),
               window=ASSEMBLE_WINDOW,
               pto=("pto.subview", "pto.tmov", "pto.tinsert"),
               doc="In place over `target` (same layout): only the window is written, nothing else moves "
