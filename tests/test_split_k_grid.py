@@ -35,7 +35,8 @@ from nanopass.diagnostics import CompileError
 from nanopass.node import Node, walk
 from nanopass.passes import PassContext
 from nanopass.pipeline import main
-from passes.analysis.matmul_tiling import MatmulDims, PanelBoxes, split_k_chooser_config, split_k_windows
+from backend.targets.l0_chooser import choose_l0_tile
+from passes.analysis.matmul_tiling import MatmulDims, PanelBoxes, chooser_config, split_k_chooser_config, split_k_windows
 from passes.auto_tile_matmul_l0 import AutoTileMatmulL0
 from verifiers import acc_compact_valid, grammar, l0_operands_placed, ssa_form, type_checked, use_after_def
 
@@ -283,34 +284,45 @@ def user_loops(program: Node) -> list[L.ForStmt]:
     return [n for n in walk(program) if isinstance(n, L.ForStmt) and n.loop_var.name.startswith("k_t")]
 
 
-@pytest.mark.xfail(strict=True, reason="hard-codes the output windows of the L0 chooser before ae39003 (the "
-                   "TARGET_FACTS search); the end-to-end bit-exact tests of this file pass with the new chooser; "
-                   "the structural expectations must be re-derived from its choice")
+def chosen_windows(M: int, K_panel: int, N: int, valid_m: int | None = None,
+                   boxes: PanelBoxes = PanelBoxes(16, 16)) -> list[Any]:
+    """The split-K grid's windows as the pass must derive them: the TARGET_FACTS chooser on one
+    K panel with the panels' boxes (output-stationary), then the windows over the valid extent."""
+    dims = MatmulDims(M=M, N=N, K=K_panel, valid_m=valid_m or M, valid_n=N, bytes_a=2, bytes_b=2,
+                      acc_dtype=DataType.FP32)
+    choice = choose_l0_tile(split_k_chooser_config(dims, B910, boxes))
+    assert choice is not None
+    return split_k_windows(dims, choice.m, choice.n, boxes)
+
+
 def test_predicated_chain_becomes_a_grid_of_cloned_reductions() -> None:
     before, out, ctx = run(tile_kernel(256, 128, 512))
-    dims = MatmulDims(M=256, N=512, K=64, valid_m=256, valid_n=512, bytes_a=2, bytes_b=2, acc_dtype=DataType.FP32)
-    windows = split_k_windows(dims, 256, 128, PanelBoxes(16, 16))
-    assert ctx.statistics["split-k-grid"] == 1 and ctx.statistics["split-k-windows"] == len(windows) == 4
+    windows = chosen_windows(256, 64, 512)
+    assert len(windows) > 1
+    assert ctx.statistics["split-k-grid"] == 1 and ctx.statistics["split-k-windows"] == len(windows)
     # No full-output Acc survives: every seed is one legal [m, n] window.
-    assert [ints(c.args[0]) for c in calls(out, "tile.create")] == [[256, 128]] * 4
+    assert [ints(c.args[0]) for c in calls(out, "tile.create")] == [[w.rows, w.cols] for w in windows]
     loops = user_loops(out)
-    assert len(loops) == 4 and all(loop.kind == "pipeline" and loop.attrs == (("stage", 2),) for loop in loops)
+    assert len(loops) == len(windows)
+    assert all(loop.kind == "pipeline" and loop.attrs == (("stage", 2),) for loop in loops)
     # Each clone runs the full K reduction on its window: both loads narrowed, the user's
     # predicate kept on the clone's own loop variable.
-    for index, loop in enumerate(loops):
+    for window, loop in zip(windows, loops):
         loads = [n for n in walk(loop) if isinstance(n, L.Call) and n.op == "tile.load"]
-        assert [ints(load.args[2]) for load in loads] == [[256, 64], [64, 128]]
-        rhs_offsets = loads[1].args[1]
-        assert isinstance(rhs_offsets, L.TupleExpr) and rhs_offsets.elements[1] == L.ConstInt(128 * index, DataType.INDEX)
+        assert [ints(load.args[2]) for load in loads] == [[window.rows, 64], [64, window.cols]]
+        lhs_offsets, rhs_offsets = loads[0].args[1], loads[1].args[1]
+        assert isinstance(lhs_offsets, L.TupleExpr) and lhs_offsets.elements[0] == L.ConstInt(window.row, DataType.INDEX)
+        assert isinstance(rhs_offsets, L.TupleExpr) and rhs_offsets.elements[1] == L.ConstInt(window.col, DataType.INDEX)
         [step] = [n for n in walk(loop) if isinstance(n, L.Call) and n.op == "tile.matmul_acc"]
         predicate = step.args[3]
         assert isinstance(predicate, L.BinOp) and predicate.op == "=="
         assert predicate.lhs == loop.loop_var and predicate.rhs == L.ConstInt(0, DataType.INDEX)
-    # The stores chain out -> out_t0 -> ... -> out_t3 and the last one is returned.
+    # The stores chain out -> out_t0 -> ... and the last one is returned.
     stores = calls(out, "tile.store")
-    assert [ints(s.args[1]) for s in stores] == [[0, 0], [0, 128], [0, 256], [0, 384]]
-    assert [s.args[2].name for s in stores] == ["out", "out_t0", "out_t1", "out_t2"]  # type: ignore[union-attr]
-    assert "return out_t3" in print_program(out)
+    assert [ints(s.args[1]) for s in stores] == [[w.row, w.col] for w in windows]
+    chain = ["out"] + [f"out_t{i}" for i in range(len(windows))]
+    assert [s.args[2].name for s in stores] == chain[:-1]  # type: ignore[union-attr]
+    assert f"return {chain[-1]}" in print_program(out)
     assert ctx.diagnostics == []
     assert_verified(out)
     assert_same_meaning(before, out)
@@ -330,24 +342,23 @@ def test_peeled_spelling_stays_peeled_in_every_window() -> None:
     assert_same_meaning(before, out)
 
 
-@pytest.mark.xfail(strict=True, reason="hard-codes the output windows of the L0 chooser before ae39003 (the "
-                   "TARGET_FACTS search); the end-to-end bit-exact tests of this file pass with the new chooser; "
-                   "the structural expectations must be re-derived from its choice")
 def test_boundary_windows_are_boxed_with_their_valid_extent() -> None:
-    """M = 200 (boxed to 208) and N = 400: the chooser's [208, 64] windows leave a 16-column
-    N tail, every window's rows are valid-narrowed, so every seed is compact."""
+    """M = 200 (boxed to 208) and N = 400: the chooser's windows leave an N tail, every window's
+    rows are valid-narrowed, so every seed is compact and the tail keeps its valid extent."""
     before, out, ctx = run(tile_kernel(208, 128, 400, valid_m=200))
-    assert ctx.statistics["split-k-windows"] == 7
+    windows = chosen_windows(208, 64, 400, valid_m=200)
+    assert windows[-1].valid_cols < windows[0].valid_cols, "the chosen n leaves an N tail"
+    assert ctx.statistics["split-k-windows"] == len(windows)
     storages = [c for c in calls(out, "tile.create")]
-    assert [ints(c.args[0]) for c in storages] == [[208, 64]] * 6 + [[208, 16]]
+    assert [ints(c.args[0]) for c in storages] == [[w.rows, w.cols] for w in windows]
     assert all(dict(c.attrs)["compact"] is True for c in storages)
     narrowed = calls(out, "tile.set_validshape")
-    assert [(a.args[1], a.args[2]) for a in narrowed][-1] == (L.ConstInt(200, DataType.INDEX),
-                                                                L.ConstInt(16, DataType.INDEX))
+    assert [(a.args[1], a.args[2]) for a in narrowed][-1] == (L.ConstInt(windows[-1].valid_rows, DataType.INDEX),
+                                                                L.ConstInt(windows[-1].valid_cols, DataType.INDEX))
     last_lhs = [c for c in calls(out, "tile.load") if c.args[0].name == "a"][-1]  # type: ignore[union-attr]
-    assert ints(last_lhs.args[2]) == [208, 64] and ints(last_lhs.args[3]) == [200, 64]
+    assert ints(last_lhs.args[2]) == [windows[-1].rows, 64] and ints(last_lhs.args[3]) == [200, 64]
     last_store = calls(out, "tile.store")[-1]
-    assert ints(last_store.args[1]) == [0, 384]
+    assert ints(last_store.args[1]) == [windows[-1].row, windows[-1].col]
     assert_verified(out)
     assert_same_meaning(before, out)
 
@@ -363,15 +374,19 @@ def test_m_and_n_grid_offsets_the_left_rows_and_the_store() -> None:
     assert_same_meaning(before, out)
 
 
-@pytest.mark.xfail(strict=True, reason="hard-codes the output windows of the L0 chooser before ae39003 (the "
-                   "TARGET_FACTS search); the end-to-end bit-exact tests of this file pass with the new chooser; "
-                   "the structural expectations must be re-derived from its choice")
 def test_inner_k_tiling_applies_to_the_narrowed_calls() -> None:
-    """K panel 128 on Ascend910B: the chooser's k = 64 splits each user step into an inner
-    pipeline whose predicate is the user's init_cond and-ed with the inner ko == 0."""
-    before, out, _ = run(tile_kernel(256, 256, 512, kb=128, loop="range"))
+    """K panel 256 on Ascend910B: the chooser's k for a narrowed call is smaller than the panel,
+    so each user step of every window becomes an inner pipeline whose predicate is the user's
+    init_cond and-ed with the inner ko == 0."""
+    before, out, ctx = run(tile_kernel(256, 512, 512, kb=256, loop="range"))
+    windows = chosen_windows(256, 256, 512)
+    assert ctx.statistics["split-k-windows"] == len(windows)
+    narrowed = MatmulDims(M=windows[0].rows, N=windows[0].cols, K=256, valid_m=windows[0].rows,
+                          valid_n=windows[0].cols, bytes_a=2, bytes_b=2, acc_dtype=DataType.FP32)
+    inner_choice = choose_l0_tile(chooser_config(narrowed, B910, is_matmul_acc=True))
+    assert inner_choice is not None and inner_choice.k < 256
     inner = [n for n in walk(out) if isinstance(n, L.ForStmt) and n.loop_var.name.startswith("ko")]
-    assert len(inner) == 4
+    assert len(inner) == len(windows)
     [step] = [n for n in walk(inner[0]) if isinstance(n, L.Call) and n.op == "tile.matmul_acc"]
     predicate = step.args[3]
     assert isinstance(predicate, L.BinOp) and predicate.op == "and"
