@@ -443,14 +443,14 @@ class JitParser(_Parser):
                         returns: tuple[Type, ...] | None, func_type: str) -> Node:
         """Parse one function while another may be half parsed (a dependency is built at its
         first call): the per-function state is saved and restored around it."""
-        saved = (self.used_names, self.returns, self.assigned_in_function, self.live_after)
+        saved = (self.used_names, self.returns, self.assigned_in_function)
         try:
             built = self.function(func, params, returns if returns is not None else (), func_type)
             if returns is None:
                 built = _with_inferred_returns(built)
             return built
         finally:
-            self.used_names, self.returns, self.assigned_in_function, self.live_after = saved
+            self.used_names, self.returns, self.assigned_in_function = saved
 
     @override
     def func_call(self, node: ast.Call, parts: list[str], scope: _Scope) -> Node:

@@ -10,20 +10,18 @@ Every malformed input raises `CompileError` with rule "parse" and the `file:line
 offending construct; no other exception escapes.
 
 PyPTO users reassign names (`x = pl.add(x, y)`; `acc = pl.matmul_acc(acc, a, b)` in a loop;
-`y = ...` in if branches). The parser builds SSA while it resolves names, so every loaded
-program is in SSA (SSAForm stays a load guarantee, and no Tensor → Tensor pass is needed):
-- each assignment defines a fresh variable; a reassigned name gets `x_1`, `x_2`, ... (text
-  that never reassigns, i.e. explicit SSA and all printed IR, keeps its names: the parse is
-  unchanged and print → parse → print stays the identity);
-- a loop whose body reassigns an outer name that a later iteration or the code after the loop
-  may read carries it: iter arg `x_iter` initialised with the outer value, yielded at the end
-  of the body, the loop's result rebinding `x` (after any explicit `init_values`);
-- an if whose branch assigns a name read after the if yields it from both branches (a branch
-  that does not assign it yields the value from before the if) into a result rebinding it;
-- "may read" is a backward liveness over the source, so branch-local temporaries stay local;
-- values Python would have but the IR cannot (a name first defined inside a loop body or in
-  only one branch, the loop variable after the loop) are errors at the reading site naming the
-  definition, as is a carried or merged value whose type changes.
+`y = ...` in if branches). The parser keeps the names as written: a reassignment is a second
+assignment to a variable of the same name, a loop body or an if branch assigns the enclosing
+function's variables, and only `init_values` / `pl.yield_` written by the user become iter args
+and results. Only the DSL language admits that; the ConvertToSSA pass (passes/convert_to_ssa.py)
+renames and builds the implicit loop carries and if merges, as PyPTO's parser and ConvertToSSA
+split the work. User text without a language header that reassigns a name is therefore read as
+DSL when its types are Tensor's; user text of a later language (a hand-written tile kernel) is
+converted when parsed, by the same conversion (languages/ssa_conversion.py); text with a
+language header (every printed program) must be in SSA form already.
+What the parser still rejects, at the reading site naming the definition, are the values Python
+would have but the structured IR cannot: a name first defined inside a loop body or in only one
+branch of an if, and the loop variable after the loop.
 
 Typing rules the text cannot spell (documented so IR builders can match them):
 - a loop variable is `pl.Scalar[pl.INDEX]`; an iter-arg variable has its init value's type;
@@ -591,18 +589,25 @@ class _Parser:
         # marked by its language header) is read verbatim, so print -> parse is the identity.
         self.fold_literals = True
         self.signatures: dict[str, tuple[Type, ...]] = {}
-        # Every variable name of the function being parsed (SSA renaming picks fresh ones).
+        # Every variable name the function being parsed defines so far (a language other than
+        # DSL is in SSA form: a second definition is an error there).
         self.used_names: set[str] = set()
         # Every user name the function being parsed assigns → its first assignment (diagnostics).
         self.assigned_in_function: dict[str, ast.Name] = {}
-        # User names that may be read after the statement being parsed (which reassigned names
-        # loops must carry and ifs must merge).
-        self.live_after: frozenset[str] = frozenset()
         self.returns: tuple[Type, ...] = ()
         # From TilePlaced on, the registry places results whose space the op fixes.
         self.placed = bool({"tile-placed", "tile-addressed"} & language.type_forms)
         # Literals written as pl.const(v, dtype): their dtype is deliberate, never adopted.
         self.explicit_consts: set[int] = set()
+        # The language the program's types and statements imply, which the operand-less sugar
+        # reads: a Tensor program that reassigns names is parsed as DSL but spells Tensor ops.
+        self.level = language.name
+        # Set when a batched parse guessed the language (a redefinition then means it guessed wrong).
+        self.batched_guess = False
+        # User text (no language header) of a later language may reassign names as PyPTO does;
+        # `redefined` records that it did, and the program is then converted to SSA form.
+        self.user_text = True
+        self.redefined = False
         # Where the last function parsed ends (the class's end when methods come in batches).
         self.last_end: tuple[int | None, int | None] = (None, None)
 
@@ -748,7 +753,8 @@ class _Parser:
         for arg, ty, direction in params:
             if arg.arg in scope.names:
                 self.fail(arg, f"parameter {arg.arg!r} is declared twice")
-            var = self.make("Var", arg, name=self.fresh_name(arg.arg), type=ty)
+            self.used_names.add(arg.arg)
+            var = self.make("Var", arg, name=arg.arg, type=ty)
             scope.bind(arg.arg, var)
             built_params.append(self.make("Param", arg, var=var, direction=direction))
         body_ast = func.body[1:] if func.body and _is_docstring(func.body[0]) else func.body
@@ -761,13 +767,10 @@ class _Parser:
 
     # statements
 
-    def block(self, stmts: Sequence[ast.stmt], scope: _Scope,
-              live_out: frozenset[str] = frozenset()) -> tuple[tuple[Node, ...], _YieldTargets | None]:
-        """Parse a statement block; `live_out` holds the user names that may be read after it."""
+    def block(self, stmts: Sequence[ast.stmt], scope: _Scope) -> tuple[tuple[Node, ...], _YieldTargets | None]:
         out: list[Node] = []
         trailing: _YieldTargets | None = None
-        live_after = _live_after_each(stmts, live_out)[0]
-        for index, stmt in enumerate(stmts):
+        for stmt in stmts:
             if trailing is not None:
                 self.fail(trailing.node, "pl.yield_ must be the last statement of its loop body or if branch")
             yielded = self.yield_of(stmt, scope)
@@ -775,7 +778,6 @@ class _Parser:
                 trailing = yielded
                 out.append(self.make("YieldStmt", stmt, values=yielded.values))
                 continue
-            self.live_after = live_after[index]
             out.extend(self.stmt(stmt, scope))
         return tuple(out), trailing
 
@@ -814,22 +816,26 @@ class _Parser:
                       "statements are annotated assignments, calls, for/if with pl.yield_, and return")
         return handler(self, stmt, scope)
 
-    def fresh_name(self, base: str) -> str:
-        """`base` itself if the function has no variable of that name yet, else `base_1`, `base_2`, ..."""
-        name, suffix = base, 0
-        while name in self.used_names:
-            suffix += 1
-            name = f"{base}_{suffix}"
-        self.used_names.add(name)
-        return name
-
     def define(self, scope: _Scope, node: ast.AST, name: str, ty: Type) -> Node:
-        """Bind the user's `name` in `scope` to a new SSA variable.  A reassignment (`y = f(y)`,
-        PyPTO style) gets a fresh name derived from the user's (`y_1`, `y_2`, ...), so explicit
-        SSA text, which never reassigns, keeps every name it spells."""
+        """Bind the user's `name` in `scope` to a variable of that name (a reassignment, PyPTO
+        style, defines it again: only the DSL language admits that; ConvertToSSA renames)."""
         if name in ("pl", "self"):
             self.fail(node, f"{name!r} cannot be used as a variable name")
-        var = self.make("Var", node, name=self.fresh_name(name), type=ty)
+        if name in self.used_names and self.language is not DSL:
+            if self.batched_guess:
+                raise _NotBatchable  # reassignment: the file is DSL, which the whole-file parse detects
+            if self.user_text:
+                self.redefined = True  # converted to SSA form once parsed (languages/ssa_conversion.py)
+                self.used_names.add(name)
+                var = self.make("Var", node, name=name, type=ty)
+                scope.bind(name, var)
+                return var
+            self.fail(node, f"`{name}` is defined twice: the {self.language.name} language is in SSA form "
+                            "(each variable is defined once); reassignment is PyPTO DSL style",
+                      f"give this definition a fresh name, or drop the `# nanopass.language: {self.language.name}` "
+                      "header so that the text is read as DSL")
+        self.used_names.add(name)
+        var = self.make("Var", node, name=name, type=ty)
         scope.bind(name, var)
         return var
 
@@ -928,7 +934,6 @@ class _Parser:
 
     def for_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.For)
-        live_after = self.live_after
         if stmt.orelse:
             self.fail(stmt.orelse[0], "a for loop cannot have an else branch")
         call = stmt.iter
@@ -965,32 +970,16 @@ class _Parser:
             else:
                 attrs.append((kw.arg, self.attr_value(kw.arg, kw.value, scope)))
         loop_name, carried = self.for_target(stmt.target, len(inits))
-        # Live at the end of the body: what the next iteration reads, and what is read after the loop.
-        loop_reads = _loop_reads(stmt)
-        body_live_out = (live_after - _trailing_yield_names(stmt.body)) | loop_reads
-        implicit = self.implicitly_carried(stmt, scope, loop_name, carried, live_after, loop_reads)
         body_scope = _Scope(scope)
         loop_var = self.define(body_scope, loop_name, loop_name.id, INDEX_TYPE)
         iter_args: list[Node] = []
         for name_node, init in zip(carried, inits):
             var = self.define(body_scope, name_node, name_node.id, expr_type(init))
             iter_args.append(self.make("IterArg", name_node, var=var, init=init))
-        implicit_vars: list[Node] = []
-        for name, first_assignment in implicit:
-            outer_value = scope.lookup(name)
-            assert outer_value is not None
-            var = self.make("Var", first_assignment, name=self.fresh_name(f"{name}_iter"), type=expr_type(outer_value))
-            body_scope.bind(name, var)
-            implicit_vars.append(var)
-            iter_args.append(self.make("IterArg", first_assignment, var=var, init=outer_value))
-        body, trailing = self.block(stmt.body, body_scope, body_live_out)
+        body, trailing = self.block(stmt.body, body_scope)
         if inits and (trailing is None or not trailing.names):
             self.fail(stmt, "a loop with init_values must end with `name = pl.yield_(value)` naming its results")
-        carried_out = [self.loop_carried_value(body_scope, name, node, var, stmt)
-                       for (name, node), var in zip(implicit, implicit_vars)]
-        body = self.with_yield(body, trailing, carried_out, stmt)
         results = self.results(trailing, scope)
-        results += tuple(self.define(scope, stmt, name, expr_type(var)) for (name, _), var in zip(implicit, implicit_vars))
         self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
@@ -1009,29 +998,6 @@ class _Parser:
                           "reassign the carried names in the body; each unrolled copy reads the previous one's")
             self.fail(kw, f"Unknown keyword argument `{kw.arg}` of pl.unroll()")
 
-    def implicitly_carried(self, stmt: ast.For, scope: _Scope, loop_name: ast.Name, carried: list[ast.Name],
-                           live_after: frozenset[str], loop_reads: frozenset[str]) -> list[tuple[str, ast.Name]]:
-        """The outer names the body reassigns and that are read in a later iteration or after the
-        loop (PyPTO style `acc = f(acc)`): each becomes an iter arg `acc_iter` initialised with the
-        outer value, yielded at the end of the body, and rebound to the loop's result."""
-        own = {loop_name.id, *(c.id for c in carried), *_trailing_yield_names(stmt.body)}
-        return [(name, node) for name, node in _assigned_names(stmt.body).items()
-                if name not in own and isinstance(scope.resolve(name), Node)
-                and (name in live_after or name in loop_reads)]
-
-    def loop_carried_value(self, body_scope: _Scope, name: str, first_assignment: ast.Name, iter_var: Node,
-                           loop: ast.For) -> Node:
-        value = body_scope.resolve(name)
-        if not isinstance(value, Node):
-            self.fail(first_assignment, f"`{name}` has no value at the end of the loop body at line {loop.lineno}")
-        before, after = expr_type(iter_var), expr_type(value)
-        if before != after:
-            self.fail(first_assignment, f"`{name}` is {format_type(before)} before the loop at line {loop.lineno} "
-                                        f"but {format_type(after)} at the end of its body: a value carried "
-                                        "around a loop must keep its type",
-                      "give the new value another name")
-        return value
-
     def hide_loop_locals(self, loop: ast.For, scope: _Scope, loop_name: ast.Name) -> None:
         """A name first defined inside the loop body has no value after a loop that runs zero
         times, and the loop variable is not visible after the loop: reading either is an error
@@ -1048,18 +1014,6 @@ class _Parser:
             loop_name, f"`{loop_name.id}` is the variable of the loop at line {loop.lineno} and is visible only "
                        "inside its body",
             "carry the value you need out of the loop with a reassigned name or pl.yield_"))
-
-    def with_yield(self, body: tuple[Node, ...], trailing: _YieldTargets | None, extra: Sequence[Node],
-                   at: ast.stmt) -> tuple[Node, ...]:
-        """`body` ending with a yield of its explicit values followed by `extra` (implicit ones)."""
-        if not extra:
-            return body
-        if trailing is None:
-            return body + (self.make("YieldStmt", at, values=tuple(extra)),)
-        last = body[-1]
-        assert last.KIND == "YieldStmt"
-        explicit = cast(tuple[Node, ...], getattr(last, "values"))
-        return body[:-1] + (dataclasses.replace(cast(Any, last), values=explicit + tuple(extra)),)
 
     def for_target(self, target: ast.expr, carried_count: int) -> tuple[ast.Name, list[ast.Name]]:
         if isinstance(target, ast.Name):
@@ -1090,12 +1044,10 @@ class _Parser:
 
     def if_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.If)
-        live_after = self.live_after
         cond = self.expr(stmt.test, scope)
         then_scope, else_scope = _Scope(scope), _Scope(scope)
-        branch_live_out = live_after - _trailing_yield_names(stmt.body)
-        then_body, then_yield = self.block(stmt.body, then_scope, branch_live_out)
-        else_body, else_yield = self.block(stmt.orelse, else_scope, branch_live_out)
+        then_body, then_yield = self.block(stmt.body, then_scope)
+        else_body, else_yield = self.block(stmt.orelse, else_scope)
         then_names = [n for n, _ in then_yield.names] if then_yield else []
         else_names = [n for n, _ in else_yield.names] if else_yield else []
         if then_names != else_names:
@@ -1103,36 +1055,24 @@ class _Parser:
             self.fail(where, f"both branches of an if must yield the same names: then yields "
                              f"{then_names or 'nothing'}, else yields {else_names or 'nothing'}",
                       "end both branches with `x = pl.yield_(value)`")
-        phis = self.implicit_phis(stmt, scope, then_scope, else_scope, set(then_names), live_after)
-        then_body = self.with_yield(then_body, then_yield, [then_value for _, then_value, _ in phis], stmt)
-        else_body = self.with_yield(else_body, else_yield, [else_value for _, _, else_value in phis], stmt)
+        self.merge_branches(stmt, scope, then_scope, else_scope, set(then_names))
         results = self.results(then_yield, scope)
-        results += tuple(self.define(scope, stmt, name, expr_type(then_value)) for name, then_value, _ in phis)
         return [self.make("IfStmt", stmt, cond=cond, then_body=then_body, else_body=else_body, results=results)]
 
-    def implicit_phis(self, stmt: ast.If, scope: _Scope, then_scope: _Scope, else_scope: _Scope,
-                      explicit: set[str], live_after: frozenset[str]) -> list[tuple[str, Node, Node]]:
-        """(name, then value, else value) for each name a branch assigns that is read after the if;
-        a branch that does not assign it passes the value from before the if."""
+    def merge_branches(self, stmt: ast.If, scope: _Scope, then_scope: _Scope, else_scope: _Scope,
+                       explicit: set[str]) -> None:
+        """After the if, a name a branch assigns reads the branch's value (ConvertToSSA merges
+        the two into an if result); one that only one branch defines has no value there."""
         then_assigned, else_assigned = _assigned_names(stmt.body), _assigned_names(stmt.orelse)
-        phis: list[tuple[str, Node, Node]] = []
         for name, node in {**else_assigned, **then_assigned}.items():
-            if name in explicit or name not in live_after:
+            if name in explicit:
                 continue
             then_value, else_value = then_scope.resolve(name), else_scope.resolve(name)
             if not isinstance(then_value, Node) or not isinstance(else_value, Node):
                 scope.hide(name, self.not_merged(stmt, name, node, isinstance(then_value, Node),
                                                  isinstance(else_value, Node)))
-                continue
-            if then_value is else_value:
-                continue
-            then_type, else_type = expr_type(then_value), expr_type(else_value)
-            if then_type != else_type:
-                self.fail(node, f"`{name}` is {format_type(then_type)} after the then-branch of the if at line "
-                                f"{stmt.lineno} but {format_type(else_type)} after the else-branch",
-                          "both branches must leave a name with the same type; give one value another name")
-            phis.append((name, then_value, else_value))
-        return phis
+            elif then_value is not else_value:
+                scope.bind(name, then_value if then_value is not scope.lookup(name) else else_value)
 
     def not_merged(self, stmt: ast.If, name: str, node: ast.Name, then_defines: bool, else_defines: bool) -> _Hidden:
         hint = f"define `{name}` before the if, or in both branches"
@@ -1166,8 +1106,7 @@ class _Parser:
         if not hasattr(self.m, "ScopeStmt"):
             self.fail(stmt, f"`with {ast.unparse(call)}:` is a scope of the DSL language, and this program is "
                             f"parsed as {self.language.name}", "drop the `# nanopass.language:` header, or outline the scope")
-        live_after = self.live_after
-        body, trailing = self.block(stmt.body, scope, live_after)
+        body, trailing = self.block(stmt.body, scope)
         if trailing is not None:
             self.fail(trailing.node, "pl.yield_ ends a loop body or an if branch, not a scope body")
         return [self.make("ScopeStmt", stmt, scope_kind=scope_kind, name_hint=name_hint, attrs=attrs, body=body)]
@@ -1770,8 +1709,8 @@ class _Parser:
                                 f"({', '.join(_kind_word(t) for t in kinds)})",
                           "load the tensor into a tile first (pl.load), or store the tile (pl.store)")
             return self.unified_op(namespaces[0], leaf, args)
-        if leaf in _OPERANDLESS_SUGAR.get(self.language.name, {}):
-            return _OPERANDLESS_SUGAR[self.language.name][leaf]
+        if leaf in _OPERANDLESS_SUGAR.get(self.level, {}):
+            return _OPERANDLESS_SUGAR[self.level][leaf]
         self.fail(node.func, f"cannot tell whether pl.{parts[1]} means pl.tensor.{parts[1]} or pl.tile.{parts[1]}: "
                              "it has no tensor or tile operand", "spell the namespace explicitly")
 
@@ -1822,14 +1761,7 @@ def _registry_deduce(op: str, args: tuple[Node, ...], attrs: tuple[tuple[str, At
         return None, exc
 
 
-# --- reassignment analysis (SSA construction) ----------------------------------------------
-#
-# The parser turns PyPTO-style reassignment into SSA while it resolves names: a reassigned name
-# gets a fresh variable; a loop carries (as an implicit iter arg) each outer name its body
-# reassigns that is read later; an if merges (as an implicit phi result) each name a branch
-# assigns that is read after it.  "Read later" is a backward liveness over the source's
-# structured control flow (a loop may run zero or more times; an if takes either branch), so a
-# value is carried exactly when some path may read it, and a branch-local temporary is not.
+# --- assignment analysis (the diagnostics of names Python would bind but the IR cannot) ------
 
 
 def _is_yield(stmt: ast.stmt) -> bool:
@@ -1848,47 +1780,6 @@ def _target_names(stmt: ast.stmt) -> list[ast.Name]:
         elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
         names.extend(e for e in elements if isinstance(e, ast.Name))
     return names
-
-
-def _loaded_names(stmts: Sequence[ast.AST]) -> frozenset[str]:
-    return frozenset(n.id for stmt in stmts for n in ast.walk(stmt)
-                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
-
-
-def _live_after_each(stmts: Sequence[ast.stmt], live_out: frozenset[str]) -> tuple[list[frozenset[str]], frozenset[str]]:
-    """The names live after each statement of a block, and those live at its start."""
-    after: list[frozenset[str]] = [frozenset()] * len(stmts)
-    live = live_out
-    for index in range(len(stmts) - 1, -1, -1):
-        after[index] = live
-        live = _live_before(stmts[index], live)
-    return after, live
-
-
-def _live_in(stmts: Sequence[ast.stmt], live_out: frozenset[str]) -> frozenset[str]:
-    return _live_after_each(stmts, live_out)[1]
-
-
-def _live_before(stmt: ast.stmt, live: frozenset[str]) -> frozenset[str]:
-    if isinstance(stmt, ast.With):
-        # A scope's body runs in place and its names stay visible after it.
-        return _loaded_names([item.context_expr for item in stmt.items]) | _live_in(stmt.body, live)
-    if isinstance(stmt, ast.If):
-        branch_out = live - _trailing_yield_names(stmt.body)
-        return _loaded_names([stmt.test]) | _live_in(stmt.body, branch_out) | _live_in(stmt.orelse, branch_out)
-    if isinstance(stmt, ast.For):
-        # The loop may run zero times, so what is live after it is live before it.
-        return _loaded_names([stmt.iter]) | (live - _trailing_yield_names(stmt.body)) | _loop_reads(stmt)
-    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and not _is_yield(stmt):
-        return (live - {n.id for n in _target_names(stmt)}) | _loaded_names([stmt.value])
-    return live | _loaded_names([stmt])
-
-
-def _loop_reads(loop: ast.For) -> frozenset[str]:
-    """Names a loop body reads before rebinding them: live at every iteration's start (liveness
-    is distributive, so this is the back edge's fixpoint without iterating)."""
-    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    return _live_in(loop.body, frozenset()) - bound
 
 
 def _trailing_yield_names(stmts: Sequence[ast.stmt]) -> set[str]:
@@ -2088,6 +1979,7 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
     if language is None:
         language = header
     constants = module_constants(module)
+    level = ""
     dynamic = frozenset(
         stmt.targets[0].id for stmt in module.body
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
@@ -2099,13 +1991,15 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
         for annotation in _annotations(cls):
             types.append(_param_annotation(reader, annotation)[0])
         language = detect_language(types)
-        if language is Tensor and _has_scopes(cls):
+        if language is Tensor and (_has_scopes(cls) or _reassigns(cls)):
+            level = "DSL" if _has_scopes(cls) else "Tensor"
             language = DSL
     parser = _Parser(filename, language, constants)
-    parser.fold_literals = header is None
+    parser.level = level or language.name
+    parser.fold_literals = parser.user_text = header is None
     parser.types.dynamic = dynamic
     try:
-        return cast(AnyProgram, parser.program(cls))
+        return _in_ssa_form(parser, parser.program(cls))
     except CompileError:
         raise
     except RecursionError:
@@ -2213,6 +2107,7 @@ def _parse_batched(text: str, filename: str, language: Language | None, program:
         return None
     if language is None:
         language = _header_language(text, filename)
+    guessed = language is None
     if language is None:
         # Detection reads every annotation; without tiles, views or scopes it is Tensor.
         if any(word in text for word in ("Tile", "View", "MemRef", "with ", "Inline", "jit")):
@@ -2230,13 +2125,26 @@ def _parse_batched(text: str, filename: str, language: Language | None, program:
         del skeleton
         cls = _program_class(module, filename, program)
         parser = _Parser(filename, language)
-        return cast(AnyProgram, parser.program(cls, _batched_bodies(lines, starts, filename)))
+        parser.batched_guess = guessed
+        parser.user_text = _header_language(text, filename) is None
+        return _in_ssa_form(parser, parser.program(cls, _batched_bodies(lines, starts, filename)))
     except _NotBatchable:
         return None
     except (CompileError, RecursionError):
         raise
     except Exception as exc:  # a parser bug must still surface as a diagnostic, never a traceback
         raise _error(Span(filename, classes[0] + 1, 1), f"internal parser error: {type(exc).__name__}: {exc}") from exc
+
+
+def _in_ssa_form(parser: _Parser, program: Node) -> AnyProgram:
+    """The parsed program; user text of a later language that reassigns names is converted to
+    SSA form here (that language admits no redefinition; the DSL language is converted by the
+    ConvertToSSA pass)."""
+    if parser.redefined:
+        from languages.ssa_conversion import convert_program
+
+        program = convert_program(program)
+    return cast(AnyProgram, program)
 
 
 def _is_jit_module(module: ast.Module) -> bool:
@@ -2255,6 +2163,30 @@ def _has_scopes(program: ast.ClassDef) -> bool:
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and _dotted(node.iter.func) == ["pl", "unroll"]:
             return True
         if isinstance(node, ast.Attribute) and node.attr == "Inline" and _dotted(node) == ["pl", "FunctionType", "Inline"]:
+            return True
+    return False
+
+
+def _reassigns(program: ast.ClassDef) -> bool:
+    """Whether a method of the class binds a name twice (PyPTO-style reassignment, a subscript
+    store into a tensor, two loops over one variable name): only the DSL language admits that."""
+    for func in program.body:
+        if not isinstance(func, ast.FunctionDef):
+            continue
+        bound = [a.arg for a in func.args.args]
+        # Both branches of an if yield into its one set of results: the else-branch's yield
+        # targets are not second definitions.
+        merged = {id(n) for stmt in ast.walk(func) if isinstance(stmt, ast.If) and stmt.orelse
+                  and _is_yield(stmt.orelse[-1]) for n in ast.walk(stmt.orelse[-1])}
+        for node in ast.walk(func):
+            if id(node) in merged:
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound.append(node.id)
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
+                bound.extend(t.value.id for t in node.targets
+                             if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
+        if len(bound) != len(set(bound)):
             return True
     return False
 

@@ -92,14 +92,18 @@ PROPERTIES: tuple[Property, ...] = (
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete", "ViewLegality",
                      "StaticBounds", "ScalarOperators"})
 
+# The DSL admits reassignment (ConvertToSSA establishes SSA form and def-before-use).
+_DSL_LOADED = _LOADED - {"SSAForm", "UseAfterDef"}
+
 # What the frontend establishes: a program of a later language is checked for it when loaded.
 _FRONTEND_DONE = frozenset({"NoInlineFunctions", "NoUnrollLoops"})
 
 PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
-    # DSL: the frontend, in PyPTO's order
-    "inline-functions", "unroll-loops", "outline-incore-scopes", "outline-cluster-scopes",
+    # DSL: the frontend, in PyPTO's order (ConvertToSSA first: InlineFunctions and UnrollLoops
+    # rename by SSA names; PyPTO runs it third, after them)
+    "convert-to-ssa", "inline-functions", "unroll-loops", "outline-incore-scopes", "outline-cluster-scopes",
     # Tensor
     "normalize-stmt-structure", "simplify-index-arith", "dead-code-elimination", "seed-zero-accumulators",
     # ConvertTensorToTileOps, as tiny passes: Tensor -> TileUnplaced
@@ -230,7 +234,7 @@ PLUGIN = CompilerPlugin(
     parse=parse,
     parse_with_args=parse_with_args,
     print_program=print_program,
-    load_properties={lang: _LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE for lang in VALUE_LEVEL},
+    load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE for lang in VALUE_LEVEL},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",

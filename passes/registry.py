@@ -8,6 +8,7 @@ from __future__ import annotations
 
 PASSES: dict[str, str] = {
     # the frontend: DSL -> Tensor, in PyPTO's order
+    "convert-to-ssa": "passes.convert_to_ssa:ConvertToSSA",
     "inline-functions": "passes.inline_functions:InlineFunctions",
     "unroll-loops": "passes.unroll_loops:UnrollLoops",
     "outline-incore-scopes": "passes.outline_incore_scopes:OutlineIncoreScopes",

@@ -27,9 +27,10 @@ import pytest
 import languages.gen.tensor as T
 from backend.targets.handlers import get_backend
 from nanopass_pto.run import random_inputs, reference
-from languages.pl_parser import parse_program, parse_program_as
+from languages.pl_parser import parse_program
 from languages.pl_printer import print_program
 from languages.types import DataType
+from tests.frontend import parse_tensor
 from tests.references import matmul_ref
 from nanopass.diagnostics import CompileError
 from nanopass.node import walk
@@ -178,7 +179,7 @@ def test_spelling_compiles_and_simulates_bit_exact(spelling: str, dtype: str, m:
 
 
 def tensor_program(spelling: str, dtype: str = "FP16", m: int = 64, k: int = 128, n: int = 64) -> T.Program:
-    return parse_program_as(kernel_text(spelling, dtype, m, k, n), T.Program)
+    return parse_tensor(kernel_text(spelling, dtype, m, k, n))
 
 
 def seed(program: T.Program, backend: str = "Ascend910B") -> tuple[T.Program, PassContext]:
@@ -271,7 +272,7 @@ def test_create_and_explicit_init_cond_are_left_alone() -> None:
 def _edited(spelling: str, old: str, new: str, k: int = 128) -> T.Program:
     text = kernel_text(spelling, "FP16", 64, k, 64)
     assert old in text
-    return parse_program_as(text.replace(old, new), T.Program)
+    return parse_tensor(text.replace(old, new))
 
 
 @pytest.mark.parametrize(("fill", "reason"), [("-0.0", "-0.0"), ("1.5", "1.5")])
@@ -362,5 +363,5 @@ class K:
 
 def test_peeled_first_block_is_not_warned_about() -> None:
     # The then-branch's fresh pl.matmul starts the sum; the create is never read uninitialised.
-    _, ctx = seed(parse_program_as(PEELED, T.Program))
+    _, ctx = seed(parse_tensor(PEELED))
     assert ctx.diagnostics == []

@@ -207,7 +207,7 @@ def test_version_and_dump_pass_pipeline() -> None:
     dumped = cli("--dump-pass-pipeline")
     assert dumped.returncode == 0
     spec = dumped.stdout.strip()
-    assert spec.startswith("inline-functions,unroll-loops,outline-incore-scopes,") and spec.endswith("pto-codegen")
+    assert spec.startswith("convert-to-ssa,inline-functions,unroll-loops,outline-incore-scopes,") and spec.endswith("pto-codegen")
     again = cli(str(EXAMPLE), "-p", spec)  # the printed pipeline is a valid -p string
     assert again.returncode == 0 and again.stdout == cli(str(EXAMPLE)).stdout
     until = cli("--dump-pass-pipeline", "--until", "TileUnplaced")

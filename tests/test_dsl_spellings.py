@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from languages.pl_parser import parse_program
+from tests.frontend import to_ssa
 from languages.pl_printer import print_program
 from nanopass.diagnostics import CompileError
 from nanopass_pto.run import compile_program, random_inputs, reference, run
@@ -64,7 +65,7 @@ SLICES_SIGNATURE = ("a: pl.Tensor[[64, 32], pl.FP32], c: pl.Out[pl.Tensor[[32, 3
 
 def test_subscript_slices_and_stores_are_tensor_slice_and_assemble() -> None:
     source = parse_program(orchestration(SLICES, SLICES_SIGNATURE), "s.py")
-    text = print_program(source)
+    text = print_program(to_ssa(source))
     assert "pl.tensor.slice(a, [32, 32], [0, 0])" in text and "pl.tensor.slice(a, [32, 32], [32, 0])" in text
     assert "c_1: pl.Tensor[[32, 32], pl.FP32] = pl.tensor.assemble(c, pl.tensor.slice(y, [16, 32], [0, 0]), [0, 0])" in text
     assert "pl.tensor.assemble(c_1, pl.tensor.slice(y, [16, 32], [16, 0]), [16, 0])" in text
@@ -164,3 +165,4 @@ return c
                                                           "pl.Tensor[[1, 32], pl.FP32]]) -> pl.Tensor[[1, 32], pl.FP32]"),
                                        "s.py"))
     assert "pl.tile.slice(t, [1, 32], [5, 0])" in text
+

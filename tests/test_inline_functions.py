@@ -11,6 +11,7 @@ import pytest
 
 import languages.gen.dsl as D
 from languages.pl_parser import parse_program
+from tests.frontend import to_ssa
 from languages.pl_printer import print_program
 from nanopass.diagnostics import CompileError
 from nanopass.node import preorder
@@ -30,7 +31,7 @@ def program(helpers: str, kernel_body: str) -> D.Program:
     text += (f"    @pl.function(type=pl.FunctionType.InCore)\n"
              f"    def k(self, a: {T16}, b: {T16}, c: pl.Out[{T16}]) -> {T16}:\n")
     text += "".join(f"        {line}\n" for line in kernel_body.strip("\n").splitlines())
-    parsed = parse_program(text, "inl.py")
+    parsed = to_ssa(parse_program(text, "inl.py"))  # the frontend before this pass
     assert isinstance(parsed, D.Program)
     return parsed
 

@@ -11,6 +11,7 @@ import pytest
 import languages.gen.dsl as D
 import languages.gen.tensor as T
 from languages.pl_parser import parse_program
+from tests.frontend import to_ssa
 from languages.pl_printer import print_program
 from nanopass.diagnostics import CompileError
 from nanopass.passes import PassContext
@@ -26,7 +27,7 @@ def program(body: str, signature: str = f"a: {T32}, b: {T32}, c: pl.Out[{T32}]",
             func_type: str = "pl.FunctionType.Orchestration", returns: str = f" -> {T32}") -> D.Program:
     text = HEAD + f"    @pl.function(type={func_type})\n    def main(self, {signature}){returns}:\n"
     text += "".join(f"        {line}\n" for line in body.strip("\n").splitlines())
-    parsed = parse_program(text, "scoped.py")
+    parsed = to_ssa(parse_program(text, "scoped.py"))  # the frontend before this pass
     assert isinstance(parsed, D.Program)
     return parsed
 

@@ -10,6 +10,7 @@ import pytest
 
 import languages.gen.tensor as T
 from languages.pl_parser import parse_program
+from tests.frontend import parse_tensor
 from languages.types import DataType, ScalarType
 from nanopass.diagnostics import CompileError
 from nanopass.node import preorder
@@ -52,8 +53,7 @@ def test_scalars_keep_their_operators() -> None:
 
 
 def test_the_verifier_rejects_an_operator_a_pass_put_on_a_tile() -> None:
-    program = parse_program(kernel("m = n + 1"), "k.py")
-    assert isinstance(program, T.Program)
+    program = parse_tensor(kernel("m = n + 1"), "k.py")  # `c = pl.store(..., c)` reassigns: DSL, lowered
     tile = next(n for n in preorder(program) if isinstance(n, T.Var) and n.name == "ta")
     binop = next(n for n in preorder(program) if isinstance(n, T.BinOp))
     broken = binop.__class__(op="+", lhs=tile, rhs=binop.rhs, type=tile.type, span=binop.span)

@@ -1,7 +1,8 @@
-"""SSA construction in the parser: PyPTO-style reassignment (`acc = f(acc)`, reassigning an outer
-name in a loop body or an if branch) parses to the same IR as the hand-written explicit form
-(`init_values=` / `pl.yield_` / if-phis), keeps the user's spans, compiles with every verifier,
-simulates bit-exact, and reports the values Python would have but the IR cannot with file:line:col.
+"""ConvertToSSA: PyPTO-style reassignment (`acc = f(acc)`, reassigning an outer name in a loop
+body or an if branch), parsed as written into the DSL language, converts to the same IR as the
+hand-written explicit form (`init_values=` / `pl.yield_` / if-phis), keeps the user's spans,
+compiles with every verifier, simulates bit-exact, and reports the values Python would have but
+the IR cannot with file:line:col (the parser) and a carried value changing type (the pass).
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from languages.decls import DSL
 from languages.pl_parser import parse_program
 from languages.pl_printer import print_program
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node, walk
 from nanopass.pipeline import main
+from tests import frontend
 
 Array = npt.NDArray[Any]
 
@@ -40,24 +43,116 @@ def program(body: str, signature: str = SIGNATURE, returns: str = T16, name: str
     )
 
 
+def to_ssa(text: str) -> Node:
+    """The text parsed as the DSL language (as written), then converted by ConvertToSSA."""
+    return frontend.to_ssa(parse_program(text, "kernel.py", DSL))
+
+
 def printed(text: str) -> str:
-    return print_program(parse_program(text, "kernel.py"))
+    return print_program(to_ssa(text))
 
 
 def assert_same_ir(implicit: str, explicit: str) -> None:
     """The PyPTO-style text parses to exactly the explicit SSA text's IR, and that IR is a
     print/parse fixpoint."""
-    implicit_ir = parse_program(program(implicit), "kernel.py")
-    explicit_ir = parse_program(program(explicit), "kernel.py")
+    implicit_ir = to_ssa(program(implicit))
+    explicit_ir = to_ssa(program(explicit))
     assert print_program(implicit_ir) == print_program(explicit_ir)
     assert implicit_ir == explicit_ir
     assert parse_program(print_program(implicit_ir)) == implicit_ir
+    assert parse_program(program(explicit), "kernel.py", DSL) == explicit_ir  # explicit SSA is kept
 
 
 def parse_error(body: str, signature: str = SIGNATURE) -> CompileError:
     with pytest.raises(CompileError) as info:
-        parse_program(program(body, signature), "kernel.py")
+        to_ssa(program(body, signature))
     return info.value
+
+
+# --- the split: the parser keeps the names, the pass converts ------------------------------------
+
+
+def test_the_parser_keeps_reassignment_as_written_and_the_pass_makes_it_ssa() -> None:
+    from verifiers.ssa_form import verify as ssa_form
+    from verifiers.use_after_def import verify as use_after_def
+
+    text = program("""
+        for k in pl.range(4):
+            x = pl.add(x, y)
+        if n == 0:
+            z = pl.mul(x, x)
+        else:
+            z = x
+        return z
+        """)
+    parsed = parse_program(text, "kernel.py")
+    assert parsed.LANGUAGE == "DSL"  # reassignment: only the DSL language admits it
+    loop = next(n for n in walk(parsed) if n.KIND == "ForStmt")
+    assert getattr(loop, "iter_args") == () and getattr(loop, "results") == ()
+    assert [d.rule for d in ssa_form(parsed)] == ["SSAForm", "SSAForm"]  # x and z are defined twice
+    converted = to_ssa(text)
+    assert ssa_form(converted) == [] and use_after_def(converted) == []
+    names = sorted(_var_definitions(converted))
+    assert {"x_iter", "x_1", "x_2", "z", "z_1", "z_2"} <= set(names)
+    # The program as written means what its SSA form means (the reference interpreter runs both).
+    from nanopass_pto.run import random_inputs, reference
+    inputs = random_inputs(parsed, 5)
+    before, after = reference(parsed, inputs), reference(converted, inputs)
+    assert all(np.array_equal(before[k].view(np.uint32), after[k].view(np.uint32)) for k in before)
+
+
+def test_a_later_language_is_in_ssa_form_and_says_so_where_a_name_is_redefined() -> None:
+    text = "# nanopass.language: Tensor\n" + program("""
+        x = pl.add(x, y)
+        return x
+        """)
+    with pytest.raises(CompileError) as info:
+        parse_program(text, "kernel.py")
+    message = str(info.value)
+    assert "kernel.py:9:9" in message and "`x` is defined twice" in message and "SSA form" in message
+    assert "drop the `# nanopass.language: Tensor` header" in message
+
+
+def test_user_text_of_a_later_language_that_reassigns_is_converted_when_parsed() -> None:
+    """A hand-written tile kernel (placed tiles: TilePlaced) reassigns as PyPTO users do; its
+    language admits no redefinition, so the parser converts it with the conversion ConvertToSSA
+    runs, and the result is the explicit form's IR."""
+    from verifiers.ssa_form import verify as ssa_form
+
+    tile = "pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec]"
+    implicit = program(f"""
+        t: {tile} = pl.load(x, [0, 0], [16, 32])
+        for k in pl.range(4):
+            t: {tile} = pl.tile.add(t, t)
+        return pl.store(t, [0, 0], y)
+        """)
+    explicit = program(f"""
+        t: {tile} = pl.load(x, [0, 0], [16, 32])
+        for k, (t_iter,) in pl.range(4, init_values=(t,)):
+            t_1: {tile} = pl.tile.add(t_iter, t_iter)
+            t_2 = pl.yield_(t_1)
+        return pl.store(t_2, [0, 0], y)
+        """)
+    parsed = parse_program(implicit, "kernel.py")
+    assert parsed.LANGUAGE == "TilePlaced" and ssa_form(parsed) == []
+    assert print_program(parsed) == print_program(parse_program(explicit, "kernel.py"))
+
+
+def test_convert_to_ssa_runs_first_in_the_default_pipeline(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--dump-pass-pipeline"]) == 0
+    assert capsys.readouterr().out.split(",")[0] == "convert-to-ssa"
+
+
+def test_a_pass_that_needs_ssa_form_is_refused_on_dsl_as_written(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = tmp_path / "k.py"
+    kernel.write_text(program("""
+        x = pl.add(x, y)
+        return x
+        """))
+    assert main([str(kernel), "-p", "inline-functions", "--verify-all"]) != 0
+    assert "SSAForm" in capsys.readouterr().err
+    assert main([str(kernel), "-p", "convert-to-ssa,inline-functions", "--verify-all", "-o", "-"]) == 0
 
 
 # --- the patterns, against their hand-written explicit form -----------------------------------
@@ -401,7 +496,7 @@ def test_new_variables_keep_the_users_spans() -> None:
             x = pl.add(x, y)
         return x
         """)
-    ir = parse_program(text, "kernel.py")
+    ir = to_ssa(text)
     found = _var_definitions(ir)
     # The body starts on line 8 (the loop); `x = pl.add(x, y)` is line 9.
     assert str(found["x_1"].node_span) == "kernel.py:9:13"

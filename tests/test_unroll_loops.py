@@ -12,6 +12,7 @@ import pytest
 
 import languages.gen.dsl as D
 from languages.pl_parser import parse_program
+from tests.frontend import to_ssa
 from languages.pl_printer import print_program
 from nanopass.diagnostics import CompileError
 from nanopass.node import preorder
@@ -30,7 +31,7 @@ SIGNATURE = ("a: pl.Tensor[[64, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.
 def program(body: str) -> D.Program:
     text = HEAD + f"    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, {SIGNATURE}:\n"
     text += "".join(f"        {line}\n" for line in body.strip("\n").splitlines())
-    parsed = parse_program(text, "unroll.py")
+    parsed = to_ssa(parse_program(text, "unroll.py"))  # the frontend before this pass
     assert isinstance(parsed, D.Program), "a pl.unroll loop makes the program DSL"
     return parsed
 

@@ -190,8 +190,11 @@ def _walk(scope: _Scope, body: Sequence[Node], out: list[Diagnostic]) -> None:
         elif kind in ("AssignStmt", "EvalStmt"):
             value = getattr(stmt, "value")
             if kind == "AssignStmt" and value.KIND != "Call":
-                target = getattr(stmt, "target")
-                scope.scalars[str(getattr(target, "name"))] = value
+                name = str(getattr(getattr(stmt, "target"), "name"))
+                if any(n.KIND == "Var" and getattr(n, "name") == name for n in walk(value)):
+                    scope.scalars.pop(name, None)  # `off = off + 64` before SSA form: not one value
+                else:
+                    scope.scalars[name] = value
             for node in walk(value):  # nested calls too (before NormalizeStmtStructure)
                 if node.KIND == "Call":
                     _check_call(scope, node, out)
