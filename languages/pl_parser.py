@@ -355,10 +355,45 @@ class _TypeReader:
             self.fail(node, f"expected {_TENSOR_EXAMPLE} (optionally with pl.TensorView(valid_shape=[..]))")
         shape, dtype = self.dims(items[0]), self.dtype(items[1])
         valid: tuple[int, ...] | None = None
-        if len(items) == 3:
-            fields = self.constructor_kwargs(items[2], "TensorView", {"valid_shape"})
+        if len(items) == 3 and not isinstance(items[2], ast.Call):
+            self.layout(items[2], "a pl.Tensor annotation")
+        elif len(items) == 3:
+            fields = self.constructor_kwargs(items[2], "TensorView", {"valid_shape", "stride", "layout", "pad"})
             valid = self.dims(fields["valid_shape"]) if "valid_shape" in fields else None
+            if set(fields) - {"valid_shape"} and "layout" not in fields:
+                self.fail(items[2], "pl.TensorView needs layout= as soon as another field is given",
+                          "add layout=pl.TensorLayout.ND")
+            if "layout" in fields:
+                self.layout(fields["layout"], "pl.TensorView", view=True)
+            if "stride" in fields:
+                stride, canonical = self.dims(fields["stride"]), _row_major_strides(shape)
+                if stride != canonical:
+                    self.fail(fields["stride"], f"not supported yet: the strided tensor view stride={list(stride)} "
+                                                f"(a GM tensor of shape {list(shape)} is row-major, "
+                                                f"stride={list(canonical)})",
+                              "pass a contiguous tensor, or transpose / slice it on chip (pl.transpose, pl.slice)")
+            if "pad" in fields and _dotted(fields["pad"]) not in (["pl", "PadValue", "null"], ["PadValue", "null"]):
+                self.fail(fields["pad"], "not supported yet: a padded tensor view (pl.TensorView(pad=...))",
+                          "pad on chip: pl.fillpad(tile, pad_value=...) after the load")
         return TensorType(shape, dtype, valid)
+
+    def layout(self, node: ast.expr, where: str, view: bool = False) -> None:
+        """A GM tensor layout: ND is the (only) one this compiler's tensors have. PyPTO rejects
+        the DN shorthand in an annotation (JIT_FRONTEND.md §5: derive DN with a TensorView)."""
+        parts = _dotted(node)
+        member = parts[-1] if parts and parts[0] == "pl" and len(parts) in (2, 3) else None
+        if parts is not None and len(parts) == 3 and parts[1] != "TensorLayout":
+            member = None
+        if member == "ND":
+            return
+        if member == "DN" and not view:
+            self.fail(node, "pl.Tensor[..., pl.DN] is not supported: the DN layout-only shorthand is ambiguous "
+                            "about strides", "write pl.TensorView(stride=[...], layout=pl.TensorLayout.DN), "
+                                             "or transpose with pl.transpose(x, -2, -1)")
+        if member in ("DN", "NZ", "MX_A_ZZ", "MX_B_NN"):
+            self.fail(node, f"not supported yet: the {member} tensor layout in {where} (GM tensors are "
+                            "row-major (ND) here)", "pass a row-major tensor and transpose it on chip")
+        self.fail(node, f"expected a tensor layout like pl.TensorLayout.ND in {where}, got `{ast.unparse(node)}`")
 
     def tile(self, node: ast.Subscript, items: list[ast.expr]) -> Type:
         if len(items) < 2:
@@ -468,6 +503,16 @@ def _param_annotation(reader: _TypeReader, node: ast.expr) -> tuple[Type, str]:
 
 
 # --- language choice -----------------------------------------------------------------------
+
+
+def _row_major_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """The element strides of a contiguous row-major (ND) tensor of `shape`."""
+    strides: list[int] = []
+    step = 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= dim
+    return tuple(reversed(strides))
 
 
 def _all_types(ty: Type) -> list[Type]:

@@ -166,3 +166,44 @@ return c
                                        "s.py"))
     assert "pl.tile.slice(t, [1, 32], [5, 0])" in text
 
+
+# --- tensor views and layouts (JIT_FRONTEND.md §5: pl.TensorView(stride, layout, valid_shape, pad)) ---
+
+ROW_MAJOR_BODY = "t = pl.load(a, [0, 0], [16, 32])\nreturn pl.store(t, [0, 0], c)"
+
+
+def _view_program(annotation: str) -> str:
+    return program_text("", f"a: {annotation}, c: pl.Out[pl.Tensor[[16, 32], pl.FP32]]"
+                            ") -> pl.Tensor[[16, 32], pl.FP32]", ROW_MAJOR_BODY)
+
+
+@pytest.mark.parametrize("annotation", [
+    "pl.Tensor[[16, 32], pl.FP32, pl.TensorView(stride=[32, 1], layout=pl.TensorLayout.ND)]",
+    "pl.Tensor[[16, 32], pl.FP32, pl.TensorLayout.ND]",
+    "pl.Tensor[[16, 32], pl.FP32, pl.ND]",
+    "pl.Tensor[[16, 32], pl.FP32, pl.TensorView(layout=pl.TensorLayout.ND, pad=pl.PadValue.null)]",
+])
+def test_a_row_major_view_or_layout_is_the_plain_tensor(annotation: str) -> None:
+    spelled = parse_program(_view_program(annotation), "k.py")
+    assert spelled == parse_program(_view_program("pl.Tensor[[16, 32], pl.FP32]"), "k.py")
+    inputs = random_inputs(spelled, 4)
+    got = run(compile_program(spelled, verify_all=True), inputs)
+    assert np.array_equal(got["c"].view(np.uint32), np.asarray(inputs["a"]).view(np.uint32))
+
+
+@pytest.mark.parametrize("annotation, at, message", [
+    ("pl.TensorView(stride=[1, 16], layout=pl.TensorLayout.DN)", "pl.TensorLayout.DN",
+     "not supported yet: the DN tensor layout in pl.TensorView"),
+    ("pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)", "[64, 1]",
+     r"not supported yet: the strided tensor view stride=\[64, 1\] \(a GM tensor of shape \[16, 32\] is row-major, "
+     r"stride=\[32, 1\]\)"),
+    ("pl.TensorView(stride=[32, 1])", "pl.TensorView(", "pl.TensorView needs layout= as soon as another field is given"),
+    ("pl.DN", "pl.DN", r"pl.Tensor\[..., pl.DN\] is not supported: the DN layout-only shorthand"),
+    ("pl.TensorView(layout=pl.TensorLayout.ND, pad=pl.PadValue.zero)", "pl.PadValue.zero", "not supported yet: a padded tensor view"),
+])
+def test_views_this_compiler_does_not_lower_are_located(annotation: str, at: str, message: str) -> None:
+    text = _view_program(f"pl.Tensor[[16, 32], pl.FP32, {annotation}]")
+    with pytest.raises(CompileError, match=message) as info:
+        parse_program(text, "k.py")
+    line = text.splitlines()[5]
+    assert f"k.py:6:{line.index(at, line.index('a: ')) + 1}:" in str(info.value)
