@@ -334,6 +334,9 @@ class _TypeReader:
             self.fail(node, f"expected a type annotation like {_TENSOR_EXAMPLE}, got `{ast.unparse(node)}`")
         head = _dotted(node.value)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if head and head[0] == "pld":
+            self.fail(node, f"not supported yet: the distributed type `{ast.unparse(node.value)}` "
+                            "(PyPTO's pypto.language.distributed)", "write a single-chip kernel over pl.Tensor")
         reader = _TYPE_FORMS.get(".".join(head) if head else "")
         if reader is None:
             self.fail(node, f"expected a type annotation like {_TENSOR_EXAMPLE}, got `{ast.unparse(node)}`",
@@ -1522,6 +1525,9 @@ class _Parser:
 
     def call(self, node: ast.Call, scope: _Scope, call_type: Type | None, statement_call: bool) -> Node:
         parts = _dotted(node.func)
+        if parts is not None and parts[0] == "pld":
+            self.fail(node.func, f"not supported yet: the distributed operation `{ast.unparse(node.func)}` "
+                                 "(PyPTO's pypto.language.distributed)", "write a single-chip kernel")
         if parts is None or parts[0] not in ("pl", "self") or len(parts) < 2:
             self.fail(node.func, f"unknown callee `{ast.unparse(node.func)}`",
                       "call operators as pl.tile.add(...) / pl.add(...) and functions as self.f(...)")

@@ -207,3 +207,18 @@ def test_views_this_compiler_does_not_lower_are_located(annotation: str, at: str
         parse_program(text, "k.py")
     line = text.splitlines()[5]
     assert f"k.py:6:{line.index(at, line.index('a: ')) + 1}:" in str(info.value)
+
+
+@pytest.mark.parametrize("signature, body, at, message", [
+    ("a: pld.DistributedTensor[[16, 32], pl.FP32]) -> None", "return", "pld.DistributedTensor",
+     "not supported yet: the distributed type `pld.DistributedTensor`"),
+    ("a: pl.Tensor[[16, 32], pl.FP32]) -> None", "pld.barrier(a)\nreturn", "pld.barrier",
+     "not supported yet: the distributed operation `pld.barrier`"),
+])
+def test_distributed_constructs_say_not_supported_yet(signature: str, body: str, at: str, message: str) -> None:
+    text = program_text("import pypto.language.distributed as pld\n", signature, body)
+    with pytest.raises(CompileError, match=message) as info:
+        parse_program(text, "k.py")
+    number = next(i for i, line in enumerate(text.splitlines(), 1) if at in line)
+    column = text.splitlines()[number - 1].index(at) + 1
+    assert f"k.py:{number}:{column}:" in str(info.value)
