@@ -1546,6 +1546,8 @@ class _Parser:
         # A dispatching DSL spelling (pl.tile.mrgsort, pl.arange) names one registered op.
         op = importlib.import_module("languages.ops").REGISTRY.resolve_spelling(
             op, len(positional), [kw.arg for kw in node.keywords if kw.arg is not None])
+        if op == "tensor.create":
+            node = self.without_nd_layout(node)
         signature = call_signature(op)
         if signature is None:
             args, attrs = self.unbound_arguments(node, positional, scope)
@@ -1558,6 +1560,19 @@ class _Parser:
         if isinstance(call_type, TileType) and call_type.memory_space is None:
             ty = self.refine_unplaced(node, op, args, attrs, call_type)
         return self.make("Call", node, op=op, args=args, attrs=attrs, type=ty)
+
+    def without_nd_layout(self, node: ast.Call) -> ast.Call:
+        """`pl.create_tensor(..., layout=pl.TensorLayout.ND)`: ND is every GM tensor's layout here
+        (the keyword is dropped); another layout is not supported yet."""
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg == "layout":
+                self.types.layout(kw.value, "pl.create_tensor(layout=...)", view=True)
+                continue
+            keywords.append(kw)
+        if len(keywords) == len(node.keywords):
+            return node
+        return ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=keywords), node)
 
     def refine_unplaced(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: Attrs,
                         declared: TileType) -> Type:

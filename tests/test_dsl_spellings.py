@@ -222,3 +222,13 @@ def test_distributed_constructs_say_not_supported_yet(signature: str, body: str,
     number = next(i for i, line in enumerate(text.splitlines(), 1) if at in line)
     column = text.splitlines()[number - 1].index(at) + 1
     assert f"k.py:{number}:{column}:" in str(info.value)
+
+
+def test_create_tensor_with_the_nd_layout_is_the_plain_create() -> None:
+    body = "t = pl.create_tensor([16, 32], dtype=pl.FP32{})\nreturn t"
+    signature = "a: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]"
+    plain = parse_program(program_text("", signature, body.format("")), "k.py")
+    for layout in (", layout=pl.TensorLayout.ND", ", layout=pl.ND"):
+        assert parse_program(program_text("", signature, body.format(layout)), "k.py") == plain
+    with pytest.raises(CompileError, match=r"not supported yet: the DN tensor layout in pl.create_tensor\(layout=...\)"):
+        parse_program(program_text("", signature, body.format(", layout=pl.TensorLayout.DN")), "k.py")
