@@ -330,6 +330,7 @@ def test_vec_window_write_is_tinsert(backend: str) -> None:
 
     path = Path(__file__).resolve().parent / "kernels" / "trust" / "decode_attention.py"
     compiled = runner.compile_program(parse(path.read_text(), str(path)), backend=backend, verify_all=True)
+    assert isinstance(compiled.final, P.Program)
     text = print_mlir(compiled.final)
     inserts = [line for line in text.splitlines() if "pto.tinsert" in line]
     assert len(inserts) >= 2 and all("loc=vec" in line for line in inserts)
