@@ -29,7 +29,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, TileType, Type, attr, with_attr
-from languages.layout import is_row_major_linear, l0_footprint_bytes
+from languages.layout import assembler_checked_box, is_row_major_linear, l0_footprint_bytes
 from languages.views import implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -455,12 +455,14 @@ class _Placer(P.FromTileUnplaced):
         assert isinstance(source.type, TileType) and source.type.memory_space is not None
         space = source.type.memory_space
         shape = tuple(result.shape)
+        window = self._is_window(source)
         if is_row_major_linear(implicit_view(space, shape), shape) and source.type.view is not None \
-                and is_row_major_linear(source.type.view, source.type.shape):
+                and is_row_major_linear(source.type.view, source.type.shape) and not window:
             return source
         flat = MemorySpace.Vec
-        hop, moved = self._hop(source, flat, call, f"{call.op} operand `x` (a reshape of a {space.name} tile, "
-                                                   f"whose {space.name} layout is not row-major)")
+        why = ("a reshape of a window of a larger tile, whose rows sit at the larger tile's pitch" if window
+               else f"a reshape of a {space.name} tile, whose {space.name} layout is not row-major")
+        hop, moved = self._hop(source, flat, call, f"{call.op} operand `x` ({why})")
         moved_view = moved.type.view if isinstance(moved.type, TileType) else None
         if moved_view is None or not is_row_major_linear(moved_view, source.type.shape):
             raise CompileError(Diagnostic.at(
@@ -474,6 +476,23 @@ class _Placer(P.FromTileUnplaced):
         hops.extend(hop)
         self.bump("reshape-hops")
         return moved
+
+    def _is_window(self, value: P.Var) -> bool:
+        """Whether `value` is (a view of) a tile.slice window: its elements sit at an offset and at
+        the source's row pitch, so a reshape cannot re-view its bytes."""
+        name, seen = value.name, 0
+        while seen < 64:
+            seen += 1
+            producer = self.producers.get(name)
+            if producer is None or not REGISTRY.is_view(producer.op) or not producer.args:
+                return False
+            if REGISTRY.is_window_view(producer.op):
+                return True
+            first = producer.args[0]
+            if not isinstance(first, P.Var):
+                return False
+            name = first.name
+        return False
 
     def _required_space(self, opdef: OpDef, index: int, actual: MemorySpace | None) -> MemorySpace | None:
         """The space operand `index` must be moved to, or None when `actual` is acceptable."""
@@ -502,6 +521,8 @@ class _Placer(P.FromTileUnplaced):
         source = value.type.memory_space
         name = self._fresh(f"{value.name}_{space.name.lower()}")
         producer = self.producers.get(value.name)
+        if producer is not None and REGISTRY.is_reshape(producer.op):
+            self._check_reshaped_into_boxes(value, space, at)
         reloadable = producer is not None and REGISTRY.get(producer.op).semantics[:1] == ("load",) \
             and self.backend.can_move(MemorySpace.DDR, space)
         if self.backend.can_move(source, space):
@@ -526,6 +547,26 @@ class _Placer(P.FromTileUnplaced):
         if attr(call.attrs, "cross_core", False):
             self.crossed[(value.name, space)] = var
         return (P.AssignStmt(target=var, value=call, span=at.node_span),), var
+
+    def _check_reshaped_into_boxes(self, value: P.Var, space: MemorySpace, at: Node) -> None:
+        """A reshaped (flat) value moved into a boxed space must already be a whole number of
+        boxes: the cube-boxing of M / N happens where an operand is loaded, and a reshape's
+        demand stops at the flat data it reshapes."""
+        assert isinstance(value.type, TileType)
+        box = assembler_checked_box(implicit_view(space, value.type.shape), value.type.dtype)
+        if box is None or len(value.type.shape) != 2:
+            return
+        rows, cols = value.type.shape
+        if rows % box[0] == 0 and cols % box[1] == 0:
+            return
+        axis, extent, unit = ("rows", rows, box[0]) if rows % box[0] else ("columns", cols, box[1])
+        raise CompileError(Diagnostic.at(
+            at, "InferTileMemorySpace",
+            f"not supported yet: `{value.name}` is a reshape ({list(value.type.shape)}) moved into {space.name}, "
+            f"whose boxes are {box[0]} x {box[1]} elements; its {axis} ({extent}) are not a multiple of {unit}, "
+            f"and a reshaped operand is not boxed for the cube",
+            hint=f"reshape to a shape whose {axis} are a multiple of {unit}, or reshape the tensor in GM "
+                 f"(a separate kernel) so the matmul loads it directly"))
 
     def _call(self, op: str, args: Sequence[P.Expr], attrs: Attrs, at: Node) -> P.Call:
         ty = REGISTRY.deduce(op, args, attrs, placed=True, at=at)
