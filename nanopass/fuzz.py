@@ -98,6 +98,11 @@ class FuzzTarget(Protocol):
 
     def mutants(self) -> Sequence[Mutant]: ...
 
+    # Optional: `coverage_universe()` -> an object with `ops`, `constructs`, `passes` (everything a
+    # campaign could cover), `gaps` (op -> why no program can reach it yet), `triggers` (pass ->
+    # what it rewrites) and `dead_passes` (pass -> why it never fires in this pipeline): the
+    # summary then prints the coverage table against those totals.
+
 
 def load_target(spec: str | None = None) -> FuzzTarget:
     """The fuzz target: `spec` ("module:attr"), `$NANOPASS_FUZZ_TARGET`, or the plugin's."""
@@ -411,7 +416,41 @@ def _dedupe(failures: list[Failure]) -> list[Failure]:
 # -- reports -----------------------------------------------------------------------------------------
 
 
-def summary(stats: WorkerStats, failures: list[Failure], wall: float, workers: int) -> str:
+def coverage_table(stats: WorkerStats, universe: Any) -> list[str]:
+    """The coverage table: registered ops, constructs and passes exercised out of the totals the
+    target declares (`universe`: ops, constructs, passes, gaps, triggers; see FuzzTarget)."""
+    seen = set(stats.coverage)
+    ops: Sequence[str] = tuple(getattr(universe, "ops", ()))
+    constructs: Sequence[str] = tuple(getattr(universe, "constructs", ()))
+    passes: Sequence[str] = tuple(getattr(universe, "passes", ()))
+    gaps: dict[str, str] = dict(getattr(universe, "gaps", {}))
+    triggers: dict[str, str] = dict(getattr(universe, "triggers", {}))
+    dead: dict[str, str] = dict(getattr(universe, "dead_passes", {}))
+    lines = ["", f"{'coverage':<34} {'exercised':>9} / {'total':<6}"]
+
+    def row(label: str, hit: int, total: int, missing: Sequence[str] = ()) -> None:
+        lines.append(f"{label:<34} {hit:>9} / {total:<6}")
+        for name in missing:
+            lines.append(f"    not exercised: {name}")
+
+    hit_ops = [op for op in ops if op in seen]
+    row("registered ops", len(hit_ops), len(ops))
+    for prefix in sorted({op.split(".", 1)[0] for op in ops}):
+        group = [op for op in ops if op.split(".", 1)[0] == prefix]
+        missing = [f"{op}" + (f" ({gaps[op]})" if op in gaps else "") for op in group if op not in seen]
+        row(f"  {prefix}.*", len(group) - len(missing), len(group), missing)
+    missing_constructs = [c for c in constructs if c not in seen]
+    row("constructs", len(constructs) - len(missing_constructs), len(constructs), missing_constructs)
+    row("op x dtype pairs (op/DTYPE)", len([t for t in seen if "/" in t]), len([t for t in seen if "/" in t]))
+    row("op x operand space (op:x@Space)", len([t for t in seen if "@" in t]), len([t for t in seen if "@" in t]))
+    never = [p for p in passes if p not in stats.changed]
+    notes = [f"{p} -- " + (f"dead in the default pipeline: {dead[p]}" if p in dead
+                           else f"generator gap: no program needed it ({triggers.get(p, '')})") for p in never]
+    row("passes that changed a program", len(passes) - len(never), len(passes), notes)
+    return lines
+
+
+def summary(stats: WorkerStats, failures: list[Failure], wall: float, workers: int, universe: Any = None) -> str:
     rate = stats.programs / wall if wall > 0 else 0.0
     lines = ["", "=== fuzz campaign summary ===",
              f"programs            {stats.programs}",
@@ -423,7 +462,9 @@ def summary(stats: WorkerStats, failures: list[Failure], wall: float, workers: i
         lines.append("time shares         " + "  ".join(
             f"{phase} {100 * seconds / busy:.0f}%"
             for phase, seconds in sorted(stats.timings.items(), key=lambda kv: -kv[1])))
-    if stats.coverage:
+    if universe is not None:
+        lines.extend(coverage_table(stats, universe))
+    elif stats.coverage:
         lines.append(f"op kinds covered    {len(stats.coverage)}: " + ", ".join(sorted(stats.coverage)))
     if stats.changed:
         lines.append(f"passes that changed {len(stats.changed)}: " + ", ".join(
@@ -640,7 +681,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     written = write_regressions(failures, args.regressions)
-    print(summary(stats, failures, wall, workers))
+    universe_of = getattr(target, "coverage_universe", None)
+    print(summary(stats, failures, wall, workers, universe_of() if callable(universe_of) else None))
     for path in written:
         print(f"wrote {path}")
     return 1 if failures else 0

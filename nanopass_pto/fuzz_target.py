@@ -32,13 +32,14 @@ from hypothesis import strategies as st
 from typing_extensions import override
 
 from backend.fuzzing.generator import Features, GeneratedProgram, programs
+from backend.fuzzing.numerics_check import self_check as numerics_self_check
 from backend.sim.machine import PoisonRead, SimulationError
 from backend.targets.handlers import BackendHandler, get_backend
 from languages.functions import entry_function
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.fuzz import OK, Mutant, Outcome
 from nanopass.instruments import Instrument, PassStep, VerifyInstrument
-from nanopass.node import Node
+from nanopass.node import Node, walk
 from nanopass.pipeline import PassCrash, Pipeline
 from nanopass.plugin import CompilerPlugin, get_plugin
 from nanopass_pto import run as runner
@@ -52,6 +53,7 @@ VALUE_LEVEL_BLAME_LANGUAGES = frozenset({"Tensor", "TileUnplaced", "TilePlaced",
 # blamed on all of them together.
 POST_L0_BLAME = "memory planning / codegen / simulator (after L0Tiled)"
 TEXT_BLAME = "PTO-ISA text printer / parser (backend.pto_text)"
+NUMERICS_BLAME = "shared arithmetic (backend.numerics)"
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,24 @@ class _Recorder(Instrument):
             raise
         finally:
             self.verify_seconds += time.perf_counter() - start
+
+
+@dataclass(frozen=True)
+class CoverageUniverse:
+    """Everything coverage is measured against: every registered op, every construct the
+    generator knows, every pass of the pipeline under test; `gaps` names ops no program can reach
+    yet (and why), `triggers` what each pass rewrites (for a pass that never changed anything)."""
+
+    ops: tuple[str, ...]
+    constructs: tuple[str, ...]
+    passes: tuple[str, ...]
+    gaps: Mapping[str, str]
+    triggers: Mapping[str, str]
+
+
+def _first_doc_line(cls: type) -> str:
+    doc = (cls.__doc__ or "").strip().splitlines()
+    return doc[0] if doc else ""
 
 
 def _first_lines(text: str, count: int = 6) -> str:
@@ -187,6 +207,18 @@ class PtoFuzzTarget:
 
         return tuple(MUTANTS)
 
+    def coverage_universe(self) -> CoverageUniverse:
+        """What a campaign could cover, for the summary's coverage table."""
+        from backend.fuzzing.generator import CONSTRUCTS
+        from backend.fuzzing.registry_calls import generatable, not_generated_reason
+        from languages.ops import REGISTRY
+
+        # Ops a step never draws, with the stated reason (those not reached through lowering show it).
+        gaps = {op.name: not_generated_reason(op) for op in REGISTRY if not generatable(op)}
+        passes = tuple(type(p).name for p in self.pipeline.passes)
+        triggers = {type(p).name: _first_doc_line(type(p)) for p in self.pipeline.passes}
+        return CoverageUniverse(tuple(sorted(op.name for op in REGISTRY)), CONSTRUCTS, passes, gaps, triggers)
+
     # -- the oracle ----------------------------------------------------------------------------------
 
     def check_text(self, text: str, seed: int, filename: str = "<fuzz>", coverage: frozenset[str] = frozenset(),
@@ -199,10 +231,19 @@ class PtoFuzzTarget:
 
     def _check_text(self, text: str, seed: int, filename: str, coverage: frozenset[str], blame: bool) -> Outcome:
         run = _Run()
+        reached: set[str] = set()
 
         def outcome(status: str, check: str, blamed: str, detail: str, recorder: _Recorder | None = None) -> Outcome:
             changed = frozenset(recorder.changed) if recorder is not None else frozenset()
-            return Outcome(status, check, blamed, detail, coverage, changed, tuple(run.timings.items()))
+            return Outcome(status, check, blamed, detail, coverage | reached, changed, tuple(run.timings.items()))
+
+        # The arithmetic both sides of the comparison share, checked against an exact reference
+        # (a bug there makes the simulator and the interpreter agree on the wrong bits).
+        start = time.perf_counter()
+        problem = numerics_self_check(seed)
+        run.add("numerics check", time.perf_counter() - start)
+        if problem is not None:
+            return outcome("numerics", "numerics self-check", NUMERICS_BLAME, problem)
 
         start = time.perf_counter()
         try:
@@ -232,6 +273,7 @@ class PtoFuzzTarget:
             return outcome("rejected", "compile error", recorder.current, _error_text(err), recorder)
         run.add("compilation", time.perf_counter() - start - recorder.verify_seconds)
         run.add("verification", recorder.verify_seconds)
+        reached.update(stage_ops(source, recorder.snapshots, compiled.final))
 
         start = time.perf_counter()
         shipped, problem = self.round_trip(compiled.final)
@@ -241,7 +283,7 @@ class PtoFuzzTarget:
 
         start = time.perf_counter()
         try:
-            inputs = runner.random_inputs(source, seed)
+            inputs = signed_scalars(source, runner.random_inputs(source, seed), seed)
             expected = runner.reference(source, inputs)
         except Exception as exc:
             run.add("interpretation", time.perf_counter() - start)
@@ -291,6 +333,7 @@ class PtoFuzzTarget:
             shipped = plugin.parse(text, "<fuzz>" + plugin.final_suffix)
         except CompileError as err:
             return final, "the printed PTO text does not parse:\n" + _error_text(err)
+        shipped = _with_pop_addresses(shipped, final)
         again = plugin.print_final(shipped)
         if again != text:
             first = next((i for i, (a, b) in enumerate(zip(text.splitlines(), again.splitlines())) if a != b), 0)
@@ -298,6 +341,86 @@ class PtoFuzzTarget:
                              f"  printed:   {text.splitlines()[first].strip() if text.splitlines() else ''}\n"
                              f"  reprinted: {again.splitlines()[first].strip() if again.splitlines() else ''}")
         return shipped, None
+
+
+def signed_scalars(source: Node, inputs: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Inputs with the generator's arithmetic-only scalar parameters (named `k<n>`) drawn with
+    either sign: random_inputs keeps scalars small and positive (they are usually extents), which
+    would hide floor division / modulo and sign handling."""
+    from backend.fuzzing.generator import SIGNED_SCALAR_PREFIX
+
+    rng = np.random.default_rng(seed + 7919)
+    out = dict(inputs)
+    for name, value in inputs.items():
+        rest = name.split("_")[-1]
+        if rest[:1] == SIGNED_SCALAR_PREFIX and rest[1:].isdigit() and np.ndim(value) == 0:
+            dtype = np.asarray(value).dtype
+            drawn = int(rng.integers(-9, 10)) if dtype.kind != "u" else int(rng.integers(0, 10))
+            out[name] = np.asarray(drawn, dtype=dtype)
+    return out
+
+
+def _ops_of(program: Node) -> set[str]:
+    return {str(getattr(node, "op")) for node in walk(program) if node.KIND == "Call"}
+
+
+def stage_ops(source: Node, snapshots: Sequence[tuple[str, Node]], final: Node) -> set[str]:
+    """The registered ops a compiled program uses at some stage (coverage: a tile op appears
+    after ConvertTensorToTileOps, a PTO instruction after PTOCodegen): the source, the last
+    program of each language, and the final one."""
+    last: dict[str, Node] = {}
+    for _, program in snapshots:
+        last[type(program).LANGUAGE] = program
+    ops = _ops_of(source) | _ops_of(final)
+    for program in last.values():
+        ops |= _ops_of(program)
+    return ops
+
+
+def _pop_memrefs(program: Node) -> dict[tuple[str, int], Any]:
+    """(function, n) -> the MemRef the n-th FIFO pop of that function binds."""
+    found: dict[tuple[str, int], Any] = {}
+    for function in getattr(program, "functions", ()):
+        count = 0
+        for node in walk(function):
+            if node.KIND == "AssignStmt" and getattr(getattr(node, "value"), "KIND", "") == "Call" \
+                    and str(getattr(getattr(node, "value"), "op")).startswith("pto.tpop_"):
+                found[(getattr(function, "name"), count)] = getattr(getattr(node, "target"), "type")
+                count += 1
+    return found
+
+
+def _with_pop_addresses(shipped: Node, compiled: Node) -> Node:
+    """`shipped` with each FIFO pop's consumer buffer at the address the compiled program gave
+    it: PTO text has no syntax for a pop slot's address (PTOAS places it from the pipe set-up),
+    so it is the one field the round trip carries over instead of printing."""
+    from dataclasses import replace as _replace
+
+    from nanopass_pto.mutants import transform
+
+    wanted = _pop_memrefs(compiled)
+    if not wanted:
+        return shipped
+    functions = []
+    for function in getattr(shipped, "functions"):
+        name = getattr(function, "name")
+        count = 0
+        renames: dict[str, Any] = {}
+        for node in walk(function):
+            if node.KIND == "AssignStmt" and getattr(getattr(node, "value"), "KIND", "") == "Call" \
+                    and str(getattr(getattr(node, "value"), "op")).startswith("pto.tpop_"):
+                ty = wanted.get((name, count))
+                if ty is not None:
+                    renames[str(getattr(getattr(node, "target"), "name"))] = ty
+                count += 1
+
+        def edit(node: Node) -> Any:
+            if node.KIND == "Var" and str(getattr(node, "name")) in renames:
+                return _replace(node, type=renames[str(getattr(node, "name"))])  # type: ignore[type-var]
+            return None
+
+        functions.append(transform(function, edit) if renames else function)
+    return _replace(shipped, functions=tuple(functions))  # type: ignore[type-var]
 
 
 def blame_pass(snapshots: Sequence[tuple[str, Node]], source: Node, inputs: Mapping[str, object],

@@ -207,7 +207,7 @@ def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:
     """The coverage tags the campaign prints: each corner of issue 4 is really drawn."""
     seen: set[str] = set()
 
-    @settings(max_examples=150, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=400, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(programs())
     def collect(generated: object) -> None:
@@ -216,5 +216,7 @@ def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:
     collect()
     expected = {"cube:narrowed-left", "shape:m-unaligned", "shape:k-split", "shape:big", "shape:1-row",
                 "tensor.matmul_acc", "tensor.row_expand_sub", "tensor.assemble", "valid:partial", "for",
-                "kernels:3", "dtype:pl.INT8", "cast:odd"}
+                "kernels:3", "dtype:pl.INT8"}
     assert expected <= seen, sorted(expected - seen)
+    # tensor.cast's rounding modes come from the registry's choices: some non-default one is drawn.
+    assert any(tag.startswith("tensor.cast:mode=") and tag != "tensor.cast:mode=round" for tag in seen), sorted(t for t in seen if "cast" in t)

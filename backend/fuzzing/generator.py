@@ -1,23 +1,37 @@
 """Random well-typed Tensor-language programs for fuzzing campaigns (Hypothesis strategies).
 
 A generated program is one or more InCore kernels plus an Orchestration `main` that calls them
-in sequence (a later kernel may consume an earlier kernel's result). Every call's type comes
-from the op registry's own deduction (`REGISTRY.deduce`), so a program is valid by
-construction: if the frontend rejects one, the generator has a bug, and the campaign says so.
+(a later kernel may consume an earlier kernel's result, several kernels may read one tensor, a
+kernel may write a tensor it also reads). Every call's type comes from the op registry's own
+deduction (`REGISTRY.deduce`), so a program is valid by construction: if the frontend rejects
+one, the generator has a bug, and the campaign says so.
 
-Kernels are drawn from recipes that reach the interesting corners of the pipeline:
+What it draws from, and why nothing here lists operators:
 
-* vector chains: element-wise binary / scalar / unary ops, row reductions feeding
-  `row_expand_*`, casts in every rounding mode, on-chip slices with partial valid shapes;
-* cube chains: `matmul` (f16, bf16, f32, int8 -> int32) with M not a multiple of 16, K needing a
-  peel, outputs larger than L0C, 1-row / 1-column operands, `matmul_acc` chains, an optional
-  narrowing `out_dtype`, a left operand whose valid rows fall a 16-row box short (slice /
-  set_validshape: the spec's compact Acc seed); int8 N unaligned to its 32-wide box;
-* loops carrying a value (`pl.range` with `init_values`).
+* Operators come from the op registry (`backend.fuzzing.registry_calls`): a kernel step picks
+  any registered `tensor.*` op with a tile lowering (tensor kernels) or any `tile.*` op
+  (hand-written tile kernels, which the DSL admits in InCore bodies), and builds the call from
+  the op's declaration -- operand kinds, dtypes (`ELEMENT_TYPES`), memory spaces
+  (`input_memory` / `accepted_memory`: tile kernels load into Vec and Mat, move into Left / Right /
+  Bias, compute into Acc), windows (`OpDef.window`), attributes -- keeping it only when the
+  registry's deduction accepts it. A newly registered op is exercised with no edit here; the
+  campaign's coverage table shows any op no program reached.
+* Constructs come from the DSL grammar, each one a recipe: straight-line vector chains, scalar
+  arithmetic on values read from tensors (`tensor.read`, `tensor.dim`), loops carrying one to
+  three values (element-wise recurrences, reductions, the online-softmax shape), nested loops,
+  `if` / `else` inside loops with phis and stores (`tensor.assemble`) in both branches, cube
+  kernels (matmul / matmul_acc chains, M not a box multiple, K peels, outputs beyond L0C, int8,
+  out_dtype, narrowed left operands, user-written split-K loops), matmuls inside loops with a
+  carried accumulator, mixed cube + vector kernels (a matmul result feeding vector steps, flash
+  attention), views (slice, set_validshape, reshape, transpose) feeding matmuls and vector ops,
+  values with several consumers, and orchestration with several kernels and GM re-reads.
+
+Coverage tags (the campaign's coverage table): the name of every op called, `op/DTYPE` per
+operand dtype, `op:operand@Space` per operand memory space, `construct:...` per recipe, and the
+shape / dtype corners of the cube recipes.
 
 Shrinking works toward the first entry of every choice list: the smallest shapes, one kernel,
-few ops. Features can be switched off one by one (`Features`) when a part of the pipeline does
-not support them yet.
+few steps. Features can be switched off one by one (`Features`).
 """
 
 from __future__ import annotations
@@ -26,12 +40,16 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
+from typing_extensions import override
 
+from backend.fuzzing.registry_calls import ELEMENT_TYPES, FLOAT_TYPES, Pool, draw_call, generatable, generatable_ops
 from languages.gen import tensor as T
-from languages.ops import REGISTRY
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, OpDef
+from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
-from languages.types import INDEX, AttrValue, DataType, TensorType, Type
+from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
@@ -49,12 +67,18 @@ class Features:
     matmul_acc: bool = True
     int8: bool = True
     low_precision: bool = True  # f16 / bf16 data
+    integers: bool = True  # integer element types in vector kernels
     partial_valid: bool = True  # slices with a partial valid_shape
     slices: bool = True
     assemble: bool = True
     loops: bool = True
+    nested_loops: bool = True
+    branches: bool = True  # if / else with phis and stores in both branches
     multi_kernel: bool = True
-    mixed_kernels: bool = False  # cube and vector work in one kernel (needs LowerAutoVectorSplit)
+    mixed_kernels: bool = True  # cube and vector work in one kernel
+    tile_kernels: bool = True  # hand-written tile.* kernels (every tile op, every operand space)
+    registry_ops: bool = True  # steps drawn from every registered op (off: the cube recipes only)
+    scalar_math: bool = True  # scalars read from tensors, index arithmetic, tensor.dim
     big_shapes: bool = True  # outputs beyond L0C, long K
     small_shapes: bool = False  # only the first few (smallest) shapes: the throughput benchmark's programs
     narrowed_left: bool = True  # a matmul's left operand with valid rows >= 16 short of its rows (compact Acc)
@@ -72,7 +96,7 @@ class Features:
         names = {f.name for f in fields(Features)}
         for item in filter(None, (part.strip() for part in text.split(","))):
             if item == "all":
-                result = Features(**{name: True for name in names})
+                result = Features(**{name: name != "small_shapes" for name in names})
                 continue
             flag = not item.startswith("-")
             name = item.lstrip("+-").replace("-", "_")
@@ -94,34 +118,15 @@ CUBE_K = (16, 32, 64, 48, 80, 128, 272)
 BIG_CUBE = ((300, 16, 128), (256, 64, 256), (200, 32, 256), (128, 512, 64), (512, 32, 128))  # (M, K, N): output beyond L0C or long K
 # (M, K, N) that split K across L0 blocks (with a peeled tail), most with a row-narrowed (boxed) M.
 K_SPLIT_CUBE = ((100, 272, 32), (20, 1040, 48), (64, 272, 32), (33, 528, 32), (1, 1056, 32))
-BINARY_OPS = ("add", "sub", "mul", "maximum", "minimum", "div")
-SCALAR_OPS = ("adds", "muls", "subs", "maximum", "minimum", "divs")  # maximum / minimum with a scalar rhs: tile.maximums / minimums
-UNARY_OPS = ("neg", "abs", "relu", "exp", "sqrt", "recip", "rsqrt", "log")
-ROW_REDUCTIONS = ("row_sum", "row_max", "row_min")
-ROW_EXPANDS = ("row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div")
-FLOAT_DTYPES = (F32, F16, BF16)
 CUBE_DTYPES = (F16, F32, BF16, I8)
 # Where a cast loses precision, so its rounding mode is observable.
 NARROWING = {F32: F16, F16: BF16, BF16: F16}
-# Directed modes differ from nearest on every inexact value; rint / round only on ties.
-CAST_MODES_BY_INTEREST = ("floor", "ceil", "trunc", "odd", "round", "rint", "none")
-assert set(CAST_MODES_BY_INTEREST) == set(CAST_MODES)
 SCALARS = (0.5, 2.0, -1.5, 3.0, 0.1, -0.0, 1e-3, 65504.0)
 # Leading axes of a rank-3 vector tensor (row packing multiplies them into the rows).
 ND_LEADING = (2, 3, 4)
 # (K, K block) of a user-written split-K loop: at least two blocks, so the loop runs.
 USER_K_SPLITS = ((64, 32), (64, 16), (96, 32), (128, 64), (128, 32))
-
-
-@dataclass
-class _Value:
-    var: T.Var
-
-    @property
-    def type(self) -> TensorType:
-        ty = self.var.type
-        assert isinstance(ty, TensorType)
-        return ty
+assert set(CAST_MODES)  # the registry's modes: tensor.cast's `mode` choices are drawn from it
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -136,23 +141,65 @@ def _dims(values: Sequence[int]) -> T.TupleExpr:
     return T.TupleExpr(tuple(_index(v) for v in values))
 
 
+def _zeros(rank: int) -> T.TupleExpr:
+    return _dims((0,) * rank)
+
+
+FLOAT_DECLINED = frozenset({"//", "%"})
+# Scalar parameters the generator names `k<n>` feed arithmetic only (never an extent or a loop
+# bound): the fuzz target draws them with either sign, so floor division / modulo see negatives.
+SIGNED_SCALAR_PREFIX = "k"
+
+
+def _uses(body: Sequence[T.Stmt], name: str) -> int:
+    from nanopass.node import walk
+
+    return sum(1 for stmt in body for node in walk(stmt) if node.KIND == "Var" and getattr(node, "name") == name) - 1
+
+
+def _by_semantics(prefix: str, semantics: tuple[str, ...]) -> str | None:
+    """The registered op of `prefix` with these semantics (e.g. the tensor-scalar `or`)."""
+    for op in REGISTRY:
+        if op.prefix == prefix and op.semantics == semantics:
+            return op.name
+    return None
+
+
+def _ops_of(prefix: str, family: str) -> list[str]:
+    return sorted(op.name for op in REGISTRY if op.prefix == prefix and op.family == family)
+
+
 @dataclass
 class _KernelBuilder:
-    """Draws one InCore kernel: parameters, a straight-line (or looped) body, one result."""
+    """Draws one InCore kernel: parameters, a body (straight-line, looped, branching), results."""
 
     draw: Draw
     features: Features
     name: str
     params: list[T.Param] = field(default_factory=list)
     body: list[T.Stmt] = field(default_factory=list)
-    values: list[_Value] = field(default_factory=list)
+    values: list[T.Var] = field(default_factory=list)
     ops: set[str] = field(default_factory=set)
     counter: int = 0
+    returns: list[T.Var] = field(default_factory=list)
+    views: set[str] = field(default_factory=set)  # values that lower to a view of another tile
+    gm: set[str] = field(default_factory=set)  # values that are GM tensors (parameters, stores into them)
+    param_views: set[str] = field(default_factory=set)  # views of a parameter (placed where their consumer is)
+    created: set[str] = field(default_factory=set)  # results of creation ops (fills, seeds)
+    undefined: set[str] = field(default_factory=set)  # buffers with undefined contents (tensor / tile create)
+    updated: set[str] = field(default_factory=set)  # values an in-place op (ReusesInput) or a loop updates
+    boxed: set[str] = field(default_factory=set)  # cube results with a box-rounded M / N, and their derivatives
+    overwritten: set[str] = field(default_factory=set)  # on-chip values an in-place op wrote over
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def int_draw(self, low: int, high: int) -> int:
+        return int(self.draw(st.integers(low, high)))
 
     def pick(self, options: Sequence[Any]) -> Any:
         # An index draw: `st.integers` strategies are cached by Hypothesis, `sampled_from` over a
         # fresh list is rebuilt and validated on every call (it was half the generation time).
-        return options[self.draw(st.integers(0, len(options) - 1))]
+        return options[self.int_draw(0, len(options) - 1)]
 
     def pick_common(self, options: Sequence[Any], common: int = 3, percent: int = 80) -> Any:
         """Usually one of the first `common` options (small, fast to simulate), sometimes any."""
@@ -161,107 +208,216 @@ class _KernelBuilder:
         return self.pick(options[:common] if self.chance(percent) else options)
 
     def chance(self, percent: int) -> bool:
-        return bool(self.draw(st.integers(0, 99)) < percent)
+        return self.int_draw(0, 99) < percent
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def param(self, ty: TensorType, prefix: str = "x") -> _Value:
+    def tag(self, *tags: str) -> None:
+        self.ops.update(tags)
+
+    # -- values ---------------------------------------------------------------------------------
+
+    def param(self, ty: TensorType, prefix: str = "x", direction: str = "In") -> T.Var:
         var = T.Var(self.fresh(prefix), ty)
-        self.params.append(T.Param(var, "In"))
-        value = _Value(var)
-        self.values.append(value)
-        return value
+        self.gm.add(var.name)
+        self.params.append(T.Param(var, direction))
+        self.values.append(var)
+        return var
 
     def call(self, op: str, args: Sequence[T.Expr], attrs: tuple[tuple[str, AttrValue], ...] = (),
-             prefix: str = "t", block: list[T.Stmt] | None = None) -> _Value:
+             prefix: str = "t", block: list[T.Stmt] | None = None, pool: list[T.Var] | None = None) -> T.Var:
         ty = REGISTRY.deduce(op, tuple(args), attrs)
-        assert isinstance(ty, TensorType), f"{op} deduced {ty}"
         var = T.Var(self.fresh(prefix), ty)
         (self.body if block is None else block).append(T.AssignStmt(var, T.Call(op, tuple(args), attrs, ty)))
         self.ops.add(op)
-        value = _Value(var)
-        self.values.append(value)
-        return value
+        self.note_view(var, op, args)
+        (self.values if pool is None else pool).append(var)
+        return var
 
-    def same_type(self, ty: TensorType) -> list[_Value]:
-        return [v for v in self.values if v.type == ty]
+    def load(self, tensor: T.Var, space: MemorySpace | None, block: list[T.Stmt] | None = None,
+             pool: list[T.Var] | None = None) -> T.Var:
+        assert isinstance(tensor.type, TensorType)
+        shape = tensor.type.shape
+        attrs: tuple[tuple[str, AttrValue], ...] = (("target_memory", space),) if space is not None else ()
+        return self.call("tile.load", (tensor, _zeros(len(shape)), _dims(shape)), attrs, prefix="l", block=block,
+                         pool=pool)
 
-    # -- vector recipes ---------------------------------------------------------------------
+    def make_pool(self, block: list[T.Stmt] | None, values: list[T.Var], tiles: bool) -> Pool:
+        """The registry step's view of the scope: `values`, plus fresh parameters (tiles: loaded
+        into Vec), scratch buffers and the domain conditioning (integer divisors, shift counts)."""
+
+        def fresh_value(ty: Type) -> T.Var | None:
+            if isinstance(ty, TileType):
+                tensor = self.param(TensorType(ty.shape, ty.dtype), "x")
+                self.values.remove(tensor)
+                return self.load(tensor, MemorySpace.Vec, block, values)
+            if isinstance(ty, TensorType):
+                made = self.param(ty, "x")
+                if values is not self.values:
+                    values.append(made)
+                return made
+            return None
+
+        def scratch(ty: Type) -> T.Var | None:
+            if not isinstance(ty, (TileType, TensorType)):
+                return None
+            op = "tile.create" if isinstance(ty, TileType) else "tensor.create"
+            return self.call(op, (_dims(ty.shape),), (("dtype", ty.dtype),), prefix="scratch", block=block,
+                             pool=[])
+
+        def condition(value: T.Var, domain: str) -> T.Var | None:
+            ty = value.type
+            if not isinstance(ty, (TileType, TensorType)):
+                return None
+            prefix = "tile" if isinstance(ty, TileType) else "tensor"
+            if domain == "nonzero":
+                op, operand = _by_semantics(prefix, ("scalar_binary", "or")), 1
+            else:
+                op, operand = _by_semantics(prefix, ("scalar_binary", "and")), ty.dtype.bits - 1
+            if op is None:
+                return None
+            self.tag(f"domain:{domain}")
+            return self.call(op, (value, T.ConstInt(operand, ty.dtype)), prefix="d", block=block, pool=[])
+
+        return Pool(values, fresh_value, scratch, condition, self.views, self.boxed)
+
+    def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
+                      only: Sequence[OpDef] | None = None) -> T.Var | None:
+        """One call of a registered op drawn from the whole registry (or from `only`), over the
+        values in scope; None when the drawn op could not be called here."""
+        candidates = list(only) if only is not None else generatable_ops(prefix)
+        if not candidates:
+            return None
+        scope = self.values if values is None else values
+        drawn = None
+        for _ in range(3):  # an op that cannot be called here gives way to another one
+            opdef = self.pick(candidates)
+            usable = [v for v in scope if self.usable(v)]
+            pool = self.make_pool(block, usable, prefix == "tile")
+            drawn = draw_call(self.int_draw, opdef, pool)
+            if drawn is not None and self.writes_on_chip_tensor(drawn):
+                drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
+            if drawn is not None:
+                break
+        if drawn is None:
+            return None
+        for arg in drawn.args:
+            if isinstance(arg, T.Var) and arg not in scope and arg in pool.values:
+                scope.append(arg)  # a fresh value the draw made
+        drawn = self.gm_only_attrs(drawn)
+        target = self.body if block is None else block
+        if not isinstance(drawn.type, (TensorType, TileType, ScalarType, TupleType)):
+            # An op with no result (a barrier): a statement evaluated for its effect.
+            target.append(T.EvalStmt(T.Call(drawn.op, drawn.args, drawn.attrs, drawn.type)))
+            self.ops.update(drawn.tags)
+            return None
+        var = T.Var(self.fresh("t"), drawn.type)
+        target.append(T.AssignStmt(var, T.Call(drawn.op, drawn.args, drawn.attrs, drawn.type)))
+        self.note_view(var, drawn.op, drawn.args)
+        self.ops.update(drawn.tags)
+        if isinstance(drawn.type, (TensorType, TileType, ScalarType)):
+            scope.append(var)
+        return var
+
+    def writes_on_chip_tensor(self, drawn: Any) -> bool:
+        """A tensor op writing in place (the registry's ReusesInput) into an on-chip tensor:
+        ConvertTensorToTileOps lowers it to the in-place tile op without copying a destination
+        that is still live (a loop carry, a value read later), which miscompiles -- found by
+        this generator and reported open in issue 8; the generator keeps off it until fixed."""
+        if drawn.op not in REGISTRY or not drawn.op.startswith("tensor."):
+            return False
+        rule = REGISTRY.get(drawn.op).output_memory
+        index = getattr(rule, "index", None) if type(rule).__name__ == "ReusesInput" else None
+        if index is None or index >= len(drawn.args):
+            return False
+        target = drawn.args[index]
+        return not (isinstance(target, T.Var) and target.name in self.gm)
+
+    def gm_only_attrs(self, drawn: Any) -> Any:
+        """`drawn` without the kwarg-dependent effects (`OpDef.effect_when`: atomic='add') whose
+        operand is not a GM tensor: an atomic accumulation exists for GM only (on-chip it is
+        declined, "not supported yet")."""
+        if drawn.op not in REGISTRY:
+            return drawn
+        dropped = {name for name, value, index, _ in REGISTRY.get(drawn.op).effect_when
+                   if index < len(drawn.args) and not (isinstance(drawn.args[index], T.Var)
+                                                      and drawn.args[index].name in self.gm)}
+        if not dropped:
+            return drawn
+        return replace(drawn, attrs=tuple((k, v) for k, v in drawn.attrs if k not in dropped))
+
+    def note_view(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
+        """Record `var` as a view when its op lowers to one: a reshape / transpose view / on-chip
+        slice (a slice of a GM parameter is a load of its own), or a metadata op over a view; and
+        as a GM tensor when its op writes into a GM operand in place (assemble, write)."""
+        if op in REGISTRY and REGISTRY.get(op).family == "create":
+            self.created.add(var.name)
+        self.note_boxed(var, op, args)
+        if op in REGISTRY and REGISTRY.get(op).semantics == ("create",):
+            self.undefined.add(var.name)  # the registry: "a fresh buffer of the shape; contents undefined"
+        rule = REGISTRY.get(op).output_memory if op in REGISTRY else None
+        reused = getattr(rule, "index", None) if type(rule).__name__ == "ReusesInput" else None
+        if reused is not None and reused < len(args) and isinstance(args[reused], T.Var):
+            self.updated.add(args[reused].name)
+            if args[reused].name not in self.gm:
+                # Not read again: ConvertTensorToTileOps lowers an on-chip tensor.assemble to the
+                # in-place tile.assemble without copying a destination that is still live (an
+                # open miscompile, issue 8's report), so the generator keeps off it for now.
+                self.overwritten.add(args[reused].name)
+        if reused is not None and reused < len(args) and isinstance(args[reused], T.Var) \
+                and getattr(args[reused], "name") in self.gm:
+            self.gm.add(var.name)
+        conversion = REGISTRY.get(op).to_tile if op in REGISTRY else None
+        if REGISTRY.is_view(op) and conversion is not None and conversion.self_loading and args \
+                and isinstance(args[0], T.Var) and args[0].name in self.gm \
+                and REGISTRY.get(op).semantics[:1] != ("slice",):
+            self.gm.add(var.name)  # a GM view (tensor.view) stays a tensor view of the parameter
+        if not REGISTRY.is_view(op) or not args or not isinstance(args[0], T.Var):
+            return
+        source = args[0]
+        params = {p.var.name for p in self.params}
+        if source.name in params or source.name in self.param_views:
+            self.param_views.add(var.name)
+        if REGISTRY.get(op).semantics[:1] in (("slice",), ("set_validshape",)) and source.name in params:
+            return
+        if REGISTRY.get(op).semantics[:1] == ("set_validshape",) and source.name not in self.views:
+            return
+        self.views.add(var.name)
+
+    def note_boxed(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
+        ty = var.type
+        if not isinstance(ty, TensorType) or len(ty.shape) != 2:
+            return
+        if op in REGISTRY and REGISTRY.get(op).family == "matmul" and any(d % 16 for d in ty.shape):
+            self.boxed.add(var.name)
+        elif any(isinstance(a, T.Var) and a.name in self.boxed and getattr(a.type, "shape", None) == ty.shape
+                 for a in args):
+            self.boxed.add(var.name)
+
+    def usable(self, value: T.Var) -> bool:
+        """Values a step may read: defined contents only (a fresh create holds garbage)."""
+        return not value.name.startswith("scratch") and value.name not in self.undefined | self.overwritten
+
+    def computed(self, value: T.Var) -> bool:
+        """An on-chip value (not a GM tensor): what a loop or a branch may yield."""
+        return value.name not in self.gm and self.usable(value)
+
+    def results(self, values: Sequence[T.Var]) -> list[T.Var]:
+        """Computed tensors a kernel can return (not a parameter, nor a bare view of one)."""
+        params = {p.var.name for p in self.params}
+        return [v for v in values if isinstance(v.type, TensorType) and v.name not in params and self.usable(v)
+                and v.name not in self.param_views]
+
+    # -- dtypes and shapes --------------------------------------------------------------------
 
     def vector_dtype(self) -> DataType:
-        dtype: DataType = self.pick(FLOAT_DTYPES if self.features.low_precision else (F32,))
-        return dtype
-
-    def vector_step(self, x: _Value, block: list[T.Stmt] | None = None, pool: list[_Value] | None = None) -> _Value:
-        """One op applied to `x` (a float tensor); `pool` lists same-scope operands."""
-        choices = ["scalar", "unary"]
-        if self.features.elementwise:
-            choices.append("binary")
-        if self.features.reductions and x.type.shape[-1] > 1:
-            choices.append("reduce")
-        if self.features.casts:
-            choices.append("cast")
-        if self.features.slices and block is None and len(x.type.shape) == 2:
-            choices.append("slice")
-        kind = self.pick(choices)
-        if x.type.valid_shape is not None and "reduce" in choices and self.chance(50):
-            kind = "reduce"  # a reduction is what observes the valid extent
-        candidates = [v for v in (pool if pool is not None else self.values) if v.type == x.type]
-        # x - x, x / x: a swapped-operand miscompile would be invisible, so prefer another value.
-        candidates = [v for v in candidates if v.var is not x.var] or candidates
-        if kind == "binary" and candidates:
-            other = self.pick(candidates)
-            return self.call(f"tensor.{self.pick(BINARY_OPS)}", (x.var, other.var), block=block)
-        if kind == "reduce":
-            row = self.call(f"tensor.{self.pick(ROW_REDUCTIONS)}", (x.var,), prefix="r", block=block)
-            return self.call(f"tensor.{self.pick(ROW_EXPANDS)}", (x.var, row.var), block=block)
-        if kind == "cast":
-            return self.cast(x, block)
-        if kind == "slice":
-            return self.slice(x)
-        if kind == "unary":
-            return self.call(f"tensor.{self.pick(UNARY_OPS)}", (x.var,), block=block)
-        scalar = T.ConstFloat(self.pick(SCALARS), x.type.dtype)
-        return self.call(f"tensor.{self.pick(SCALAR_OPS)}", (x.var, scalar), block=block)
-
-    def cast(self, x: _Value, block: list[T.Stmt] | None = None) -> _Value:
-        """A cast, usually narrowing (where the rounding mode shows) in a non-default mode."""
-        source = x.type.dtype
-        if not self.features.low_precision:
-            target = source
-        elif self.chance(75):
-            target = NARROWING[source]
-        else:
-            target = self.pick([d for d in FLOAT_DTYPES if d != source])
-        mode = self.pick(CAST_MODES_BY_INTEREST)
-        self.ops.add(f"cast:{mode}")
-        return self.call("tensor.cast", (x.var,), (("target_type", target), ("mode", mode)), prefix="c", block=block)
-
-    def slice(self, x: _Value) -> _Value:
-        rows, cols = x.type.shape
-        valid_rows, valid_cols = x.type.valid
-        sub_rows = self.draw(st.integers(1, rows))
-        sub_cols = self.draw(st.integers(1, cols))
-        row0 = self.draw(st.integers(0, rows - sub_rows))
-        col0 = self.draw(st.integers(0, cols - sub_cols))
-        args: list[T.Expr] = [x.var, _dims((sub_rows, sub_cols)), _dims((row0, col0))]
-        if self.features.partial_valid and self.chance(40):
-            args.append(_dims((self.draw(st.integers(1, sub_rows)), self.draw(st.integers(1, sub_cols)))))
-            self.ops.add("valid:partial")
-        # Reading outside the source's valid region would read undefined data: stay inside it.
-        bound_rows = min(sub_rows, valid_rows - row0) if row0 < valid_rows else 0
-        bound_cols = min(sub_cols, valid_cols - col0) if col0 < valid_cols else 0
-        if bound_rows <= 0 or bound_cols <= 0:
-            return x
-        if len(args) == 3 and (bound_rows, bound_cols) != (sub_rows, sub_cols):
-            args.append(_dims((bound_rows, bound_cols)))
-        elif len(args) == 4:
-            assert isinstance(args[3], T.TupleExpr)
-            v = [min(int(getattr(e, "value")), b) for e, b in zip(args[3].elements, (bound_rows, bound_cols))]
-            args[3] = _dims(v)
-        return self.call("tensor.slice", args, prefix="s")
+        if self.features.integers and self.chance(20):
+            dtype: DataType = self.pick([d for d in ELEMENT_TYPES if not d.is_float])
+            return dtype
+        choice: DataType = self.pick(FLOAT_TYPES if self.features.low_precision else (F32,))
+        return choice
 
     def vector_shape(self) -> tuple[int, ...]:
         """Usually 2-D; sometimes rank 1 ([n] packs to one row) or rank 3 (rows packed across the
@@ -272,77 +428,322 @@ class _KernelBuilder:
                 shape = shape[1:]
             else:
                 shape = (self.pick(ND_LEADING), *shape)
-            self.ops.add(f"shape:rank-{len(shape)}")
+            self.tag(f"shape:rank-{len(shape)}")
         return shape
 
-    def vector_kernel(self) -> _Value:
+    # -- vector recipes -----------------------------------------------------------------------
+
+    def steps(self, count: int, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
+              prefix: str = "tensor") -> None:
+        for _ in range(count):
+            if self.features.registry_ops and self.chance(6):
+                self.registry_step("system", block, values)  # a barrier between the steps
+            if self.features.registry_ops or prefix == "tile":
+                self.registry_step(prefix, block, values)
+            else:
+                self.plain_step(block, values)
+
+    def plain_step(self, block: list[T.Stmt] | None, values: list[T.Var] | None) -> None:
+        """With registry steps off: one element-wise op of the vector unit (the cube recipes'
+        companion), still looked up in the registry by family."""
+        scope = self.values if values is None else values
+        floats = [v for v in scope if isinstance(v.type, TensorType) and v.type.dtype.is_float]
+        if not floats:
+            return
+        x = self.pick(floats)
+        ops = [op for op in _ops_of("tensor", "unary")
+               if op.rsplit(".", 1)[1] in ("neg", "abs", "relu", "exp")]
+        if ops:
+            self.call(self.pick(ops), (x,), block=block, pool=scope)
+
+    def vector_kernel(self) -> None:
+        self.tag("construct:vector")
         dtype = self.vector_dtype()
         shape = self.vector_shape()
         ty = TensorType(shape, dtype)
-        self.ops.update(tag for tag, on in (("shape:1-row", shape[0] == 1), ("shape:1-col", shape[-1] == 1),
-                                            (f"dtype:{dtype.pl_name}", True)) if on)
-        inputs = [self.param(ty) for _ in range(self.draw(st.integers(1, 3)))]
-        x = inputs[0]
-        if len(shape) != 2:
-            pass  # slices and assembles are drawn on 2-D values only
-        elif self.features.slices and self.features.partial_valid and self.chance(25):
-            x = self.slice(x)
-        elif self.features.casts and self.chance(25):
-            x = self.cast(x)
-        for _ in range(self.draw(st.integers(1, 5))):
-            x = self.vector_step(x)
-        if self.features.assemble and self.chance(20):
-            x = self.assemble(x)
-        return x
+        self.tag(*(t for t, on in (("shape:1-row", shape[0] == 1), ("shape:1-col", shape[-1] == 1),
+                                   (f"dtype:{dtype.pl_name}", True)) if on))
+        for _ in range(self.int_draw(1, 3)):
+            self.param(ty)
+        if self.features.scalar_math and self.chance(20):
+            self.scalar_math(ty)
+        self.steps(self.int_draw(2, 7))
+        if self.features.assemble and self.chance(15):
+            self.assemble_into_param()
 
-    def assemble(self, x: _Value) -> _Value:
-        if x.type.valid_shape is not None or len(x.type.shape) != 2:
-            return x
+    def scalar_math(self, ty: TensorType) -> None:
+        """A scalar read from a tensor, combined with index / float arithmetic, fed back into a
+        tensor op; and a tensor extent (`tensor.dim`) in index arithmetic."""
+        params = [v for v in self.values if isinstance(v.type, TensorType)]
+        scalar_first = _by_semantics("tensor", ("scalar_binary", "mul"))
+        if scalar_first is None or not params:
+            return
+        # Reads of a computed (on-chip) value: a GM read inside a kernel has no PTO form yet.
+        source = self.call(scalar_first, (self.pick(params), self.scalar_for(ty.dtype)))
+        assert isinstance(source.type, TensorType)
+        read = _by_semantics("tensor", ("read",))
+        scalar_op = _by_semantics("tensor", ("scalar_binary", "add"))
+        if read is None or scalar_op is None or not generatable(REGISTRY.get(read)):
+            self.index_math(source)
+            return
+        indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))
+        value = self.call(read, (source, indices), prefix="s")
+        assert isinstance(value.type, ScalarType)
+        dtype = value.type.dtype
+        const: T.Expr = T.ConstFloat(self.pick(SCALARS[:4]), dtype) if dtype.is_float else T.ConstInt(3, dtype)
+        op = self.pick(("+", "-", "*"))
+        combined = T.Var(self.fresh("s"), ScalarType(dtype))
+        self.body.append(T.AssignStmt(combined, T.BinOp(op, value, const, ScalarType(dtype))))
+        self.tag("construct:scalar-math", f"scalar:{op}:{dtype.pl_name}")
+        self.call(scalar_op, (source, combined))
+        if self.chance(50):
+            self.index_math(source)
+
+    def scalar_param(self, dtype: DataType) -> T.Var:
+        var = T.Var(self.fresh(SIGNED_SCALAR_PREFIX), ScalarType(dtype))
+        self.params.append(T.Param(var, "In"))
+        return var
+
+    def scalar_expr(self, dtype: DataType, leaves: Sequence[T.Expr], depth: int = 0) -> T.Expr:
+        """Scalar arithmetic over `leaves` and constants, with the operators the DSL's `BinOp`
+        and `UnaryOp` admit and PTO lowers (languages.ops.pto_ops.ARITH_BINARY): each one is a
+        different arith op in the emitted kernel."""
+        if depth >= 2 or self.chance(40):
+            if leaves and self.chance(70):
+                leaf: T.Expr = self.pick(leaves)
+                return leaf
+            return self.scalar_for(dtype) if dtype is not INDEX.dtype else _index(self.int_draw(1, 4))
+        ty = ScalarType(dtype)
+        if self.chance(15):
+            self.tag("scalar:neg")
+            return T.UnaryOp("-", self.scalar_expr(dtype, leaves, depth + 1), ty)
+        # Float floor division / modulo have no exact arith form: PTOCodegen declines them.
+        ops = [op for op in ARITH_BINARY if op not in ("and", "or")
+               and not (dtype.is_float and op in FLOAT_DECLINED)]
+        op = self.pick(ops)
+        lhs = self.scalar_expr(dtype, leaves, depth + 1)
+        rhs = self.scalar_expr(dtype, leaves, depth + 1)
+        if op in ("//", "%"):
+            rhs = _index(self.int_draw(1, 5)) if dtype is INDEX.dtype else (
+                T.ConstFloat(self.pick((2.0, 0.5, 3.0)), dtype) if dtype.is_float else T.ConstInt(3, dtype))
+        self.tag(f"scalar:{op}:{dtype.pl_name}")
+        return T.BinOp(op, lhs, rhs, ty)
+
+    def scalar_operand_kernel(self) -> None:
+        """A scalar parameter in scalar arithmetic feeding a tensor-scalar op (tensor.adds, ...),
+        and an `if` over a scalar comparison."""
+        self.tag("construct:scalar-math")
+        dtype = self.pick(FLOAT_TYPES[:1] + ((I32,) if self.features.integers else ()))
+        shape = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
+        x = self.param(TensorType(shape, dtype))
+        k = self.scalar_param(dtype)
+        expr = self.scalar_expr(dtype, [k])
+        value = T.Var(self.fresh("s"), ScalarType(dtype))
+        self.body.append(T.AssignStmt(value, expr))
+        scalar_ops = [op for op in generatable_ops("tensor") if op.family == "elementwise_scalar"
+                      and op.semantics[1:2] in (("add",), ("mul",), ("sub",), ("max",), ("min",))]
+        if not scalar_ops:
+            return
+        op = self.pick(scalar_ops)
+        y = self.call(op.name, (x, value))
+        if self.features.branches and self.chance(60):
+            cmp_op = self.pick(tuple(ARITH_COMPARE))
+            cond: T.Expr = T.BinOp(cmp_op, value, self.scalar_for(dtype), BOOL)
+            if self.chance(30):
+                cond = T.BinOp(self.pick(("and", "or")), cond, T.BinOp("<", k, self.scalar_for(dtype), BOOL), BOOL)
+                self.tag("scalar:bool-logic")
+            self.tag(f"scalar:cmp:{cmp_op}:{dtype.pl_name}", "construct:if-scalar")
+            then_block: list[T.Stmt] = []
+            else_block: list[T.Stmt] = []
+            a = self.call(op.name, (y, self.scalar_for(dtype)), block=then_block, pool=[])
+            b = self.call("tensor.add" if dtype.is_float else op.name, (y, y) if dtype.is_float else (y, value),
+                          block=else_block, pool=[])
+            then_block.append(T.YieldStmt((a,)))
+            else_block.append(T.YieldStmt((b,)))
+            phi = T.Var(self.fresh("phi"), y.type)
+            self.body.append(T.IfStmt(cond, tuple(then_block), tuple(else_block), (phi,)))
+            self.values.append(phi)
+
+    def index_math(self, source: T.Var) -> None:
+        """A tensor extent (`tensor.dim`) in index arithmetic."""
+        dim = _by_semantics("tensor", ("dim",))
+        if dim is not None:
+            extent = self.call(dim, (source,), (("axis", 0),), prefix="n")
+            doubled = T.Var(self.fresh("n"), INDEX)
+            self.body.append(T.AssignStmt(doubled, T.BinOp(self.pick(("*", "+", "//")), extent, _index(2), INDEX)))
+            self.tag("construct:index-math")
+
+    def assemble_into_param(self) -> None:
+        """Write a computed value into a window of a (bigger) parameter, which the kernel may read
+        again afterwards: a GM re-read after a write (the parameter becomes InOut)."""
+        results = [v for v in self.results(self.values)
+                   if isinstance(v.type, TensorType) and len(v.type.shape) == 2 and v.type.valid_shape is None]
+        if not results:
+            return
+        x = self.pick(results)
+        assert isinstance(x.type, TensorType)
         rows, cols = x.type.shape
-        big = (rows + self.draw(st.integers(0, 8)), cols + self.pick((0, 8, 16)))
+        big = (rows + self.int_draw(0, 8), cols + self.pick((0, 8, 16)))
         target = self.param(TensorType(big, x.type.dtype), "big")
-        offsets = (self.draw(st.integers(0, big[0] - rows)), self.draw(st.integers(0, big[1] - cols)))
-        written = self.call("tensor.assemble", (target.var, x.var, _dims(offsets)), prefix="asm")
-        if not self.chance(50):
-            return written
-        # Read the parameter again after the write: the read must see the assembled window, so a
-        # written parameter may not share the one load at function entry that read-only ones do.
-        self.ops.add("param:read-after-write")
-        scalar = T.ConstFloat(self.pick(SCALARS), x.type.dtype)
-        return self.call(f"tensor.{self.pick(SCALAR_OPS)}", (target.var, scalar))
+        offsets = (self.int_draw(0, big[0] - rows), self.int_draw(0, big[1] - cols))
+        written = self.call("tensor.assemble", (target, x, _dims(offsets)), prefix="asm")
+        self.tag("construct:assemble")
+        if self.chance(50):
+            self.tag("param:read-after-write")
+            scalar = _by_semantics("tensor", ("scalar_binary", "mul"))
+            if scalar is not None:
+                self.returns.append(self.call(scalar, (target, self.scalar_for(x.type.dtype))))
+                return
+        self.returns.append(written)
 
-    def loop_kernel(self) -> _Value:
+    def scalar_for(self, dtype: DataType) -> T.Expr:
+        if dtype.is_float:
+            return T.ConstFloat(self.pick(SCALARS), dtype)
+        return T.ConstInt(self.pick((1, 3, 2)), dtype)
+
+    # -- loops and branches -------------------------------------------------------------------
+
+    def seed(self, ty: TensorType) -> T.Var:
+        """A computed value of `ty` to start a carry with (a carry starts on chip)."""
+        source = self.param(ty)
+        scalar = _by_semantics("tensor", ("scalar_binary", "add"))
+        assert scalar is not None
+        return self.call(scalar, (source, self.scalar_for(ty.dtype)))
+
+    def loop_kernel(self) -> None:
+        """A `pl.range` loop carrying one to three values through registry steps; sometimes an
+        inner loop carrying one of them, sometimes an if / else with phis in the body."""
+        self.tag("construct:loop")
         dtype = self.vector_dtype()
         ty = TensorType(self.vector_shape(), dtype)
-        seed = self.param(ty)
         step_input = self.param(ty, "y")
-        # The carry must start on chip (a computed value), not as a GM tensor.
-        init = self.call(f"tensor.{self.pick(SCALAR_OPS)}", (seed.var, T.ConstFloat(self.pick(SCALARS), dtype)))
-        trips = self.draw(st.integers(1, 3))
+        carries = self.int_draw(1, 3)
+        seeds = [self.seed(ty) for _ in range(carries)]
+        self.updated.update(v.name for v in seeds)
+        self.tag(f"construct:loop-carries:{carries}")
+        results = self.loop(ty, seeds, [step_input], depth=0, block=self.body)
+        self.values.extend(results)
+        if len(results) > 1:
+            combine = _by_semantics("tensor", ("binary", "add"))
+            if combine is not None:
+                self.call(combine, (results[0], results[1]))
+
+    def loop(self, ty: TensorType, seeds: list[T.Var], outer: list[T.Var], depth: int,
+             block: list[T.Stmt]) -> list[T.Var]:
+        trips = self.int_draw(1, 3)
         loop_var = T.Var(self.fresh("i"), INDEX)
-        carried = T.Var(self.fresh("acc"), ty)
+        carried = [T.Var(self.fresh("acc"), ty) for _ in seeds]
         body: list[T.Stmt] = []
-        pool = [_Value(carried), step_input]
-        x = _Value(carried)
-        for _ in range(self.draw(st.integers(1, 3))):
-            nxt = self.vector_step(x, block=body, pool=pool)
-            if nxt.type.shape == ty.shape and nxt.type.dtype == dtype and nxt.type.valid_shape is None:
-                x = nxt
-                pool.append(nxt)
-        if x.var is carried:
-            x = self.call("tensor.add", (carried, step_input.var), block=body)
-        body.append(T.YieldStmt((x.var,)))
-        result = T.Var(self.fresh("out"), ty)
-        self.body.append(T.ForStmt(loop_var, _index(0), _index(trips), _index(1), (T.IterArg(carried, init.var),),
-                                   tuple(body), (result,), "range", ()))
-        self.ops.add("for")
-        value = _Value(result)
-        self.values.append(value)
-        return value
+        scope: list[T.Var] = [*carried, *outer]
+        for _ in range(self.int_draw(1, 3)):
+            self.registry_step("tensor", body, scope) if self.features.registry_ops else self.plain_step(body, scope)
+        if self.features.nested_loops and depth == 0 and self.chance(25):
+            self.tag("construct:nested-loop")
+            inner = self.loop(ty, [self.pick(carried)], [v for v in scope if v.type == ty], depth + 1, body)
+            scope.extend(inner)
+        if self.features.branches and self.chance(30):
+            scope.extend(self.branch(ty, loop_var, scope, body))
+        yielded = []
+        for carry in carried:
+            same = [v for v in scope if v.type == ty and v is not carry and self.computed(v)]
+            if same and self.chance(85):
+                yielded.append(self.pick(same[-3:]))  # a recent value of the carry's type
+            else:
+                partners = [v for v in scope if v.type == ty and self.usable(v)] or [carry]
+                partner = self.pick(partners)
+                first = carry if self.usable(carry) else partner
+                yielded.append(self.call(self.elementwise_add(ty), (first, partner), block=body, pool=scope))
+        body.append(T.YieldStmt(tuple(yielded)))
+        results = [T.Var(self.fresh("out"), ty) for _ in seeds]
+        block.append(T.ForStmt(
+            loop_var, _index(0), _index(trips), _index(1),
+            tuple(T.IterArg(c, s) for c, s in zip(carried, seeds)), tuple(body), tuple(results), "range", ()))
+        self.tag("for")
+        return results
+
+    def elementwise_add(self, ty: TensorType) -> str:
+        op = _by_semantics("tensor", ("binary", "add"))
+        assert op is not None
+        return op
+
+    def branch(self, ty: TensorType, loop_var: T.Var, scope: list[T.Var], body: list[T.Stmt]) -> list[T.Var]:
+        """`if i == k:` / `else:` each computing a value of `ty` from the scope (and sometimes
+        writing a window of a parameter in both branches); the phi joins them."""
+        self.tag("construct:if")
+        cond = T.BinOp(self.pick(("==", "<", ">=")), loop_var, _index(self.int_draw(0, 2)), BOOL)
+        branches: list[tuple[list[T.Stmt], T.Var]] = []
+        store_target = None
+        if self.features.assemble and len(ty.shape) == 2 and self.chance(40):
+            store_target = self.param(TensorType(ty.shape, ty.dtype), "w")
+            self.tag("construct:if-stores")
+        for _ in range(2):
+            block: list[T.Stmt] = []
+            local = list(scope)
+            for _ in range(self.int_draw(1, 2)):
+                self.registry_step("tensor", block, local) if self.features.registry_ops else self.plain_step(block, local)
+            candidates = [v for v in local if v.type == ty and self.computed(v)]
+            if not candidates:  # every carry was written over in place: compute a fresh value
+                scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+                assert scaled is not None
+                candidates = [self.call(scaled, (self.param(ty), self.scalar_for(ty.dtype)), block=block, pool=local)]
+            value = self.pick(candidates[-3:])
+            if store_target is not None:
+                self.call("tensor.assemble", (store_target, value, _zeros(2)), prefix="st", block=block, pool=[])
+            branches.append((block, value))
+        result = T.Var(self.fresh("phi"), ty)
+        (then_block, then_value), (else_block, else_value) = branches
+        then_block.append(T.YieldStmt((then_value,)))
+        else_block.append(T.YieldStmt((else_value,)))
+        body.append(T.IfStmt(cond, tuple(then_block), tuple(else_block), (result,)))
+        return [result]
+
+    def online_softmax_kernel(self) -> None:
+        """The online-softmax shape: row max / denominator / numerator carried over blocks of
+        rows, the old maximum read again after the new one exists."""
+        self.tag("construct:online-softmax")
+        rows, cols = self.pick_common((16, 8, 1, 32)), self.pick_common((32, 16, 64))
+        blocks = self.int_draw(1, 3)
+        dtype = F32
+        s = self.param(TensorType((rows * blocks, cols), dtype), "s")
+        v = self.param(TensorType((rows, cols), dtype), "v")
+        m0 = self.param(TensorType((rows, 1), dtype), "m")
+        m_init = self.call("tensor.muls", (m0, T.ConstFloat(1.0, dtype)))
+        l_init = self.call("tensor.muls", (m0, T.ConstFloat(0.0, dtype)))
+        o_init = self.call("tensor.muls", (v, T.ConstFloat(0.0, dtype)))
+        i = T.Var(self.fresh("i"), INDEX)
+        m, l, o = (T.Var(self.fresh(n), t.type) for n, t in (("m", m_init), ("l", l_init), ("o", o_init)))
+        body: list[T.Stmt] = []
+        pool: list[T.Var] = []
+        offset: T.Expr = T.BinOp("*", i, _index(rows), INDEX)
+        if self.chance(40):
+            # Foldable index arithmetic (`i * rows + 0 * 4`): SimplifyIndexArith's to fold.
+            offset = T.BinOp("+", offset, T.BinOp("*", _index(0), _index(4), INDEX), INDEX)
+            self.tag("construct:foldable-index")
+        blk = self.call("tensor.slice", (s, _dims((rows, cols)), T.TupleExpr((offset, _index(0)))), block=body, pool=pool)
+        m_new = self.call("tensor.maximum", (m, self.call("tensor.row_max", (blk,), block=body, pool=pool)),
+                          block=body, pool=pool)
+        alpha = self.call("tensor.exp", (self.call("tensor.sub", (m, m_new), block=body, pool=pool),), block=body,
+                          pool=pool)
+        p = self.call("tensor.exp", (self.call("tensor.row_expand_sub", (blk, m_new), block=body, pool=pool),),
+                      block=body, pool=pool)
+        l_new = self.call("tensor.add", (self.call("tensor.mul", (l, alpha), block=body, pool=pool),
+                                         self.call("tensor.row_sum", (p,), block=body, pool=pool)), block=body, pool=pool)
+        o_new = self.call("tensor.add", (self.call("tensor.row_expand_mul", (o, alpha), block=body, pool=pool),
+                                         self.call("tensor.mul", (p, v), block=body, pool=pool)), block=body, pool=pool)
+        body.append(T.YieldStmt((m_new, l_new, o_new)))
+        outs = [T.Var(self.fresh("r"), t.type) for t in (m, l, o)]
+        self.body.append(T.ForStmt(i, _index(0), _index(blocks), _index(1),
+                                   (T.IterArg(m, m_init), T.IterArg(l, l_init), T.IterArg(o, o_init)),
+                                   tuple(body), tuple(outs), "range", ()))
+        self.values.extend(outs)
+        self.call("tensor.row_expand_div", (outs[2], outs[1]))
+        if self.chance(50):
+            self.returns.append(self.call("tensor.adds", (outs[0], T.ConstFloat(0.0, dtype))))
 
     # -- cube recipes -----------------------------------------------------------------------
 
-    def cube_kernel(self) -> _Value:
+    def cube_kernel(self) -> None:
+        self.tag("construct:cube")
         dtypes = [d for d in CUBE_DTYPES if (self.features.int8 or d != I8)
                   and (self.features.low_precision or d in (F32, I8))]
         dtype = self.pick(dtypes)
@@ -361,7 +762,8 @@ class _KernelBuilder:
         self.tag_cube_shape(m, k, n, big, dtype)
         if self.features.user_k_loops and self.features.matmul_acc and n % n_box == 0 and not big \
                 and self.chance(20):
-            return self.user_k_loop(dtype, m, n)
+            self.user_k_loop(dtype, m, n)
+            return
         a = self.param(TensorType((m, k), dtype), "a")
         b = self.param(TensorType((k, n), dtype), "b")
         lhs = self.narrowed_left(a)
@@ -372,20 +774,23 @@ class _KernelBuilder:
                  and lhs is a and self.chance(30))
         if dtype.is_float and not chain and self.chance(25):
             attrs = (("out_dtype", self.pick((F16, BF16))),)
-        c = self.call("tensor.matmul", (lhs.var, b.var), attrs, prefix="c")
+        c = self.call("tensor.matmul", (lhs, b), attrs, prefix="c")
         if chain:
-            for _ in range(self.draw(st.integers(1, 2))):
+            for _ in range(self.int_draw(1, 2)):
                 k2 = self.pick(CUBE_K[:4])
                 if dtype is I8:
                     k2 = _round_up(k2, 32)
                 a2 = self.param(TensorType((m, k2), dtype), "a")
                 b2 = self.param(TensorType((k2, n), dtype), "b")
-                c = self.call("tensor.matmul_acc", (c.var, a2.var, b2.var), prefix="c")
-        if self.features.mixed_kernels and c.type.dtype.is_float and self.chance(30):
-            c = self.vector_step(c)
-        return c
+                c = self.call("tensor.matmul_acc", (c, a2, b2), prefix="c")
+        if self.features.mixed_kernels and isinstance(c.type, TensorType) and c.type.dtype.is_float \
+                and not big and self.chance(30):
+            self.tag("construct:mixed")
+            scope = [c]
+            self.steps(self.int_draw(1, 2), values=scope)
+            self.values.extend(v for v in scope if v not in self.values)
 
-    def user_k_loop(self, dtype: DataType, m: int, n: int) -> _Value:
+    def user_k_loop(self, dtype: DataType, m: int, n: int) -> None:
         """A split-K reduction written by the user: K blocks sliced at the loop variable, the
         accumulator carried by a `pl.range` with a non-unit step. Seeded by the first block's
         matmul (the loop starts at the second block), or by a +0.0 `tensor.full` (the spelling
@@ -402,90 +807,313 @@ class _KernelBuilder:
             seed = self.call("tensor.full", (_dims((m, n)), zero), (("dtype", acc_dtype),), prefix="z")
             start = 0
         else:
-            a0 = self.call("tensor.slice", (a.var, _dims((m, block)), _dims((0, 0))), prefix="s")
-            b0 = self.call("tensor.slice", (b.var, _dims((block, n)), _dims((0, 0))), prefix="s")
-            seed = self.call("tensor.matmul", (a0.var, b0.var), prefix="c")
+            a0 = self.call("tensor.slice", (a, _dims((m, block)), _dims((0, 0))), prefix="s")
+            b0 = self.call("tensor.slice", (b, _dims((block, n)), _dims((0, 0))), prefix="s")
+            seed = self.call("tensor.matmul", (a0, b0), prefix="c")
             start = block
-        self.ops.add("cube:user-k-loop" + (":zero-seed" if zero_seed else ""))
+        self.tag("cube:user-k-loop" + (":zero-seed" if zero_seed else ""), "construct:matmul-in-loop")
         loop_var = T.Var(self.fresh("k"), INDEX)
         carried = T.Var(self.fresh("acc"), seed.type)
         body: list[T.Stmt] = []
         origin = _index(0)
-        ak = self.call("tensor.slice", (a.var, _dims((m, block)), T.TupleExpr((origin, loop_var))), prefix="s", block=body)
-        bk = self.call("tensor.slice", (b.var, _dims((block, n)), T.TupleExpr((loop_var, origin))), prefix="s", block=body)
-        nxt = self.call("tensor.matmul_acc", (carried, ak.var, bk.var), prefix="c", block=body)
-        body.append(T.YieldStmt((nxt.var,)))
+        pool: list[T.Var] = []
+        ak = self.call("tensor.slice", (a, _dims((m, block)), T.TupleExpr((origin, loop_var))), prefix="s",
+                       block=body, pool=pool)
+        bk = self.call("tensor.slice", (b, _dims((block, n)), T.TupleExpr((loop_var, origin))), prefix="s",
+                       block=body, pool=pool)
+        nxt = self.call("tensor.matmul_acc", (carried, ak, bk), prefix="c", block=body, pool=pool)
+        body.append(T.YieldStmt((nxt,)))
         result = T.Var(self.fresh("out"), seed.type)
-        self.body.append(T.ForStmt(loop_var, _index(start), _index(k), _index(block), (T.IterArg(carried, seed.var),),
+        self.body.append(T.ForStmt(loop_var, _index(start), _index(k), _index(block), (T.IterArg(carried, seed),),
                                    tuple(body), (result,), "range", ()))
-        value = _Value(result)
-        self.values.append(value)
-        return value
+        self.values.append(result)
+        self.updated.add(seed.name)
+        if m % 16 or n % 16:
+            self.boxed.add(result.name)
 
-    def narrowed_left(self, a: _Value) -> _Value:
+    def flash_kernel(self) -> None:
+        """Matmuls inside a loop with vector state carried between them (flash attention)."""
+        self.tag("construct:flash", "construct:matmul-in-loop", "construct:mixed")
+        rows, d, blocks = 16, self.pick_common((64, 32, 16)), self.int_draw(1, 3)
+        dtype = self.pick((F16, BF16)) if self.features.low_precision else F32
+        q = self.param(TensorType((rows, d), dtype), "q")
+        kt = self.param(TensorType((16 * blocks, d), dtype), "k")
+        vt = self.param(TensorType((16 * blocks, d), dtype), "v")
+        m0 = self.call("tensor.full", (_dims((rows, 1)), T.ConstFloat(-30000.0, F32)), (("dtype", F32),))
+        l0 = self.call("tensor.full", (_dims((rows, 1)), T.ConstFloat(0.0, F32)), (("dtype", F32),))
+        o0 = self.call("tensor.full", (_dims((rows, d)), T.ConstFloat(0.0, F32)), (("dtype", F32),))
+        i = T.Var(self.fresh("i"), INDEX)
+        m, l, o = (T.Var(self.fresh(n), t.type) for n, t in (("m", m0), ("l", l0), ("o", o0)))
+        body: list[T.Stmt] = []
+        pool: list[T.Var] = []
+        offset = T.BinOp("*", i, _index(16), INDEX)
+        kb = self.call("tensor.slice", (kt, _dims((16, d)), T.TupleExpr((offset, _index(0)))), block=body, pool=pool)
+        vb = self.call("tensor.slice", (vt, _dims((16, d)), T.TupleExpr((offset, _index(0)))), block=body, pool=pool)
+        s = self.call("tensor.matmul", (q, kb), (("b_trans", True),), block=body, pool=pool)
+        m_new = self.call("tensor.maximum", (m, self.call("tensor.row_max", (s,), block=body, pool=pool)), block=body,
+                          pool=pool)
+        alpha = self.call("tensor.exp", (self.call("tensor.sub", (m, m_new), block=body, pool=pool),), block=body,
+                          pool=pool)
+        p = self.call("tensor.exp", (self.call("tensor.row_expand_sub", (s, m_new), block=body, pool=pool),),
+                      block=body, pool=pool)
+        l_new = self.call("tensor.add", (self.call("tensor.mul", (l, alpha), block=body, pool=pool),
+                                         self.call("tensor.row_sum", (p,), block=body, pool=pool)), block=body, pool=pool)
+        p_low = self.call("tensor.cast", (p,), (("target_type", dtype), ("mode", "rint")), block=body, pool=pool)
+        pv = self.call("tensor.matmul", (p_low, vb), block=body, pool=pool)
+        o_new = self.call("tensor.add", (self.call("tensor.row_expand_mul", (o, alpha), block=body, pool=pool), pv),
+                          block=body, pool=pool)
+        body.append(T.YieldStmt((m_new, l_new, o_new)))
+        outs = [T.Var(self.fresh("r"), t.type) for t in (m, l, o)]
+        self.body.append(T.ForStmt(i, _index(0), _index(blocks), _index(1),
+                                   (T.IterArg(m, m0), T.IterArg(l, l0), T.IterArg(o, o0)), tuple(body), tuple(outs),
+                                   "range", ()))
+        self.values.extend(outs)
+        self.call("tensor.row_expand_div", (outs[2], outs[1]))
+
+    def view_chain_kernel(self) -> None:
+        """Views feeding a matmul and vector ops: a reshape / slice / set_validshape chain on a
+        GM operand, the matmul result consumed twice."""
+        self.tag("construct:view-chain", "construct:multi-consumer")
+        dtype = self.pick((F16, F32, BF16)) if self.features.low_precision else F32
+        # A reshaped operand is not cube-boxed (InferTileMemorySpace says so): M and K whole boxes.
+        m, k, n = self.pick_common((16, 32, 8)), self.pick_common((32, 64, 16)), self.pick_common((16, 32))
+        source_shape = self.pick(((m, k), (m * 2, k // 2), (k, m))) if m % 16 == 0 else (m, k)
+        a = self.param(TensorType(source_shape, dtype), "a")
+        b = self.param(TensorType((k, n), dtype), "b")
+        lhs: T.Var = a
+        if source_shape != (m, k):
+            lhs = self.call("tensor.reshape", (a, _dims((m, k))), prefix="rs")
+            self.tag("construct:reshape-feeds-matmul")
+        if self.features.partial_valid and m > 1 and self.chance(40):
+            valid = self.int_draw(1, m)
+            if lhs is a:
+                lhs = self.call("tensor.set_validshape", (lhs, _index(valid), _index(k)), prefix="vs")
+            else:  # set_validshape cannot narrow the reshape's view: narrow it in the reshape
+                lhs = self.call("tensor.reshape", (a, _dims((m, k)), _dims((valid, k))), prefix="rs")
+        c = self.call("tensor.matmul", (lhs, b), prefix="c")
+        first = self.call("tensor.exp", (c,)) if dtype.is_float else c
+        self.call("tensor.add", (c, first))
+
+    # -- hand-written tile kernels ------------------------------------------------------------
+
+    def tile_kernel(self) -> None:
+        """A kernel written with tile.* ops: parameters loaded into Vec (or Mat), registry tile
+        steps over them, results stored into Out parameters."""
+        self.tag("construct:tile-kernel")
+        dtype = self.vector_dtype()
+        shape = (self.pick_common(VECTOR_ROWS[:4]), self.pick_common(VECTOR_COLS[:5]))
+        tiles: list[T.Var] = []
+        for _ in range(self.int_draw(1, 2)):
+            tensor = self.param(TensorType(shape, dtype), "x")
+            self.values.remove(tensor)
+            tiles.append(self.load(tensor, MemorySpace.Vec if self.chance(80) else None, pool=tiles))
+        self.steps(self.int_draw(2, 8), None, tiles, prefix="tile")
+        self.store_tiles(tiles)
+
+    def tile_cube_kernel(self) -> None:
+        """tile.matmul / matmul_acc / matmul_bias on operands loaded into Mat (L0 tiling hops
+        them) or moved / extracted into Left and Right by hand; the accumulator stored from Acc."""
+        self.tag("construct:tile-cube")
+        dtype = self.pick((F16, BF16, F32)) if self.features.low_precision else F32
+        m, k, n = self.pick_common((16, 32, 48)), self.pick_common((32, 16, 64)), self.pick_common((16, 32, 64))
+        a = self.param(TensorType((m, k), dtype), "a")
+        b = self.param(TensorType((k, n), dtype), "b")
+        self.values.remove(a)
+        self.values.remove(b)
+        tiles: list[T.Var] = []
+        lhs = self.load(a, MemorySpace.Mat, pool=tiles)
+        rhs = self.load(b, MemorySpace.Mat, pool=tiles)
+        how = self.int_draw(0, 2)
+        if how == 1:
+            lhs = self.call("tile.move", (lhs,), (("target_memory", MemorySpace.Left),), pool=tiles)
+            rhs = self.call("tile.move", (rhs,), (("target_memory", MemorySpace.Right),), pool=tiles)
+            self.tag("tile.move:x@Mat")
+        elif how == 2:
+            lhs = self.call("tile.extract", (lhs, _index(0), _index(0), _dims((m, k))),
+                            (("target_memory", MemorySpace.Left),), pool=tiles)
+            rhs = self.call("tile.extract", (rhs, _index(0), _index(0), _dims((k, n))),
+                            (("target_memory", MemorySpace.Right),), pool=tiles)
+            self.tag("tile.extract:src@Mat")
+        kind = self.int_draw(0, 2)
+        if kind == 2 and dtype is not BF16:
+            bias_dtype = F32
+            bias_t = self.param(TensorType((1, n), bias_dtype), "bias")
+            self.values.remove(bias_t)
+            bias = self.load(bias_t, MemorySpace.Mat, pool=tiles)
+            c = self.call("tile.matmul_bias", (lhs, rhs, bias), pool=tiles)
+        else:
+            c = self.call("tile.matmul", (lhs, rhs), pool=tiles)
+            if kind == 1:
+                a2 = self.param(TensorType((m, k), dtype), "a")
+                b2 = self.param(TensorType((k, n), dtype), "b")
+                self.values.remove(a2)
+                self.values.remove(b2)
+                c = self.call("tile.matmul_acc", (c, self.load(a2, MemorySpace.Mat, pool=tiles),
+                                                  self.load(b2, MemorySpace.Mat, pool=tiles)), pool=tiles)
+        self.store_tiles([c])
+
+    def store_tiles(self, tiles: Sequence[T.Var]) -> None:
+        """Store one or two computed tiles (in a space tile.store reads from) into Out params."""
+        store = REGISTRY.get("tile.store")
+        accepted = store.operands[0].legal_spaces
+        candidates = [t for t in tiles if isinstance(t.type, TileType) and not t.name.startswith("l")
+                      and self.usable(t) and (t.type.memory_space in accepted or t.type.memory_space is None)]
+        if not candidates:
+            candidates = [t for t in tiles if isinstance(t.type, TileType) and self.usable(t)
+                          and t.type.memory_space in (None, *accepted)]
+        if not candidates:
+            return
+        for tile in [candidates[-1]] + ([self.pick(candidates)] if len(candidates) > 1 and self.chance(30) else []):
+            assert isinstance(tile.type, TileType)
+            out = self.param(TensorType(tile.type.shape, tile.type.dtype), "out", "Out")
+            self.values.remove(out)
+            stored = self.call("tile.store", (tile, _zeros(len(tile.type.shape)), out), prefix="st", pool=[])
+            if stored not in self.returns:
+                self.returns.append(stored)
+
+    def narrowed_left(self, a: T.Var) -> T.Var:
         """The spec's compact-seed path: a left operand whose valid rows fall at least one
         16-row box short of its physical rows, so the accumulator's MAD pitch
         (ceil(valid/16)*16) differs from its row count and only a compact seed reads it right."""
+        assert isinstance(a.type, TensorType)
         m, k = a.type.shape
         if not (self.features.narrowed_left and self.features.partial_valid and m >= 17 and self.chance(30)):
             return a
-        valid = self.draw(st.integers(1, m - 16))
-        self.ops.add("cube:narrowed-left")
+        valid = self.int_draw(1, m - 16)
+        self.tag("cube:narrowed-left")
         if self.chance(50):
-            return self.call("tensor.slice", (a.var, _dims((m, k)), _dims((0, 0)), _dims((valid, k))), prefix="s")
-        return self.call("tensor.set_validshape", (a.var, _index(valid), _index(k)), prefix="s")
+            return self.call("tensor.slice", (a, _dims((m, k)), _dims((0, 0)), _dims((valid, k))), prefix="s")
+        return self.call("tensor.set_validshape", (a, _index(valid), _index(k)), prefix="s")
 
     def tag_cube_shape(self, m: int, k: int, n: int, big: bool, dtype: DataType) -> None:
-        """Coverage tags: the campaign's coverage line shows which corners were really drawn."""
+        """Coverage tags: the campaign's coverage table shows which corners were really drawn."""
         tags = {"shape:m-unaligned": m % 16 != 0, "shape:1-row-lhs": m == 1, "shape:1-col-rhs": n == 1,
                 "shape:k-split": k > 256, "shape:big": big, f"dtype:{dtype.pl_name}": True,
                 "shape:n-unaligned-int8": dtype is I8 and n % 32 != 0}
         self.ops.update(tag for tag, on in tags.items() if on)
 
-    def kernel(self, inputs_from: Sequence[TensorType]) -> T.Function:
-        kinds = ["vector"]
+    # -- the kernel -----------------------------------------------------------------------------
+
+    def kernel(self) -> T.Function:
+        # The vector and tile recipes carry the registry steps: they are drawn twice as often.
+        recipes: list[Callable[[], None]] = [self.vector_kernel, self.vector_kernel]
         if self.features.matmul:
-            kinds.append("cube")
+            recipes.append(self.cube_kernel)
         if self.features.loops:
-            kinds.append("loop")
-        kind = self.pick(kinds)
-        result = {"vector": self.vector_kernel, "cube": self.cube_kernel, "loop": self.loop_kernel}[kind]()
-        self.body.append(T.ReturnStmt((result.var,)))
-        return T.Function(self.name, "InCore", tuple(self.params), (result.type,), tuple(self.body))
+            recipes.append(self.loop_kernel)
+            recipes.append(self.online_softmax_kernel)
+        if self.features.matmul and self.features.mixed_kernels and self.features.loops:
+            recipes.append(self.flash_kernel)
+        if self.features.matmul and self.features.slices:
+            recipes.append(self.view_chain_kernel)
+        if self.features.scalar_math:
+            recipes.append(self.scalar_operand_kernel)
+        if self.features.tile_kernels:
+            recipes += [self.tile_kernel, self.tile_kernel]
+            if self.features.matmul:
+                recipes.append(self.tile_cube_kernel)
+        self.pick(recipes)()
+        results = self.returns or self.results(self.values)[-1:]
+        if not results:
+            # Nothing computed a tensor (every drawn step fell through): a plain copy keeps the
+            # kernel meaningful.
+            sources = [v for v in self.values if isinstance(v.type, TensorType)]
+            source = sources[0] if sources else self.param(TensorType((16, 16), F32))
+            assert isinstance(source.type, TensorType)
+            scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+            assert scaled is not None
+            results = [self.call(scaled, (source, self.scalar_for(source.type.dtype)))]
+        extras = [v for v in self.results(self.values)[:-1] if v.name not in self.created | self.updated]
+        if not self.returns and extras and self.chance(25):
+            extra = self.pick(extras)
+            if extra not in results:
+                results.append(extra)
+                self.tag("construct:multi-output")
+        self.body.append(T.ReturnStmt(tuple(results)))
+        body = self.nest_calls(self.body) if self.chance(30) else self.body
+        return T.Function(self.name, "InCore", tuple(self.params), tuple(r.type for r in results), tuple(body))
+
+    def nest_calls(self, body: list[T.Stmt]) -> list[T.Stmt]:
+        """Write a call whose result is used once, by the next statement's call, inside that call
+        (`pl.exp(pl.add(a, b))`): the DSL allows it, and NormalizeStmtStructure takes it apart."""
+        out: list[T.Stmt] = []
+        index = 0
+        while index < len(body):
+            stmt = body[index]
+            nxt = body[index + 1] if index + 1 < len(body) else None
+            if isinstance(stmt, T.AssignStmt) and isinstance(stmt.value, T.Call) and isinstance(nxt, T.AssignStmt) \
+                    and isinstance(nxt.value, T.Call) and _uses(body, stmt.target.name) == 1 \
+                    and any(isinstance(a, T.Var) and a.name == stmt.target.name for a in nxt.value.args):
+                args = tuple(stmt.value if isinstance(a, T.Var) and a.name == stmt.target.name else a
+                             for a in nxt.value.args)
+                out.append(T.AssignStmt(nxt.target, replace(nxt.value, args=args)))
+                self.tag("construct:nested-call")
+                index += 2
+                continue
+            out.append(stmt)
+            index += 1
+        return out
+
+
+# Every construct tag a recipe can emit (the coverage table's "constructs" row counts these).
+CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
+    "vector", "scalar-math", "index-math", "if-scalar", "assemble", "loop", "loop-carries:1", "loop-carries:2",
+    "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
+    "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
+    "gm-reread", "tile-kernel", "tile-cube", "nested-call"))
 
 
 @dataclass(frozen=True)
 class GeneratedProgram:
-    """A generated program, its text, and the op kinds it uses (for coverage)."""
+    """A generated program, its text, and the coverage tags of what it uses."""
 
     program: T.Program
     text: str
     ops: frozenset[str]
 
 
-def _orchestration(kernels: Sequence[T.Function], draw: Draw) -> T.Function:
+def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) -> T.Function:
     """`main` calls the kernels in order; a kernel parameter is fed, when the draw says so, by an
-    earlier kernel's result of the same type, otherwise by a fresh `main` parameter."""
+    earlier kernel's result of the same type (possibly one another kernel reads too: a GM
+    re-read), otherwise by a fresh `main` parameter, and an Out parameter by a created tensor."""
     params: list[T.Param] = []
     body: list[T.Stmt] = []
     results: list[T.Var] = []
-    consumed: set[str] = set()
+    consumed: dict[str, int] = {}
     for kernel in kernels:
         args: list[T.Expr] = []
         for p in kernel.params:
-            earlier = [r for r in results if r.type == p.var.type and r.name not in consumed]
+            if p.direction == "Out":
+                out = T.Var(f"{kernel.name}_{p.var.name}", p.var.type)
+                assert isinstance(p.var.type, TensorType)
+                body.append(T.AssignStmt(out, T.Call("tensor.create", (_dims(p.var.type.shape),),
+                                                     (("dtype", p.var.type.dtype),), p.var.type)))
+                args.append(out)
+                continue
+            earlier = [r for r in results if r.type == p.var.type]
             if earlier and draw(st.booleans()):
                 chosen = earlier[0]
-                consumed.add(chosen.name)
+                if consumed.get(chosen.name):
+                    tags.add("construct:gm-reread")
+                consumed[chosen.name] = consumed.get(chosen.name, 0) + 1
                 args.append(chosen)
                 continue
             var = T.Var(f"{kernel.name}_{p.var.name}", p.var.type)
             params.append(T.Param(var, "In"))
             args.append(var)
-        ret = kernel.return_types[0]
-        out = T.Var(f"{kernel.name}_out", ret)
-        body.append(T.AssignStmt(out, T.FuncCall(kernel.name, tuple(args), ret)))
-        results.append(out)
+        rets = kernel.return_types
+        if len(rets) == 1:
+            out = T.Var(f"{kernel.name}_out", rets[0])
+            body.append(T.AssignStmt(out, T.FuncCall(kernel.name, tuple(args), rets[0])))
+            results.append(out)
+        else:
+            tuple_ty = TupleType(tuple(rets))
+            whole = T.Var(f"{kernel.name}_outs", tuple_ty)
+            body.append(T.AssignStmt(whole, T.FuncCall(kernel.name, tuple(args), tuple_ty)))
+            for index, ty in enumerate(rets):
+                part = T.Var(f"{kernel.name}_out{index}", ty)
+                body.append(T.AssignStmt(part, T.TupleGetItem(whole, index, ty)))
+                results.append(part)
     returned = [r for r in results if r.name not in consumed] or results[-1:]
     body.append(T.ReturnStmt(tuple(returned)))
     return T.Function("main", "Orchestration", tuple(params), tuple(r.type for r in returned), tuple(body))
@@ -501,9 +1129,9 @@ def programs(features: Features = Features()) -> st.SearchStrategy[GeneratedProg
         ops: set[str] = set()
         for index in range(count):
             builder = _KernelBuilder(draw, features, f"kernel{index}")
-            kernels.append(builder.kernel([]))
+            kernels.append(builder.kernel())
             ops |= builder.ops
-        main = _orchestration(kernels, draw)
+        main = _orchestration(kernels, draw, ops)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
         return GeneratedProgram(program, print_program(program), frozenset(ops))
@@ -514,3 +1142,54 @@ def programs(features: Features = Features()) -> st.SearchStrategy[GeneratedProg
 def returned_types(program: T.Program) -> tuple[Type, ...]:
     main = next(f for f in program.functions if f.func_type == "Orchestration")
     return main.return_types
+
+
+@dataclass
+class _SeededBuilder(_KernelBuilder):
+    """A kernel builder drawing from a seeded `random.Random` instead of Hypothesis (the
+    reachability check below: fast and deterministic, no shrinking needed)."""
+
+    rng: Any = None
+
+    @override
+    def int_draw(self, low: int, high: int) -> int:
+        return int(self.rng.randint(low, high))
+
+
+def reaches_op(opdef: OpDef, seed: int = 0, kernels: int = 30) -> bool:
+    """Whether a kernel step of the generator calls `opdef`: up to `kernels` seeded kernels of
+    the recipe that carries `opdef`'s prefix (vector kernels for tensor ops, hand-written tile
+    kernels for tile ops; system ops come between their steps), every step restricted to it."""
+    import random
+
+    rng = random.Random(seed)
+    prefix = "tile" if opdef.prefix == "tile" else "tensor"
+    cube = prefix == "tile" and bool(opdef.operands) and bool(opdef.operands[0].legal_spaces) \
+        and MemorySpace.Vec not in opdef.operands[0].legal_spaces
+    for index in range(kernels):
+        builder = _SeededBuilder(lambda strategy: None, Features(), f"kernel{index}", rng=rng)
+        if cube:
+            # Operands in Mat / Left / Right / Acc: the hand-written cube recipe places them.
+            builder.tile_cube_kernel()
+            if opdef.name in builder.ops:
+                return True
+            continue
+        if prefix == "tile":
+            dtype = builder.vector_dtype()
+            shape = (builder.pick_common(VECTOR_ROWS[:4]), builder.pick_common(VECTOR_COLS[:5]))
+            tiles: list[T.Var] = []
+            for _ in range(2):
+                tensor = builder.param(TensorType(shape, dtype), "x")
+                builder.values.remove(tensor)
+                tiles.append(builder.load(tensor, MemorySpace.Vec if builder.chance(80) else None, pool=tiles))
+            scope = tiles
+        else:
+            ty = TensorType(builder.vector_shape(), builder.vector_dtype())
+            for _ in range(2):
+                builder.param(ty)
+            scope = builder.values
+        for _ in range(4):
+            builder.registry_step(opdef.prefix, None, scope, only=[opdef])
+        if opdef.name in builder.ops:
+            return True
+    return False

@@ -1,0 +1,594 @@
+"""Calls of registered operators, derived from their declarations in the op registry.
+
+The generator does not list operators: it asks the registry which ops exist and reads each
+one's declaration to build a call (a new op shows up in campaigns with no edit here):
+
+* `OpDef.operands`: each operand's kind (tensor / tile / scalar / int_list), whether it is
+  optional, its memory-space constraint (`input_memory`, `accepted_memory`: where a tile
+  operand is taken from) and `literal_dtype` (the dtype a constant scalar adopts);
+* `OpDef.attrs`: choices, kinds and defaults (a dtype attribute draws from the element types the
+  numerics implement, a memory-space attribute from its choices, an int from small values);
+* `OpDef.window`: which operands are the offsets / extent of a window inside which operand, so
+  windows are drawn inside their sources;
+* `OpDef.family` / `semantics`: only to recognise views (a reshape keeps the element count)
+  and the ops whose frame the generator builds itself (loads, stores, cross-core FIFOs);
+* `Registry.deduce`: the final word. A drawn call is kept only when the registry's own type
+  deduction accepts it; otherwise another draw is tried (a few attempts, then the op is left
+  for another step).
+
+Int-list operands are told apart by their conventional names (what PyPTO calls them): `shape` /
+`shapes` (a sub-window of the source for a windowed op, an equal-count shape for a reshape, a
+fresh shape for a creation op), `valid_shape(s)` (within the shape drawn before it), `offsets`
+(the window's), `indices` (inside the source). A new op needs nothing more as long as it uses
+these names; an operand the generator cannot fill makes it skip the op (and the coverage table
+shows it as not exercised).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from languages.gen import tensor as T
+from languages.layout import ROW_MAJOR_VEC_TILES
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
+from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
+from nanopass.diagnostics import CompileError
+from nanopass.node import Node
+
+# An integer in [low, high] (Hypothesis's draw in a campaign; shrinks toward `low`).
+IntDraw = Callable[[int, int], int]
+
+# Element types the numerics implement and the generator draws from (shrinking toward FP32).
+FLOAT_TYPES = (DataType.FP32, DataType.FP16, DataType.BF16)
+INT_TYPES = (DataType.INT32, DataType.INT16, DataType.INT8, DataType.UINT8, DataType.UINT16, DataType.UINT32)
+ELEMENT_TYPES = FLOAT_TYPES + INT_TYPES
+FLOAT_SCALARS = (0.5, 2.0, -1.5, 3.0, 0.1, -0.0, 1e-3, 65504.0)
+INT_SCALARS = (1, 3, 2, 7, 5, -1, 0)  # shift counts stay small; -1 / 0 only where the op allows
+
+_SHAPE_NAMES = frozenset({"shape", "shapes"})
+_RESHAPING = frozenset({("reshape",), ("reinterpret",), ("view",), ("transpose",)})
+_VALID_NAMES = frozenset({"valid_shape", "valid_shapes"})
+# Operands holding element indices (sort32's idx, gathers' index, scatters' indexes): integers.
+_INDEX_NAMES = frozenset({"idx", "index", "indexes"})
+_INDEX_DTYPES = (DataType.INT32, DataType.UINT32)
+_FRAME_SEMANTICS = frozenset({"load", "store", "tpush", "tpop"})
+_TRIES = 6
+
+
+# Ops the pipeline declines on operands of a given rank, by name, with the pass that says so:
+# the generator keeps to what is supported (each rejection is located and names the op).
+RANK_LIMITS: dict[str, tuple[int, str]] = {
+    "scalar_access": (2, "FlattenTileNdTo2D: scalar access on an N-D tile is not supported"),
+    "transpose": (2, "FlattenTileNdTo2D: a transpose of an N-D tile is not flattened yet"),
+}
+
+
+def emission_gap(opdef: OpDef) -> str:
+    """Why `opdef` cannot reach PTO yet, from the registry alone ("" when it can): an op (or the
+    tile op a tensor op lowers to) naming a PTO instruction that is not a registered pto.* op."""
+    tile_op = opdef
+    if opdef.prefix == "tensor" and opdef.to_tile is not None and opdef.to_tile.tile_op in REGISTRY:
+        tile_op = REGISTRY.get(opdef.to_tile.tile_op)
+    missing = [name for name in tile_op.pto if name.startswith("pto.") and name not in REGISTRY]
+    if missing:
+        return f"emits {', '.join(missing)}, which is not a registered PTO op"
+    return ""
+
+
+def generatable(opdef: OpDef) -> bool:
+    """Whether a generated kernel may call `opdef` as a step: tensor ops with a tile lowering (or
+    scalar access) and tile ops, but not the ones whose frame the generator (loads / stores of a
+    hand-written tile kernel) or a pass (cross-core FIFOs) writes, nor ones with no PTO emission
+    yet (`emission_gap`: the campaign's coverage table names them)."""
+    if emission_gap(opdef) or opdef.family in UNCONDITIONED_FAMILIES or opdef.name in KNOWN_OPEN:
+        return False
+    if opdef.prefix == "tensor":
+        return opdef.to_tile is not None or opdef.family == "scalar_access"
+    if opdef.prefix == "tile":
+        return bool(opdef.semantics) and opdef.semantics[0] not in _FRAME_SEMANTICS and opdef.family != "cross_core"
+    if opdef.prefix == "system":
+        return opdef.semantics[:1] == ("barrier",)  # a statement of its own (EvalStmt)
+    return False
+
+
+# Families whose operand *contents* must satisfy a contract the generator cannot draw yet (it
+# draws values, and conditions integer divisors / shift counts only): a scatter faults on an
+# index outside its destination and leaves duplicate indices' order to the hardware.
+UNCONDITIONED_FAMILIES: dict[str, str] = {
+    "scatter": "its index data must be in range and distinct (out-of-range faults); the generator does not "
+               "condition index contents yet",
+}
+
+
+# Ops the generator found miscompiled or mis-emitted and that are not fixed yet: kept off so a
+# campaign reports new bugs, each named here with what goes wrong (issue 8's closing report).
+KNOWN_OPEN: dict[str, str] = {
+    "tile.mrgsort_format2": "open bug: with exhausted=True the printed pto.tmrgsort has two outs( destinations, "
+                            "which the PTO text parser rejects",
+    "tensor.mrgsort_format2": "open bug: lowers to tile.mrgsort_format2 (see there)",
+}
+
+
+def not_generated_reason(opdef: OpDef) -> str:
+    """Why a kernel step never calls `opdef` itself ("" when `generatable`): every registered op
+    is either drawn by a step or has a stated reason here, which the coverage test checks."""
+    if generatable(opdef):
+        return ""
+    gap = emission_gap(opdef) or UNCONDITIONED_FAMILIES.get(opdef.family, "") or KNOWN_OPEN.get(opdef.name, "")
+    if gap:
+        return gap
+    if opdef.prefix in ("pto", "arith"):
+        return "the PTO language: emitted by PTOCodegen from the ops a step draws, never written in the DSL"
+    if opdef.semantics[:1] in (("load",), ("store",)):
+        return "the frame of every tile kernel: the recipes load their parameters and store their results"
+    if opdef.family == "cross_core":
+        return "inserted by ExpandMixedKernel between the cube and vector halves of a mixed kernel the recipes draw"
+    return ""
+
+
+# Semantics keys whose second operand must lie in a domain on integer data (the registry's
+# semantics list, languages/ops/__init__.py): integer division by zero is an error, and a shift
+# count must be smaller than the element width (NUMERICS.md section 2).
+_DOMAINS = {"div": "nonzero", "fmod": "nonzero", "rem": "nonzero", "shl": "shift", "shr": "shift"}
+
+
+def operand_domain(opdef: OpDef, index: int) -> str:
+    """"nonzero" / "shift" when operand `index` of `opdef` must be conditioned on integer data."""
+    if index != 1 or len(opdef.semantics) < 2 or opdef.semantics[0] not in ("binary", "scalar_binary"):
+        return ""
+    return _DOMAINS.get(str(opdef.semantics[1]), "")
+
+
+def _value_type(node: Node) -> Type | None:
+    return getattr(node, "type", None) if node.KIND == "Var" else None
+
+
+def _kind_of(decl: OperandDecl) -> str:
+    return decl.kind
+
+
+@dataclass
+class Pool:
+    """The values in scope at one point of a kernel, and how to make more.
+
+    `fresh_value(type)` makes a new value of a type (a parameter, or a loaded tile), `scratch(type)`
+    a buffer whose contents do not matter (a `tmp` operand the op writes), `condition(value,
+    domain)` a value of the domain an operand needs (an integer divisor made nonzero, a shift
+    count made smaller than the width); each returns None when it cannot."""
+
+    values: list[T.Var]
+    fresh_value: Callable[[Type], T.Var | None]
+    scratch: Callable[[Type], T.Var | None] = lambda ty: None
+    condition: Callable[[T.Var, str], T.Var | None] = lambda value, domain: None
+    # Values that lower to a zero-copy view of another tile (a reshape, an on-chip slice): never
+    # given to a `handle_only` operand (the registry: set_validshape cannot narrow a view).
+    views: set[str] = field(default_factory=set)
+    # Cube results (and values computed from them) whose M / N was rounded up to a fractal box:
+    # their tiles are bigger than their logical shape, which a reshape cannot re-view (the
+    # pipeline declines it, "not supported yet").
+    boxed: set[str] = field(default_factory=set)
+
+    def of_kind(self, kind: str) -> list[T.Var]:
+        wanted: tuple[type, ...] = {
+            "tensor": (TensorType,), "tile": (TileType,), "tensor_or_tile": (TensorType, TileType),
+            "tensor_or_scalar": (TensorType,), "any": (TensorType, TileType),
+        }.get(kind, ())
+        return [v for v in self.values if isinstance(v.type, wanted)]
+
+
+@dataclass
+class DrawnCall:
+    op: str
+    args: tuple[T.Expr, ...]
+    attrs: tuple[tuple[str, AttrValue], ...]
+    type: Type
+    tags: set[str] = field(default_factory=set)
+
+
+def _const(value: int, dtype: DataType = INDEX.dtype) -> T.ConstInt:
+    return T.ConstInt(value, dtype)
+
+
+def _dims(values: Sequence[int]) -> T.TupleExpr:
+    return T.TupleExpr(tuple(_const(v) for v in values))
+
+
+class _Drawer:
+    def __init__(self, draw: IntDraw, opdef: OpDef, pool: Pool) -> None:
+        self.draw = draw
+        self.opdef = opdef
+        self.pool = pool
+        self.args: dict[int, T.Expr] = {}
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return options[self.draw(0, len(options) - 1)]
+
+    def pick_var(self, options: Sequence[T.Var]) -> T.Var:
+        return options[self.draw(0, len(options) - 1)]
+
+    def chance(self, percent: int) -> bool:
+        return bool(self.draw(0, 99) < percent)
+
+    # -- operands ------------------------------------------------------------------------------
+
+    def source_type(self) -> TensorType | TileType | None:
+        for index in sorted(self.args):
+            ty = _value_type(self.args[index])
+            if isinstance(ty, (TensorType, TileType)):
+                return ty
+        return None
+
+    def value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
+        value = self._value_operand(index, decl)
+        domain = operand_domain(self.opdef, index)
+        ty = _value_type(value) if value is not None else None
+        if value is not None and domain and isinstance(value, T.Var) and isinstance(ty, (TensorType, TileType)) \
+                and not ty.dtype.is_float:
+            return self.pool.condition(value, domain)
+        return value
+
+    def _value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
+        candidates = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)]
+        if _row_major_only(self.opdef, decl):
+            candidates = [v for v in candidates if not _column_major_view(v)]
+        if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
+            candidates = [v for v in candidates if v.name not in self.pool.boxed]
+        if decl.handle_only:
+            candidates = [v for v in candidates if v.name not in self.pool.views]
+        first = self.source_type()
+        if decl.name == "tmp" and decl.effect is not Effect.READ and first is not None:
+            return self.pool.scratch(first)
+        if decl.kind == "tensor_or_scalar" and (first is None or self.chance(30)):
+            return self.scalar_operand(index, decl)
+        if index == 0 and self.opdef.semantics[:1] in _RESHAPING and not candidates:
+            return None
+        if first is not None and decl.name in _INDEX_NAMES:
+            return self.index_operand(first, candidates, decl)
+        if first is not None:
+            # Later operands: usually one matching the first (same shape and dtype), else a
+            # per-row / per-column one, else anything; a fresh value when the pool has none.
+            shapes = [tuple(first.shape)]
+            if len(first.shape) == 2:
+                shapes += [(first.shape[0], 1), (1, first.shape[1])]
+            wanted = self.pick(shapes) if self.chance(85) else None
+            matching = [v for v in candidates if wanted is None or
+                        (tuple(getattr(v.type, "shape")) == wanted and getattr(v.type, "dtype") == first.dtype)]
+            if decl.handle_only:
+                matching = [v for v in matching if v.name not in self.pool.views]
+            if matching and self.chance(85):
+                return self.pick_var(matching)
+            if wanted is not None and self.chance(70):
+                kind = TileType if isinstance(first, TileType) else TensorType
+                made = self.pool.fresh_value(_like(first, wanted, kind))
+                if made is not None:
+                    return made
+        if not candidates and first is None and decl.kind == "tensor":
+            # A tile op reading GM directly (mgather's `mem`): a fresh tensor parameter.
+            return self.pool.fresh_value(TensorType((self.pick((16, 8, 32)), self.pick((16, 32, 8))),
+                                                    self.pick(FLOAT_TYPES)))
+        return self.pick_var(candidates) if candidates else None
+
+    def index_operand(self, first: TensorType | TileType, candidates: Sequence[T.Var], decl: OperandDecl) -> T.Expr | None:
+        """An index operand (sort / gather / scatter): an integer value (INT32, or UINT32 for the
+        sort indices) of the source's shape, or of the 32-byte-aligned row a flat gather wants;
+        the registry's deduction keeps the right one."""
+        dtype = self.pick(_INDEX_DTYPES)
+        shapes = [tuple(first.shape)]
+        if len(first.shape) == 2:
+            align = max(1, 32 // first.dtype.byte_width)
+            shapes += [(first.shape[0], align), (1, first.shape[0]), (first.shape[0], 1)]
+        shape = self.pick(shapes)
+        matching = [v for v in candidates if getattr(v.type, "dtype", None) == dtype
+                    and tuple(getattr(v.type, "shape", ())) == shape]
+        if matching and self.chance(50):
+            return self.pick_var(matching)
+        tile = decl.kind == "tile" or (decl.kind != "tensor" and isinstance(first, TileType))
+        return self.pool.fresh_value(_like(first, shape, TileType if tile else TensorType, dtype))
+
+    def scalar_operand(self, index: int, decl: OperandDecl) -> T.Expr:
+        dtype = self.literal_dtype(decl)
+        if dtype is DataType.BOOL:
+            return T.ConstBool(self.chance(50))
+        if dtype is None or dtype is INDEX.dtype:
+            source = self.source_type()
+            if decl.name in ("rows", "cols") and source is not None and len(source.shape) == 2:
+                axis = 0 if decl.name == "rows" else 1
+                return _const(self.draw(1, max(1, source.valid[axis])))
+            return _const(self.pick((1, 2, 0, 3)))
+        if dtype.is_float:
+            return T.ConstFloat(self.pick(FLOAT_SCALARS), dtype)
+        domain = operand_domain(self.opdef, index)
+        if domain == "shift":
+            return T.ConstInt(self.draw(0, dtype.bits - 1), dtype)
+        value = self.pick(INT_SCALARS)
+        if not dtype.is_signed:
+            value = abs(value)
+        if domain == "nonzero" and value == 0:
+            value = 1
+        return T.ConstInt(value, dtype)
+
+    def literal_dtype(self, decl: OperandDecl) -> DataType | None:
+        rule = decl.literal_dtype
+        if isinstance(rule, DataType):
+            return rule
+        if isinstance(rule, int) and rule in self.args:
+            ty = _value_type(self.args[rule])
+            return getattr(ty, "dtype", None)
+        if isinstance(rule, str):
+            return None  # an attribute's dtype: resolved once attributes are drawn
+        if decl.name in ("init_cond", "cond", "descending", "upper"):
+            return DataType.BOOL
+        if decl.name in ("rows", "cols"):
+            return None  # an extent: an index constant inside the source
+        first = self.source_type()
+        return first.dtype if first is not None else None
+
+    def list_operand(self, index: int, decl: OperandDecl, attrs: dict[str, AttrValue]) -> T.Expr | None:
+        source = self.source_type()
+        window = self.opdef.window
+        if window is not None and index == window.offsets:
+            return None  # drawn last, once the extent is known
+        if decl.name in _SHAPE_NAMES:
+            return _dims(self.shape_for(source, window, index))
+        if decl.name in _VALID_NAMES:
+            shape = self.drawn_shape(index)
+            if shape is None:
+                return None
+            return _dims(tuple(self.draw(1, d) if d > 0 else 0 for d in shape))
+        if decl.name == "indices" and source is not None:
+            return _dims(tuple(self.draw(0, max(0, d - 1)) for d in source.valid))
+        if decl.name == "offsets" and source is not None:
+            return _dims((0,) * len(source.shape))
+        return None
+
+    def drawn_shape(self, valid_index: int) -> tuple[int, ...] | None:
+        """The shape list drawn just before a valid-shape operand (else the source's shape)."""
+        for index in range(valid_index - 1, -1, -1):
+            arg = self.args.get(index)
+            if arg is not None and arg.KIND == "TupleExpr" and self.opdef.operand_decl(index).name in _SHAPE_NAMES:
+                return tuple(int(getattr(e, "value")) for e in getattr(arg, "elements"))
+        source = self.source_type()
+        return tuple(source.shape) if source is not None else None
+
+    def shape_for(self, source: TensorType | TileType | None, window: Window | None, index: int) -> tuple[int, ...]:
+        if source is None:
+            return (self.pick((16, 1, 8, 32)), self.pick((16, 32, 8, 64)))
+        shape = tuple(source.shape)
+        if REGISTRY.is_reshape(self.opdef.name):
+            options = _reshapes(shape)
+            return options[self.draw(0, len(options) - 1)]
+        if window is not None and ("list", index) in window.extent:
+            # A sub-window of the source, inside its valid region.
+            return tuple(self.draw(1, max(1, v)) for v in source.valid)
+        if self.chance(50):
+            return shape
+        return tuple(d + self.pick((0, 8, 16)) for d in shape)
+
+    def offsets(self, extent: Sequence[int], bound: Sequence[int]) -> tuple[int, ...]:
+        return tuple(self.draw(0, max(0, b - e)) for e, b in zip(extent, bound))
+
+    # -- attributes ----------------------------------------------------------------------------
+
+    def attr(self, decl: AttrDecl, source: TensorType | TileType | None) -> AttrValue | None:
+        """A value for `decl`, or None to leave it at its default."""
+        if decl.choices:
+            if decl.default is not None and self.chance(40):
+                return None
+            value: AttrValue = self.pick(decl.choices)
+            return value
+        if decl.kind == "dtype":
+            if decl.default is not None and self.chance(50):
+                return None
+            dtype: DataType = self.pick(ELEMENT_TYPES)
+            return dtype
+        if decl.kind == "bool":
+            return self.chance(30) if decl.default is not None else (self.chance(50) or None)
+        if decl.kind == "int":
+            if decl.default is not None:
+                return None
+            rank = len(source.shape) if source is not None else 2
+            return int(self.draw(0, max(0, rank - 1)))
+        if decl.kind == "int_list" and source is not None:
+            if self.chance(50):
+                return None
+            return tuple(self.pick(_reshapes(tuple(source.shape))))
+        return None
+
+    # -- the call ------------------------------------------------------------------------------
+
+    def call(self) -> DrawnCall | None:
+        opdef = self.opdef
+        limit = RANK_LIMITS.get(opdef.family)
+        operands = opdef.operands
+        # Optional operands are dropped from the tail (a scratch `tmp` is the pass's to add).
+        count = len(operands)
+        while count > 0 and operands[count - 1].optional and (self.chance(70) or operands[count - 1].name == "tmp"):
+            count -= 1
+        value_kinds = ("tensor", "tile", "tensor_or_tile", "any", "tensor_or_scalar")
+        for index in range(count):
+            decl = operands[index]
+            if decl.kind in value_kinds:
+                value = self.value_operand(index, decl)
+                if value is None:
+                    return None
+                self.args[index] = value
+        source = self.source_type()
+        if limit is not None and source is not None and len(source.shape) != limit[0]:
+            return None
+        if opdef.window is not None and source is not None and len(source.shape) > 2:
+            return None  # FlattenTileNdTo2D packs rank-1 windows only ("not supported" past that)
+        attrs: dict[str, AttrValue] = {}
+        for attr_decl in opdef.attrs:
+            attr_value = self.attr(attr_decl, source)
+            if attr_value is not None:
+                attrs[attr_decl.name] = attr_value
+        for index in range(count):
+            decl = operands[index]
+            if decl.kind == "int_list":
+                made = self.list_operand(index, decl, attrs)
+                if made is not None:
+                    self.args[index] = made
+            elif decl.kind == "scalar":
+                self.args[index] = self.scalar_operand(index, decl) if not isinstance(decl.literal_dtype, str) \
+                    else self.attr_scalar(decl, attrs)
+        if not self.place_window(count):
+            return None
+        if sorted(self.args) != list(range(count)):
+            return None
+        args = tuple(self.args[i] for i in range(count))
+        attr_items = tuple(attrs.items())
+        try:
+            ty = REGISTRY.deduce(opdef.name, args, attr_items)
+        except CompileError:
+            return None
+        tags = self.tags(args, ty)
+        for attr_name, attr_value in attr_items:
+            chosen = opdef.attr_decl(attr_name)
+            if chosen is not None and chosen.choices:
+                tags.add(f"{opdef.name}:{attr_name}={attr_value}")
+        if isinstance(ty, (TensorType, TileType)) and ty.valid_shape is not None:
+            tags.add("valid:partial")
+        return DrawnCall(opdef.name, args, attr_items, ty, tags)
+
+    def attr_scalar(self, decl: OperandDecl, attrs: dict[str, AttrValue]) -> T.Expr:
+        named = attrs.get(str(decl.literal_dtype))
+        if named is None:
+            default = self.opdef.attr_decl(str(decl.literal_dtype))
+            named = default.default if default is not None else None
+        if not isinstance(named, DataType):
+            named = DataType.FP32
+            attrs[str(decl.literal_dtype)] = named
+        if named.is_float:
+            return T.ConstFloat(self.pick(FLOAT_SCALARS), named)
+        return T.ConstInt(abs(self.pick(INT_SCALARS)), named)
+
+    def place_window(self, count: int) -> bool:
+        window = self.opdef.window
+        if window is None:
+            return True
+        source = _value_type(self.args.get(window.source, T.ConstInt(0, INDEX.dtype)))
+        if not isinstance(source, (TensorType, TileType)):
+            return False
+        extent = self.extent(window, source)
+        if extent is None:
+            return False
+        # The offsets keep the widest extent the call names inside the source (a slice's whole
+        # shape, not only its valid part: an on-chip slice is a view of all of it).
+        for other in self.extents(window, source):
+            extent = tuple(max(a, b) for a, b in zip(extent, other))
+        offsets = self.offsets(extent, source.shape)
+        if isinstance(window.offsets, tuple):
+            for index, value in zip(window.offsets, offsets):
+                if index < count:
+                    self.args[index] = _const(value)
+        elif window.offsets < count:
+            self.args[window.offsets] = _dims(offsets)
+        return True
+
+    def extent(self, window: Window, source: TensorType | TileType) -> tuple[int, ...] | None:
+        found = self.extents(window, source)
+        return found[0] if found else None
+
+    def extents(self, window: Window, source: TensorType | TileType) -> list[tuple[int, ...]]:
+        found: list[tuple[int, ...]] = []
+        for spec in window.extent:
+            kind = spec[0]
+            if kind == "ones":
+                found.append((1,) * len(source.shape))
+                continue
+            if kind == "attr":
+                continue
+            index = int(spec[1])
+            arg = self.args.get(index)
+            if arg is None:
+                continue
+            if kind == "list" and arg.KIND == "TupleExpr":
+                found.append(tuple(int(getattr(e, "value")) for e in getattr(arg, "elements")))
+                continue
+            ty = _value_type(arg)
+            if isinstance(ty, (TensorType, TileType)):
+                found.append(tuple(ty.valid if kind == "valid" else ty.shape))
+        return [e for e in found if len(e) == len(source.shape)]
+
+    def tags(self, args: Sequence[T.Expr], ty: Type) -> set[str]:
+        op = self.opdef.name
+        tags = {op}
+        dtypes = {getattr(_value_type(a), "dtype", None) for a in args} - {None}
+        for dtype in dtypes:
+            tags.add(f"{op}/{getattr(dtype, 'name', dtype)}")
+        for index, arg in enumerate(args):
+            space = getattr(_value_type(arg), "memory_space", None)
+            if isinstance(space, MemorySpace):
+                tags.add(f"{op}:{self.opdef.operand_decl(index).name}@{space.name}")
+        return tags
+
+
+# Spaces a value can be brought to by placement before the op reads it: where MTE2 loads land
+# (Vec, Mat) and the matmul operands L0 tiling hops out of Mat. Acc is written by the cube alone.
+_PLACEABLE = {MemorySpace.Vec: (None, MemorySpace.Vec), MemorySpace.Mat: (None, MemorySpace.Mat),
+              MemorySpace.Left: (MemorySpace.Mat, MemorySpace.Left), MemorySpace.Right: (MemorySpace.Mat, MemorySpace.Right)}
+
+
+def _row_major_only(opdef: OpDef, decl: OperandDecl) -> bool:
+    """Whether the vector unit needs operand `decl` of `opdef` row-major (PTOAS; LegalizeVecLayouts
+    gives [N, 1] columns their row view and declines any other column-major tile)."""
+    return decl.name in ROW_MAJOR_VEC_TILES.get(opdef.family, ())
+
+
+def _column_major_view(value: T.Var) -> bool:
+    """A column-major tile other than an [N, 1] column (a transpose_view's result)."""
+    ty = value.type
+    return isinstance(ty, TileType) and ty.view is not None and ty.view.blayout == "col_major" \
+        and not (len(ty.shape) == 2 and ty.shape[1] == 1)
+
+
+def _reaches(value: T.Var, decl: OperandDecl) -> bool:
+    """Whether `value` can be operand `decl` (its declared memory space, `input_memory` /
+    `accepted_memory`, reachable from where `value` lives without a missing data path)."""
+    ty = value.type
+    if not isinstance(ty, TileType) or not decl.legal_spaces:
+        return True
+    # An unplaced tile computed by the vector unit lands in Vec (its op's Fixed output space).
+    space = ty.memory_space or MemorySpace.Vec
+    if space in decl.legal_spaces:
+        return True
+    return any(space in _PLACEABLE.get(legal, ()) for legal in decl.legal_spaces)
+
+
+def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Shapes with the same element count: the flat row, a [n, 1] column, halved / doubled rows."""
+    total = 1
+    for d in shape:
+        total *= d
+    options = [shape, (1, total), (total, 1)]
+    if len(shape) == 2 and shape[0] % 2 == 0:
+        options.append((shape[0] // 2, shape[1] * 2))
+    if len(shape) == 2 and shape[1] % 2 == 0:
+        options.append((shape[0] * 2, shape[1] // 2))
+    return options
+
+
+def _like(template: TensorType | TileType, shape: tuple[int, ...], kind: type, dtype: DataType | None = None) -> Type:
+    if kind is TileType:
+        return TileType(shape, dtype or template.dtype)
+    return TensorType(shape, dtype or template.dtype)
+
+
+def draw_call(draw: IntDraw, opdef: OpDef, pool: Pool) -> DrawnCall | None:
+    """A call of `opdef` over values of `pool` that the registry's deduction accepts, or None."""
+    for _ in range(_TRIES):
+        drawn = _Drawer(draw, opdef, pool).call()
+        if drawn is not None:
+            return drawn
+    return None
+
+
+def generatable_ops(prefix: str) -> list[OpDef]:
+    """The registered ops of `prefix` ("tensor" / "tile") a kernel may call, in name order."""
+    return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op)), key=lambda o: o.name)
+
+
+__all__ = ["emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
+           "generatable_ops", "operand_domain"]
