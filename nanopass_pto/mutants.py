@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
+import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -522,10 +523,244 @@ def _vec_tile_row_major() -> Edit:
     return edit
 
 
+
+# -- edits of the second catalogue: constructs the registry-derived generator reaches ------------------
+
+
+def _rename_op(old: str, new: str, once: bool = False) -> Callable[[], Edit]:
+    """An edit factory: calls of `old` become calls of `new` (the wrong op of a family)."""
+    def make() -> Edit:
+        def edit(node: Node) -> Any:
+            if _is_call(node, old):
+                return dataclasses.replace(node, op=new)  # type: ignore[type-var]
+            return None
+
+        return first_only(edit) if once else edit
+
+    return make
+
+
+def _swap_first_two_args(op: str) -> Callable[[], Edit]:
+    def make() -> Edit:
+        def edit(node: Node) -> Any:
+            if _is_call(node, op) and len(getattr(node, "args")) >= 2:
+                args = getattr(node, "args")
+                return dataclasses.replace(node, args=(args[1], args[0], *args[2:]))  # type: ignore[type-var]
+            return None
+
+        return first_only(edit)
+
+    return make
+
+
+def _tensor_view_strides_reversed() -> Edit:
+    """A 2-D pto.make_tensor_view declares its strides in the wrong order (the simulator
+    addresses GM through them, so a wrong stride changes which elements a kernel sees)."""
+    def edit(node: Node) -> Any:
+        if _is_call(node, "pto.make_tensor_view") and len(getattr(node, "args")) >= 3:
+            shape, strides = getattr(node, "args")[1], getattr(node, "args")[2]
+            elements: Any = getattr(strides, "elements", ())
+            dims: Any = getattr(shape, "elements", ())
+            if len(elements) == 2 and len(dims) == 2 and getattr(elements[0], "name", None) != getattr(elements[1], "name", None):
+                flipped = dataclasses.replace(strides, elements=(elements[1], elements[0]))
+                return dataclasses.replace(node, args=(getattr(node, "args")[0], shape, flipped, *getattr(node, "args")[3:]))  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _partition_offsets_swapped() -> Edit:
+    """A pto.partition_view whose two offsets differ gets them in (col, row) order."""
+    def edit(node: Node) -> Any:
+        if _is_call(node, "pto.partition_view") and len(getattr(node, "args")) >= 2:
+            offsets = getattr(node, "args")[1]
+            elements: Any = getattr(offsets, "elements", ())
+            if len(elements) == 2 and getattr(elements[0], "name", 0) != getattr(elements[1], "name", 0):
+                flipped = dataclasses.replace(offsets, elements=(elements[1], elements[0]))
+                return dataclasses.replace(node, args=(getattr(node, "args")[0], flipped, *getattr(node, "args")[2:]))  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _if_branches_swapped() -> Edit:
+    """The first scf.if runs its else branch when the condition holds (and vice versa)."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "IfStmt" and getattr(node, "else_body"):
+            return dataclasses.replace(node, then_body=getattr(node, "else_body"), else_body=getattr(node, "then_body"))  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _drop_first_tmov() -> Edit:
+    """The first pto.tmov (a copy: a carried value's own buffer, a placement hop) is not emitted."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "EvalStmt" and _is_call(getattr(node, "value"), "pto.tmov"):
+            return DELETE
+        return None
+
+    return first_only(edit)
+
+
+def _copy_in_source_buffer(original: Any) -> Any:
+    """MaterializeSemanticAliases allocates a copy in the very buffer it copies from: the value
+    it protects shares bytes with a co-live value again (a loop carry, an if-phi)."""
+    def copy_of(self: Any, value: Any, at: Any, why: str) -> Any:
+        stmt, target = original(self, value, at, why)
+        shared = dataclasses.replace(target.type, memref=value.type.memref)
+        target = dataclasses.replace(target, type=shared)
+        return dataclasses.replace(stmt, target=target, value=dataclasses.replace(stmt.value, type=shared)), target
+
+    return copy_of
+
+
+def _muls_scalar_as_one() -> Edit:
+    """A tile-scalar multiply loses its scalar (multiplies by 1)."""
+    def edit(node: Node) -> Any:
+        if _is_call(node, "tile.muls") and len(getattr(node, "args")) == 2 and getattr(node, "args")[1].KIND == "ConstFloat" \
+                and getattr(getattr(node, "args")[1], "value") not in (1.0, 0.0):
+            scalar = getattr(node, "args")[1]
+            return dataclasses.replace(node, args=(getattr(node, "args")[0], dataclasses.replace(scalar, value=1.0)))  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _dce_drops_an_if_with_stores() -> Edit:
+    """Dead-code elimination deletes an if whose phis are unused, although a branch stores."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "IfStmt" and not getattr(node, "results"):
+            return DELETE
+        return None
+
+    return first_only(edit)
+
+
+def _call_site_args_swapped() -> Edit:
+    """A kernel call passes two same-typed tensors in swapped order."""
+    def edit(node: Node) -> Any:
+        if node.KIND != "FuncCall":
+            return None
+        args = list(getattr(node, "args"))
+        for i in range(len(args)):
+            for j in range(i + 1, len(args)):
+                a, b = args[i], args[j]
+                if a.KIND == "Var" and b.KIND == "Var" and a.type == b.type and a.name != b.name \
+                        and a.type.__class__.__name__ == "TensorType":
+                    args[i], args[j] = b, a
+                    return dataclasses.replace(node, args=tuple(args))  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _inout_param_as_out() -> Edit:
+    def edit(node: Node) -> Any:
+        if node.KIND == "Param" and getattr(node, "direction") == "InOut":
+            return dataclasses.replace(node, direction="Out")  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _seed_predicate_negated() -> Edit:
+    """The zero-seed's first-step test `k == start` becomes `k != start`."""
+    def edit(node: Node) -> Any:
+        if node.KIND == "BinOp" and getattr(node, "op") == "==" and getattr(node, "lhs").KIND == "Var":
+            return dataclasses.replace(node, op="!=")  # type: ignore[type-var]
+        return None
+
+    return first_only(edit)
+
+
+def _rank1_window_offset_dropped() -> Edit:
+    """A packed rank-1 window ([1, n] row) loses its column offset."""
+    def edit(node: Node) -> Any:
+        if _is_call(node, "tile.slice") and len(getattr(node, "args")) >= 3:
+            source = getattr(getattr(node, "args")[0], "type", None)
+            offsets = getattr(node, "args")[2]
+            elements: Any = getattr(offsets, "elements", ())
+            if isinstance(source, TileType) and source.shape[0] == 1 and len(elements) == 2 \
+                    and elements[1].KIND == "ConstInt" and getattr(elements[1], "value") != 0:
+                zero = dataclasses.replace(elements[1], value=0)
+                return dataclasses.replace(node, args=(getattr(node, "args")[0], getattr(node, "args")[1],  # type: ignore[type-var]
+                                                       dataclasses.replace(offsets, elements=(elements[0], zero)),
+                                                       *getattr(node, "args")[3:]))
+        return None
+
+    return first_only(edit)
+
+
+def _index_fold_plus_as_minus(original: Any) -> Any:
+    """SimplifyIndexArith folds `a + b` of constants as `a - b`."""
+    table = dict(original)
+    table["+"] = table["-"]
+    return table
+
+
+def _last_buffer_overlaps(original: Any) -> Any:
+    """The last buffer of a space is placed half a buffer into the one before it."""
+    def mapping(function: Any, backend: Any) -> Any:
+        result = original(function, backend)
+        by_space: dict[Any, list[Any]] = {}
+        for memref in result.values():
+            by_space.setdefault(memref.space, []).append(memref)
+        for memrefs in by_space.values():
+            if len(memrefs) >= 2:
+                ordered = sorted(memrefs, key=lambda m: m.offset)
+                previous, last = ordered[-2], ordered[-1]
+                unit = backend.alignment(last.space)
+                moved = max(previous.offset, previous.offset + (previous.size // 2) // unit * unit)
+                result[last.name] = dataclasses.replace(last, offset=moved)
+                break
+        return result
+
+    return mapping
+
+
+def _ties_away_for_rint(original: Any) -> Any:
+    """backend.numerics rounds ties away from zero where RNE (rint) is asked: both the
+    simulator and the interpreter use it, so only the numerics self-check can see it."""
+    def rounding(scaled: Any, negative: Any, mode: str) -> Any:
+        return original(scaled, negative, "round" if mode in ("rint", "none") else mode)
+
+    return rounding
+
+
+def _saturating_int_add(original: Any) -> Any:
+    """backend.numerics saturates integer addition instead of wrapping."""
+    import numpy as np
+
+    def binary(op: str, a: Any, b: Any) -> Any:
+        if op == "add":
+            info = np.iinfo(a.dtype)
+            return np.clip(a.astype(np.int64) + b.astype(np.int64), info.min, info.max).astype(a.dtype)
+        return original(op, a, b)
+
+    return binary
+
+
+def _sim_remsi_floor(original: Any) -> Any:
+    """The simulator's arith.remsi takes the floor remainder (Python %) instead of C's."""
+    return lambda a, b: a % b
+
+
+def _sim_slt_as_sle(original: Any) -> Any:
+    return lambda a, b: a <= b
+
+
+def _sim_maxf_as_min(original: Any) -> Any:
+    import numpy as np
+
+    return np.minimum
+
+
 def _catalogue() -> list[Any]:
     rewriter = _auto_tile_rewriter()
     convert = "passes.convert_tensor_to_tile_ops:TensorToTileMutator"
     convert_pass = "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps"
+    _CODEGEN = "passes.pto_codegen:PTOCodegen"
     return [
         PatchMutant("drop-compact-acc-seed", "auto-tile-matmul-l0",
                     "a row-narrowed Acc seed is created without the compact flag", rewriter, "_seed", _drop_compact),
@@ -606,6 +841,75 @@ def _catalogue() -> list[Any]:
         PatchMutant("zero-seed-predicate-vs-stop", "seed-zero-accumulators",
                     "a zero seed's first-step predicate tests `k == stop` instead of `k == start`",
                     "passes.seed_zero_accumulators", "first_step_predicate", _seed_predicate_vs_stop),
+        # The second catalogue: if-branches, nested loops, carried reductions, column tiles,
+        # strides, scalar access, the shared numerics and the simulator itself.
+        OutputEditMutant("codegen-tsub-operands-swapped", "pto-codegen", "the first pto.tsub gets its operands swapped",
+                         _CODEGEN, _swap_first_two_args("pto.tsub")),
+        OutputEditMutant("codegen-tdiv-operands-swapped", "pto-codegen", "the first pto.tdiv gets its operands swapped",
+                         _CODEGEN, _swap_first_two_args("pto.tdiv")),
+        OutputEditMutant("codegen-tensor-view-strides-reversed", "pto-codegen",
+                         "a 2-D pto.make_tensor_view declares its strides in reverse order", _CODEGEN,
+                         _tensor_view_strides_reversed),
+        OutputEditMutant("codegen-partition-offsets-swapped", "pto-codegen",
+                         "a pto.partition_view takes its (row, col) offsets as (col, row)", _CODEGEN,
+                         _partition_offsets_swapped),
+        OutputEditMutant("codegen-if-branches-swapped", "pto-codegen", "the first scf.if has its branches swapped",
+                         _CODEGEN, _if_branches_swapped),
+        OutputEditMutant("codegen-tmax-as-tmin", "pto-codegen", "pto.tmax is emitted as pto.tmin", _CODEGEN,
+                         _rename_op("pto.tmax", "pto.tmin")),
+        OutputEditMutant("codegen-drops-a-tmov", "pto-codegen", "the first pto.tmov copy is not emitted", _CODEGEN,
+                         _drop_first_tmov),
+        OutputEditMutant("codegen-tcolsum-as-tcolmax", "pto-codegen", "pto.tcolsum is emitted as pto.tcolmax",
+                         _CODEGEN, _rename_op("pto.tcolsum", "pto.tcolmax")),
+        OutputEditMutant("maximum-as-minimum", "convert-tensor-to-tile-ops",
+                         "tensor.maximum is lowered to tile.minimum (a carried running maximum goes wrong)",
+                         convert_pass, _rename_op("tile.maximum", "tile.minimum")),
+        OutputEditMutant("row-max-as-row-min", "convert-tensor-to-tile-ops", "row_max is lowered to tile.row_min",
+                         convert_pass, _rename_op("tile.row_max", "tile.row_min")),
+        OutputEditMutant("exp-as-sqrt", "convert-tensor-to-tile-ops", "the first tensor.exp is lowered to tile.sqrt",
+                         convert_pass, _rename_op("tile.exp", "tile.sqrt", once=True)),
+        OutputEditMutant("adds-as-subs", "convert-tensor-to-tile-ops", "tensor.adds is lowered to tile.subs",
+                         convert_pass, _rename_op("tile.adds", "tile.subs")),
+        OutputEditMutant("muls-scalar-as-one", "convert-tensor-to-tile-ops",
+                         "a tile-scalar multiply loses its scalar (multiplies by 1)", convert_pass, _muls_scalar_as_one),
+        OutputEditMutant("column-sum-as-column-max", "legalize-vec-layouts",
+                         "a row_sum on an [N, 1] column becomes col_max on its row view (the wrong twin)",
+                         "passes.legalize_vec_layouts:LegalizeVecLayouts", _rename_op("tile.col_sum", "tile.col_max")),
+        PatchMutant("alias-copy-in-source-buffer", "materialize-semantic-aliases",
+                    "a copy MaterializeSemanticAliases inserts is allocated in the buffer it copies from",
+                    "passes.materialize_semantic_aliases:_Copies", "copy_of", _copy_in_source_buffer),
+        PatchMutant("last-buffer-overlaps-previous", "allocate-memory-addr",
+                    "the last buffer of a space is placed half a buffer into the one before it",
+                    "passes.allocate_memory_addr", "address_mapping", _last_buffer_overlaps),
+        TableEntryMutant("index-fold-plus-as-minus", "simplify-index-arith", "constant index `a + b` is folded as `a - b`",
+                         "passes.simplify_index_arith", "_INT_OPS", "+", lambda original: operator.sub),
+        OutputEditMutant("dce-drops-an-if-with-stores", "dead-code-elimination",
+                         "an if without phis is deleted as dead although a branch stores",
+                         "passes.dead_code_elimination:DeadCodeElimination", _dce_drops_an_if_with_stores),
+        OutputEditMutant("call-site-args-swapped", "update-orchestration-call-sites",
+                         "a kernel call passes two same-typed tensors in swapped order",
+                         "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites", _call_site_args_swapped),
+        OutputEditMutant("inout-param-as-out", "upgrade-param-directions",
+                         "a kernel's InOut parameter is declared Out (its input is not bound)",
+                         "passes.upgrade_param_directions:UpgradeParamDirections", _inout_param_as_out),
+        OutputEditMutant("zero-seed-predicate-negated", "seed-zero-accumulators",
+                         "a zero seed's first-step predicate `==` becomes `!=`",
+                         "passes.seed_zero_accumulators:SeedZeroAccumulators", _seed_predicate_negated),
+        OutputEditMutant("rank1-window-offset-dropped", "flatten-tile-nd-to-2d",
+                         "a packed rank-1 window ([1, n]) loses its column offset",
+                         "passes.flatten_tile_nd_to_2d:FlattenTileNdTo2D", _rank1_window_offset_dropped),
+        PatchMutant("numerics-rint-ties-away", "backend.numerics",
+                    "the shared numerics round ties away from zero where RNE is asked",
+                    "backend.numerics", "_round_magnitude_to_integer", _ties_away_for_rint),
+        PatchMutant("numerics-int-add-saturates", "backend.numerics",
+                    "the shared numerics saturate integer addition instead of wrapping",
+                    "backend.numerics", "_int_binary", _saturating_int_add),
+        TableEntryMutant("sim-remsi-floor-remainder", "simulator", "the simulator's arith.remsi is Python's floor %",
+                         "backend.sim.executor", "_INT_ARITH", "remsi", _sim_remsi_floor),
+        TableEntryMutant("sim-slt-as-sle", "simulator", "the simulator's cmpi slt is <=",
+                         "backend.sim.executor", "_PREDICATES", "slt", _sim_slt_as_sle),
+        TableEntryMutant("sim-maxf-as-min", "simulator", "the simulator's scalar arith.maxf is a minimum",
+                         "backend.sim.executor", "_FLOAT_ARITH", "maxf", _sim_maxf_as_min),
     ]
 
 
