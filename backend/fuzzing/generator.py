@@ -50,6 +50,7 @@ from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
+from nanopass.diagnostics import CompileError
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
@@ -766,7 +767,9 @@ class _KernelBuilder:
             return
         a = self.param(TensorType((m, k), dtype), "a")
         b = self.param(TensorType((k, n), dtype), "b")
-        lhs = self.narrowed_left(a)
+        # A product past L0C is tiled by AutoTileMatmulL0 only when a store consumes it directly, and
+        # a narrowed left operand's product is narrowed before anything reads it: not both.
+        lhs = a if big else self.narrowed_left(a)
         attrs: tuple[tuple[str, AttrValue], ...] = ()
         # A matmul_acc chain keeps the whole accumulator (and each operand) resident in L0:
         # only K is tiled, so the chain is drawn only where it fits.
@@ -774,7 +777,7 @@ class _KernelBuilder:
                  and lhs is a and self.chance(30))
         if dtype.is_float and not chain and self.chance(25):
             attrs = (("out_dtype", self.pick((F16, BF16))),)
-        c = self.call("tensor.matmul", (lhs, b), attrs, prefix="c")
+        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), attrs, prefix="c"), lhs)
         if chain:
             for _ in range(self.int_draw(1, 2)):
                 k2 = self.pick(CUBE_K[:4])
@@ -890,7 +893,7 @@ class _KernelBuilder:
                 lhs = self.call("tensor.set_validshape", (lhs, _index(valid), _index(k)), prefix="vs")
             else:  # set_validshape cannot narrow the reshape's view: narrow it in the reshape
                 lhs = self.call("tensor.reshape", (a, _dims((m, k)), _dims((valid, k))), prefix="rs")
-        c = self.call("tensor.matmul", (lhs, b), prefix="c")
+        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), prefix="c"), lhs)
         first = self.call("tensor.exp", (c,)) if dtype.is_float else c
         self.call("tensor.add", (c, first))
 
@@ -911,19 +914,82 @@ class _KernelBuilder:
         self.store_tiles(tiles)
 
     def tile_cube_kernel(self) -> None:
-        """tile.matmul / matmul_acc / matmul_bias on operands loaded into Mat (L0 tiling hops
-        them) or moved / extracted into Left and Right by hand; the accumulator stored from Acc."""
+        """A cube op of the registry's matmul family (tile.matmul / _acc / _bias, the gemv forms,
+        the batched forms) on operands loaded into Mat (L0 tiling hops them) or moved / extracted
+        into Left and Right by hand; the accumulator stored from Acc. The op is drawn from the
+        registry first, its operands are filled by name (lhs / rhs / bias / acc), and the operand
+        layout (plain, one valid left row, rank-3 batches) is the first one, in a drawn order, the
+        registry's deduction accepts for it (a gemv wants one valid left row)."""
         self.tag("construct:tile-cube")
         dtype = self.pick((F16, BF16, F32)) if self.features.low_precision else F32
         m, k, n = self.pick_common((16, 32, 48)), self.pick_common((32, 16, 64)), self.pick_common((16, 32, 64))
-        a = self.param(TensorType((m, k), dtype), "a")
-        b = self.param(TensorType((k, n), dtype), "b")
+        family = [op for op in generatable_ops("tile") if op.family == "matmul"]
+        if not family:
+            return
+        target = self.pick(family)
+        layouts: list[_CubeLayout] = [_CubeLayout((), False), _CubeLayout((), True), _CubeLayout((self.pick((2, 3)),), False)]
+        order = [layouts.pop(self.int_draw(0, len(layouts) - 1)) for _ in range(len(layouts))]
+        chosen = None
+        for layout in order:
+            chain = self.cube_chain(target, layout, dtype, m, k, n)
+            if chain is not None:
+                chosen = (layout, chain)
+                break
+        if chosen is None:
+            return
+        layout, (starter, accumulator) = chosen
+        tiles: list[T.Var] = []
+        operands = self.cube_operands(dtype, layout, m, k, n, tiles)
+        if "bias" in _operand_names(starter):
+            bias_t = self.param(TensorType((1, n), F32), "bias")
+            self.values.remove(bias_t)
+            operands["bias"] = self.load(bias_t, MemorySpace.Mat, pool=tiles)
+        c = self.cube_call(starter, operands, tiles)
+        if accumulator is not None:
+            again = self.cube_operands(dtype, layout, m, k, n, tiles)
+            c = self.cube_call(accumulator, {"acc": c, **again}, tiles)
+        if layout.batch:
+            self.tag("cube:batched")
+        if layout.one_row:
+            self.tag("cube:one-row-left")
+        self.store_tiles([c])
+
+    def cube_chain(self, target: OpDef, layout: _CubeLayout, dtype: DataType, m: int, k: int,
+                   n: int) -> tuple[OpDef, OpDef | None] | None:
+        """(the op minting the accumulator, the accumulating op or None) reaching `target` on
+        operands of `layout`, checked by the registry's deduction on placeholder operands; None
+        when `target` does not take them."""
+        lhs, rhs = _placeholder_operands(dtype, layout, m, k, n)
+        bias = T.Var("bias", REGISTRY.deduce("tile.load", (T.Var("b", TensorType((1, n), F32)), _zeros(2),
+                                                            _dims((1, n))), (("target_memory", MemorySpace.Mat),)))
+        named: dict[str, T.Var] = {"lhs": lhs, "rhs": rhs, "bias": bias}
+        if "acc" not in _operand_names(target):
+            return (target, None) if _deduces(target, named) is not None else None
+        starters = [op for op in generatable_ops("tile") if op.family == "matmul" and "acc" not in _operand_names(op)]
+        fitting = []
+        for starter in starters:
+            ty = _deduces(starter, named)
+            if ty is not None and _deduces(target, {**named, "acc": T.Var("acc", ty)}) is not None:
+                fitting.append(starter)
+        return (self.pick(fitting), target) if fitting else None
+
+    def cube_operands(self, dtype: DataType, layout: _CubeLayout, m: int, k: int, n: int,
+                      tiles: list[T.Var]) -> dict[str, T.Var]:
+        """A left and a right operand loaded into Mat, sometimes moved / extracted into Left and
+        Right by hand (2-D only: the batched forms are unrolled by FlattenTileNdTo2D)."""
+        a = self.param(TensorType((*layout.batch, 1 if layout.one_row else m, k), dtype), "a")
+        b = self.param(TensorType((*layout.batch, k, n), dtype), "b")
         self.values.remove(a)
         self.values.remove(b)
-        tiles: list[T.Var] = []
-        lhs = self.load(a, MemorySpace.Mat, pool=tiles)
+        if layout.one_row:
+            # pto.tgemv reads the valid row of a whole Left box (the registry's gemv rule).
+            lhs = self.call("tile.load", (a, _zeros(2), _dims((16, k)), _dims((1, k))),
+                            (("target_memory", MemorySpace.Mat),), prefix="l", pool=tiles)
+            m = 16
+        else:
+            lhs = self.load(a, MemorySpace.Mat, pool=tiles)
         rhs = self.load(b, MemorySpace.Mat, pool=tiles)
-        how = self.int_draw(0, 2)
+        how = 0 if layout.batch else self.int_draw(0, 2)
         if how == 1:
             lhs = self.call("tile.move", (lhs,), (("target_memory", MemorySpace.Left),), pool=tiles)
             rhs = self.call("tile.move", (rhs,), (("target_memory", MemorySpace.Right),), pool=tiles)
@@ -934,23 +1000,16 @@ class _KernelBuilder:
             rhs = self.call("tile.extract", (rhs, _index(0), _index(0), _dims((k, n))),
                             (("target_memory", MemorySpace.Right),), pool=tiles)
             self.tag("tile.extract:src@Mat")
-        kind = self.int_draw(0, 2)
-        if kind == 2 and dtype is not BF16:
-            bias_dtype = F32
-            bias_t = self.param(TensorType((1, n), bias_dtype), "bias")
-            self.values.remove(bias_t)
-            bias = self.load(bias_t, MemorySpace.Mat, pool=tiles)
-            c = self.call("tile.matmul_bias", (lhs, rhs, bias), pool=tiles)
-        else:
-            c = self.call("tile.matmul", (lhs, rhs), pool=tiles)
-            if kind == 1:
-                a2 = self.param(TensorType((m, k), dtype), "a")
-                b2 = self.param(TensorType((k, n), dtype), "b")
-                self.values.remove(a2)
-                self.values.remove(b2)
-                c = self.call("tile.matmul_acc", (c, self.load(a2, MemorySpace.Mat, pool=tiles),
-                                                  self.load(b2, MemorySpace.Mat, pool=tiles)), pool=tiles)
-        self.store_tiles([c])
+        return {"lhs": lhs, "rhs": rhs}
+
+    def cube_call(self, opdef: OpDef, named: dict[str, T.Var], tiles: list[T.Var]) -> T.Var:
+        """A call of `opdef` with its operands taken by name from `named` (optional ones left
+        out), its choice attributes (a gemv's acc_phase) drawn from the registry."""
+        args = tuple(named[d.name] for d in opdef.operands if d.name in named)
+        attrs = tuple((a.name, self.pick(a.choices)) for a in opdef.attrs if a.choices and self.chance(50))
+        for name, value in attrs:
+            self.tag(f"{opdef.name}:{name}={value}")
+        return self.call(opdef.name, args, attrs, pool=tiles)
 
     def store_tiles(self, tiles: Sequence[T.Var]) -> None:
         """Store one or two computed tiles (in a space tile.store reads from) into Out params."""
@@ -970,6 +1029,25 @@ class _KernelBuilder:
             stored = self.call("tile.store", (tile, _zeros(len(tile.type.shape)), out), prefix="st", pool=[])
             if stored not in self.returns:
                 self.returns.append(stored)
+
+    def defined_rows(self, product: T.Var, lhs: T.Var) -> T.Var:
+        """`product` narrowed to the rows its left operand defines. tensor.matmul drops its
+        operands' valid_shape (the spec, convert_tensor_to_tile_ops.md), so the product of a
+        row-narrowed left operand is typed whole while its rows past the valid ones come from
+        the operand's undefined rows: a program reading them reads undefined data (the compiled
+        and the interpreted undefined bits legitimately differ once an op touches them).
+        Narrowing the product's valid rows (set_validshape) makes every later read, and the
+        comparison, defined."""
+        lhs_ty, ty = lhs.type, product.type
+        if not isinstance(lhs_ty, TensorType) or lhs_ty.valid_shape is None or not isinstance(ty, TensorType) \
+                or len(ty.shape) != 2:
+            return product
+        rows = lhs_ty.valid[0]
+        if rows >= ty.shape[0]:
+            return product
+        self.tag("cube:narrowed-product")
+        self.undefined.add(product.name)  # its rows past the valid ones: never read, never returned
+        return self.call("tensor.set_validshape", (product, _index(rows), _index(ty.valid[1])), prefix="c")
 
     def narrowed_left(self, a: T.Var) -> T.Var:
         """The spec's compact-seed path: a left operand whose valid rows fall at least one
@@ -1053,6 +1131,47 @@ class _KernelBuilder:
             out.append(stmt)
             index += 1
         return out
+
+
+@dataclass(frozen=True)
+class _CubeLayout:
+    """How a hand-written cube kernel's operands are shaped: batch axes in front, or a left
+    operand of one valid row (a gemv's vector)."""
+
+    batch: tuple[int, ...]
+    one_row: bool
+
+
+def _operand_names(opdef: OpDef) -> list[str]:
+    return [d.name for d in opdef.operands]
+
+
+def _deduces(opdef: OpDef, named: dict[str, T.Var]) -> Type | None:
+    """`opdef`'s result type on the operands of `named` it takes by name (an optional operand it
+    does not find is left out), or None when an operand is missing or the deduction rejects them."""
+    args = []
+    for decl in opdef.operands:
+        if decl.name in named:
+            args.append(named[decl.name])
+        elif not decl.optional:
+            return None
+    try:
+        return REGISTRY.deduce(opdef.name, tuple(args), ())
+    except CompileError:
+        return None
+
+
+def _placeholder_operands(dtype: DataType, layout: _CubeLayout, m: int, k: int, n: int) -> tuple[T.Var, T.Var]:
+    """Stand-ins typed as `cube_operands` would load them (for a deduction check only)."""
+    mat = (("target_memory", MemorySpace.Mat),)
+    rank = len(layout.batch) + 2
+    a = T.Var("a", TensorType((*layout.batch, 1 if layout.one_row else m, k), dtype))
+    b = T.Var("b", TensorType((*layout.batch, k, n), dtype))
+    a_shape = (*layout.batch, 16 if layout.one_row else m, k)
+    a_args: tuple[T.Expr, ...] = (a, _zeros(rank), _dims(a_shape)) + ((_dims((1, k)),) if layout.one_row else ())
+    lhs = T.Var("lhs", REGISTRY.deduce("tile.load", a_args, mat))
+    rhs = T.Var("rhs", REGISTRY.deduce("tile.load", (b, _zeros(rank), _dims(b.type.shape if isinstance(b.type, TensorType) else ())), mat))
+    return lhs, rhs
 
 
 # Every construct tag a recipe can emit (the coverage table's "constructs" row counts these).

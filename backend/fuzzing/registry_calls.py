@@ -125,6 +125,10 @@ def not_generated_reason(opdef: OpDef) -> str:
         return "the frame of every tile kernel: the recipes load their parameters and store their results"
     if opdef.family == "cross_core":
         return "inserted by ExpandMixedKernel between the cube and vector halves of a mixed kernel the recipes draw"
+    if opdef.family == "pipe":
+        return ("the cross-core pipe's set-up and slot release (reserve / import the slot regions, initialise an "
+                "end, free a popped slot): inserted by ExpandMixedKernel around the transfers of a mixed kernel the "
+                "recipes draw")
     return ""
 
 
