@@ -1053,6 +1053,17 @@ def _sem_gather_mask(call: _CallSite) -> Value:
     return _result_with(call, picked.view(numerics.np_dtype(ty.dtype.name)))
 
 
+def _sem_scatter_mask(call: _CallSite) -> Value:
+    """The source's rows written into the marked columns of a copy of dst (spec "Mask patterns":
+    the inverse of gather_mask; unmarked columns keep dst's values)."""
+    dst, src = call.array(0), call.array(1)
+    pattern = int(cast(int, call.attr("mask_pattern")))
+    data = np.array(dst.data, copy=True)
+    columns = numerics.mask_pattern_columns(pattern, data.shape[-1])
+    data[:, columns] = np.asarray(src.data)
+    return ArrayValue(data, dst.dtype, tuple(call.result_type.valid), dst.is_tensor)
+
+
 def _sem_gatherb(call: _CallSite) -> Value:
     """32-byte blocks of the source's bytes at each byte offset (a block past the end is not
     read: those elements keep the result's poison, as pto-isa skips them)."""
@@ -1191,6 +1202,7 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "gatherb": _sem_gatherb,
     "mgather": _sem_mgather,
     "scatter": _sem_scatter,
+    "scatter_mask": _sem_scatter_mask,
     "tensor_scatter": _sem_tensor_scatter,
     "scatter_update": _sem_scatter_update,
     "pipe_buffer": _sem_pipe_buffer,

@@ -33,6 +33,7 @@ import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, TileConversion, TileInput, static_ints, type_of
+from languages.ops.index_ops import MASK_PATTERNS, mask_phase
 from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -275,6 +276,13 @@ class TensorToTileMutator(U.FromTensor):
     # -- calls ----------------------------------------------------------------------------------
 
     def _convert_call(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        tile_expansion = TILE_EXPANSIONS.get(call.op)
+        if tile_expansion is not None:
+            return tile_expansion(self, call, target, pre)
+        if call.op in ("tile.load", "tile.store"):
+            on_chip = self._on_chip_transfer(call)
+            if on_chip is not None:
+                return on_chip
         if not call.op.startswith("tensor."):
             # Hand-written tile code (or system ops) passes through; its operands may be renamed.
             return self._call(call.op, tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span,
@@ -293,6 +301,30 @@ class TensorToTileMutator(U.FromTensor):
                 raise self._unsupported(call)
             return converter(self, call, target, pre)
         return self._convert_default(call, opdef, conversion, target, pre)
+
+    def _on_chip_transfer(self, call: T.Call) -> U.Call | None:
+        """A hand-written tile.load from, or tile.store into, an InCore-local tensor that this
+        pass has turned into a tile: the data is already on chip, so the load is a window of
+        that tile (tile.slice) and the store writes a window of it (tile.assemble). None when
+        the tensor is still a GM tensor (the ordinary load / store)."""
+        args = tuple(self.visit_Expr(a) for a in call.args)
+        if call.op == "tile.load":
+            source = args[0]
+            if not isinstance(_expr_type(source), TileType):
+                return None
+            if any(k == "packed" and v for k, v in call.attrs):
+                raise _error(call, "a packed N-D load of an InCore-local tensor is not supported yet",
+                             "load from a kernel parameter, or compute the 2-D value directly")
+            self.bump("on_chip_loads")
+            return self._call("tile.slice", (source, args[2], args[1], *args[3:4]), (), call.span)
+        target = args[2]
+        if not isinstance(_expr_type(target), TileType):
+            return None
+        if any(k in ("window", "atomic") and v not in (None, "none") for k, v in call.attrs):
+            raise _error(call, "an N-D or atomic store into an InCore-local tensor is not supported yet",
+                         "store into a kernel parameter, or assemble the 2-D tile without window= / atomic=")
+        self.bump("on_chip_stores")
+        return self._call("tile.assemble", (target, args[0], args[1]), (), call.span)
 
     def _unsupported(self, call: T.Call) -> CompileError:
         supported = sorted(op.name for op in REGISTRY if op.prefix == "tensor" and
@@ -733,6 +765,30 @@ class TensorToTileMutator(U.FromTensor):
         self.bump("scatters")
         return self._call("tile.scatter", (dst, src, flat), (), span)
 
+    def convert_scatter_mask(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        """tile.scatter_mask / tensor.scatter_mask (no pto-isa instruction: PTOAS has no
+        tscatter mask form): an indexed tile.scatter whose flat index is r * dst_cols +
+        c * stride + phase, built in INT32 from two aranges (narrowed once for 2-byte data)."""
+        dst = self._on_chip(call, call.args[0], pre)
+        src = self._on_chip(call, call.args[1], pre)
+        assert isinstance(dst.type, TileType) and isinstance(src.type, TileType)
+        span = call.span
+        name, stride = MASK_PATTERNS[int(cast(int, attr(call.attrs, "mask_pattern")))]
+        rows, width = src.type.shape
+        arange = self._temp("mask_cols", self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
+                                                    (("dtype", DataType.INT32),), span), pre)
+        if stride != 1:
+            arange = self._temp("mask_cols", self._call("tile.muls", (arange, self._i32(stride, span)), (), span), pre)
+        phase = mask_phase(name)
+        if phase:
+            arange = self._temp("mask_cols", self._call("tile.adds", (arange, self._i32(phase, span)), (), span), pre)
+        base = self._row_offsets((rows, width), dst.type.shape[1], span, pre)
+        flat = arange if base is None else self._temp(
+            "scatter_flat_idx", self._call("tile.col_expand_add", (base, arange), (), span), pre)
+        flat = self._narrow_index(flat, dst.type.dtype, span, pre)
+        self.bump("scatter_masks")
+        return self._call("tile.scatter", (dst, src, flat), (), span)
+
     def _narrow_index(self, index: U.Var, dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
         if dtype.byte_width == 4:
             return index
@@ -912,8 +968,14 @@ SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
     "tensor.view": TensorToTileMutator.convert_view,
     "tensor.gather": TensorToTileMutator.convert_gather,
     "tensor.scatter": TensorToTileMutator.convert_scatter,
+    "tensor.scatter_mask": TensorToTileMutator.convert_scatter_mask,
     "tensor.scatter_update": TensorToTileMutator.convert_scatter_update,
     "tensor.mrgsort_format2": TensorToTileMutator.convert_mrgsort2,
+}
+
+# Tile ops with no PTO instruction of their own, expanded into ones that have one here.
+TILE_EXPANSIONS: dict[str, SelfLoadingConverter] = {
+    "tile.scatter_mask": TensorToTileMutator.convert_scatter_mask,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 import languages.gen.tensor as T
@@ -343,3 +344,41 @@ class K:
     assert str(diag.span) == "k.py:9:43"
     assert "`tensor.add` in Opaque (bare @pl.function) function `f`" in diag.message
     assert "pl.FunctionType.InCore" in diag.hint
+
+
+def test_scatter_mask_becomes_an_indexed_scatter_over_the_marked_columns() -> None:
+    # PTO-ISA has no mask form of tscatter: the conversion builds the flat index
+    # r * dst_cols + c * stride + phase in INT32 and scatters through it; P0100 (stride 4,
+    # phase 2) on a [4, 16] FP32 destination marks columns 2, 6, 10, 14.
+    from languages.pl_parser import parse_program as _parse
+    from nanopass.node import walk as _walk
+    from nanopass_pto import run as runner
+
+    text = """\
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, d: pl.Tensor[[4, 16], pl.FP32], s: pl.Tensor[[4, 4], pl.FP32]) -> pl.Tensor[[4, 16], pl.FP32]:
+        r = pl.tensor.scatter_mask(d, s, mask_pattern=pl.tile.MaskPattern.P0100)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, d: pl.Tensor[[4, 16], pl.FP32], s: pl.Tensor[[4, 4], pl.FP32]) -> pl.Tensor[[4, 16], pl.FP32]:
+        r = self.k(d, s)
+        return r
+"""
+    program = _parse(text, "k.py")
+    compiled = runner.compile_program(program, pipeline="convert-tensor-to-tile-ops,update-orchestration-call-sites",
+                                       verify_all=True)
+    ops = [n.op for n in _walk(compiled.final) if getattr(n, "KIND", "") == "Call"]
+    assert "tile.scatter" in ops and "tile.scatter_mask" not in ops and "tile.ci" in ops
+    rng = np.random.default_rng(5)
+    d = rng.standard_normal((4, 16)).astype(np.float32)
+    s = rng.standard_normal((4, 4)).astype(np.float32)
+    expected = d.copy()
+    expected[:, 2::4] = s
+    got = runner.reference(compiled.final, {"d": d, "s": s})
+    assert np.array_equal(next(iter(got.values())).view(np.uint32), expected.view(np.uint32))

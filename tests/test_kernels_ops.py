@@ -261,3 +261,18 @@ def test_batched_split_k_loop_carries_one_accumulator_per_batch(tmp_path: Path) 
         work = tmp_path / backend
         work.mkdir()
         check_kernel(KERNELS / "batch_matmul_kloop_f16.py", {"a": a, "b": b}, {"ret0": expected}, backend, work)
+
+
+def test_scatter_mask_interleaves_two_streams(tmp_path: Path) -> None:
+    # P0101 marks columns 0, 2, 4, ... and P1010 columns 1, 3, 5, ... (names read right to left):
+    # the two scatters fill every column, so nothing of `base` survives, on both backends.
+    rng = np.random.default_rng(29)
+    base = rng.standard_normal((8, 32)).astype(np.float16)
+    even = rng.standard_normal((8, 16)).astype(np.float16)
+    odd = rng.standard_normal((8, 16)).astype(np.float16)
+    expected = base.copy()
+    expected[:, 0::2] = even
+    expected[:, 1::2] = odd
+    for backend in (B910, B950):
+        check_kernel(KERNELS / "interleave_scatter_mask.py", {"base": base, "even": even, "odd": odd},
+                     {"ret0": expected}, backend, tmp_path)

@@ -274,6 +274,27 @@ def deduce_tile_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
     return dst
 
 
+def mask_phase(name: str) -> int:
+    """The first column a MaskPattern marks: its names read right to left, column 0 rightmost."""
+    return name[1:][::-1].index("1")
+
+
+def deduce_scatter_mask(args: Sequence[Node], attrs: Attrs) -> Type:
+    """scatter_mask(dst, src, mask_pattern): each src row written into the marked columns of
+    the same dst row (dst_cols = src_cols * stride); the result is dst, unmarked columns kept."""
+    dst, src = value_at(args, 0), value_at(args, 1)
+    _check_row_major_2d(dst, 0)
+    _check_row_major_2d(src, 1)
+    check_same_dtype(dst, src, 1)
+    _, stride = mask_pattern(attrs)
+    if dst.shape[0] != src.shape[0] or dst.shape[1] != src.shape[1] * stride:
+        raise DeductionError(f"expected a destination of [{src.shape[0]}, {src.shape[1] * stride}] (the source's "
+                             f"rows, its columns times the pattern's stride {stride}), got {list(dst.shape)}", 0)
+    if dst.valid != dst.shape or src.valid != src.shape:
+        raise DeductionError("scatter_mask needs full valid regions (its index covers every source element)", 1)
+    return dst
+
+
 def deduce_tensor_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
     """scatter(input, index, src, dim=-1): out[b, index[b, k]] = src[b, k] (rank 2, dim -1)."""
     dst, index, src = value_at(args, 0), value_at(args, 1), value_at(args, 2)
@@ -396,6 +417,16 @@ def _scatter_ops() -> list[OpDef]:
                                _vec("indexes")),
               deduce_tile_scatter, ("scatter",), "scatter", output_memory=ReusesInput(0), pto=("pto.tscatter",),
               pto_ins=(1, 2), doc="dst.flat[indexes] = src; the result is dst's buffer."),
+        OpDef("tile.scatter_mask", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src")),
+              deduce_scatter_mask, ("scatter_mask",), "scatter", attrs=(_MASK,), output_memory=ReusesInput(0),
+              pto=("pto.tscatter",),
+              doc="Each src row into the mask-marked columns of dst (dst_cols = src_cols * stride), unmarked "
+                  "columns kept. No pto-isa instruction: ConvertTensorToTileOps expands it into the flat index "
+                  "r * dst_cols + c * stride + phase (tile.ci arithmetic) and an indexed tile.scatter."),
+        OpDef("tensor.scatter_mask", (_ten("dst"), OperandDecl("src", _T)),
+              deduce_scatter_mask, ("scatter_mask",), "scatter", attrs=(_MASK,),
+              to_tile=TileConversion("tile.scatter_mask", self_loading=True),
+              doc="Tensor form of tile.scatter_mask: the compact src expanded into the marked columns of dst."),
         OpDef("tensor.scatter", (_ten("input"), OperandDecl("index", _T), OperandDecl("src", _T)),
               deduce_tensor_scatter, ("tensor_scatter",), "scatter", attrs=(AttrDecl("dim", "int", -1),),
               to_tile=TileConversion("tile.scatter", self_loading=True),
