@@ -373,7 +373,7 @@ class P:
     program = _parse(text, "k.py")
     compiled = runner.compile_program(program, pipeline="convert-tensor-to-tile-ops,update-orchestration-call-sites",
                                        verify_all=True)
-    ops = [n.op for n in _walk(compiled.final) if getattr(n, "KIND", "") == "Call"]
+    ops = [str(getattr(n, "op")) for n in _walk(compiled.final) if n.KIND == "Call"]
     assert "tile.scatter" in ops and "tile.scatter_mask" not in ops and "tile.ci" in ops
     rng = np.random.default_rng(5)
     d = rng.standard_normal((4, 16)).astype(np.float32)
