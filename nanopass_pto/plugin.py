@@ -72,6 +72,9 @@ PROPERTIES: tuple[Property, ...] = (
              "set_validshape never narrows a view; a reshape never re-views a boxed (non row-major) layout"),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration"),
+    Property("TargetOpRules", VALUE_LEVEL, "verifiers.target_op_rules:verify",
+             "every call meets its op's constraints on the target (dtypes, scratch size, scratch disjoint from "
+             "operands)", uses_target=True),
     Property("InPlaceSafety", _ADDRESSED, "verifiers.in_place_safety:verify",
              "an op writes its result over an operand's bytes only where the op registry says it is safe"),
     Property("SemanticAliases", _ADDRESSED, "verifiers.semantic_aliases:verify",
@@ -90,7 +93,7 @@ PROPERTIES: tuple[Property, ...] = (
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete", "ViewLegality",
-                     "StaticBounds", "ScalarOperators"})
+                     "StaticBounds", "ScalarOperators", "TargetOpRules"})
 
 # The DSL admits reassignment (ConvertToSSA establishes SSA form and def-before-use).
 _DSL_LOADED = _LOADED - {"SSAForm", "UseAfterDef"}

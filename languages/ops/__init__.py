@@ -52,6 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Iterator, Sequence, Union
 
 from languages.memory_space import MemorySpace
+from languages.ops.target_rules import TargetRule
 from languages.types import (
     BOOL,
     AttrValue,
@@ -291,6 +292,9 @@ class OpDef:
     result_view: ViewRule | None = None
     window: Window | None = None
     doc: str = ""
+    # Constraints the op has on some targets only (dtype per target, scratch operands that must
+    # not share bytes with others, scratch sizes): data the TargetOpRules verifier checks.
+    target_rules: tuple[TargetRule, ...] = ()
     # PTO emission beyond the instruction name: the call arguments that are the instruction's
     # ins() operands, in order (None: every non-list argument), and the attributes it carries
     # as (source attribute, PTO attribute) pairs.

@@ -31,6 +31,7 @@ from languages.ops import (
     static_ints,
     type_of,
 )
+from languages.ops.target_rules import A2A3, A5, DtypeIn
 from languages.types import INDEX, Attrs, DataType, Dims, ScalarType, TensorType, TileType, Type, attr
 from languages.views import make_tile_type, normalize_valid
 from nanopass.node import Node
@@ -491,6 +492,22 @@ def deduce_dim(args: Sequence[Node], attrs: Attrs) -> Type:
 # -- the tensor op table -------------------------------------------------------------------------------
 
 # Windows inside a source (shared with the tile ops of the same spelling).
+_ATOMIC_ADD_DTYPES = frozenset({DataType.FP16, DataType.FP32, DataType.INT8, DataType.INT16, DataType.INT32})
+
+
+def atomic_add_rules(tensor: int) -> tuple[DtypeIn, ...]:
+    """The GM element types an atomic-add store accumulates into, per target (operand `tensor`
+    is the destination): pto-isa's SetAtomicAdd sets an f16 / f32 / s8 / s16 / s32 / bf16 mode;
+    PyPTO rejects BF16 atomic adds on Ascend950 (its codegen test suite)."""
+    fix = "accumulate in FP32 (store an FP32 tile into an FP32 tensor) or use a plain store"
+    return (
+        DtypeIn(A2A3, "A2/A3's atomic-add store accumulates f16 / f32 / bf16 / s8 / s16 / s32 elements", fix,
+                (("atomic", "add"),), operand=tensor, dtypes=_ATOMIC_ADD_DTYPES | {DataType.BF16}),
+        DtypeIn(A5, "Ascend950's atomic-add store does not accumulate BF16", fix, (("atomic", "add"),),
+                operand=tensor, dtypes=_ATOMIC_ADD_DTYPES),
+    )
+
+
 SLICE_WINDOW = Window(0, 2, (("list", 3), ("list", 1)))
 ASSEMBLE_WINDOW = Window(0, 2, (("shape", 1),))
 ELEMENT_WINDOW = Window(0, 1, (("ones",),))
@@ -642,7 +659,7 @@ def _shape_ops() -> list[OpDef]:
               deduce_assemble, ("assemble",), "memory", output_memory=ReusesInput(0),
               to_tile=TileConversion("tile.store", self_loading=True), window=ASSEMBLE_WINDOW,
               attrs=(AttrDecl("atomic", "str", "none", ("none", "add")),),
-              effect_when=(("atomic", "add", 0, READ_WRITE),),
+              effect_when=(("atomic", "add", 0, READ_WRITE),), target_rules=atomic_add_rules(0),
               doc="Writes source into a window of target; the result is target (atomic='add' "
                   "accumulates into it, so it is read as well)."),
         OpDef("tensor.expand_clone", (OperandDecl("src", _T), OperandDecl("target", _T, effect=WRITE)),

@@ -30,6 +30,7 @@ from languages.ops import (
     type_of,
 )
 from languages.ops.tensor_ops import (
+    atomic_add_rules,
     HIGH_PRECISION_OPS,
     ASSEMBLE_WINDOW,
     ELEMENT_WINDOW,
@@ -477,7 +478,7 @@ def _memory_ops() -> list[OpDef]:
               deduce_store, ("store",), "memory", output_memory=ReusesInput(2),
               window=Window(2, 1, (("attr", "window"), ("valid", 0))),
               attrs=(AttrDecl("window", "int_list"), ATOMIC),
-              effect_when=(("atomic", "add", 2, READ_WRITE),),
+              effect_when=(("atomic", "add", 2, READ_WRITE),), target_rules=atomic_add_rules(2),
               doc="`window` (N-D) is the tensor window a row-packed 2-D tile fills; atomic='add' "
                   "accumulates into GM (the destination is read as well as written).",
               pto=("pto.partition_view", "pto.tstore"), pto_attrs=(("atomic", "atomicType"),)),

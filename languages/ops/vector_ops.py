@@ -39,6 +39,7 @@ from languages.ops import (
     static_int,
     type_of,
 )
+from languages.ops.target_rules import A2A3, A5, RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
 from languages.ops.tensor_ops import (
     Value,
     check_same_dtype,
@@ -502,6 +503,43 @@ def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
 # -- the op tables --------------------------------------------------------------------------------
 
 
+_D = DataType
+# PTOAS's tsels verifiers: src / dst element types per target (no BF16 on either).
+_SELS_RULES: tuple[TargetRule, ...] = (
+    DtypeIn(A2A3, "A2/A3's TSELS selects 16- or 32-bit elements only", "select on an INT16 / INT32 / FP16 / FP32 "
+            "tile (cast the operands first), or compile for Ascend950, whose TSELS also takes 8-bit elements",
+            operand=1, dtypes=frozenset({_D.INT16, _D.UINT16, _D.INT32, _D.UINT32, _D.FP16, _D.FP32})),
+    DtypeIn(A5, "Ascend950's TSELS selects 8-, 16- or 32-bit integer and FP16 / FP32 elements",
+            "cast the operands to a supported type first", operand=1,
+            dtypes=frozenset({_D.INT8, _D.UINT8, _D.INT16, _D.UINT16, _D.INT32, _D.UINT32, _D.FP16, _D.FP32})),
+    # pto-isa's A2/A3 TSELS stores the scalar into tmp's first element and loads the compare
+    # mask register from there while it reads mask and src and writes dst (A5 ignores tmp).
+    Disjoint(A2A3, "A2/A3's TSELS writes the scalar into tmp while it still reads mask and src and writes dst",
+             "give tmp a buffer of its own (pl.tile.create([1, 32], dtype=...)); on Ascend950 tmp is unused",
+             operand=2, others=(0, 1, RESULT)),
+)
+# pto-isa's A2/A3 TPRELU: dst = src0 * src1 first, then a compare of src0 into tmp (a packed
+# mask), then a select reading src0, tmp and one more 32-byte row of tmp. A5 does not use tmp.
+_PRELU_RULES: tuple[TargetRule, ...] = (
+    DtypeIn(A2A3, "A2/A3's TPRELU writes an unsigned byte mask into tmp",
+            "declare tmp as a UINT8 tile (a signed scratch is accepted on Ascend950 only)",
+            operand=2, dtypes=frozenset({_D.UINT8})),
+    MaskScratch(A2A3, "A2/A3's TPRELU compares every valid row into tmp and uses one more row after them",
+                "make tmp at least one row taller than the result and one 32-byte mask row wide, e.g. "
+                "pl.tile.create([rows + 1, 32], dtype=pl.UINT8)", operand=2, extra_rows=1),
+    Disjoint(A2A3, "A2/A3's TPRELU writes dst and tmp while it still reads x and slope (PTOAS: src0, src1, tmp "
+             "and dst use different storage)",
+             "give x, slope, tmp and the result buffers of their own (no shared value, no overlapping slices)",
+             operand=0, others=(1, 2, RESULT)),
+    Disjoint(A2A3, "A2/A3's TPRELU writes dst and tmp while it still reads x and slope (PTOAS: src0, src1, tmp "
+             "and dst use different storage)",
+             "give x, slope, tmp and the result buffers of their own (no shared value, no overlapping slices)",
+             operand=1, others=(2, RESULT)),
+    Disjoint(A2A3, "A2/A3's TPRELU writes its mask into tmp and the result into dst",
+             "give tmp and the result buffers of their own", operand=2, others=(RESULT,)),
+)
+
+
 def _vec(name: str) -> OperandDecl:
     return OperandDecl(name, _TILE, input_memory=VEC)
 
@@ -609,6 +647,7 @@ def _arith_ops() -> list[OpDef]:
     ops.append(OpDef("tile.prelu", (_vec("x"), _vec("slope"), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE)),
                      deduce_prelu, ("prelu",), "elementwise_binary", output_memory=_VEC_OUT, pto=("pto.tprelu",),
                      in_place_safe=False,  # PTOAS (a3): src0, src1, tmp and dst all distinct
+                     target_rules=_PRELU_RULES,
                      doc="x where x > 0, else x * slope; tmp is TPRELU's byte workspace."))
     ops.append(OpDef("tile.lrelu", (_vec("x"), OperandDecl("slope", "scalar", literal_dtype=0)), deduce_lrelu, ("prelu",),
                      "elementwise_scalar", output_memory=_VEC_OUT, pto=("pto.tlrelu",)))
@@ -638,7 +677,7 @@ def _compare_ops() -> list[OpDef]:
               doc="lhs where the mask bit of the element is set, else rhs."),
         OpDef("tile.sels", (OperandDecl("mask", _TILE, input_memory=VEC), _vec("src"), _tmp(),
                             OperandDecl("scalar", "scalar", literal_dtype=1)),
-              deduce_sels, ("select",), "select", output_memory=_VEC_OUT, pto=("pto.tsels",),
+              deduce_sels, ("select",), "select", output_memory=_VEC_OUT, pto=("pto.tsels",), target_rules=_SELS_RULES,
               doc="src where the mask bit is set, else the scalar."),
     ]
 

@@ -1,0 +1,240 @@
+"""TargetOpRules: every call meets the constraints its op has on the compilation target.
+
+The rules are data on the op (`OpDef.target_rules`, languages/ops/target_rules.py), each naming
+the target architectures it holds on; the target arrives as any object with an `arch` and a
+`name` (a `backend.targets.handlers.BackendHandler` is one). Without a target nothing is checked.
+
+- `DtypeIn`: the operand's element type is one the target's instruction accepts.
+- `Disjoint`: two operands (or an operand and the result) share no byte. Storage is followed
+  through plain `v = u` assignments and zero-copy views to the buffer it lives in: the same
+  value, or windows of one buffer whose static rectangles intersect, share bytes (a window with
+  a dynamic offset or behind a reshape covers, conservatively, its whole buffer). Once
+  addresses are assigned, two buffers whose byte ranges in one space intersect share bytes too.
+- `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
+  rows the instruction uses after it.
+
+It runs on the program the user wrote (the loader), so a violation names the user's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, cast
+
+from languages.ops import REGISTRY, OpDef, static_ints, type_of
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
+from languages.ops.vector_ops import mask_cols
+from languages.types import MemRef, TensorType, TileType, Type
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node
+
+RULE = "TargetOpRules"
+
+
+class Target(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arch(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class _Storage:
+    """Where a tile value's elements live: a window [rows) x [cols) of a root buffer (None:
+    somewhere in it, e.g. behind a reshape or a dynamic offset), plus the root's MemRef once it
+    has one."""
+
+    root: str
+    rows: tuple[int, int] | None
+    cols: tuple[int, int] | None
+    memref: MemRef | None
+
+
+def _root(name: str, ty: TileType) -> _Storage:
+    """A buffer of its own: its window is all of it."""
+    if len(ty.shape) != 2:
+        return _Storage(name, None, None, ty.memref)
+    return _Storage(name, (0, int(ty.shape[0])), (0, int(ty.shape[1])), ty.memref)
+
+
+def _intersect(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    if a is None or b is None:
+        return True
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _bytes_overlap(a: MemRef, b: MemRef) -> bool:
+    if a.space is not b.space or a.offset < 0 or b.offset < 0:
+        return False
+    return a.offset < b.offset + b.size and b.offset < a.offset + a.size
+
+
+def _share_bytes(a: _Storage, b: _Storage) -> bool:
+    if a.root == b.root:
+        return _intersect(a.rows, b.rows) and _intersect(a.cols, b.cols)
+    return a.memref is not None and b.memref is not None and _bytes_overlap(a.memref, b.memref)
+
+
+class _Checker:
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.storage: dict[str, _Storage] = {}
+        self.out: list[Diagnostic] = []
+
+    def block(self, body: Sequence[Node]) -> None:
+        for stmt in body:
+            kind = stmt.KIND
+            if kind == "ForStmt":
+                self.block(getattr(stmt, "body"))
+            elif kind == "IfStmt":
+                self.block(getattr(stmt, "then_body"))
+                self.block(getattr(stmt, "else_body"))
+            elif kind in ("AssignStmt", "EvalStmt"):
+                value = getattr(stmt, "value")
+                target = getattr(stmt, "target") if kind == "AssignStmt" else None
+                if value.KIND == "Call" and str(getattr(value, "op")) in REGISTRY:
+                    self.call(stmt, value, target)
+                if target is not None:
+                    self.bind(target, value)
+
+    # -- storage provenance ----------------------------------------------------------------------
+
+    def storage_of(self, node: Node) -> _Storage | None:
+        if node.KIND != "Var":
+            return None
+        name = str(getattr(node, "name"))
+        known = self.storage.get(name)
+        if known is not None:
+            return known
+        ty = getattr(node, "type", None)
+        return _root(name, ty) if isinstance(ty, TileType) else None
+
+    def bind(self, target: Node, value: Node) -> None:
+        name = str(getattr(target, "name"))
+        ty = getattr(target, "type", None)
+        if not isinstance(ty, TileType):
+            return
+        if value.KIND == "Var":
+            source = self.storage_of(value)
+            if source is not None:
+                self.storage[name] = source
+            return
+        if value.KIND != "Call" or not REGISTRY.is_view(str(getattr(value, "op"))) or not getattr(value, "args"):
+            self.storage[name] = _root(name, ty)
+            return
+        source = self.storage_of(getattr(value, "args")[0])
+        if source is None:
+            self.storage[name] = _root(name, ty)
+            return
+        if not REGISTRY.is_window_view(str(getattr(value, "op"))):
+            self.storage[name] = _Storage(source.root, None, None, source.memref)  # reshape: whole buffer
+            return
+        self.storage[name] = self.window(source, value, ty)
+
+    @staticmethod
+    def window(source: _Storage, call: Node, ty: TileType) -> _Storage:
+        args = getattr(call, "args")
+        offsets = static_ints(args[2]) if len(args) > 2 else None
+        if offsets is None or len(offsets) != 2 or len(ty.shape) != 2 or source.rows is None or source.cols is None:
+            return _Storage(source.root, None, None, source.memref)
+        row0, col0 = source.rows[0] + offsets[0], source.cols[0] + offsets[1]
+        return _Storage(source.root, (row0, row0 + int(ty.shape[0])), (col0, col0 + int(ty.shape[1])), source.memref)
+
+    # -- the rules ----------------------------------------------------------------------------------
+
+    def call(self, stmt: Node, call: Node, target: Node | None) -> None:
+        opdef = REGISTRY.get(str(getattr(call, "op")))
+        if not opdef.target_rules:
+            return
+        attrs = dict(opdef.with_defaults(getattr(call, "attrs")))
+        for rule in opdef.target_rules:
+            if self.target.arch not in rule.archs or any(attrs.get(k) != v for k, v in rule.when):
+                continue
+            problem = self.violation(rule, call, target)
+            if problem is not None:
+                self.out.append(Diagnostic.at(
+                    call if call.node_span.known else stmt, RULE,
+                    f"{opdef.name} on {self.target.name}: {problem}; {rule.because}", hint=rule.fix))
+
+    def operand(self, call: Node, target: Node | None, index: int) -> Node | None:
+        if index == RESULT:
+            return target
+        args = getattr(call, "args")
+        return args[index] if index < len(args) else None
+
+    def violation(self, rule: TargetRule, call: Node, target: Node | None) -> str | None:
+        opdef = REGISTRY.get(str(getattr(call, "op")))
+        if isinstance(rule, DtypeIn):
+            return self.dtype_violation(rule, opdef, call, target)
+        if isinstance(rule, Disjoint):
+            return self.overlap_violation(rule, opdef, call, target)
+        if isinstance(rule, MaskScratch):
+            return self.scratch_violation(rule, opdef, call, target)
+        return None
+
+    def dtype_violation(self, rule: DtypeIn, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        node = self.operand(call, target, rule.operand)
+        ty = type_of(node) if node is not None else None
+        if not isinstance(ty, (TileType, TensorType)) or ty.dtype in rule.dtypes:
+            return None
+        accepted = ", ".join(sorted(d.name for d in rule.dtypes))
+        return f"{_name(opdef, rule.operand)} has element type {ty.dtype.name}, expected one of {accepted}"
+
+    def overlap_violation(self, rule: Disjoint, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        node = self.operand(call, target, rule.operand)
+        mine = self.storage_of(node) if node is not None else None
+        if mine is None:
+            return None
+        for other_index in rule.others:
+            other = self.operand(call, target, other_index)
+            theirs = self.storage_of(other) if other is not None else None
+            if theirs is None or not _share_bytes(mine, theirs):
+                continue
+            return (f"{_name(opdef, rule.operand)} `{getattr(node, 'name')}` shares bytes with "
+                    f"{_name(opdef, other_index)} `{getattr(other, 'name')}`")
+        return None
+
+    def scratch_violation(self, rule: MaskScratch, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        node = self.operand(call, target, rule.operand)
+        tmp = type_of(node) if node is not None else None
+        result = _result_type(call, target)
+        if not isinstance(tmp, TileType) or not isinstance(result, TileType) or len(result.shape) != 2:
+            return None
+        rows, cols = _valid(result)
+        tmp_rows, tmp_cols = _valid(tmp)
+        need_rows, need_cols = rows + rule.extra_rows, mask_cols(cols) * 8 // tmp.dtype.bits
+        if tmp_rows >= need_rows and tmp_cols >= need_cols:
+            return None
+        return (f"{_name(opdef, rule.operand)} has a valid region of [{tmp_rows}, {tmp_cols}], expected at least "
+                f"[{need_rows}, {need_cols}] for a [{rows}, {cols}] result")
+
+
+def _valid(ty: TileType) -> tuple[int, int]:
+    dims = ty.valid_shape if ty.valid_shape is not None else ty.shape
+    return int(dims[0]), int(dims[-1])
+
+
+def _result_type(call: Node, target: Node | None) -> Type | None:
+    if target is not None:
+        ty = getattr(target, "type", None)
+        if isinstance(ty, (TileType, TensorType)):
+            return ty
+    return type_of(call)
+
+
+def _name(opdef: OpDef, index: int) -> str:
+    if index == RESULT:
+        return "the result"
+    return f"operand {opdef.operand_decl(index).name!r}"
+
+
+def verify(program: Node, target: object = None) -> list[Diagnostic]:
+    if target is None or not isinstance(getattr(target, "arch", None), str):
+        return []
+    out: list[Diagnostic] = []
+    for function in getattr(program, "functions"):
+        checker = _Checker(cast(Target, target))
+        checker.block(getattr(function, "body"))
+        out.extend(checker.out)
+    return out
