@@ -117,7 +117,7 @@ class _Codegen(P.FromAddressed):
     def visit_Function(self, node: A.Function) -> P.Function:
         self.fn = _FunctionState()
         params = tuple(self.visit_Param(p) for p in node.params)
-        planned = self._plan_allocations(node.body)
+        planned = self._plan_allocations(node.body, params)
         for param in params:
             if isinstance(param.var.type, TensorType):
                 self._tensor_view(param)
@@ -206,7 +206,8 @@ class _Codegen(P.FromAddressed):
         self.fn.values[f"%view:{param.var.name}"] = view
         self.fn.values[f"%ptr:{view.name}"] = param.var
 
-    def _plan_allocations(self, body: tuple[A.Stmt, ...]) -> list[tuple[_Definer, str, P.Var]]:
+    def _plan_allocations(self, body: tuple[A.Stmt, ...],
+                          params: tuple[P.Param, ...] = ()) -> list[tuple[_Definer, str, P.Var]]:
         """Number every tile variable that owns a buffer handle, in definition order (views
         such as `pto.subview` results and popped FIFO slots are bound by their own op instead).
         A carried tile (loop carry, if-phi) owns the handle of its buffer too, planned before its
@@ -214,6 +215,15 @@ class _Codegen(P.FromAddressed):
         the carried handle is defined on every path that reaches its uses."""
         planned: list[tuple[_Definer, str, P.Var]] = []
         handles: dict[tuple[object, ...], P.Var] = {}
+        # A tile parameter is the handle of its buffer: a value planned into the same MemRef (a
+        # loop carry seeded by the parameter, an in-place update of it) uses the parameter, so no
+        # copy is emitted from the parameter into an allocation of the same bytes (there may be no
+        # data path within its space: nothing copies Acc to Acc).
+        for param in params:
+            key = _handle_key(param.var.type) if isinstance(param.var.type, TileType) else None
+            if key is not None:
+                handles.setdefault(key, param.var)
+                self.fn.allocated.add(param.var.name)
 
         def handle_of(tile: TileType, node: _Definer, name: str) -> P.Var:
             # Variables resolving to one MemRef identity with one buffer configuration are one
