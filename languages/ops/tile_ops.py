@@ -284,6 +284,13 @@ def deduce_extract(args: Sequence[Node], attrs: Attrs) -> Type:
         check_window(tuple(o for o in offsets if o is not None), shape, source.shape, 1, "the extracted window")
     valid = tuple(_clamped_extent(o, e, v, s) for o, e, v, s in zip(offsets, shape, source.valid, source.shape))
     space = target_space(attrs, "tile.extract")
+    if space is MemorySpace.Mat:
+        # PTOAS's textract writes an L0 buffer (or Vec); FIXPIPE's Acc -> Mat path is
+        # tile.move / tile.assemble, and nothing copies a Mat window into another Mat tile.
+        raise DeductionError("not supported yet: tile.extract into Mat (PTO's textract writes Left or Right)",
+                             hint="extract straight into the cube buffer the window feeds (target_memory="
+                                  "pl.MemorySpace.Left or Right); to bring a whole accumulator to Mat use "
+                                  "pl.move(acc, target_memory=pl.MemorySpace.Mat)")
     return make_tile_type(shape, source.dtype, valid, space, extract_view(space, shape))
 
 
@@ -487,7 +494,8 @@ def _memory_ops() -> list[OpDef]:
               output_memory=FromAttr(), in_place_safe=False, pto=("pto.tmov",),
               doc="`cross_core` marks a cube<->vector hop the backend has no data path for: "
                   "ExpandMixedKernel lowers it to a tpush on the producer core and a tpop on the consumer."),
-        OpDef("tile.extract", (OperandDecl("src", _TILE, accepted_memory=(MemorySpace.Mat, MemorySpace.Acc)),
+        # textract reads Mat (an accumulator reaches Mat first through FIXPIPE's tile.move).
+        OpDef("tile.extract", (OperandDecl("src", _TILE, input_memory=MemorySpace.Mat),
                                OperandDecl("row", "scalar"), OperandDecl("col", "scalar"),
                                OperandDecl("shape", "int_list")),
               deduce_extract, ("extract",), "memory", output_memory=FromAttr(), in_place_safe=False,
@@ -500,10 +508,12 @@ def _memory_ops() -> list[OpDef]:
         OpDef("tile.full", (OperandDecl("shape", "int_list"), OperandDecl("value", "scalar", literal_dtype="dtype")), deduce_full, ("full",),
               "create", attrs=(AttrDecl("dtype", "dtype"),), signature=("shape", "dtype", "value"),
               output_memory=Fixed(VEC), pto=("pto.alloc_tile", "pto.texpands")),
-        OpDef("tile.read", (OperandDecl("x", _TILE), OperandDecl("indices", "int_list")), deduce_read, ("read",),
+        # TGETVAL / TSETVAL reach a tile through the scalar unit, which sees only UB (Vec).
+        OpDef("tile.read", (OperandDecl("x", _TILE, input_memory=VEC), OperandDecl("indices", "int_list")),
+              deduce_read, ("read",),
               "scalar_access", pto=("pto.tgetval",), window=ELEMENT_WINDOW,
               doc="One element of an on-chip tile (TGETVAL, through the scalar unit)."),
-        OpDef("tile.write", (OperandDecl("x", _TILE, effect=WRITE), OperandDecl("indices", "int_list"),
+        OpDef("tile.write", (OperandDecl("x", _TILE, input_memory=VEC, effect=WRITE), OperandDecl("indices", "int_list"),
                              OperandDecl("value", "scalar", literal_dtype=0)),
               deduce_write, ("write",), "scalar_access", output_memory=ReusesInput(0), pto=("pto.tsetval",),
               window=ELEMENT_WINDOW,
