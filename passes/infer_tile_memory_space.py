@@ -437,6 +437,7 @@ class _Placer(P.FromTileUnplaced):
                 hop, args[index] = self._hop(arg, wanted, call, f"{call.op} operand "
                                              f"`{opdef.operand_decl(index).name}`")
                 hops.extend(hop)
+        self._check_assemble_path(opdef, args, call)
         attrs = self._materialized_attrs(opdef, call.attrs, target)
         touches_tiles = isinstance(call.type, TileType) or any(isinstance(getattr(a, "type", None), TileType)
                                                                for a in args)
@@ -446,6 +447,26 @@ class _Placer(P.FromTileUnplaced):
             if ty.memory_space is not self.plan.space(target):
                 self.bump("placement-conflicts")
         return tuple(hops), P.Call(op=call.op, args=tuple(args), attrs=attrs, type=ty, span=call.span)
+
+    def _check_assemble_path(self, opdef: OpDef, args: Sequence[P.Expr], call: U.Call) -> None:
+        """An assemble copies its source into a window of its target: the target's space must be
+        reachable from the source's. Producing the source in place inside the target's window
+        (a matmul accumulating straight into a window of a larger Acc tile) is not planned."""
+        if opdef.semantics[:1] != ("assemble",) or len(args) < 2:
+            return
+        target, source = (getattr(a, "type", None) for a in args[:2])
+        if not isinstance(target, TileType) or not isinstance(source, TileType):
+            return
+        src, dst = source.memory_space, target.memory_space
+        if src is None or dst is None or self.backend.can_move(src, dst):
+            return
+        raise CompileError(Diagnostic.at(
+            call, "InferTileMemorySpace",
+            f"not supported yet: {call.op} of an {src.name} tile into an {dst.name} tile ({self.backend.name} has no "
+            f"{src.name} → {dst.name} data path to copy it into the window, and producing the source in place "
+            f"inside the target's window is not planned)",
+            hint=f"compute the whole {dst.name} tile with one op instead of assembling it from parts, or "
+                 f"store the parts to GM with pl.store at their offsets"))
 
     def _reshape_source(self, source: P.Var, result: TileType, call: U.Call, hops: list[P.Stmt]) -> P.Var:
         """The operand of a reshape, in a space where reading its bytes under the new shape is
