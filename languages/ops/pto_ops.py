@@ -580,7 +580,7 @@ _OP_OPERANDS: dict[str, str] = {
     "pto.tlrelu": "ins(vec, scalar) outs(vec)",
     "pto.tci": "ins(scalar) outs(vec)",
     "pto.ttri": "ins(scalar) outs(vec)",
-    "pto.tmrgsort": "(vec, vec|scalar...)",                   # format 1 (src, len, dst); 2 (srcs.., tmp, dst, counts)
+    "pto.tmrgsort": "(vec, vec|scalar|vector...)",            # format 1 (src, len, dst); 2 (srcs.., tmp, dst, counts)
     "pto.tgather": "ins(vec, vec?, vec?) outs(vec)",          # index form (src, idx, tmp); mask form (src)
     "pto.tgatherb": "ins(vec, vec) outs(vec)",
     "pto.mgather": "ins(partition_view, vec) outs(vec)",
@@ -606,11 +606,11 @@ _OP_OPERANDS: dict[str, str] = {
 }
 
 _SPACE_WORDS: dict[str, MemorySpace] = {space.pto_name: space for space in MemorySpace if space is not MemorySpace.DDR}
-_KIND_WORDS = frozenset({"tile", "scalar", "tensor", "tensor_view", "partition_view", "list"})
+_KIND_WORDS = frozenset({"tile", "scalar", "tensor", "tensor_view", "partition_view", "vector", "list"})
 _KIND_DESCRIPTIONS = {
     "tile": "a tile", "scalar": "a scalar", "tensor": "a tensor pointer (a kernel parameter)",
     "tensor_view": "a tensor view (!pto.tensor_view)", "partition_view": "a partition view (!pto.partition_tensor_view)",
-    "list": "an operand list",
+    "vector": "a vector value (tmrgsort's executed counts, vector<4xi16>)", "list": "an operand list",
 }
 
 
@@ -639,6 +639,8 @@ class PtoOperand:
             elif word in ("tensor_view", "partition_view") and isinstance(ty, ViewType):
                 if ty.kind == ("tensor_view" if word == "tensor_view" else "partition_tensor_view"):
                     return True
+            elif word == "vector" and isinstance(ty, ViewType) and ty.kind == "vector":
+                return True
             elif word == "list" and is_list:
                 return True
         return False
