@@ -4,11 +4,15 @@ Phase 2b of ConvertTensorToTileOps: an InCore function that gained `Out` paramet
 exit stores is called from orchestration code with fewer arguments than it now takes. For each
 missing trailing `Out` tensor parameter the caller allocates the tensor (`tensor.create`, the
 host-side allocation) right before the call and passes it along.
+
+A Group function (a cluster wrapper) only forwards: it gains the same trailing `Out` parameters
+as the callees it calls with too few arguments and passes them on, so that its own caller
+allocates them (the outputs are forwarded, callee first, through nested wrappers).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from typing_extensions import override
@@ -25,6 +29,55 @@ from passes.convert_tensor_to_tile_ops import index_list
 
 RULE = "UpdateOrchestrationCallSites"
 UPDATED_CALLERS = frozenset({"Orchestration", "Opaque"})
+FORWARDING_CALLERS = frozenset({"Group"})
+
+
+class _OutputForwarder(U.Rewriter):
+    """Completes a wrapper's calls with new `Out` parameters of the wrapper itself."""
+
+    def __init__(self, callees: dict[str, U.Function], used: set[str]) -> None:
+        super().__init__()
+        self.callees = callees
+        self.used = used
+        self.added: list[U.Param] = []
+
+    @override
+    def visit_FuncCall(self, node: U.FuncCall) -> U.Expr:
+        callee = self.callees.get(node.callee)
+        if callee is None or len(node.args) >= len(callee.params):
+            return node
+        args = list(node.args)
+        for param in callee.params[len(node.args):]:
+            if param.direction != "Out" or not isinstance(param.var.type, TensorType):
+                return node  # reported by the orchestration-side completion (or CallSitesComplete)
+            name, n = param.var.name, 0
+            while name in self.used:
+                n += 1
+                name = f"{param.var.name}_{n}"
+            self.used.add(name)
+            var = U.Var(name, param.var.type, span=param.var.span)
+            self.added.append(U.Param(var=var, direction="Out", span=param.span))
+            args.append(var)
+        return U.FuncCall(callee=node.callee, args=tuple(args), type=node.type, span=node.span)
+
+
+def _forward_outputs(program: U.Program) -> U.Program:
+    """Every Group function gains (and forwards) the Out parameters its callees gained."""
+    functions = list(program.functions)
+    for _ in range(len(functions)):
+        changed = False
+        for index, function in enumerate(functions):
+            if function.func_type not in FORWARDING_CALLERS:
+                continue
+            forwarder = _OutputForwarder({f.name: f for f in functions},
+                                         {n.name for n in walk(function) if isinstance(n, U.Var)})
+            body = tuple(forwarder.visit_Stmt_block(function.body))
+            if forwarder.added:
+                functions[index] = replace(function, params=(*function.params, *forwarder.added), body=body)
+                changed = True
+        if not changed:
+            break
+    return replace(program, functions=tuple(functions))
 
 
 class CallSiteUpdateMutator(U.Rewriter):
@@ -38,6 +91,7 @@ class CallSiteUpdateMutator(U.Rewriter):
 
     @override
     def visit_Program(self, node: U.Program) -> U.Program:
+        node = _forward_outputs(node)
         self._callees = {f.name: f for f in node.functions}
         return super().visit_Program(node)
 
