@@ -301,6 +301,7 @@ class _AutoTiler(L.FromTilePlaced):
             reason = explain_rejection(chooser_config(matmul.dims, self.backend,
                                                       matmul.roles.acc is not None, self.gates, bias_source))
             code, _, text = reason.partition(": ")
+            self._reject_unfitting_whole(matmul, code, text)
             self._hint(matmul, code, text + "; left untiled")
             return 1, self._hop(matmul)
         if choice.perf_hint is not None:
@@ -677,6 +678,20 @@ class _AutoTiler(L.FromTilePlaced):
         self.bump("mn-tiled")
         out.extend(self._grid(matmul, choice, store, store.value))
         return store_at + 1 - index, out
+
+    def _reject_unfitting_whole(self, matmul: _Matmul, code: str, why: str) -> None:
+        """A matmul the chooser cannot tile is left whole; when whole it overflows an L0 buffer,
+        no later pass can repair it: say so at the matmul, with the chooser's reason."""
+        if self._fits_whole(matmul):
+            return
+        dims = matmul.dims
+        raise CompileError(Diagnostic.at(
+            matmul.stmt, RULE,
+            f"not supported yet: {matmul.call.op} `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} cannot be "
+            f"L0-tiled ({code}: {why}), and left whole its operands and accumulator do not fit L0A / L0B / L0C "
+            f"on {self.backend.name}",
+            hint="pad K (and M / N) to the fractal alignment in the kernel (load the operands into aligned, "
+                 "zero-padded tiles), or split the matmul into smaller matmuls by hand"))
 
     def _fits_whole(self, matmul: _Matmul) -> bool:
         """Whether the matmul left whole fits L0A, L0B, L0C (and the Bias table)."""
