@@ -23,7 +23,6 @@ from backend import cross_core
 from backend.cross_core import CrossCoreError
 from languages.pl_parser import parse_program
 from nanopass_pto.plugin import DEFAULT_PIPELINE
-from nanopass.diagnostics import CompileError
 from nanopass.node import walk
 from nanopass.passes import PassContext
 from nanopass.pipeline import Pipeline, main
@@ -280,8 +279,9 @@ def test_950_program_is_untouched_by_the_expansion() -> None:
     assert after is before
 
 
-def test_value_computed_on_one_core_and_used_on_the_other_is_reported(tmp_path: Path) -> None:
-    # A scalar read from an Acc tile lives on the cube, but the vector core needs it.
+def test_a_scalar_read_of_an_accumulator_happens_on_the_vector_core(tmp_path: Path) -> None:
+    # TGETVAL reads UB only (tile.read reads Vec): the Acc tile crosses to the vector core first,
+    # so the scalar is computed where it is used instead of on the cube.
     kernel = tmp_path / "bad.py"
     kernel.write_text('''import pypto.language as pl
 
@@ -300,11 +300,11 @@ class Bad:
         r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(z, [0, 0], x)
         return r
 ''')
-    with pytest.raises(CompileError) as err:
-        _compile(kernel, "expand-mixed-kernel")
-    text = str(err.value)
-    assert "`s` is computed on the cube core (AIC) but used on the vector core (AIV)" in text, text
-    assert "bad.py:" in text
+    out = _compile(kernel, "expand-mixed-kernel")
+    functions = {f.name: f for f in out.functions}
+    reads = {name for name, f in functions.items()
+             for n in walk(f) if isinstance(n, L.Call) and n.op == "tile.read"}
+    assert reads == {"mm_aiv"}, reads
 
 
 # -- the cross-core scheduler -------------------------------------------------------------------------
