@@ -242,7 +242,10 @@ def deduce_col_expand(args: Sequence[Node], attrs: Attrs) -> Type:
     if len(value.shape) != 2:
         raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", 0)
     expected = (1, value.shape[1])
-    if col.shape != expected:
+    # A boxed one-row tile (a matmul result with M = 1 is boxed to a whole fractal of rows) holds
+    # its one row of values in row 0 of a taller buffer: its valid region is what must be [1, n].
+    one_row = len(col.shape) == 2 and col.shape[1] == value.shape[1] and col.valid[0] == 1
+    if col.shape != expected and not one_row:
         raise DeductionError(f"expected shape {list(expected)} (one value per column), got {list(col.shape)}", 1)
     return rebuild(value, value.shape, value.dtype, value.valid_shape)
 
