@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, OpDef, TileConversion, TileInput, static_ints, type_of
+from languages.ops import REGISTRY, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase
 from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -192,6 +192,7 @@ class TensorToTileMutator(U.FromTensor):
         value = self._convert_call(node.value, node.target, pre)
         self._check_handle_operands(node.value, value, pre)
         target = self._bind(node.target, value.type)
+        self._rebind_written_local(node.value, target)
         if REGISTRY.makes_view_handle(value.op):
             self._require_state().views[target.name] = node.value
         if _narrows_accumulator(node.target.type, value.type):
@@ -216,7 +217,9 @@ class TensorToTileMutator(U.FromTensor):
             init = self.visit_Expr(iter_arg.init)
             var = self._bind(iter_arg.var, _expr_type(init))
             iter_args.append(U.IterArg(var=var, init=init, span=iter_arg.span))
+        outer = self._scope()
         body = self.visit_Stmt_block(node.body)
+        self._restore(outer)
         self._check_carries(node, [a.var for a in iter_args], body)
         results = tuple(self._bind(r, a.var.type) for r, a in zip(node.results, iter_args))
         return U.ForStmt(loop_var=self.visit_Var(node.loop_var), start=self.visit_Expr(node.start),
@@ -229,8 +232,11 @@ class TensorToTileMutator(U.FromTensor):
         if self._state is None:
             return super().visit_IfStmt(node)
         cond = self.visit_Expr(node.cond)
+        outer = self._scope()
         then_body = self.visit_Stmt_block(node.then_body)
+        self._restore(outer)
         else_body = self.visit_Stmt_block(node.else_body)
+        self._restore(outer)
         then_types = [_expr_type(v) for v in _yielded(then_body)]
         else_types = [_expr_type(v) for v in _yielded(else_body)]
         for result, t_type, e_type in zip(node.results, then_types, else_types):
@@ -877,6 +883,37 @@ class TensorToTileMutator(U.FromTensor):
     def _require_state(self) -> _FunctionState:
         assert self._state is not None, "only InCore functions are converted"
         return self._state
+
+    def _rebind_written_local(self, call: T.Call, result: U.Var) -> None:
+        """A local tensor an op writes in place (tensor.assemble's target) became an on-chip tile,
+        and the op's result *is* its storage: later reads of the old name read the result. That
+        is the reference semantics (a tensor is a buffer; every later read sees the write), where
+        keeping the old tile would read the contents from before the write. GM tensors stay
+        tensors and are re-read from GM, which gives the same."""
+        if call.op not in REGISTRY or not isinstance(result.type, TileType):
+            return
+        opdef = REGISTRY.get(call.op)
+        rule = opdef.output_memory
+        if not isinstance(rule, ReusesInput) or rule.index >= len(call.args):
+            return
+        written = call.args[rule.index]
+        if not isinstance(written, T.Var) or not opdef.effect_of(rule.index, call.attrs) & Effect.WRITE:
+            return
+        state = self._require_state()
+        current = state.env.get(written.name)
+        if current is not None and isinstance(current.type, TileType):
+            state.env[written.name] = result
+            self.bump("in-place-writes-rebound")
+
+    def _scope(self) -> dict[str, U.Var]:
+        return dict(self._require_state().env)
+
+    def _restore(self, outer: dict[str, U.Var]) -> None:
+        """Leave a loop body or a branch: a name rebound to a value defined inside it (an in-place
+        write's result) is bound as before again outside it."""
+        env = self._require_state().env
+        for name, var in outer.items():
+            env[name] = var
 
     def _bind(self, source: T.Var, new_type: Type | None) -> U.Var:
         """The converted definition of `source`: a value that became a tile is renamed `<name>_tile`."""
