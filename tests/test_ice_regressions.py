@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -195,3 +196,51 @@ def test_an_unaligned_k_matmul_too_big_to_leave_whole_is_not_supported_yet(
     rc, log = _run(tmp_path, capsys, _text(MATMUL_K.format(k=2056)))
     assert rc == 1 and "kernel.py:11:" in log, log
     assert "not supported yet: tile.matmul `c` [16, 16] x K=2056 cannot be L0-tiled" in log and "pad K" in log
+
+
+def test_a_one_row_matmul_result_broadcasts_down_the_columns(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # q @ k has M = 1, which the cube boxes to a whole fractal of rows: the column operand of
+    # col_expand_mul is then a taller buffer whose valid region is the one row.
+    text = _text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, q: pl.Tensor[[1, 64], pl.BF16], k: pl.Tensor[[64, 32], pl.BF16],
+               x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        row: pl.Tensor[[1, 32], pl.FP32] = pl.matmul(q, k)
+        y: pl.Tensor[[16, 32], pl.FP32] = pl.col_expand_mul(x, row)
+        return y
+    """)
+    rng = np.random.default_rng(11)
+    # Small integers: every product and the 64-term sums are exact in FP32, so the reference is too.
+    q = rng.integers(-3, 4, (1, 64)).astype(np.float32)
+    k = rng.integers(-3, 4, (64, 32)).astype(np.float32)
+    x = rng.uniform(-2, 2, (16, 32)).astype(np.float32)
+    rc, log = _run(tmp_path, capsys, text, {"q": q.astype(ml_dtypes.bfloat16), "k": k.astype(ml_dtypes.bfloat16),
+                                            "x": x})
+    assert rc == 0 and "bit-exact" in log, log
+    expected = (x * (q.astype(np.float64) @ k.astype(np.float64)).astype(np.float32)).astype(np.float32)
+    assert (np.load(tmp_path / "out.npz")["ret0"].view(np.uint32) == expected.view(np.uint32)).all()
+
+
+def test_a_local_tensor_read_after_an_in_place_assemble_sees_the_write(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `grown` *is* `acc` (tensor.assemble writes its target in place): reading `acc` afterwards
+    # reads the assembled contents, in the reference and in the compiled kernel alike.
+    text = _text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        z = pl.full([16, 64], dtype=pl.FP32, value=0.0)
+        for i, (acc,) in pl.range(4, init_values=(z,)):
+            part = pl.slice(a, [16, 16], [0, i * 16])
+            bumped = pl.adds(part, 1.0)
+            grown = pl.assemble(acc, bumped, [0, i * 16])
+            doubled = pl.add(acc, grown)
+            halved = pl.muls(doubled, 0.5)
+            out = pl.yield_(halved)
+        return out
+    """)
+    a = np.random.default_rng(6).uniform(-2, 2, (16, 64)).astype(np.float32)
+    rc, log = _run(tmp_path, capsys, text, {"a": a})
+    assert rc == 0 and "bit-exact" in log, log
+    expected = (a + np.float32(1.0)).astype(np.float32)  # (x + x) * 0.5 is exact
+    assert (np.load(tmp_path / "out.npz")["ret0"].view(np.uint32) == expected.view(np.uint32)).all()
