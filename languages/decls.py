@@ -60,6 +60,10 @@ Tensor = define_language(
 # by InlineFunctions, and `self.f(...)` calls into them.  A scope's definitions stay visible after
 # it (PyPTO parses scope bodies with leak_vars=True); OutlineIncoreScopes turns each CORE_GROUP
 # scope into an InCore function and a call.
+# The DSL is the one language that is not in SSA form: a name may be assigned again
+# (`x = pl.add(x, y)`), and a loop body or an if branch may assign the function's variables
+# without init_values / pl.yield_ (SSAForm and UseAfterDef are not DSL load guarantees);
+# ConvertToSSA establishes both, and every later language requires them.
 _SCOPE_KINDS = (
     kind("ScopeStmt", "Stmt",
          "`with pl.at(level=pl.Level.CORE_GROUP, name_hint=...)` (kind incore), `pl.at(level=other)` "
@@ -71,7 +75,7 @@ DSL = define_language(
     "DSL",
     extends=Tensor,
     doc="PyPTO's pl DSL as written: pl.at / pl.cluster / pl.spmd scopes, compute in orchestration "
-        "bodies, Inline functions",
+        "bodies, Inline functions, reassignment (not in SSA form until ConvertToSSA)",
     module="languages.gen.dsl",
     add=_SCOPE_KINDS,
 )
