@@ -859,6 +859,13 @@ class _Parser:
 
     def stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         handler = _STMT_HANDLERS.get(type(stmt))
+        if type(stmt) in _NOT_YET_STATEMENTS:
+            what, hint = _NOT_YET_STATEMENTS[type(stmt)]
+            self.fail(stmt, f"not supported yet: `{_first_line(stmt)}` ({what})", hint)
+        if isinstance(stmt, ast.AugAssign):
+            self.fail(stmt, f"unsupported statement `{_first_line(stmt)}` (PyPTO has no augmented assignment)",
+                      f"write `{ast.unparse(stmt.target)} = {ast.unparse(stmt.target)} "
+                      f"{_AUG_OPERATORS.get(type(stmt.op), '+')} {ast.unparse(stmt.value)}`")
         if handler is None:
             self.fail(stmt, f"unsupported statement `{_first_line(stmt)}`",
                       "statements are annotated assignments, calls, for/if with pl.yield_, and return")
@@ -1880,6 +1887,16 @@ def _is_docstring(stmt: ast.stmt) -> bool:
 def _first_line(node: ast.AST) -> str:
     return ast.unparse(node).splitlines()[0] if ast.unparse(node) else type(node).__name__
 
+
+# Statements PyPTO's parser accepts that this compiler does not lower yet (JIT_FRONTEND.md §6).
+_NOT_YET_STATEMENTS: dict[type[ast.stmt], tuple[str, str]] = {
+    ast.While: ("while loops", "write a pl.range loop over a bound of the iteration count, with an if in its body"),
+    ast.Break: ("break", "bound the loop instead, or guard the rest of the body with an if"),
+    ast.Continue: ("continue", "guard the rest of the body with an if"),
+}
+_AUG_OPERATORS: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Div: "/",
+}
 
 _STMT_HANDLERS: dict[type[ast.stmt], Callable[[_Parser, ast.stmt, _Scope], list[Node]]] = {
     ast.AnnAssign: _Parser.ann_assign,

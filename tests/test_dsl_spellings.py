@@ -232,3 +232,18 @@ def test_create_tensor_with_the_nd_layout_is_the_plain_create() -> None:
         assert parse_program(program_text("", signature, body.format(layout)), "k.py") == plain
     with pytest.raises(CompileError, match=r"not supported yet: the DN tensor layout in pl.create_tensor\(layout=...\)"):
         parse_program(program_text("", signature, body.format(", layout=pl.TensorLayout.DN")), "k.py")
+
+
+@pytest.mark.parametrize("body, message", [
+    ("while n > 0:\n    n = n - 1\nreturn", r"not supported yet: `while n > 0:` \(while loops\)"),
+    ("for i in pl.range(4):\n    break\nreturn", r"not supported yet: `break` \(break\)"),
+    ("for i in pl.range(4):\n    continue\nreturn", r"not supported yet: `continue` \(continue\)"),
+    ("n += 1\nreturn", r"unsupported statement `n \+= 1` \(PyPTO has no augmented assignment\)"),
+])
+def test_statements_pypto_has_and_this_compiler_does_not_lower_say_so(body: str, message: str) -> None:
+    text = program_text("", "n: pl.Scalar[pl.INDEX]) -> None", body)
+    with pytest.raises(CompileError, match=message) as info:
+        parse_program(text, "k.py")
+    first = body.splitlines()[0]
+    line = 7 if first.startswith(("while", "n +=")) else 8
+    assert f"k.py:{line}:" in str(info.value)
