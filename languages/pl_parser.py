@@ -1696,6 +1696,10 @@ class _Parser:
         attrs: list[tuple[str, AttrValue]] = []
 
         def bind(name: str, arg: ast.expr, value: Node | None) -> None:
+            if name not in names and name not in signature.param_order and isinstance(arg, ast.Name) \
+                    and scope.lookup(arg.id) is not None:
+                self.fail(arg, f"{op} has no operand {name!r}: it takes {', '.join(signature.param_order)}",
+                          f"pass the operands {', '.join(names)} (positionally or by these names)")
             if name not in names:
                 if any(k == name for k, _ in attrs):
                     self.fail(arg, f"{op}: attribute {name!r} is given twice")

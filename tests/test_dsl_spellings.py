@@ -247,3 +247,11 @@ def test_statements_pypto_has_and_this_compiler_does_not_lower_say_so(body: str,
     first = body.splitlines()[0]
     line = 7 if first.startswith(("while", "n +=")) else 8
     assert f"k.py:{line}:" in str(info.value)
+
+
+def test_a_variable_passed_by_an_unknown_keyword_names_the_operands() -> None:
+    text = program_text("", "a: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]",
+                        "return pl.tensor.add(a, other=a)")
+    with pytest.raises(CompileError, match=r"tensor.add has no operand 'other': it takes ") as info:
+        parse_program(text, "k.py")
+    assert "k.py:7:39:" in str(info.value) and "must be a constant" not in str(info.value)
