@@ -1084,10 +1084,20 @@ def _sem_mgather(call: _CallSite) -> Value:
     if call.attr("coalesce", "row") == "elem":
         return _result_with(call, numerics.gather_flat(np.asarray(mem.data), idx))
     rows = idx.reshape(-1)
-    inside = (rows >= 0) & (rows < mem.data.shape[0])
-    if not inside.all():
-        raise call.fail(f"row index {int(rows[~inside][0])} outside the {mem.data.shape[0]} rows of the GM tensor")
-    return _result_with(call, np.asarray(mem.data)[rows])
+    count = mem.data.shape[0]
+    inside = (rows >= 0) & (rows < count)
+    mode = call.attr("gather_oob", "undefined")
+    if mode == "clamp":
+        rows, inside = np.clip(rows, 0, count - 1), np.ones_like(inside)
+    elif mode == "wrap":
+        rows, inside = np.mod(rows, count), np.ones_like(inside)
+    elif not inside.all() and mode != "zero":
+        raise call.fail(f"row index {int(rows[~inside][0])} outside the {count} rows of the GM tensor")
+    data = np.asarray(mem.data)
+    picked = data[np.where(inside, rows, 0)]
+    # gather_oob="zero": a row index outside the tensor reads a row of zeros.
+    picked = np.where(inside[:, None], picked, np.zeros((), dtype=data.dtype)).astype(data.dtype)
+    return _result_with(call, picked)
 
 
 def _sem_scatter(call: _CallSite) -> Value:

@@ -291,8 +291,9 @@ class TensorToTileMutator(U.FromTensor):
                 return on_chip
         if not call.op.startswith("tensor."):
             # Hand-written tile code (or system ops) passes through; its operands may be renamed.
-            return self._call(call.op, tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span,
-                              fallback=call.type)
+            args = tuple(self.visit_Expr(a) for a in call.args)
+            self._check_gm_operands(call, args)
+            return self._call(call.op, args, call.attrs, call.span, fallback=call.type)
         if call.op not in REGISTRY:
             raise self._unsupported(call)
         opdef = REGISTRY.get(call.op)
@@ -331,6 +332,25 @@ class TensorToTileMutator(U.FromTensor):
                          "store into a kernel parameter, or assemble the 2-D tile without window= / atomic=")
         self.bump("on_chip_stores")
         return self._call("tile.assemble", (target, args[0], args[1]), (), call.span)
+
+    @staticmethod
+    def _check_gm_operands(call: T.Call, args: Sequence[U.Expr]) -> None:
+        """A tile or system op's `tensor` operand (a GM workspace, a gather's source) names a GM
+        tensor: a tensor value the kernel computed lives on chip (it converts to a tile), so
+        passing it is the user's error, said at the call rather than by a later verifier."""
+        if call.op not in REGISTRY:
+            return
+        opdef = REGISTRY.get(call.op)
+        for index, (arg, converted) in enumerate(zip(call.args, args)):
+            if index >= len(opdef.operands) and not (opdef.operands and opdef.operands[-1].variadic):
+                break
+            decl = opdef.operand_decl(index)
+            if decl.kind != "tensor" or not isinstance(type_of(converted), TileType):
+                continue
+            raise _error(call, f"`{call.op}` operand `{decl.name}` must be a GM tensor (a kernel parameter), but "
+                               f"`{getattr(arg, 'name', arg)}` is a tensor the kernel computed, which lives on chip",
+                         "pass a tensor parameter of the kernel (write the value into one first with pl.store / "
+                         "pl.assemble if it must be in GM)")
 
     def _unsupported(self, call: T.Call) -> CompileError:
         supported = sorted(op.name for op in REGISTRY if op.prefix == "tensor" and

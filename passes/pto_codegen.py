@@ -914,6 +914,13 @@ class _CodegenCalls:
         part = cg.partition(call.args[0], zeros, tensor.shape, span)
         idx = cg.operand(call.args[1], span)
         full = opdef.with_defaults(call.attrs)
+        if attr(full, "coalesce") == "elem":
+            # PTOAS's element form needs a same-dtype GM scratch tensor (the spec) that the op does
+            # not carry yet; emitting the row form instead would gather whole rows.
+            raise CompileError(Diagnostic.at(
+                call, RULE, "not supported yet: tile.mgather with coalesce=\"elem\" (PTOAS's element gather needs a "
+                            "GM scratch tensor the op does not take yet)",
+                hint="gather whole rows (coalesce=\"row\"), or gather from a loaded tile with pl.gather"))
         oob = attr(full, "gather_oob")
         attrs: Attrs = (("gatherOob", oob),) if oob not in (None, "undefined") else ()
         return (*part, _instr(instruction, (_target(part), idx, cg.handle(target, call)), attrs, span))

@@ -43,7 +43,7 @@ from backend import cross_core, numerics
 from backend.targets.handlers import BackendHandler, get_backend
 from backend.numerics import ArithmeticFault, NumericsError
 from backend.sim import instructions as ins
-from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for
+from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for, np_dtype_of
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import OPS as PTO_OPS
@@ -913,10 +913,22 @@ class Executor:
         rows_index = self.machine.read_tile(idx, instr.op, instr.span).astype(np.int64).reshape(-1)
         tensor = part.tensor
         cols = dst.valid[1]
+        count = int(tensor.shape[0])
+        mode = attr(call.attrs, "gatherOob") or "undefined"  # PTO's gatherOob: clamp / wrap / zero
         for r, row in enumerate(rows_index[:dst.valid[0]]):
-            if not 0 <= row < tensor.shape[0]:
-                raise instr.fail(f"row index {int(row)} outside the {tensor.shape[0]} rows of {tensor.name}")
-            index = (np.full(cols, int(row)), np.arange(cols))
+            row = int(row)
+            if not 0 <= row < count:
+                if mode == "clamp":
+                    row = min(max(row, 0), count - 1)
+                elif mode == "wrap":
+                    row %= count
+                elif mode == "zero":
+                    self.machine.write_tile(dst, np.zeros((1, cols), dtype=np_dtype_of(dst.dtype)),
+                                            instr.op, instr.span, origin=(r, 0))
+                    continue
+                else:
+                    raise instr.fail(f"row index {row} outside the {count} rows of {tensor.name}")
+            index = (np.full(cols, row), np.arange(cols))
             values = self.machine.read_gm(tensor, index, instr.op, instr.span)
             self.machine.write_tile(dst, values.reshape(1, -1), instr.op, instr.span, origin=(r, 0))
 

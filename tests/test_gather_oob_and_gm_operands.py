@@ -1,0 +1,127 @@
+"""Found by fuzz campaigns of the registry-derived generator:
+
+- tile.mgather's `gather_oob` (clamp / wrap / zero) was ignored by the interpreter and the
+  simulator alike (both faulted on a row index outside the tensor), and `coalesce="elem"` was
+  emitted as the row form (PTOCodegen writes no coalesce attribute and the op carries no GM
+  scratch tensor), so the simulator gathered whole rows where the interpreter gathered elements.
+  The out-of-range modes now select rows as their names say, on both sides, checked here against
+  NumPy; the element form is declined at the user's line, "not supported yet".
+- a tile or system op's `tensor` operand given a tensor the kernel computed (on chip) was a
+  TypeChecked failure blamed on UpdateOrchestrationCallSites; it is the user's error, said at the
+  call by ConvertTensorToTileOps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from languages.pl_parser import load_program
+from nanopass.pipeline import main
+from nanopass_pto import run
+
+MGATHER = '''
+import pypto.language as pl
+
+
+@pl.program
+class Gather:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, mem: pl.Tensor[[8, 16], pl.FP32], idx: pl.Tensor[[1, 4], pl.INT32],
+               out: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:
+        i: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.tile.load(idx, [0, 0], [1, 4], target_memory=pl.Mem.Vec)
+        g: pl.Tile[[4, 16], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(mem, i, COALESCE gather_oob="MODE")
+        out_1: pl.Tensor[[4, 16], pl.FP32] = pl.tile.store(g, [0, 0], out)
+        return out_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, mem: pl.Tensor[[8, 16], pl.FP32], idx: pl.Tensor[[1, 4], pl.INT32]) -> pl.Tensor[[4, 16], pl.FP32]:
+        out: pl.Tensor[[4, 16], pl.FP32] = pl.create_tensor([4, 16], dtype=pl.FP32)
+        r: pl.Tensor[[4, 16], pl.FP32] = self.kernel(mem, idx, out)
+        return r
+'''
+
+ROWS = np.array([[2, -3, 11, 7]], dtype=np.int32)  # two inside, one below, one past the 8 rows
+
+
+def _expected(mem: np.ndarray, mode: str) -> np.ndarray:
+    rows = ROWS.reshape(-1).astype(np.int64)
+    inside = (rows >= 0) & (rows < mem.shape[0])
+    picked = {"clamp": np.clip(rows, 0, mem.shape[0] - 1), "wrap": rows % mem.shape[0]}.get(mode, np.where(inside, rows, 0))
+    keep = inside if mode == "zero" else np.ones_like(inside)
+    result: np.ndarray = np.where(keep[:, None], mem[picked], np.float32(0)).astype(np.float32)
+    return result
+
+
+@pytest.mark.parametrize("mode", ["clamp", "wrap", "zero"])
+def test_mgather_out_of_range_rows_follow_gather_oob(mode: str, tmp_path: Path) -> None:
+    path = tmp_path / "gather.py"
+    path.write_text(MGATHER.replace("COALESCE ", "").replace("MODE", mode))
+    program = load_program(str(path))
+    compiled = run.compile_program(program, verify_all=True)
+    mem = np.arange(8 * 16, dtype=np.float32).reshape(8, 16) - 40.5
+    inputs = {"mem": mem, "idx": ROWS}
+    expected = _expected(mem, mode)
+    for outputs in (run.reference(program, inputs), run.run(compiled, inputs)):
+        assert np.array_equal(outputs["ret0"].view(np.uint32), expected.view(np.uint32)), (mode, outputs["ret0"])
+
+
+def test_mgather_out_of_range_row_with_undefined_mode_is_a_fault(tmp_path: Path) -> None:
+    path = tmp_path / "gather.py"
+    path.write_text(MGATHER.replace("COALESCE ", "").replace("MODE", "undefined"))
+    program = load_program(str(path))
+    with pytest.raises(Exception, match="row index -3 outside the 8 rows"):
+        run.reference(program, {"mem": np.zeros((8, 16), np.float32), "idx": ROWS})
+
+
+def test_mgather_element_form_is_declined_at_the_call(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "gather.py"
+    elem = MGATHER.replace("COALESCE", 'coalesce="elem",').replace("MODE", "zero").replace("[[4, 16]", "[[1, 4]") \
+        .replace("[4, 16]", "[1, 4]")
+    path.write_text(elem)
+    assert main([str(path), "--verify-all"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:11:" in err and 'not supported yet: tile.mgather with coalesce="elem"' in err, err
+    assert "internal compiler error" not in err and "reproducer" not in err
+
+
+SYNCALL_ON_CHIP = '''
+import pypto.language as pl
+
+
+@pl.program
+class Sync:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[8, 24], pl.FP32]) -> pl.Tensor[[8, 24], pl.FP32]:
+        t: pl.Tensor[[8, 24], pl.FP32] = pl.tensor.adds(x, 1.0)
+        pl.system.syncall(t, mode="soft")
+        y: pl.Tensor[[8, 24], pl.FP32] = pl.tensor.muls(t, 2.0)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 24], pl.FP32]) -> pl.Tensor[[8, 24], pl.FP32]:
+        y: pl.Tensor[[8, 24], pl.FP32] = self.kernel(x)
+        return y
+'''
+
+
+def test_a_gm_operand_given_an_on_chip_tensor_is_the_users_error(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "sync.py"
+    path.write_text(SYNCALL_ON_CHIP)
+    assert main([str(path), "--verify-all"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:10:" in err and "`system.syncall` operand `gm_workspace` must be a GM tensor" in err, err
+    assert "internal compiler error" not in err and "reproducer" not in err
+
+
+def test_a_gm_operand_given_a_parameter_compiles(tmp_path: Path) -> None:
+    path = tmp_path / "sync.py"
+    path.write_text(SYNCALL_ON_CHIP.replace("pl.system.syncall(t,", "pl.system.syncall(x,"))
+    program = load_program(str(path))
+    compiled = run.compile_program(program, verify_all=True)
+    inputs = run.random_inputs(program, seed=1)
+    reports = run.compare(run.reference(program, inputs), run.run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), [str(r) for r in reports]
