@@ -42,7 +42,7 @@ from typing import Any, Callable, Sequence
 from hypothesis import strategies as st
 from typing_extensions import override
 
-from backend.fuzzing.registry_calls import ELEMENT_TYPES, FLOAT_TYPES, Pool, draw_call, generatable, generatable_ops
+from backend.fuzzing.registry_calls import ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable, generatable_ops
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
@@ -150,6 +150,10 @@ FLOAT_DECLINED = frozenset({"//", "%"})
 # Scalar parameters the generator names `k<n>` feed arithmetic only (never an extent or a loop
 # bound): the fuzz target draws them with either sign, so floor division / modulo see negatives.
 SIGNED_SCALAR_PREFIX = "k"
+
+
+# Op families whose result depends on an operand's valid extent, not only on its valid elements.
+VALID_OBSERVERS = frozenset({"reduce_row", "reduce_col"})
 
 
 def _uses(body: Sequence[T.Stmt], name: str) -> int:
@@ -282,7 +286,7 @@ class _KernelBuilder:
             self.tag(f"domain:{domain}")
             return self.call(op, (value, T.ConstInt(operand, ty.dtype)), prefix="d", block=block, pool=[])
 
-        return Pool(values, fresh_value, scratch, condition, self.views, self.boxed)
+        return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -293,10 +297,21 @@ class _KernelBuilder:
             return None
         scope = self.values if values is None else values
         drawn = None
+        prefer: set[str] = set()
+        partial = [v.name for v in scope if self.usable(v) and isinstance(v.type, (TensorType, TileType))
+                   and v.type.valid_shape is not None and tuple(v.type.valid) != tuple(v.type.shape)]
+        observers = [op for op in candidates if op.family in VALID_OBSERVERS]
+        if only is None and partial and observers and self.chance(40):
+            # A partially valid value is read by what observes its valid extent (a reduction
+            # sums only the valid rows / columns): element-wise steps alone would compare the
+            # same valid region whatever extent the compiler gave it.
+            candidates, prefer = observers, set(partial)
+            self.tag("construct:valid-observed")
         for _ in range(3):  # an op that cannot be called here gives way to another one
             opdef = self.pick(candidates)
             usable = [v for v in scope if self.usable(v)]
             pool = self.make_pool(block, usable, prefix == "tile")
+            pool.prefer = prefer
             drawn = draw_call(self.int_draw, opdef, pool)
             if drawn is not None and self.writes_on_chip_tensor(drawn):
                 drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
@@ -424,8 +439,8 @@ class _KernelBuilder:
         """Usually 2-D; sometimes rank 1 ([n] packs to one row) or rank 3 (rows packed across the
         leading axis), the shapes FlattenTileNdTo2D rewrites."""
         shape: tuple[int, ...] = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
-        if self.features.nd_tensors and not self.features.small_shapes and self.chance(15):
-            if self.chance(30):
+        if self.features.nd_tensors and not self.features.small_shapes and self.chance(25):
+            if self.chance(50):
                 shape = shape[1:]
             else:
                 shape = (self.pick(ND_LEADING), *shape)
@@ -469,7 +484,7 @@ class _KernelBuilder:
         if self.features.scalar_math and self.chance(20):
             self.scalar_math(ty)
         self.steps(self.int_draw(2, 7))
-        if self.features.assemble and self.chance(15):
+        if self.features.assemble and self.chance(30):
             self.assemble_into_param()
 
     def scalar_math(self, ty: TensorType) -> None:
@@ -484,7 +499,9 @@ class _KernelBuilder:
         assert isinstance(source.type, TensorType)
         read = _by_semantics("tensor", ("read",))
         scalar_op = _by_semantics("tensor", ("scalar_binary", "add"))
-        if read is None or scalar_op is None or not generatable(REGISTRY.get(read)):
+        limit = RANK_LIMITS.get(REGISTRY.get(read).family) if read is not None else None
+        if read is None or scalar_op is None or not generatable(REGISTRY.get(read)) \
+                or (limit is not None and len(source.type.shape) != limit[0]):
             self.index_math(source)
             return
         indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))
@@ -691,8 +708,13 @@ class _KernelBuilder:
             if store_target is not None:
                 self.call("tensor.assemble", (store_target, value, _zeros(2)), prefix="st", block=block, pool=[])
             branches.append((block, value))
-        result = T.Var(self.fresh("phi"), ty)
         (then_block, then_value), (else_block, else_value) = branches
+        if store_target is not None and self.chance(50):
+            # An if whose only effect is its stores (no phi): what dead-code elimination must keep.
+            self.tag("construct:if-only-stores")
+            body.append(T.IfStmt(cond, tuple(then_block), tuple(else_block), ()))
+            return []
+        result = T.Var(self.fresh("phi"), ty)
         then_block.append(T.YieldStmt((then_value,)))
         else_block.append(T.YieldStmt((else_value,)))
         body.append(T.IfStmt(cond, tuple(then_block), tuple(else_block), (result,)))
@@ -717,8 +739,10 @@ class _KernelBuilder:
         pool: list[T.Var] = []
         offset: T.Expr = T.BinOp("*", i, _index(rows), INDEX)
         if self.chance(40):
-            # Foldable index arithmetic (`i * rows + 0 * 4`): SimplifyIndexArith's to fold.
-            offset = T.BinOp("+", offset, T.BinOp("*", _index(0), _index(4), INDEX), INDEX)
+            # Foldable index arithmetic (`i * ((rows + rows) // 2)`): SimplifyIndexArith's to fold,
+            # each constant operator changing the offset if folded wrong.
+            half = T.BinOp("//", T.BinOp("+", _index(rows), _index(rows), INDEX), _index(2), INDEX)
+            offset = T.BinOp("*", i, half, INDEX)
             self.tag("construct:foldable-index")
         blk = self.call("tensor.slice", (s, _dims((rows, cols)), T.TupleExpr((offset, _index(0)))), block=body, pool=pool)
         m_new = self.call("tensor.maximum", (m, self.call("tensor.row_max", (blk,), block=body, pool=pool)),
@@ -751,7 +775,7 @@ class _KernelBuilder:
         big = self.features.big_shapes and not self.features.small_shapes and self.chance(12)
         if big:
             m, k, n = self.pick(BIG_CUBE)
-        elif not self.features.small_shapes and self.chance(20):
+        elif not self.features.small_shapes and self.chance(30):
             m, k, n = self.pick(K_SPLIT_CUBE)
         else:
             m, k, n = self.pick_common(CUBE_M), self.pick_common(CUBE_K), self.pick_common(CUBE_N)
@@ -1076,7 +1100,9 @@ class _KernelBuilder:
         # The vector and tile recipes carry the registry steps: they are drawn twice as often.
         recipes: list[Callable[[], None]] = [self.vector_kernel, self.vector_kernel]
         if self.features.matmul:
-            recipes.append(self.cube_kernel)
+            # The cube recipe carries the L0 tiling's shapes (K peels, pipelined K loops, output
+            # grids, narrowed seeds): drawn three times as often, as the old generator's third.
+            recipes += [self.cube_kernel] * 3
         if self.features.loops:
             recipes.append(self.loop_kernel)
             recipes.append(self.online_softmax_kernel)
@@ -1085,7 +1111,7 @@ class _KernelBuilder:
         if self.features.matmul and self.features.slices:
             recipes.append(self.view_chain_kernel)
         if self.features.scalar_math:
-            recipes.append(self.scalar_operand_kernel)
+            recipes += [self.scalar_operand_kernel] * 2
         if self.features.tile_kernels:
             recipes += [self.tile_kernel, self.tile_kernel]
             if self.features.matmul:
@@ -1179,7 +1205,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "vector", "scalar-math", "index-math", "if-scalar", "assemble", "loop", "loop-carries:1", "loop-carries:2",
     "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
     "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
-    "gm-reread", "tile-kernel", "tile-cube", "nested-call"))
+    "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores"))
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,16 @@ KNOWN_OPEN: dict[str, str] = {
 }
 
 
+# Attribute choices a step never draws, with why: the pipeline declines the choice ("not supported
+# yet", located), or the choice leaves the result to index contents the generator draws at random
+# (an out-of-range row index faults under gather_oob="undefined", the default, so a defined mode is
+# always drawn).
+EXCLUDED_CHOICES: dict[tuple[str, str], dict[AttrValue, str]] = {
+    ("tile.mgather", "coalesce"): {"elem": "PTOCodegen declines it: PTOAS's element gather needs a GM scratch tensor"},
+    ("tile.mgather", "gather_oob"): {"undefined": "random row indices fall outside the tensor (a fault)"},
+}
+
+
 def not_generated_reason(opdef: OpDef) -> str:
     """Why a kernel step never calls `opdef` itself ("" when `generatable`): every registered op
     is either drawn by a step or has a stated reason here, which the coverage test checks."""
@@ -138,9 +148,14 @@ def not_generated_reason(opdef: OpDef) -> str:
 _DOMAINS = {"div": "nonzero", "fmod": "nonzero", "rem": "nonzero", "shl": "shift", "shr": "shift"}
 
 
+# The semantics forms whose second operand is the divisor / shift count: element-wise, tile-scalar,
+# and the row / column broadcasts (row_expand_div divides each row by its row's value).
+_DOMAIN_FORMS = ("binary", "scalar_binary", "row_expand", "col_expand")
+
+
 def operand_domain(opdef: OpDef, index: int) -> str:
     """"nonzero" / "shift" when operand `index` of `opdef` must be conditioned on integer data."""
-    if index != 1 or len(opdef.semantics) < 2 or opdef.semantics[0] not in ("binary", "scalar_binary"):
+    if index != 1 or len(opdef.semantics) < 2 or opdef.semantics[0] not in _DOMAIN_FORMS:
         return ""
     return _DOMAINS.get(str(opdef.semantics[1]), "")
 
@@ -173,6 +188,12 @@ class Pool:
     # their tiles are bigger than their logical shape, which a reshape cannot re-view (the
     # pipeline declines it, "not supported yet").
     boxed: set[str] = field(default_factory=set)
+    # GM tensors (parameters and writes into them): what a tile or system op's `tensor` operand
+    # names (a GM workspace, mgather's source); an on-chip tensor value is a tile there.
+    gm: set[str] = field(default_factory=set)
+    # Values the first operand is drawn from when it can be (a step aimed at a partially valid
+    # value: what reads its valid extent).
+    prefer: set[str] = field(default_factory=set)
 
     def of_kind(self, kind: str) -> list[T.Var]:
         wanted: tuple[type, ...] = {
@@ -235,6 +256,8 @@ class _Drawer:
 
     def _value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
         candidates = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)]
+        if decl.kind == "tensor" and self.opdef.prefix != "tensor":
+            candidates = [v for v in candidates if v.name in self.pool.gm]
         if _row_major_only(self.opdef, decl):
             candidates = [v for v in candidates if not _column_major_view(v)]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
@@ -268,6 +291,9 @@ class _Drawer:
                 made = self.pool.fresh_value(_like(first, wanted, kind))
                 if made is not None:
                     return made
+        preferred = [v for v in candidates if v.name in self.pool.prefer]
+        if first is None and preferred and self.chance(80):
+            return self.pick_var(preferred)
         if not candidates and first is None and decl.kind == "tensor":
             # A tile op reading GM directly (mgather's `mem`): a fresh tensor parameter.
             return self.pool.fresh_value(TensorType((self.pick((16, 8, 32)), self.pick((16, 32, 8))),
@@ -378,9 +404,10 @@ class _Drawer:
     def attr(self, decl: AttrDecl, source: TensorType | TileType | None) -> AttrValue | None:
         """A value for `decl`, or None to leave it at its default."""
         if decl.choices:
-            if decl.default is not None and self.chance(40):
+            excluded = EXCLUDED_CHOICES.get((self.opdef.name, decl.name), {})
+            if decl.default is not None and decl.default not in excluded and self.chance(40):
                 return None
-            value: AttrValue = self.pick(decl.choices)
+            value: AttrValue = self.pick([c for c in decl.choices if c not in excluded])
             return value
         if decl.kind == "dtype":
             if decl.default is not None and self.chance(50):
