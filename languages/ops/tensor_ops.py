@@ -666,7 +666,7 @@ def _shape_ops() -> list[OpDef]:
               doc="Writes source into a window of target; the result is target (atomic='add' "
                   "accumulates into it, so it is read as well)."),
         OpDef("tensor.expand_clone", (OperandDecl("src", _T), OperandDecl("target", _T, effect=WRITE)),
-              deduce_expand_clone, ("expand_clone",), "memory", output_memory=ReusesInput(0),
+              deduce_expand_clone, ("expand_clone",), "memory", output_memory=ReusesInput(1),
               to_tile=TileConversion("tile.store", self_loading=True),
               doc="Writes src broadcast to target's shape (NumPy rules, same rank) over all of target; the "
                   "result is target."),
