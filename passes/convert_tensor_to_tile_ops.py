@@ -895,8 +895,12 @@ class TensorToTileMutator(U.FromTensor):
             args: tuple[U.Expr, ...] = (source, index_list(call.type.shape if not isinstance(shape, tuple) else shape,
                                                            call.span))
             return self._call("tile.reshape", args, (), call.span)
-        self.bump("gm_views")
-        return self._call("tensor.view", (source,), call.attrs, call.span)
+        # A GM view would be a pto.make_tensor_view over the same base pointer, which the code
+        # generator does not build yet (it used to reach it as an undefined value).
+        raise _error(call, "not supported yet: `tensor.view` of a GM tensor inside an InCore function (a second "
+                           "tensor view over the same base pointer)",
+                     "load the tensor first and view the tile (pl.reshape of the loaded value), or pass the "
+                     "tensor in the viewed shape from the orchestration function")
 
     # -- helpers ------------------------------------------------------------------------------------
 

@@ -382,3 +382,36 @@ class P:
     expected[:, 2::4] = s
     got = runner.reference(compiled.final, {"d": d, "s": s})
     assert np.array_equal(next(iter(got.values())).view(np.uint32), expected.view(np.uint32))
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    ("", "not supported yet: `tensor.view` of a GM tensor"),
+    (', layout="DN"', "not supported yet: a DN layout for tensor.view"),
+])
+def test_tensor_views_the_compiler_cannot_build_are_declined_at_the_call(keywords: str, message: str) -> None:
+    # A GM view used to reach the code generator as an undefined value (an internal error), and
+    # a DN layout was silently ignored (the view read as row-major).
+    from nanopass_pto import run as runner
+    from nanopass_pto.plugin import parse
+
+    text = f"""\
+import pypto.language as pl
+
+
+@pl.program
+class V:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[32, 16], pl.FP32]:
+        v = pl.tensor.view(x, shape=[32, 16]{keywords})
+        r = pl.tensor.adds(v, pl.const(1.0, pl.FP32))
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[32, 16], pl.FP32]:
+        r = self.k(x)
+        return r
+"""
+    with pytest.raises(CompileError) as info:
+        runner.compile_program(parse(text, "view.py"), verify_all=True)
+    [diag] = info.value.diagnostics
+    assert message in diag.message and diag.span.line == 8

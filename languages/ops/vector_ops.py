@@ -474,6 +474,10 @@ def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
     """tensor.view(t, shape=None, valid_shape=None): a zero-copy shape reinterpretation of the
     same elements (rank >= 1); a partially valid source takes an explicit valid_shape."""
     value = value_at(args, 0)
+    layout = attr(attrs, "layout")
+    if layout is not None and str(layout).upper() != "ND":
+        raise DeductionError(f"not supported yet: a {layout} layout for tensor.view (views are row-major ND; "
+                             "the layout would otherwise be ignored)", hint="drop layout=, or write layout=\"ND\"")
     requested = attr(attrs, "shape")
     shape = tuple(requested) if isinstance(requested, tuple) else value.shape
     if not shape:
