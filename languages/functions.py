@@ -7,7 +7,7 @@ The function types are PyPTO's (`pl.FunctionType`); the languages keep them as s
 
 from __future__ import annotations
 
-from typing import Any, Final, Sequence
+from typing import Any, Final, Iterator, Sequence
 
 from languages.ops import REGISTRY, ReusesInput
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -48,6 +48,20 @@ def is_kernel_function(function: Node) -> bool:
             uses_tiles = True
     return uses_tiles
 
+
+
+def straight_line_statements(body: Sequence[Node]) -> Iterator[Node]:
+    """The statements of `body` other than loops and branches, in program order: a loop's body
+    and a branch's arms (then before else) are entered where they stand."""
+    for stmt in body:
+        kind = stmt.KIND
+        if kind == "ForStmt":
+            yield from straight_line_statements(getattr(stmt, "body"))
+        elif kind == "IfStmt":
+            yield from straight_line_statements(getattr(stmt, "then_body"))
+            yield from straight_line_statements(getattr(stmt, "else_body"))
+        else:
+            yield stmt
 
 
 def _error(message: str, span: Span = NO_SPAN, hint: str = "") -> CompileError:

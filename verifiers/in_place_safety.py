@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, ReusesInput
 from languages.types import MemRef, TileType
 from nanopass.diagnostics import Diagnostic
@@ -50,14 +51,8 @@ class _Checker:
         self.out: list[Diagnostic] = []
 
     def block(self, body: Sequence[Node]) -> None:
-        for stmt in body:
-            kind = stmt.KIND
-            if kind == "ForStmt":
-                self.block(getattr(stmt, "body"))
-            elif kind == "IfStmt":
-                self.block(getattr(stmt, "then_body"))
-                self.block(getattr(stmt, "else_body"))
-            elif kind == "AssignStmt":
+        for stmt in straight_line_statements(body):
+            if stmt.KIND == "AssignStmt":
                 target, value = getattr(stmt, "target"), getattr(stmt, "value")
                 if value.KIND == "Call":
                     self.defs[str(getattr(target, "name"))] = value

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, Sequence, cast
 
+from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
 from languages.ops.vector_ops import mask_cols
@@ -83,14 +84,9 @@ class _Checker:
         self.out: list[Diagnostic] = []
 
     def block(self, body: Sequence[Node]) -> None:
-        for stmt in body:
+        for stmt in straight_line_statements(body):
             kind = stmt.KIND
-            if kind == "ForStmt":
-                self.block(getattr(stmt, "body"))
-            elif kind == "IfStmt":
-                self.block(getattr(stmt, "then_body"))
-                self.block(getattr(stmt, "else_body"))
-            elif kind in ("AssignStmt", "EvalStmt"):
+            if kind in ("AssignStmt", "EvalStmt"):
                 value = getattr(stmt, "value")
                 target = getattr(stmt, "target") if kind == "AssignStmt" else None
                 if value.KIND == "Call" and str(getattr(value, "op")) in REGISTRY:
