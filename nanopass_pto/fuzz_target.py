@@ -68,9 +68,9 @@ class FuzzCase:
         return self.generated.text
 
 
-def cases(features: Features = Features()) -> st.SearchStrategy[FuzzCase]:
+def cases(features: Features = Features(), arch: str = "") -> st.SearchStrategy[FuzzCase]:
     # Seeds shrink toward 0 too, so a minimal failure usually replays with `--seed 0`.
-    return st.builds(FuzzCase, programs(features), st.integers(0, 2**16))
+    return st.builds(FuzzCase, programs(features, arch), st.integers(0, 2**16))
 
 
 class _Recorder(Instrument):
@@ -191,7 +191,7 @@ class PtoFuzzTarget:
     # -- the FuzzTarget protocol --------------------------------------------------------------------
 
     def strategy(self) -> st.SearchStrategy[FuzzCase]:
-        return cases(self.features)
+        return cases(self.features, self.handler.arch)
 
     def describe(self, case: FuzzCase) -> str:
         return case.text

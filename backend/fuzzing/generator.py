@@ -195,6 +195,8 @@ class _KernelBuilder:
     updated: set[str] = field(default_factory=set)  # values an in-place op (ReusesInput) or a loop updates
     boxed: set[str] = field(default_factory=set)  # cube results with a box-rounded M / N, and their derivatives
     overwritten: set[str] = field(default_factory=set)  # on-chip values an in-place op wrote over
+    arch: str = ""  # the target architecture (BackendHandler.arch): whose OpDef.target_rules steps keep
+    roots: dict[str, str] = field(default_factory=dict)  # a view -> the value whose buffer it re-views
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -286,7 +288,8 @@ class _KernelBuilder:
             self.tag(f"domain:{domain}")
             return self.call(op, (value, T.ConstInt(operand, ty.dtype)), prefix="d", block=block, pool=[])
 
-        return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm)
+        return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
+                    roots=self.roots)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -401,6 +404,7 @@ class _KernelBuilder:
         if REGISTRY.get(op).semantics[:1] == ("set_validshape",) and source.name not in self.views:
             return
         self.views.add(var.name)
+        self.roots[var.name] = self.roots.get(source.name, source.name)
 
     def note_boxed(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
         ty = var.type
@@ -1264,8 +1268,9 @@ def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) ->
     return T.Function("main", "Orchestration", tuple(params), tuple(r.type for r in returned), tuple(body))
 
 
-def programs(features: Features = Features()) -> st.SearchStrategy[GeneratedProgram]:
-    """Random well-typed Tensor programs (an Orchestration `main` over 1-3 InCore kernels)."""
+def programs(features: Features = Features(), arch: str = "") -> st.SearchStrategy[GeneratedProgram]:
+    """Random well-typed Tensor programs (an Orchestration `main` over 1-3 InCore kernels), every
+    call keeping the op registry's target rules of `arch` (`BackendHandler.arch`; "": none)."""
 
     @st.composite
     def build(draw: Draw) -> GeneratedProgram:
@@ -1273,7 +1278,7 @@ def programs(features: Features = Features()) -> st.SearchStrategy[GeneratedProg
         kernels: list[T.Function] = []
         ops: set[str] = set()
         for index in range(count):
-            builder = _KernelBuilder(draw, features, f"kernel{index}")
+            builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch)
             kernels.append(builder.kernel())
             ops |= builder.ops
         main = _orchestration(kernels, draw, ops)
@@ -1301,10 +1306,16 @@ class _SeededBuilder(_KernelBuilder):
         return int(self.rng.randint(low, high))
 
 
-def reaches_op(opdef: OpDef, seed: int = 0, kernels: int = 30) -> bool:
+def reaches_op(opdef: OpDef, seed: int = 0, kernels: int = 30, arch: str = "") -> bool:
     """Whether a kernel step of the generator calls `opdef`: up to `kernels` seeded kernels of
     the recipe that carries `opdef`'s prefix (vector kernels for tensor ops, hand-written tile
     kernels for tile ops; system ops come between their steps), every step restricted to it."""
+    return reaching_kernel(opdef, seed, kernels, arch) is not None
+
+
+def reaching_kernel(opdef: OpDef, seed: int = 0, kernels: int = 30, arch: str = "") -> T.Function | None:
+    """The first seeded kernel body of `reaches_op` that calls `opdef` (drawn for `arch`), as an
+    InCore function of its parameters and statements (no results), or None."""
     import random
 
     rng = random.Random(seed)
@@ -1312,12 +1323,12 @@ def reaches_op(opdef: OpDef, seed: int = 0, kernels: int = 30) -> bool:
     cube = prefix == "tile" and bool(opdef.operands) and bool(opdef.operands[0].legal_spaces) \
         and MemorySpace.Vec not in opdef.operands[0].legal_spaces
     for index in range(kernels):
-        builder = _SeededBuilder(lambda strategy: None, Features(), f"kernel{index}", rng=rng)
+        builder = _SeededBuilder(lambda strategy: None, Features(), f"kernel{index}", arch=arch, rng=rng)
         if cube:
             # Operands in Mat / Left / Right / Acc: the hand-written cube recipe places them.
             builder.tile_cube_kernel()
             if opdef.name in builder.ops:
-                return True
+                return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
             continue
         if prefix == "tile":
             dtype = builder.vector_dtype()
@@ -1336,5 +1347,5 @@ def reaches_op(opdef: OpDef, seed: int = 0, kernels: int = 30) -> bool:
         for _ in range(4):
             builder.registry_step(opdef.prefix, None, scope, only=[opdef])
         if opdef.name in builder.ops:
-            return True
-    return False
+            return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
+    return None

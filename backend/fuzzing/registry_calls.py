@@ -12,6 +12,10 @@ one's declaration to build a call (a new op shows up in campaigns with no edit h
   windows are drawn inside their sources;
 * `OpDef.family` / `semantics`: only to recognise views (a reshape keeps the element count)
   and the ops whose frame the generator builds itself (loads, stores, cross-core FIFOs);
+* `OpDef.target_rules`: what the campaign's backend (`Pool.arch`) admits -- an operand's element
+  types (`DtypeIn`: a scratch or an operand is drawn of an admitted type), a compare scratch's
+  extent (`MaskScratch`: the scratch is drawn that big), operands that must not share bytes
+  (`Disjoint`: a drawn call naming one value, or one buffer through views, twice is redrawn);
 * `Registry.deduce`: the final word. A drawn call is kept only when the registry's own type
   deduction accepts it; otherwise another draw is tried (a few attempts, then the op is left
   for another step).
@@ -33,6 +37,8 @@ from languages.gen import tensor as T
 from languages.layout import ROW_MAJOR_VEC_TILES
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
+from languages.ops.vector_ops import mask_cols
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node
@@ -160,6 +166,92 @@ def operand_domain(opdef: OpDef, index: int) -> str:
     return _DOMAINS.get(str(opdef.semantics[1]), "")
 
 
+# -- the target's rules (OpDef.target_rules), read as drawing constraints ------------------------
+
+
+def rules_on(opdef: OpDef, arch: str, attrs: Sequence[tuple[str, AttrValue]] | None = None) -> list[TargetRule]:
+    """The rules of `opdef` that hold on `arch` for a call with `attrs` (None: before attributes
+    are drawn, so only the rules no attribute conditions)."""
+    if not arch:
+        return []
+    values = dict(opdef.with_defaults(tuple(attrs))) if attrs is not None else None
+    return [rule for rule in opdef.target_rules if arch in rule.archs
+            and (not rule.when if values is None else all(values.get(k) == v for k, v in rule.when))]
+
+
+def admitted_dtypes(rules: Sequence[TargetRule], index: int) -> frozenset[DataType] | None:
+    """The element types operand `index` may have under `rules` (None: any)."""
+    admitted: frozenset[DataType] | None = None
+    for rule in rules:
+        if isinstance(rule, DtypeIn) and rule.operand == index:
+            admitted = rule.dtypes if admitted is None else admitted & rule.dtypes
+    return admitted
+
+
+def _preferred(dtypes: frozenset[DataType]) -> DataType:
+    """One admitted element type, the same one every time (the generator's own order first)."""
+    for dtype in ELEMENT_TYPES:
+        if dtype in dtypes:
+            return dtype
+    return min(dtypes, key=lambda d: d.name)
+
+
+def scratch_type(opdef: OpDef, arch: str, index: int, first: TensorType | TileType) -> Type | None:
+    """The scratch operand `index` of a call whose first value operand is `first`: `first`'s
+    shape and type, unless the target's rules say otherwise -- an admitted element type
+    (`DtypeIn`), room for a compare's packed mask plus the rows it uses after it (`MaskScratch`).
+    None when no scratch fits (a mask scratch of a result that is not 2-D)."""
+    rules = rules_on(opdef, arch)
+    dtypes = admitted_dtypes(rules, index)
+    dtype = first.dtype if dtypes is None or first.dtype in dtypes else _preferred(dtypes)
+    shape = tuple(first.shape)
+    for rule in rules:
+        if isinstance(rule, MaskScratch) and rule.operand == index:
+            if len(shape) != 2:
+                return None
+            shape = (shape[0] + rule.extra_rows, max(1, mask_cols(shape[1]) * 8 // dtype.bits))
+    return _like(first, shape, type(first), dtype)
+
+
+def _valid_2d(ty: TileType | TensorType) -> tuple[int, int]:
+    return int(ty.valid[0]), int(ty.valid[-1])
+
+
+def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Sequence[tuple[str, AttrValue]],
+                     result: Type, roots: dict[str, str]) -> str:
+    """Why the call breaks one of `opdef`'s rules on `arch` ("" when it keeps them all): the
+    generator's own reading of the registry's rules, so a drawn call that breaks one is redrawn
+    instead of reaching the TargetOpRules verifier as a generator bug."""
+
+    def operand_type(index: int) -> Type | None:
+        if index == RESULT:
+            return result
+        return _value_type(args[index]) if index < len(args) else None
+
+    def root(index: int) -> str | None:
+        if index == RESULT or index >= len(args) or not isinstance(args[index], T.Var):
+            return None  # the result is a fresh value: its buffer is the pipeline's to place
+        name = str(getattr(args[index], "name"))
+        return roots.get(name, name)
+
+    for rule in rules_on(opdef, arch, attrs):
+        ty = operand_type(rule.operand) if isinstance(rule, (DtypeIn, MaskScratch)) else None
+        if isinstance(rule, DtypeIn) and isinstance(ty, (TileType, TensorType)) and ty.dtype not in rule.dtypes:
+            return f"operand {rule.operand} is {ty.dtype.name}, not one of the target's types"
+        if isinstance(rule, MaskScratch) and isinstance(ty, TileType) and isinstance(result, TileType):
+            if len(result.shape) != 2 or len(ty.shape) != 2:
+                return "a mask scratch of a result that is not 2-D"
+            rows, cols = _valid_2d(result)
+            tmp_rows, tmp_cols = _valid_2d(ty)
+            if tmp_rows < rows + rule.extra_rows or tmp_cols < mask_cols(cols) * 8 // ty.dtype.bits:
+                return f"operand {rule.operand} has no room for the mask"
+        if isinstance(rule, Disjoint):
+            mine = root(rule.operand)
+            if mine is not None and any(root(other) == mine for other in rule.others):
+                return f"operand {rule.operand} shares its buffer with another operand the rule keeps apart"
+    return ""
+
+
 def _value_type(node: Node) -> Type | None:
     return getattr(node, "type", None) if node.KIND == "Var" else None
 
@@ -194,6 +286,12 @@ class Pool:
     # Values the first operand is drawn from when it can be (a step aimed at a partially valid
     # value: what reads its valid extent).
     prefer: set[str] = field(default_factory=set)
+    # The target architecture the program is compiled for (`BackendHandler.arch`; "" for none):
+    # which of the ops' `target_rules` a call must satisfy.
+    arch: str = ""
+    # The buffer a view's elements live in (view name -> the root value it re-views): operands a
+    # `Disjoint` rule keeps apart must not reach one root.
+    roots: dict[str, str] = field(default_factory=dict)
 
     def of_kind(self, kind: str) -> list[T.Var]:
         wanted: tuple[type, ...] = {
@@ -246,13 +344,27 @@ class _Drawer:
         return None
 
     def value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
-        value = self._value_operand(index, decl)
+        value = self.admitted(index, decl, self._value_operand(index, decl))
         domain = operand_domain(self.opdef, index)
         ty = _value_type(value) if value is not None else None
         if value is not None and domain and isinstance(value, T.Var) and isinstance(ty, (TensorType, TileType)) \
                 and not ty.dtype.is_float:
             return self.pool.condition(value, domain)
         return value
+
+    def admitted(self, index: int, decl: OperandDecl, value: T.Expr | None) -> T.Expr | None:
+        """`value`, or one of an element type the target admits for operand `index` (a value of
+        the pool with `value`'s shape, else a fresh one) when its own is not (`DtypeIn`)."""
+        ty = _value_type(value) if value is not None else None
+        dtypes = admitted_dtypes(rules_on(self.opdef, self.pool.arch), index)
+        if dtypes is None or not isinstance(ty, (TensorType, TileType)) or ty.dtype in dtypes:
+            return value
+        shape = tuple(ty.shape)
+        matching = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)
+                    and getattr(v.type, "dtype", None) in dtypes and tuple(getattr(v.type, "shape", ())) == shape]
+        if matching and self.chance(70):
+            return self.pick_var(matching)
+        return self.pool.fresh_value(_like(ty, shape, type(ty), self.pick(sorted(dtypes, key=lambda d: d.name))))
 
     def _value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
         candidates = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)]
@@ -266,7 +378,8 @@ class _Drawer:
             candidates = [v for v in candidates if v.name not in self.pool.views]
         first = self.source_type()
         if decl.name == "tmp" and decl.effect is not Effect.READ and first is not None:
-            return self.pool.scratch(first)
+            scratch = scratch_type(self.opdef, self.pool.arch, index, first)
+            return self.pool.scratch(scratch) if scratch is not None else None
         if decl.kind == "tensor_or_scalar" and (first is None or self.chance(30)):
             return self.scalar_operand(index, decl)
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING and not candidates:
@@ -474,6 +587,8 @@ class _Drawer:
             ty = REGISTRY.deduce(opdef.name, args, attr_items)
         except CompileError:
             return None
+        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots):
+            return None
         tags = self.tags(args, ty)
         for attr_name, attr_value in attr_items:
             chosen = opdef.attr_decl(attr_name)
@@ -621,5 +736,5 @@ def generatable_ops(prefix: str) -> list[OpDef]:
     return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op)), key=lambda o: o.name)
 
 
-__all__ = ["emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
+__all__ = ["admitted_dtypes", "rules_on", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
            "generatable_ops", "operand_domain"]

@@ -1,0 +1,66 @@
+"""The generator draws only what the campaign's backend admits: every call of a generated program
+keeps its op's `target_rules` (languages/ops/target_rules.py) on that backend, as the
+TargetOpRules verifier reads them on the program the user wrote. A call that broke one would be
+reported by a campaign as a generator bug (a PReLU scratch drawn FP32 on Ascend910B, whose TPRELU
+writes an unsigned byte mask into it, was one)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+from backend.fuzzing.generator import Features, GeneratedProgram, programs, reaching_kernel
+from backend.targets.handlers import ASCEND_910B, ASCEND_950, BackendHandler
+from languages.gen import tensor as T
+from languages.ops import REGISTRY
+from languages.pl_parser import parse_program
+from languages.types import TileType
+from nanopass.node import Node
+from verifiers import target_op_rules
+
+BACKENDS = (ASCEND_910B, ASCEND_950)
+# The ops whose rules differ between the targets (a dtype, a scratch's extent, distinct buffers).
+RULED_OPS = sorted(op.name for op in REGISTRY if op.target_rules and op.prefix == "tile"
+                   and any(not rule.when for rule in op.target_rules))
+
+
+def _violations(program: Node, handler: BackendHandler) -> list[str]:
+    return [d.message for d in target_op_rules.verify(program, handler)]
+
+
+@pytest.mark.parametrize("handler", BACKENDS, ids=lambda h: h.name)
+def test_generated_programs_keep_the_target_rules(handler: BackendHandler) -> None:
+    @given(programs(Features.parse("-big_shapes"), handler.arch))
+    def check(generated: GeneratedProgram) -> None:
+        assert _violations(parse_program(generated.text), handler) == []
+
+    check()
+
+
+def test_the_ruled_ops_are_the_ones_the_registry_names() -> None:
+    # PReLU (a byte mask scratch on A2/A3) and the scalar select (dtypes per target) at least.
+    assert {"tile.prelu", "tile.sels"} <= set(RULED_OPS)
+
+
+@pytest.mark.parametrize("handler", BACKENDS, ids=lambda h: h.name)
+@pytest.mark.parametrize("op", RULED_OPS)
+def test_a_ruled_op_is_drawn_within_its_rules(handler: BackendHandler, op: str) -> None:
+    """Kernels whose every step calls one ruled op: it is reached on both targets, and each call
+    keeps the rules of the target it was drawn for (the other target's rules may not hold)."""
+    for seed in range(3):
+        kernel = reaching_kernel(REGISTRY.get(op), seed=seed, arch=handler.arch)
+        assert kernel is not None, f"{op} not reached on {handler.name}"
+        assert _violations(T.Program("Fuzz", (kernel,)), handler) == []
+
+
+def test_prelu_on_a2a3_gets_a_byte_mask_scratch_a_row_taller() -> None:
+    kernel = reaching_kernel(REGISTRY.get("tile.prelu"), arch=ASCEND_910B.arch)
+    assert kernel is not None
+    calls = [s.value for s in kernel.body if isinstance(s, T.AssignStmt) and isinstance(s.value, T.Call)]
+    prelus = [c for c in calls if c.op == "tile.prelu"]
+    assert prelus
+    for call in prelus:
+        x, tmp = getattr(call.args[0], "type"), getattr(call.args[2], "type")
+        assert isinstance(x, TileType) and isinstance(tmp, TileType)
+        assert tmp.dtype.name == "UINT8"
+        assert tmp.shape[0] == x.shape[0] + 1 and tmp.shape[1] >= 32
