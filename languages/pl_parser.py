@@ -904,6 +904,9 @@ class _Parser:
         value = self.expr(stmt.value, scope, call_type=ty)
         if _is_unplaced_tile(ty):
             ty = expr_type(value)  # the call may have completed a space-less annotation
+        elif isinstance(ty, TileType) and ty.memory_space is not None and not _writes_tile_view(stmt.annotation):
+            value = self.complete_view(value, ty)
+            ty = expr_type(value)
         target = self.define(scope, stmt.target, stmt.target.id, ty)
         return [self.make("AssignStmt", stmt, target=target, value=value)]
 
@@ -964,7 +967,36 @@ class _Parser:
         else:
             values = (self.expr(stmt.value, scope),)
         self.check_returned_tensors(stmt, values)
-        return [self.make("ReturnStmt", stmt, values=values)]
+        bindings, values = self.bind_returned_calls(stmt, values)
+        return [*bindings, self.make("ReturnStmt", stmt, values=values)]
+
+    def bind_returned_calls(self, stmt: ast.Return, values: tuple[Node, ...]) -> tuple[list[Node], tuple[Node, ...]]:
+        """`return pl.store(t, [0, 0], out)` in a kernel written at a tile level: the languages
+        from TileUnplaced on hold calls only as whole statements (NormalizedStmtStructure, which
+        NormalizeStmtStructure establishes in Tensor, before these languages begin), so the
+        returned call is bound to a fresh name first, as that pass would bind it."""
+        if self.language in (DSL, Tensor):
+            return [], values
+        bindings: list[Node] = []
+        bound: list[Node] = []
+        for value in values:
+            if getattr(value, "KIND", "") not in ("Call", "FuncCall"):
+                bound.append(value)
+                continue
+            name = self.fresh_name("ret")
+            self.used_names.add(name)
+            var = self.make("Var", stmt, name=name, type=expr_type(value))
+            bindings.append(self.make("AssignStmt", stmt, target=var, value=value))
+            bound.append(var)
+        return bindings, tuple(bound)
+
+    def fresh_name(self, stem: str) -> str:
+        """A variable name the function does not use yet: `stem`, `stem_1`, ..."""
+        name, index = stem, 0
+        while name in self.used_names or name in self.assigned_in_function:
+            index += 1
+            name = f"{stem}_{index}"
+        return name
 
     def check_returned_tensors(self, stmt: ast.Return, values: tuple[Node, ...]) -> None:
         """A returned tensor must have the declared shape and dtype (the kernel's result buffer
@@ -1596,6 +1628,22 @@ class _Parser:
             return deduced
         return declared
 
+    def complete_view(self, value: Node, declared: TileType) -> Node:
+        """`t: pl.Tile[[16, 128], pl.BF16, pl.Mem.Left] = pl.tile.extract(...)`: an annotation
+        without a pl.TileView states no layout (PyPTO checks an annotation's kind, dtype and
+        dims only, JIT_FRONTEND.md 3.2), so the layout the op gives its result in that space
+        (TEXTRACT's L0 format here) completes it rather than contradicting it."""
+        if value.KIND != "Call":
+            return value
+        call: Any = value
+        deduced, _ = _registry_deduce(call.op, call.args, call.attrs, self.placed, call)
+        if not (isinstance(deduced, TileType) and deduced.view is not None
+                and deduced.view != declared.view and deduced.memory_space is declared.memory_space
+                and (deduced.shape, deduced.dtype, deduced.valid_shape)
+                == (declared.shape, declared.dtype, declared.valid_shape)):
+            return value
+        return cast(Node, dataclasses.replace(call, type=dataclasses.replace(deduced, memref=declared.memref)))
+
     def func_call(self, node: ast.Call, parts: list[str], scope: _Scope) -> Node:
         if len(parts) != 2:
             self.fail(node.func, f"unknown callee `{ast.unparse(node.func)}`")
@@ -1823,6 +1871,11 @@ class _Parser:
                           "`python -c \"from languages.ops import REGISTRY; print(REGISTRY.names())\"`")
         self.fail(node, f"cannot deduce the type of `{ast.unparse(node)}`: the op registry does not know {op}",
                   "annotate the assignment: `x: pl.Tile[[16, 32], pl.FP32] = ...`")
+
+
+def _writes_tile_view(annotation: ast.expr) -> bool:
+    """Whether a type annotation spells out a pl.TileView(...)."""
+    return any(isinstance(n, ast.Call) and _dotted(n.func) == ["pl", "TileView"] for n in ast.walk(annotation))
 
 
 def _registry_deduce(op: str, args: tuple[Node, ...], attrs: tuple[tuple[str, AttrValue], ...],

@@ -191,7 +191,7 @@ def _check_call(call: Any, placed: bool, assign: Node | None = None) -> list[Dia
         # An operand error is the call's: the registry names the operand, whose own span is
         # where it was defined (a variable is one node at all its uses).
         return [replace(d, rule=RULE, span=call.node_span, node=call) for d in err.diagnostics]
-    if not _same_modulo_memref(expected, call.type):
+    if not _same_modulo_memref(expected, call.type) and not _author_placed(call, expected):
         name = _target_name(assign)
         what = f"`{name}` is annotated" if name else f"{call.op} is annotated"
         return [Diagnostic(
@@ -200,6 +200,20 @@ def _check_call(call: Any, placed: bool, assign: Node | None = None) -> list[Dia
             f"annotate {f'`{name}`' if name else 'the result'} as {format_type(expected)}, or convert the value "
             "(e.g. pl.cast) to the type you want", call)]
     return []
+
+
+def _author_placed(call: Any, expected: Type) -> bool:
+    """A result the deduction leaves unplaced (`pl.tile.load` without target_memory) may be
+    placed by its annotation: PyPTO checks an annotation's kind, dtype and dims, and the space
+    is the author's or InferTileMemorySpace's decision. The space must be one the op can
+    produce (its target_memory choices) -- TileMemoryPlaced checks what consumers need."""
+    declared = call.type
+    if not (isinstance(expected, TileType) and expected.memory_space is None
+            and isinstance(declared, TileType) and declared.memory_space is not None):
+        return False
+    if (expected.shape, expected.dtype, expected.valid_shape) != (declared.shape, declared.dtype, declared.valid_shape):
+        return False
+    return declared.memory_space in REGISTRY.producible_spaces(call.op)
 
 
 def _target_name(assign: Node | None) -> str:

@@ -741,6 +741,21 @@ class Registry:
         """The space the op's result lives in once placed (None if it depends on unplaced input)."""
         return self._resolve_space(self.get(op), args, self.get(op).with_defaults(attrs), placed=True)
 
+    def producible_spaces(self, op: str) -> frozenset[MemorySpace]:
+        """Every space `op`'s result can be placed in: the op's Fixed space, its
+        `target_memory` choices (any space when the attribute lists none), or -- for a result
+        that follows an operand -- any space (the operand's placement decides)."""
+        if op not in self:
+            return frozenset()
+        rule = self.get(op).output_memory
+        if isinstance(rule, Fixed):
+            return frozenset((rule.space,))
+        if isinstance(rule, FromAttr):
+            decl = self.get(op).attr_decl(rule.name)
+            if decl is not None and decl.choices:
+                return frozenset(c for c in decl.choices if isinstance(c, MemorySpace))
+        return frozenset(MemorySpace)
+
     def _lookup_for_call(self, op: str, at: Node | None) -> OpDef:
         try:
             return self.get(op)
