@@ -37,7 +37,10 @@ from backend.numerics import ArithmeticFault, NumericsError
 from languages.functions import GROUP, entry_function, is_kernel_function
 from languages.ops import REGISTRY, OpDef, ReusesInput
 from languages.ops.system_ops import SPMD_IDENTITY
-from languages.types import AttrValue, Attrs, DataType, ScalarType, TensorType, TileType, TupleType, Type
+from languages.types import (
+    AttrValue, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, TupleType, Type, map_extents,
+    symbolic_extents,
+)
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Node, Span, walk
 
@@ -90,6 +93,27 @@ def fresh_value(ty: Type, span: Span = NO_SPAN) -> ArrayValue:
     arr_ty = _array_type(ty, span)
     return ArrayValue(poison_array(arr_ty.shape, arr_ty.dtype), arr_ty.dtype, tuple(arr_ty.valid),
                       isinstance(arr_ty, TensorType))
+
+
+def _resolved_extents(ty: Type, env: dict[str, Value], span: Span) -> Type:
+    """`ty` with its runtime valid extents replaced by their values in `env`: every semantic
+    then reads constant extents. A value outside [0, the dimension] is the program's error."""
+    if not symbolic_extents(ty):
+        return ty
+
+    def value_of(extent: SymbolicExtent) -> int:
+        value = env.get(extent.name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InterpreterError(f"the runtime valid extent `{extent.name}` has no integer value here", span)
+        return value
+
+    resolved = map_extents(ty, value_of)
+    for arr in (resolved.types if isinstance(resolved, TupleType) else (resolved,)):
+        if isinstance(arr, (TensorType, TileType)) and any(not 0 <= v <= s for v, s in zip(arr.valid, arr.shape)):
+            named = [str(e) for e in symbolic_extents(ty)]
+            raise InterpreterError(f"the runtime valid extents {named} give a valid shape {list(arr.valid)} "
+                                   f"outside the shape {list(arr.shape)}", span)
+    return resolved
 
 
 def _scalar_of(element: Any, dtype: DataType) -> Scalar:
@@ -396,7 +420,8 @@ class Interpreter:
         if handler is None:
             raise InterpreterError(f"{op} has no value-level semantics ({opdef.semantics[0]!r})", expr.node_span)
         args = [self.eval(a, env) for a in _field(expr, "args")]
-        call = _CallSite(opdef, args, opdef.with_defaults(_field(expr, "attrs")), _field(expr, "type"), expr.node_span)
+        ty = _resolved_extents(_field(expr, "type"), env, expr.node_span)
+        call = _CallSite(opdef, args, opdef.with_defaults(_field(expr, "attrs")), ty, expr.node_span)
         try:
             return handler(call)
         except ArithmeticFault as fault:

@@ -67,15 +67,19 @@ from languages.types import (
     Attrs,
     AttrValue,
     DataType,
+    Extent,
     MemRef,
     NoneType,
     ScalarType,
+    SymbolicExtent,
     TensorType,
     TileType,
     TileView,
     TupleType,
     Type,
+    ValidDims,
     ViewType,
+    is_symbolic,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -327,6 +331,22 @@ class _TypeReader:
                 self.fail(element, f"a dimension must not be negative, got {dim}")
         return dims
 
+    def valid_dims(self, node: ast.expr) -> ValidDims:
+        """A valid shape: constant extents, and names of the scalar variables holding runtime
+        ones (`valid_shape=[rows, 16]`; the SymbolicExtentsBound verifier checks the names)."""
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            self.fail(node, f"expected a valid shape like [16, rows], got `{ast.unparse(node)}`")
+        extents: list[Extent] = []
+        for element in node.elts:
+            if isinstance(element, ast.Name) and element.id not in self.constants:
+                extents.append(SymbolicExtent(element.id, _span_of(self.filename, element)))
+                continue
+            extent = self.int_value(element, "valid extent")
+            if extent < 0:
+                self.fail(element, f"a valid extent must not be negative, got {extent}")
+            extents.append(extent)
+        return tuple(extents)
+
     def type(self, node: ast.expr) -> Type:
         if isinstance(node, ast.Constant) and node.value is None:
             return NoneType()
@@ -357,12 +377,12 @@ class _TypeReader:
         if len(items) not in (2, 3):
             self.fail(node, f"expected {_TENSOR_EXAMPLE} (optionally with pl.TensorView(valid_shape=[..]))")
         shape, dtype = self.dims(items[0]), self.dtype(items[1])
-        valid: tuple[int, ...] | None = None
+        valid: ValidDims | None = None
         if len(items) == 3 and not isinstance(items[2], ast.Call):
             self.layout(items[2], "a pl.Tensor annotation")
         elif len(items) == 3:
             fields = self.constructor_kwargs(items[2], "TensorView", {"valid_shape", "stride", "layout", "pad"})
-            valid = self.dims(fields["valid_shape"]) if "valid_shape" in fields else None
+            valid = self.valid_dims(fields["valid_shape"]) if "valid_shape" in fields else None
             if set(fields) - {"valid_shape"} and "layout" not in fields:
                 self.fail(items[2], "pl.TensorView needs layout= as soon as another field is given",
                           "add layout=pl.TensorLayout.ND")
@@ -424,10 +444,10 @@ class _TypeReader:
         return TileType(shape, dtype, valid, space, view, memref)
 
     def tile_view(self, node: ast.expr, space: MemorySpace | None,
-                  shape: tuple[int, ...]) -> tuple[tuple[int, ...] | None, TileView | None]:
+                  shape: tuple[int, ...]) -> tuple[ValidDims | None, TileView | None]:
         names = {"valid_shape", "blayout", "slayout", "fractal", "pad", "compact"}
         fields = self.constructor_kwargs(node, "TileView", names)
-        valid = self.dims(fields.pop("valid_shape")) if "valid_shape" in fields else None
+        valid = self.valid_dims(fields.pop("valid_shape")) if "valid_shape" in fields else None
         if space is None:
             if fields:
                 self.fail(node, "a TileView's layout fields need the tile's memory space (pl.Mem.X)")
@@ -1595,6 +1615,8 @@ class _Parser:
             # Bare literals take the dtype the op's declaration gives them (the registry's rule).
             args = importlib.import_module("languages.ops").REGISTRY.adopt_literals(
                 op, args, attrs, keep=lambda n: id(n) in self.explicit_consts)
+        if isinstance(call_type, (TileType, TensorType)) and call_type.valid_shape is None:
+            call_type = self.refine_runtime_valid(node, op, args, attrs, call_type)
         ty = call_type if call_type is not None else self.deduce(node, op, args, attrs, statement_call)
         if isinstance(call_type, TileType) and call_type.memory_space is None:
             ty = self.refine_unplaced(node, op, args, attrs, call_type)
@@ -1643,6 +1665,22 @@ class _Parser:
                 == (declared.shape, declared.dtype, declared.valid_shape)):
             return value
         return cast(Node, dataclasses.replace(call, type=dataclasses.replace(deduced, memref=declared.memref)))
+
+    def refine_runtime_valid(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: Attrs,
+                             declared: Type) -> Type:
+        """`narrowed: pl.Tile[[32, 32], pl.FP32] = pl.tile.set_validshape(t, rows, cols)`: an
+        annotation cannot know a runtime valid extent, and PyPTO checks only kind, dtype and
+        shape against it; the deduced runtime valid shape completes the annotation."""
+        try:
+            deduced = self.deduce(node, op, args, attrs, False)
+        except CompileError:
+            return declared
+        if (isinstance(deduced, (TileType, TensorType)) and type(deduced) is type(declared)
+                and is_symbolic(deduced.valid_shape)):
+            assert isinstance(declared, (TileType, TensorType))
+            if (deduced.shape, deduced.dtype) == (declared.shape, declared.dtype):
+                return dataclasses.replace(declared, valid_shape=deduced.valid_shape)
+        return declared
 
     def func_call(self, node: ast.Call, parts: list[str], scope: _Scope) -> Node:
         if len(parts) != 2:

@@ -42,6 +42,7 @@ from languages.types import (
     TileView,
     TupleType,
     Type,
+    ValidDims,
     ViewType,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -138,6 +139,11 @@ def format_dims(dims: Sequence[int]) -> str:
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
 
+def format_extents(dims: ValidDims) -> str:
+    """A valid shape: constants and the names of the variables holding runtime extents."""
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
 def format_string(text: str) -> str:
     """A double-quoted Python string literal (JSON escapes are valid Python escapes)."""
     return json.dumps(text)
@@ -174,7 +180,7 @@ def format_tile_type(tile: TileType) -> str:
         parts.append(f"pl.Mem.{tile.memory_space.pl_name}")
     view_fields: list[str] = []
     if tile.valid_shape is not None:
-        view_fields.append(f"valid_shape={format_dims(tile.valid_shape)}")
+        view_fields.append(f"valid_shape={format_extents(tile.valid_shape)}")
     if tile.view is not None:
         implicit = implicit_view_of(tile.memory_space, tile.shape) if tile.memory_space is not None else None
         view_fields.extend(format_view_fields(tile.view, implicit))
@@ -189,7 +195,7 @@ def format_type(ty: Type) -> str:
     if isinstance(ty, TensorType):
         parts = [format_dims(ty.shape), ty.dtype.pl_name]
         if ty.valid_shape is not None:
-            parts.append(f"pl.TensorView(valid_shape={format_dims(ty.valid_shape)})")
+            parts.append(f"pl.TensorView(valid_shape={format_extents(ty.valid_shape)})")
         return f"pl.Tensor[{', '.join(parts)}]"
     if isinstance(ty, TileType):
         return format_tile_type(ty)

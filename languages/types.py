@@ -7,8 +7,13 @@ admits of them is stated by its *type forms* (see `languages.type_forms`).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import TypeAlias, Union
+from dataclasses import dataclass, field, replace as _replace
+from typing import Callable, TypeAlias, Union
+
+from typing_extensions import override
+
+from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.node import NO_SPAN, Span
 
 from languages.memory_space import MemorySpace
 
@@ -86,6 +91,74 @@ PADS = ("null", "zero", "max", "min")
 Dims: TypeAlias = tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class SymbolicExtent:
+    """A valid extent known only at run time: the value of the INDEX scalar variable `name`
+    (PyPTO keeps `valid_shape=[rows, 16]` on a load, a slice or `set_validshape` symbolic).
+    The variable is in scope wherever a type carrying the extent is (the SymbolicExtentsBound
+    verifier); `span` is where it is defined, for diagnostics only (not part of the identity)."""
+
+    name: str
+    span: object = field(default=None, compare=False, hash=False, repr=False)
+
+    @override
+    def __str__(self) -> str:
+        return self.name
+
+    @override
+    def __repr__(self) -> str:  # as the DSL spells it: `valid_shape=[rows, 16]`
+        return self.name
+
+
+# PTO's spelling of a runtime extent (`v_row=?`): the tile_buf handle carries the value, which
+# `pto.set_validshape` sets; a `ViewType` dimension of -1 (MLIR's dynamic size) is printed `?`.
+DYNAMIC_EXTENT = SymbolicExtent("?")
+DYNAMIC_DIM = -1
+
+# One valid extent: a constant, or a runtime value (a `SymbolicExtent`).
+Extent: TypeAlias = Union[int, SymbolicExtent]
+ValidDims: TypeAlias = tuple[Extent, ...]
+
+
+class SymbolicExtentUnsupported(CompileError):
+    """Raised by `.valid` when the valid shape holds a runtime extent: code that reads `.valid`
+    needs constant extents and has not been taught the symbolic case (it reads `.valid_extents`
+    when it has). A user-facing "not supported yet", located where the extent was written; the
+    op registry rewords it at the call when a deducer raises it."""
+
+    def __init__(self, extent: SymbolicExtent) -> None:
+        self.extent = extent
+        span = extent.span if isinstance(extent.span, Span) else NO_SPAN
+        super().__init__(Diagnostic(
+            "SymbolicValidShape",
+            f"not supported yet: the runtime valid extent `{extent.name}` reaches a step that needs a "
+            "constant valid shape", span,
+            "runtime valid extents flow through loads, slices, set_validshape, element-wise ops and "
+            "stores; give the other operations a constant valid shape"))
+
+    @override
+    def __str__(self) -> str:
+        return f"the runtime valid extent `{self.extent.name}`"
+
+
+def static_valid(valid: ValidDims) -> Dims:
+    """`valid` as constant extents, or SymbolicExtentUnsupported naming its first runtime one."""
+    for extent in valid:
+        if isinstance(extent, SymbolicExtent):
+            raise SymbolicExtentUnsupported(extent)
+    return valid  # type: ignore[return-value]  # every extent is an int (checked above)
+
+
+def known_extents(valid: ValidDims) -> Dims:
+    """The extents a static check can rely on: a runtime extent counts as 0 (it is only known
+    to lie within its bound, which deduction states and the interpreter / simulator check)."""
+    return tuple(0 if isinstance(e, SymbolicExtent) else e for e in valid)
+
+
+def is_symbolic(valid: ValidDims | None) -> bool:
+    return valid is not None and any(isinstance(e, SymbolicExtent) for e in valid)
+
+
 @dataclass(frozen=True, slots=True)
 class TileView:
     """Physical organisation of a tile: box layout, inner layout, fractal bytes, pad, compact."""
@@ -119,10 +192,16 @@ class TensorType:
 
     shape: Dims
     dtype: DataType
-    valid_shape: Dims | None = None
+    valid_shape: ValidDims | None = None
 
     @property
     def valid(self) -> Dims:
+        """The constant valid extents (SymbolicExtentUnsupported if one is a runtime value)."""
+        return self.shape if self.valid_shape is None else static_valid(self.valid_shape)
+
+    @property
+    def valid_extents(self) -> ValidDims:
+        """The valid extents, runtime ones included."""
         return self.shape if self.valid_shape is None else self.valid_shape
 
 
@@ -133,13 +212,19 @@ class TileType:
 
     shape: Dims
     dtype: DataType
-    valid_shape: Dims | None = None
+    valid_shape: ValidDims | None = None
     memory_space: MemorySpace | None = None
     view: TileView | None = None
     memref: MemRef | None = None
 
     @property
     def valid(self) -> Dims:
+        """The constant valid extents (SymbolicExtentUnsupported if one is a runtime value)."""
+        return self.shape if self.valid_shape is None else static_valid(self.valid_shape)
+
+    @property
+    def valid_extents(self) -> ValidDims:
+        """The valid extents, runtime ones included."""
         return self.shape if self.valid_shape is None else self.valid_shape
 
     @property
@@ -193,3 +278,24 @@ def with_attr(attrs: Attrs, name: str, value: AttrValue) -> Attrs:
     if all(k != name for k, _ in attrs):
         out.append((name, value))
     return tuple(out)
+
+
+def map_extents(ty: Type, resolve: "Callable[[SymbolicExtent], Extent]") -> Type:
+    """`ty` with every runtime valid extent replaced by `resolve(extent)` (a renamed variable,
+    or the constant it is known to be); a valid shape that becomes the full shape is dropped."""
+    if isinstance(ty, TupleType):
+        return TupleType(tuple(map_extents(t, resolve) for t in ty.types))
+    if not isinstance(ty, (TensorType, TileType)) or not is_symbolic(ty.valid_shape):
+        return ty
+    assert ty.valid_shape is not None
+    valid = tuple(resolve(e) if isinstance(e, SymbolicExtent) else e for e in ty.valid_shape)
+    return _replace(ty, valid_shape=None if valid == ty.shape else valid)
+
+
+def symbolic_extents(ty: Type) -> tuple[SymbolicExtent, ...]:
+    """The runtime valid extents `ty` mentions (tuple elements included)."""
+    if isinstance(ty, TupleType):
+        return tuple(e for t in ty.types for e in symbolic_extents(t))
+    if isinstance(ty, (TensorType, TileType)) and ty.valid_shape is not None:
+        return tuple(e for e in ty.valid_shape if isinstance(e, SymbolicExtent))
+    return ()

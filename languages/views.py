@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES
 from languages.memory_space import MemorySpace
-from languages.types import DataType, Dims, TileType, TileView
+from languages.types import DataType, Dims, TileType, TileView, ValidDims
 
 _ROW, _COL, _NONE = "row_major", "col_major", "none_box"
 
@@ -99,7 +99,7 @@ def effective_view(tile: TileType) -> TileView:
     return implicit_view(space, tile.shape)
 
 
-def normalize_valid(shape: Dims, valid_shape: Dims | None) -> Dims | None:
+def normalize_valid(shape: Dims, valid_shape: ValidDims | None) -> ValidDims | None:
     """A valid shape equal to the physical shape says nothing: store it as None."""
     if valid_shape is None or tuple(valid_shape) == tuple(shape):
         return None
@@ -109,7 +109,7 @@ def normalize_valid(shape: Dims, valid_shape: Dims | None) -> Dims | None:
 def make_tile_type(
     shape: Dims,
     dtype: DataType,
-    valid_shape: Dims | None = None,
+    valid_shape: ValidDims | None = None,
     space: MemorySpace | None = None,
     view: TileView | None = None,
 ) -> TileType:

@@ -40,6 +40,8 @@ PROPERTIES: tuple[Property, ...] = (
     *(_grammar(lang) for lang in LANGUAGES),
     Property("SSAForm", _ALL, "verifiers.ssa_form:verify", "each variable is defined once per function"),
     Property("UseAfterDef", _ALL, "verifiers.use_after_def:verify", "every use is dominated by its definition"),
+    Property("SymbolicExtentsBound", _ALL, "verifiers.symbolic_extents_bound:verify",
+             "every runtime valid extent in a type names an integer scalar defined before it (`?` in PTO)"),
     Property("NormalizedStmtStructure", VALUE_LEVEL, "verifiers.normalized_stmt_structure:verify",
              "calls only as whole statements, over atom arguments"),
     Property("TypeChecked", VALUE_LEVEL, "verifiers.type_checked:verify",
@@ -92,11 +94,11 @@ PROPERTIES: tuple[Property, ...] = (
 # What the loader verifies on every input program of a value-level language.
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
-_LOADED = frozenset({"SSAForm", "UseAfterDef", "TypeChecked", "CallSitesComplete", "ViewLegality",
-                     "StaticBounds", "ScalarOperators", "TargetOpRules"})
+_LOADED = frozenset({"SSAForm", "UseAfterDef", "SymbolicExtentsBound", "TypeChecked", "CallSitesComplete",
+                     "ViewLegality", "StaticBounds", "ScalarOperators", "TargetOpRules"})
 
 # The DSL admits reassignment (ConvertToSSA establishes SSA form and def-before-use).
-_DSL_LOADED = _LOADED - {"SSAForm", "UseAfterDef"}
+_DSL_LOADED = _LOADED - {"SSAForm", "UseAfterDef", "SymbolicExtentsBound"}
 
 # What the frontend establishes: a program of a later language is checked for it when loaded.
 _FRONTEND_DONE = frozenset({"NoInlineFunctions", "NoUnrollLoops"})

@@ -790,8 +790,8 @@ class _AutoTiler(L.FromTilePlaced):
         create = self._call("tile.create", (self._shape((whole.shape[0], whole.shape[1]), span),),
                             scratch_attrs, span)
         scratch = self._assign(out, f"{base}_scratch", create, span)
-        valid = whole.valid_shape
-        if valid is not None and tuple(valid) != tuple(whole.shape):
+        valid = whole.valid
+        if tuple(valid) != tuple(whole.shape):
             narrowed = self._call("tile.set_validshape", (
                 scratch, self._index(int(valid[0]), span), self._index(int(valid[1]), span)), (), span)
             scratch = self._assign(out, f"{base}_scratch", narrowed, span)

@@ -578,7 +578,7 @@ class TensorToTileMutator(U.FromTensor):
             return state.entry_cache[key]
         assert isinstance(tensor.type, TensorType)
         rank = len(tensor.type.shape)
-        load = self._load_call(tensor, index_list([0] * rank, span), tensor.type.shape, tensor.type.valid_shape,
+        load = self._load_call(tensor, index_list([0] * rank, span), tensor.type.shape, tensor.type.valid,
                                demand, span)
         tile = U.Var(state.fresh(f"{tensor.name}_tile"), load.type, span=span)
         stmt = U.AssignStmt(target=tile, value=load, span=span)

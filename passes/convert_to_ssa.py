@@ -32,7 +32,7 @@ class ConvertToSSA(Pass[D.Program, D.Program]):
     spec_name: ClassVar[str] = "ConvertToSSA"
     source: ClassVar[Language] = DSL
     target: ClassVar[Language] = DSL
-    produces: ClassVar[frozenset[str]] = frozenset({"SSAForm", "UseAfterDef"})
+    produces: ClassVar[frozenset[str]] = frozenset({"SSAForm", "UseAfterDef", "SymbolicExtentsBound"})
 
     @override
     def run(self, program: D.Program, ctx: PassContext) -> D.Program:

@@ -153,7 +153,7 @@ class _Projector:
             assert isinstance(target, TileType)
             args: tuple[L.Expr, ...] = (_int_list(target.shape, move),)
             if target.valid_shape is not None:
-                args += (_int_list(target.valid_shape, move),)
+                args += (_int_list(target.valid, move),)
             attrs = (("dtype", target.dtype), *fifo_attrs)
             ty = REGISTRY.deduce(pop_op, args, attrs, placed=True, at=move)
             pop = L.Call(op=pop_op, args=args, attrs=attrs, type=ty, span=move.span)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar
 
 from typing_extensions import override
@@ -30,18 +30,24 @@ from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name
 from languages.types import (
     BOOL,
+    DYNAMIC_DIM,
+    DYNAMIC_EXTENT,
     INDEX,
     AttrValue,
     Attrs,
     DataType,
+    Extent,
     NoneType,
     ScalarType,
+    SymbolicExtent,
     TensorType,
     TileType,
     TileView,
     Type,
+    ValidDims,
     ViewType,
     attr,
+    is_symbolic,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
@@ -181,6 +187,29 @@ class _Codegen(P.FromAddressed):
     def index(self, value: int) -> P.Var:
         return self.constant(value, DataType.INDEX)
 
+    def extent(self, extent: Extent, span: Span) -> P.Var:
+        """The index SSA value of a valid extent: a constant, or the variable holding it."""
+        if isinstance(extent, int):
+            return self.index(extent)
+        value = self.fn.values.get(extent.name)
+        if value is None:
+            raise CompileError(Diagnostic(RULE, f"the runtime valid extent `{extent.name}` is not defined here",
+                                          span, "define the extent before the tile that uses it"))
+        return self._as_index(value, span)
+
+    def set_valid(self, handle: P.Var, tile: TileType, span: Span) -> tuple[P.Stmt, ...]:
+        """`pto.set_validshape` of a handle with runtime valid extents (`v_row=?, v_col=?`),
+        right before the instruction that defines its value: PTOAS and the simulator read a
+        dynamic handle's extents from the handle at run time."""
+        if not is_symbolic(tile.valid_shape):
+            return ()
+        extents = tile.valid_extents
+        if len(extents) != 2:
+            raise CompileError(Diagnostic(RULE, f"not supported yet: a rank-{len(extents)} tile with a runtime "
+                                          "valid extent (PTO tiles are 2-D)", span))
+        rows, cols = (self.extent(e, span) for e in extents)
+        return (_instr("pto.set_validshape", (handle, rows, cols), (), span),)
+
     # -- prologue ----------------------------------------------------------------------------------
 
     def _tensor_view(self, param: P.Param) -> None:
@@ -232,7 +261,7 @@ class _Codegen(P.FromAddressed):
             key = _handle_key(tile)
             handle = handles.get(key) if key is not None else None
             if handle is None:
-                handle = self.fresh(tile, node.span)
+                handle = self.fresh(dynamic_handle_type(tile), node.span)
                 planned.append((node, name, handle))
                 self.fn.allocated.add(handle.name)
                 if key is not None:
@@ -277,6 +306,11 @@ class _Codegen(P.FromAddressed):
         args: tuple[P.Expr, ...] = ()
         if self.emit_tile_addr:
             args = (self.constant(tile.memref.offset, DataType.INT64),)
+        if is_symbolic(tile.valid_shape):
+            # PTOAS wants a `?` handle's initial extents: the whole tile, until the
+            # `pto.set_validshape` before each definition narrows it.
+            rows, cols = tile.shape if len(tile.shape) == 2 else (1, tile.shape[-1])
+            args += (self.index(rows), self.index(cols))
         call = P.Call(op="pto.alloc_tile", args=args, attrs=alloc_attrs(tile), type=tile, span=stmt.span)
         self.fn.allocs.append(P.AssignStmt(target=handle, value=call, span=stmt.span))
         self.bump("alloc_tile")
@@ -519,7 +553,10 @@ class _Codegen(P.FromAddressed):
         emitter = _EMITTERS.get(instruction, _CodegenCalls.dps)
         emitted = emitter(self, call, opdef, instruction, target, span)
         self.bump(instruction or "alloc-only")
-        return (*self.take_pending(), *emitted)
+        narrowed: tuple[P.Stmt, ...] = ()
+        if target is not None and isinstance(target.type, TileType) and instruction not in _SELF_BINDING:
+            narrowed = self.set_valid(self.visit_Var(target), target.type, span)
+        return (*self.take_pending(), *narrowed, *emitted)
 
     def tensor_view_of(self, tensor: A.Expr, span: Span) -> P.Var:
         """The tensor view of a GM tensor operand (a parameter, or a store result aliasing one)."""
@@ -532,17 +569,21 @@ class _Codegen(P.FromAddressed):
                                              "pass the tensor as a parameter of the kernel"))
         return view
 
-    def partition(self, tensor: A.Expr, offsets: A.Expr, window: tuple[int, ...],
+    def partition(self, tensor: A.Expr, offsets: A.Expr, window: ValidDims,
                   span: Span) -> tuple[P.Stmt, ...]:
-        """`pto.partition_view` of the static `window` at `offsets` of a GM tensor."""
+        """`pto.partition_view` of `window` at `offsets` of a GM tensor; a runtime extent of the
+        window (a runtime valid extent of the tile) is a `?` size given by its SSA value."""
         view = self.tensor_view_of(tensor, span)
         assert isinstance(view.type, ViewType)
         offset_vars = self.operands(offsets, span)
-        for size in window:
-            self.index(size)
-        part_type = ViewType("partition_tensor_view", window, view.type.dtype)
+        sizes = tuple(self.extent(size, span) for size in window)
+        static = tuple(DYNAMIC_DIM if isinstance(size, SymbolicExtent) else size for size in window)
+        part_type = ViewType("partition_tensor_view", static, view.type.dtype)
         part = self.fresh(part_type, span)
-        call = P.Call(op="pto.partition_view", args=(view, offset_vars), attrs=(("sizes", window),),
+        args: tuple[P.Expr, ...] = (view, offset_vars)
+        if DYNAMIC_DIM in static:
+            args += (P.TupleExpr(elements=sizes, span=span),)
+        call = P.Call(op="pto.partition_view", args=args, attrs=(("sizes", static),),
                       type=part_type, span=span)
         return (*self.take_pending(), P.AssignStmt(target=part, value=call, span=span))
 
@@ -614,7 +655,11 @@ class _CodegenCalls:
         """`tile.load(tensor, offsets, shapes[, valid_shape])` -> partition_view + tload; the
         window copied is the valid extent (the tile's padding is not in GM)."""
         tensor, offsets = call.args[0], call.args[1]
-        window = static_ints(call.args[3]) if len(call.args) > 3 else None
+        # The copied window is the tile's valid extent (a runtime one included).
+        window: ValidDims | None = target.type.valid_extents if target is not None and isinstance(
+            target.type, TileType) and not attr(call.attrs, "packed", False) else None
+        if window is None:
+            window = static_ints(call.args[3]) if len(call.args) > 3 else None
         if window is None:
             window = static_ints(call.args[2])
         if window is None:
@@ -632,7 +677,8 @@ class _CodegenCalls:
         assert isinstance(tile.type, TileType)
         dest_type = _expr_type(tensor)
         rank = len(dest_type.shape) if isinstance(dest_type, TensorType) else 2
-        valid = tile.type.valid
+        valid = tile_expr.type.valid_extents if isinstance(tile_expr, A.Var) and isinstance(
+            tile_expr.type, TileType) else tile.type.valid
         packed_window = attr(call.attrs, "window")
         # A row-packed tile fills the N-D window FlattenTileNdTo2D recorded on the store.
         window = (tuple(packed_window) if isinstance(packed_window, tuple)
@@ -656,18 +702,27 @@ class _CodegenCalls:
         if sizes is None:
             raise CompileError(Diagnostic.at(call, RULE, "tile.slice shape must be constant"))
         valid_arg: AttrValue = attr(call.attrs, "valid_shape")
-        if len(call.args) > 3:
+        runtime: tuple[P.Expr, ...] = ()
+        if len(call.args) > 3 and is_symbolic(target.type.valid_shape):
+            # Runtime extents: `valid [%rows, %c16_index]` operands, `?` in the result type.
+            extents = target.type.valid_extents
+            runtime = (P.TupleExpr(elements=tuple(cg.extent(e, span) for e in extents), span=span),)
+            valid_arg = tuple(DYNAMIC_DIM if isinstance(e, SymbolicExtent) else e for e in extents)
+        elif len(call.args) > 3:
             valid_arg = static_ints(call.args[3])
         offsets = cg.operands(call.args[2], span)
         for size in sizes:
             cg.index(size)
-        if isinstance(valid_arg, tuple):
+        if isinstance(valid_arg, tuple) and not runtime:
             for extent in valid_arg:
                 cg.index(int(extent))  # PTOAS takes the valid extents as index SSA values
         attrs: Attrs = (("sizes", sizes),) + ((("valid", valid_arg),) if valid_arg is not None else ())
-        result = cg.fresh(target.type, span)
+        handle_type = (replace(target.type, valid_shape=tuple(
+            DYNAMIC_EXTENT if isinstance(e, SymbolicExtent) else e for e in target.type.valid_extents))
+            if runtime else target.type)
+        result = cg.fresh(handle_type, span)
         cg.bind(target, result)
-        view = P.Call(op="pto.subview", args=(source, offsets), attrs=attrs, type=target.type, span=span)
+        view = P.Call(op="pto.subview", args=(source, offsets, *runtime), attrs=attrs, type=handle_type, span=span)
         return (P.AssignStmt(target=result, value=view, span=span),)
 
     @staticmethod
@@ -1011,9 +1066,9 @@ def _fifo_attrs(call: A.Call) -> Attrs:
 # Registry entries that name a helper instead of the instruction itself: the partition view of a
 # load / store, and the allocation, same-address view (treshape) or valid-extent change
 # (set_validshape) that the per-variable `pto.alloc_tile` at the shared MemRef address already
-# expresses. Valid extents are static in the IR, so a set_validshape result is a handle of the
-# narrowed type on the same bytes; PTOAS's `pto.set_validshape` needs a handle allocated with
-# dynamic (`?`) valid extents, which only a runtime extent would need.
+# expresses. A constant set_validshape result is a handle of the narrowed type on the same bytes;
+# a runtime one is a `v_row=?, v_col=?` handle, and `_Codegen.set_valid` emits the
+# `pto.set_validshape` before every definition of such a handle (the op itself included).
 _HELPER_INSTRUCTIONS = frozenset({"pto.partition_view", "pto.alloc_tile", "pto.treshape", "pto.set_validshape"})
 # Spellings of the accumulating matmul (PTO-ISA TMATMUL_ACC prints as `pto.tmatmul.acc`).
 _MATMUL_ACC = ("pto.tmatmul.acc", "pto.tmatmul_acc")
@@ -1036,12 +1091,22 @@ def _instruction(opdef: OpDef) -> str:
     return names[-1] if names else ""
 
 
+def dynamic_handle_type(tile: TileType) -> TileType:
+    """The type of a tile's handle: runtime valid extents become PTO's `v_row=?, v_col=?`
+    (both, as `pto.set_validshape` requires), the handle carrying the values."""
+    if not is_symbolic(tile.valid_shape):
+        return tile
+    return replace(tile, valid_shape=tuple(DYNAMIC_EXTENT for _ in tile.shape))
+
+
 def _handle_key(tile: TileType) -> tuple[object, ...] | None:
     """The identity of a tile_buf handle: MemRef identity (name, space, offset) and the printed
     buffer configuration; None for a tile without a MemRef (reported at its allocation)."""
     if tile.memref is None:
         return None
-    return (tile.memref.name, tile.memref.space, tile.memref.offset, tile_buf_type(tile))
+    # Runtime valid extents print as `?`: the extents themselves tell such handles apart.
+    runtime = tile.valid_shape if is_symbolic(tile.valid_shape) else None
+    return (tile.memref.name, tile.memref.space, tile.memref.offset, tile_buf_type(tile), runtime)
 
 
 def _same_bytes(a: Type, b: Type) -> bool:

@@ -73,6 +73,15 @@ def ref_softmax_rows_f32(x: Array) -> Array:
     return (e / total[:, None]).astype(np.float32)
 
 
+def ref_ragged_rows_f32(inputs: dict[str, Array]) -> Array:
+    """Rows before the runtime `rows` doubled plus one, the rest copied (the store writes only
+    its valid rows)."""
+    x, rows = inputs["x"], int(inputs["rows"])
+    out = x.copy()
+    out[:rows] = x[:rows] * np.float32(2.0) + np.float32(1.0)
+    return out
+
+
 def _matmul_reference(inputs: dict[str, Array]) -> Array:
     a, b = inputs["a"], inputs["b"]
     return ref_matmul_int8(a, b) if a.dtype == np.int8 else ref_matmul_f16(a, b)
@@ -86,6 +95,7 @@ REFERENCES = {
     "matmul_boxed_m100_f16": _matmul_reference,
     "matmul_exceeds_l0c_f16": _matmul_reference,
     "matmul_int8_i32": _matmul_reference,
+    "ragged_rows_f32": ref_ragged_rows_f32,
 }
 
 

@@ -18,7 +18,7 @@ import operator
 from typing import Callable, Iterator, Mapping, Sequence
 
 from languages.ops import REGISTRY, Window, static_int, static_ints
-from languages.types import TensorType, TileType
+from languages.types import TensorType, TileType, known_extents
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, walk
 
@@ -111,11 +111,26 @@ def _extent(window: Window, call: Node, rank: int) -> tuple[int, ...] | None:
         if index >= len(args):
             continue
         if kind == "list":
-            return static_ints(args[index])
+            return _list_extents(args[index])
         ty = getattr(args[index], "type", None)
         if isinstance(ty, (TensorType, TileType)):
-            return tuple(ty.valid if kind == "valid" else ty.shape)
+            return known_extents(ty.valid_extents) if kind == "valid" else ty.shape
     return None
+
+
+def _list_extents(node: Node) -> tuple[int, ...] | None:
+    """A list operand's extents; a runtime extent (a variable) counts as 0: like an offset that
+    depends on a parameter, it is left to run time."""
+    found = static_ints(node)
+    if found is not None or node.KIND != "TupleExpr":
+        return found
+    extents: list[int] = []
+    for element in getattr(node, "elements"):
+        constant = static_int(element)
+        if constant is None and element.KIND != "Var":
+            return None
+        extents.append(0 if constant is None else constant)
+    return tuple(extents)
 
 
 def _offsets(window: Window, call: Node) -> tuple[Node, ...] | None:

@@ -207,7 +207,7 @@ class _Checker:
 
 
 def _valid(ty: TileType) -> tuple[int, int]:
-    dims = ty.valid_shape if ty.valid_shape is not None else ty.shape
+    dims = ty.valid
     return int(dims[0]), int(dims[-1])
 
 

@@ -28,6 +28,9 @@ from languages.ops.pto_ops import (ENUM_ATTRS, OP_ENUM_ATTRS, PAD_CODES, PTO_SIG
                                      pto_operand_problem)
 from languages.types import (
     BLAYOUTS,
+    DYNAMIC_DIM,
+    DYNAMIC_EXTENT,
+    ValidDims,
     INDEX,
     SLAYOUTS,
     Attrs,
@@ -73,7 +76,7 @@ _TOKEN_PATTERNS: tuple[tuple[str, str], ...] = (
     ("shape", r"(?:(?:\d+|\?)x)+[A-Za-z]\w*"),
     ("number", r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b"),
     ("word", r"[A-Za-z_][\w.$]*"),
-    ("punct", r"->|[=,:()\[\]{}<>]"),
+    ("punct", r"->|[=,:()\[\]{}<>?]"),
 )
 _TOKEN_RE = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _TOKEN_PATTERNS))
 _SKIP_RE = re.compile(r"(?:\s+|//[^\n]*)+")
@@ -267,6 +270,16 @@ class _MlirParser:
             out.append(value)
         return tuple(out)
 
+    def extents(self, values: P.TupleExpr) -> tuple[tuple[int, ...], bool]:
+        """Size / valid-extent operands: each constant's value, DYNAMIC_DIM for a runtime one;
+        and whether there is a runtime one (the operands are then kept)."""
+        out: list[int] = []
+        for element in values.elements:
+            assert isinstance(element, P.Var)
+            value = self.fn.constants.get(element.name)
+            out.append(value if isinstance(value, int) and not isinstance(value, bool) else DYNAMIC_DIM)
+        return tuple(out), DYNAMIC_DIM in out
+
     def int_list(self, what: str) -> tuple[int, ...]:
         self.expect("[", f"opening {what}")
         items: list[int] = []
@@ -323,9 +336,9 @@ class _MlirParser:
             if any(d != "?" for d in dims):
                 self.fail("a tensor view's dimensions print as `?`", token)
             return ViewType(kind, tuple(0 for _ in dims), _DTYPES_BY_MLIR[element])
-        if any(d == "?" for d in dims):
-            self.fail("a partition view's dimensions must be static", token)
-        return ViewType(kind, tuple(int(d) for d in dims), _DTYPES_BY_MLIR[element])
+        if kind != "partition_tensor_view" and any(d == "?" for d in dims):
+            self.fail("this view's dimensions must be static", token)
+        return ViewType(kind, tuple(DYNAMIC_DIM if d == "?" else int(d) for d in dims), _DTYPES_BY_MLIR[element])
 
     def tile_buf(self, start: _Token) -> TileType:
         """The fields of a `!pto.tile_buf<...>` up to (not including) its `>`. A text seen
@@ -364,7 +377,9 @@ class _MlirParser:
         unknown = sorted(set(fields) - set(_TILE_BUF_KEYS) - {"compact"})
         if unknown:
             self.fail(f"unknown tile_buf field `{unknown[0]}`", fields[unknown[0]])
-        ints = {key: self.field_int(fields[key], key) for key in _TILE_BUF_INT_KEYS}
+        # A runtime valid extent prints `?` (the handle carries it).
+        dynamic = {key for key in ("v_row", "v_col") if fields[key].text == "?"}
+        ints = {key: self.field_int(fields[key], key) for key in _TILE_BUF_INT_KEYS if key not in dynamic}
         space = self.field_choice(fields["loc"], "loc", _SPACES_BY_PTO)
         dtype = self.field_choice(fields["dtype"], "dtype", _DTYPES_BY_MLIR)
         blayout = self.field_choice(fields["blayout"], "blayout", {b: b for b in BLAYOUTS})
@@ -372,7 +387,7 @@ class _MlirParser:
         pad = self.field_choice(fields["pad"], "pad", {str(c): p for c, p in _PADS_BY_CODE.items()})
         compact = "compact" in fields and self.field_choice(fields["compact"], "compact", {"1": True, "0": False})
         shape = (ints["rows"], ints["cols"])
-        valid = (ints["v_row"], ints["v_col"])
+        valid: ValidDims = tuple(DYNAMIC_EXTENT if key in dynamic else ints[key] for key in ("v_row", "v_col"))
         view = TileView(blayout, slayout, ints["fractal"], pad, compact)
         return TileType(shape, dtype, None if valid == shape else valid, space, view, None)
 
@@ -972,7 +987,8 @@ def _parse_partition_view(p: _MlirParser) -> P.Call:
     p.expect(",", "after the offsets")
     p.expect("sizes", "(the window's size constants)")
     p.expect("=", "after `sizes`")
-    sizes = p.constant_ints(p.operand_list(), "partition sizes", token)
+    size_operands = p.operand_list()
+    sizes, runtime = p.extents(size_operands)
     p.expect(":", "and the source view type")
     p.check_type(view, p.type(), token)
     p.expect("->", "before the partition view type")
@@ -982,7 +998,8 @@ def _parse_partition_view(p: _MlirParser) -> P.Call:
     result = ViewType("partition_tensor_view", sizes, view.type.dtype)
     if mlir_type(printed) != mlir_type(result):
         p.fail(f"this partition view has type {mlir_type(result)}, not {mlir_type(printed)}", token)
-    return P.Call(op="", args=(view, offsets), attrs=(("sizes", sizes),), type=result)
+    args: tuple[P.Expr, ...] = (view, offsets, size_operands) if runtime else (view, offsets)
+    return P.Call(op="", args=args, attrs=(("sizes", sizes),), type=result)
 
 
 def _parse_alloc_tile(p: _MlirParser) -> P.Call:
@@ -996,6 +1013,10 @@ def _parse_alloc_tile(p: _MlirParser) -> P.Call:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             p.fail(f"the tile address `{token.text}` must be a non-negative integer constant", token)
         args, offset = (address,), value
+    for key in ("valid_row", "valid_col"):  # a `?` handle's initial valid extents
+        if p.accept(key):
+            p.expect("=", f"after `{key}`")
+            args += (p.operand(),)
     p.expect(":", "and the tile buffer type")
     token = p.peek()
     tile = p.type()
@@ -1012,8 +1033,12 @@ def _parse_subview(p: _MlirParser) -> P.Call:
     p.expect("sizes", "after the offsets")
     sizes = p.int_list("the window sizes")
     attrs: Attrs = (("sizes", sizes),)
+    runtime: tuple[P.Expr, ...] = ()
     if p.accept("valid"):
-        attrs += (("valid", p.constant_ints(p.operand_list(), "the valid extents", token)),)
+        valid_operands = p.operand_list()
+        valid, dynamic = p.extents(valid_operands)
+        attrs += (("valid", valid),)
+        runtime = (valid_operands,) if dynamic else ()
     p.expect(":", "and the source tile type")
     p.check_type(source, p.type(), token)
     p.expect("->", "before the window type")
@@ -1023,7 +1048,8 @@ def _parse_subview(p: _MlirParser) -> P.Call:
     if window.shape != sizes:
         p.fail(f"the window type's shape {list(window.shape)} is not its sizes {list(sizes)}", token)
     # A window reads its source's bytes: it lives in the source's buffer.
-    return P.Call(op="", args=(source, offsets), attrs=attrs, type=replace(window, memref=source.type.memref))
+    return P.Call(op="", args=(source, offsets, *runtime), attrs=attrs,
+                  type=replace(window, memref=source.type.memref))
 
 
 def _parse_arith(p: _MlirParser) -> P.Call:

@@ -15,17 +15,19 @@ import re
 import struct
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, NoReturn, TypeVar
+from typing import Callable, NoReturn, TypeVar, cast
 
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import (
     COMMA_BEFORE_OPERAND_ATTRS, DIALECT_ATTRS, DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OP_ENUM_ATTRS, OPERAND_ATTRS,
-    PAD_CODES, TYPED_INT_ATTRS, alloc_attrs,
+    PAD_CODES, TYPED_INT_ATTRS, alloc_attrs, alloc_operands,
     constant_name, float_literal,
 )
 from languages.types import (
     BLAYOUTS,
+    DYNAMIC_DIM,
+    is_symbolic,
     INDEX,
     SLAYOUTS,
     Attrs,
@@ -56,7 +58,9 @@ def tile_buf_type(tile: TileType) -> str:
     """`!pto.tile_buf<loc=.., dtype=.., rows=.., cols=.., v_row=.., v_col=.., blayout=..,
     slayout=.., fractal=.., pad=..[, compact=1]>`; a tile without a view gets the defaults."""
     rows, cols = _rows_cols(tile.shape)
-    v_rows, v_cols = _rows_cols(tile.valid)
+    # A runtime valid extent is `?` (a 2-D handle: codegen declines other ranks).
+    v_rows, v_cols = ((str(e) if isinstance(e, int) else "?" for e in tile.valid_extents[-2:])
+                      if is_symbolic(tile.valid_shape) else _rows_cols(tile.valid))
     view = tile.view
     blayout = view.blayout if view else "row_major"
     slayout = view.slayout if view else "none_box"
@@ -109,7 +113,7 @@ def _spell(ty: Type) -> str:
             return f"vector<{'x'.join(str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
         if ty.kind == "tensor_view":
             return f"!pto.tensor_view<{'x'.join('?' for _ in ty.shape)}x{ty.dtype.mlir}>"
-        return f"!pto.{ty.kind}<{'x'.join(str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
+        return f"!pto.{ty.kind}<{'x'.join('?' if d == DYNAMIC_DIM else str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
     if isinstance(ty, TupleType):
         return "(" + ", ".join(mlir_type(t) for t in ty.types) + ")"
     assert isinstance(ty, NoneType)
@@ -352,26 +356,32 @@ def _make_tensor_view(call: P.Call, target: P.Var) -> str:
 
 
 def _partition_view(call: P.Call, target: P.Var) -> str:
-    view, offsets = call.args
+    view, offsets = call.args[0], call.args[1]
     sizes = attr(call.attrs, "sizes")
     assert isinstance(sizes, tuple)
-    size_names = "[" + ", ".join(f"%c{s}_index" for s in sizes) + "]"
+    # Runtime sizes (a runtime valid extent) are operands; constant ones name their constants.
+    size_names = (ssa_list(call.args[2]) if len(call.args) > 2
+                  else "[" + ", ".join(f"%c{s}_index" for s in sizes) + "]")
     return (f"pto.partition_view {ssa(view)}, offsets = {ssa_list(offsets)}, sizes = {size_names} "
             f": {mlir_type(_type_of(view))} -> {mlir_type(target.type)}")
 
 
 def _alloc_tile(call: P.Call, target: P.Var) -> str:
-    addr = f" addr = {ssa(call.args[0])}" if call.args else ""
-    return f"pto.alloc_tile{addr} : {mlir_type(target.type)}"
+    address, valid = alloc_operands(call)
+    addr = f" addr = {ssa(cast(P.Expr, address))}" if address is not None else ""
+    extents = "".join(f" {key} = {ssa(cast(P.Expr, v))}" for key, v in zip(("valid_row", "valid_col"), valid))
+    return f"pto.alloc_tile{addr}{extents} : {mlir_type(target.type)}"
 
 
 def _subview(call: P.Call, target: P.Var) -> str:
-    source, offsets = call.args
+    source, offsets = call.args[0], call.args[1]
     valid = attr(call.attrs, "valid")
     # PTOAS takes the valid extents as index SSA values (`valid [%c1_index, %c8_index]`); codegen
-    # defines an index constant for each.
+    # defines an index constant for each, or passes the runtime values as operands.
     valid_text = ""
-    if isinstance(valid, tuple):
+    if len(call.args) > 2:
+        valid_text = " valid " + ssa_list(call.args[2])
+    elif isinstance(valid, tuple):
         valid_text = " valid [" + ", ".join(f"%{constant_name(int(v), DataType.INDEX)}" for v in valid) + "]"
     return (f"pto.subview {ssa(source)}{ssa_list(offsets)} sizes {_dims(attr(call.attrs, 'sizes'))}{valid_text} "
             f": {mlir_type(_type_of(source))} -> {mlir_type(target.type)}")

@@ -34,7 +34,7 @@ coroutines through `backend.cross_core.run_group`; `pto.tpush_*` / `pto.tpop_*` 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Final, Mapping, Union
+from typing import Any, Callable, Final, Mapping, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +46,7 @@ from backend.sim import instructions as ins
 from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for, np_dtype_of
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import OPS as PTO_OPS
+from languages.ops.pto_ops import OPS as PTO_OPS, alloc_operands
 from languages.ops.index_ops import MASK_PATTERNS
 from languages.ops.system_ops import SPMD_IDENTITY
 from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
@@ -332,7 +332,9 @@ class Executor:
             raise instr.fail("the first operand must be a pto.make_tensor_view result")
         offsets = self.indices(call.args[1])
         known = self._partition_sizes.get(id(call))
-        if known is not None and known[0] is call:
+        if len(call.args) > 2:  # runtime sizes (a runtime valid extent of the tile)
+            sizes_t = self.indices(call.args[2])
+        elif known is not None and known[0] is call:
             sizes_t = known[1]
         else:
             sizes = attr(call.attrs, "sizes")
@@ -358,9 +360,10 @@ class Executor:
         tile = target.type
         if tile.memref is None or tile.memory_space is None:
             raise instr.fail(f"%{target.name} has no memory space / address")
-        if call.args:
+        address_arg, valid_args = alloc_operands(call)
+        if address_arg is not None:
             # The printed `addr = %c..._i64` operand is what the hardware sees.
-            address = self.index(call.args[0])
+            address = self.index(cast(P.Expr, address_arg))
             tile = TileType(tile.shape, tile.dtype, tile.valid_shape, tile.memory_space, tile.view,
                             MemRef(tile.memref.name, tile.memref.space, address, tile.memref.size))
         assert tile.memref is not None and tile.memory_space is not None
@@ -368,7 +371,12 @@ class Executor:
         if tile.memref.offset % alignment:
             raise instr.fail(f"tile {target.name} in {tile.memory_space.name} at addr {tile.memref.offset} is "
                              f"not aligned to the space's {alignment}-byte boundary")
-        return handle_for(target.name, tile)
+        handle = handle_for(target.name, tile)
+        if valid_args:
+            handle.valid = (self.index(cast(P.Expr, valid_args[0])), self.index(cast(P.Expr, valid_args[1])))
+            if not (0 <= handle.valid[0] <= handle.shape[0] and 0 <= handle.valid[1] <= handle.shape[1]):
+                raise instr.fail(f"initial valid shape {list(handle.valid)} outside {handle.describe()}")
+        return handle
 
     def subview(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
         source = self.handle(call.args[0], instr)
@@ -378,6 +386,11 @@ class Executor:
             raise instr.fail("pto.subview needs 2-D offsets and sizes")
         shape = (int(sizes[0]), int(sizes[1]))
         valid_dims = (int(valid[0]), int(valid[1])) if isinstance(valid, tuple) and len(valid) == 2 else shape
+        if len(call.args) > 2:  # runtime valid extents
+            runtime = self.indices(call.args[2])
+            if len(runtime) != 2 or not (0 <= runtime[0] <= shape[0] and 0 <= runtime[1] <= shape[1]):
+                raise instr.fail(f"valid shape {list(runtime)} outside the window {list(shape)}")
+            valid_dims = (runtime[0], runtime[1])
         origin = (source.origin[0] + offsets[0], source.origin[1] + offsets[1])
         if origin[0] + shape[0] > source.origin[0] + source.shape[0] or \
                 origin[1] + shape[1] > source.origin[1] + source.shape[1]:

@@ -27,7 +27,7 @@ from backend.targets.handlers import BackendHandler
 from backend.numerics import POISON_BYTE, np_dtype
 from backend.sim.layouts import IntArray, LayoutError, element_offsets, resolve_layout, offsets_of
 from languages.memory_space import ON_CHIP_SPACES, MemorySpace
-from languages.types import DataType, TileType, TileView
+from languages.types import DataType, TileType, TileView, is_symbolic
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Span
 
@@ -130,7 +130,10 @@ def _dims2(shape: tuple[int, ...]) -> Dims2:
 def handle_for(name: str, tile: TileType) -> TileHandle:
     """The handle of a freshly allocated tile (`pto.alloc_tile`)."""
     shape = _dims2(tile.shape)
-    return TileHandle(name, tile, shape, _dims2(tile.valid), buffer=name)
+    # A dynamic handle (`v_row=?, v_col=?`) is valid nowhere until `pto.set_validshape` says
+    # otherwise: code that read it first would compute on nothing, and mismatch the reference.
+    valid = (0, 0) if is_symbolic(tile.valid_shape) else _dims2(tile.valid)
+    return TileHandle(name, tile, shape, valid, buffer=name)
 
 
 @dataclass

@@ -55,6 +55,7 @@ from languages.memory_space import MemorySpace
 from languages.ops.target_rules import TargetRule
 from languages.types import (
     BOOL,
+    SymbolicExtentUnsupported,
     AttrValue,
     Attrs,
     DataType,
@@ -585,7 +586,11 @@ def _argument_facts(node: Node) -> Hashable:
     kind = node.KIND
     if kind == "Var":  # the common case: a Var's only fact is its type
         var_type: Hashable = getattr(node, "type")
-        return var_type
+        # ... and a scalar's name, which a runtime valid extent in the result type refers to.
+        return (var_type, getattr(node, "name")) if var_type.__class__ is ScalarType else var_type
+    if kind == "TupleExpr":
+        names = tuple(getattr(e, "name", None) for e in getattr(node, "elements"))
+        return (kind, type_of(node), static_ints(node), list_length(node), names)
     return (kind, type_of(node), static_ints(node), list_length(node))
 
 
@@ -735,6 +740,12 @@ class Registry:
             result = opdef.deduce(args, full_attrs)
         except DeductionError as err:
             raise self._error(opdef, err, args, at) from None
+        except SymbolicExtentUnsupported as err:
+            # A deducer that needs constant valid extents declines a runtime one by name.
+            declined = DeductionError(f"not supported yet: {op} of a value whose valid shape holds {err}",
+                                      hint="give the operand a constant valid shape (or pass the runtime extent "
+                                           "only to loads, slices, set_validshape and element-wise ops)")
+            raise self._error(opdef, declined, args, at) from None
         return self._place(opdef, result, args, full_attrs, placed)
 
     def output_space(self, op: str, args: Sequence[Node], attrs: Attrs = ()) -> MemorySpace | None:

@@ -40,7 +40,7 @@ from languages.ops import (
     type_of,
 )
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
-from languages.types import Attrs, DataType, Dims, TensorType, Type, attr
+from languages.types import Attrs, DataType, Dims, TensorType, Type, ValidDims, attr
 from languages.views import make_tile_type
 from nanopass.node import Node
 
@@ -61,7 +61,7 @@ def pair_elements(dtype: DataType) -> int:
     return 8 // dtype.byte_width
 
 
-def _tile_or_tensor_like(value: Value, shape: Dims, dtype: DataType, valid: Dims | None) -> Value:
+def _tile_or_tensor_like(value: Value, shape: Dims, dtype: DataType, valid: ValidDims | None) -> Value:
     return rebuild(value, shape, dtype, valid)
 
 

@@ -35,6 +35,11 @@ from typing import Callable, Sequence
 from languages.memory_space import MemorySpace
 from languages.ops import AttrDecl, Deducer, DeductionError, OpDef, OperandDecl, describe, describe_type, type_of
 from languages.types import (
+    DYNAMIC_DIM,
+    DYNAMIC_EXTENT,
+    SymbolicExtent,
+    ValidDims,
+    is_symbolic,
     BOOL,
     AttrValue,
     Attrs,
@@ -107,7 +112,7 @@ def alloc_attrs(tile: TileType) -> Attrs:
     return (
         ("shape", tile.shape),
         ("dtype", tile.dtype),
-        ("valid_shape", tile.valid_shape),
+        ("valid_shape", _valid_attr(tile.valid_shape)),
         ("loc", tile.memory_space),
         ("blayout", view.blayout),
         ("slayout", view.slayout),
@@ -118,6 +123,23 @@ def alloc_attrs(tile: TileType) -> Attrs:
         ("offset", memref.offset),
         ("size", memref.size),
     )
+
+
+def alloc_operands(call: Node) -> tuple[Node | None, tuple[Node, ...]]:
+    """`pto.alloc_tile`'s operands: the address (None under PTOAS's planner) and, for a handle
+    with runtime valid extents (`v_row=?, v_col=?`), its initial valid row / col."""
+    tile = getattr(call, "type", None)
+    args: tuple[Node, ...] = tuple(getattr(call, "args"))
+    valid = args[-2:] if isinstance(tile, TileType) and is_symbolic(tile.valid_shape) else ()
+    rest = args[:len(args) - len(valid)]
+    return (rest[0] if rest else None), valid
+
+
+def _valid_attr(valid: ValidDims | None) -> tuple[int, ...] | None:
+    """A handle's valid shape as an attribute: a runtime extent (`?`) is DYNAMIC_DIM."""
+    if valid is None:
+        return None
+    return tuple(DYNAMIC_DIM if isinstance(e, SymbolicExtent) else e for e in valid)
 
 
 def tile_from_alloc_attrs(attrs: Attrs) -> TileType:
@@ -132,7 +154,8 @@ def tile_from_alloc_attrs(attrs: Attrs) -> TileType:
     view = TileView(str(get("blayout")), str(get("slayout")), _int(get("fractal")), str(get("pad")),
                     bool(get("compact")))
     memref = MemRef(str(get("memref")), loc, _int(get("offset")), _int(get("size")))
-    return TileType(shape, dtype, valid, loc, view, memref)
+    extents = None if valid is None else tuple(DYNAMIC_EXTENT if e == DYNAMIC_DIM else e for e in valid)
+    return TileType(shape, dtype, extents, loc, view, memref)
 
 
 def _int(value: AttrValue) -> int:
@@ -185,6 +208,11 @@ def _partition_view(args: Sequence[Node], attrs: Attrs) -> Type:
     sizes = attr(attrs, "sizes")
     if not isinstance(view, ViewType) or not isinstance(sizes, tuple):
         raise DeductionError("pto.partition_view takes a tensor view and static sizes", 0)
+    runtime = len(args) > 2
+    if runtime != (DYNAMIC_DIM in sizes):
+        raise DeductionError("pto.partition_view takes size operands exactly when a size is dynamic (`?`)", 0)
+    if runtime and (args[2].KIND != "TupleExpr" or len(getattr(args[2], "elements")) != len(sizes)):
+        raise DeductionError(f"pto.partition_view expected {len(sizes)} size operands", 2)
     return ViewType("partition_tensor_view", sizes, view.dtype)
 
 
@@ -193,7 +221,12 @@ def _subview(args: Sequence[Node], attrs: Attrs) -> Type:
     sizes, valid = attr(attrs, "sizes"), attr(attrs, "valid")
     if not isinstance(source, TileType) or not isinstance(sizes, tuple):
         raise DeductionError("pto.subview takes a tile buffer and static sizes", 0)
-    narrowed = valid if isinstance(valid, tuple) and valid != sizes else None
+    narrowed: ValidDims | None = valid if isinstance(valid, tuple) and valid != sizes else None
+    if (len(args) > 2) != (isinstance(narrowed, tuple) and DYNAMIC_DIM in narrowed):
+        raise DeductionError("pto.subview takes valid-extent operands exactly when its valid shape is dynamic (`?`)")
+    if narrowed is not None and DYNAMIC_DIM in narrowed:
+        # The view carries the runtime values; PTOAS types each runtime one `?`.
+        narrowed = tuple(DYNAMIC_EXTENT if e == DYNAMIC_DIM else e for e in narrowed)
     return TileType(sizes, source.dtype, narrowed, source.memory_space, source.view, source.memref)
 
 
@@ -551,9 +584,9 @@ _FAMILY_OPERANDS: dict[str, str] = {
 
 _OP_OPERANDS: dict[str, str] = {
     "pto.make_tensor_view": "(tensor, list, list) -> tensor_view",
-    "pto.partition_view": "(tensor_view, list) -> partition_view",
-    "pto.alloc_tile": "(scalar?) -> tile",
-    "pto.subview": "(tile, list) -> tile",
+    "pto.partition_view": "(tensor_view, list, list?) -> partition_view",  # (view, offsets[, runtime sizes])
+    "pto.alloc_tile": "(scalar?, scalar?, scalar?) -> tile",  # ([addr][, valid_row, valid_col] of a `?` handle)
+    "pto.subview": "(tile, list, list?) -> tile",  # (source, offsets[, runtime valid extents])
     "pto.set_validshape": "(tile, scalar, scalar)",
     "pto.tload": "ins(partition_view) outs(vec|mat)",
     "pto.tstore": "ins(vec|mat|acc) outs(partition_view)",

@@ -32,7 +32,7 @@ from languages.ops import (
     type_of,
 )
 from languages.ops.target_rules import A2A3, A5, DtypeIn
-from languages.types import INDEX, Attrs, DataType, Dims, ScalarType, TensorType, TileType, Type, attr
+from languages.types import INDEX, Attrs, DataType, Dims, ScalarType, Extent, SymbolicExtent, TensorType, TileType, Type, ValidDims, attr, known_extents
 from languages.views import make_tile_type, normalize_valid
 from nanopass.node import Node
 
@@ -78,6 +78,34 @@ def optional_dims(args: Sequence[Node], index: int, what: str) -> Dims | None:
     return dims_at(args, index, what) if index < len(args) else None
 
 
+def extent_of(node: Node, index: int, what: str) -> Extent:
+    """One valid extent: a constant, or an integer scalar variable (a runtime extent, kept
+    symbolic as PyPTO keeps it)."""
+    constant = static_int(node)
+    if constant is not None:
+        return constant
+    ty = type_of(node)
+    if node.KIND == "Var" and isinstance(ty, ScalarType) and ty.dtype.is_int:
+        return SymbolicExtent(str(getattr(node, "name")), node.node_span)
+    if isinstance(ty, ScalarType) and ty.dtype.is_int:
+        raise DeductionError(f"{what} expected a constant or a scalar variable, got an expression", index,
+                             hint="not supported yet: a valid extent computed in place; assign it to a "
+                                  "pl.Scalar[pl.INDEX] variable first and pass the variable")
+    raise DeductionError(f"{what} expected integer extents, got {describe(node)}", index)
+
+
+def extents_at(args: Sequence[Node], index: int, what: str) -> ValidDims:
+    """A valid-shape list operand `[rows, 16]`: constants and runtime extents."""
+    node = args[index]
+    if node.KIND != "TupleExpr":
+        return (extent_of(node, index, what),)
+    return tuple(extent_of(e, index, what) for e in getattr(node, "elements"))
+
+
+def optional_extents(args: Sequence[Node], index: int, what: str) -> ValidDims | None:
+    return extents_at(args, index, what) if index < len(args) and args[index] is not None else None
+
+
 def dtype_attr(attrs: Attrs, name: str) -> DataType:
     value = attr(attrs, name)
     if not isinstance(value, DataType):
@@ -92,22 +120,25 @@ def int_attr(attrs: Attrs, name: str) -> int:
     return value
 
 
-def rebuild(like: Value, shape: Dims, dtype: DataType, valid: Dims | None) -> Value:
+def rebuild(like: Value, shape: Dims, dtype: DataType, valid: ValidDims | None) -> Value:
     """A fresh value of `like`'s kind (tensor, or an unplaced tile: the registry places it)."""
     if isinstance(like, TensorType):
         return TensorType(tuple(shape), dtype, normalize_valid(shape, valid))
     return make_tile_type(shape, dtype, valid)
 
 
-def same_valid(a: Value, b: Value) -> Dims | None:
-    """The common valid shape when the regions provably agree, else None (fully valid)."""
-    if a.shape == b.shape and a.valid == b.valid:
+def same_valid(a: Value, b: Value) -> ValidDims | None:
+    """The common valid shape when the regions provably agree, else None (fully valid). Two
+    runtime extents agree when they are the same variable."""
+    if a.shape == b.shape and a.valid_extents == b.valid_extents:
         return a.valid_shape
     return None
 
 
-def check_valid_within(valid: Dims, shape: Dims, operand: int, what: str = "valid_shape") -> None:
-    if len(valid) != len(shape) or any(v < 0 or v > s for v, s in zip(valid, shape)):
+def check_valid_within(valid: ValidDims, shape: Dims, operand: int, what: str = "valid_shape") -> None:
+    """Constant extents must lie in [0, shape]; a runtime extent is checked where it is known
+    (the interpreter and the simulator reject one outside its bound)."""
+    if len(valid) != len(shape) or any(isinstance(v, int) and (v < 0 or v > s) for v, s in zip(valid, shape)):
         raise DeductionError(f"{what} expected {len(shape)} extents within {list(shape)}, got {list(valid)}", operand)
 
 
@@ -372,7 +403,7 @@ def deduce_reshape(args: Sequence[Node], attrs: Attrs) -> Type:
     if int(np.prod(new_shape)) != int(np.prod(value.shape)):
         raise DeductionError(f"expected a shape of {int(np.prod(value.shape))} elements "
                              f"(as {list(value.shape)}), got {list(new_shape)}", 1)
-    valid = reshape_valid(value.shape, value.valid_shape, new_shape)
+    valid = reshape_valid(value.shape, value.valid, new_shape)
     if valid is None:
         raise DeductionError(f"the valid region {list(value.valid)} of {list(value.shape)} is not a box of "
                              f"{list(new_shape)}", 0, hint="valid_shape cannot describe the reshaped region")
@@ -403,14 +434,10 @@ def deduce_set_validshape(args: Sequence[Node], attrs: Attrs) -> Type:
     value = value_at(args, 0)
     if len(value.shape) != 2:
         raise DeductionError(f"expected a 2-D value, got rank {len(value.shape)}", 0)
-    extents: list[int] = []
+    extents: list[Extent] = []
     for index in (1, 2):
         scalar_at(args, index)
-        extent = static_int(args[index])
-        if extent is None:
-            raise DeductionError("expected a constant extent, got a dynamic value", index,
-                                 hint="dynamic valid extents are not supported yet")
-        extents.append(extent)
+        extents.append(extent_of(args[index], index, "the valid extent"))
     check_valid_within(tuple(extents), value.shape, 1)
     if isinstance(value, TileType):
         return TileType(value.shape, value.dtype, normalize_valid(value.shape, tuple(extents)),
@@ -434,10 +461,10 @@ def deduce_slice(args: Sequence[Node], attrs: Attrs) -> Type:
     rank = len(source.shape)
     check_rank(args[1], len(shape), rank, 1, "shape")
     check_rank(args[2], list_len(args[2]), rank, 2, "offsets")
-    valid = optional_dims(args, 3, "valid_shape")
+    valid = optional_extents(args, 3, "valid_shape")
     if valid is not None:
         check_valid_within(valid, shape, 3)
-    check_window(static_ints(args[2]), valid or shape, source.shape, 2, "the slice")
+    check_window(static_ints(args[2]), known_extents(valid) if valid else shape, source.shape, 2, "the slice")
     if isinstance(source, TileType):
         space, view = source.memory_space, source.view
         return TileType(shape, source.dtype, normalize_valid(shape, valid), space, view)

@@ -29,6 +29,7 @@ from languages.ops import (
     static_ints,
     type_of,
 )
+from languages.types import known_extents
 from languages.ops.tensor_ops import (
     atomic_add_rules,
     HIGH_PRECISION_OPS,
@@ -56,6 +57,7 @@ from languages.ops.tensor_ops import (
     deduce_transpose,
     deduce_write,
     dims_at,
+    optional_extents,
     dtype_attr,
     list_len,
     make_binary,
@@ -216,12 +218,13 @@ def _deduce_window_load(args: Sequence[Node], attrs: Attrs) -> TileType:
     check_rank(args[1], list_len(args[1]), rank, 1, "offsets")
     shapes = dims_at(args, 2, "shapes")
     check_rank(args[2], len(shapes), rank, 2, "shapes")
-    valid = dims_at(args, 3, "valid_shape") if len(args) > 3 else None
+    valid = optional_extents(args, 3, "valid_shape")
     if valid is not None:
         check_valid_within(valid, shapes, 3, "valid_shape (within shapes)")
     # Only the valid extent is transferred, so a boxed (rounded-up) physical shape may overhang
     # the tensor while the valid window may not.
-    check_window(static_ints(args[1]), valid or shapes, tensor.shape, 1, "the loaded window")
+    check_window(static_ints(args[1]), known_extents(valid) if valid else shapes, tensor.shape, 1,
+                 "the loaded window")
     return make_tile_type(shapes, tensor.dtype, valid)
 
 
@@ -230,7 +233,10 @@ def deduce_store(args: Sequence[Node], attrs: Attrs) -> Type:
     tensor = tensor_at(args, 2)
     check_rank(args[1], list_len(args[1]), len(tensor.shape), 1, "offsets")
     window = attr(attrs, "window")
-    stored = tile.valid
+    if isinstance(window, tuple) or len(tile.shape) != len(tensor.shape):
+        stored = tile.valid  # a packed window is static (a runtime extent is declined here)
+    else:
+        stored = known_extents(tile.valid_extents)  # a runtime extent is checked when it is known
     if isinstance(window, tuple):
         # A row-packed 2-D tile filling an N-D window of the tensor (FlattenTileNdTo2D).
         check_rank(args[1], len(window), len(tensor.shape), 1, "window")

@@ -493,7 +493,7 @@ def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
     explicit = attr(attrs, "valid_shape")
     if value.valid_shape is not None and shape != value.shape and not isinstance(explicit, tuple):
         raise DeductionError(f"a partially valid source (valid {list(value.valid)}) needs an explicit valid_shape", 0)
-    derived = reshape_valid(value.shape, value.valid_shape, shape)
+    derived = reshape_valid(value.shape, value.valid, shape)
     if derived is None:
         raise DeductionError(f"the valid region {list(value.valid)} of {list(value.shape)} is not a box of "
                              f"{list(shape)}", 0)
