@@ -927,6 +927,11 @@ class _Parser:
         elif isinstance(ty, TileType) and ty.memory_space is not None and not _writes_tile_view(stmt.annotation):
             value = self.complete_view(value, ty)
             ty = expr_type(value)
+        completed = expr_type(value)
+        if (isinstance(ty, (TileType, TensorType)) and ty.valid_shape is None and type(completed) is type(ty)
+                and isinstance(completed, (TileType, TensorType)) and completed.valid_shape is not None
+                and completed.shape == ty.shape):
+            ty = dataclasses.replace(ty, valid_shape=completed.valid_shape)  # the call completed it
         target = self.define(scope, stmt.target, stmt.target.id, ty)
         return [self.make("AssignStmt", stmt, target=target, value=value)]
 
@@ -1616,7 +1621,7 @@ class _Parser:
             args = importlib.import_module("languages.ops").REGISTRY.adopt_literals(
                 op, args, attrs, keep=lambda n: id(n) in self.explicit_consts)
         if isinstance(call_type, (TileType, TensorType)) and call_type.valid_shape is None:
-            call_type = self.refine_runtime_valid(node, op, args, attrs, call_type)
+            call_type = self.complete_valid(node, op, args, attrs, call_type)
         ty = call_type if call_type is not None else self.deduce(node, op, args, attrs, statement_call)
         if isinstance(call_type, TileType) and call_type.memory_space is None:
             ty = self.refine_unplaced(node, op, args, attrs, call_type)
@@ -1666,17 +1671,18 @@ class _Parser:
             return value
         return cast(Node, dataclasses.replace(call, type=dataclasses.replace(deduced, memref=declared.memref)))
 
-    def refine_runtime_valid(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: Attrs,
-                             declared: Type) -> Type:
+    def complete_valid(self, node: ast.Call, op: str, args: tuple[Node, ...], attrs: Attrs,
+                       declared: Type) -> Type:
         """`narrowed: pl.Tile[[32, 32], pl.FP32] = pl.tile.set_validshape(t, rows, cols)`: an
-        annotation cannot know a runtime valid extent, and PyPTO checks only kind, dtype and
-        shape against it; the deduced runtime valid shape completes the annotation."""
+        annotation without a valid shape states none (PyPTO checks only kind, dtype and shape
+        against it, JIT_FRONTEND.md 3.2, and cannot spell a runtime extent it does not know
+        yet); the deduced valid shape completes it. A written valid shape must still agree."""
         try:
             deduced = self.deduce(node, op, args, attrs, False)
         except CompileError:
             return declared
         if (isinstance(deduced, (TileType, TensorType)) and type(deduced) is type(declared)
-                and is_symbolic(deduced.valid_shape)):
+                and deduced.valid_shape is not None):
             assert isinstance(declared, (TileType, TensorType))
             if (deduced.shape, deduced.dtype) == (declared.shape, declared.dtype):
                 return dataclasses.replace(declared, valid_shape=deduced.valid_shape)

@@ -631,6 +631,16 @@ class TensorToTileMutator(U.FromTensor):
         valid = static_ints(call.args[3]) if len(call.args) > 3 else None
         demand = self._require_state().demand.get(target.name) if target is not None else None
         self.bump("slice_loads")
+        if valid is None and len(call.args) > 3:
+            # A runtime valid extent: the load takes the same extents (a static read of them would
+            # drop the narrowing and copy the whole window).
+            if demand is not None and demand.box is not None and demand.box.physical_shape(shape) != shape:
+                raise _error(call, "not supported yet: a runtime valid extent on a slice the matmul needs boxed "
+                                   "(no compile-time box to round a runtime extent to)",
+                             "slice a whole number of boxes, or narrow with a constant valid_shape")
+            attrs: Attrs = (("target_memory", demand.space),) if demand is not None else ()
+            return self._call("tile.load", (source, rest[1], index_list(shape, call.span), rest[2]), attrs,
+                              call.span)
         return self._load_call(source, rest[1], shape, valid, demand, call.span)
 
     def convert_assemble(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:

@@ -23,6 +23,7 @@ import pytest
 from backend.pto_text.parser import parse_mlir
 from backend.pto_text.printer import print_mlir
 from languages.gen import pto as P
+from languages.ops.tensor_ops import reshape_extents
 from languages.pl_parser import parse_program
 from languages.types import SymbolicExtent, TileType
 from nanopass.diagnostics import CompileError
@@ -175,3 +176,93 @@ def test_the_loader_checks_symbolic_extents(tmp_path: Path, capsys: pytest.Captu
     assert main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")]) == 1
     err = capsys.readouterr().err
     assert "[SymbolicExtentsBound]" in err and "Traceback" not in err
+
+
+# -- reshape: the operator spec's symbolic valid-region rule --------------------------------------
+
+V, W = SymbolicExtent("v"), SymbolicExtent("w")
+
+
+@pytest.mark.parametrize(("shape", "valid", "new_shape", "expected"), [
+    # The spec's example: the runtime extent rides its run onto [4, 16]'s rows.
+    ((4, 2, 8), (V, 1, 8), (4, 16), (V, 8)),
+    # A runtime row count of fully valid rows regroups with the rows it keeps whole.
+    ((8, 16), (V, 16), (8, 4, 4), (V, 4, 4)),
+    ((16, 64), (V, W), (16, 1, 64), (V, 1, W)),
+    ((1, 128), (1, V), (128, 1), (V, 1)),
+    # v * 16 cells is no extent of [128] and a cut column no box of [16, 8]: rejected.
+    ((8, 16), (V, 16), (128,), None),
+    ((8, 16), (8, V), (16, 8), None),
+    ((16, 64), (V, W), (1024,), None),
+    # Provably empty stays the empty box.
+    ((8, 16), (V, 0), (16, 8), (0, 0)),
+])
+def test_reshape_carries_a_runtime_extent_exactly_when_every_value_maps(
+        shape: tuple[int, ...], valid: tuple[Any, ...], new_shape: tuple[int, ...], expected: Any) -> None:
+    assert reshape_extents(shape, valid, new_shape) == expected
+
+
+def test_the_static_reshape_rule_is_unchanged() -> None:
+    # The spec's static examples.
+    assert reshape_extents((8, 16), (5, 16), (16, 8)) == (10, 8)
+    assert reshape_extents((8, 16), (5, 16), (128,)) == (80,)
+    assert reshape_extents((8, 16), (5, 16), (4, 32)) is None
+    assert reshape_extents((2, 2, 2), (2, 1, 2), (2, 4)) == (2, 2)
+
+
+def test_a_reshaped_runtime_row_runs_at_two_values() -> None:
+    text = _kernel("x: pl.Tensor[[1, 128], pl.FP32], n: pl.Scalar[pl.INDEX], "
+                   "y: pl.InOut[pl.Tensor[[128, 1], pl.FP32]]", """
+        t: pl.Tile[[1, 128], pl.FP32] = pl.load(x, [0, 0], [1, 128], valid_shape=[1, n])
+        s = pl.tile.adds(t, 1.0)
+        r: pl.Tile[[128, 1], pl.FP32] = pl.tile.reshape(s, [128, 1])
+        return pl.store(r, [0, 0], y)
+    """, "pl.Tensor[[128, 1], pl.FP32]")
+    x = np.arange(128, dtype=np.float32).reshape(1, 128) / 4
+    for n in (5, 100):
+        before = np.full((128, 1), 9.0, np.float32)
+        got = _run_both(text, {"x": x, "n": np.asarray(n), "y": before.copy()})["y"]
+        assert np.array_equal(got[:n, 0], x[0, :n] + np.float32(1.0))
+        assert np.array_equal(got[n:], before[n:])
+
+
+SOURCE = np.arange(32 * 64, dtype=np.float32).reshape(32, 64) / 16
+
+
+def test_a_tensor_slice_with_runtime_rows_lowers_to_a_narrowed_load() -> None:
+    text = "\n".join([
+        "import pypto.language as pl", "", "",
+        "@pl.program",
+        "class Kernel:",
+        "    @pl.function(type=pl.FunctionType.InCore)",
+        "    def kernel(self, x: pl.Tensor[[32, 64], pl.FP32], rows: pl.Scalar[pl.INDEX], "
+        "y: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:",
+        "        a: pl.Tensor[[16, 64], pl.FP32] = pl.slice(x, [16, 64], [8, 0], valid_shape=[rows, 64])",
+        "        b: pl.Tensor[[16, 64], pl.FP32] = pl.add(a, a)",
+        "        c: pl.Tensor[[16, 64], pl.FP32] = pl.assemble(y, b, [0, 0])",
+        "        return c",
+        "",
+    ])
+    for rows in (1, 13):
+        before = np.full((16, 64), -1.0, np.float32)
+        got = _run_both(text, {"x": SOURCE, "rows": np.asarray(rows), "y": before.copy()})["y"]
+        source = SOURCE
+        assert np.array_equal(got[:rows], source[8:8 + rows] + source[8:8 + rows])
+        assert np.array_equal(got[rows:], before[rows:])
+
+
+def test_an_annotation_without_a_valid_shape_is_completed_by_the_op() -> None:
+    # PyPTO checks an annotated local's kind, dtype and shape only: the narrowed valid shape the
+    # op gives is kept (a written valid shape must still agree).
+    text = _kernel("x: pl.Tensor[[16, 64], pl.FP32], y: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]", """
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [0, 0], [16, 64])
+        n: pl.Tile[[16, 64], pl.FP32] = pl.tile.set_validshape(t, 3, 64)
+        return pl.store(n, [0, 0], y)
+    """)
+    before = np.zeros((16, 64), np.float32)
+    got = _run_both(text, {"x": X, "y": before.copy()})["y"]
+    assert np.array_equal(got[:3], X[:3]) and np.array_equal(got[3:], before[3:])
+    wrong = text.replace("n: pl.Tile[[16, 64], pl.FP32] =",
+                         "n: pl.Tile[[16, 64], pl.FP32, pl.TileView(valid_shape=[4, 64])] =")
+    with pytest.raises(CompileError, match="is annotated"):
+        compile_program(parse_program(wrong, "k.py"), verify_all=True)

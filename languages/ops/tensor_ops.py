@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+import itertools
+
 import numpy as np
 
 from languages.ops import (
@@ -397,21 +399,99 @@ def reshape_valid(shape: Dims, valid: Dims | None, new_shape: Dims) -> Dims | No
     return box if int(np.prod(box)) == flat.size else None
 
 
+# How many cells the symbolic reshape rule may enumerate (values of the runtime extents times
+# the cells of the region at each): beyond it the reshape is declined rather than guessed.
+SYMBOLIC_RESHAPE_BUDGET = 1 << 22
+
+
+def reshape_extents(shape: Dims, valid: ValidDims, new_shape: Dims) -> ValidDims | None:
+    """The operator spec's reshape rule with runtime extents ("A symbolic extent narrows what
+    the rule can prove"): a runtime extent is carried unchanged onto the one dimension of
+    `new_shape` whose extent is exactly it, for every value it can take, while every other
+    dimension stays fixed; None when some value has no box or no such dimension exists. Decided
+    by enumerating the values (each extent over [1, its dimension]: 0 is the empty box, which
+    any spelling denotes), so it accepts exactly the reshapes that map for all of them."""
+    if not any(isinstance(e, SymbolicExtent) for e in valid):
+        return reshape_valid(shape, static_valid_dims(valid), new_shape)
+    if any(e == 0 for e in valid):
+        return tuple(0 for _ in new_shape)
+    symbols = [(axis, e) for axis, e in enumerate(valid) if isinstance(e, SymbolicExtent)]
+    if len({str(e) for _, e in symbols}) != len(symbols):
+        raise DeductionError(f"not supported yet: a reshape of a valid shape {list(valid)} that holds one runtime "
+                             "extent on two axes", 0)
+    domains = [range(1, shape[axis] + 1) for axis, _ in symbols]
+    combos = int(np.prod([len(d) for d in domains]))
+    if combos * int(np.prod(shape)) > SYMBOLIC_RESHAPE_BUDGET:
+        raise DeductionError(f"not supported yet: a reshape of {list(shape)} with the runtime valid extents "
+                             f"{[str(e) for _, e in symbols]} (too many cells to prove the mapping)", 0,
+                             hint="reshape before narrowing, or narrow with set_validshape after the reshape")
+    # The candidate: the box with every extent at its largest value, then each extent moved
+    # to another value alone must move exactly one target axis, to that value.
+    top = [shape[axis] if isinstance(e, SymbolicExtent) else e for axis, e in enumerate(valid)]
+    base = reshape_valid(shape, tuple(int(v) for v in top), new_shape)
+    if base is None:
+        return None
+    result: list[Extent] = list(base)
+    for axis, extent in symbols:
+        if shape[axis] < 2:
+            return None  # a unit axis gives no second value to tell its target axis by
+        probe = list(top)
+        probe[axis] = shape[axis] - 1
+        moved = reshape_valid(shape, tuple(int(v) for v in probe), new_shape)
+        if moved is None:
+            return None
+        changed = [j for j in range(len(new_shape)) if moved[j] != base[j]]
+        if len(changed) != 1 or moved[changed[0]] != shape[axis] - 1 or isinstance(result[changed[0]], SymbolicExtent):
+            return None
+        result[changed[0]] = extent
+    return _verified_symbolic_box(shape, valid, new_shape, tuple(result), symbols, domains)
+
+
+def _verified_symbolic_box(shape: Dims, valid: ValidDims, new_shape: Dims, result: ValidDims,
+                           symbols: list[tuple[int, SymbolicExtent]], domains: list[range]) -> ValidDims | None:
+    """`result` if, for every value of the runtime extents, it denotes the very cells of the
+    source region (each runtime extent on exactly one target axis)."""
+    if sorted(str(e) for e in result if isinstance(e, SymbolicExtent)) != sorted(str(e) for _, e in symbols):
+        return None
+    for values in itertools.product(*domains):
+        env = {str(e): v for (_, e), v in zip(symbols, values)}
+        concrete = tuple(env[str(e)] if isinstance(e, SymbolicExtent) else e for e in valid)
+        expected = tuple(env[str(e)] if isinstance(e, SymbolicExtent) else e for e in result)
+        if reshape_valid(shape, concrete, new_shape) != expected:
+            return None
+    return result
+
+
+def static_valid_dims(valid: ValidDims) -> Dims:
+    return tuple(int(e) for e in valid if not isinstance(e, SymbolicExtent))
+
+
 def deduce_reshape(args: Sequence[Node], attrs: Attrs) -> Type:
     value = value_at(args, 0)
     new_shape = dims_at(args, 1, "shape")
     if int(np.prod(new_shape)) != int(np.prod(value.shape)):
         raise DeductionError(f"expected a shape of {int(np.prod(value.shape))} elements "
                              f"(as {list(value.shape)}), got {list(new_shape)}", 1)
-    valid = reshape_valid(value.shape, value.valid, new_shape)
+    valid = reshape_extents(value.shape, value.valid_extents, new_shape)
     if valid is None:
-        raise DeductionError(f"the valid region {list(value.valid)} of {list(value.shape)} is not a box of "
+        raise DeductionError(f"the valid region {list(value.valid_extents)} of {list(value.shape)} is not a box of "
                              f"{list(new_shape)}", 0, hint="valid_shape cannot describe the reshaped region")
-    narrowed = optional_dims(args, 2, "valid_shape")
+    narrowed = optional_extents(args, 2, "valid_shape")
     if narrowed is not None:
-        check_valid_within(narrowed, valid, 2, "valid_shape (within the derived valid region)")
+        check_narrowing(narrowed, valid)
         valid = narrowed
     return rebuild(value, new_shape, value.dtype, valid)
+
+
+def check_narrowing(narrowed: ValidDims, derived: ValidDims) -> None:
+    """An explicit valid shape may only narrow the derived region: a constant within a constant,
+    a runtime extent only where the derived one is that same extent."""
+    fits = len(narrowed) == len(derived) and all(
+        n == d or (isinstance(n, int) and isinstance(d, int) and 0 <= n <= d)
+        or (isinstance(n, int) and n == 0) for n, d in zip(narrowed, derived))
+    if not fits:
+        raise DeductionError(f"valid_shape (within the derived valid region) expected extents within "
+                             f"{list(derived)}, got {list(narrowed)}", 2)
 
 
 def deduce_transpose(args: Sequence[Node], attrs: Attrs) -> Type:
