@@ -8,7 +8,7 @@ class PlacedViews:
     @pl.function(type=pl.FunctionType.AIV)
     def vec_part(self, x: pl.Tensor[[64, 32], pl.BF16, pl.TensorView(valid_shape=[60, 32])], out: pl.InOut[pl.Tensor[[64, 32], pl.BF16]]) -> pl.Tensor[[64, 32], pl.BF16]:
         t: pl.Tile[[64, 32], pl.BF16, pl.Mem.Vec, pl.TileView(valid_shape=[60, 32], pad=pl.TilePad.zero)] = pl.tile.load(x, [0, 0], [64, 32], [60, 32], target_memory=pl.Mem.Vec)
-        col: pl.Tile[[64, 1], pl.BF16, pl.Mem.Vec] = pl.tile.row_max(t, t)
+        col: pl.Tile[[64, 1], pl.BF16, pl.Mem.Vec, pl.TileView(valid_shape=[60, 1])] = pl.tile.row_max(t, t)
         wide: pl.Tile[[64, 1], pl.BF16, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.row_major)] = pl.tile.move(col, target_memory=pl.Mem.Vec, blayout="row_major")
         r: pl.Tensor[[64, 32], pl.BF16] = pl.tile.store(t, [0, 0], out)
         return r
