@@ -85,6 +85,11 @@ def _is_row_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
     return rhs.shape == lhs.shape[:-1] + (1,) and lhs.shape[-1] != 1
 
 
+def _is_boxed_column(ty: Type | None) -> bool:
+    """A 2-D tile a fractal of columns wide holding one valid column (a matmul result with N = 1)."""
+    return isinstance(ty, TileType) and len(ty.shape) == 2 and ty.shape[1] != 1 and ty.valid[1] == 1
+
+
 def _is_col_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
     """rhs is one value per column of a 2-D lhs ([1, n] against [m > 1, n])."""
     if not isinstance(lhs, TensorType) or not isinstance(rhs, TensorType) or len(lhs.shape) != 2:
@@ -372,6 +377,7 @@ class TensorToTileMutator(U.FromTensor):
                 args.append(self._operand(call, index, arg, pre))
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
+        tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             args[0] = self._logical_window(call, args[0], pre)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
@@ -380,7 +386,50 @@ class TensorToTileMutator(U.FromTensor):
         tile_def = REGISTRY.get(tile_op)
         attrs = tuple((k, v) for k, v in call.attrs if tile_def.attr_decl(k) is not None)
         self.bump("ops_converted")
-        return self._call(tile_op, tuple(args), attrs, call.span)
+        return self._logical_valid(call, self._call(tile_op, tuple(args), attrs, call.span), pre)
+
+    def _logical_valid(self, call: T.Call, result: U.Call, pre: list[U.Stmt]) -> U.Call:
+        """The tile result with the tensor result's valid region. A boxed tile (a matmul result
+        whose M / N is rounded up to a fractal box) holds the user's value in its valid region
+        only; an op that makes its whole tile valid (fillpad) would otherwise let the box's
+        extra rows / columns into what its consumers read (a reduction sums them, a row
+        broadcast finds more rows than its other operand), so the result is narrowed back to
+        the logical extent."""
+        logical, ty = call.type, result.type
+        if not isinstance(logical, TensorType) or not isinstance(ty, TileType) or len(ty.shape) != 2 \
+                or tuple(ty.shape) == tuple(logical.shape) or REGISTRY.is_view(result.op):
+            return result
+        wanted = tuple(int(v) for v in logical.valid)
+        if tuple(ty.valid) == wanted or any(int(v) < w for v, w in zip(ty.valid, wanted)):
+            return result
+        full = self._temp(f"{call.op.rsplit('.', 1)[-1]}_boxed", result, pre)
+        self.bump("boxed_results_narrowed")
+        return self._call("tile.set_validshape", (full, _index(wanted[0], call.span), _index(wanted[1], call.span)),
+                          (), call.span)
+
+    def _boxed_row_operand(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                           pre: list[U.Stmt]) -> tuple[str, list[U.Expr]]:
+        """A row-expand op whose per-row operand lives boxed (a matmul result with N = 1 is a
+        tile a fractal of columns wide whose valid region is one column): the vector unit's
+        row-expand binary ops read that operand as a dense [m, 1] column (or as 32-byte rows of
+        copies), which a boxed column is not. Its valid region is what the user computed, so it is
+        first broadcast over the other operand's shape by tile.row_expand (which reads element 0
+        of every row at the tile's row pitch) and the op runs as its element-wise twin."""
+        semantics = REGISTRY.get(tile_op).semantics
+        row = _expr_type(args[1]) if len(args) > 1 else None
+        if semantics[:1] not in (("row_expand",), ("row_expdif",)) or not isinstance(row, TileType) \
+                or not _is_boxed_column(row):
+            return tile_op, args
+        twin = next((op.name for op in REGISTRY if op.prefix == "tile" and op.semantics == ("binary", semantics[-1])),
+                    None)
+        if twin is None:
+            raise _error(call, f"not supported yet: `{call.op}` with a per-row operand that is a cube result "
+                               f"boxed as {list(row.shape)} (its N = 1 is rounded up to a whole fractal box)",
+                         "store the matmul result and read it back in the next kernel")
+        expanded = self._temp(f"{_base_name(args[1])}_rows",
+                              self._call("tile.row_expand", (args[0], args[1]), (), call.span), pre)
+        self.bump("boxed_row_operands")
+        return twin, [args[0], expanded]
 
     @staticmethod
     def _check_unboxed_n(call: T.Call, bridged: dict[int, TileInput]) -> None:
@@ -424,7 +473,28 @@ class TensorToTileMutator(U.FromTensor):
         shapes = {tuple(ty.shape) for ty in (_expr_type(a) for a in args) if isinstance(ty, TileType)}
         if len(shapes) == 1 and all(isinstance(_expr_type(a), TileType) for a in args):
             return args  # one physical shape (e.g. the same cube-boxed accumulator): nothing to broadcast
-        return [self._expand_to(call, arg, result.shape, pre) for arg in args]
+        return self._onto_boxed_column(call, [self._expand_to(call, arg, result.shape, pre) for arg in args], pre)
+
+    def _onto_boxed_column(self, call: T.Call, args: list[U.Expr], pre: list[U.Stmt]) -> list[U.Expr]:
+        """Operands of one logical [m, 1] column of which one lives boxed (a matmul result with
+        N = 1: a tile a fractal of columns wide, valid in its first column) and another dense: the
+        dense ones are spread over the boxed one's shape by tile.row_expand (its valid column is
+        what they fill), so the element-wise op meets one physical shape."""
+        boxed = next((a for a in args if _is_boxed_column(_expr_type(a))), None)
+        if boxed is None:
+            return args
+        target = _expr_type(boxed)
+        assert isinstance(target, TileType)
+        spread: list[U.Expr] = []
+        for arg in args:
+            ty = _expr_type(arg)
+            if isinstance(ty, TileType) and len(ty.shape) == 2 and ty.shape != target.shape \
+                    and tuple(ty.valid) == tuple(target.valid):
+                arg = self._temp(f"{_base_name(arg)}_rows", self._call("tile.row_expand", (boxed, arg), (), call.span),
+                                 pre)
+                self.bump("boxed_row_operands")
+            spread.append(arg)
+        return spread
 
     def _expand_to(self, call: T.Call, value: U.Expr, shape: tuple[int, ...], pre: list[U.Stmt]) -> U.Expr:
         ty = _expr_type(value)
@@ -434,6 +504,15 @@ class TensorToTileMutator(U.FromTensor):
             return value
         if len(shape) > 2:
             return self._expand_nd(call, value, ty, shape, pre)
+        if _is_boxed_column(ty) and len(shape) == 2 and ty.valid[0] == shape[0]:
+            # A boxed column (see _boxed_row_operand): tile.row_expand reads its valid column.
+            zero: U.Expr = (U.ConstFloat(0.0, ty.dtype, span=call.span) if ty.dtype.is_float
+                            else U.ConstInt(0, ty.dtype, span=call.span))
+            donor = self._temp(f"{_base_name(value)}_shape", self._call(
+                "tile.full", (index_list(shape, call.span), zero), (("dtype", ty.dtype),), call.span), pre)
+            self.bump("broadcast_expansions")
+            return self._temp(f"{_base_name(value)}_bcast", self._call("tile.row_expand", (donor, value), (), call.span),
+                              pre)
         rows_cols = _broadcast_kind(ty.shape, shape)
         if rows_cols is None:
             raise _error(call, f"`{call.op}` broadcasts an operand of shape {list(ty.shape)} to {list(shape)}; "

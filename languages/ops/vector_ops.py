@@ -310,7 +310,11 @@ def deduce_row_broadcast(args: Sequence[Node], attrs: Attrs) -> Type:
     lhs, rhs = value_at(args, 0), value_at(args, 1)
     check_same_dtype(lhs, rhs, 1)
     expected = lhs.shape[:-1] + (1,)
-    if rhs.shape != expected:
+    # A boxed column (a matmul result with N = 1 lives in a whole fractal of columns) holds its
+    # value for row i at element 0 of row i, which is where TROWEXPAND reads it (at the source's
+    # row pitch; pto-isa asserts the valid rows agree): its valid region is what is one column.
+    boxed_column = len(rhs.shape) == 2 and len(lhs.shape) == 2 and tuple(rhs.valid) == (lhs.valid[0], 1)
+    if rhs.shape != expected and not boxed_column:
         raise DeductionError(f"expected shape {list(expected)} (one value per row), got {list(rhs.shape)}", 1)
     return rebuild(lhs, lhs.shape, lhs.dtype, lhs.valid_shape)
 

@@ -1,0 +1,125 @@
+"""A matmul result whose M or N is not a whole fractal box lives in a bigger (boxed) tile whose
+valid region is the user's value. That region must reach every consumer: a per-row operand of a
+row broadcast that is a boxed N = 1 column (its values sit at element 0 of each row of a
+16-column tile, not in a dense column), a fillpad that would make the box's extra rows and
+columns valid, a reduction of such a value, a column broadcast taller than its valid rows.
+Each kernel runs end to end under --verify-all --simulate and is compared with NumPy; the
+emitted PTO is accepted by PTOAS on both targets where it is built."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from nanopass.pipeline import main
+
+Array = npt.NDArray[Any]
+PTOAS = Path("/root/.cache/ptoas/4d2f456e/build/tools/ptoas/ptoas")
+HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n"
+BACKENDS = (("Ascend910B", "a3"), ("Ascend950", "a5"))
+
+
+def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, inputs: dict[str, Array],
+         backend: str, arch: str) -> Array:
+    path = tmp_path / "kernel.py"
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
+    np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
+    rc = main([str(path), "--verify-all", "--backend", backend, "-o", str(tmp_path / "k.pto"), "--simulate",
+               "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")])
+    captured = capsys.readouterr()
+    log = captured.out + captured.err
+    assert rc == 0 and "bit-exact" in log, log
+    if PTOAS.exists():
+        done = subprocess.run([str(PTOAS), f"--pto-arch={arch}", "--pto-level=level3", str(tmp_path / "k.pto"),
+                               "-o", str(tmp_path / "k.cpp")], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    return np.asarray(np.load(tmp_path / "out.npz")["ret0"])
+
+
+def _ints(rng: np.random.Generator, shape: tuple[int, ...]) -> Array:
+    # Small integers: products and short sums are exact in FP32, so the NumPy reference is too.
+    return rng.integers(-3, 4, shape).astype(np.float32)
+
+
+def _same_bits(got: Array, expected: Array) -> bool:
+    return bool((got.astype(np.float32).view(np.uint32) == expected.astype(np.float32).view(np.uint32)).all())
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+def test_an_n1_matmul_result_is_the_per_row_operand_of_a_row_broadcast(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    rng = np.random.default_rng(3)
+    a, b, x = _ints(rng, (16, 16)), _ints(rng, (16, 1)), _ints(rng, (16, 32))
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b)
+        scaled: pl.Tensor[[16, 32], pl.FP32] = pl.row_expand_mul(x, col)
+        shifted: pl.Tensor[[16, 32], pl.FP32] = pl.add(scaled, col)
+        return shifted
+    """, {"a": a, "b": b, "x": x}, backend, arch)
+    col = a @ b
+    assert _same_bits(got, x * col + col)
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+def test_a_fillpad_of_a_boxed_result_keeps_its_logical_extent(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    # M = 20 and N = 1 are both boxed (a [32, 16] tile); fillpad(max) must not make the box's
+    # padding part of the value: the row sums see one column, the broadcast 20 rows.
+    rng = np.random.default_rng(5)
+    a, b, x = _ints(rng, (20, 16)), _ints(rng, (16, 1)), _ints(rng, (20, 32))
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[20, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               x: pl.Tensor[[20, 32], pl.FP32]) -> pl.Tensor[[20, 32], pl.FP32]:
+        col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b)
+        padded: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.fillpad(col, pad_value="max")
+        sums: pl.Tensor[[20, 1], pl.FP32] = pl.row_sum(padded)
+        y: pl.Tensor[[20, 32], pl.FP32] = pl.add(x, sums)
+        z: pl.Tensor[[20, 32], pl.FP32] = pl.row_expand_sub(y, padded)
+        return z
+    """, {"a": a, "b": b, "x": x}, backend, arch)
+    col = a @ b
+    assert _same_bits(got, (x + col) - col)
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS[:1])
+def test_an_n1_matmul_result_meets_a_dense_column_and_broadcasts_as_a_left_operand(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    rng = np.random.default_rng(8)
+    a, b, x, y = _ints(rng, (16, 16)), _ints(rng, (16, 1)), _ints(rng, (16, 32)), _ints(rng, (16, 1))
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               x: pl.Tensor[[16, 32], pl.FP32], y: pl.Tensor[[16, 1], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b)
+        both: pl.Tensor[[16, 1], pl.FP32] = pl.mul(y, col)
+        z: pl.Tensor[[16, 32], pl.FP32] = pl.sub(both, x)
+        return z
+    """, {"a": a, "b": b, "x": x, "y": y}, backend, arch)
+    assert _same_bits(got, y * (a @ b) - x)
+
+
+def test_an_expdif_of_a_boxed_column_is_not_supported_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "kernel.py"
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b)
+        e: pl.Tensor[[16, 32], pl.FP32] = pl.row_expand_expdif(x, col)
+        return e
+    """), "    "))
+    rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 1 and "kernel.py:10:" in log, log
+    assert "not supported yet: `tensor.row_expand_expdif` with a per-row operand that is a cube result" in log
+    assert "store the matmul result" in log
