@@ -38,6 +38,7 @@ import languages.gen.tile_placed as S
 from backend.targets.handlers import DEFAULT_BACKEND, BackendHandler, get_backend
 from backend.targets.l0_chooser import BiasSource, L0Choice, MemoryPlanner, choose_l0_tile, explain_rejection
 from languages.decls import L0Tiled, TilePlaced
+from languages.functions import OPAQUE, is_kernel_function
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.pl_printer import format_expr
@@ -59,12 +60,12 @@ from passes.analysis.matmul_tiling import (
     split_k_chooser_config,
     split_k_windows,
 )
-from languages.layout import assembler_checked_box, buffer_name, l0_footprint_bytes
+from languages.layout import assembler_checked_box, box_shape, buffer_name, l0_footprint_bytes
 from passes.analysis.boxed_extents import check_tile, has_partial_row_box
 
 RULE = "AutoTileMatmulL0"
 
-# Function kinds whose bodies run on the cube core; orchestration / opaque code is untouched.
+# Function kinds whose bodies run on the cube core; orchestration / host code is untouched.
 CUBE_FUNCTION_TYPES = frozenset({"InCore", "AIC"})
 
 _L0_OPERAND_SPACES = (MemorySpace.Left, MemorySpace.Right)
@@ -203,7 +204,9 @@ class _AutoTiler(L.FromTilePlaced):
 
     @override
     def visit_Function(self, node: S.Function) -> L.Function:
-        self._cube = node.func_type in CUBE_FUNCTION_TYPES
+        # A leaf Opaque function on tiles is a kernel too (PTOCodegen emits it), so its matmuls
+        # need their L0 operands like an InCore one's.
+        self._cube = node.func_type in CUBE_FUNCTION_TYPES or (node.func_type == OPAQUE and is_kernel_function(node))
         self._names = {n.name for n in walk(node) if isinstance(n, S.Var)}
         self._rename = {}
         self._uses = {}
@@ -401,6 +404,28 @@ class _AutoTiler(L.FromTilePlaced):
             problem = check_tile(tile, self._defs.get(operand.name) or matmul.stmt)
             if problem is not None:
                 raise CompileError(problem)
+        self._reject_single_row_accumulator(matmul)
+
+    def _reject_single_row_accumulator(self, matmul: _Matmul) -> None:
+        """A left operand of fewer physical rows than a fractal box (a [1, K] row, which boxed
+        spaces admit) still makes mad write whole boxes of rows into L0C, so an accumulator that
+        is that row alone ([1, N]) has no room for the product. A located user error: the operand
+        is loaded boxed with the one row as its valid extent, as the tensor-level matmul does."""
+        lhs, result = cast(TileType, matmul.lhs.type), matmul.stmt.target.type
+        if not isinstance(result, TileType) or len(result.shape) != 2 or result.view is None:
+            return
+        box = box_shape(result.view, result.dtype)
+        if box is None or lhs.shape[0] >= box[0] or result.shape[0] >= box[0]:
+            return
+        rows, k = lhs.shape[0], lhs.shape[-1]
+        raise CompileError(Diagnostic.at(
+            matmul.stmt, RULE,
+            f"not supported yet: {matmul.call.op} of a left operand `{matmul.lhs.name}` with {rows} physical "
+            f"row{'s' if rows != 1 else ''}: mad writes whole {box[0]}-row boxes into L0C, which the "
+            f"{list(result.shape)} accumulator has no room for",
+            hint=f"load the left operand boxed with its rows as the valid extent, e.g. "
+                 f"pl.load(a, [0, 0], [{box[0]}, {k}], [{rows}, {k}], target_memory=pl.MemorySpace.Mat), or use "
+                 f"pl.matmul on tensors, which boxes M itself"))
 
     def _reject_oversized_manual_operands(self, matmul: _Matmul) -> None:
         """An operand the user placed in Left / Right that alone overflows its L0 buffer is an

@@ -336,9 +336,21 @@ def test_lone_full_block_forwards_init_cond_verbatim() -> None:
 
 
 def test_orchestration_functions_are_untouched() -> None:
-    src = matmul_source(128, 128, 256).replace("@pl.function(type=pl.FunctionType.InCore)", "@pl.function")
+    src = matmul_source(128, 128, 256).replace("@pl.function(type=pl.FunctionType.InCore)",
+                                               "@pl.function(type=pl.FunctionType.Orchestration)")
     out, _ = run(src)
     assert loops(out) == [] and calls(out, "tile.extract") == [] and len(calls(out, "tile.matmul")) == 1
+
+
+def test_a_leaf_opaque_function_on_tiles_is_tiled_like_a_kernel() -> None:
+    # A bare @pl.function that calls no function and works on tiles is emitted by PTOCodegen as a
+    # kernel, so its matmul needs its L0 operands like an InCore one's.
+    src = matmul_source(128, 128, 256).replace("@pl.function(type=pl.FunctionType.InCore)", "@pl.function")
+    out, _ = run(src)
+    incore, _ = run(matmul_source(128, 128, 256))
+    assert len(loops(out)) == len(loops(incore)) == 1
+    assert len(calls(out, "tile.extract")) == len(calls(incore, "tile.extract")) > 0
+    check(out)
 
 
 # --------------------------------------------------------------------------- verifiers on broken programs
