@@ -554,7 +554,9 @@ def detect_language(types: Sequence[Type]) -> Language:
     if any(t.memref is not None for t in tiles):
         return Addressed
     placed = [t.memory_space is not None for t in tiles]
-    if placed and all(placed):
+    # TilePlaced tiles are 2-D (FlattenTileNdTo2D runs before placement): placed N-D tiles
+    # enter where they are still flattened.
+    if placed and all(placed) and all(len(t.shape) == 2 for t in tiles):
         return TilePlaced
     if any(placed):
         return TileUnplaced
