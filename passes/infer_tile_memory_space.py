@@ -26,7 +26,7 @@ import languages.gen.tile_unplaced as U
 from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, staging_space_for_load
+from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, static_ints, staging_space_for_load
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, TileType, Type, attr, with_attr
 from languages.layout import assembler_checked_box, is_row_major_linear, l0_footprint_bytes
@@ -235,13 +235,31 @@ def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
         elif opdef.semantics[:1] == ("load",):
             group.loaded = True
     elif isinstance(rule, (InheritInput, ReusesInput)) and rule.index < len(args) and _is_tile_var(args[rule.index]):
-        if REGISTRY.is_reshape(opdef.name) and _shape_of(args[rule.index]) != _shape_of(target):
+        if _off_box_window(value):
+            pass  # placed on its own: its source is hopped to where the window is (see _place_call)
+        elif REGISTRY.is_reshape(opdef.name) and _shape_of(args[rule.index]) != _shape_of(target):
             # Source and result need not share a group: the source is hopped into a space where
             # the reshape is a re-view when its own one is boxed (see _Placer._reshape_source).
             group.reshaped.extend((_shape_of(args[rule.index]), _shape_of(target)))
         else:
             plan.union(name, _name(args[rule.index]))
     _collect_demands(plan, value)
+
+
+def _off_box_window(call: Node) -> bool:
+    """A 2-D tile.slice window whose offsets or extent are not whole fractal boxes (16 rows by
+    16 columns, or 32 bytes of columns where that is more). A boxed space (Acc, Mat's NZ) holds no
+    such window as a view of its own (BoxedExtents), so it does not share its source's space: the
+    source is moved to the window's space (Vec unless a consumer wants otherwise) first."""
+    if call.KIND != "Call" or REGISTRY.get(str(getattr(call, "op"))).semantics[:1] != ("slice",):
+        return False
+    args = getattr(call, "args")
+    ty = getattr(call, "type", None)
+    offsets = static_ints(args[2]) if len(args) > 2 else None
+    if not isinstance(ty, TileType) or len(ty.shape) != 2 or offsets is None or len(offsets) != 2:
+        return False
+    box = (16, max(16, 32 // max(1, ty.dtype.byte_width)))
+    return any(v % b for v, b in zip((*ty.shape, *offsets), (*box, *box)))
 
 
 def _shape_of(node: Node) -> tuple[int, ...]:
@@ -429,6 +447,12 @@ class _Placer(P.FromTileUnplaced):
                 and isinstance(args[0].type, TileType) and REGISTRY.is_reshape(opdef.name) \
                 and tuple(args[0].type.shape) != tuple(call.type.shape):
             args[0] = self._reshape_source(args[0], call.type, call, hops)
+        if target is not None and args and isinstance(args[0], P.Var) and isinstance(args[0].type, TileType) \
+                and _off_box_window(call) and args[0].type.memory_space is not self.plan.space(target):
+            hop, args[0] = self._hop(args[0], self.plan.space(target), call,
+                                     f"{call.op} operand `x` (a window that is not whole fractal boxes)")
+            hops.extend(hop)
+            self.bump("window-hops")
         for index, arg in enumerate(args):
             if not isinstance(arg, P.Var) or not isinstance(arg.type, TileType) or not _has_operand(opdef, index):
                 continue

@@ -244,3 +244,124 @@ def test_a_local_tensor_read_after_an_in_place_assemble_sees_the_write(
     assert rc == 0 and "bit-exact" in log, log
     expected = (a + np.float32(1.0)).astype(np.float32)  # (x + x) * 0.5 is exact
     assert (np.load(tmp_path / "out.npz")["ret0"].view(np.uint32) == expected.view(np.uint32)).all()
+
+
+def _ints(seed: int, shape: tuple[int, ...], dtype: Any = np.float32) -> Array:
+    # Small integers: every product and sum below is exact, so the NumPy reference is too.
+    return np.random.default_rng(seed).integers(-3, 4, shape).astype(dtype)
+
+
+def _bits(path: Path, name: str = "ret0") -> Array:
+    return np.asarray(np.load(path / "out.npz")[name])
+
+
+def test_a_leaf_opaque_tile_kernel_gets_its_l0_operands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A bare @pl.function working on tiles is a kernel (PTOCodegen emits it), so its matmul
+    # is L0-tiled like an InCore one's instead of reaching PTO with its operands still in Mat.
+    text = _text("""\
+    @pl.function
+    def kernel(self, a: pl.Tensor[[16, 256], pl.FP32], b: pl.Tensor[[256, 32], pl.FP32],
+               out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        a_mat: pl.Tile[[16, 256], pl.FP32, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 256], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[256, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [256, 32], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    a, b = _ints(1, (16, 256)), _ints(2, (256, 32))
+    rc, log = _run(tmp_path, capsys, text, {"a": a, "b": b})
+    assert rc == 0 and "bit-exact" in log, log
+    assert (_bits(tmp_path) == a @ b).all()
+    _ptoas_accepts(tmp_path)
+
+
+def test_a_store_in_a_return_statement_of_a_tile_kernel_is_emitted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `return pl.store(...)` written at the tile level: PTOCodegen used to drop the returned
+    # call, so the kernel stored nothing (every element of the output stale).
+    text = _text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 128], pl.INT8], w: pl.Tensor[[64, 128], pl.INT8],
+               out: pl.Out[pl.Tensor[[16, 64], pl.INT32]]) -> pl.Tensor[[16, 64], pl.INT32]:
+        x_mat: pl.Tile[[16, 128], pl.INT8, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 128], target_memory=pl.Mem.Mat)
+        w_mat: pl.Tile[[64, 128], pl.INT8, pl.Mem.Mat] = pl.load(w, [0, 0], [64, 128], target_memory=pl.Mem.Mat)
+        w_t = pl.tile.transpose_view(w_mat)
+        c = pl.tile.matmul(x_mat, w_t)
+        return pl.store(c, [0, 0], out)
+    """)
+    x, w = _ints(3, (16, 128), np.int8), _ints(4, (64, 128), np.int8)
+    rc, log = _run(tmp_path, capsys, text, {"x": x, "w": w})
+    assert rc == 0 and "bit-exact" in log, log
+    assert (_bits(tmp_path) == x.astype(np.int32) @ w.astype(np.int32).T).all()
+    assert "pto.tstore" in (tmp_path / "k.pto").read_text()
+
+
+def test_a_placed_rank3_tile_kernel_is_flattened_before_l0_tiling(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Placed N-D tiles enter where FlattenTileNdTo2D still runs (the pipeline used to start
+    # after it), and the batched accumulator carried by the loop is stored by the return.
+    text = _text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[1, 16, 64], pl.INT8], w: pl.Tensor[[1, 32, 64], pl.INT8],
+               out: pl.Out[pl.Tensor[[1, 16, 32], pl.INT32]]) -> pl.Tensor[[1, 16, 32], pl.INT32]:
+        x_mat: pl.Tile[[1, 16, 64], pl.INT8, pl.Mem.Mat] = pl.load(x, [0, 0, 0], [1, 16, 64], target_memory=pl.Mem.Mat)
+        w_mat: pl.Tile[[1, 32, 64], pl.INT8, pl.Mem.Mat] = pl.load(w, [0, 0, 0], [1, 32, 64], target_memory=pl.Mem.Mat)
+        w_t = pl.tile.transpose_view(w_mat)
+        first = pl.tile.batch_matmul(x_mat, w_t)
+        for _i, (acc,) in pl.range(3, init_values=(first,)):
+            more = pl.tile.batch_matmul_acc(acc, x_mat, w_t)
+            acc = pl.yield_(more)
+        return pl.store(acc, [0, 0, 0], out)
+    """)
+    x, w = _ints(5, (1, 16, 64), np.int8), _ints(6, (1, 32, 64), np.int8)
+    rc, log = _run(tmp_path, capsys, text, {"x": x, "w": w})
+    assert rc == 0 and "bit-exact" in log, log
+    assert (_bits(tmp_path) == 4 * (x.astype(np.int32) @ w.astype(np.int32).transpose(0, 2, 1))).all()
+
+
+def test_a_slice_of_a_matmul_product_off_the_fractal_boxes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # An [8, 16] window at row 4 is not whole 16x16 boxes of the Acc tile: the product moves to
+    # Vec first and the window is taken there (it used to be an Acc subview BoxedExtents rejected).
+    text = _text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[8, 16], pl.FP32]:
+        c: pl.Tensor[[32, 64], pl.FP32] = pl.matmul(a, b)
+        s: pl.Tensor[[8, 16], pl.FP32] = pl.slice(c, [8, 16], [4, 16])
+        return s
+    """)
+    a, b = _ints(7, (32, 64)), _ints(8, (64, 64))
+    rc, log = _run(tmp_path, capsys, text, {"a": a, "b": b})
+    assert rc == 0 and "bit-exact" in log, log
+    assert (_bits(tmp_path) == (a @ b)[4:12, 16:32]).all()
+
+
+ONE_ROW_LEFT = """\
+@pl.function(type=pl.FunctionType.InCore)
+def kernel(self, a: pl.Tensor[[1, 128], pl.FP32], b: pl.Tensor[[128, 64], pl.FP32],
+           out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]) -> pl.Tensor[[1, 64], pl.FP32]:
+    lhs = pl.load(a, [0, 0], {window}, target_memory=pl.MemorySpace.Mat)
+    rhs = pl.load(b, [0, 0], [128, 64], target_memory=pl.MemorySpace.Mat)
+    c = pl.tile.{op}(lhs, rhs)
+    out = pl.store(c, [0, 0], out)
+    return out
+"""
+
+
+@pytest.mark.parametrize("op", ["matmul", "gemv"])
+def test_a_one_row_mat_left_operand_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      op: str) -> None:
+    # mad writes a whole 16-row box into L0C; a [1, 64] accumulator has one row of room.
+    rc, log = _run(tmp_path, capsys, _text(ONE_ROW_LEFT.format(window="[1, 128]", op=op)))
+    assert rc == 1 and "kernel.py:11:" in log, log
+    assert f"not supported yet: tile.{op} of a left operand `lhs` with 1 physical row" in log
+    assert "pl.load(a, [0, 0], [16, 128], [1, 128]" in log
+
+
+@pytest.mark.parametrize("op", ["matmul", "gemv"])
+def test_a_boxed_one_row_left_operand_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str], op: str) -> None:
+    a, b = _ints(9, (1, 128)), _ints(10, (128, 64))
+    rc, log = _run(tmp_path, capsys, _text(ONE_ROW_LEFT.format(window="[16, 128], [1, 128]", op=op)),
+                   {"a": a, "b": b})
+    assert rc == 0 and "bit-exact" in log, log
+    assert (_bits(tmp_path) == a @ b).all()
+    _ptoas_accepts(tmp_path)
