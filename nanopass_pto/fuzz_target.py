@@ -33,6 +33,7 @@ from typing_extensions import override
 
 from backend.fuzzing.generator import Features, GeneratedProgram, programs
 from backend.fuzzing.numerics_check import self_check as numerics_self_check
+from backend.fuzzing.sim_arith_check import self_check as sim_arith_self_check
 from backend.sim.machine import PoisonRead, SimulationError
 from backend.targets.handlers import BackendHandler, get_backend
 from languages.functions import entry_function
@@ -54,6 +55,7 @@ VALUE_LEVEL_BLAME_LANGUAGES = frozenset({"Tensor", "TileUnplaced", "TilePlaced",
 POST_L0_BLAME = "memory planning / codegen / simulator (after L0Tiled)"
 TEXT_BLAME = "PTO-ISA text printer / parser (backend.pto_text)"
 NUMERICS_BLAME = "shared arithmetic (backend.numerics)"
+SIM_ARITH_BLAME = "simulator scalar arithmetic (backend.sim.executor)"
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,10 @@ class PtoFuzzTarget:
         run.add("numerics check", time.perf_counter() - start)
         if problem is not None:
             return outcome("numerics", "numerics self-check", NUMERICS_BLAME, problem)
+        # The simulator's scalar arith ops, which no interpreter computes alongside.
+        problem = sim_arith_self_check(seed)
+        if problem is not None:
+            return outcome("numerics", "simulator scalar arithmetic self-check", SIM_ARITH_BLAME, problem)
 
         start = time.perf_counter()
         try:
