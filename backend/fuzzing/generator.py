@@ -488,8 +488,32 @@ class _KernelBuilder:
         if self.features.scalar_math and self.chance(20):
             self.scalar_math(ty)
         self.steps(self.int_draw(2, 7))
+        if self.features.partial_valid and self.features.slices and self.chance(50):
+            self.param_window_observed(ty)
         if self.features.assemble and self.chance(30):
             self.assemble_into_param()
+
+    def param_window_observed(self, ty: TensorType) -> None:
+        """A window of a parameter narrowed by a valid_shape (only the valid part is loaded) and
+        read by an op that observes its valid extent (a row / column reduction), returned with
+        the kernel's last result: a window given its whole extent, or padding read as data,
+        changes the reduction."""
+        slice_op = _by_semantics("tensor", ("slice",))
+        params = [v for v in self.values if v.name in self.gm and v.type == ty]
+        observers = [op for op in generatable_ops("tensor") if op.family in VALID_OBSERVERS]
+        if slice_op is None or not params or not observers or len(ty.shape) != 2:
+            return
+        rows, cols = (int(d) for d in ty.shape)
+        shape = (self.int_draw(1, rows), self.int_draw(1, cols))
+        valid = (self.int_draw(1, shape[0]), self.int_draw(1, shape[1]))
+        offsets = (self.int_draw(0, rows - shape[0]), self.int_draw(0, cols - shape[1]))
+        try:
+            window = self.call(slice_op, (self.pick(params), _dims(shape), _dims(offsets), _dims(valid)), prefix="w")
+            observed = self.call(self.pick(observers).name, (window,), prefix="r")
+        except CompileError:
+            return  # a window the registry declines here (e.g. an observer's dtype rule)
+        self.tag("construct:window-observed")
+        self.returns.extend([*[v for v in self.results(self.values) if v is not observed][-1:], observed])
 
     def scalar_math(self, ty: TensorType) -> None:
         """A scalar read from a tensor, combined with index / float arithmetic, fed back into a
@@ -1083,7 +1107,10 @@ class _KernelBuilder:
         (ceil(valid/16)*16) differs from its row count and only a compact seed reads it right."""
         assert isinstance(a.type, TensorType)
         m, k = a.type.shape
-        if not (self.features.narrowed_left and self.features.partial_valid and m >= 17 and self.chance(30)):
+        # Split-K shapes are where the seed is the pass's own (a K reduction of a plain matmul):
+        # narrowed there more often.
+        if not (self.features.narrowed_left and self.features.partial_valid and m >= 17
+                and self.chance(60 if k > 256 else 30)):
             return a
         valid = self.int_draw(1, m - 16)
         self.tag("cube:narrowed-left")
@@ -1209,7 +1236,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "vector", "scalar-math", "index-math", "if-scalar", "assemble", "loop", "loop-carries:1", "loop-carries:2",
     "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
     "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
-    "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores"))
+    "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed"))
 
 
 @dataclass(frozen=True)
