@@ -64,3 +64,31 @@ def test_prelu_on_a2a3_gets_a_byte_mask_scratch_a_row_taller() -> None:
         assert isinstance(x, TileType) and isinstance(tmp, TileType)
         assert tmp.dtype.name == "UINT8"
         assert tmp.shape[0] == x.shape[0] + 1 and tmp.shape[1] >= 32
+
+
+def test_a_drawn_tile_in_a_boxed_space_is_whole_boxes() -> None:
+    # A [16, 1] Acc tile (a Vec column moved into Acc on Ascend950) has no PTO address, which
+    # PTOCodegen reports as the user's error: the generator redraws such a call.
+    from backend.fuzzing.registry_calls import boxed_extent_gap
+    from languages.memory_space import MemorySpace
+    from languages.types import DataType
+    from languages.views import implicit_view
+
+    def tile(shape: tuple[int, int], space: MemorySpace) -> TileType:
+        return TileType(shape, DataType.FP32, memory_space=space, view=implicit_view(space, shape))
+
+    assert boxed_extent_gap(tile((16, 1), MemorySpace.Acc))
+    assert not boxed_extent_gap(tile((16, 16), MemorySpace.Acc))
+    assert not boxed_extent_gap(tile((1, 128), MemorySpace.Mat))  # the one-row exemption
+    assert not boxed_extent_gap(tile((16, 1), MemorySpace.Vec))
+
+
+def test_a_tensor_view_is_never_drawn_over_a_gm_tensor() -> None:
+    # ConvertTensorToTileOps declines a second view of a GM tensor inside InCore (not supported yet).
+    for seed in range(3):
+        kernel = reaching_kernel(REGISTRY.get("tensor.view"), seed=seed)
+        assert kernel is not None
+        params = {p.var.name for p in kernel.params}
+        views = [s.value for s in kernel.body if isinstance(s, T.AssignStmt) and isinstance(s.value, T.Call)
+                 and s.value.op == "tensor.view"]
+        assert views and all(getattr(v.args[0], "name", None) not in params for v in views)

@@ -1370,6 +1370,10 @@ def reaching_kernel(opdef: OpDef, seed: int = 0, kernels: int = 30, arch: str = 
             ty = TensorType(builder.vector_shape(), builder.vector_dtype())
             for _ in range(2):
                 builder.param(ty)
+            # And one value computed on chip: some operands take no GM tensor (ON_CHIP_OPERANDS).
+            scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+            if scaled is not None:
+                builder.call(scaled, (builder.values[0], builder.scalar_for(ty.dtype)))
             scope = builder.values
         for _ in range(4):
             builder.registry_step(opdef.prefix, None, scope, only=[opdef])

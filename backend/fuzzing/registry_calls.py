@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from languages.gen import tensor as T
-from languages.layout import ROW_MAJOR_VEC_TILES
+from languages.layout import ROW_MAJOR_VEC_TILES, assembler_checked_box, physical_2d
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
@@ -125,6 +125,27 @@ EXCLUDED_CHOICES: dict[tuple[str, str], dict[AttrValue, str]] = {
     ("tile.mgather", "coalesce"): {"elem": "PTOCodegen declines it: PTOAS's element gather needs a GM scratch tensor"},
     ("tile.mgather", "gather_oob"): {"undefined": "random row indices fall outside the tensor (a fault)"},
 }
+
+
+# Operands a kernel step never gives a GM tensor, with why: the pipeline declines the call there
+# ("not supported yet", located at the call).
+ON_CHIP_OPERANDS: dict[tuple[str, int], str] = {
+    ("tensor.view", 0): "ConvertTensorToTileOps declines a second tensor view of a GM tensor inside an InCore "
+                        "function (its view would alias the parameter's base pointer)",
+}
+
+
+def boxed_extent_gap(ty: Type) -> bool:
+    """Whether a tile result lies in a boxed space (Acc, Mat's NZ, L0) without being a whole number
+    of its fractal boxes (languages.layout's assembler box; one-row tiles are exempt on rows):
+    such a tile has no PTO address, which PTOCodegen reports as the user's error."""
+    if not isinstance(ty, TileType) or ty.view is None or ty.memory_space in (None, MemorySpace.Vec):
+        return False
+    box = assembler_checked_box(ty.view, ty.dtype)
+    if box is None:
+        return False
+    rows, cols = physical_2d(ty.shape)
+    return (rows != 1 and rows % box[0] != 0) or cols % box[1] != 0
 
 
 def not_generated_reason(opdef: OpDef) -> str:
@@ -370,6 +391,8 @@ class _Drawer:
         candidates = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)]
         if decl.kind == "tensor" and self.opdef.prefix != "tensor":
             candidates = [v for v in candidates if v.name in self.pool.gm]
+        if (self.opdef.name, index) in ON_CHIP_OPERANDS:
+            candidates = [v for v in candidates if v.name not in self.pool.gm]
         if _row_major_only(self.opdef, decl):
             candidates = [v for v in candidates if not _column_major_view(v)]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
@@ -587,7 +610,7 @@ class _Drawer:
             ty = REGISTRY.deduce(opdef.name, args, attr_items)
         except CompileError:
             return None
-        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots):
+        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):
             return None
         tags = self.tags(args, ty)
         for attr_name, attr_value in attr_items:
