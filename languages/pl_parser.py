@@ -926,7 +926,7 @@ class _Parser:
         value = self.expr(stmt.value, scope, call_type=ty)
         if _is_unplaced_tile(ty):
             ty = expr_type(value)  # the call may have completed a space-less annotation
-        elif isinstance(ty, TileType) and ty.memory_space is not None and not _writes_tile_view(stmt.annotation):
+        if isinstance(ty, TileType) and not _writes_tile_view(stmt.annotation):
             value = self.complete_view(value, ty)
             ty = expr_type(value)
         completed = expr_type(value)
@@ -1661,15 +1661,23 @@ class _Parser:
         """`t: pl.Tile[[16, 128], pl.BF16, pl.Mem.Left] = pl.tile.extract(...)`: an annotation
         without a pl.TileView states no layout (PyPTO checks an annotation's kind, dtype and
         dims only, JIT_FRONTEND.md 3.2), so the layout the op gives its result in that space
-        (TEXTRACT's L0 format here) completes it rather than contradicting it."""
+        (TEXTRACT's L0 format here) completes it rather than contradicting it.  In user text it
+        states no valid shape either: `m: pl.Tile[[16, 32], pl.FP32] = pl.tile.tri(...,
+        valid_shape=[9, 21])` is the partially valid tile the call makes (printed IR, with its
+        language header, states every valid shape)."""
         if value.KIND != "Call":
             return value
         call: Any = value
         deduced, _ = _registry_deduce(call.op, call.args, call.attrs, self.placed, call)
-        if not (isinstance(deduced, TileType) and deduced.view is not None
-                and deduced.view != declared.view and deduced.memory_space is declared.memory_space
-                and (deduced.shape, deduced.dtype, deduced.valid_shape)
-                == (declared.shape, declared.dtype, declared.valid_shape)):
+        if not isinstance(deduced, TileType) or (deduced.shape, deduced.dtype) != (declared.shape, declared.dtype):
+            return value
+        if declared.memory_space is not None and deduced.memory_space is not declared.memory_space:
+            return value
+        new_view = deduced.view is not None and deduced.view != declared.view
+        new_valid = self.user_text and deduced.valid_shape != declared.valid_shape
+        if not (new_view or new_valid) or (not new_valid and deduced.valid_shape != declared.valid_shape):
+            return value
+        if declared.memory_space is None and deduced.memory_space is None and not new_valid:
             return value
         return cast(Node, dataclasses.replace(call, type=dataclasses.replace(deduced, memref=declared.memref)))
 

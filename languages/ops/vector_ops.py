@@ -70,8 +70,10 @@ CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
 MASK_DTYPE = DataType.UINT8
 MASK_ROW_BYTES = 32  # a mask row is a whole number of 32-byte words (Vec rows are 32-byte aligned)
 CI_DTYPES = (DataType.INT16, DataType.INT32)
+# The union over targets (PTOAS's ttri verifier: A5 adds bf16 / i8 / u8); the per-target
+# subsets are tile.tri's target rules.
 TRI_DTYPES = (DataType.INT32, DataType.INT16, DataType.UINT32, DataType.UINT16, DataType.FP16,
-              DataType.BF16, DataType.FP32)
+              DataType.BF16, DataType.FP32, DataType.INT8, DataType.UINT8)
 # Byte-identical pairs reinterpret_view admits beyond the general integer / float set (MX).
 _GENERAL_REINTERPRET = frozenset({
     DataType.INT8, DataType.UINT8, DataType.INT16, DataType.UINT16, DataType.INT32, DataType.UINT32,
@@ -512,6 +514,13 @@ def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
 
 
 _D = DataType
+# PTOAS's ttri verifiers: dst element types per target.
+_TRI_RULES: tuple[TargetRule, ...] = (
+    DtypeIn(A2A3, "A2/A3's TTRI writes f16 / f32 / i16 / i32 / u16 / u32 elements",
+            "make the mask INT32 / INT16 / FP16 / FP32 (cast it afterwards if needed), or compile for "
+            "Ascend950, whose TTRI also writes BF16 / INT8 / UINT8", operand=RESULT,
+            dtypes=frozenset({_D.FP16, _D.FP32, _D.INT16, _D.INT32, _D.UINT16, _D.UINT32})),
+)
 # PTOAS's tsels verifiers: src / dst element types per target (no BF16 on either).
 _SELS_RULES: tuple[TargetRule, ...] = (
     DtypeIn(A2A3, "A2/A3's TSELS selects 16- or 32-bit elements only", "select on an INT16 / INT32 / FP16 / FP32 "
@@ -732,6 +741,7 @@ def _generation_ops() -> list[OpDef]:
               deduce_tri, ("tri",), "create",
               attrs=(AttrDecl("dtype", "dtype", DataType.INT32), AttrDecl("upper", "bool", False)),
               output_memory=_VEC_OUT, pto=("pto.ttri",), pto_ins=(0,), pto_attrs=(("upper", "upperOrLower"),),
+              target_rules=_TRI_RULES,
               doc="1 where c <= r + diagonal (lower) / c >= r + diagonal (upper), else 0."),
     ]
 
