@@ -12,6 +12,7 @@ the parameter, never silently rounded.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Mapping, Sequence, Union
 
@@ -20,9 +21,10 @@ import numpy.typing as npt
 
 from backend import numerics
 from languages.functions import entry_function
+from languages.ops import REGISTRY, IndexDomain
 from languages.types import DataType, ScalarType, TensorType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Node
+from nanopass.node import Node, walk
 
 Array = npt.NDArray[Any]
 Scalar = Union[int, float, bool]
@@ -212,14 +214,20 @@ def random_array(rng: np.random.Generator, ty: TensorType) -> Array:
 
 
 def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[str, np.ndarray[Any, Any]]:
-    """Deterministic random inputs for the entry function's In / InOut parameters."""
+    """Deterministic random inputs for the entry function's In / InOut parameters.  A tensor
+    whose values some op reads as indices (the registry's `IndexDomain`) holds indices that op
+    defines, so a gather / scatter kernel simulated on random inputs computes something."""
     rng = np.random.default_rng(seed)
+    function = entry_function(program, entry)
+    domains = index_parameter_domains(program, function)
     inputs: dict[str, np.ndarray[Any, Any]] = {}
-    for param in getattr(entry_function(program, entry), "params"):
+    for param in getattr(function, "params"):
         name, ty, direction = _param_fields(param)
         if direction == "Out":
             continue
-        if isinstance(ty, TensorType):
+        if isinstance(ty, TensorType) and name in domains and not ty.dtype.is_float:
+            inputs[name] = _random_indices(rng, ty, domains[name])
+        elif isinstance(ty, TensorType):
             inputs[name] = random_array(rng, ty)
         elif isinstance(ty, ScalarType):
             # Scalars are usually extents or loop bounds: small positive values.
@@ -230,8 +238,146 @@ def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[st
     return inputs
 
 
+# -- index inputs ---------------------------------------------------------------------------------
+
+# Semantics keys whose result holds operand 0's values unchanged (indices stay indices).
+_VALUE_PRESERVING: Final = frozenset({"load", "slice", "move", "reshape", "view", "set_validshape",
+                                      "transpose_view", "extract"})
+
+
+@dataclass(frozen=True)
+class IndexBound:
+    """Values in [0, count) (times `step`, the block size of a byte-offset domain); `distinct`
+    per row (`per_row`) or over the whole tensor."""
+
+    count: int
+    step: int = 1
+    distinct: bool = False
+    per_row: bool = False
+
+    def tighter(self, other: "IndexBound") -> "IndexBound":
+        if (other.count * other.step, other.step) < (self.count * self.step, self.step):
+            return replace(other, distinct=self.distinct or other.distinct, per_row=self.per_row or other.per_row)
+        return replace(self, distinct=self.distinct or other.distinct, per_row=self.per_row or other.per_row)
+
+
+def _bound_of(domain: IndexDomain, indexed: object) -> IndexBound | None:
+    shape = getattr(indexed, "shape", None)
+    dtype = getattr(indexed, "dtype", None)
+    if shape is None or dtype is None or not all(isinstance(d, int) for d in shape) or not shape:
+        return None
+    if domain.block_bytes:
+        total = int(np.prod(shape, dtype=np.int64)) * dtype.byte_width
+        return IndexBound(max(total // domain.block_bytes, 1), domain.block_bytes, domain.distinct)
+    if domain.axis is None:
+        return IndexBound(int(np.prod(shape, dtype=np.int64)), 1, domain.distinct)
+    if -len(shape) <= domain.axis < len(shape):
+        return IndexBound(int(shape[domain.axis]), 1, domain.distinct, per_row=domain.axis == -1)
+    return None
+
+
+def index_parameter_domains(program: Node, function: Node) -> dict[str, IndexBound]:
+    """The entry function's parameters whose values reach an index operand (through value
+    preserving ops and calls of the program's functions), with the tightest bound any reader
+    puts on them."""
+    functions = {str(getattr(f, "name")): f for f in getattr(program, "functions")}
+    found: dict[str, IndexBound] = {}
+    origin = {getattr(getattr(p, "var"), "name"): getattr(getattr(p, "var"), "name")
+              for p in getattr(function, "params")}
+    _trace_indices(function, origin, functions, found, depth=0)
+    return found
+
+
+def _trace_indices(function: Node, origin: dict[str, str], functions: dict[str, Node],
+                   found: dict[str, IndexBound], depth: int) -> None:
+    if depth > len(functions):
+        return
+
+    def source_of(expr: Node) -> str | None:
+        if expr.KIND == "Var":
+            return origin.get(str(getattr(expr, "name")))
+        if expr.KIND == "Call":
+            try:
+                opdef = REGISTRY.get(str(getattr(expr, "op")))
+            except KeyError:
+                return None
+            args = getattr(expr, "args")
+            if opdef.semantics[:1] and opdef.semantics[0] in _VALUE_PRESERVING and args:
+                return source_of(args[0])
+        return None
+
+    def visit_call(call: Node) -> None:
+        try:
+            opdef = REGISTRY.get(str(getattr(call, "op")))
+        except KeyError:
+            return
+        args, attrs = getattr(call, "args"), dict(opdef.with_defaults(getattr(call, "attrs")))
+        for index, arg in enumerate(args):
+            if index >= len(opdef.operands):
+                break
+            for domain in opdef.operands[index].index_domain:
+                if any(attrs.get(k) != v for k, v in domain.when) or domain.into >= len(args):
+                    continue
+                name = source_of(arg)
+                bound = _bound_of(domain, getattr(args[domain.into], "type", None))
+                if name is not None and bound is not None:
+                    found[name] = found[name].tighter(bound) if name in found else bound
+
+    def visit(body: Sequence[Node]) -> None:
+        for stmt in body:
+            kind = stmt.KIND
+            if kind == "ForStmt":
+                for it in getattr(stmt, "iter_args"):
+                    name = source_of(getattr(it, "init"))
+                    if name is not None:
+                        origin[str(getattr(getattr(it, "var"), "name"))] = name
+                visit(getattr(stmt, "body"))
+                continue
+            if kind == "IfStmt":
+                visit(getattr(stmt, "then_body"))
+                visit(getattr(stmt, "else_body"))
+                continue
+            for node in walk(stmt):
+                if node.KIND == "Call":
+                    visit_call(node)
+                elif node.KIND == "FuncCall":
+                    callee = functions.get(str(getattr(node, "callee")))
+                    if callee is None:
+                        continue
+                    inner: dict[str, str] = {}
+                    for param, arg in zip(getattr(callee, "params"), getattr(node, "args")):
+                        name = source_of(arg)
+                        if name is not None:
+                            inner[str(getattr(getattr(param, "var"), "name"))] = name
+                    if inner:
+                        _trace_indices(callee, inner, functions, found, depth + 1)
+            if kind == "AssignStmt":
+                name = source_of(getattr(stmt, "value"))
+                if name is not None:
+                    origin[str(getattr(getattr(stmt, "target"), "name"))] = name
+
+    visit(getattr(function, "body"))
+
+
+def _random_indices(rng: np.random.Generator, ty: TensorType, bound: IndexBound) -> Array:
+    """Indices of `bound` (distinct where it asks and the tensor is small enough), in `ty`."""
+    shape = tuple(ty.shape)
+    info = np.iinfo(np_dtype_of(ty.dtype))
+    count = min(bound.count, (int(info.max) // bound.step) + 1)
+    if bound.distinct and bound.per_row and len(shape) >= 1 and shape[-1] <= count:
+        rows = int(np.prod(shape[:-1], dtype=np.int64))
+        values = np.stack([rng.choice(count, shape[-1], replace=False) for _ in range(rows)]).reshape(shape)
+    elif bound.distinct and not bound.per_row and int(np.prod(shape, dtype=np.int64)) <= count:
+        values = rng.choice(count, int(np.prod(shape, dtype=np.int64)), replace=False).reshape(shape)
+    else:
+        values = rng.integers(0, count, shape)
+    return (values.astype(np.int64) * bound.step).astype(np_dtype_of(ty.dtype))
+
+
 __all__ = [
     "BIT_PATTERN_DTYPES",
+    "IndexBound",
+    "index_parameter_domains",
     "poison_array",
     "random_array",
     "random_inputs",

@@ -1610,11 +1610,15 @@ class _Parser:
         positional = self.positional_arguments(node, scope)
         op = self.op_name(node, parts, [value for _, value in positional])
         # A dispatching DSL spelling (pl.tile.mrgsort, pl.arange) names one registered op.
-        op = importlib.import_module("languages.ops").REGISTRY.resolve_spelling(
-            op, len(positional), [kw.arg for kw in node.keywords if kw.arg is not None])
+        keywords = [kw.arg for kw in node.keywords if kw.arg is not None]
+        registry = importlib.import_module("languages.ops").REGISTRY
+        order = registry.spelling_order(op, keywords)
+        op = registry.resolve_spelling(op, len(positional), keywords)
         if op == "tensor.create":
             node = self.without_nd_layout(node)
         signature = call_signature(op)
+        if signature is not None and order is not None:
+            signature = dataclasses.replace(signature, param_order=order)
         if signature is None:
             args, attrs = self.unbound_arguments(node, positional, scope)
         else:

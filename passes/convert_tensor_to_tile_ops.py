@@ -845,6 +845,10 @@ class TensorToTileMutator(U.FromTensor):
         dim = attr(call.attrs, "dim")
         span = call.span
         index_shape = index.type.shape
+        if dim is not None and index.type.dtype is not DataType.INT32:
+            # The flat index (index + r * cols) is built in INT32: widen an INT16 index first.
+            index = self._temp("gather_idx_i32", self._call(
+                "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
         if dim is not None:
             rows, cols = src.type.shape
             if int(cast(int, dim)) % 2 == 1:

@@ -92,3 +92,122 @@ def test_a_stated_valid_shape_must_still_agree(tmp_path: Path) -> None:
         "mask: pl.Tile[[16, 32], pl.INT32]", "mask: pl.Tile[[16, 32], pl.INT32, pl.TileView(valid_shape=[9, 20])]")
     log = compile_error(tmp_path, source)
     assert "bad.py:8:" in log and "valid_shape=[9, 21]" in log, log
+
+
+# -- tensor.scatter: an index covering the first rows; the mask-pattern spelling --------------------
+
+PARTIAL_SCATTER = """\
+import pypto.language as pl
+
+
+@pl.program
+class FirstRowsScatter:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, table: pl.Tensor[[16, 8], pl.FP32], cols: pl.Tensor[[4, 8], pl.INT32],
+               vals: pl.Tensor[[4, 8], pl.FP32]) -> pl.Tensor[[16, 8], pl.FP32]:
+        out: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.scatter(table, dim=-1, index=cols, src=vals)
+        return out
+"""
+
+
+def test_scatter_of_the_first_rows_keeps_the_others(tmp_path: Path) -> None:
+    rng = np.random.default_rng(41)
+    table = rng.standard_normal((16, 8)).astype(np.float32)
+    cols = np.stack([rng.permutation(8) for _ in range(4)]).astype(np.int32)
+    vals = rng.standard_normal((4, 8)).astype(np.float32)
+    expected = table.copy()
+    for b in range(4):
+        expected[b, cols[b]] = vals[b]
+    outputs, pto = compile_and_run(tmp_path, PARTIAL_SCATTER, {"table": table, "cols": cols, "vals": vals}, B910)
+    assert_bits_equal("ret0", expected, outputs["ret0"])
+    assert_ptoas_accepts(pto, B910)
+
+
+MASK_SPELLING = """\
+import pypto.language as pl
+
+
+@pl.program
+class OddColumns:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, compact: pl.Tensor[[4, 8], pl.FP32], wide: pl.Tensor[[4, 16], pl.FP32]
+               ) -> pl.Tensor[[4, 16], pl.FP32]:
+        out: pl.Tensor[[4, 16], pl.FP32] = pl.tensor.scatter(compact, mask_pattern=2, dst=wide)
+        return out
+"""
+
+
+def test_tensor_scatter_with_a_mask_pattern_is_the_row_scatter(tmp_path: Path) -> None:
+    # PyPTO's tensor.scatter dispatches on mask_pattern=: the positional operand is the compact
+    # source, dst= the destination (P1010 = 2 marks the odd columns).
+    rng = np.random.default_rng(43)
+    compact = rng.standard_normal((4, 8)).astype(np.float32)
+    wide = rng.standard_normal((4, 16)).astype(np.float32)
+    expected = wide.copy()
+    expected[:, 1::2] = compact
+    outputs, pto = compile_and_run(tmp_path, MASK_SPELLING, {"compact": compact, "wide": wide}, B910)
+    assert_bits_equal("ret0", expected, outputs["ret0"])
+    assert_ptoas_accepts(pto, B910)
+
+
+# -- tensor.gather along an axis with an INT16 index ----------------------------------------------
+
+INT16_AXIS_GATHER = """\
+import pypto.language as pl
+
+
+@pl.program
+class PickColumns:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, rows: pl.Tensor[[4, 16], pl.FP16], picks: pl.Tensor[[4, 16], pl.INT16]
+               ) -> pl.Tensor[[4, 16], pl.FP16]:
+        out: pl.Tensor[[4, 16], pl.FP16] = pl.tensor.gather(rows, dim=-1, index=picks)
+        return out
+"""
+
+
+def test_axis_gather_widens_an_int16_index(tmp_path: Path) -> None:
+    rng = np.random.default_rng(47)
+    rows = rng.standard_normal((4, 16)).astype(np.float16)
+    picks = rng.integers(0, 16, (4, 16)).astype(np.int16)
+    expected = np.take_along_axis(rows, picks.astype(np.int64), axis=1)
+    outputs, pto = compile_and_run(tmp_path, INT16_AXIS_GATHER, {"rows": rows, "picks": picks}, B910)
+    assert_bits_equal("ret0", expected, outputs["ret0"])
+    assert_ptoas_accepts(pto, B910)
+
+
+# -- random inputs hold the indices the ops that read them define ----------------------------------
+
+BLOCK_GATHER = """\
+import pypto.language as pl
+
+
+@pl.program
+class Blocks:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, src: pl.Tensor[[16, 128], pl.FP16], offsets: pl.Tensor[[8, 8], pl.UINT32],
+               rows: pl.Tensor[[1, 8], pl.INT32], table: pl.Tensor[[64, 32], pl.FP32],
+               out: pl.Out[pl.Tensor[[8, 128], pl.FP16]]) -> pl.Tensor[[8, 128], pl.FP16]:
+        s: pl.Tile[[16, 128], pl.FP16] = pl.load(src, [0, 0], [16, 128])
+        o: pl.Tile[[8, 8], pl.UINT32] = pl.load(offsets, [0, 0], [8, 8])
+        r: pl.Tile[[1, 8], pl.INT32] = pl.load(rows, [0, 0], [1, 8])
+        g: pl.Tile[[8, 32], pl.FP32] = pl.tile.mgather(table, r)
+        b: pl.Tile[[8, 128], pl.FP16] = pl.tile.gatherb(s, o)
+        out = pl.store(b, [0, 0], out)
+        return out
+"""
+
+
+def test_random_inputs_condition_index_parameters(tmp_path: Path) -> None:
+    from backend.arrays import random_inputs
+    from languages.pl_parser import parse_program
+
+    program = parse_program(BLOCK_GATHER, "blocks.py")
+    for seed in range(3):
+        inputs = random_inputs(program, seed)
+        offsets, rows = inputs["offsets"].astype(np.int64), inputs["rows"].astype(np.int64)
+        # gatherb: whole 32-byte blocks inside the 16 x 128 FP16 source; mgather: rows of table.
+        assert ((offsets % 32 == 0) & (offsets >= 0) & (offsets + 32 <= 16 * 128 * 2)).all(), offsets
+        assert ((rows >= 0) & (rows < 64)).all(), rows
+        assert len(np.unique(offsets)) > 1 and len(np.unique(rows)) > 1
+        assert inputs["src"].dtype == np.float16 and inputs["table"].dtype == np.float32

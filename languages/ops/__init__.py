@@ -91,6 +91,23 @@ ATTR_KINDS = frozenset({"int", "float", "number", "bool", "str", "dtype", "memor
 
 
 @dataclass(frozen=True)
+class IndexDomain:
+    """The values an index operand must hold for the op's result to be defined: positions in
+    operand `into` -- flat element indices (`axis` None), indices along `axis`, or, with
+    `block_bytes`, byte offsets of whole blocks of that many bytes (multiples of it, the block
+    inside the operand).  `distinct`: no two indices (of one row, for axis -1) name the same
+    place (a scatter writing one place twice depends on the order of its writes).  `when`
+    restricts it to calls whose attributes have these values (mgather's coalesce mode).
+    Random inputs (backend.arrays.random_inputs) and the generator read it."""
+
+    into: int
+    axis: int | None = None
+    block_bytes: int = 0
+    distinct: bool = False
+    when: tuple[tuple[str, "AttrValue"], ...] = ()
+
+
+@dataclass(frozen=True)
 class OperandDecl:
     """One operand.
 
@@ -116,6 +133,8 @@ class OperandDecl:
     # valid_row / valid_col): it must be an allocation, an `if` result or a pop slot, never a
     # view (`Registry.makes_view_handle`), which carries its valid extent in its own type.
     handle_only: bool = False
+    # The positions an index operand's values must name (IndexDomain); empty for data.
+    index_domain: tuple[IndexDomain, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in OPERAND_KINDS:
@@ -644,12 +663,21 @@ class Registry:
 
     def resolve_spelling(self, name: str, positional: int, keywords: Sequence[str]) -> str:
         """The registered op a PyPTO dispatching spelling names (pl.tile.mrgsort -> format 1 or
-        2 by its operands; pl.arange -> ci); any other name unchanged."""
-        if name in self._ops:
+        2 by its operands; pl.arange -> ci; tensor.scatter(mask_pattern=) -> scatter_mask); any
+        other name unchanged."""
+        from languages.ops.index_ops import keyword_spelling, resolve_spelling
+
+        if name in self._ops and keyword_spelling(name, keywords) is None:
             return name
-        from languages.ops.index_ops import resolve_spelling
 
         return resolve_spelling(name, positional, keywords)
+
+    def spelling_order(self, name: str, keywords: Sequence[str]) -> tuple[str, ...] | None:
+        """The positional order of a keyword-dispatched spelling (None: the op's own)."""
+        from languages.ops.index_ops import keyword_spelling
+
+        spelled = keyword_spelling(name, keywords)
+        return None if spelled is None else spelled[1]
 
     def __contains__(self, name: object) -> bool:
         return name in self._ops
@@ -986,6 +1014,7 @@ __all__ = [
     "Fixed",
     "FromAttr",
     "InheritInput",
+    "IndexDomain",
     "OpDef",
     "OperandDecl",
     "OutputMemory",

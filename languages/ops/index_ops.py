@@ -30,6 +30,7 @@ from languages.ops import (
     WRITE,
     AttrDecl,
     DeductionError,
+    IndexDomain,
     Fixed,
     OpDef,
     OperandDecl,
@@ -49,6 +50,8 @@ _T, _TILE = "tensor", "tile"
 SORT_DTYPES = (DataType.FP16, DataType.FP32)
 SORT_INDEX_DTYPES = (DataType.UINT32, DataType.INT32)
 GATHER_DTYPES = (DataType.FP16, DataType.FP32, DataType.INT16, DataType.INT32)
+# An axis gather's index: INT16 is widened to INT32 (exact) before the flat index is built.
+AXIS_GATHER_INDEX_DTYPES = (DataType.INT32, DataType.INT16)
 # MaskPattern (pl.tile.MaskPattern): value -> (name, stride).
 MASK_PATTERNS: dict[int, tuple[str, int]] = {
     1: ("P0101", 2), 2: ("P1010", 2), 3: ("P0001", 4), 4: ("P0010", 4), 5: ("P0100", 4), 6: ("P1000", 4),
@@ -195,8 +198,8 @@ def deduce_tensor_gather(args: Sequence[Node], attrs: Attrs) -> Type:
     if len(src.shape) != 2 or len(index.shape) != 2:
         raise DeductionError("axis gather (dim) is supported on rank-2 sources and indices", 0,
                              hint="reshape to 2-D, or gather flat (without dim)")
-    if index.dtype is not DataType.INT32:
-        raise DeductionError(f"expected an INT32 index, got {index.dtype.name}", 1)
+    if index.dtype not in AXIS_GATHER_INDEX_DTYPES:
+        raise DeductionError(f"expected an INT32 or INT16 index, got {index.dtype.name}", 1)
     other = 1 - dim
     if index.shape[other] != src.shape[other]:
         raise DeductionError(f"expected the index to have the source's extent {src.shape[other]} on axis {other}, got "
@@ -296,7 +299,8 @@ def deduce_scatter_mask(args: Sequence[Node], attrs: Attrs) -> Type:
 
 
 def deduce_tensor_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
-    """scatter(input, index, src, dim=-1): out[b, index[b, k]] = src[b, k] (rank 2, dim -1)."""
+    """scatter(input, index, src, dim=-1): out[b, index[b, k]] = src[b, k] (rank 2, dim -1);
+    the index (and src) may cover the first rows of the input only, the others are kept."""
     dst, index, src = value_at(args, 0), value_at(args, 1), value_at(args, 2)
     check_same_dtype(dst, src, 2)
     if len(dst.shape) != 2 or gather_dim(attrs, 2) != 1:
@@ -304,8 +308,8 @@ def deduce_tensor_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
     if index.shape != src.shape or index.dtype is not DataType.INT32:
         raise DeductionError(f"expected an INT32 index of the source's shape {list(src.shape)}, got "
                              f"{describe(args[1])}", 1)
-    if index.shape[0] != dst.shape[0]:
-        raise DeductionError(f"expected {dst.shape[0]} index rows (the input's), got {index.shape[0]}", 1)
+    if index.shape[0] > dst.shape[0]:
+        raise DeductionError(f"expected at most {dst.shape[0]} index rows (the input's), got {index.shape[0]}", 1)
     return TensorType(dst.shape, dst.dtype)
 
 
@@ -399,10 +403,13 @@ def _gather_ops() -> list[OpDef]:
               pto_attrs=(("mask_pattern", "maskPattern"),), doc="The marked columns, compacted (TGATHER mask form)."),
         OpDef("tensor.gather_mask", (_ten("src"),), deduce_gather_mask, ("gather_mask",), "gather",
               attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1)),
-        OpDef("tile.gatherb", (_vec("src"), _vec("offsets")), deduce_gatherb, ("gatherb",), "gather",
+        OpDef("tile.gatherb", (_vec("src"), OperandDecl("offsets", _TILE, input_memory=VEC,
+                                                        index_domain=(IndexDomain(0, block_bytes=32),))), deduce_gatherb, ("gatherb",), "gather",
               attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
               doc="32-byte blocks of src at the UINT32 byte offsets."),
-        OpDef("tile.mgather", (OperandDecl("mem", _T), _vec("idx")), deduce_mgather, ("mgather",), "gather",
+        OpDef("tile.mgather", (OperandDecl("mem", _T), OperandDecl("idx", _TILE, input_memory=VEC, index_domain=(
+                  IndexDomain(0, axis=0, when=(("coalesce", "row"), ("gather_oob", "undefined"))),
+                  IndexDomain(0, when=(("coalesce", "elem"), ("gather_oob", "undefined")))))), deduce_mgather, ("mgather",), "gather",
               attrs=(AttrDecl("coalesce", "str", "row", ("row", "elem")),
                      AttrDecl("gather_oob", "str", "undefined", ("undefined", "clamp", "wrap", "zero")),
                      AttrDecl("target_memory", "memory_space", VEC, (VEC,))),
@@ -414,7 +421,8 @@ def _gather_ops() -> list[OpDef]:
 def _scatter_ops() -> list[OpDef]:
     return [
         OpDef("tile.scatter", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src"),
-                               _vec("indexes")),
+                               OperandDecl("indexes", _TILE, input_memory=VEC,
+                                           index_domain=(IndexDomain(0, distinct=True),))),
               deduce_tile_scatter, ("scatter",), "scatter", output_memory=ReusesInput(0), pto=("pto.tscatter",),
               pto_ins=(1, 2), doc="dst.flat[indexes] = src; the result is dst's buffer."),
         OpDef("tile.scatter_mask", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src")),
@@ -427,11 +435,13 @@ def _scatter_ops() -> list[OpDef]:
               deduce_scatter_mask, ("scatter_mask",), "scatter", attrs=(_MASK,),
               to_tile=TileConversion("tile.scatter_mask", self_loading=True),
               doc="Tensor form of tile.scatter_mask: the compact src expanded into the marked columns of dst."),
-        OpDef("tensor.scatter", (_ten("input"), OperandDecl("index", _T), OperandDecl("src", _T)),
+        OpDef("tensor.scatter", (_ten("input"), OperandDecl("index", _T, index_domain=(
+                  IndexDomain(0, axis=-1, distinct=True),)), OperandDecl("src", _T)),
               deduce_tensor_scatter, ("tensor_scatter",), "scatter", attrs=(AttrDecl("dim", "int", -1),),
               to_tile=TileConversion("tile.scatter", self_loading=True),
               doc="out[b, index[b, k]] = src[b, k] (rank 2, dim=-1); the rest of input kept."),
-        OpDef("tensor.scatter_update", (_ten("input"), OperandDecl("index", _T), OperandDecl("src", _T)),
+        OpDef("tensor.scatter_update", (_ten("input"), OperandDecl("index", _T, index_domain=(
+                  IndexDomain(0, axis=-2, distinct=True),)), OperandDecl("src", _T)),
               deduce_scatter_update, ("scatter_update",), "scatter", attrs=(AttrDecl("dim", "int", -2),),
               signature=("input", "dim", "index", "src"),
               to_tile=TileConversion("tile.scatter", self_loading=True),
@@ -448,9 +458,29 @@ SPELLINGS: dict[str, tuple[str, str]] = {
 }
 
 
+# Dispatching spellings that name another registered op by a keyword (PyPTO's tensor.scatter
+# with mask_pattern= is the mask-pattern row scatter), with the order their positional
+# arguments bind in: `pl.tensor.scatter(compact, mask_pattern=1, dst=dst)`.
+KEYWORD_SPELLINGS: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
+    ("tensor.scatter", "mask_pattern"): ("tensor.scatter_mask", ("src", "dst")),
+}
+
+
+def keyword_spelling(name: str, keywords: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
+    """(op, positional order) when a keyword makes `name` spell another op."""
+    for keyword in keywords:
+        if (name, keyword) in KEYWORD_SPELLINGS:
+            return KEYWORD_SPELLINGS[(name, keyword)]
+    return None
+
+
 def resolve_spelling(name: str, positional: int, keywords: Sequence[str]) -> str:
     """The registered op a dispatching spelling means: mrgsort with one source (and a
-    block_len) is format 1, with several it is format 2; `arange` is ci."""
+    block_len) is format 1, with several it is format 2; `arange` is ci; tensor.scatter with
+    mask_pattern= is tensor.scatter_mask."""
+    spelled = keyword_spelling(name, keywords)
+    if spelled is not None:
+        return spelled[0]
     if name in SPELLINGS:
         one, many = SPELLINGS[name]
         return one if positional <= 1 or "block_len" in keywords else many
@@ -459,5 +489,6 @@ def resolve_spelling(name: str, positional: int, keywords: Sequence[str]) -> str
     return name
 
 
-__all__ = ["MASK_PATTERNS", "OPS", "SPELLINGS", "pair_elements", "resolve_spelling"]
+__all__ = ["KEYWORD_SPELLINGS", "MASK_PATTERNS", "OPS", "SPELLINGS", "keyword_spelling", "pair_elements",
+           "resolve_spelling"]
 
