@@ -969,6 +969,15 @@ def _sem_ci(call: _CallSite) -> Value:
     return _result_with(call, values.reshape(tuple(ty.valid)))
 
 
+def _sem_random(call: _CallSite) -> Value:
+    ty = call.result_type
+    rows, cols = ty.valid
+    words = [int(call.scalar(i)) for i in range(6)]
+    values = numerics.trandom(rows, cols, (words[0], words[1]), (words[2], words[3], words[4], words[5]),
+                              int(cast(int, call.attr("rounds", 10))), ty.dtype.name)
+    return _result_with(call, values)
+
+
 def _sem_tri(call: _CallSite) -> Value:
     ty = call.result_type
     rows, cols = ty.valid
@@ -1222,12 +1231,14 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "col_expdif": _sem_expdif,
     "ci": _sem_ci,
     "tri": _sem_tri,
+    "random": _sem_random,
     "fillpad": _sem_fillpad,
     "concat": _sem_concat,
     "reinterpret": _sem_reinterpret,
     "view": _sem_view,
     "spmd": _sem_spmd,
     "barrier": _sem_barrier,
+    "marker": _sem_barrier,
     "sort32": _sem_sort32,
     "mrgsort1": _sem_mrgsort1,
     "mrgsort2": _sem_mrgsort2,

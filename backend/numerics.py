@@ -1094,6 +1094,67 @@ def triangle(rows: int, cols: int, diagonal: int, upper: bool, dtype: str) -> Ar
     return marked.astype(np_dtype(dtype))
 
 
+# -- counter-based random numbers (TRANDOM) -------------------------------------------------------
+
+# Philox-4x32 constants (pto-isa TRandom.hpp): the round multipliers and the key increments.
+PHILOX_MULTIPLIERS: Final = (0xD2511F53, 0xCD9E8D57)
+PHILOX_KEY_STEPS: Final = (0x9E3779B9, 0xBB67AE85)
+RANDOM_LANES: Final = 64  # 32-bit lanes of one 256-byte vector register
+RANDOM_WORDS: Final = 4   # each lane's counter yields four words per pass
+RANDOM_ROUNDS: Final = (7, 10)
+_WORD: Final = 0xFFFFFFFF
+
+
+def philox_rounds(counters: Array, key: tuple[int, int], rounds: int) -> Array:
+    """Philox-4x32 over `counters` ([n, 4] words, uint64 holding 32-bit values): per round
+    (hi0, lo0) = c0 * M0, (hi1, lo1) = c2 * M1; c = (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0);
+    then the key steps by the Weyl constants (all arithmetic mod 2**32)."""
+    c = counters.astype(np.uint64)
+    k0, k1 = np.uint64(key[0] & _WORD), np.uint64(key[1] & _WORD)
+    mask, m0, m1 = np.uint64(_WORD), np.uint64(PHILOX_MULTIPLIERS[0]), np.uint64(PHILOX_MULTIPLIERS[1])
+    for _ in range(rounds):
+        p0, p1 = c[:, 0] * m0, c[:, 2] * m1  # < 2**64: exact in uint64
+        hi0, lo0, hi1, lo1 = p0 >> np.uint64(32), p0 & mask, p1 >> np.uint64(32), p1 & mask
+        c = np.stack([hi1 ^ c[:, 1] ^ k0, lo1, hi0 ^ c[:, 3] ^ k1, lo0], axis=1)
+        k0 = (k0 + np.uint64(PHILOX_KEY_STEPS[0])) & mask
+        k1 = (k1 + np.uint64(PHILOX_KEY_STEPS[1])) & mask
+    return c
+
+
+def _counter_words(value: int) -> Array:
+    return np.array([(value >> (32 * w)) & _WORD for w in range(RANDOM_WORDS)], dtype=np.uint64)
+
+
+def trandom(rows: int, cols: int, key: tuple[int, int], counter: tuple[int, int, int, int], rounds: int,
+            dtype: str) -> Array:
+    """TRANDOM as the Ascend950 vector unit computes it (pto-isa npu/a5/TRandom.hpp), over the
+    valid [rows, cols] region of a 32-bit tile.
+
+    The counter is one 128-bit integer (counter[0] its lowest word). Row by row, each pass
+    covers 256 columns: lane k (0..63) runs Philox on counter + k and its four words land
+    interleaved, word w of lane k at column 256 * pass + 4 * k + w (columns past `cols` are
+    not written). After a pass the counter advances by 64, after a row's last pass by
+    ((cols - 1) % 64) + 1 only, and the next row continues from there.
+    [departure] pto-isa's CPU simulator places word w of lane k at column 64 * w + k and
+    advances by RowStride / 4; the hardware's interleaving store (vintlv) is what we model."""
+    if rounds not in RANDOM_ROUNDS:
+        raise ValueError(f"TRANDOM runs 7 or 10 rounds, not {rounds}")
+    base = sum((int(word) & _WORD) << (32 * w) for w, word in enumerate(counter))
+    out = np.zeros((rows, cols), dtype=np.uint64)
+    span = RANDOM_LANES * RANDOM_WORDS
+    passes = -(-cols // span)
+    lanes = np.arange(RANDOM_LANES)
+    for row in range(rows):
+        for index in range(passes):
+            counters = np.stack([_counter_words((base + int(k)) % (1 << 128)) for k in lanes])
+            words = philox_rounds(counters, key, rounds).reshape(-1)  # lane-major: 4 * k + w
+            start = index * span
+            take = min(span, cols - start)
+            out[row, start:start + take] = words[:take]
+            base += RANDOM_LANES if index != passes - 1 else ((cols - 1) % RANDOM_LANES) + 1
+    return out.astype(np.uint32).view(np_dtype(dtype))
+
+
 # -- sorting ------------------------------------------------------------------------------------
 
 SORT_BLOCK: Final = 32

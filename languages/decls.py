@@ -86,7 +86,8 @@ TileUnplaced = define_language(
     doc="InCore bodies compute on tiles with tile.* ops; tile.load/tile.store bridge GM; spaces may be unset",
     module="languages.gen.tile_unplaced",
     remove_ops={"tensor.*"},
-    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view"},
+    # tensor.dump_tag: an Orchestration-only marker, kept as it is (no kernel sees it).
+    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view", "tensor.dump_tag"},
 )
 
 TilePlaced = define_language(
@@ -122,7 +123,8 @@ PTO = define_language(
     doc="PTO-ISA MLIR dialect kernels (pto.alloc_tile, pto.tload, pto.tmatmul, scf.for): InCore functions only",
     module="languages.gen.pto",
     remove={"FuncCall"},
-    remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view"},
+    remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view",
+                "tensor.dump_tag"},
     add_ops={"pto.*", "arith.*"},
     add_type_forms={"pto-view"},
 )

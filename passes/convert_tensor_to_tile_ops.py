@@ -304,6 +304,8 @@ class TensorToTileMutator(U.FromTensor):
         opdef = REGISTRY.get(call.op)
         if call.op in SCALAR_ACCESS_TILE_FORM or call.op in GM_ONLY_OPS:
             return self._convert_scalar_access(call)
+        if call.op in HOST_ONLY_OPS:
+            raise _error(call, HOST_ONLY_OPS[call.op][0], HOST_ONLY_OPS[call.op][1])
         conversion = opdef.to_tile
         if conversion is None:
             raise self._unsupported(call)
@@ -803,6 +805,9 @@ class TensorToTileMutator(U.FromTensor):
     def convert_ci(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         return self._call("tile.ci", tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span)
 
+    def convert_random(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
+        return self._call("tile.random", tuple(self.visit_Expr(a) for a in call.args), call.attrs, call.span)
+
     # -- sorting, gathers and scatters ----------------------------------------------------------
 
     def _on_chip(self, call: T.Call, arg: T.Expr, pre: list[U.Stmt]) -> U.Var:
@@ -1119,12 +1124,20 @@ SELF_LOADING_CONVERTERS: dict[str, SelfLoadingConverter] = {
     "tensor.full": TensorToTileMutator.convert_full,
     "tensor.expands": TensorToTileMutator.convert_expands,
     "tensor.ci": TensorToTileMutator.convert_ci,
+    "tensor.random": TensorToTileMutator.convert_random,
     "tensor.view": TensorToTileMutator.convert_view,
     "tensor.gather": TensorToTileMutator.convert_gather,
     "tensor.scatter": TensorToTileMutator.convert_scatter,
     "tensor.scatter_mask": TensorToTileMutator.convert_scatter_mask,
     "tensor.scatter_update": TensorToTileMutator.convert_scatter_update,
     "tensor.mrgsort_format2": TensorToTileMutator.convert_mrgsort2,
+}
+
+# Tensor ops that mean something to the host runtime only: (why not in a kernel, how to fix).
+HOST_ONLY_OPS: dict[str, tuple[str, str]] = {
+    "tensor.dump_tag": ("`pl.dump_tag` tags a tensor for the dispatches that consume it: it is valid only in "
+                        "Orchestration or Inline functions, not inside a kernel",
+                        "move the pl.dump_tag(...) call to the Orchestration function, before the kernel call"),
 }
 
 # Tile ops with no PTO instruction of their own, expanded into ones that have one here.

@@ -940,6 +940,23 @@ class _CodegenCalls:
         attrs = tuple((name, attr(full, name)) for name in names)
         return (_instr(instruction, operands, attrs, span),)
 
+    @staticmethod
+    def sync_event(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+                   span: Span) -> tuple[P.Stmt, ...]:
+        """`system.sync_set(e, pipe=P[, ffts_mode=M])` -> `pto.sync.set <P>, e {ffts_mode = M}`: a
+        constant event id is the instruction's attribute, a computed one its index operand."""
+        event = call.args[0]
+        full = opdef.with_defaults(call.attrs)
+        attrs: list[tuple[str, AttrValue]] = [("pipe", attr(full, "pipe"))]
+        operands: tuple[P.Expr, ...] = ()
+        if isinstance(event, A.ConstInt):
+            attrs.append(("event_id", event.value))
+        else:
+            operands = (cg.operand(event, span),)
+        if attr(full, "ffts_mode") is not None:
+            attrs.append(("ffts_mode", attr(full, "ffts_mode")))
+        return (_instr(instruction, operands, tuple(attrs), span),)
+
     # -- sorting, gathers and scatters ------------------------------------------------------------
 
     @staticmethod
@@ -1042,6 +1059,8 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.get_subblock_idx": _CodegenCalls.spmd_identity,
     "pto.syncall": _CodegenCalls.barrier,
     "pto.barrier": _CodegenCalls.barrier,
+    "pto.sync.set": _CodegenCalls.sync_event,
+    "pto.sync.wait": _CodegenCalls.sync_event,
     "pto.tmrgsort": _CodegenCalls.mrgsort,
     "pto.mgather": _CodegenCalls.mgather,
     "pto.tscatter": _CodegenCalls.scatter,

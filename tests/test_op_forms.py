@@ -211,3 +211,171 @@ def test_random_inputs_condition_index_parameters(tmp_path: Path) -> None:
         assert ((rows >= 0) & (rows < 64)).all(), rows
         assert len(np.unique(offsets)) > 1 and len(np.unique(rows)) > 1
         assert inputs["src"].dtype == np.float16 and inputs["table"].dtype == np.float32
+
+
+# -- tensor.random / tile.random: Philox-4x32 as the Ascend950 vector unit lays it out ----------------
+#
+# NUMERICS-style rule (pto-isa npu/a5/TRandom.hpp): the counter is one 128-bit integer; per row,
+# each pass of 256 columns runs lane k (0..63) on counter + k, word w of lane k lands at column
+# 256 * pass + 4k + w; the counter then advances by 64, by ((cols - 1) % 64) + 1 after a row's last
+# pass. The reference below is plain Python integers, independent of backend/numerics.py.
+
+RANDOM_KERNEL = """\
+import pypto.language as pl
+
+
+@pl.program
+class Noise:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[ROWS, COLS], pl.INT32]) -> pl.Tensor[[ROWS, COLS], pl.INT32]:
+        r: pl.Tensor[[ROWS, COLS], pl.INT32] = pl.tensor.random(KEY0, KEY1, C0, C1, C2, C3, [ROWS, COLS],
+                                                                dtype=pl.INT32, rounds=ROUNDS)
+        y: pl.Tensor[[ROWS, COLS], pl.INT32] = pl.add(r, x)
+        return y
+"""
+
+
+def philox_ref(counter: int, key: tuple[int, int], rounds: int) -> list[int]:
+    m = 0xFFFFFFFF
+    c = [(counter >> (32 * w)) & m for w in range(4)]
+    k0, k1 = key
+    for _ in range(rounds):
+        p0, p1 = c[0] * 0xD2511F53, c[2] * 0xCD9E8D57
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & m, (p0 >> 32) ^ c[3] ^ k1, p0 & m]
+        k0, k1 = (k0 + 0x9E3779B9) & m, (k1 + 0xBB67AE85) & m
+    return c
+
+
+def trandom_ref(rows: int, cols: int, key: tuple[int, int], words: tuple[int, int, int, int], rounds: int) -> Array:
+    counter = sum(w << (32 * i) for i, w in enumerate(words))
+    out = np.zeros((rows, cols), np.uint32)
+    passes = -(-cols // 256)
+    for r in range(rows):
+        for p in range(passes):
+            for lane in range(64):
+                for w, value in enumerate(philox_ref((counter + lane) % (1 << 128), key, rounds)):
+                    col = 256 * p + 4 * lane + w
+                    if col < cols:
+                        out[r, col] = value
+            counter += 64 if p != passes - 1 else (cols - 1) % 64 + 1
+    return out.view(np.int32)
+
+
+@needs_ptoas
+@pytest.mark.parametrize("rows, cols, key, words, rounds", [
+    (4, 256, (1, 2), (3, 4, 5, 6), 7),
+    # three passes, the last one partial; the low counter word carries into the next
+    (2, 520, (0x1234, 0x7FFF0000), (0x7FFFFFC0, 0x7FFFFFFF, 0, 9), 10),
+])
+def test_tensor_random_is_philox_in_the_hardware_layout(tmp_path: Path, rows: int, cols: int, key: tuple[int, int],
+                                                         words: tuple[int, int, int, int], rounds: int) -> None:
+    source = RANDOM_KERNEL.replace("ROWS", str(rows)).replace("COLS", str(cols)).replace("ROUNDS", str(rounds))
+    for name, value in (("KEY0", key[0]), ("KEY1", key[1]), *((f"C{i}", w) for i, w in enumerate(words))):
+        source = source.replace(name, str(value))
+    x = np.random.default_rng(53).integers(-1000, 1000, (rows, cols)).astype(np.int32)
+    outputs, pto = compile_and_run(tmp_path, source, {"x": x}, B950)
+    expected = (trandom_ref(rows, cols, key, words, rounds).astype(np.int64) + x).astype(np.int32)
+    assert_bits_equal("ret0", expected, outputs["ret0"])
+    assert f"rounds = {rounds} : i32" in pto.read_text()
+    assert_ptoas_accepts(pto, B950)
+
+
+def test_random_is_ascend950_only(tmp_path: Path) -> None:
+    source = RANDOM_KERNEL.replace("ROWS", "4").replace("COLS", "256").replace("ROUNDS", "10")
+    for name in ("KEY0", "KEY1", "C0", "C1", "C2", "C3"):
+        source = source.replace(name, "1")
+    log = compile_error(tmp_path, source, B910)
+    assert "bad.py:8:" in log and "tensor.random on Ascend910B: not available" in log and "Ascend950" in log, log
+    assert "reproducer" not in log, log  # the user's line, not a pass
+
+
+def test_random_rounds_are_7_or_10(tmp_path: Path) -> None:
+    source = RANDOM_KERNEL.replace("ROWS", "4").replace("COLS", "256").replace("ROUNDS", "8")
+    for name in ("KEY0", "KEY1", "C0", "C1", "C2", "C3"):
+        source = source.replace(name, "1")
+    log = compile_error(tmp_path, source, B950)
+    assert "bad.py:8:" in log and "rounds" in log and "7" in log and "10" in log, log
+
+
+# -- system.sync_set / sync_wait: static and computed event ids, ffts_mode --------------------------
+
+SYNC_KERNEL = """\
+import pypto.language as pl
+
+
+@pl.program
+class Flags:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], event: pl.Scalar[pl.INDEX],
+               out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        out = pl.store(t, [0, 0], out)
+        pl.system.sync_set(event_id=3, pipe=pl.PipeType.SET_PIPE, ffts_mode=1)
+        pl.system.sync_wait(event_id=3, pipe=pl.PipeType.MTE2)
+        pl.system.sync_set(event, pipe=pl.PipeType.FIX)
+        pl.system.sync_wait(event, pipe=pl.PipeType.V)
+        return out
+"""
+
+
+@needs_ptoas
+def test_cross_core_flags_reach_ptoas_on_ascend950(tmp_path: Path) -> None:
+    # One block on one lane observes no other core: the flags order nothing the run can see, so
+    # the data flows through unchanged; the instructions are what PTOAS must accept.
+    x = np.random.default_rng(59).standard_normal((16, 16)).astype(np.float32)
+    outputs, pto = compile_and_run(tmp_path, SYNC_KERNEL.replace("SET_PIPE", "MTE3"),
+                                   {"x": x, "event": np.asarray(5, np.int64)}, B950)
+    assert_bits_equal("out", x, outputs["out"])
+    text = pto.read_text()
+    for line in ("pto.sync.set <PIPE_MTE3>, 3 {ffts_mode = 1 : i32}", "pto.sync.wait <PIPE_MTE2>, 3",
+                 "pto.sync.set <PIPE_FIX>, %", "pto.sync.wait <PIPE_V>, %"):
+        assert line in text, text
+    assert_ptoas_accepts(pto, B950)
+
+
+def test_cross_core_flag_rules_per_target(tmp_path: Path) -> None:
+    wrong_pipe = compile_error(tmp_path, SYNC_KERNEL.replace("SET_PIPE", "MTE2"), B950)
+    assert "bad.py:11:" in wrong_pipe and "pipe PIPE_MTE2 is not one of PIPE_FIX, PIPE_MTE3" in wrong_pipe, wrong_pipe
+    on_a3 = compile_error(tmp_path, SYNC_KERNEL.replace("SET_PIPE", "MTE3"), B910)
+    assert "bad.py:11:" in on_a3 and "not supported yet" in on_a3 and "pto.set_ffts" in on_a3, on_a3
+
+
+# -- pl.dump_tag: an Orchestration marker with no effect on values; rejected inside a kernel ----------
+
+DUMP_TAG = """\
+import pypto.language as pl
+
+
+@pl.program
+class Tagged:
+    @pl.function(type=pl.FunctionType.InCore)
+    def double(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        KERNEL_TAG
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.add(x, x)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.dump_tag(x)
+        y: pl.Tensor[[16, 64], pl.FP32] = self.double(x)
+        return y
+"""
+
+
+def test_dump_tag_marks_a_tensor_without_changing_anything(tmp_path: Path) -> None:
+    x = np.random.default_rng(61).standard_normal((16, 64)).astype(np.float32)
+    outputs, pto = compile_and_run(tmp_path, DUMP_TAG.replace("KERNEL_TAG", "pass"), {"x": x}, B910)
+    assert_bits_equal("ret0", (x + x).astype(np.float32), outputs["ret0"])
+    assert "dump" not in pto.read_text()
+
+
+def test_dump_tag_inside_a_kernel_is_rejected(tmp_path: Path) -> None:
+    log = compile_error(tmp_path, DUMP_TAG.replace("KERNEL_TAG", "pl.dump_tag(x)"))
+    assert "bad.py:8:" in log and "valid only in Orchestration or Inline functions" in log, log
+
+
+def test_cacheinvalid_says_why_it_is_missing(tmp_path: Path) -> None:
+    source = DUMP_TAG.replace("KERNEL_TAG", "pl.system.cacheinvalid()")
+    log = compile_error(tmp_path, source)
+    assert "bad.py:8:" in log and "'system.cacheinvalid' is a PyPTO operator this compiler does not support yet" in log
+    assert "PTOAS 0.44 has no cache-invalidate instruction" in log, log

@@ -23,7 +23,7 @@ from typing import Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type
 from nanopass.diagnostics import Diagnostic
@@ -161,6 +161,11 @@ class _Checker:
 
     def violation(self, rule: TargetRule, call: Node, target: Node | None) -> str | None:
         opdef = REGISTRY.get(str(getattr(call, "op")))
+        if isinstance(rule, Unavailable):
+            return rule.what
+        if isinstance(rule, PipeIn):
+            pipe = dict(opdef.with_defaults(getattr(call, "attrs"))).get("pipe")
+            return None if pipe in rule.pipes else f"pipe {pipe} is not one of {', '.join(sorted(rule.pipes))}"
         if isinstance(rule, DtypeIn):
             return self.dtype_violation(rule, opdef, call, target)
         if isinstance(rule, Disjoint):

@@ -1241,6 +1241,23 @@ def _parse_barrier(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
     return (), (("pipe", pipe),)
 
 
+def _parse_sync_event(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
+    """`<PIPE>, EVENT [{ffts_mode = M : i32}]` or `<PIPE>, %event`."""
+    p.expect("<", "before the pipe")
+    pipe = p.word("a pipe such as PIPE_MTE3")
+    p.expect(">", "after the pipe")
+    p.expect(",", "between the pipe and the event id")
+    attrs: list[tuple[str, AttrValue]] = [("pipe", pipe)]
+    operands: tuple[P.Expr, ...] = ()
+    if p.peek().kind == "ssa":
+        operands = (p.operand(),)
+    else:
+        attrs.append(("event_id", p.integer("an event id")))
+    if p.at("{"):
+        attrs.extend(p.attr_dict())
+    return operands, tuple(attrs)
+
+
 def _parse_initialize_pipe(p: _MlirParser) -> tuple[tuple[P.Expr, ...], Attrs]:
     attrs = p.attr_dict()
     p.expect("(", "opening the pipe's buffers")
@@ -1269,6 +1286,8 @@ _STATEMENT_PARSERS: dict[str, Callable[[_MlirParser], tuple[tuple[P.Expr, ...], 
     "pto.store_scalar": _parse_store_scalar,
     "pto.syncall": _parse_syncall,
     "pto.barrier": _parse_barrier,
+    "pto.sync.set": _parse_sync_event,
+    "pto.sync.wait": _parse_sync_event,
     "pto.tmrgsort": _parse_mrgsort,
     **{op: _parse_initialize_pipe for op in PIPE_INIT_OPS},
 }

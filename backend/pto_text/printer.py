@@ -447,6 +447,14 @@ def _mrgsort(call: P.Call) -> str:
     return f"pto.tmrgsort ins({grouped([src, block_len])}) outs({grouped(out)})"
 
 
+def _sync_event(call: P.Call) -> str:
+    """`pto.sync.set <PIPE>, 3 {ffts_mode = 1 : i32}` / `pto.sync.wait <PIPE>, %event`."""
+    event = ssa(call.args[0]) if call.args else str(attr(call.attrs, "event_id", 0))
+    mode = attr(call.attrs, "ffts_mode")
+    extra = f" {{ffts_mode = {mode} : i32}}" if mode is not None else ""
+    return f"{call.op} <{attr(call.attrs, 'pipe', 'PIPE_ALL')}>, {event}{extra}"
+
+
 def _barrier(call: P.Call) -> str:
     return f"pto.barrier <{attr(call.attrs, 'pipe', 'PIPE_ALL')}>"
 
@@ -496,6 +504,8 @@ STATEMENT_PRINTERS: dict[str, Callable[[P.Call], str]] = {
     "pto.store_scalar": _store_scalar,
     "pto.syncall": _syncall,
     "pto.barrier": _barrier,
+    "pto.sync.set": _sync_event,
+    "pto.sync.wait": _sync_event,
     "pto.tmrgsort": _mrgsort,
     **{op: _initialize_pipe for op in PIPE_INIT_OPS},
 }

@@ -768,6 +768,16 @@ class Executor:
             values = numerics.triangle(*dst.valid, start, bool(attr(call.attrs, "upperOrLower", 0)), _dtype(dst))
         self.machine.write_tile(dst, values, instr.op, instr.span)
 
+    def random(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
+        """TRANDOM: Philox words of the counter, as the Ascend950 vector unit lays them out."""
+        inputs, out = self.dps_operands(call, instr, 6)
+        dst = self.tile(out, instr)
+        words = [int(self.scalar(a)) for a in inputs]
+        rounds = attr(call.attrs, "rounds", 10)
+        values = numerics.trandom(*dst.valid, (words[0], words[1]), (words[2], words[3], words[4], words[5]),
+                                  int(rounds) if isinstance(rounds, int) else 10, _dtype(dst))
+        self.machine.write_tile(dst, values, instr.op, instr.span)
+
     def expdif(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
         inputs, out = self.dps_operands(call, instr, 2)
         dst = self.tile(out, instr)
@@ -1025,6 +1035,7 @@ _DPS_OPS: Final[dict[str, _DpsOp]] = {
     "partial": Executor.partial,
     "ci": Executor.sequence,
     "tri": Executor.sequence,
+    "random": Executor.random,
     "row_expdif": Executor.expdif,
     "col_expdif": Executor.expdif,
     "concat": Executor.concat,

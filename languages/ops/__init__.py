@@ -652,11 +652,12 @@ class Registry:
     def unknown_message(self, name: str) -> str:
         """Why `name` is not an operator here: a PyPTO operator this compiler does not support
         yet (named as such), or a misspelling (with the closest names)."""
-        from languages.ops.pypto_names import PYPTO_OPERATORS
+        from languages.ops.pypto_names import NOT_YET_BECAUSE, PYPTO_OPERATORS
 
         if name in PYPTO_OPERATORS:
+            because = f": {NOT_YET_BECAUSE[name]}" if name in NOT_YET_BECAUSE else ""
             return (f"operator {name!r} is a PyPTO operator this compiler does not support yet "
-                    f"({PYPTO_OPERATORS[name]})")
+                    f"({PYPTO_OPERATORS[name]}){because}")
         close = difflib.get_close_matches(name, list(self._ops), n=3)
         suggestion = f"; did you mean {', '.join(close)}?" if close else ""
         return f"unknown operator {name!r}{suggestion}"

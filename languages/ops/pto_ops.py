@@ -365,6 +365,8 @@ def _catalog_pto_ops() -> list[OpDef]:
         *[_dps(f"pto.{name}", "partial", ("partial", meaning), doc="ins(a, b) outs(dst) over the union")
           for name, meaning in _PARTIAL.items()],
         _dps("pto.tci", "create", ("ci",), (AttrDecl("descending", "bool", False),), doc="ins(start) outs(dst)"),
+        _dps("pto.trandom", "create", ("random",), (AttrDecl("rounds", "int", 10),),
+             doc="ins(key0, key1, counter0..3 {rounds = R : i32}) outs(dst)"),
         _dps("pto.ttri", "create", ("tri",), (AttrDecl("upperOrLower", "int", 0),), doc="ins(diagonal) outs(dst)"),
         _dps("pto.trowexpand", "row_broadcast", ("row_broadcast", "copy"), doc="ins(col vector) outs(dst)"),
         _dps("pto.tcolexpand", "col_broadcast", ("col_broadcast", "copy"), doc="ins(row vector) outs(dst)"),
@@ -427,6 +429,13 @@ def _scalar_access_pto_ops() -> list[OpDef]:
             doc="(workspace operands) mode = #pto.sync_all_mode<M>, core_type = #pto.sync_core_type<C>"),
         _op("pto.barrier", "pto_sync", ("barrier",), attrs=(AttrDecl("pipe", "str", "PIPE_ALL"),),
             doc="<PIPE>: wait for the pipe to drain"),
+        _op("pto.sync.set", "pto_sync", ("barrier",),
+            attrs=(AttrDecl("pipe", "str", "PIPE_ALL"), AttrDecl("event_id", "int"), AttrDecl("ffts_mode", "int")),
+            doc="<PIPE>, EVENT [{ffts_mode = M : i32}] or <PIPE>, %event: set a cross-core flag"),
+        _op("pto.sync.wait", "pto_sync", ("barrier",),
+            attrs=(AttrDecl("pipe", "str", "PIPE_ALL"), AttrDecl("event_id", "int")),
+            doc="<PIPE>, EVENT or <PIPE>, %event: wait for a cross-core flag"),
+        _op("pto.set_ffts", "pto_sync", ("barrier",), doc="%workspace : memref<Nxi64>: the FFTS flag base"),
     ]
 
 
@@ -437,7 +446,7 @@ def _scalar_access_pto_ops() -> list[OpDef]:
 OPERAND_ATTRS: dict[str, tuple[str, ...]] = {
     "pto.tcvt": ("rmode",), "pto.tgather": ("maskPattern",),
     "pto.tcmp": ("cmpMode",), "pto.tcmps": ("cmpMode",),
-    "pto.tci": ("descending",), "pto.ttri": ("upperOrLower",),
+    "pto.tci": ("descending",), "pto.ttri": ("upperOrLower",), "pto.trandom": ("rounds",),
 }
 # The ops whose operand attributes follow a comma (`ins(%src, {maskPattern = ..} : T)`).
 COMMA_BEFORE_OPERAND_ATTRS = frozenset({"pto.tgather", "pto.tscatter"})
@@ -450,7 +459,7 @@ DIALECT_ATTRS: dict[str, str] = {"maskPattern": "mask_pattern"}
 OP_ENUM_ATTRS: dict[tuple[str, str], str] = {
     (f"pto.t{op}", "precisionType"): f"{op}_precision" for op in ("div", "log", "recip", "rsqrt")}
 LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type", "acc_phase", *OP_ENUM_ATTRS.values()})
-TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32"}
+TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32", "rounds": "i32"}
 CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
@@ -613,6 +622,7 @@ _OP_OPERANDS: dict[str, str] = {
     "pto.tlrelu": "ins(vec, scalar) outs(vec)",
     "pto.tci": "ins(scalar) outs(vec)",
     "pto.ttri": "ins(scalar) outs(vec)",
+    "pto.trandom": "ins(scalar, scalar, scalar, scalar, scalar, scalar) outs(vec)",
     "pto.tmrgsort": "(vec, vec|scalar|vector...)",            # format 1 (src, len, dst); 2 (srcs.., tmp, dst, counts)
     "pto.tgather": "ins(vec, vec?, vec?) outs(vec)",          # index form (src, idx, tmp); mask form (src)
     "pto.tgatherb": "ins(vec, vec) outs(vec)",
@@ -626,6 +636,9 @@ _OP_OPERANDS: dict[str, str] = {
     "pto.get_subblock_idx": "() -> scalar",
     "pto.syncall": "(tensor|tile|scalar...)",
     "pto.barrier": "()",
+    "pto.sync.set": "(scalar?)",
+    "pto.sync.wait": "(scalar?)",
+    "pto.set_ffts": "(tensor)",
     "pto.tpush_to_aiv": "(acc|mat)",                          # the cube side pushes
     "pto.tpush_to_aic": "(vec)",                              # the vector side pushes
     "pto.tpop_from_aic": "(scalar?, scalar?) -> vec",         # popped on the vector core

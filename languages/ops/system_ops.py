@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from languages.ops import READ_WRITE, AttrDecl, DeductionError, OpDef, OperandDecl, TileConversion, describe, type_of
-from languages.types import INDEX, Attrs, NoneType, ScalarType, TensorType, Type
+from languages.ops.target_rules import A2A3, A5, PipeIn, Unavailable
+from languages.types import INDEX, Attrs, DataType, NoneType, ScalarType, TensorType, Type
 from nanopass.node import Node
 
 # What each identity op reads, and the value a one-block, one-lane run sees.
@@ -45,6 +46,25 @@ def _deduce_syncall(args: Sequence[Node], attrs: Attrs) -> Type:
             raise DeductionError(f"expected a GM tensor of at least 64 bytes, got {describe(args[0])}", 0)
     if len(args) > 1 and not isinstance(type_of(args[1]), ScalarType):
         raise DeductionError(f"expected an integer used_cores, got {describe(args[1])}", 1)
+    return NoneType()
+
+
+def _deduce_sync_event(args: Sequence[Node], attrs: Attrs) -> Type:
+    """sync_set / sync_wait(event_id, pipe=, [ffts_mode=]): a cross-core flag on a pipe; the
+    event id is a constant (0..15 on the flag registers) or an INDEX scalar."""
+    event = type_of(args[0])
+    if not isinstance(event, ScalarType) or not (event.dtype.is_int or event.dtype is DataType.INDEX):
+        raise DeductionError(f"expected an integer event id, got {describe(args[0])}", 0)
+    mode = attr_value(attrs, "ffts_mode")
+    if mode is not None and mode not in _FFTS_MODES:
+        raise DeductionError(f"attribute 'ffts_mode' expected 0, 1 or 2, got {mode!r}")
+    return NoneType()
+
+
+def _deduce_set_ffts(args: Sequence[Node], attrs: Attrs) -> Type:
+    workspace = type_of(args[0])
+    if not isinstance(workspace, TensorType) or workspace.dtype not in (DataType.INT64, DataType.INT8):
+        raise DeductionError(f"expected the FFTS workspace, an INT64 (or INT8) GM tensor, got {describe(args[0])}", 0)
     return NoneType()
 
 
@@ -82,6 +102,29 @@ def _system_ops() -> list[OpDef]:
               pto=("pto.syncall",),
               doc="All-participant barrier across cores (hard: FFTS; soft: polls a GM workspace)."),
     ]
+    sync_attrs = (AttrDecl("pipe", "str", "PIPE_ALL", _PIPES),)
+    event = OperandDecl("event_id", "scalar", literal_dtype=DataType.INT32)
+    ops += [
+        OpDef("system.sync_set", (event,), _deduce_sync_event, ("barrier",), "system",
+              attrs=(*sync_attrs, AttrDecl("ffts_mode", "int", None, (None, *_FFTS_MODES))), pto=("pto.sync.set",),
+              target_rules=(_NEEDS_SET_FFTS, PipeIn(A5, "Ascend950's sync.set signals from PIPE_FIX or PIPE_MTE3",
+                                                    "set the flag from pl.PipeType.MTE3 or FIX",
+                                                    pipes=frozenset({"PIPE_FIX", "PIPE_MTE3"}))),
+              doc="Set cross-core flag event_id when the pipe's preceding work is done."),
+        OpDef("system.sync_wait", (event,), _deduce_sync_event, ("barrier",), "system",
+              attrs=sync_attrs, pto=("pto.sync.wait",),
+              target_rules=(_NEEDS_SET_FFTS, PipeIn(A5, "Ascend950's sync.wait blocks PIPE_FIX, MTE1, MTE2, MTE3 or V",
+                                                    "wait on one of those pipes",
+                                                    pipes=frozenset({"PIPE_FIX", "PIPE_MTE1", "PIPE_MTE2",
+                                                                     "PIPE_MTE3", "PIPE_V"}))),
+              doc="Block the pipe until cross-core flag event_id is set."),
+        OpDef("system.set_ffts", (OperandDecl("workspace", "tensor"),), _deduce_set_ffts, ("barrier",), "system",
+              pto=("pto.set_ffts",), target_rules=(_NO_MEMREF_PARAMS,),
+              doc="Point the FFTS flag base at a GM workspace (A2/A3 cross-core sync)."),
+    ]
+    ops.append(OpDef("tensor.dump_tag", (OperandDecl("tensor", "tensor"),), _deduce_barrier, ("marker",), "system",
+                     doc="Tag a tensor for the runtime's selective dump of the dispatches that consume it "
+                         "(Orchestration / Inline functions; no effect on values)."))
     for name, doc in (("bar_v", "vector-pipe barrier"), ("bar_m", "matrix-pipe barrier"),
                       ("bar_all", "all-pipe barrier"), ("fence", "memory fence")):
         ops.append(OpDef(f"system.{name}", (), _deduce_barrier, ("barrier",), "system", pto=("pto.barrier",),
@@ -90,6 +133,19 @@ def _system_ops() -> list[OpDef]:
     return ops
 
 
+_PIPES = tuple(f"PIPE_{name}" for name in ("S", "V", "M", "MTE1", "MTE2", "MTE3", "ALL", "FIX"))
+_FFTS_MODES = (0, 1, 2)
+# PTOAS lowers A2/A3 cross-core flags through an FFTS base that `pto.set_ffts` sets from a
+# memref<..xi64> argument, and rejects sync.set / sync.wait without it in the same function;
+# this compiler passes GM tensors as !pto.ptr and has no memref parameter form yet.
+_NEEDS_SET_FFTS = Unavailable(
+    A2A3, "PTOAS needs pto.set_ffts over a memref<..xi64> FFTS workspace in the same function on A2/A3, "
+    "a parameter form this compiler does not emit yet", "compile for Ascend950, whose flags need no FFTS base",
+    what="not supported yet on this target")
+_NO_MEMREF_PARAMS = Unavailable(
+    A2A3 | A5, "PTOAS's pto.set_ffts takes a memref<..xi64> argument, a parameter form this compiler does not "
+    "emit yet (GM tensors are !pto.ptr)", "leave the FFTS base to the runtime (Ascend950 needs none)",
+    what="not supported yet")
 # The pipe each PyPTO barrier waits on (pto-isa PIPE_*).
 _BARRIER_PIPES = {"bar_v": "PIPE_V", "bar_m": "PIPE_M", "bar_all": "PIPE_ALL", "fence": "PIPE_ALL"}
 

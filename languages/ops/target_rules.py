@@ -44,6 +44,21 @@ class DtypeIn(TargetRule):
 
 
 @dataclass(frozen=True)
+class Unavailable(TargetRule):
+    """The op has no instruction on these targets at all (TRANDOM on A2/A3), or none this
+    compiler can emit yet (`what` says which)."""
+
+    what: str = "not available on this target"
+
+
+@dataclass(frozen=True)
+class PipeIn(TargetRule):
+    """The op's `pipe` attribute is one of `pipes` (PTOAS's per-arch sync verifiers)."""
+
+    pipes: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Disjoint(TargetRule):
     """Operand `operand` shares no byte with any of `others` (RESULT: the instruction's dst):
     the instruction writes it while the others are still read (or reads it after writing them)."""
@@ -63,4 +78,4 @@ class MaskScratch(TargetRule):
     extra_rows: int = 1
 
 
-__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "TargetRule"]
+__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable"]

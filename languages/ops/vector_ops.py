@@ -39,7 +39,7 @@ from languages.ops import (
     static_int,
     type_of,
 )
-from languages.ops.target_rules import A2A3, A5, RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
+from languages.ops.target_rules import A2A3, A5, RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule, Unavailable
 from languages.ops.tensor_ops import (
     Value,
     check_same_dtype,
@@ -70,6 +70,9 @@ CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
 MASK_DTYPE = DataType.UINT8
 MASK_ROW_BYTES = 32  # a mask row is a whole number of 32-byte words (Vec rows are 32-byte aligned)
 CI_DTYPES = (DataType.INT16, DataType.INT32)
+RANDOM_DTYPES = (DataType.UINT32, DataType.INT32)
+# tensor.random / tile.random: the Philox key words, then the 128-bit counter's words.
+RANDOM_WORDS = ("key0", "key1", "c0", "c1", "c2", "c3")
 # The union over targets (PTOAS's ttri verifier: A5 adds bf16 / i8 / u8); the per-target
 # subsets are tile.tri's target rules.
 TRI_DTYPES = (DataType.INT32, DataType.INT16, DataType.UINT32, DataType.UINT16, DataType.FP16,
@@ -353,6 +356,27 @@ def deduce_tensor_ci(args: Sequence[Node], attrs: Attrs) -> Type:
     return TensorType(result.shape, result.dtype)
 
 
+def deduce_random(args: Sequence[Node], attrs: Attrs) -> Type:
+    """random(key0, key1, c0, c1, c2, c3, shape, dtype=UINT32, rounds=10): a 2-D tile of
+    Philox-4x32 words (backend.numerics.trandom), counter-based and so reproducible."""
+    for index, word in enumerate(RANDOM_WORDS):
+        if not (scalar_at(args, index).dtype.is_int or scalar_at(args, index).dtype is DataType.INDEX):
+            raise DeductionError(f"expected an integer {word}, got {describe(args[index])}", index)
+    shape = dims_at(args, len(RANDOM_WORDS), "shape")
+    if len(shape) != 2:
+        raise DeductionError(f"expected a 2-D shape, got {list(shape)}", len(RANDOM_WORDS))
+    dtype = dtype_attr(attrs, "dtype")
+    if dtype not in RANDOM_DTYPES:
+        raise DeductionError(f"attribute 'dtype' expected UINT32 or INT32, got {dtype.name}")
+    return make_tile_type(shape, dtype)
+
+
+def deduce_tensor_random(args: Sequence[Node], attrs: Attrs) -> Type:
+    result = deduce_random(args, attrs)
+    assert isinstance(result, TileType)
+    return TensorType(result.shape, result.dtype)
+
+
 def deduce_tri(args: Sequence[Node], attrs: Attrs) -> Type:
     """tri(diagonal, shape, valid_shape=None, dtype=INT32, upper=False): a 0/1 triangle mask."""
     diagonal = scalar_at(args, 0)
@@ -514,6 +538,11 @@ def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
 
 
 _D = DataType
+# PTOAS: "trandom is only supported for A5 targets" (pto-isa has no A2/A3 TRANDOM).
+_RANDOM_RULES: tuple[TargetRule, ...] = (
+    Unavailable(A2A3, "A2/A3 has no TRANDOM instruction (PTOAS: trandom is only supported for A5 targets)",
+                "compile for Ascend950 (--backend Ascend950), or pass the random words in as an input tensor"),
+)
 # PTOAS's ttri verifiers: dst element types per target.
 _TRI_RULES: tuple[TargetRule, ...] = (
     DtypeIn(A2A3, "A2/A3's TTRI writes f16 / f32 / i16 / i32 / u16 / u32 elements",
@@ -728,7 +757,18 @@ def _reduction_ops() -> list[OpDef]:
 
 def _generation_ops() -> list[OpDef]:
     ci_attrs = (AttrDecl("dtype", "dtype", DataType.INT32), AttrDecl("descending", "bool", False))
+    # INT32 literals: PTOAS's trandom takes signless i32 words (the bits are what counts).
+    words = tuple(OperandDecl(word, "scalar", literal_dtype=DataType.INT32) for word in RANDOM_WORDS)
+    random_operands = (*words, OperandDecl("shape", "int_list"))
+    random_attrs = (AttrDecl("dtype", "dtype", DataType.UINT32), AttrDecl("rounds", "int", 10, (7, 10)))
     return [
+        OpDef("tile.random", random_operands, deduce_random, ("random",), "create", attrs=random_attrs,
+              output_memory=_VEC_OUT, pto=("pto.trandom",), pto_ins=tuple(range(len(RANDOM_WORDS))),
+              pto_attrs=(("rounds", "rounds"),), target_rules=_RANDOM_RULES,
+              doc="Philox-4x32 words of counter + lane (7 or 10 rounds); Ascend950 only (TRANDOM)."),
+        OpDef("tensor.random", random_operands, deduce_tensor_random, ("random",), "create", attrs=random_attrs,
+              to_tile=TileConversion("tile.random", self_loading=True), target_rules=_RANDOM_RULES,
+              doc="The tensor-level spelling of tile.random (pl.tensor.random)."),
         OpDef("tile.ci", (OperandDecl("start", "scalar", literal_dtype="dtype"), OperandDecl("shape", "int_list")), deduce_ci, ("ci",),
               "create", attrs=ci_attrs, output_memory=_VEC_OUT, pto=("pto.tci",),
               pto_attrs=(("descending", "descending"),),
