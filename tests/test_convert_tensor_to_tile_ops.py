@@ -300,7 +300,7 @@ def test_unregistered_op_error_names_op_and_line() -> None:
     incore = program.functions[0]
     stmt = incore.body[0]
     assert isinstance(stmt, T.AssignStmt) and isinstance(stmt.value, T.Call)
-    weird = T.Call(op="tensor.random", args=stmt.value.args, attrs=(), type=stmt.value.type, span=stmt.value.span)
+    weird = T.Call(op="tensor.paged_gather", args=stmt.value.args, attrs=(), type=stmt.value.type, span=stmt.value.span)
     broken_fn = T.Function(name=incore.name, func_type=incore.func_type, params=incore.params,
                            return_types=incore.return_types,
                            body=(T.AssignStmt(target=stmt.target, value=weird, span=stmt.span), *incore.body[1:]),
@@ -308,7 +308,7 @@ def test_unregistered_op_error_names_op_and_line() -> None:
     broken = T.Program(name=program.name, functions=(broken_fn, *program.functions[1:]))
     with pytest.raises(CompileError) as info:
         ConvertTensorToTileOps().run(broken, PassContext())
-    assert "tensor.random" in str(info.value) and ":6:" in str(info.value)
+    assert "tensor.paged_gather" in str(info.value) and ":6:" in str(info.value)
 
 
 def test_user_declared_directions_are_kept_and_in_upgraded() -> None:

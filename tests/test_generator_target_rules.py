@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 
 from backend.fuzzing.generator import Features, GeneratedProgram, programs, reaching_kernel
+from backend.fuzzing.registry_calls import unavailable_somewhere
 from backend.targets.handlers import ASCEND_910B, ASCEND_950, BackendHandler
 from languages.gen import tensor as T
 from languages.ops import REGISTRY
@@ -20,8 +21,9 @@ from verifiers import target_op_rules
 
 BACKENDS = (ASCEND_910B, ASCEND_950)
 # The ops whose rules differ between the targets (a dtype, a scratch's extent, distinct buffers).
+# An op unavailable on some target (TRANDOM on A2/A3) is never drawn (registry_calls.unavailable_somewhere).
 RULED_OPS = sorted(op.name for op in REGISTRY if op.target_rules and op.prefix == "tile"
-                   and any(not rule.when for rule in op.target_rules))
+                   and any(not rule.when for rule in op.target_rules) and not unavailable_somewhere(op))
 
 
 def _violations(program: Node, handler: BackendHandler) -> list[str]:
