@@ -583,7 +583,11 @@ def _annotations(program: ast.ClassDef) -> list[ast.expr]:
 
 
 def _header_language(text: str, filename: str) -> Language | None:
-    for number, line in enumerate(text.splitlines()[:5], start=1):
+    """The language the leading comment block names (a fuzz regression file puts its own
+    `# fuzz-regression:` header of ten lines or so before the program's)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
         match = _LANGUAGE_HEADER.match(line.strip())
         if match:
             try:

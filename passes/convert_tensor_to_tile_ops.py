@@ -937,14 +937,7 @@ class TensorToTileMutator(U.FromTensor):
         src = self._flat_rows(self._on_chip(call, call.args[2], pre), (count, width), span, pre)
         index = self._flat_rows(self._on_chip(call, call.args[1], pre), (count, 1), span, pre)
         dtype = input_type.dtype
-        columns = self._temp("col_arange", self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
-                                                      (("dtype", DataType.INT32),), span), pre)
-        zeros = self._temp("zero_idx", self._call("tile.full", (index_list((count, width), span), self._i32(0, span)),
-                                                  (("dtype", DataType.INT32),), span), pre)
-        col_nd = self._temp("col_nd", self._call("tile.col_expand", (zeros, columns), (), span), pre)
-        row_base = self._temp("row_base", self._call("tile.muls", (index, self._i32(width, span)), (), span), pre)
-        flat = self._temp("flat_idx", self._call("tile.row_expand_add", (col_nd, row_base), (), span), pre)
-        flat = self._narrow_index(flat, dtype, span, pre)
+        flat = self._narrow_index(self._row_flat_index(index, count, width, span, pre), dtype, span, pre)
         zero = self._literal(0, dtype, span)
         base = self._temp("scatter_base", self._call("tile.full", (index_list((rows, width), span), zero),
                                                      (("dtype", dtype),), span), pre)
@@ -961,6 +954,19 @@ class TensorToTileMutator(U.FromTensor):
         if tuple(input_type.shape) != (rows, width):
             return self._call("tile.reshape", (blended, index_list(input_type.shape, span)), (), span)
         return self._call("tile.move", (blended,), (("target_memory", MemorySpace.Vec),), span)
+
+    def _row_flat_index(self, index: U.Var, count: int, width: int, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """flat_idx[k, c] = index[k] * width + c ([count, width], INT32). One column is the index
+        itself: tile.ci makes sequences of at least two elements."""
+        if width == 1:
+            return index
+        columns = self._temp("col_arange", self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
+                                                      (("dtype", DataType.INT32),), span), pre)
+        zeros = self._temp("zero_idx", self._call("tile.full", (index_list((count, width), span), self._i32(0, span)),
+                                                  (("dtype", DataType.INT32),), span), pre)
+        col_nd = self._temp("col_nd", self._call("tile.col_expand", (zeros, columns), (), span), pre)
+        row_base = self._temp("row_base", self._call("tile.muls", (index, self._i32(width, span)), (), span), pre)
+        return self._temp("flat_idx", self._call("tile.row_expand_add", (col_nd, row_base), (), span), pre)
 
     def _flat_rows(self, value: U.Var, shape: tuple[int, int], span: Span, pre: list[U.Stmt]) -> U.Var:
         assert isinstance(value.type, TileType)

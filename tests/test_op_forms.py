@@ -379,3 +379,74 @@ def test_cacheinvalid_says_why_it_is_missing(tmp_path: Path) -> None:
     log = compile_error(tmp_path, source)
     assert "bad.py:8:" in log and "'system.cacheinvalid' is a PyPTO operator this compiler does not support yet" in log
     assert "PTOAS 0.44 has no cache-invalidate instruction" in log, log
+
+
+# -- tile.mrgsort format 2 with exhausted=True: two outs( destinations, which PTOAS accepts ---------
+
+MERGE_TWO = """\
+import pypto.language as pl
+
+
+@pl.program
+class MergeTwo:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[1, 64], pl.FP32], b: pl.Tensor[[1, 64], pl.FP32],
+               out: pl.InOut[pl.Tensor[[1, 128], pl.FP32]]) -> pl.Tensor[[1, 128], pl.FP32]:
+        ta = pl.load(a, [0, 0], [1, 64])
+        tb = pl.load(b, [0, 0], [1, 64])
+        tmp = pl.tile.create([1, 128], dtype=pl.FP32)
+        m = pl.tile.mrgsort(ta, tb, tmp, exhausted=EXHAUSTED)
+        out = pl.store(m, [0, 0], out)
+        return out
+"""
+
+
+def sorted_pairs(scores: Array, first_index: int) -> Array:
+    """A row of FP32 (score, index) pairs, scores descending; the index is a UINT32's bits."""
+    row = np.empty(2 * scores.size, np.float32)
+    row[0::2] = np.sort(scores)[::-1]
+    row[1::2] = np.arange(first_index, first_index + scores.size, dtype=np.uint32).view(np.float32)
+    return row[None, :]
+
+
+def merge_ref(lists: list[Array], exhausted: bool) -> Array:
+    """Merge descending by score (distinct scores here, so no tie rule is exercised); with
+    exhausted, stop as soon as one list is used up; the rest of the row is 0."""
+    heads = [0] * len(lists)
+    merged: list[tuple[np.float32, np.float32]] = []
+    while all(h < row.size // 2 for h, row in zip(heads, lists)) or (
+            not exhausted and any(h < row.size // 2 for h, row in zip(heads, lists))):
+        live = [i for i, row in enumerate(lists) if heads[i] < row.size // 2]
+        best = max(live, key=lambda i: lists[i][0, 2 * heads[i]])
+        merged.append((lists[best][0, 2 * heads[best]], lists[best][0, 2 * heads[best] + 1]))
+        heads[best] += 1
+    out = np.zeros((1, sum(row.size for row in lists)), np.float32)
+    for k, (score, index) in enumerate(merged):
+        out[0, 2 * k], out[0, 2 * k + 1] = score, index
+    return out
+
+
+@needs_ptoas
+@pytest.mark.parametrize("exhausted", [False, True])
+def test_mrgsort_format2_merges_sorted_rows(tmp_path: Path, exhausted: bool) -> None:
+    rng = np.random.default_rng(67)
+    scores = rng.permutation(1000)[:64].astype(np.float32) / 8
+    # b's scores are all below a's: with exhausted the merge stops when a runs out (b left unmerged).
+    a = sorted_pairs(np.sort(scores)[-32:], 0)
+    b = sorted_pairs(np.sort(scores)[:32], 100)
+    out = np.zeros((1, 128), np.float32)
+    outputs, pto = compile_and_run(tmp_path, MERGE_TWO.replace("EXHAUSTED", str(exhausted)),
+                                   {"a": a, "b": b, "out": out}, B910)
+    assert_bits_equal("out", merge_ref([a, b], exhausted), outputs["out"])
+    text = pto.read_text()
+    assert f"{{exhausted = {str(exhausted).lower()}}}" in text and "vector<4xi16>)" in text
+    from backend.pto_text.parser import parse_mlir
+    parse_mlir(text)  # the two-destination form reads back
+    assert_ptoas_accepts(pto, B910)
+
+
+def test_mrgsort_rows_hold_whole_pairs(tmp_path: Path) -> None:
+    # Fuzz-found once format 2 was drawn: a [1, 1] FP32 row (half a pair) reached the interpreter.
+    source = MERGE_TWO.replace("EXHAUSTED", "False").replace("[1, 64]", "[1, 3]").replace("[1, 128]", "[1, 6]")
+    log = compile_error(tmp_path, source)
+    assert "bad.py:" in log and "whole (score, index) pairs (2 FP32 elements each), got 3 columns" in log, log

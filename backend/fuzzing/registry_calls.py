@@ -37,7 +37,7 @@ from languages.gen import tensor as T
 from languages.layout import ROW_MAJOR_VEC_TILES, assembler_checked_box, physical_2d
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.vector_ops import mask_cols
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from nanopass.diagnostics import CompileError
@@ -83,12 +83,24 @@ def emission_gap(opdef: OpDef) -> str:
     return ""
 
 
+def unavailable_somewhere(opdef: OpDef) -> str:
+    """Why `opdef` cannot compile on some target at all (an `Unavailable` rule: TRANDOM on A2/A3,
+    cross-core flags without an FFTS base): a campaign's programs are drawn for no particular
+    target, so such an op is not drawn ("" when it compiles everywhere)."""
+    for rule in opdef.target_rules:
+        if isinstance(rule, Unavailable):
+            return f"{rule.what} on {'/'.join(sorted(rule.archs))}: {rule.because}"
+    return ""
+
+
 def generatable(opdef: OpDef) -> bool:
     """Whether a generated kernel may call `opdef` as a step: tensor ops with a tile lowering (or
     scalar access) and tile ops, but not the ones whose frame the generator (loads / stores of a
     hand-written tile kernel) or a pass (cross-core FIFOs) writes, nor ones with no PTO emission
     yet (`emission_gap`: the campaign's coverage table names them)."""
     if emission_gap(opdef) or opdef.family in UNCONDITIONED_FAMILIES or opdef.name in KNOWN_OPEN:
+        return False
+    if unavailable_somewhere(opdef):
         return False
     if opdef.prefix == "tensor":
         return opdef.to_tile is not None or opdef.family == "scalar_access"
@@ -102,19 +114,12 @@ def generatable(opdef: OpDef) -> bool:
 # Families whose operand *contents* must satisfy a contract the generator cannot draw yet (it
 # draws values, and conditions integer divisors / shift counts only): a scatter faults on an
 # index outside its destination and leaves duplicate indices' order to the hardware.
-UNCONDITIONED_FAMILIES: dict[str, str] = {
-    "scatter": "its index data must be in range and distinct (out-of-range faults); the generator does not "
-               "condition index contents yet",
-}
+UNCONDITIONED_FAMILIES: dict[str, str] = {}
 
 
 # Ops the generator found miscompiled or mis-emitted and that are not fixed yet: kept off so a
 # campaign reports new bugs, each named here with what goes wrong (issue 8's closing report).
-KNOWN_OPEN: dict[str, str] = {
-    "tile.mrgsort_format2": "open bug: with exhausted=True the printed pto.tmrgsort has two outs( destinations, "
-                            "which the PTO text parser rejects",
-    "tensor.mrgsort_format2": "open bug: lowers to tile.mrgsort_format2 (see there)",
-}
+KNOWN_OPEN: dict[str, str] = {}
 
 
 # Attribute choices a step never draws, with why: the pipeline declines the choice ("not supported
@@ -153,13 +158,16 @@ def not_generated_reason(opdef: OpDef) -> str:
     is either drawn by a step or has a stated reason here, which the coverage test checks."""
     if generatable(opdef):
         return ""
-    gap = emission_gap(opdef) or UNCONDITIONED_FAMILIES.get(opdef.family, "") or KNOWN_OPEN.get(opdef.name, "")
+    gap = (emission_gap(opdef) or UNCONDITIONED_FAMILIES.get(opdef.family, "") or KNOWN_OPEN.get(opdef.name, "")
+           or unavailable_somewhere(opdef))
     if gap:
         return gap
     if opdef.prefix in ("pto", "arith"):
         return "the PTO language: emitted by PTOCodegen from the ops a step draws, never written in the DSL"
     if opdef.semantics[:1] in (("load",), ("store",)):
         return "the frame of every tile kernel: the recipes load their parameters and store their results"
+    if opdef.semantics[:1] == ("marker",):
+        return "a host-side marker (pl.dump_tag) of Orchestration functions: no kernel admits it"
     if opdef.family == "cross_core":
         return "inserted by ExpandMixedKernel between the cube and vector halves of a mixed kernel the recipes draw"
     if opdef.family == "pipe":
@@ -256,6 +264,10 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
         return roots.get(name, name)
 
     for rule in rules_on(opdef, arch, attrs):
+        if isinstance(rule, Unavailable):
+            return f"{opdef.name} is {rule.what}"
+        if isinstance(rule, PipeIn) and dict(opdef.with_defaults(tuple(attrs))).get("pipe") not in rule.pipes:
+            return "the pipe is not one the target's instruction takes"
         ty = operand_type(rule.operand) if isinstance(rule, (DtypeIn, MaskScratch)) else None
         if isinstance(rule, DtypeIn) and isinstance(ty, (TileType, TensorType)) and ty.dtype not in rule.dtypes:
             return f"operand {rule.operand} is {ty.dtype.name}, not one of the target's types"
@@ -366,12 +378,25 @@ class _Drawer:
 
     def value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
         value = self.admitted(index, decl, self._value_operand(index, decl))
+        if decl.index_domain:
+            value = self.index_parameter(value)
         domain = operand_domain(self.opdef, index)
         ty = _value_type(value) if value is not None else None
         if value is not None and domain and isinstance(value, T.Var) and isinstance(ty, (TensorType, TileType)) \
                 and not ty.dtype.is_float:
             return self.pool.condition(value, domain)
         return value
+
+    def index_parameter(self, value: T.Expr | None) -> T.Expr | None:
+        """An index operand (the registry's IndexDomain) is a fresh parameter of the drawn value's
+        type (loaded, for a tile): random inputs fill a parameter that reaches an index operand
+        with indices that operand defines (backend.arrays.random_inputs), which a computed value
+        would not hold."""
+        ty = _value_type(value) if value is not None else None
+        if not isinstance(ty, (TensorType, TileType)) or ty.dtype.is_float:
+            return value
+        plain: Type = TensorType(ty.shape, ty.dtype) if isinstance(ty, TensorType) else TileType(ty.shape, ty.dtype)
+        return self.pool.fresh_value(plain) or value
 
     def admitted(self, index: int, decl: OperandDecl, value: T.Expr | None) -> T.Expr | None:
         """`value`, or one of an element type the target admits for operand `index` (a value of
@@ -399,6 +424,10 @@ class _Drawer:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
         if decl.handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
+        if index == 0 and self.opdef.name == "tensor.view":
+            # ConvertTensorToTileOps declines a GM tensor.view inside a kernel (not supported
+            # yet, at the call): a view of an on-chip value only.
+            candidates = [v for v in candidates if v.name not in self.pool.gm]
         first = self.source_type()
         if decl.name == "tmp" and decl.effect is not Effect.READ and first is not None:
             scratch = scratch_type(self.opdef, self.pool.arch, index, first)
@@ -759,5 +788,5 @@ def generatable_ops(prefix: str) -> list[OpDef]:
     return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op)), key=lambda o: o.name)
 
 
-__all__ = ["admitted_dtypes", "rules_on", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
+__all__ = ["admitted_dtypes", "rules_on", "unavailable_somewhere", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
            "generatable_ops", "operand_domain"]

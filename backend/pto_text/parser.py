@@ -616,12 +616,13 @@ class _MlirParser:
             args, attrs = self.push_operands()
         elif op.text in FREE_OPS:
             args, attrs = (), self.attr_dict()
+        elif op.text in _STATEMENT_PARSERS:
+            # Before the generic ins/outs form: pto.tmrgsort's format 2 has two destinations.
+            args, attrs = _STATEMENT_PARSERS[op.text](self)
         elif self.at("ins"):
             args, attrs = self.dps_operands()
         elif op.text == "pto.set_validshape":
             args, attrs = self.set_validshape(), ()
-        elif op.text in _STATEMENT_PARSERS:
-            args, attrs = _STATEMENT_PARSERS[op.text](self)
         else:
             args, attrs = self.generic_operands()
         self.check_operands(op, args, None)

@@ -97,6 +97,11 @@ def _sorted_row(value: Value, operand: int) -> None:
                              hint="TMRGSORT merges within a single row")
     if value.dtype not in SORT_DTYPES:
         raise DeductionError(f"expected FP16 or FP32 pairs, got {value.dtype.name}", operand)
+    pair = pair_elements(value.dtype)
+    if value.shape[1] % pair:
+        # A row of (score, index) pairs: TMRGSORT reads whole 8-byte pairs.
+        raise DeductionError(f"expected a row of whole (score, index) pairs ({pair} {value.dtype.name} elements "
+                             f"each), got {value.shape[1]} columns", operand)
 
 
 def deduce_mrgsort1(args: Sequence[Node], attrs: Attrs) -> Type:
