@@ -899,8 +899,7 @@ class TensorToTileMutator(U.FromTensor):
         span = call.span
         name, stride = MASK_PATTERNS[int(cast(int, attr(call.attrs, "mask_pattern")))]
         rows, width = src.type.shape
-        arange = self._temp("mask_cols", self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
-                                                    (("dtype", DataType.INT32),), span), pre)
+        arange = self._column_arange("mask_cols", width, span, pre)
         if stride != 1:
             arange = self._temp("mask_cols", self._call("tile.muls", (arange, self._i32(stride, span)), (), span), pre)
         phase = mask_phase(name)
@@ -912,6 +911,15 @@ class TensorToTileMutator(U.FromTensor):
         flat = self._narrow_index(flat, dst.type.dtype, span, pre)
         self.bump("scatter_masks")
         return self._call("tile.scatter", (dst, src, flat), (), span)
+
+    def _column_arange(self, base: str, width: int, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """[0, 1, .., width - 1] as a [1, width] INT32 tile: tile.ci for two or more columns (a
+        sequence has at least two elements), a zero fill for one."""
+        if width == 1:
+            return self._temp(base, self._call("tile.full", (index_list((1, 1), span), self._i32(0, span)),
+                                               (("dtype", DataType.INT32),), span), pre)
+        return self._temp(base, self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
+                                           (("dtype", DataType.INT32),), span), pre)
 
     def _narrow_index(self, index: U.Var, dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
         if dtype.byte_width == 4:

@@ -450,3 +450,25 @@ def test_mrgsort_rows_hold_whole_pairs(tmp_path: Path) -> None:
     source = MERGE_TWO.replace("EXHAUSTED", "False").replace("[1, 64]", "[1, 3]").replace("[1, 128]", "[1, 6]")
     log = compile_error(tmp_path, source)
     assert "bad.py:" in log and "whole (score, index) pairs (2 FP32 elements each), got 3 columns" in log, log
+
+
+ONE_COLUMN_MASK_SCATTER = """\
+import pypto.language as pl
+
+
+@pl.program
+class OneColumn:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, dst: pl.Tensor[[8, 1], pl.INT32], src: pl.Tensor[[8, 1], pl.INT32]) -> pl.Tensor[[8, 1], pl.INT32]:
+        out: pl.Tensor[[8, 1], pl.INT32] = pl.tensor.scatter_mask(dst, src, mask_pattern=7)
+        return out
+"""
+
+
+def test_mask_scatter_of_one_column(tmp_path: Path) -> None:
+    # Fuzz-found once scatters were drawn: the expansion's column arange was tile.ci([1, 1]),
+    # which ci rejects (a sequence has at least two elements).
+    rng = np.random.default_rng(71)
+    dst, src = (rng.integers(-99, 99, (8, 1)).astype(np.int32) for _ in range(2))
+    outputs, _ = compile_and_run(tmp_path, ONE_COLUMN_MASK_SCATTER, {"dst": dst, "src": src}, B910)
+    assert_bits_equal("ret0", src, outputs["ret0"])  # P1111 marks every column
