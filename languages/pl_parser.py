@@ -132,7 +132,15 @@ _TILE_ONLY_SCALAR_FORMS = frozenset({"maximum", "minimum", "cmp"})
 
 # Language name → `pl.X` spellings with no tensor / tile operand to decide the namespace: in a
 # Tensor-language program a value-creating `pl.full` can only mean the tensor op.
-_OPERANDLESS_SUGAR = {"Tensor": {"full": "tensor.full"}}
+# PyPTO's top-level `pl.get_block_idx()` / `get_block_num()` / `get_subblock_idx()` are the
+# tensor ops (JIT_FRONTEND.md 4.3); a kernel written at a tile level spells them as tile ops.
+_SPMD_IDENTITY = ("get_block_idx", "get_block_num", "get_subblock_idx")
+_OPERANDLESS_SUGAR = {
+    "DSL": {name: f"tensor.{name}" for name in _SPMD_IDENTITY},
+    "Tensor": {"full": "tensor.full", **{name: f"tensor.{name}" for name in _SPMD_IDENTITY}},
+    **{level: {name: f"tile.{name}" for name in _SPMD_IDENTITY}
+       for level in ("TileUnplaced", "TilePlaced", "L0Tiled", "Addressed")},
+}
 _NOT_CALLABLE = frozenset({
     "Tensor", "Tile", "Scalar", "Out", "InOut", "MemRef", "TileView", "TensorView", "Mem", "PtoView",
     "program", "function", "FunctionType",
@@ -836,6 +844,9 @@ class _Parser:
         body, trailing = self.block(body_ast, scope)
         if trailing is not None:
             self.fail(trailing.node, "pl.yield_ ends a loop body or an if branch, not a function body")
+        if func.returns is None:
+            returns = _returned_types(body)
+            self.signatures[func.name] = returns
         return self.make("Function", func, name=func.name, func_type=func_type, params=tuple(built_params),
                          return_types=returns, body=body)
 
@@ -997,9 +1008,28 @@ class _Parser:
             values = tuple(self.expr(v, scope) for v in stmt.value.elts)
         else:
             values = (self.expr(stmt.value, scope),)
+        unpacked, values = self.unpack_returned_tuple(stmt, values, scope)
         self.check_returned_tensors(stmt, values)
         bindings, values = self.bind_returned_calls(stmt, values)
-        return [*bindings, self.make("ReturnStmt", stmt, values=values)]
+        return [*unpacked, *bindings, self.make("ReturnStmt", stmt, values=values)]
+
+    def unpack_returned_tuple(self, stmt: ast.Return, values: tuple[Node, ...],
+                              scope: _Scope) -> tuple[list[Node], tuple[Node, ...]]:
+        """`return self.kernel(...)` where the kernel returns several tensors: the function
+        returns each of them (a temporary and one TupleGetItem per value, as `a, b = f(...)`
+        is read)."""
+        ty = expr_type(values[0]) if len(values) == 1 else None
+        if not isinstance(ty, TupleType) or len(ty.types) < 2:
+            return [], values
+        temp = self.define(scope, stmt, self.fresh_name("ret_tuple"), ty)
+        out = [self.make("AssignStmt", stmt, target=temp, value=values[0])]
+        items: list[Node] = []
+        for index, item_type in enumerate(ty.types):
+            item = self.define(scope, stmt, self.fresh_name(f"ret{index}"), item_type)
+            out.append(self.make("AssignStmt", stmt, target=item,
+                                 value=self.make("TupleGetItem", stmt, value=temp, index=index, type=item_type)))
+            items.append(item)
+        return out, tuple(items)
 
     def bind_returned_calls(self, stmt: ast.Return, values: tuple[Node, ...]) -> tuple[list[Node], tuple[Node, ...]]:
         """`return pl.store(t, [0, 0], out)` in a kernel written at a tile level: the languages
@@ -1612,6 +1642,9 @@ class _Parser:
         if parts[1] in _NOT_CALLABLE or len(parts) > 3:
             self.fail(node.func, f"`{ast.unparse(node.func)}` is not an operator")
         positional = self.positional_arguments(node, scope)
+        first = positional[0][1] if positional else None
+        if parts == ["pl", "cast"] and first is not None and isinstance(expr_type(first), ScalarType):
+            return self.scalar_cast(node, first)
         op = self.op_name(node, parts, [value for _, value in positional])
         # A dispatching DSL spelling (pl.tile.mrgsort, pl.arange) names one registered op.
         keywords = [kw.arg for kw in node.keywords if kw.arg is not None]
@@ -1718,6 +1751,33 @@ class _Parser:
         ty: Type = returns[0] if len(returns) == 1 else (TupleType(returns) if returns else NoneType())
         args = tuple(self.expr(a, scope) for a in node.args)
         return self.make("FuncCall", node, callee=parts[1], args=args, type=ty)
+
+    def scalar_cast(self, node: ast.Call, operand: Node) -> Node:
+        """`pl.cast(scalar, dtype)`: PyPTO's scalar Cast expression (JIT_FRONTEND.md 4.2, only the
+        default mode). It is a UnaryOp `cast` whose type is the target scalar type."""
+        target_node = node.args[1] if len(node.args) > 1 else None
+        for kw in node.keywords:
+            if kw.arg == "target_type" and target_node is None:
+                target_node = kw.value
+            elif kw.arg == "mode":
+                if not (isinstance(kw.value, ast.Constant) and kw.value.value in ("round", 2)
+                        and type(kw.value.value) is not bool):
+                    self.fail(kw.value, f"a scalar pl.cast takes only the default mode, got `{ast.unparse(kw.value)}`",
+                              "drop mode= (PyPTO's scalar Cast has no rounding modes), or cast a tile")
+            else:
+                self.fail(node, f"pl.cast of a scalar: unexpected argument "
+                                f"{kw.arg if kw.arg is not None else '**'}", "write pl.cast(value, pl.DTYPE)")
+        if target_node is None or len(node.args) > 2:
+            self.fail(node, "expected pl.cast(value, target_type)", "e.g. pl.cast(i, pl.INT32)")
+        target = self.types.dtype(target_node)
+        source = cast(ScalarType, expr_type(operand)).dtype
+        supported = importlib.import_module("languages.ops.pto_ops").SCALAR_CAST_TYPES
+        for dtype in (source, target):
+            if dtype not in supported:
+                self.fail(node, f"not supported yet: a scalar pl.cast from or to {dtype.pl_name}",
+                          "scalar casts convert between pl.INDEX, signed integers and FP16 / BF16 / FP32"
+                          + ("; compare instead (`x != 0`)" if dtype is DataType.BOOL else ""))
+        return self.make("UnaryOp", node, op="cast", operand=operand, type=ScalarType(target))
 
     def const_call(self, node: ast.Call) -> Node:
         if node.keywords and [k.arg for k in node.keywords] != ["dtype"]:
@@ -1933,6 +1993,15 @@ class _Parser:
                           "`python -c \"from languages.ops import REGISTRY; print(REGISTRY.names())\"`")
         self.fail(node, f"cannot deduce the type of `{ast.unparse(node)}`: the op registry does not know {op}",
                   "annotate the assignment: `x: pl.Tile[[16, 32], pl.FP32] = ...`")
+
+
+def _returned_types(body: tuple[Node, ...]) -> tuple[Type, ...]:
+    """The result types of a function written without `->`: what its body's return gives
+    (PyPTO infers them from the return statement)."""
+    for stmt in reversed(body):
+        if getattr(stmt, "KIND", "") == "ReturnStmt":
+            return tuple(expr_type(v) for v in getattr(stmt, "values"))
+    return ()
 
 
 def _writes_tile_view(annotation: ast.expr) -> bool:

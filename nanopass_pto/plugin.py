@@ -103,6 +103,12 @@ _DSL_LOADED = _LOADED - {"SSAForm", "UseAfterDef", "SymbolicExtentsBound"}
 # What the frontend establishes: a program of a later language is checked for it when loaded.
 _FRONTEND_DONE = frozenset({"NoInlineFunctions", "NoUnrollLoops"})
 
+# What NormalizeStmtStructure establishes in Tensor, before the tile languages begin: a program
+# written at one of them is checked for it (the passes after it, PTOCodegen's 1:1 translation
+# included, read calls only as whole statements).
+_NORMALIZED = frozenset({"NormalizedStmtStructure"})
+_TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
+
 PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
@@ -239,7 +245,8 @@ PLUGIN = CompilerPlugin(
     parse=parse,
     parse_with_args=parse_with_args,
     print_program=print_program,
-    load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE for lang in VALUE_LEVEL},
+    load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE
+                     | (frozenset() if lang in _TENSOR_AND_BEFORE else _NORMALIZED) for lang in VALUE_LEVEL},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",

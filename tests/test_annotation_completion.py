@@ -119,3 +119,53 @@ def test_a_kernel_written_at_tile_level_may_return_its_store(tmp_path: Path,
     assert rc == 0, log
     assert "pto.tstore" in (tmp_path / "k.pto").read_text()
     assert np.load(tmp_path / "out.npz")["out"].view(np.uint32).tolist() == (x + y).view(np.uint32).tolist()
+
+
+def test_a_function_without_a_return_annotation_returns_what_its_return_gives(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # PyPTO infers the results of a @pl.function written without `->` from its return.
+    body = """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        y = pl.add(x, x)
+        out = pl.assemble(out, y, [0, 0])
+        return out
+    """
+    x = np.random.default_rng(5).standard_normal((16, 16)).astype(np.float32)
+    rc, log = _compile(tmp_path, capsys, body, {"x": x})
+    assert rc == 0, log
+    assert np.load(tmp_path / "out.npz")["out"].view(np.uint32).tolist() == (x + x).view(np.uint32).tolist()
+
+
+def test_returning_a_call_of_a_kernel_with_two_results_returns_both(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    body = """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+               b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        a = pl.assemble(a, pl.add(x, x), [0, 0])
+        b = pl.assemble(b, pl.mul(x, x), [0, 0])
+        return a, b
+
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        a = pl.create_tensor([16, 16], dtype=pl.FP32)
+        b = pl.create_tensor([16, 16], dtype=pl.FP32)
+        return self.kernel(x, a, b)
+    """
+    x = np.random.default_rng(6).standard_normal((16, 16)).astype(np.float32)
+    rc, log = _compile(tmp_path, capsys, body, {"x": x})
+    assert rc == 0, log
+    results = np.load(tmp_path / "out.npz")
+    assert {"ret0", "ret1"} <= set(results.files), results.files
+    assert results["ret0"].view(np.uint32).tolist() == (x + x).view(np.uint32).tolist()
+    assert results["ret1"].view(np.uint32).tolist() == (x * x).view(np.uint32).tolist()
+
+
+def test_a_call_nested_in_a_tile_level_kernel_is_a_located_input_error(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    body = PLACED_BY_ANNOTATION.format(space="Vec").replace(
+        "pl.tile.add(xt, yt)", "pl.tile.add(pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Vec), yt)")
+    rc, log = _compile(tmp_path, capsys, body)
+    assert rc != 0
+    assert "kernel.py:11:" in log and "[NormalizedStmtStructure]" in log and "bind the nested value to a name" in log, log

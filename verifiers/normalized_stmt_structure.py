@@ -17,7 +17,8 @@ RULE = "NormalizedStmtStructure"
 _LEAVES = frozenset({"Var", "ConstInt", "ConstFloat", "ConstBool"})
 _ARITH = frozenset({"BinOp", "UnaryOp", "TupleExpr"})
 _CALLS = frozenset({"Call", "FuncCall"})
-HINT = "run normalize-stmt-structure, which binds nested calls to temporaries"
+HINT = ("bind the nested value to a name first (`t = pl.tile.load(...)`, then use `t`); in Tensor "
+        "programs normalize-stmt-structure does this")
 
 
 def is_atom(expr: Any) -> bool:
