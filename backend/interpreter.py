@@ -408,6 +408,10 @@ class Interpreter:
             return not operand
         ty = _field(expr, "type")
         dtype = ty.dtype if isinstance(ty, ScalarType) else DataType.INDEX
+        if _field(expr, "op") == "cast":
+            source = _field(_field(expr, "operand"), "type")
+            source_dtype = source.dtype if isinstance(source, ScalarType) else DataType.INDEX
+            return numerics.scalar_cast(operand, source_dtype.name, dtype.name)
         return _to_scalar_type(-operand, dtype)
 
     def eval_call(self, expr: Node, env: dict[str, Value]) -> Value:

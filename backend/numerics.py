@@ -584,6 +584,20 @@ def cast(x: Array, src: str, dst: str, mode: str = "round") -> Array:
     return arr.astype(np_dtype(dst))
 
 
+def scalar_cast(value: float | int, src: str, dst: str) -> float | int:
+    """A scalar conversion (the DSL's scalar `pl.cast`, MLIR arith's sitofp / fptosi / extf /
+    truncf / extsi / trunci / index_cast): to a float it rounds to nearest even, a float to an
+    integer truncates toward zero (saturating, NaN -> 0), an integer to an integer wraps.
+    INDEX is a 64-bit signed integer. The result is exact as a Python int / float."""
+    source = "INT64" if src == "INDEX" else src
+    target = "INT64" if dst == "INDEX" else dst
+    array = np.asarray(value, dtype=np.float64 if is_float(source) else np.int64)
+    converted = cast(array.astype(np_dtype(source)), source, target, "trunc" if not is_float(target) else "rint")
+    if is_float(target):
+        return float(widen_to_float64(np.asarray(converted), target))
+    return int(np.asarray(converted).astype(np.int64))
+
+
 def fixpipe_cast(x: Array, dst: str) -> Array:
     """FIXPIPE store / assemble from the accumulator: FP32 -> float is RNE, INT32 stays."""
     arr = np.asarray(x)

@@ -364,6 +364,10 @@ def _unary_op(node: Node) -> tuple[str, int]:
     unary = cast(T.UnaryOp, node)
     if unary.op == "not":
         return f"not {_operand(unary.operand, PRECEDENCE['not'])}", PRECEDENCE["not"]
+    if unary.op == "cast":
+        # PyPTO's scalar Cast: the target dtype is the node's type.
+        target = cast(ScalarType, unary.type).dtype
+        return f"pl.cast({_operand(unary.operand, 0)}, {target.pl_name})", ATOM
     if unary.op != "-":
         raise _print_error(f"unknown unary operator {unary.op!r}", node)
     operand = unary.operand

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field, replace
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, cast
 
 from typing_extensions import override
 
@@ -27,7 +27,8 @@ from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name
+from languages.ops.pto_ops import (ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
+                                   scalar_conversion_chain)
 from languages.types import (
     BOOL,
     DYNAMIC_DIM,
@@ -395,6 +396,11 @@ class _Codegen(P.FromAddressed):
         if expr.op == "not":
             return self._arith("arith.xori", (value, self.constant(True, DataType.BOOL)), BOOL, span)
         assert isinstance(ty, ScalarType)
+        if expr.op == "cast":
+            target = cast(ScalarType, expr.type).dtype
+            for op, dtype in scalar_conversion_chain(ty.dtype, target):
+                value = self._arith(op, (value,), ScalarType(dtype), span, (("dtype", dtype),))
+            return value
         if ty.dtype.is_float:
             return self._arith("arith.negf", (value,), ty, span)
         return self._arith("arith.subi", (self.constant(0, ty.dtype), value), ty, span)

@@ -24,7 +24,7 @@ from backend.pto_text.printer import (
 from languages.gen import pto as P
 from languages.layout import physical_2d
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import (ENUM_ATTRS, OP_ENUM_ATTRS, PAD_CODES, PTO_SIGNATURES, alloc_attrs,
+from languages.ops.pto_ops import (ENUM_ATTRS, OP_ENUM_ATTRS, PAD_CODES, PTO_SIGNATURES, SCALAR_CONVERSIONS, alloc_attrs,
                                      pto_operand_problem)
 from languages.types import (
     BLAYOUTS,
@@ -1069,11 +1069,11 @@ def _parse_arith(p: _MlirParser) -> P.Call:
     result = operand_type
     if op in _COMPARE_OPS:
         result = ScalarType(DataType.BOOL)
-    elif op == "arith.index_cast":
+    elif op in SCALAR_CONVERSIONS:
         p.expect("to", "and the result type")
         result = p.type()
         if not isinstance(result, ScalarType):
-            p.fail("arith.index_cast converts to a scalar type", token)
+            p.fail(f"{op} converts to a scalar type", token)
         attrs = (("dtype", result.dtype),)
     return P.Call(op="", args=tuple(args), attrs=attrs, type=result)
 

@@ -21,7 +21,7 @@ from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import (
     COMMA_BEFORE_OPERAND_ATTRS, DIALECT_ATTRS, DPS_OPS, ENUM_ATTRS, LOWER_CASE_ENUMS, OP_ENUM_ATTRS, OPERAND_ATTRS,
-    PAD_CODES, TYPED_INT_ATTRS, alloc_attrs, alloc_operands,
+    PAD_CODES, SCALAR_CONVERSIONS, TYPED_INT_ATTRS, alloc_attrs, alloc_operands,
     constant_name, float_literal,
 )
 from languages.types import (
@@ -343,7 +343,7 @@ def _arith(call: P.Call, target: P.Var) -> str:
     predicate = attr(call.attrs, "predicate")
     if predicate is not None:
         return f"{call.op} {predicate}, {operands} : {operand_type}"
-    if call.op == "arith.index_cast":
+    if call.op in SCALAR_CONVERSIONS:
         return f"{call.op} {operands} : {operand_type} to {mlir_type(target.type)}"
     return f"{call.op} {operands} : {operand_type}"
 

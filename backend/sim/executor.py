@@ -46,7 +46,7 @@ from backend.sim import instructions as ins
 from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for, np_dtype_of
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
-from languages.ops.pto_ops import OPS as PTO_OPS, alloc_operands
+from languages.ops.pto_ops import OPS as PTO_OPS, SCALAR_CONVERSIONS, alloc_operands
 from languages.ops.index_ops import MASK_PATTERNS
 from languages.ops.system_ops import SPMD_IDENTITY
 from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
@@ -294,6 +294,14 @@ class Executor:
             dtype = attr(call.attrs, "dtype")
             value = self.index(call.args[0])
             return _wrap_int(value, dtype) if isinstance(dtype, DataType) else value
+        if call.op in SCALAR_CONVERSIONS:
+            target, source = attr(call.attrs, "dtype"), _scalar_dtype(call.args[0])
+            if not isinstance(target, DataType) or source is None:
+                raise instr.fail(f"{call.op} needs a scalar operand and a target dtype")
+            operand = self.scalar(call.args[0])
+            if isinstance(operand, bool):
+                raise instr.fail(f"{call.op} of a flag")
+            return numerics.scalar_cast(operand, source.name, target.name)
         values = [self.scalar(a) for a in call.args]
         name = call.op.split(".", 1)[1]
         if name in _INT_ARITH:

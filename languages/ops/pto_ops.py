@@ -283,6 +283,50 @@ ARITH_COMPARE: dict[str, tuple[str, str]] = {
 }
 
 
+# MLIR arith's scalar conversions (each `%r = op %x : T0 to T1`, the target type in attribute
+# `dtype`). The DSL's scalar `pl.cast(x, dtype)` (UnaryOp "cast") is spelled as the chain
+# `scalar_conversion_chain` names; its semantics: int -> float and float -> float round to
+# nearest even, float -> int truncates toward zero (saturating, NaN -> 0), int -> int wraps.
+SCALAR_CONVERSIONS: frozenset[str] = frozenset({
+    "arith.index_cast", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui",
+    "arith.extsi", "arith.extui", "arith.trunci", "arith.extf", "arith.truncf"})
+
+
+def scalar_conversion_chain(source: DataType, target: DataType) -> tuple[tuple[str, DataType], ...]:
+    """The arith conversions (op, result dtype) that turn a `source` scalar into a `target`
+    one, in order; empty when the two are the same type. INDEX reaches or leaves a float
+    through INT64 (arith has no index <-> float conversion)."""
+    if source is target:
+        return ()
+    if source is DataType.INDEX:
+        if target.is_float:
+            return (("arith.index_cast", DataType.INT64), ("arith.sitofp", target))
+        return (("arith.index_cast", target),)
+    if target is DataType.INDEX:
+        if source.is_float:
+            return (("arith.fptosi", DataType.INT64), ("arith.index_cast", DataType.INDEX))
+        return (("arith.index_cast", DataType.INDEX),)
+    unsigned = source.name.startswith("UINT")
+    if source.is_float and target.is_float:
+        if source.bits == target.bits:  # FP16 <-> BF16: through FP32, each step exact or RNE
+            return (("arith.extf", DataType.FP32), ("arith.truncf", target))
+        return (("arith.extf" if target.bits > source.bits else "arith.truncf", target),)
+    if target.is_float:
+        return (("arith.uitofp" if unsigned else "arith.sitofp", target),)
+    if source.is_float:
+        return (("arith.fptoui" if target.name.startswith("UINT") else "arith.fptosi", target),)
+    if target.bits > source.bits:
+        return (("arith.extui" if unsigned else "arith.extsi", target),)
+    return (("arith.trunci", target),)
+
+
+# The scalar types a DSL `pl.cast(scalar, dtype)` converts between (signless MLIR integers
+# cannot tell INT32 from UINT32, so unsigned scalars are not among them yet).
+SCALAR_CAST_TYPES: frozenset[DataType] = frozenset({
+    DataType.INDEX, DataType.INT8, DataType.INT16, DataType.INT32, DataType.INT64,
+    DataType.FP16, DataType.BF16, DataType.FP32})
+
+
 def _arith_ops() -> list[OpDef]:
     ops = [_op("arith.constant", "arith", ("constant",), _constant, doc="a literal")]
     names = sorted({n for pair in ARITH_BINARY.values() for n in pair})
@@ -291,7 +335,8 @@ def _arith_ops() -> list[OpDef]:
     predicate = (AttrDecl("predicate", "str"),)
     ops += [_op("arith.cmpi", "arith", ("compare",), _boolean, predicate),
             _op("arith.cmpf", "arith", ("compare",), _boolean, predicate)]
-    ops += [_op("arith.index_cast", "arith", ("scalar_cast",), _cast_scalar, (AttrDecl("dtype", "dtype"),))]
+    ops += [_op(name, "arith", ("scalar_cast",), _cast_scalar, (AttrDecl("dtype", "dtype"),))
+            for name in sorted(SCALAR_CONVERSIONS)]
     return ops
 
 
