@@ -409,8 +409,9 @@ class Interpreter:
         ty = _field(expr, "type")
         dtype = ty.dtype if isinstance(ty, ScalarType) else DataType.INDEX
         if _field(expr, "op") == "cast":
-            source = _field(_field(expr, "operand"), "type")
-            source_dtype = source.dtype if isinstance(source, ScalarType) else DataType.INDEX
+            inner = _field(expr, "operand")
+            source = getattr(inner, "type", None)
+            source_dtype = source.dtype if isinstance(source, ScalarType) else getattr(inner, "dtype", DataType.INDEX)
             return numerics.scalar_cast(operand, source_dtype.name, dtype.name)
         return _to_scalar_type(-operand, dtype)
 

@@ -220,3 +220,5 @@ def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:
     assert expected <= seen, sorted(expected - seen)
     # tensor.cast's rounding modes come from the registry's choices: some non-default one is drawn.
     assert any(tag.startswith("tensor.cast:mode=") and tag != "tensor.cast:mode=round" for tag in seen), sorted(t for t in seen if "cast" in t)
+    # Scalar pl.cast between INDEX, INT32 and FP32 (each pair emits other arith conversions).
+    assert len({tag for tag in seen if tag.startswith("scalar:cast:")}) >= 2, sorted(t for t in seen if "cast" in t)

@@ -563,6 +563,8 @@ class _KernelBuilder:
         if self.chance(15):
             self.tag("scalar:neg")
             return T.UnaryOp("-", self.scalar_expr(dtype, leaves, depth + 1), ty)
+        if self.chance(15):
+            return self.scalar_cast(dtype)
         # Float floor division / modulo have no exact arith form: PTOCodegen declines them.
         ops = [op for op in ARITH_BINARY if op not in ("and", "or")
                and not (dtype.is_float and op in FLOAT_DECLINED)]
@@ -574,6 +576,16 @@ class _KernelBuilder:
                 T.ConstFloat(self.pick((2.0, 0.5, 3.0)), dtype) if dtype.is_float else T.ConstInt(3, dtype))
         self.tag(f"scalar:{op}:{dtype.pl_name}")
         return T.BinOp(op, lhs, rhs, ty)
+
+    def scalar_cast(self, dtype: DataType) -> T.Expr:
+        """`pl.cast(x, dtype)` of a scalar of another type (UnaryOp "cast"): a scalar parameter
+        of that type, or an INDEX constant; float -> int truncation, int -> float rounding and
+        INDEX -> float through i64 each emit different arith conversions."""
+        sources = [d for d in (INDEX.dtype, I32, F32) if d is not dtype]
+        source = self.pick(sources)
+        operand: T.Expr = _index(self.int_draw(0, 9)) if source is INDEX.dtype else self.scalar_param(source)
+        self.tag(f"scalar:cast:{source.pl_name}->{dtype.pl_name}")
+        return T.UnaryOp("cast", operand, ScalarType(dtype))
 
     def scalar_operand_kernel(self) -> None:
         """A scalar parameter in scalar arithmetic feeding a tensor-scalar op (tensor.adds, ...),

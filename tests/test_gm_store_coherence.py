@@ -1,0 +1,77 @@
+"""GmStoreCoherence: bulk (MTE3) and scalar (D-cache) stores never meet on one GM tensor of a
+kernel (spec convert_tensor_to_tile_ops.md, GM Store Coherence Restriction)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nanopass.pipeline import main
+
+HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n"
+
+
+def _compile(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, simulate: bool = False) -> tuple[int, str]:
+    path = tmp_path / "kernel.py"
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
+    args = [str(path), "--verify-all", "-o", str(tmp_path / "k.pto")]
+    if simulate:
+        x = np.arange(32, dtype=np.int32)
+        np.savez(tmp_path / "in.npz", values=x, dst=np.zeros(32, np.int32), side=np.zeros(32, np.int32))
+        args += ["--simulate", "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")]
+    rc = main(args)
+    captured = capsys.readouterr()
+    log = captured.out + captured.err
+    assert "Traceback" not in log and "internal compiler error" not in log, log
+    return rc, log
+
+
+def test_a_scalar_write_after_a_bulk_store_to_the_same_tensor_is_rejected_at_the_write(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, log = _compile(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, dst: pl.InOut[pl.Tensor[[32], pl.INT32]], v: pl.Scalar[pl.INT32]) -> pl.Tensor[[32], pl.INT32]:
+        fill = pl.full([32], dtype=pl.INT32, value=-1)
+        dst[0:32] = fill
+        pl.tensor.write(dst, [3], v)
+        return dst
+    """)
+    assert rc != 0
+    assert "kernel.py:10:" in log and "[GmStoreCoherence]" in log and "`dst`" in log and "(line 9)" in log, log
+
+
+def test_the_check_follows_a_loop_carry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The bulk store is into the carried value; the scalar write goes to the parameter itself.
+    rc, log = _compile(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, src: pl.Tensor[[32], pl.INT32], dst: pl.InOut[pl.Tensor[[32], pl.INT32]],
+               v: pl.Scalar[pl.INT32]) -> pl.Tensor[[32], pl.INT32]:
+        for i, (acc,) in pl.range(2, init_values=(dst,)):
+            t = pl.load(src, [0], [32])
+            stored = pl.store(t, [0], acc)
+            acc = pl.yield_(stored)
+        pl.tensor.write(dst, [0], v)
+        return acc
+    """)
+    assert rc != 0 and "[GmStoreCoherence]" in log and "kernel.py:13:" in log and "tile.store (line 11)" in log, log
+
+
+def test_scalar_and_bulk_stores_to_different_tensors_compile_and_run(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    rc, log = _compile(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, values: pl.Tensor[[32], pl.INT32], dst: pl.InOut[pl.Tensor[[32], pl.INT32]],
+               side: pl.InOut[pl.Tensor[[32], pl.INT32]]) -> pl.Tensor[[32], pl.INT32]:
+        t = pl.load(values, [0], [32])
+        dst = pl.store(t, [0], dst)
+        first = pl.tensor.read(values, [5])
+        pl.tensor.write(side, [2], first)
+        return dst
+    """, simulate=True)
+    assert rc == 0, log
+    out = np.load(tmp_path / "out.npz")
+    assert out["dst"].tolist() == list(range(32))
+    assert out["side"].tolist() == [0, 0, 5] + [0] * 29
