@@ -39,8 +39,8 @@ class _Kernel:
             var = param.var
             if isinstance(var.type, TensorType):
                 self.roots[var.name] = frozenset({var.name})
-        self.bulk: dict[str, Node] = {}
-        self.scalar: dict[str, Node] = {}
+        self.bulk: dict[str, Any] = {}
+        self.scalar: dict[str, Any] = {}
 
     def of(self, expr: Any) -> Roots:
         return self.roots.get(expr.name, frozenset()) if getattr(expr, "KIND", "") == "Var" else frozenset()
