@@ -22,7 +22,7 @@ import numpy.typing as npt
 from backend import numerics
 from languages.functions import entry_function
 from languages.ops import REGISTRY, IndexDomain
-from languages.types import DataType, ScalarType, TensorType, Type
+from languages.types import DataType, ScalarType, TensorType, TileType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, walk
 
@@ -64,8 +64,9 @@ def _exact_conversion(array: Array, dtype: np.dtype[Any]) -> Array | None:
     return converted if same else None
 
 
-def coerce_tensor(name: str, value: object, ty: TensorType) -> Array:
-    """The array for tensor parameter `name` in the parameter's own dtype (a fresh copy)."""
+def coerce_tensor(name: str, value: object, ty: TensorType | TileType) -> Array:
+    """The array for tensor (or tile) parameter `name` in the parameter's own dtype (a fresh
+    copy). A tile parameter's array is the tile's whole physical contents, row-major."""
     array = np.asarray(value)
     expected = np_dtype_of(ty.dtype)
     if tuple(array.shape) != tuple(ty.shape):
@@ -100,7 +101,7 @@ def coerce_scalar(name: str, value: object, ty: ScalarType) -> Scalar:
 
 
 def coerce_input(name: str, value: object, ty: Type) -> Array | Scalar:
-    if isinstance(ty, TensorType):
+    if isinstance(ty, (TensorType, TileType)):
         return coerce_tensor(name, value, ty)
     if isinstance(ty, ScalarType):
         return coerce_scalar(name, value, ty)
@@ -208,7 +209,7 @@ def _random_ints(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataTy
     return rng.integers(low, high + 1, shape, dtype=np.int64).astype(np_dtype)
 
 
-def random_array(rng: np.random.Generator, ty: TensorType) -> Array:
+def random_array(rng: np.random.Generator, ty: TensorType | TileType) -> Array:
     shape = tuple(ty.shape)
     return _random_floats(rng, shape, ty.dtype) if ty.dtype.is_float else _random_ints(rng, shape, ty.dtype)
 
@@ -227,7 +228,9 @@ def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[st
             continue
         if isinstance(ty, TensorType) and name in domains and not ty.dtype.is_float:
             inputs[name] = _random_indices(rng, ty, domains[name])
-        elif isinstance(ty, TensorType):
+        elif isinstance(ty, (TensorType, TileType)):
+            # A tile parameter (a kernel fed an on-chip value, e.g. an accumulator seed) gets
+            # its whole physical contents.
             inputs[name] = random_array(rng, ty)
         elif isinstance(ty, ScalarType):
             # Scalars are usually extents or loop bounds: small positive values.

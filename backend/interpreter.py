@@ -1278,8 +1278,8 @@ def bind_inputs(function: Node, inputs: Mapping[str, object]) -> list[Value]:
             continue
         coerced = coerce_input(var.name, inputs[var.name], ty)
         if isinstance(coerced, np.ndarray):
-            assert isinstance(ty, TensorType)
-            args.append(ArrayValue(coerced, ty.dtype, tuple(ty.valid), True))
+            assert isinstance(ty, (TensorType, TileType))
+            args.append(ArrayValue(coerced, ty.dtype, tuple(ty.valid), isinstance(ty, TensorType)))
         else:
             args.append(coerced)
     return args

@@ -365,3 +365,29 @@ def test_a_boxed_one_row_left_operand_runs(tmp_path: Path, capsys: pytest.Captur
     assert rc == 0 and "bit-exact" in log, log
     assert (_bits(tmp_path) == a @ b).all()
     _ptoas_accepts(tmp_path)
+
+def test_a_tile_parameter_is_fed_from_the_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The simulator writes a tile parameter's input into its buffer before the kernel runs (the
+    # reference interpreter takes it as the tile's value); random inputs cover it too.
+    text = _text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 64], pl.BF16], b: pl.Tensor[[64, 32], pl.BF16],
+               seed: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc],
+               out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        a_mat: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
+        b_mat: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [64, 32], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(seed, a_mat, b_mat)
+        out = pl.store(c, [0, 0], out)
+        return out
+    """)
+    rng = np.random.default_rng(2)
+    a = rng.integers(-4, 5, (16, 64)).astype(np.float32)
+    b = rng.integers(-4, 5, (64, 32)).astype(np.float32)
+    seed = rng.integers(-100, 100, (16, 32)).astype(np.float32)
+    rc, log = _run(tmp_path, capsys, text, {"a": a.astype(ml_dtypes.bfloat16), "b": b.astype(ml_dtypes.bfloat16),
+                                            "seed": seed})
+    assert rc == 0, log
+    # Small integers: every product and sum is exact in FP32, whatever the order.
+    assert np.load(tmp_path / "out.npz")["out"].tolist() == (seed + a @ b).tolist()
+    path = tmp_path / "kernel.py"
+    assert main([str(path), "--verify-all", "--simulate"]) == 0, capsys.readouterr()

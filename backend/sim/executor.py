@@ -1160,6 +1160,12 @@ def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machi
             raw = np.asarray(inputs[name]).item()
             executor.env[name] = (_float_scalar(float(raw), ty.dtype) if ty.dtype.is_float
                                   else _wrap_int(int(raw), ty.dtype))
+        elif isinstance(ty, TileType) and ty.memref is not None and ty.memref.offset >= 0 and name in inputs:
+            # A tile parameter lives at its buffer's address: its input is written there
+            # before the kernel starts (the caller's core left it there).
+            handle = handle_for(name, ty)
+            machine.write_tile(handle, np.asarray(inputs[name]), "kernel entry", param.span)
+            executor.env[name] = handle
         else:
             raise SimulationError(f"kernel parameter {name!r} has a type the simulator cannot bind",
                                   param.span)
