@@ -12,6 +12,7 @@ from __future__ import annotations
 from backend import interpreter
 from backend.sim import executor
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl
+from languages.ops.pto_ops import SCALAR_CONVERSIONS
 from languages.types import DataType
 
 # Registry `pto` entries that name a helper the codegen folds into another construct (the
@@ -53,7 +54,7 @@ def signature(opdef: OpDef) -> str:
 def _instruction_simulates(name: str) -> bool:
     if name.startswith("arith."):
         leaf = name.split(".", 1)[1]
-        return leaf in ("constant", "cmpi", "cmpf", "index_cast") or leaf in executor._INT_ARITH \
+        return leaf in ("constant", "cmpi", "cmpf") or name in SCALAR_CONVERSIONS or leaf in executor._INT_ARITH \
             or leaf in executor._FLOAT_ARITH
     semantics = executor.SEMANTICS.get(name)
     return semantics is not None and (semantics[0] in executor._VALUE_OPS or semantics[0] in executor._DPS_OPS)
