@@ -10,34 +10,18 @@ an annotated local's kind, dtype, rank and static dims against the inferred type
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import ml_dtypes
 import numpy as np
-import numpy.typing as npt
 import pytest
 
-from nanopass.pipeline import main
-
-Array = npt.NDArray[Any]
-HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n"
+from tests.kernel_cli import Array, compile_kernel, program_text
 
 
 def _compile(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str,
              inputs: dict[str, Array] | None = None) -> tuple[int, str]:
-    path = tmp_path / "kernel.py"
-    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
-    extra: list[str] = []
-    if inputs is not None:
-        np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
-        extra = ["--simulate", "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")]
-    rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto"), *extra])
-    captured = capsys.readouterr()
-    log = captured.out + captured.err
-    assert "Traceback" not in log and "internal compiler error" not in log, log
-    return rc, log
+    return compile_kernel(tmp_path, capsys, program_text(body), inputs)
 
 
 PLACED_BY_ANNOTATION = """\

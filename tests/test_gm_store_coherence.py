@@ -3,30 +3,18 @@ kernel (spec convert_tensor_to_tile_ops.md, GM Store Coherence Restriction)."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nanopass.pipeline import main
-
-HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n"
-
+from tests.kernel_cli import compile_kernel, program_text
 
 def _compile(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, simulate: bool = False) -> tuple[int, str]:
-    path = tmp_path / "kernel.py"
-    path.write_text(HEADER + textwrap.indent(textwrap.dedent(body), "    "))
-    args = [str(path), "--verify-all", "-o", str(tmp_path / "k.pto")]
+    inputs = None
     if simulate:
-        x = np.arange(32, dtype=np.int32)
-        np.savez(tmp_path / "in.npz", values=x, dst=np.zeros(32, np.int32), side=np.zeros(32, np.int32))
-        args += ["--simulate", "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")]
-    rc = main(args)
-    captured = capsys.readouterr()
-    log = captured.out + captured.err
-    assert "Traceback" not in log and "internal compiler error" not in log, log
-    return rc, log
+        inputs = {"values": np.arange(32, dtype=np.int32), "dst": np.zeros(32, np.int32), "side": np.zeros(32, np.int32)}
+    return compile_kernel(tmp_path, capsys, program_text(body), inputs)
 
 
 def test_a_scalar_write_after_a_bulk_store_to_the_same_tensor_is_rejected_at_the_write(

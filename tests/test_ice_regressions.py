@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -16,29 +15,12 @@ import numpy.typing as npt
 import pytest
 
 from nanopass.pipeline import main
+from tests.kernel_cli import compile_kernel, program_text
 
 Array = npt.NDArray[Any]
 PTOAS = Path("/root/.cache/ptoas/4d2f456e/build/tools/ptoas/ptoas")
-HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n"
-
-
-def _text(body: str) -> str:
-    return HEADER + textwrap.indent(textwrap.dedent(body), "    ")
-
-
-def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
-         inputs: dict[str, Array] | None = None) -> tuple[int, str]:
-    path = tmp_path / "kernel.py"
-    path.write_text(text)
-    extra: list[str] = []
-    if inputs is not None:
-        np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
-        extra = ["--simulate", "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")]
-    rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto"), *extra])
-    captured = capsys.readouterr()
-    log = captured.out + captured.err
-    assert "Traceback" not in log and "internal compiler error" not in log and "fix the pass" not in log, log
-    return rc, log
+_text = program_text
+_run = compile_kernel
 
 
 def _ptoas_accepts(tmp_path: Path) -> None:
