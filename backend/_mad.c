@@ -548,7 +548,8 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
         PyBuffer_Release(&src);
         return NULL;
     }
-    if (PyObject_GetBuffer(flags_obj, &flags, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+    const int have_flags = flags_obj != Py_None; /* None: the caller knows the bytes are written */
+    if (have_flags && PyObject_GetBuffer(flags_obj, &flags, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
         PyBuffer_Release(&src);
         PyBuffer_Release(&dst);
         return NULL;
@@ -556,7 +557,7 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
     Block a, b;
     int ok = parse_block(src_shape, src_strides, src_base, item, &a, src.len) == 0 &&
              parse_block(dst_shape, dst_strides, dst_base, item, &b, dst.len) == 0;
-    if (ok && flags.len != dst.len) {
+    if (ok && have_flags && flags.len != dst.len) {
         PyErr_SetString(PyExc_ValueError, "flags and memory differ in length");
         ok = 0;
     }
@@ -571,7 +572,7 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
         char *dbuf = (char *)dst.buf;
         const int overlap = sbuf + a.base < dbuf + b.base + block_span(&b) && dbuf + b.base < sbuf + a.base + block_span(&a);
         if (!overlap) {
-            char *marks = (char *)flags.buf;
+            char *marks = have_flags ? (char *)flags.buf : NULL;
             const Py_ssize_t air = a.shape[1], aic = a.shape[3], bir = b.shape[1], bic = b.shape[3];
             for (Py_ssize_t r = 0; r < h; ++r) {
                 const Py_ssize_t arow = a.base + (r / air) * a.strides[0] + (r % air) * a.strides[1];
@@ -584,7 +585,7 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
                     const Py_ssize_t from = arow + (c / aic) * a.strides[2] + (c % aic) * item;
                     const Py_ssize_t to = brow + (c / bic) * b.strides[2] + (c % bic) * item;
                     copy_run(dbuf + to, sbuf + from, chunk * item);
-                    memset(marks + to, 1, (size_t)(chunk * item));
+                    if (marks) memset(marks + to, 1, (size_t)(chunk * item));
                     c += chunk;
                 }
             }
@@ -595,7 +596,7 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
     }
     PyBuffer_Release(&src);
     PyBuffer_Release(&dst);
-    PyBuffer_Release(&flags);
+    if (have_flags) PyBuffer_Release(&flags);
     if (!ok) return NULL;
     return PyBool_FromLong(moved);
 }

@@ -264,6 +264,19 @@ def round_float64(x64: Array, dst: str, mode: str = "rint") -> Array:
     in that direction; +-max-finite for those that round toward zero (and for ``odd``).
     A format without infinity (FP8E4M3FN) returns NaN wherever IEEE would give infinity.
     """
+    if dst == "FP32" and mode == "rint":
+        # The hardware float64 -> float32 conversion is this rounding: IEEE RNE with gradual
+        # underflow, overflow to +-inf, and a NaN keeping its sign and top 23 payload bits with
+        # the quiet bit set (`_nan_bits_from_float64`). `round_float64_general` is the rule.
+        with np.errstate(over="ignore", invalid="ignore"):
+            fast: Array = np.asarray(x64, dtype=np.float64).astype(np.float32)
+        return fast
+    return round_float64_general(x64, dst, mode)
+
+
+def round_float64_general(x64: Array, dst: str, mode: str = "rint") -> Array:
+    """:func:`round_float64` on the target's grid for every format and mode (the reference
+    the FP32 / RNE conversion shortcut is tested against)."""
     _check_mode(mode)
     fmt = float_format(dst)
     x64 = np.asarray(x64, dtype=np.float64)
@@ -837,6 +850,26 @@ def _float_sign_op(op: str, x: Array, dtype: str) -> Array:
     return new_bits.view(np_dtype(dtype))
 
 
+# FP32 exp saturates outside (-104, 89): exp(-104) = 6.8e-46 lies below 2**-150 = 7.0e-46 (half the
+# least subnormal: RNE gives +0) and exp(89) = 4.5e38 above the overflow threshold 3.4e38 (RNE
+# gives +inf), each by a margin far beyond float64 exp's error, so there the rule's result
+# RNE32(exp(float64(x))) is known without evaluating exp. Small tiles skip the split.
+_EXP_FP32_ZERO_BELOW: Final = -104.0
+_EXP_FP32_INF_ABOVE: Final = 89.0
+_EXP_SATURATION_MIN_SIZE: Final = 256
+
+
+def _exp_fp32_saturating(x: Array) -> Array:
+    """RNE32(exp(float64(x))) for FP32 `x`, evaluating float64 exp only where it does not
+    saturate (NaNs included: they take the rule's path)."""
+    with np.errstate(all="ignore"):
+        live = ~((x <= _EXP_FP32_ZERO_BELOW) | (x >= _EXP_FP32_INF_ABOVE))
+        out = np.where(x >= _EXP_FP32_INF_ABOVE, np.float32(np.inf), np.float32(0.0))
+        picked = x[live]
+        out[live] = round_float64(np.exp(widen_to_float64(picked, "FP32")), "FP32", "rint")
+    return out
+
+
 def _float_unary(op: str, x: Array, dtype: str) -> Array:
     if op in ("neg", "abs"):
         return _float_sign_op(op, x, dtype)
@@ -850,6 +883,8 @@ def _float_unary(op: str, x: Array, dtype: str) -> Array:
     function = _FLOAT_UNARY_VALUE[op]
     if dtype == "FP32" and op not in _FLOAT64_EVEN_FOR_FP32:
         return _float_elementwise(function, [x], dtype)
+    if dtype == "FP32" and op == "exp" and x.size >= _EXP_SATURATION_MIN_SIZE:
+        return _exp_fp32_saturating(x)
     with np.errstate(all="ignore"):
         return round_float64(np.asarray(function(widen_to_float64(x, dtype))), dtype, "rint")
 

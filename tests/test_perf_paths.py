@@ -9,7 +9,9 @@
 - `REGISTRY.deduce`'s memo returns what deduction computes (errors included), and the
   per-node fast paths (operand table, recursive use walk) report what the plain forms do.
 - `fma_f32`'s float64 -> float32 conversion after round-to-odd equals the general rounding
-  path bit for bit, subnormals, overflow and signed zeros included.
+  path bit for bit, subnormals, overflow and signed zeros included; so does `round_float64`'s
+  FP32 / RNE shortcut (the hardware conversion), NaN payloads included, and FP32 exp's split
+  into saturated (+0 / +inf) and evaluated elements.
 - The simulator's memoized tile accesses are read-only and give the same results run after run.
 """
 
@@ -263,6 +265,49 @@ def test_fma_fast_path_keeps_subnormal_and_overflow_results() -> None:
     assert numerics.fma_f32(tiny, half, np.zeros(1, np.float32)).view(np.uint32).tolist() == [0]
     big = _f32([0x7F7F_FFFF])
     assert np.isinf(numerics.fma_f32(big, np.array([2.0], np.float32), np.zeros(1, np.float32))).all()
+
+
+_F64_SPECIAL_BITS = (0x0000_0000_0000_0000, 0x8000_0000_0000_0000, 0x7FF0_0000_0000_0000, 0xFFF0_0000_0000_0000,
+                     0x7FF0_0000_0000_0001, 0xFFF8_0000_0000_0123, 0x7FF4_0000_0000_0000, 0x7FF0_0000_2000_0000,
+                     0x36A0_0000_0000_0000,  # 2**-149, the least FP32 subnormal
+                     0x3690_0000_0000_0000,  # 2**-150: halfway between 0 and it
+                     0x3698_0000_0000_0000,  # 1.5 * 2**-150
+                     0x47EF_FFFF_F000_0000,  # halfway between FP32 max-finite and 2**128
+                     0x47EF_FFFF_EFFF_FFFF, 0x3FF0_0000_1000_0000, 0x3FF0_0000_3000_0000)
+
+
+@given(st.lists(st.one_of(st.sampled_from(_F64_SPECIAL_BITS), st.integers(0, 2**64 - 1),
+                          # FP32 values, their neighbours and their midpoints in float64
+                          _F32_BITS.map(lambda b: int(_f32([b]).astype(np.float64).view(np.uint64)[0]) + 0x1000_0000),
+                          _F32_BITS.map(lambda b: int(_f32([b]).astype(np.float64).view(np.uint64)[0]))),
+                min_size=1, max_size=64))
+def test_fp32_rounding_shortcut_matches_general_rounding(bits: list[int]) -> None:
+    x = np.array(bits, dtype=np.uint64).view(np.float64)
+    fast = numerics.round_float64(x, "FP32", "rint")
+    general = numerics.round_float64_general(x, "FP32", "rint")
+    assert fast.dtype == np.float32
+    assert fast.view(np.uint32).tolist() == np.asarray(general).view(np.uint32).tolist()
+
+
+def _exp_rule(x: np.ndarray[Any, np.dtype[np.float32]]) -> np.ndarray[Any, Any]:
+    with np.errstate(all="ignore"):
+        return np.asarray(numerics.round_float64_general(np.exp(numerics.widen_to_float64(x, "FP32")), "FP32", "rint"))
+
+
+# Around both saturation thresholds (RNE32 gives +0 below ln(2**-150) = -103.972..., +inf above
+# 88.7228...), the thresholds themselves, and what the split must route to the rule (NaNs).
+_EXP_EDGES = st.one_of(st.floats(-104.5, -103.5, width=32), st.floats(88.5, 89.5, width=32),
+                       st.sampled_from([-104.0, 89.0, -103.97, 88.72, 0.0, -0.0, float("inf"), float("-inf"),
+                                        float("nan")]),
+                       st.floats(-2000, 2000, width=32))
+
+
+@given(st.lists(st.one_of(_EXP_EDGES, _F32_BITS.map(lambda b: float(_f32([b])[0]))), min_size=256, max_size=600))
+def test_fp32_exp_saturation_split_matches_the_rule(values: list[float]) -> None:
+    x = np.array(values, dtype=np.float32).reshape(-1, 1)
+    fast = numerics.unary("exp", x, "FP32")
+    assert fast.dtype == np.float32 and fast.shape == x.shape
+    assert fast.view(np.uint32).tolist() == _exp_rule(x).view(np.uint32).tolist()
 
 
 # -- simulator access cache ----------------------------------------------------------------------

@@ -244,3 +244,65 @@ def test_block_move_declines_a_poisoned_source_and_overlap() -> None:
     assert not machine.move_block(a, (4, 8), b, "test.move")  # never written: the caller reports it
     machine.write_tile(a, np.ones((4, 8), np.float32), "test.write")
     assert not machine.move_block(a, (4, 8), b, "test.move")  # bytes 64..128 overlap a's
+
+
+# -- the known-written ranges (whole-tile bookkeeping of the written flags) ------------------------
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 200), st.integers(0, 60)), max_size=40))
+def test_known_written_ranges_cover_exactly_the_union_of_what_was_added(steps: list[tuple[bool, int, int]]) -> None:
+    known = machine_module.KnownWritten()
+    model: set[int] = set()
+    for add, start, length in steps:
+        if add:
+            known.add(start, start + length)
+            model.update(range(start, start + length))
+        else:  # callers ask about non-empty blocks only
+            end = start + length + 1
+            assert known.covers(start, end) == all(b in model for b in range(start, end))
+        assert known.starts == sorted(known.starts) and all(s < e for s, e in zip(known.starts, known.ends))
+        assert all(e < s for e, s in zip(known.ends, known.starts[1:]))  # disjoint, not adjacent
+    assert {b for s, e in zip(known.starts, known.ends) for b in range(s, e)} == model
+
+
+def _no_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(machine_module, "_TRACK_RANGES", False)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_cases(), st.lists(st.tuples(st.booleans(), st.integers(0, 2**16)), min_size=1, max_size=8),
+       st.integers(0, 2**32 - 1))
+def test_known_ranges_change_no_byte_flag_or_poison_report(case: tuple[Any, ...], steps: list[tuple[bool, int]],
+                                                           seed: int) -> None:
+    """Writes and reads of random windows, in any order, with the ranges kept and without: the
+    same bytes, flags, values and poison reports (the ranges only skip checks and marks)."""
+    tile, _, _, pitch = case
+    rows, cols = tile.storage.shape
+
+    def windows(k: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        if pitch is not None or k % 3 == 0:
+            return (0, 0), (min(pitch or rows, rows), cols)
+        h, w = 1 + k % rows, 1 + (k // rows) % cols
+        return ((k // 7) % (rows - h + 1), (k // 11) % (cols - w + 1)), (h, w)
+
+    def run() -> list[Any]:
+        machine = Machine(get_backend("Ascend910B"))
+        rng = np.random.default_rng(seed)
+        dtype = numerics.np_dtype(tile.dtype.name)
+        seen: list[Any] = []
+        for write, k in steps:
+            origin, region = windows(k)
+            if write:
+                machine.write_tile(tile, rng.integers(0, 100, region).astype(dtype), "test.write", origin=origin,
+                                   pitch=pitch)
+                continue
+            try:
+                seen.append(machine.read_tile(tile, "test.read", region=region, origin=origin, pitch=pitch).tobytes())
+            except PoisonRead as err:
+                seen.append((err.element, err.message))
+        return [*seen, machine.memory[tile.space].tobytes(), machine.written[tile.space].tobytes()]
+
+    kept = run()
+    with pytest.MonkeyPatch.context() as patch:
+        _no_ranges(patch)
+        assert run() == kept

@@ -609,6 +609,7 @@ class Executor:
             memory, written = self.machine.memory[src.space], self.machine.written[src.space]
             memory[target:target + size] = memory[start:start + size].copy()
             written[target:target + size] = written[start:start + size].copy()
+            self.machine.forget_written(src.space)
 
     def full(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
         inputs, out = self.dps_operands(call, instr, 1)

@@ -15,6 +15,7 @@ exactly as it would on the chip.
 
 from __future__ import annotations
 
+import bisect
 import importlib
 from dataclasses import dataclass, field, replace
 from types import ModuleType
@@ -136,6 +137,61 @@ def handle_for(name: str, tile: TileType) -> TileHandle:
     return TileHandle(name, tile, shape, valid, buffer=name)
 
 
+class KnownWritten:
+    """Byte ranges of one buffer known to be fully written: the per-tile bookkeeping of the
+    written flags. Every range here is written in the buffer's flags too (the flags stay the
+    truth, and only ever go from 0 to 1 except where a move rewrites them, which forgets the
+    ranges), so a read whose bytes lie in one range needs no flag check, and a write into one
+    needs no flag marks. Kept as sorted, disjoint, non-adjacent [start, end) runs."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def covers(self, start: int, end: int) -> bool:
+        at = bisect.bisect_right(self.starts, start) - 1
+        return at >= 0 and self.ends[at] >= end
+
+    def add(self, start: int, end: int) -> None:
+        if end <= start:
+            return
+        starts, ends = self.starts, self.ends
+        lo = bisect.bisect_left(ends, start)  # first run that ends at or after `start`
+        hi = bisect.bisect_right(starts, end)  # runs from lo to hi - 1 touch [start, end]
+        if lo < hi:
+            start = min(start, starts[lo])
+            end = max(end, ends[hi - 1])
+        starts[lo:hi] = [start]
+        ends[lo:hi] = [end]
+
+    def clear(self) -> None:
+        self.starts.clear()
+        self.ends.clear()
+
+
+# A block's bytes: (first byte, one past the last, whether they are exactly the bytes between).
+Span = tuple[int, int, bool]
+
+
+def block_span(base: int, shape: tuple[int, ...], strides: tuple[int, ...], width: int) -> Span | None:
+    """The byte hull of a 4-D block (byte strides, innermost run contiguous) and whether the
+    block fills it (its axes, sorted by stride, tile the hull); None for an empty block."""
+    if any(extent <= 0 for extent in shape):
+        return None
+    end = base + width + sum((extent - 1) * stride for extent, stride in zip(shape, strides))
+    axes = sorted((stride, extent) for stride, extent in zip(strides[:-1], shape[:-1]) if extent > 1)
+    covered = shape[-1] * width
+    dense = True
+    for stride, extent in axes:
+        if stride != covered:
+            dense = False
+            break
+        covered *= extent
+    return base, end, dense and covered == end - base
+
+
 @dataclass
 class GmTensor:
     """One tensor argument in global memory: a contiguous byte buffer plus its written map."""
@@ -152,6 +208,8 @@ class GmTensor:
     # written at sum(i_k * strides_k) of that buffer, exactly as the hardware addresses it, so a
     # wrong stride in the emitted view changes which elements the kernel sees.
     strides: tuple[int, ...] | None = None
+    # The byte ranges known to be written (see KnownWritten).
+    known: KnownWritten = field(default_factory=KnownWritten, repr=False, compare=False)
 
     def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
         """Address the tensor through a `pto.make_tensor_view(shape, strides)` of the host's
@@ -256,6 +314,8 @@ class GmTensor:
         if layout == self.layout or len(self.shape) != 2:
             self.layout = layout
             return
+        if not self.known.covers(0, self.data.size):
+            self.known.clear()  # the move below rewrites the flags
         index = tuple(i.reshape(-1) for i in np.indices(self.shape))
         before = self.element_offsets(index)
         self.layout = layout
@@ -282,6 +342,10 @@ _BLOCKS = _load_blocks()
 # region, pitch, origin): the same for every machine, so each launch of a kernel reuses them.
 _PLANS: dict[tuple[object, ...], tuple[IntArray, tuple[int, tuple[int, ...], tuple[int, ...]] | None]] = {}
 
+# Whether the machine keeps the known-written ranges (tests switch it off to compare with the
+# flag-by-flag checks).
+_TRACK_RANGES = True
+
 _FLAG_WORD: Final[dict[int, type[np.unsignedinteger[Any]]]] = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _ALL_WRITTEN: Final[dict[int, int]] = {width: int.from_bytes(b"\x01" * width, "little") for width in _FLAG_WORD}
 
@@ -300,6 +364,7 @@ class _TileAccess:
     # The same window as a 4-D byte block with a contiguous innermost run, for the compiled
     # block moves (backend/_mad.c): (byte base, shape, byte strides), or None.
     block: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
+    span: Span | None = None  # the block's bytes (block_span), for the known-written ranges
 
     def fully_written(self) -> bool:
         assert self.flags is not None
@@ -378,6 +443,8 @@ class Machine:
         default_factory=dict, repr=False, compare=False)
     # Each space's bytes seen as each element type (views, made once).
     _typed: dict[tuple[MemorySpace, DataType], Array] = field(default_factory=dict, repr=False, compare=False)
+    # Per space, the byte ranges known to be written (KnownWritten): whole-tile bookkeeping.
+    known: dict[MemorySpace, KnownWritten] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A space's bytes are made when first touched: a vector kernel never pays for L1 and
@@ -385,6 +452,40 @@ class Machine:
         capacities = {space: self.handler.capacity(space) for space in ON_CHIP_SPACES}
         self.memory = _LazySpaces(capacities, POISON_BYTE, np.uint8)
         self.written = _LazySpaces(capacities, 0, np.bool_)
+        self.known = {space: KnownWritten() for space in ON_CHIP_SPACES}
+
+    def forget_written(self, space: MemorySpace) -> None:
+        """The space's flags were rewritten other than by marking (a byte move of flags)."""
+        self.known[space].clear()
+
+    @staticmethod
+    def _span_written(flags: npt.NDArray[np.bool_], known: KnownWritten, span: Span | None,
+                      block: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]], width: int) -> bool:
+        """Whether every byte of `block` is written: by the known ranges, else by the flags
+        (a dense block found written becomes a known range)."""
+        if span is None:
+            return True  # an empty block
+        if known.covers(span[0], span[1]):
+            return True
+        assert _BLOCKS is not None
+        if not _BLOCKS.all_written(flags, block[0], block[1], block[2], width):
+            return False
+        if span[2] and _TRACK_RANGES:
+            known.add(span[0], span[1])
+        return True
+
+    @staticmethod
+    def _flags_to_mark(flags: npt.NDArray[np.bool_], known: KnownWritten,
+                       span: Span | None) -> npt.NDArray[np.bool_] | None:
+        """The flags a block write must mark, or None where its bytes are known written already;
+        the block becomes a known range (the write is about to mark it)."""
+        if span is None or not _TRACK_RANGES:
+            return flags
+        if known.covers(span[0], span[1]):
+            return None
+        if span[2]:
+            known.add(span[0], span[1])
+        return flags
 
     # -- global memory -----------------------------------------------------------------------
 
@@ -405,6 +506,8 @@ class Machine:
         tensor = GmTensor(name, tuple(shape), dtype, layout,
                           np.empty(nbytes, dtype=np.uint8) if whole else np.full(nbytes, POISON_BYTE, dtype=np.uint8),
                           np.ones(nbytes, dtype=np.bool_) if whole else np.zeros(nbytes, dtype=np.bool_))
+        if whole and _TRACK_RANGES:
+            tensor.known.add(0, nbytes)
         if arr is not None:
             if shape:
                 tensor.logical()[0][...] = arr
@@ -435,7 +538,8 @@ class Machine:
         if raw is not None and _BLOCKS is not None:
             base, shape, strides = raw
             width = tensor.dtype.byte_width
-            if not self.checked or _BLOCKS.all_written(tensor.written, base, shape, strides, width):
+            if not self.checked or self._span_written(tensor.written, tensor.known, block_span(*raw, width), raw,
+                                                      width):
                 out = np.empty(region, dtype=np_dtype_of(tensor.dtype))
                 _BLOCKS.gather(tensor.data, base, shape, strides, width, out)
                 return out
@@ -456,7 +560,9 @@ class Machine:
         raw = tensor.byte_block(start, (arr.shape[0], arr.shape[1]))
         if raw is not None and _BLOCKS is not None:
             typed = np.ascontiguousarray(arr.astype(np_dtype_of(tensor.dtype), copy=False))
-            _BLOCKS.scatter(tensor.data, raw[0], raw[1], raw[2], tensor.dtype.byte_width, typed, tensor.written)
+            width = tensor.dtype.byte_width
+            flags = self._flags_to_mark(tensor.written, tensor.known, block_span(*raw, width))
+            _BLOCKS.scatter(tensor.data, raw[0], raw[1], raw[2], width, typed, flags)
             return True
         block = tensor.block(start, (arr.shape[0], arr.shape[1]))
         if block is None or block[0].shape != arr.shape:
@@ -526,7 +632,8 @@ class Machine:
         if block is not None and _BLOCKS is not None:
             base, shape, strides = block
             width = tile.dtype.byte_width
-            if self.checked and not _BLOCKS.all_written(self.written[tile.space], base, shape, strides, width):
+            if self.checked and not self._span_written(self.written[tile.space], self.known[tile.space], access.span,
+                                                       block, width):
                 self._report_unwritten(tile, access, window, origin, instruction, span)
             out = np.empty(window, dtype=np_dtype_of(tile.dtype))
             _BLOCKS.gather(self.memory[tile.space], base, shape, strides, width, out)
@@ -562,8 +669,8 @@ class Machine:
         if block is not None and _BLOCKS is not None:
             base, shape, strides = block
             typed = np.ascontiguousarray(arr.astype(dtype, copy=False))
-            _BLOCKS.scatter(self.memory[tile.space], base, shape, strides, tile.dtype.byte_width, typed,
-                            self.written[tile.space])
+            flags = self._flags_to_mark(self.written[tile.space], self.known[tile.space], access.span)
+            _BLOCKS.scatter(self.memory[tile.space], base, shape, strides, tile.dtype.byte_width, typed, flags)
             return
         if access.values is not None and access.flags is not None:
             # NumPy copies through a buffer when `arr` overlaps the destination bytes.
@@ -588,11 +695,23 @@ class Machine:
         if access.block is None:
             return False
         width = tile.dtype.byte_width
-        if self.checked and not _BLOCKS.all_written(tensor.written, raw[0], raw[1], raw[2], width):
+        if self.checked and not self._span_written(tensor.written, tensor.known, block_span(*raw, width), raw, width):
             return False
-        base, shape, strides = access.block
-        return bool(_BLOCKS.move_block(tensor.data, raw[0], raw[1], raw[2], self.memory[tile.space], base, shape,
-                                       strides, width, self.written[tile.space]))
+        return self._move(tensor.data, raw, tile.space, access, width)
+
+    def _move(self, src: npt.NDArray[np.uint8], src_block: tuple[int, tuple[int, int, int, int],
+                                                                  tuple[int, int, int, int]],
+              space: MemorySpace, target: _TileAccess, width: int) -> bool:
+        """One compiled block move into `target` of `space`, marking what it writes."""
+        assert _BLOCKS is not None and target.block is not None
+        known = self.known[space]
+        covered = target.span is None or known.covers(target.span[0], target.span[1])
+        base, shape, strides = target.block
+        moved = bool(_BLOCKS.move_block(src, src_block[0], src_block[1], src_block[2], self.memory[space], base,
+                                        shape, strides, width, None if covered else self.written[space]))
+        if moved and not covered and target.span is not None and target.span[2] and _TRACK_RANGES:
+            known.add(target.span[0], target.span[1])
+        return moved
 
     def move_block(self, src: TileHandle, region: Dims2, dst: TileHandle, instruction: str, span: Span = NO_SPAN,
                    origin: Dims2 = (0, 0), pitch: int | None = None) -> bool:
@@ -606,12 +725,10 @@ class Machine:
         if source.block is None or target.block is None:
             return False
         width = src.dtype.byte_width
-        s_base, s_shape, s_strides = source.block
-        if self.checked and not _BLOCKS.all_written(self.written[src.space], s_base, s_shape, s_strides, width):
+        if self.checked and not self._span_written(self.written[src.space], self.known[src.space], source.span,
+                                                   source.block, width):
             return False
-        d_base, d_shape, d_strides = target.block
-        return bool(_BLOCKS.move_block(self.memory[src.space], s_base, s_shape, s_strides, self.memory[dst.space],
-                                       d_base, d_shape, d_strides, width, self.written[dst.space]))
+        return self._move(self.memory[src.space], source.block, dst.space, target, width)
 
     _ACCESS_CACHE_CAPACITY = 4096
 
@@ -678,10 +795,12 @@ class Machine:
         shape4, strides4 = ((1, shape[0], 1, shape[1]), (0, byte_strides[0], 0, byte_strides[1])) if len(shape) == 2 \
             else (shape, byte_strides)
         block = None
+        span = None
         if strides4[3] == width or shape4[3] == 1:
             inner = (*strides4[:3], width)
             block = (base * width, (shape4[0], shape4[1], shape4[2], shape4[3]), (inner[0], inner[1], inner[2], inner[3]))
-        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width], block)
+            span = block_span(*block, width)
+        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width], block, span)
 
     # -- byte-level access -------------------------------------------------------------------
 
