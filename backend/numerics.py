@@ -805,6 +805,26 @@ def binary(op: str, a: Array, b: Array, dtype: str) -> Array:
     return _int_binary(op, a_arr, b_arr)
 
 
+# (op, dtype) pairs whose rule is NumPy's ufunc applied to arrays of that dtype, as they are:
+# IEEE float32 arithmetic is exactly rounded (what `_float_elementwise` computes for FP32), and
+# integer add / sub / mul wrap in their own width (`_int_binary`); bitwise ops act on the bits.
+_EXACT_UFUNCS: Final[dict[tuple[str, str], np.ufunc]] = {
+    **{(op, "FP32"): ufunc for op, ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                                             ("div", np.divide))},
+    **{(op, dtype): ufunc
+       for dtype in ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64")
+       for op, ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("and", np.bitwise_and),
+                         ("or", np.bitwise_or), ("xor", np.bitwise_xor))},
+}
+
+
+def exact_ufunc(op: str, dtype: str) -> np.ufunc | None:
+    """The NumPy ufunc whose direct application (operands and output of `dtype`, errors
+    ignored) is `binary(op, a, b, dtype)` bit for bit, or None: a simulator computes such an
+    instruction straight into the destination tile."""
+    return _EXACT_UFUNCS.get((_SCALAR_OP_ALIASES.get(op, op), dtype))
+
+
 def scalar_binary(
     op: str, a: Array, scalar: float | int | bool | np.generic, dtype: str, scalar_first: bool = False
 ) -> Array:
@@ -859,14 +879,30 @@ _EXP_FP32_INF_ABOVE: Final = 89.0
 _EXP_SATURATION_MIN_SIZE: Final = 256
 
 
+def _exp_fp32_rule(x: Array) -> Array:
+    with np.errstate(all="ignore"):
+        return round_float64(np.exp(widen_to_float64(x, "FP32")), "FP32", "rint")
+
+
 def _exp_fp32_saturating(x: Array) -> Array:
     """RNE32(exp(float64(x))) for FP32 `x`, evaluating float64 exp only where it does not
     saturate (NaNs included: they take the rule's path)."""
-    with np.errstate(all="ignore"):
-        live = ~((x <= _EXP_FP32_ZERO_BELOW) | (x >= _EXP_FP32_INF_ABOVE))
-        out = np.where(x >= _EXP_FP32_INF_ABOVE, np.float32(np.inf), np.float32(0.0))
-        picked = x[live]
-        out[live] = round_float64(np.exp(widen_to_float64(picked, "FP32")), "FP32", "rint")
+    if _mad_kernel is not None:
+        # One compiled pass writes the saturated elements and packs the others; the rule runs
+        # on the packed ones; a second pass puts its results back.
+        flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
+        out = np.empty(flat.shape, dtype=np.float32)
+        compact = np.empty(flat.shape, dtype=np.float32)
+        count = _mad_kernel.saturate_split(flat, out, compact, _EXP_FP32_ZERO_BELOW, _EXP_FP32_INF_ABOVE, 0,
+                                           0x7F80_0000)
+        results = np.ascontiguousarray(_exp_fp32_rule(compact[:count]), dtype=np.float32)
+        _mad_kernel.saturate_merge(flat, out, results, _EXP_FP32_ZERO_BELOW, _EXP_FP32_INF_ABOVE)
+        return out.reshape(np.shape(x))
+    hi = x >= _EXP_FP32_INF_ABOVE
+    live = ~(hi | (x <= _EXP_FP32_ZERO_BELOW))
+    out = np.zeros(np.shape(x), dtype=np.float32)
+    out[hi] = np.inf
+    out[live] = _exp_fp32_rule(x[live])
     return out
 
 

@@ -173,16 +173,21 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
             raise _error(f"kernel {name} takes {len(directions)} parameters in the value-level program "
                          f"but {len(pto_names)} in the compiled one")
         inputs: dict[str, object] = {}
+        fresh: dict[str, Array] = {}  # never-written Out buffers: the kernel writes into them
         for param, direction, arg in zip(pto_names, directions, args):
             if isinstance(arg, ArrayValue):
                 if not (direction == "Out" and _is_fresh(arg)):
                     inputs[param] = arg.data
+                else:
+                    fresh[param] = arg.data
             elif arg is not None and not isinstance(arg, tuple):
                 inputs[param] = arg
-        outputs = run_kernel(kernels[name], inputs, handler, checked)
+        outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh)
         for param, direction, arg in zip(pto_names, directions, args):
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])
+                if result is arg.data or np.shares_memory(result, arg.data):
+                    continue  # the kernel wrote the caller's buffer itself
                 arg.data[...] = result if result.dtype == arg.data.dtype else result.view(arg.data.dtype)
         return tuple(args[i] for i in returned_indices(function))
 

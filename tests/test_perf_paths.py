@@ -305,9 +305,43 @@ _EXP_EDGES = st.one_of(st.floats(-104.5, -103.5, width=32), st.floats(88.5, 89.5
 @given(st.lists(st.one_of(_EXP_EDGES, _F32_BITS.map(lambda b: float(_f32([b])[0]))), min_size=256, max_size=600))
 def test_fp32_exp_saturation_split_matches_the_rule(values: list[float]) -> None:
     x = np.array(values, dtype=np.float32).reshape(-1, 1)
-    fast = numerics.unary("exp", x, "FP32")
-    assert fast.dtype == np.float32 and fast.shape == x.shape
-    assert fast.view(np.uint32).tolist() == _exp_rule(x).view(np.uint32).tolist()
+    expected = _exp_rule(x).view(np.uint32).tolist()
+    compiled = numerics._mad_kernel
+    try:
+        for kernel in (compiled, None):  # the compiled split / merge, and the NumPy one
+            numerics._mad_kernel = kernel
+            fast = numerics.unary("exp", x, "FP32")
+            assert fast.dtype == np.float32 and fast.shape == x.shape
+            assert fast.view(np.uint32).tolist() == expected
+    finally:
+        numerics._mad_kernel = compiled
+
+
+_INT_DTYPES = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64")
+
+
+@pytest.mark.parametrize("dtype", ["FP32", *_INT_DTYPES])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "and", "or", "xor", "adds", "max"])
+def test_exact_ufuncs_compute_the_binary_rule(op: str, dtype: str) -> None:
+    """`exact_ufunc` names the ufunc the simulator computes straight into a tile; applied to
+    arrays of the dtype it gives `binary`'s bits (random patterns: NaNs, infinities,
+    subnormals, signed zeros and integer wrap-around included)."""
+    ufunc = numerics.exact_ufunc(op, dtype)
+    if ufunc is None:
+        return  # the simulator takes the general path
+    width = numerics.np_dtype(dtype).itemsize
+    rng = np.random.default_rng(7)
+    unsigned = np.dtype(f"u{width}")
+    a, b = (rng.integers(0, 2 ** (8 * width), 4096, dtype=np.uint64).astype(unsigned).view(numerics.np_dtype(dtype))
+            for _ in range(2))
+    if dtype == "FP32":
+        a[:16] = _f32(list(_SPECIAL_BITS) + [0, 0, 0])
+        b[:16] = _f32([0x8000_0000, 0, 0x7F80_0000, 0xFF80_0000] * 4)
+    out = np.empty_like(a)
+    with np.errstate(all="ignore"):
+        ufunc(a, b, out=out)
+    rule = numerics.binary(op, a, b, dtype)
+    assert out.dtype == rule.dtype and numerics.to_bits(out).tolist() == numerics.to_bits(rule).tolist()
 
 
 # -- simulator access cache ----------------------------------------------------------------------

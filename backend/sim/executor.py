@@ -42,6 +42,7 @@ import numpy.typing as npt
 from backend import cross_core, numerics
 from backend.targets.handlers import BackendHandler, get_backend
 from backend.numerics import ArithmeticFault, NumericsError
+from backend.sim import fast_paths
 from backend.sim import instructions as ins
 from backend.sim.machine import GmTensor, Machine, PoisonRead, SimulationError, TileHandle, handle_for, np_dtype_of
 from languages.gen import pto as P
@@ -97,6 +98,12 @@ def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
+# Step kinds of a planned block (compared by identity).
+_ASSIGN_CALL: Final = "assign-call"
+_EVAL_CALL: Final = "eval-call"
+_TERMINATOR: Final = "terminator"
+_OTHER: Final = "other"
+
 # MAD lays the product out in L0C at a pitch derived from the Left operand's valid rows.
 _MAD_ROW_BOX: Final = 16
 
@@ -121,6 +128,10 @@ class Executor:
         self._renamed: dict[tuple[int, str], tuple[TileHandle, TileHandle]] = {}
         # Per partition_view call: its static sizes (read from attributes or the result type).
         self._partition_sizes: dict[int, tuple[P.Call, tuple[int, ...]]] = {}
+        # Per call site, its fast path or None (the call is kept: ids of dead nodes are reused).
+        self._fast: dict[int, tuple[P.Call, Callable[[], Any] | None]] = {}
+        # Per block, its steps (`_plan_block`), keyed likewise.
+        self._plans: dict[int, tuple[tuple[P.Stmt, ...], list[tuple[str, P.Stmt, Callable[[], Any] | None]]]] = {}
 
     # -- values -----------------------------------------------------------------------------
 
@@ -201,23 +212,57 @@ class Executor:
 
     def run_block(self, body: tuple[P.Stmt, ...]) -> tuple[Value, ...] | None:
         """Execute a block; returns the values of its terminating yield / return (if any)."""
-        for stmt in body:
-            if isinstance(stmt, P.YieldStmt):
+        hit = self._plans.get(id(body))
+        if hit is None or hit[0] is not body:
+            hit = self._plans[id(body)] = (body, self._plan_block(body))
+        env = self.env
+        for kind, stmt, fast in hit[1]:
+            if kind is _ASSIGN_CALL:
+                result = fast() if fast is not None else None
+                assert isinstance(stmt, P.AssignStmt) and isinstance(stmt.value, P.Call)
+                env[stmt.target.name] = result if result is not None else self.eval_call(stmt.value, stmt.target)
+            elif kind is _EVAL_CALL:
+                if fast is None or not fast():
+                    assert isinstance(stmt, P.EvalStmt) and isinstance(stmt.value, P.Call)
+                    self.eval_call(stmt.value, None, stmt.span)
+            elif kind is _TERMINATOR:
+                assert isinstance(stmt, (P.YieldStmt, P.ReturnStmt))
                 return tuple(self.eval(v) for v in stmt.values)
-            if isinstance(stmt, P.ReturnStmt):
-                return tuple(self.eval(v) for v in stmt.values)
-            self.run_stmt(stmt)
+            else:
+                self.run_stmt(stmt)
         return None
+
+    def _plan_block(self, body: tuple[P.Stmt, ...]) -> list[tuple[str, P.Stmt, Callable[[], Any] | None]]:
+        """A block as steps: (kind, statement, its call's fast path); the block ends at its
+        first yield / return."""
+        steps: list[tuple[str, P.Stmt, Callable[[], Any] | None]] = []
+        for stmt in body:
+            if isinstance(stmt, (P.YieldStmt, P.ReturnStmt)):
+                steps.append((_TERMINATOR, stmt, None))
+                break
+            if isinstance(stmt, P.AssignStmt) and isinstance(stmt.value, P.Call):
+                steps.append((_ASSIGN_CALL, stmt, self._fast_path(stmt.value, stmt.target)))
+            elif isinstance(stmt, P.EvalStmt) and isinstance(stmt.value, P.Call):
+                steps.append((_EVAL_CALL, stmt, self._fast_path(stmt.value, None)))
+            else:
+                steps.append((_OTHER, stmt, None))
+        return steps
 
     def run_stmt(self, stmt: P.Stmt) -> None:
         if isinstance(stmt, P.AssignStmt):
             value = stmt.value
-            self.env[stmt.target.name] = (
-                self.eval_call(value, stmt.target) if isinstance(value, P.Call) else self.eval(value))
+            if isinstance(value, P.Call):
+                fast = self._fast_path(value, stmt.target)
+                result = fast() if fast is not None else None
+                self.env[stmt.target.name] = result if result is not None else self.eval_call(value, stmt.target)
+            else:
+                self.env[stmt.target.name] = self.eval(value)
         elif isinstance(stmt, P.EvalStmt):
             if not isinstance(stmt.value, P.Call):
                 raise SimulationError("a PTO statement must be an instruction call", stmt.span)
-            self.eval_call(stmt.value, None, stmt.span)
+            fast = self._fast_path(stmt.value, None)
+            if fast is None or not fast():
+                self.eval_call(stmt.value, None, stmt.span)
         elif isinstance(stmt, P.ForStmt):
             self.run_for(stmt)
         elif isinstance(stmt, P.IfStmt):
@@ -251,6 +296,19 @@ class Executor:
             raise SimulationError(f"region yields {len(values)} values for {len(results)} results", span)
         for var, value in zip(results, values):
             self.env[var.name] = value
+
+    def _fast_path(self, call: P.Call, target: P.Var | None) -> Callable[[], Any] | None:
+        """The call site's fast path (`backend.sim.fast_paths`), built on its first run."""
+        hit = self._fast.get(id(call))
+        if hit is not None and hit[0] is call:
+            return hit[1]
+        fast = None
+        semantics = SEMANTICS.get(call.op)
+        if fast_paths.ENABLED and semantics:
+            builder = fast_paths.BUILDERS.get(semantics[0])
+            fast = builder(self, call, target) if builder is not None else None
+        self._fast[id(call)] = (call, fast)
+        return fast
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -1139,7 +1197,7 @@ def _resolve_handler(handler: BackendHandler | str) -> BackendHandler:
 
 
 def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machine,
-                 executor: Executor) -> None:
+                 executor: Executor, out_buffers: Mapping[str, Array] | None = None) -> None:
     names = {p.var.name for p in function.params}
     unknown = sorted(set(inputs) - names)
     if unknown:
@@ -1153,7 +1211,8 @@ def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machi
                 raise SimulationError(f"kernel {function.name} needs an input for tensor parameter {name!r}",
                                       param.span)
             values = None if given is None else np.asarray(given)
-            executor.env[name] = machine.bind_tensor(name, ty.shape, ty.dtype, values)
+            buffer = out_buffers.get(name) if out_buffers is not None and given is None else None
+            executor.env[name] = machine.bind_tensor(name, ty.shape, ty.dtype, values, buffer=buffer)
         elif isinstance(ty, ScalarType):
             if name not in inputs:
                 raise SimulationError(f"kernel {function.name} needs a value for scalar parameter {name!r}",
@@ -1181,12 +1240,18 @@ def _output(value: Value) -> Array:
 
 
 def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: BackendHandler | str,
-               checked: bool = True, machine: Machine | None = None) -> dict[str, Array]:
-    """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns."""
+               checked: bool = True, machine: Machine | None = None,
+               out_buffers: Mapping[str, Array] | None = None) -> dict[str, Array]:
+    """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns.
+
+    `out_buffers` maps tensor parameters without an input to arrays holding only poison bytes
+    (fresh buffers of the caller): where one is C-contiguous and of the parameter's shape and
+    dtype, it is the GM buffer itself, so the kernel writes straight into it (the result then
+    is that array)."""
     own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
     executor = Executor(machine)
-    _bind_params(function, inputs, machine, executor)
+    _bind_params(function, inputs, machine, executor, out_buffers)
     returned = executor.run_block(function.body) or ()
     outputs: dict[str, Array] = {}
     for param in function.params:
@@ -1194,7 +1259,7 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
         if param.direction in ("Out", "InOut") and isinstance(value, GmTensor):
             # A machine made here dies with this call: its GM buffers can be handed out as
             # they are; a caller's machine keeps running, so it gets copies.
-            outputs[param.var.name] = value.logical()[0] if own_machine else value.values()
+            outputs[param.var.name] = value.logical_values() if own_machine else value.values()
     for i, value in enumerate(returned):
         outputs[f"ret{i}"] = _output(value)
     return outputs

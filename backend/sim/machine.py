@@ -172,24 +172,29 @@ class KnownWritten:
 
 
 # A block's bytes: (first byte, one past the last, whether they are exactly the bytes between).
-Span = tuple[int, int, bool]
+ByteSpan = tuple[int, int, bool]
 
 
-def block_span(base: int, shape: tuple[int, ...], strides: tuple[int, ...], width: int) -> Span | None:
-    """The byte hull of a 4-D block (byte strides, innermost run contiguous) and whether the
-    block fills it (its axes, sorted by stride, tile the hull); None for an empty block."""
-    if any(extent <= 0 for extent in shape):
+def block_span(base: int, shape: tuple[int, int, int, int], strides: tuple[int, int, int, int],
+               width: int) -> ByteSpan | None:
+    """The byte hull of a 4-D block (byte strides, innermost axis contiguous: its stride is
+    `width`) and whether the block fills it (its axes, sorted by stride, tile the hull); None
+    for an empty block."""
+    s0, s1, s2, s3 = shape
+    if s0 <= 0 or s1 <= 0 or s2 <= 0 or s3 <= 0:
         return None
-    end = base + width + sum((extent - 1) * stride for extent, stride in zip(shape, strides))
-    axes = sorted((stride, extent) for stride, extent in zip(strides[:-1], shape[:-1]) if extent > 1)
-    covered = shape[-1] * width
-    dense = True
+    t0, t1, t2 = strides[0], strides[1], strides[2]
+    run = s3 * width
+    end = base + (s0 - 1) * t0 + (s1 - 1) * t1 + (s2 - 1) * t2 + run
+    axes = [(t, e) for t, e in ((t0, s0), (t1, s1), (t2, s2)) if e > 1]
+    if len(axes) > 1:
+        axes.sort()
+    covered = run
     for stride, extent in axes:
         if stride != covered:
-            dense = False
-            break
+            return base, end, False
         covered *= extent
-    return base, end, dense and covered == end - base
+    return base, end, True
 
 
 @dataclass
@@ -201,7 +206,9 @@ class GmTensor:
     dtype: DataType
     layout: str  # "nd" (row-major) or "dn" (column-major, 2-D only)
     data: npt.NDArray[np.uint8]
-    written: npt.NDArray[np.bool_]
+    # Per byte, whether it was written; None until first asked for: then every byte is written
+    # when `known` covers the buffer, none otherwise (the state a tensor is bound in).
+    _written: npt.NDArray[np.bool_] | None
     _views: tuple[str, Array, npt.NDArray[np.bool_]] | None = field(default=None, repr=False, compare=False)
     # Element strides the kernel's pto.make_tensor_view declares, when they differ from the row-
     # major strides of the buffer the host handed over: element (i0, i1, ...) is then read and
@@ -210,6 +217,17 @@ class GmTensor:
     strides: tuple[int, ...] | None = None
     # The byte ranges known to be written (see KnownWritten).
     known: KnownWritten = field(default_factory=KnownWritten, repr=False, compare=False)
+    width: int = field(default=0, repr=False, compare=False)  # the element's bytes
+
+    def __post_init__(self) -> None:
+        self.width = self.dtype.byte_width
+
+    @property
+    def written(self) -> npt.NDArray[np.bool_]:
+        if self._written is None:
+            whole = self.known.covers(0, self.data.size) if self.data.size else False
+            self._written = (np.ones if whole else np.zeros)(self.data.size, dtype=np.bool_)
+        return self._written
 
     def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
         """Address the tensor through a `pto.make_tensor_view(shape, strides)` of the host's
@@ -267,6 +285,12 @@ class GmTensor:
                 flags = self.written.reshape(*self.shape, width)
             self._views = (self.layout, values, flags)
         return self._views[1], self._views[2]
+
+    def logical_values(self) -> Array:
+        """`logical()`'s values alone (the flags are not made for it)."""
+        if self.strides is None and (self.layout != "dn" or len(self.shape) != 2):
+            return self.data.view(np_dtype_of(self.dtype)).reshape(self.shape)
+        return self.logical()[0]
 
     def block(self, start: Dims2, region: Dims2) -> tuple[Array, npt.NDArray[np.bool_]] | None:
         """The [rows, cols] window at logical `start` of a 1-D (seen as [1, n]) or 2-D tensor,
@@ -364,7 +388,12 @@ class _TileAccess:
     # The same window as a 4-D byte block with a contiguous innermost run, for the compiled
     # block moves (backend/_mad.c): (byte base, shape, byte strides), or None.
     block: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]] | None = None
-    span: Span | None = None  # the block's bytes (block_span), for the known-written ranges
+    span: ByteSpan | None = None  # the block's bytes (block_span), for the known-written ranges
+    # The space's bytes, flags and known ranges, and the element width (one lookup per access).
+    width: int = 0
+    memory: npt.NDArray[np.uint8] | None = None
+    written: npt.NDArray[np.bool_] | None = None
+    known: KnownWritten | None = None
 
     def fully_written(self) -> bool:
         assert self.flags is not None
@@ -459,7 +488,7 @@ class Machine:
         self.known[space].clear()
 
     @staticmethod
-    def _span_written(flags: npt.NDArray[np.bool_], known: KnownWritten, span: Span | None,
+    def _span_written(flags: npt.NDArray[np.bool_], known: KnownWritten, span: ByteSpan | None,
                       block: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]], width: int) -> bool:
         """Whether every byte of `block` is written: by the known ranges, else by the flags
         (a dense block found written becomes a known range)."""
@@ -476,7 +505,7 @@ class Machine:
 
     @staticmethod
     def _flags_to_mark(flags: npt.NDArray[np.bool_], known: KnownWritten,
-                       span: Span | None) -> npt.NDArray[np.bool_] | None:
+                       span: ByteSpan | None) -> npt.NDArray[np.bool_] | None:
         """The flags a block write must mark, or None where its bytes are known written already;
         the block becomes a known range (the write is about to mark it)."""
         if span is None or not _TRACK_RANGES:
@@ -490,11 +519,17 @@ class Machine:
     # -- global memory -----------------------------------------------------------------------
 
     def bind_tensor(self, name: str, shape: tuple[int, ...], dtype: DataType, values: Array | None = None,
-                    layout: str = "nd") -> GmTensor:
+                    layout: str = "nd", buffer: Array | None = None) -> GmTensor:
         """Create the GM buffer of tensor argument `name`; `values` (logical) initialise it, or
-        it stays poisoned (an output the kernel must write)."""
+        it stays poisoned (an output the kernel must write). `buffer` (no `values`): a
+        C-contiguous array of the tensor's shape and dtype holding only poison bytes, which
+        becomes the GM buffer itself (the kernel writes straight into the caller's array)."""
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
         nbytes = count * dtype.byte_width
+        if buffer is not None and values is None and self._adoptable(buffer, shape, dtype):
+            tensor = GmTensor(name, tuple(shape), dtype, layout, buffer.reshape(-1).view(np.uint8), None)
+            self.gm[name] = tensor
+            return tensor
         arr: Array | None = None
         if values is not None:
             arr = np.asarray(values)
@@ -505,16 +540,33 @@ class Machine:
         whole = arr is not None and bool(shape)  # every byte is about to be written
         tensor = GmTensor(name, tuple(shape), dtype, layout,
                           np.empty(nbytes, dtype=np.uint8) if whole else np.full(nbytes, POISON_BYTE, dtype=np.uint8),
-                          np.ones(nbytes, dtype=np.bool_) if whole else np.zeros(nbytes, dtype=np.bool_))
+                          None if whole and _TRACK_RANGES else np.full(nbytes, whole, dtype=np.bool_))
         if whole and _TRACK_RANGES:
             tensor.known.add(0, nbytes)
         if arr is not None:
             if shape:
-                tensor.logical()[0][...] = arr
+                tensor.logical_values()[...] = arr
             else:
                 self._scatter(tensor.data, tensor.written, np.zeros(1, dtype=np.int64), arr.reshape(-1), dtype)
         self.gm[name] = tensor
         return tensor
+
+    @staticmethod
+    def _adoptable(buffer: Array, shape: tuple[int, ...], dtype: DataType) -> bool:
+        return (bool(shape) and buffer.flags.c_contiguous and buffer.flags.writeable
+                and tuple(buffer.shape) == tuple(shape) and buffer.dtype == np_dtype_of(dtype))
+
+    def _gm_written(self, tensor: GmTensor, raw: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]],
+                    width: int) -> bool:
+        span = block_span(*raw, width)
+        if span is None or tensor.known.covers(span[0], span[1]):
+            return True
+        return self._span_written(tensor.written, tensor.known, span, raw, width)
+
+    def _gm_flags_to_mark(self, tensor: GmTensor, span: ByteSpan | None) -> npt.NDArray[np.bool_] | None:
+        if span is not None and _TRACK_RANGES and tensor.known.covers(span[0], span[1]):
+            return None
+        return self._flags_to_mark(tensor.written, tensor.known, span)
 
     def read_gm(self, tensor: GmTensor, index: tuple[Array, ...], instruction: str, span: Span = NO_SPAN) -> Array:
         """Elements of `tensor` at logical multi-indices (arrays of one shape)."""
@@ -538,8 +590,7 @@ class Machine:
         if raw is not None and _BLOCKS is not None:
             base, shape, strides = raw
             width = tensor.dtype.byte_width
-            if not self.checked or self._span_written(tensor.written, tensor.known, block_span(*raw, width), raw,
-                                                      width):
+            if not self.checked or self._gm_written(tensor, raw, width):
                 out = np.empty(region, dtype=np_dtype_of(tensor.dtype))
                 _BLOCKS.gather(tensor.data, base, shape, strides, width, out)
                 return out
@@ -561,7 +612,7 @@ class Machine:
         if raw is not None and _BLOCKS is not None:
             typed = np.ascontiguousarray(arr.astype(np_dtype_of(tensor.dtype), copy=False))
             width = tensor.dtype.byte_width
-            flags = self._flags_to_mark(tensor.written, tensor.known, block_span(*raw, width))
+            flags = self._gm_flags_to_mark(tensor, block_span(*raw, width))
             _BLOCKS.scatter(tensor.data, raw[0], raw[1], raw[2], width, typed, flags)
             return True
         block = tensor.block(start, (arr.shape[0], arr.shape[1]))
@@ -689,28 +740,28 @@ class Machine:
         that does not apply (no block form, or a poisoned source the caller must report)."""
         region = tile.valid
         raw = tensor.byte_block(start, region)
-        if raw is None or _BLOCKS is None or tensor.dtype is not tile.dtype:
+        if raw is None or _BLOCKS is None or tensor.dtype is not tile.storage.dtype:
             return False
         access = self._tile_access(tile, region, instruction, span, None, (0, 0))
         if access.block is None:
             return False
-        width = tile.dtype.byte_width
-        if self.checked and not self._span_written(tensor.written, tensor.known, block_span(*raw, width), raw, width):
+        width = access.width
+        if self.checked and not self._gm_written(tensor, raw, width):
             return False
-        return self._move(tensor.data, raw, tile.space, access, width)
+        return self._move(tensor.data, raw, access)
 
     def _move(self, src: npt.NDArray[np.uint8], src_block: tuple[int, tuple[int, int, int, int],
                                                                   tuple[int, int, int, int]],
-              space: MemorySpace, target: _TileAccess, width: int) -> bool:
-        """One compiled block move into `target` of `space`, marking what it writes."""
-        assert _BLOCKS is not None and target.block is not None
-        known = self.known[space]
-        covered = target.span is None or known.covers(target.span[0], target.span[1])
+              target: _TileAccess) -> bool:
+        """One compiled block move into `target` (a tile window), marking what it writes."""
+        assert _BLOCKS is not None and target.block is not None and target.known is not None
+        known, span = target.known, target.span
+        covered = span is None or known.covers(span[0], span[1])
         base, shape, strides = target.block
-        moved = bool(_BLOCKS.move_block(src, src_block[0], src_block[1], src_block[2], self.memory[space], base,
-                                        shape, strides, width, None if covered else self.written[space]))
-        if moved and not covered and target.span is not None and target.span[2] and _TRACK_RANGES:
-            known.add(target.span[0], target.span[1])
+        moved = bool(_BLOCKS.move_block(src, src_block[0], src_block[1], src_block[2], target.memory, base,
+                                        shape, strides, target.width, None if covered else target.written))
+        if moved and not covered and span is not None and span[2] and _TRACK_RANGES:
+            known.add(span[0], span[1])
         return moved
 
     def move_block(self, src: TileHandle, region: Dims2, dst: TileHandle, instruction: str, span: Span = NO_SPAN,
@@ -724,11 +775,66 @@ class Machine:
         target = self._tile_access(dst, region, instruction, span, None, (0, 0))
         if source.block is None or target.block is None:
             return False
-        width = src.dtype.byte_width
-        if self.checked and not self._span_written(self.written[src.space], self.known[src.space], source.span,
-                                                   source.block, width):
+        if self.checked and not self._access_written(source):
             return False
-        return self._move(self.memory[src.space], source.block, dst.space, target, width)
+        assert source.memory is not None
+        return self._move(source.memory, source.block, target)
+
+    def store_block(self, tile: TileHandle, tensor: GmTensor, start: Dims2, instruction: str,
+                    span: Span = NO_SPAN) -> bool:
+        """TSTORE of the tile's valid region into `tensor` at `start` as one compiled block
+        move (same dtype, not from Acc); False, having done nothing, where that does not apply
+        (no block form, a poisoned source the caller must report)."""
+        region = tile.valid
+        raw = tensor.byte_block(start, region)
+        if raw is None or _BLOCKS is None or tensor.dtype is not tile.storage.dtype:
+            return False
+        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        block = access.block
+        if block is None:
+            return False
+        if self.checked and not self._access_written(access):
+            return False
+        flags = self._gm_flags_to_mark(tensor, block_span(*raw, access.width))
+        return bool(_BLOCKS.move_block(access.memory, block[0], block[1], block[2], tensor.data, raw[0], raw[1],
+                                       raw[2], access.width, flags))
+
+    def _access_written(self, access: _TileAccess) -> bool:
+        """Whether every byte of a strided tile window is written (known ranges, then flags)."""
+        block = access.block
+        if block is not None and _BLOCKS is not None:
+            assert access.written is not None and access.known is not None
+            return self._span_written(access.written, access.known, access.span, block, access.width)
+        return access.fully_written()
+
+    def tile_values(self, tile: TileHandle, region: Dims2, instruction: str, span: Span = NO_SPAN) -> Array | None:
+        """The top-left `region` of `tile` as a 2-D strided view of the space's bytes (not a
+        copy: the caller only reads it, before anything writes), or None where there is no
+        such view or a byte of it is unwritten (the caller's general path reports that)."""
+        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        values = access.values
+        if values is None or values.ndim != 2:
+            return None
+        if self.checked and not self._access_written(access):
+            return None
+        return values
+
+    def tile_target(self, tile: TileHandle, region: Dims2, instruction: str,
+                    span: Span = NO_SPAN) -> tuple[Array, _TileAccess] | None:
+        """A writable 2-D view of the top-left `region` of `tile` for an instruction to compute
+        into, with its access for `mark_target` afterwards; None where there is no such view."""
+        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        if access.values is None or access.values.ndim != 2:
+            return None
+        return access.values, access
+
+    def mark_target(self, access: _TileAccess) -> None:
+        """Record that an instruction wrote every byte of a `tile_target` view."""
+        flags = access.flags
+        assert flags is not None and access.written is not None and access.known is not None
+        if access.block is not None and self._flags_to_mark(access.written, access.known, access.span) is None:
+            return
+        flags[...] = access.all_written
 
     _ACCESS_CACHE_CAPACITY = 4096
 
@@ -800,7 +906,8 @@ class Machine:
             inner = (*strides4[:3], width)
             block = (base * width, (shape4[0], shape4[1], shape4[2], shape4[3]), (inner[0], inner[1], inner[2], inner[3]))
             span = block_span(*block, width)
-        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width], block, span)
+        return _TileAccess(offsets, None, values, flags, _ALL_WRITTEN[width], block, span, width, self.memory[space],
+                           self.written[space], self.known[space])
 
     # -- byte-level access -------------------------------------------------------------------
 

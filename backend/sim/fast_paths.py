@@ -1,0 +1,199 @@
+"""Per-instruction fast paths of the simulator: the common case of an instruction as one
+closure built once per call site, with every static fact (operand names, semantics, sizes,
+the exact NumPy ufunc) resolved at build time.
+
+A fast path does the whole-tile work of the general handler in `executor.py` when the
+operands are the ordinary ones (SSA names bound to tiles and partition views, same dtypes,
+block-shaped windows, written sources) and otherwise declines *before touching any byte*,
+returning None / False: the general handler then runs and reports whatever is wrong with its
+own message and span. So a fast path never decides an error and never changes a result; the
+tests in tests/test_sim_fast_paths.py run programs with the fast paths switched off
+(`ENABLED = False`) and compare bytes, outputs and diagnostics.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import numpy as np
+
+from backend import numerics
+from backend.sim.machine import SimulationError, TileHandle
+from languages.gen import pto as P
+from languages.memory_space import MemorySpace
+from languages.types import ViewType, attr
+
+if TYPE_CHECKING:
+    from backend.sim.executor import Executor
+
+# Tests switch the fast paths off to compare with the general handlers.
+ENABLED = True
+
+FastValue = Callable[[], Optional[object]]  # a value-producing op: its value, or None to decline
+FastAction = Callable[[], bool]  # a destination-passing op: True when done, False to decline
+
+
+def _var_names(args: tuple[P.Expr, ...]) -> tuple[str, ...] | None:
+    names = tuple(a.name for a in args if isinstance(a, P.Var))
+    return names if len(names) == len(args) else None
+
+
+def _window_start(sizes: tuple[int, ...], offsets: tuple[int, ...], rank: int,
+                  region: tuple[int, int]) -> tuple[int, int] | None:
+    """Where the top-left `region` of a 1-D / 2-D partition starts (None: the general path)."""
+    if len(sizes) != rank:
+        return None
+    if rank == 2:
+        if region[0] > sizes[0] or region[1] > sizes[1]:
+            return None
+        return offsets[0], offsets[1]
+    if rank == 1:
+        if region[0] > 1 or region[1] > sizes[0]:
+            return None
+        return 0, offsets[0]
+    return None
+
+
+def partition_view(executor: Executor, call: P.Call, target: P.Var | None) -> FastValue | None:
+    from backend.sim.executor import PartitionValue, TensorViewValue
+    if len(call.args) != 2 or not isinstance(call.args[0], P.Var) or not isinstance(call.args[1], P.TupleExpr):
+        return None
+    offset_names = _var_names(call.args[1].elements)
+    sizes = attr(call.attrs, "sizes")
+    if not isinstance(sizes, tuple):
+        if target is None or not isinstance(target.type, ViewType):
+            return None
+        sizes = target.type.shape
+    if offset_names is None or not all(isinstance(s, int) for s in sizes):
+        return None
+    static_sizes = tuple(int(s) for s in sizes)
+    view_name, env = call.args[0].name, executor.env
+
+    def run() -> object | None:
+        view = env.get(view_name)
+        if type(view) is not TensorViewValue:
+            return None
+        offsets = tuple(env.get(name) for name in offset_names)
+        tensor = view.tensor
+        shape = tensor.shape
+        if len(shape) != len(offsets) or len(shape) != len(static_sizes):
+            return None
+        for off, size, dim in zip(offsets, static_sizes, shape):
+            if type(off) is not int or off < 0 or off + size > dim:
+                return None
+        return PartitionValue(tensor, offsets, static_sizes)  # type: ignore[arg-type]
+
+    return run
+
+
+def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    from backend.sim.executor import PartitionValue
+    names = _var_names(call.args)
+    if names is None or len(names) != 2:
+        return None
+    part_name, tile_name = names
+    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+
+    def run() -> bool:
+        part, tile = env.get(part_name), env.get(tile_name)
+        if type(part) is not PartitionValue or type(tile) is not TileHandle:
+            return False
+        tensor = part.tensor
+        if tensor.dtype is not tile.storage.dtype or tile.view.pad != "null":
+            return False
+        start = _window_start(part.sizes, part.offsets, len(tensor.shape), tile.valid)
+        if start is None:
+            return False
+        try:
+            return machine.load_block(tensor, start, tile, op, span)
+        except SimulationError:
+            return False
+
+    return run
+
+
+def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    from backend.sim.executor import PartitionValue
+    names = _var_names(call.args)
+    if names is None or len(names) != 2 or attr(call.attrs, "atomicType", "atomic_none") != "atomic_none":
+        return None
+    tile_name, part_name = names
+    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+
+    def run() -> bool:
+        tile, part = env.get(tile_name), env.get(part_name)
+        if type(part) is not PartitionValue or type(tile) is not TileHandle:
+            return False
+        tensor = part.tensor
+        if tensor.dtype is not tile.storage.dtype or tile.storage.memory_space is MemorySpace.Acc:
+            return False
+        start = _window_start(part.sizes, part.offsets, len(tensor.shape), tile.valid)
+        if start is None:
+            return False
+        try:
+            return machine.store_block(tile, tensor, start, op, span)
+        except SimulationError:
+            return False
+
+    return run
+
+
+def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    from backend.sim.executor import SEMANTICS
+    semantics = SEMANTICS.get(call.op, ())
+    if len(semantics) < 2 or semantics[0] not in ("binary", "unary"):
+        return None
+    kind, meaning = semantics[0], semantics[1]
+    names = _var_names(call.args)
+    if names is None or len(names) != (3 if kind == "binary" else 2):
+        return None
+    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    *source_names, dst_name = names
+
+    def run() -> bool:
+        dst = env.get(dst_name)
+        sources = [env.get(name) for name in source_names]
+        if type(dst) is not TileHandle or any(type(s) is not TileHandle for s in sources):
+            return False
+        dtype = dst.storage.dtype
+        if any(s.storage.dtype is not dtype for s in sources):  # type: ignore[union-attr]
+            return False
+        region = dst.valid
+        try:
+            target_view = machine.tile_target(dst, region, op, span)
+            if target_view is None:
+                return False
+            read = [machine.tile_values(s, region, op, span) for s in sources]  # type: ignore[arg-type]
+        except SimulationError:
+            return False
+        operands = [o for o in read if o is not None]
+        if len(operands) != len(read):
+            return False
+        view, access = target_view
+        if kind == "binary":
+            ufunc = numerics.exact_ufunc(meaning, dtype.name)
+            if ufunc is None:
+                return False
+            with np.errstate(all="ignore"):
+                ufunc(operands[0], operands[1], out=view)
+        else:
+            try:
+                result: Any = numerics.unary(meaning, operands[0], dtype.name)
+            except numerics.NumericsError:
+                return False
+            if result.dtype != view.dtype or result.shape != view.shape:
+                return False
+            view[...] = result
+        machine.mark_target(access)
+        return True
+
+    return run
+
+
+BUILDERS: dict[str, Callable[[Executor, P.Call, "P.Var | None"], Callable[[], Any] | None]] = {
+    "partition_view": partition_view,
+    "load": load,
+    "store": store,
+    "binary": elementwise,
+    "unary": elementwise,
+}
