@@ -887,7 +887,7 @@ def _exp_fp32_rule(x: Array) -> Array:
 def _exp_fp32_saturating(x: Array) -> Array:
     """RNE32(exp(float64(x))) for FP32 `x`, evaluating float64 exp only where it does not
     saturate (NaNs included: they take the rule's path)."""
-    if _mad_kernel is not None:
+    if _mad_kernel is not None and hasattr(_mad_kernel, "saturate_split"):  # (an older build lacks it)
         # One compiled pass writes the saturated elements and packs the others; the rule runs
         # on the packed ones; a second pass puts its results back.
         flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)

@@ -361,6 +361,9 @@ def _load_blocks() -> ModuleType | None:
 
 
 _BLOCKS = _load_blocks()
+# Whether the loaded extension's move_block accepts None for the destination flags (a build
+# from before that, still in place until the next `pip install -e .`, needs them every time).
+_MOVE_WITHOUT_FLAGS = _BLOCKS is not None and hasattr(_BLOCKS, "saturate_split")
 
 # Window offsets and their strided plan by window content (storage type, handle extents,
 # region, pitch, origin): the same for every machine, so each launch of a kernel reuses them.
@@ -759,7 +762,8 @@ class Machine:
         covered = span is None or known.covers(span[0], span[1])
         base, shape, strides = target.block
         moved = bool(_BLOCKS.move_block(src, src_block[0], src_block[1], src_block[2], target.memory, base,
-                                        shape, strides, target.width, None if covered else target.written))
+                                        shape, strides, target.width,
+                                        None if covered and _MOVE_WITHOUT_FLAGS else target.written))
         if moved and not covered and span is not None and span[2] and _TRACK_RANGES:
             known.add(span[0], span[1])
         return moved
@@ -796,6 +800,8 @@ class Machine:
         if self.checked and not self._access_written(access):
             return False
         flags = self._gm_flags_to_mark(tensor, block_span(*raw, access.width))
+        if flags is None and not _MOVE_WITHOUT_FLAGS:
+            flags = tensor.written
         return bool(_BLOCKS.move_block(access.memory, block[0], block[1], block[2], tensor.data, raw[0], raw[1],
                                        raw[2], access.width, flags))
 
