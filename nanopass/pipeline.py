@@ -226,7 +226,12 @@ class Pipeline:
             available = claimed
         else:
             available = plugin.initial_properties(language)
-        steps = self.plan(language, available)
+        try:
+            steps = self.plan(language, available)
+        except CompileError as err:
+            if verify_input:
+                raise self._input_faults(program, ctx, available, err) from None
+            raise
         for inst in instruments:
             inst.before_pipeline(steps, program)
         for step in steps:
@@ -234,6 +239,29 @@ class Pipeline:
         for inst in instruments:
             inst.after_pipeline(steps, program)
         return program
+
+    def _input_faults(self, program: Node, ctx: PassContext, available: frozenset[str],
+                      refusal: CompileError) -> CompileError:
+        """A pipeline refused because the input program lacks a property its first passes need
+        (a hand-written later-stage program): the verifiers' own located diagnostics say why,
+        ahead of the pipeline's account."""
+        registry = self.plugin.property_registry
+        language = type(program).LANGUAGE
+        needed = sorted({prop for p in self.passes for prop in type(p).requires} - available)
+        faults: list[Diagnostic] = []
+        failed: list[str] = []
+        for name in needed:
+            if name not in registry or not registry.meaningful(name, language):
+                continue
+            errors = [d for d in registry[name].verify(program, ctx.backend) if d.severity == "error"]
+            if errors:
+                failed.append(name)
+                faults.extend(errors)
+        if not faults:
+            return refusal
+        return CompileError(faults + list(refusal.diagnostics), headline=(
+            f"error: the input program does not satisfy {', '.join(failed)}, which pipeline "
+            f"`{self.spec()}` needs (no pass was run)"))
 
     @staticmethod
     def _run_step(step: PassStep, program: Node, ctx: PassContext, instruments: Sequence[Instrument]) -> Node:

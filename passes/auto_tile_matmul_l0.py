@@ -287,6 +287,20 @@ class _AutoTiler(L.FromTilePlaced):
         if lhs_space.memory_space in _L0_OPERAND_SPACES or rhs_space.memory_space in _L0_OPERAND_SPACES:
             # A manual L0 scheduling decision: keep it, only hop what is still in Mat.
             return 1, self._hop(matmul)
+        staged: list[L.Stmt] = []
+        if rhs_space.memory_space is MemorySpace.Vec and lhs_space.memory_space in (MemorySpace.Mat, MemorySpace.Vec):
+            # PyPTO skips a Vec B operand (L0B is fed from L1 only) and leaves a matmul no target
+            # can run; staging it to Mat first, like a Vec A operand, lets it be tiled instead.
+            matmul = replace(matmul, rhs=self._move(staged, matmul.rhs, MemorySpace.Mat, matmul.span))
+            rhs_space = cast(TileType, matmul.rhs.type)
+            self.bump("vec-rhs-staged")
+        consumed, emitted = self._tile(matmul, block, index)
+        return consumed, staged + emitted
+
+    def _tile(self, matmul: _Matmul, block: tuple[S.Stmt, ...], index: int) -> tuple[int, list[L.Stmt]]:
+        """The decision for a matmul whose operands sit where AutoTileMatmulL0 reads them."""
+        lhs_space, rhs_space = matmul.lhs.type, matmul.rhs.type
+        assert isinstance(lhs_space, TileType) and isinstance(rhs_space, TileType)
         if rhs_space.memory_space is not MemorySpace.Mat or lhs_space.memory_space not in (
                 MemorySpace.Mat, MemorySpace.Vec):
             # The B operand must feed L0B from L1; anything else is not ours to tile.
@@ -502,8 +516,9 @@ class _AutoTiler(L.FromTilePlaced):
         out: list[L.Stmt] = []
         call = matmul.call
         args: list[L.Expr] = []
+        staged = {matmul.roles.lhs: matmul.lhs, matmul.roles.rhs: matmul.rhs}
         for index, arg in enumerate(call.args):
-            new = self.visit_Expr(arg)
+            new = staged.get(index) or self.visit_Expr(arg)
             demanded = REGISTRY.operand_space(call.op, index)
             if isinstance(new, L.Var) and isinstance(new.type, TileType) and demanded in (
                     MemorySpace.Left, MemorySpace.Right, MemorySpace.Bias):

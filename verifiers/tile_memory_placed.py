@@ -3,7 +3,9 @@ operator reads it from (the op registry's `input_memory` / accepted spaces).
 
 The one exception is the TilePlaced contract (ARCHITECTURE.md §2): placement runs before L0
 tiling, so a matmul-family operand constrained to Left / Right may still sit in Mat — the
-Mat → L0 hop is AutoTileMatmulL0's job (whose own verifier checks the L0 side afterwards).
+Mat → L0 hop is AutoTileMatmulL0's job (whose own verifier checks the L0 side afterwards) — or
+in Vec (a PV / score·V operand computed by the vector core): AutoTileMatmulL0 stages it to Mat
+with one tile.move before tiling, which mixed-kernel expansion turns into the cross-core pipe.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from nanopass.node import Node, preorder, summary
 
 RULE = "TileMemoryPlaced"
 _L0_OPERAND_SPACES = frozenset({MemorySpace.Left, MemorySpace.Right})
+# Where a Left / Right operand may wait for AutoTileMatmulL0 (which moves it on into L0).
+_BEFORE_L0_SPACES = frozenset({MemorySpace.Mat, MemorySpace.Vec})
 
 
 def _tiles(ty: object) -> Iterator[TileType]:
@@ -28,8 +32,8 @@ def _tiles(ty: object) -> Iterator[TileType]:
             yield from _tiles(item)
 
 
-def _mat_until_l0_tiling(opdef: OpDef, constraint: MemorySpace | None, actual: MemorySpace) -> bool:
-    return opdef.family == "matmul" and constraint in _L0_OPERAND_SPACES and actual is MemorySpace.Mat
+def _waits_for_l0_tiling(opdef: OpDef, constraint: MemorySpace | None, actual: MemorySpace) -> bool:
+    return opdef.family == "matmul" and constraint in _L0_OPERAND_SPACES and actual in _BEFORE_L0_SPACES
 
 
 def _check_types(node: Node) -> list[Diagnostic]:
@@ -58,7 +62,7 @@ def _check_operands(call: Node) -> list[Diagnostic]:
         except IndexError:
             continue
         legal = decl.legal_spaces
-        if not legal or ty.memory_space in legal or _mat_until_l0_tiling(opdef, decl.input_memory, ty.memory_space):
+        if not legal or ty.memory_space in legal or _waits_for_l0_tiling(opdef, decl.input_memory, ty.memory_space):
             continue
         name = f"`{getattr(arg, 'name')}`" if arg.KIND == "Var" else "the value"
         out.append(Diagnostic.at(
@@ -84,7 +88,7 @@ def _operand_rule(opdef: OpDef, index: int) -> _OperandRule:
     legal = decl.legal_spaces
     if not legal:
         return None
-    return legal, _mat_until_l0_tiling(opdef, decl.input_memory, MemorySpace.Mat)
+    return legal, _waits_for_l0_tiling(opdef, decl.input_memory, MemorySpace.Mat)
 
 
 def _rules(op: str) -> tuple[tuple[_OperandRule, ...], _OperandRule] | None:
@@ -109,8 +113,8 @@ def _operands_in_place(call: Node) -> bool:
         rule = positions[index] if index < len(positions) else tail
         if rule is None:
             continue
-        legal, mat_tolerated = rule
-        if ty.memory_space in legal or (mat_tolerated and ty.memory_space is MemorySpace.Mat):
+        legal, waits_tolerated = rule
+        if ty.memory_space in legal or (waits_tolerated and ty.memory_space in _BEFORE_L0_SPACES):
             continue
         return False
     return True
