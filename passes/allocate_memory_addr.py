@@ -3,7 +3,9 @@
 Per function and per space, buffers are laid out in program order, each start aligned to the
 space's address alignment from the backend handler (the DMA engines and the cube address
 buffers in aligned units). A mixed kernel's pipe slot regions (`system.reserve_buffer`) are
-placed first, at the bottom of their space, and their AUTO base is resolved (PYPTO / DSA_RP).
+placed first, at the bottom of their space, and their AUTO base is resolved (PYPTO / DSA_RP); a
+popped tile is placed in a slot of its region, where TPOP binds it (passes/analysis/pipe_slots.py),
+not in a buffer of its own.
 Distinct MemRef names never overlap: lifetime-based sharing has
 already happened in MemoryReuse by merging names. A space that overflows its capacity is a
 CompileError naming the space, the bytes used and the limit, at the user's line of the largest
@@ -27,9 +29,7 @@ from nanopass.langdef import Language
 from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import align_up, backend_handler, memrefs_of, rebind_per_function
-
-
-RESERVE_OP = "system.reserve_buffer"
+from passes.analysis.pipe_slots import RESERVE_OP, popped_memrefs, slot_rings
 
 
 def _definition_site(function: A.Function, name: str) -> Node:
@@ -41,15 +41,20 @@ def _definition_site(function: A.Function, name: str) -> Node:
 
 
 def _over_capacity(function: A.Function, space: MemorySpace, used: int, backend: BackendHandler,
-                   buffers: list[MemRef]) -> CompileError:
-    largest = max(buffers, key=lambda m: m.size)
-    site = _definition_site(function, largest.name)
-    label = f"`{getattr(site, 'name')}`" if site.KIND == "Var" else f"buffer {largest.name}"
+                   buffers: list[MemRef], reserved: int) -> CompileError:
+    pipe = f"the cross-core pipe's slot region takes {reserved} bytes; " if reserved else ""
+    if not buffers:
+        site: Node = next((c for c in _reserve_calls(function) if attr(c.attrs, "location") is space), function)
+        what = "no buffer besides it"
+    else:
+        largest = max(buffers, key=lambda m: m.size)
+        site = _definition_site(function, largest.name)
+        label = f"`{getattr(site, 'name')}`" if site.KIND == "Var" else f"buffer {largest.name}"
+        what = f"{len(buffers)} buffers live at once; the largest is {label}, {largest.size} bytes, defined here"
     return CompileError(Diagnostic.at(
         site, "AllocateMemoryAddr",
         f"{space.name} usage of kernel `{function.name}` is {used} bytes, over the {backend.name} "
-        f"{space.name} capacity of {backend.capacity(space)} bytes ({len(buffers)} buffers live at once; "
-        f"the largest is {label}, {largest.size} bytes, defined here)",
+        f"{space.name} capacity of {backend.capacity(space)} bytes ({pipe}{what})",
         hint=f"use smaller tiles (loop over blocks so each tile holds less than {backend.capacity(space)} "
              f"bytes of {space.name}), or split the kernel into several InCore functions that each keep "
              f"fewer tiles alive"))
@@ -91,11 +96,38 @@ class _ResolveReserves(A.Rewriter):
         return A.Call(op=node.op, args=node.args, attrs=attrs, type=node.type, span=node.span)
 
 
+def slot_mapping(function: A.Function, backend: BackendHandler) -> dict[str, MemRef]:
+    """Each popped tile's MemRef → placed in its pipe's region: the k-th pop of a space (program
+    order) in slot k mod slot_num."""
+    bases, _ = reserved_regions(function, backend)
+    region_base = {attr(call.attrs, "location"): base for call, base in zip(_reserve_calls(function), bases)}
+    rings = slot_rings(function)
+    mapping: dict[str, MemRef] = {}
+    count: dict[MemorySpace, int] = {}
+    for memref in popped_memrefs(function):
+        ring, base = rings.get(memref.space), region_base.get(memref.space)
+        if ring is None or not isinstance(base, int):
+            continue  # no pipe region of its space: an ordinary buffer
+        if memref.size > ring.slot_size:
+            raise CompileError(Diagnostic.at(
+                _definition_site(function, memref.name), "AllocateMemoryAddr",
+                f"a popped tile of {memref.size} bytes does not fit the pipe's {ring.slot_size}-byte slots",
+                hint="the pipe's slot_size must cover the largest tile it carries (expand-mixed-kernel sets it)"))
+        slot = count.get(memref.space, 0)
+        count[memref.space] = slot + 1
+        mapping[memref.name] = replace(memref, offset=base + (slot % ring.slot_num) * ring.slot_size)
+    return mapping
+
+
 def address_mapping(function: A.Function, backend: BackendHandler) -> dict[str, MemRef]:
-    """MemRef name → the same MemRef with its offset assigned (above the reserved regions)."""
+    """MemRef name → the same MemRef with its offset assigned (above the reserved regions; a
+    popped tile inside its pipe's region)."""
     _, cursors = reserved_regions(function, backend)
     placed: dict[MemorySpace, list[MemRef]] = {}
-    mapping: dict[str, MemRef] = {}
+    mapping: dict[str, MemRef] = slot_mapping(function, backend)
+    for memref in mapping.values():
+        placed.setdefault(memref.space, []).append(memref)
+    reserved = dict(cursors)
     for _, memref in memrefs_of(function):
         if memref.name in mapping:
             continue
@@ -105,7 +137,7 @@ def address_mapping(function: A.Function, backend: BackendHandler) -> dict[str, 
         placed.setdefault(memref.space, []).append(memref)
     for space, used in cursors.items():
         if used > backend.capacity(space):
-            raise _over_capacity(function, space, used, backend, placed[space])
+            raise _over_capacity(function, space, used, backend, placed.get(space, []), reserved.get(space, 0))
     return mapping
 
 
@@ -118,7 +150,7 @@ class AllocateMemoryAddr(Pass[A.Program, A.Program]):
     source: ClassVar[Language] = Addressed
     target: ClassVar[Language] = Addressed
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs"})
-    produces: ClassVar[frozenset[str]] = frozenset({"MemoryCapacity"})
+    produces: ClassVar[frozenset[str]] = frozenset({"MemoryCapacity", "PipeSlotPlacement"})
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> A.Program:

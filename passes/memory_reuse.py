@@ -6,7 +6,8 @@ the whole loop). A buffer may take over a slot whose last use comes strictly bef
 buffer's definition; it may also take it over *at* that statement only when the defining op is
 in-place safe in the registry for that operand (`OpDef.may_write_over`: never `tile.move`,
 `tile.extract`, a transpose or a width-changing cast, whose units overwrite elements they have
-not read yet).
+not read yet). A popped tile's bytes are a pipe slot (passes/analysis/pipe_slots.py): it takes
+part in no sharing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from nanopass.node import Node
 from nanopass.passes import Pass, PassContext
 from passes.analysis.liveness import LiveRange, Liveness, analyze_function
 from passes.analysis.memrefs import memrefs_of, rebind_each_function
+from passes.analysis.pipe_slots import popped_memrefs
 
 
 @dataclass
@@ -98,7 +100,9 @@ def reuse_mapping(function: A.Function) -> tuple[dict[str, MemRef], int]:
     for _, memref in memrefs_of(function):
         buffers.setdefault(memref.name, memref)
     slots_by_space: dict[MemorySpace, list[_Slot]] = {}
-    order = sorted((name for name in buffers if name in ranges), key=lambda n: (ranges[n].start, ranges[n].end))
+    in_pipe = {m.name for m in popped_memrefs(function)}
+    order = sorted((name for name in buffers if name in ranges and name not in in_pipe),
+                   key=lambda n: (ranges[n].start, ranges[n].end))
     reused = 0
     for name in order:
         memref, live = buffers[name], ranges[name]

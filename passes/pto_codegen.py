@@ -1173,7 +1173,7 @@ class PTOCodegen(Pass[A.Program, P.Program]):
     source = Addressed
     target = PTO
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "MemoryCapacity", "NoCoLiveOverlap", "InPlaceSafety",
-                                                    "SemanticAliases", "NormalizedStmtStructure"})
+                                                    "SemanticAliases", "NormalizedStmtStructure", "PipeSlotPlacement"})
     produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents", "PTOOperandKinds"})
 
     # Off for ptoas' own memory planner (PTOAS mode): alloc_tile without `addr`.
