@@ -440,6 +440,10 @@ class _Expander:
                owner: list[str | None], prelude: list[L.Stmt]) -> L.Function:
         span = function.span
         body: list[L.Stmt] = list(prelude)
+        # Unpacking a kernel's tuple of results reads what it returned, so it follows every
+        # launch: the two kernels start together (an unpack between them would make the first
+        # run alone and wait forever on the FIFO the second fills).
+        unpacks: list[L.Stmt] = []
         results: dict[int, L.Expr] = {}
         for side in SIDES:
             callee = sides[side].function
@@ -462,8 +466,9 @@ class _Expander:
             for position, k in enumerate(returned):
                 var = _result_var(returns.values[k], f"{callee.name}_ret{position}", span)
                 item = L.TupleGetItem(value=tuple_var, index=position, type=var.type, span=span)
-                body.append(L.AssignStmt(target=var, value=item, span=span))
+                unpacks.append(L.AssignStmt(target=var, value=item, span=span))
                 results[k] = var
+        body.extend(unpacks)
         if returns is not None:
             values = tuple(results.get(k, v) for k, v in enumerate(returns.values))
             body.append(L.ReturnStmt(values=values, span=returns.span))
@@ -712,6 +717,7 @@ class ExpandMixedKernel(Pass[L.Program, L.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = L0Tiled
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> L.Program:

@@ -18,10 +18,14 @@ from typing import Callable
 import numpy as np
 import pytest
 
+import languages.gen.addressed as A
 import languages.gen.l0_tiled as L
 from backend import cross_core
 from backend.cross_core import CrossCoreError
 from languages.pl_parser import parse_program
+from languages.types import MemRef, TileType
+from passes.analysis.memrefs import rebind_memrefs
+from verifiers import group_launches_together, pipe_slot_placement
 from nanopass_pto.plugin import DEFAULT_PIPELINE
 from nanopass.node import walk
 from nanopass.passes import PassContext
@@ -345,3 +349,99 @@ def test_a_side_error_surfaces_from_the_launch() -> None:
 
     with pytest.raises(ValueError, match="boom"):
         cross_core.run_group(["AIC", "AIV"], [failing, lambda: cross_core.pop("aiv")])
+
+
+# -- popped tiles live in their pipe's slots; placed operands the vector core holds -----------------
+
+SLOTS_CHAIN = MIXED / "mm128_cast_mm_in_slots.py"
+VEC_OPERANDS = MIXED / "vec_operands_matmul.py"
+
+
+@pytest.mark.parametrize("backend", [B910, B950])
+def test_a_chain_whose_vector_side_fits_only_with_pops_in_their_slots_is_bit_exact(backend: str,
+                                                                                tmp_path: Path) -> None:
+    # 910B: the vector core holds the pipe's 2 x 64 KiB slot region and the 32 KiB FP16 cast; the
+    # popped 64 KiB product is one of the slots (counted apart it would need 224 KiB of 184 KiB).
+    rng = np.random.default_rng(11)
+    inputs = {"a": random_array((128, 64), "FP16", rng), "b": random_array((64, 128), "FP16", rng),
+              "w": random_array((128, 64), "FP16", rng)}
+    rc, log, outputs = run_cli(SLOTS_CHAIN, inputs, backend, tmp_path)
+    assert rc == 0 and "bit-exact" in log, log
+    expected = matmul_ref(matmul_ref(inputs["a"], inputs["b"]).astype(np.float16), inputs["w"])
+    assert_bits_equal("ret0", expected, outputs["ret0"])
+
+
+def _addressed(kernel: Path) -> A.Program:
+    plugin = get_plugin()
+    pipeline = Pipeline.from_spec(_until("allocate-memory-addr"), plugin)
+    out = pipeline.run(parse_program(kernel.read_text(), str(kernel)), PassContext(B910, plugin.make_backend(B910)))
+    assert isinstance(out, A.Program)
+    return out
+
+
+def _defined_by(function: A.Function, op: str) -> list[MemRef]:
+    """The MemRefs of the tiles `op` defines in `function`."""
+    return [n.target.type.memref for n in walk(function) if isinstance(n, A.AssignStmt)
+            and isinstance(n.value, A.Call) and n.value.op == op and isinstance(n.target.type, TileType)
+            and n.target.type.memref is not None]
+
+
+def _vector_side(program: A.Program) -> A.Function:
+    return next(f for f in program.functions if f.name == "mm_aiv")
+
+
+def test_each_pop_is_placed_in_a_slot_of_its_pipe_region_and_nothing_else_is() -> None:
+    program = _addressed(SLOTS_CHAIN)
+    aiv = _vector_side(program)
+    reserve = next(n for n in walk(aiv) if isinstance(n, A.Call) and n.op == "system.reserve_buffer")
+    base, size = dict(reserve.attrs)["base"], dict(reserve.attrs)["size"]
+    assert isinstance(base, int) and isinstance(size, int)
+    pops = _defined_by(aiv, "tile.tpop_from_aic")
+    assert pops and all(base <= m.offset and m.offset + m.size <= base + size for m in pops)
+    others = {n.type.memref for n in walk(aiv) if isinstance(n, A.Var) and isinstance(n.type, TileType)
+              and n.type.memref is not None} - set(pops)
+    assert others and all(m.offset >= base + size for m in others)
+    assert pipe_slot_placement.verify(program) == []
+
+
+def test_pipe_slot_placement_catches_a_pop_out_of_its_slot_and_a_buffer_over_the_region() -> None:
+    program = _addressed(SLOTS_CHAIN)
+    aiv = _vector_side(program)
+    pop, = _defined_by(aiv, "tile.tpop_from_aic")
+    cast_buffer, = _defined_by(aiv, "tile.cast")
+    # The pop given a buffer of its own above the region, the cast's buffer moved into the region.
+    broken = rebind_memrefs(program, {pop.name: MemRef(pop.name, pop.space, cast_buffer.offset, pop.size),
+                                      cast_buffer.name: MemRef(cast_buffer.name, cast_buffer.space, 0,
+                                                               cast_buffer.size)})
+    messages = [d.message for d in pipe_slot_placement.verify(broken)]
+    assert any("popped tile's buffer" in m and "not in a" in m for m in messages), messages
+    assert any("overlaps the pipe's slot region" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("backend", [B910, B950])
+def test_placed_matmul_operands_in_vec_are_staged_to_mat_and_tiled(backend: str, tmp_path: Path) -> None:
+    rng = np.random.default_rng(12)
+    inputs = {"p": random_array((16, 256), "FP16", rng), "v": random_array((256, 64), "FP16", rng),
+              "w": random_array((64, 32), "FP16", rng)}
+    rc, log, outputs = run_cli(VEC_OPERANDS, inputs, backend, tmp_path)
+    assert rc == 0 and "bit-exact" in log, log
+    assert_bits_equal("ret0", matmul_ref(inputs["p"], inputs["v"]), outputs["ret0"])
+    assert_bits_equal("ret1", matmul_ref(inputs["p"][:, :64], inputs["w"]), outputs["ret1"])
+
+
+def test_a_group_launches_both_kernels_before_unpacking_their_results() -> None:
+    out = _compile(VEC_OPERANDS, "expand-mixed-kernel")
+    group = next(f for f in out.functions if f.func_type == "Group")
+    body = list(group.body)
+    launches = [k for k, stmt in enumerate(body) if isinstance(stmt, (L.AssignStmt, L.EvalStmt))
+                and isinstance(stmt.value, L.FuncCall)]
+    assert len(launches) == 2 and launches[1] == launches[0] + 1, body
+    assert group_launches_together.verify(out) == []
+    # The unpacking moved between the launches is what the verifier reports.
+    unpack = next(k for k, stmt in enumerate(body) if isinstance(stmt, L.AssignStmt)
+                  and isinstance(stmt.value, L.TupleGetItem))
+    body.insert(launches[1], body.pop(unpack))
+    broken = L.Program(name=out.name, functions=tuple(
+        L.Function(name=f.name, func_type=f.func_type, params=f.params, return_types=f.return_types,
+                   body=tuple(body), span=f.span) if f is group else f for f in out.functions), span=out.span)
+    assert [d.rule for d in group_launches_together.verify(broken)] == ["GroupLaunchesTogether"]
