@@ -190,10 +190,88 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
     return run
 
 
+def move(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    """TMOV between two tiles of one dtype, not out of Acc (FIXPIPE converts): a block move."""
+    names = _var_names(call.args)
+    if names is None or len(names) != 2:
+        return None
+    src_name, dst_name = names
+    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+
+    def run() -> bool:
+        src, dst = env.get(src_name), env.get(dst_name)
+        if type(src) is not TileHandle or type(dst) is not TileHandle:
+            return False
+        if src.storage.memory_space is MemorySpace.Acc or src.storage.dtype is not dst.storage.dtype:
+            return False
+        try:
+            return machine.move_block(src, dst.valid, dst, op, span)
+        except SimulationError:
+            return False
+
+    return run
+
+
+def matmul(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    """TMATMUL / TMATMUL_ACC on Left / Right / Acc tiles with block forms, all written: the
+    general handler's reads, chain and write without its per-operand plumbing."""
+    from backend.sim.executor import _MAD_ROW_BOX, SEMANTICS, _round_up
+    from backend.sim import instructions as ins
+    kind = SEMANTICS.get(call.op, ("",))[0]
+    names = _var_names(call.args)
+    if kind not in ("matmul", "matmul_acc") or names is None or len(names) != (4 if kind == "matmul_acc" else 3):
+        return None
+    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    *ins_names, dst_name = names
+
+    def run() -> bool:
+        tiles = [env.get(name) for name in ins_names]
+        dst = env.get(dst_name)
+        if type(dst) is not TileHandle or any(type(t) is not TileHandle for t in tiles):
+            return False
+        lhs, rhs = tiles[-2], tiles[-1]
+        assert isinstance(lhs, TileHandle) and isinstance(rhs, TileHandle)
+        if (lhs.storage.memory_space is not MemorySpace.Left or rhs.storage.memory_space is not MemorySpace.Right
+                or dst.storage.memory_space is not MemorySpace.Acc or lhs.storage.dtype is not rhs.storage.dtype):
+            return False
+        m, k = lhs.valid
+        n = rhs.valid[1]
+        if rhs.valid[0] < k:
+            return False
+        pitch = _round_up(m, _MAD_ROW_BOX)
+        in_dtype = lhs.storage.dtype.name
+        try:
+            a = machine.read_written(lhs, lhs.valid, op, span)
+            b = machine.read_written(rhs, (k, n), op, span)
+            start = None
+            if kind == "matmul_acc":
+                acc_in = tiles[0]
+                assert isinstance(acc_in, TileHandle)
+                start = machine.read_written(acc_in, (m, n), op, span, pitch)
+                if start is None:
+                    return False
+            if a is None or b is None:
+                return False
+            # The destination's window: its errors are the general handler's to report.
+            machine.check_window(dst, (m, n), op, span, pitch)
+            result = ins.tmatmul(a, b, in_dtype) if start is None else ins.tmatmul_acc(start, a, b, in_dtype)
+        except (SimulationError, numerics.NumericsError, ins.InstructionError):
+            return False
+        if np.dtype(result.dtype) != numerics.np_dtype(dst.storage.dtype.name):
+            return False
+        machine.write_tile(dst, result, op, span, pitch=pitch)
+        return True
+
+    return run
+
+
 BUILDERS: dict[str, Callable[[Executor, P.Call, "P.Var | None"], Callable[[], Any] | None]] = {
     "partition_view": partition_view,
     "load": load,
     "store": store,
+    "move": move,
+    "matmul": matmul,
+    "matmul_acc": matmul,
     "binary": elementwise,
     "unary": elementwise,
 }

@@ -197,6 +197,20 @@ def block_span(base: int, shape: tuple[int, int, int, int], strides: tuple[int, 
     return base, end, True
 
 
+def strided_span(base: int, shape: tuple[int, ...], strides: tuple[int, ...], width: int) -> ByteSpan | None:
+    """`block_span` of any strided window (byte base and strides, elements of `width` bytes):
+    its byte hull and whether its elements tile the hull exactly."""
+    if any(extent <= 0 for extent in shape):
+        return None
+    end = base + width + sum((extent - 1) * stride for extent, stride in zip(shape, strides))
+    covered = width
+    for stride, extent in sorted((st, e) for st, e in zip(strides, shape) if e > 1):
+        if stride != covered:
+            return base, end, False
+        covered *= extent
+    return base, end, covered == end - base
+
+
 @dataclass
 class GmTensor:
     """One tensor argument in global memory: a contiguous byte buffer plus its written map."""
@@ -677,6 +691,37 @@ class Machine:
                 f"{width}-byte element", span)
         return memref.offset // width
 
+    def check_window(self, tile: TileHandle, region: Dims2, instruction: str, span: Span = NO_SPAN,
+                     pitch: int | None = None, origin: Dims2 = (0, 0)) -> None:
+        """Raise what an access of the window would raise (bounds, address, layout)."""
+        self._tile_access(tile, region, instruction, span, pitch, origin)
+
+    def gather_written(self, tile: TileHandle, region: Dims2, instruction: str, span: Span = NO_SPAN,
+                       pitch: int | None = None) -> Array | None:
+        """`read_tile` of the top-left `region` as one compiled gather, or None (reporting
+        nothing) where there is no block form or a byte of it is unwritten."""
+        access = self._tile_access(tile, region, instruction, span, pitch, (0, 0))
+        block = access.block
+        if block is None or _BLOCKS is None or access.values is None:
+            return None
+        if self.checked and not self._access_written(access):
+            return None
+        out = np.empty(region, dtype=access.values.dtype)
+        _BLOCKS.gather(access.memory, block[0], block[1], block[2], access.width, out)
+        return out
+
+    def read_written(self, tile: TileHandle, region: Dims2, instruction: str, span: Span = NO_SPAN,
+                     pitch: int | None = None) -> Array | None:
+        """`read_tile` of the top-left `region` through the block or strided-view forms, or
+        None (reporting nothing) where neither applies or a byte is unwritten."""
+        gathered = self.gather_written(tile, region, instruction, span, pitch)
+        if gathered is not None:
+            return gathered
+        access = self._tile_access(tile, region, instruction, span, pitch, (0, 0))
+        if access.values is None or access.flags is None or (self.checked and not self._access_written(access)):
+            return None
+        return access.values.copy().reshape(region)
+
     def read_tile(self, tile: TileHandle, instruction: str, span: Span = NO_SPAN, region: Dims2 | None = None,
                   origin: Dims2 = (0, 0), pitch: int | None = None) -> Array:
         """The logical values of `region` (default: the valid region) of `tile` (a new array)."""
@@ -694,7 +739,7 @@ class Machine:
             return out
         if access.values is not None and access.flags is not None:
             # Strided views over the buffer: one vectorized check and one copy for the tile.
-            if self.checked and not access.fully_written():
+            if self.checked and not self._access_written(access):
                 self._report_unwritten(tile, access, window, origin, instruction, span)
             return access.values.copy().reshape(window)
         memory = self.memory[tile.space]
@@ -729,7 +774,9 @@ class Machine:
         if access.values is not None and access.flags is not None:
             # NumPy copies through a buffer when `arr` overlaps the destination bytes.
             access.values[...] = arr.astype(dtype, copy=False).reshape(access.values.shape)
-            access.flags[...] = access.all_written
+            assert access.written is not None and access.known is not None
+            if self._flags_to_mark(access.written, access.known, access.span) is not None:
+                access.flags[...] = access.all_written
             return
         typed = np.ascontiguousarray(arr.reshape(region).astype(dtype, copy=False))
         index = access.byte_index.reshape(-1, tile.dtype.byte_width)
@@ -808,10 +855,17 @@ class Machine:
     def _access_written(self, access: _TileAccess) -> bool:
         """Whether every byte of a strided tile window is written (known ranges, then flags)."""
         block = access.block
+        known, span = access.known, access.span
+        assert access.written is not None and known is not None
         if block is not None and _BLOCKS is not None:
-            assert access.written is not None and access.known is not None
-            return self._span_written(access.written, access.known, access.span, block, access.width)
-        return access.fully_written()
+            return self._span_written(access.written, known, span, block, access.width)
+        if span is None or known.covers(span[0], span[1]):
+            return True
+        if not access.fully_written():
+            return False
+        if span[2] and _TRACK_RANGES:
+            known.add(span[0], span[1])
+        return True
 
     def tile_values(self, tile: TileHandle, region: Dims2, instruction: str, span: Span = NO_SPAN) -> Array | None:
         """The top-left `region` of `tile` as a 2-D strided view of the space's bytes (not a
@@ -907,7 +961,7 @@ class Machine:
         shape4, strides4 = ((1, shape[0], 1, shape[1]), (0, byte_strides[0], 0, byte_strides[1])) if len(shape) == 2 \
             else (shape, byte_strides)
         block = None
-        span = None
+        span = strided_span(base * width, tuple(shape), byte_strides, width)
         if strides4[3] == width or shape4[3] == 1:
             inner = (*strides4[:3], width)
             block = (base * width, (shape4[0], shape4[1], shape4[2], shape4[3]), (inner[0], inner[1], inner[2], inner[3]))
