@@ -10,7 +10,7 @@ class MatmulBoxedM100:
     ) -> pl.Tensor[[100, 64], pl.FP32]:
         # The cube works on 16-row boxes: M = 100 is boxed to 112 physical rows with valid
         # rows 100, and the accumulator is compact so L0C is read back at MAD's pitch.
-        c: pl.Tensor[[100, 64], pl.FP32] = pl.tensor.matmul(a, b)
+        c: pl.Tensor[[100, 64], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -10,7 +10,7 @@ class MatmulExceedsL0C:
     ) -> pl.Tensor[[256, 512], pl.FP32]:
         # The FP32 result is 512 KiB, more than L0C holds (128 KiB on 910B, 256 KiB on 950):
         # it is computed as a grid of M/N tiles, each stored straight from L0C to GM.
-        c: pl.Tensor[[256, 512], pl.FP32] = pl.tensor.matmul(a, b)
+        c: pl.Tensor[[256, 512], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -9,7 +9,7 @@ class MatmulF16F32:
         self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 128], pl.FP16]
     ) -> pl.Tensor[[64, 128], pl.FP32]:
         # FP16 operands accumulate in FP32 on the cube unit (L0C).
-        c: pl.Tensor[[64, 128], pl.FP32] = pl.tensor.matmul(a, b)
+        c: pl.Tensor[[64, 128], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -10,7 +10,7 @@ class MatmulF16F32Square:
     ) -> pl.Tensor[[128, 128], pl.FP32]:
         # [128, 256] f16 operands are 64 KiB each: more than L0A / L0B hold at once, so the
         # K axis is tiled into a pipelined loop of matmul_acc that accumulates in L0C.
-        c: pl.Tensor[[128, 128], pl.FP32] = pl.tensor.matmul(a, b)
+        c: pl.Tensor[[128, 128], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -354,7 +354,7 @@ class K:
             a_k = pl.slice(a, [64, 64], [0, k])
             b_k = pl.slice(b, [64, 64], [k, 0])
             if k == 0:
-                acc = pl.matmul(a_k, b_k)
+                acc = pl.matmul(a_k, b_k, out_dtype=pl.FP32)
             else:
                 acc = pl.matmul_acc(acc, a_k, b_k)
         return acc

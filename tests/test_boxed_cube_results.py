@@ -60,7 +60,7 @@ def test_an_n1_matmul_result_is_the_per_row_operand_of_a_row_broadcast(
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
                x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
-        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b)
+        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         scaled: pl.Tensor[[16, 32], pl.FP32] = pl.row_expand_mul(x, col)
         shifted: pl.Tensor[[16, 32], pl.FP32] = pl.add(scaled, col)
         return shifted
@@ -80,7 +80,7 @@ def test_a_fillpad_of_a_boxed_result_keeps_its_logical_extent(
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[20, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
                x: pl.Tensor[[20, 32], pl.FP32]) -> pl.Tensor[[20, 32], pl.FP32]:
-        col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b)
+        col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         padded: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.fillpad(col, pad_value="max")
         sums: pl.Tensor[[20, 1], pl.FP32] = pl.row_sum(padded)
         y: pl.Tensor[[20, 32], pl.FP32] = pl.add(x, sums)
@@ -100,7 +100,7 @@ def test_an_n1_matmul_result_meets_a_dense_column_and_broadcasts_as_a_left_opera
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
                x: pl.Tensor[[16, 32], pl.FP32], y: pl.Tensor[[16, 1], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
-        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b)
+        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         both: pl.Tensor[[16, 1], pl.FP32] = pl.mul(y, col)
         z: pl.Tensor[[16, 32], pl.FP32] = pl.sub(both, x)
         return z
@@ -114,7 +114,7 @@ def test_an_expdif_of_a_boxed_column_is_not_supported_yet(tmp_path: Path, capsys
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
                x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
-        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b)
+        col: pl.Tensor[[16, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         e: pl.Tensor[[16, 32], pl.FP32] = pl.row_expand_expdif(x, col)
         return e
     """), "    "))

@@ -341,7 +341,7 @@ import pypto.language as pl
 class ReshapeAcc:
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16]) -> pl.Tensor[[16, 64], pl.FP32]:
-        c = pl.matmul(a, b)
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
         r = pl.reshape(c, [16, 64])
         e = pl.exp(r)
         return e

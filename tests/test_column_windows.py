@@ -82,7 +82,7 @@ import pypto.language as pl
 class HugeMatmul:
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[65536, 256], pl.FP16], b: pl.Tensor[[256, 65536], pl.FP16]) -> pl.Tensor[[65536, 65536], pl.FP32]:
-        c: pl.Tensor[[65536, 65536], pl.FP32] = pl.tensor.matmul(a, b)
+        c: pl.Tensor[[65536, 65536], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -147,7 +147,7 @@ def test_matmul_operands_load_to_mat_with_m_and_n_boxing() -> None:
     program = tensor_program("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[100, 256], pl.FP16], b: pl.Tensor[[256, 120], pl.FP16]) -> pl.Tensor[[100, 120], pl.FP32]:
-        y: pl.Tensor[[100, 120], pl.FP32] = pl.matmul(a, b)
+        y: pl.Tensor[[100, 120], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         return y
 """)
     out = convert(program)
@@ -164,7 +164,7 @@ def test_a_trans_boxes_m_on_columns_and_uses_transpose_view() -> None:
     program = tensor_program("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[128, 100], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16]) -> pl.Tensor[[100, 64], pl.FP32]:
-        y: pl.Tensor[[100, 64], pl.FP32] = pl.matmul(a, b, a_trans=True)
+        y: pl.Tensor[[100, 64], pl.FP32] = pl.matmul(a, b, a_trans=True, out_dtype=pl.FP32)
         return y
 """)
     out = convert(program)
@@ -208,7 +208,7 @@ def test_set_validshape_chain_carries_mat_demand_to_param() -> None:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[64, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16]) -> pl.Tensor[[64, 64], pl.FP32]:
         av: pl.Tensor[[64, 128], pl.FP16, pl.TensorView(valid_shape=[50, 128])] = pl.tensor.set_validshape(a, 50, 128)
-        y: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[50, 64])] = pl.matmul(av, b)
+        y: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(valid_shape=[50, 64])] = pl.matmul(av, b, out_dtype=pl.FP32)
         return y
 """)
     out = convert(program)

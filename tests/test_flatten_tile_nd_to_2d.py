@@ -136,7 +136,7 @@ def test_batch_matmul_unrolls_into_one_2d_matmul_per_broadcast_batch() -> None:
     out = flatten("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[2, 1, 16, 64], pl.FP16], b: pl.Tensor[[3, 64, 32], pl.FP16]) -> pl.Tensor[[2, 3, 16, 32], pl.FP32]:
-        c: pl.Tensor[[2, 3, 16, 32], pl.FP32] = pl.matmul(a, b)
+        c: pl.Tensor[[2, 3, 16, 32], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         return c
 """)
     assert not tile_ops_2d.verify(out)
@@ -153,7 +153,7 @@ def test_batch_matmul_of_a_transposed_operand_reads_column_windows() -> None:
     out = flatten("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[2, 64, 16], pl.FP16], b: pl.Tensor[[2, 64, 32], pl.FP16]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
-        c: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a, b, a_trans=True)
+        c: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a, b, a_trans=True, out_dtype=pl.FP32)
         return c
 """)
     lhs = {(row, col) for space, row, col in extracts(out) if space is Left}
@@ -168,7 +168,7 @@ def test_batch_matmul_acc_chain_feeds_each_batch_its_own_accumulator() -> None:
         b0: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, 0, 0])
         a1: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, 64])
         b1: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, 64, 0])
-        c: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a0, b0)
+        c: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a0, b0, out_dtype=pl.FP32)
         c2: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul_acc(c, a1, b1)
         return c2
 """)
@@ -185,7 +185,7 @@ def test_single_batch_matmul_acc_carried_through_a_loop_is_a_2d_matmul_acc() -> 
     def k(self, a: pl.Tensor[[1, 16, 128], pl.FP16], b: pl.Tensor[[1, 128, 32], pl.FP16]) -> pl.Tensor[[1, 16, 32], pl.FP32]:
         a0: pl.Tensor[[1, 16, 64], pl.FP16] = pl.slice(a, [1, 16, 64], [0, 0, 0])
         b0: pl.Tensor[[1, 64, 32], pl.FP16] = pl.slice(b, [1, 64, 32], [0, 0, 0])
-        acc0: pl.Tensor[[1, 16, 32], pl.FP32] = pl.matmul(a0, b0)
+        acc0: pl.Tensor[[1, 16, 32], pl.FP32] = pl.matmul(a0, b0, out_dtype=pl.FP32)
         for k0, (acc_iter,) in pl.range(64, 128, 64, init_values=(acc0,)):
             ak: pl.Tensor[[1, 16, 64], pl.FP16] = pl.slice(a, [1, 16, 64], [0, 0, k0])
             bk: pl.Tensor[[1, 64, 32], pl.FP16] = pl.slice(b, [1, 64, 32], [0, k0, 0])
@@ -221,7 +221,7 @@ CARRIED_BATCH_LOOP = """
     def k(self, a: pl.Tensor[[2, 16, 128], pl.FP16], b: pl.Tensor[[2, 128, 32], pl.FP16]) -> pl.Tensor[[2, 16, 32], pl.FP32]:
         a0: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, 0])
         b0: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, 0, 0])
-        acc0: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a0, b0)
+        acc0: pl.Tensor[[2, 16, 32], pl.FP32] = pl.matmul(a0, b0, out_dtype=pl.FP32)
         for k0, (acc_iter,) in pl.range(64, 128, 64, init_values=(acc0,)):
             ak: pl.Tensor[[2, 16, 64], pl.FP16] = pl.slice(a, [2, 16, 64], [0, 0, k0])
             bk: pl.Tensor[[2, 64, 32], pl.FP16] = pl.slice(b, [2, 64, 32], [0, k0, 0])

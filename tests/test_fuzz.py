@@ -184,7 +184,7 @@ import pypto.language as pl
 class S:
     @pl.function(type=pl.FunctionType.InCore)
     def k0(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 20], pl.FP16], a2: pl.Tensor[[16, 32], pl.FP16], b2: pl.Tensor[[32, 20], pl.FP16]) -> pl.Tensor[[16, 20], pl.FP32]:
-        c: pl.Tensor[[16, 20], pl.FP32] = pl.tensor.matmul(a, b)
+        c: pl.Tensor[[16, 20], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
         d: pl.Tensor[[16, 20], pl.FP32] = pl.tensor.matmul_acc(c, a2, b2)
         return d
 

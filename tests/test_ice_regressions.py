@@ -188,7 +188,7 @@ def test_a_one_row_matmul_result_broadcasts_down_the_columns(tmp_path: Path,
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, q: pl.Tensor[[1, 64], pl.BF16], k: pl.Tensor[[64, 32], pl.BF16],
                x: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
-        row: pl.Tensor[[1, 32], pl.FP32] = pl.matmul(q, k)
+        row: pl.Tensor[[1, 32], pl.FP32] = pl.matmul(q, k, out_dtype=pl.FP32)
         y: pl.Tensor[[16, 32], pl.FP32] = pl.col_expand_mul(x, row)
         return y
     """)
@@ -307,7 +307,7 @@ def test_a_slice_of_a_matmul_product_off_the_fractal_boxes(tmp_path: Path, capsy
     text = _text("""\
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[8, 16], pl.FP32]:
-        c: pl.Tensor[[32, 64], pl.FP32] = pl.matmul(a, b)
+        c: pl.Tensor[[32, 64], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         s: pl.Tensor[[8, 16], pl.FP32] = pl.slice(c, [8, 16], [4, 16])
         return s
     """)

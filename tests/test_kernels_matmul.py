@@ -120,8 +120,9 @@ class Plain:
     def source(self) -> str:
         result = self.out_dtype or ACCUMULATOR[self.dtype]
         kwargs = "".join(f", {name}=True" for name, on in (("a_trans", self.a_trans), ("b_trans", self.b_trans)) if on)
-        if self.out_dtype:
-            kwargs += f", out_dtype=pl.{self.out_dtype}"
+        if self.out_dtype or self.dtype != "INT8":
+            # tensor.matmul keeps a float operand dtype unless out_dtype says otherwise (PyPTO).
+            kwargs += f", out_dtype=pl.{result}"
         a_t, b_t, c_t = tensor_type(self.a_shape, self.dtype), tensor_type(self.b_shape, self.dtype), tensor_type([self.m, self.n], result)
         return f"""import pypto.language as pl
 

@@ -174,7 +174,7 @@ import pypto.language as pl
 class Mm:
     @pl.function(type=pl.FunctionType.InCore)
     def mm(self, a: pl.Tensor[[100, 256], pl.FP16], b: pl.Tensor[[256, 128], pl.FP16]) -> pl.Tensor[[100, 128], pl.FP32]:
-        c: pl.Tensor[[100, 128], pl.FP32] = pl.matmul(a, b)
+        c: pl.Tensor[[100, 128], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         return c
 """
 
@@ -265,7 +265,7 @@ def test_m_axis_boxing_example() -> None:
     text = _converted("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[100, 256], pl.FP16], b: pl.Tensor[[256, 512], pl.FP16]) -> pl.Tensor[[100, 512], pl.FP32]:
-        y: pl.Tensor[[100, 512], pl.FP32] = pl.matmul(a, b)
+        y: pl.Tensor[[100, 512], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         return y
 """)
     assert ("= pl.tile.load(a, [0, 0], [112, 256], [100, 256], target_memory=pl.Mem.Mat)") in text
@@ -278,7 +278,7 @@ def test_a_trans_boxes_m_on_columns_example() -> None:
     text = _converted("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[128, 100], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16]) -> pl.Tensor[[100, 64], pl.FP32]:
-        y: pl.Tensor[[100, 64], pl.FP32] = pl.matmul(a, b, a_trans=True)
+        y: pl.Tensor[[100, 64], pl.FP32] = pl.matmul(a, b, a_trans=True, out_dtype=pl.FP32)
         return y
 """)
     assert "= pl.tile.load(a, [0, 0], [128, 112], [128, 100], target_memory=pl.Mem.Mat)" in text

@@ -101,7 +101,7 @@ return acc_out""",
 acc = pl.create_tensor([{m}, {n}], dtype=pl.{acc})
 for k in pl.{loop}(0, {k}, {kb}{stage}):
 {slices}    if k == 0:
-        acc = pl.matmul(a_k, b_k)
+        acc = pl.matmul(a_k, b_k, out_dtype=pl.{acc})
     else:
         acc = pl.matmul_acc(acc, a_k, b_k)
 return acc""",
@@ -109,7 +109,7 @@ return acc""",
 acc0 = pl.create_tensor([{m}, {n}], dtype=pl.{acc})
 for k, (acc,) in pl.{loop}(0, {k}, {kb}, init_values=(acc0,){stage}):
 {slices}    if k == 0:
-        first = pl.matmul(a_k, b_k)
+        first = pl.matmul(a_k, b_k, out_dtype=pl.{acc})
         step = pl.yield_(first)
     else:
         later = pl.matmul_acc(acc, a_k, b_k)

@@ -526,7 +526,7 @@ import pypto.language as pl
 class KLoop:
     @pl.function(type=pl.FunctionType.InCore)
     def mm(self, a: pl.Tensor[[64, 256], pl.FP16], b: pl.Tensor[[256, 64], pl.FP16]) -> pl.Tensor[[64, 64], pl.FP32]:
-        acc = pl.matmul(pl.slice(a, [64, 64], [0, 0]), pl.slice(b, [64, 64], [0, 0]))
+        acc = pl.matmul(pl.slice(a, [64, 64], [0, 0]), pl.slice(b, [64, 64], [0, 0]), out_dtype=pl.FP32)
         for k in pl.pipeline(64, 256, 64, stage=2):
             a_k = pl.slice(a, [64, 64], [0, k])
             b_k = pl.slice(b, [64, 64], [k, 0])

@@ -839,8 +839,10 @@ class _KernelBuilder:
         # only K is tiled, so the chain is drawn only where it fits.
         chain = (self.features.matmul_acc and not big and k <= 256 and n % n_box == 0
                  and lhs is a and self.chance(30))
-        if dtype.is_float and not chain and self.chance(25):
-            attrs = (("out_dtype", self.pick((F16, BF16))),)
+        # tensor.matmul keeps a float operand dtype unless out_dtype says otherwise (PyPTO's
+        # deduction); a matmul_acc chain accumulates at FP32, so its seed asks for FP32.
+        if dtype.is_float and (chain or self.chance(60)):
+            attrs = (("out_dtype", F32 if chain else self.pick((F32, F16, BF16))),)
         c = self.defined_rows(self.call("tensor.matmul", (lhs, b), attrs, prefix="c"), lhs)
         if chain:
             for _ in range(self.int_draw(1, 2)):
@@ -876,7 +878,8 @@ class _KernelBuilder:
         else:
             a0 = self.call("tensor.slice", (a, _dims((m, block)), _dims((0, 0))), prefix="s")
             b0 = self.call("tensor.slice", (b, _dims((block, n)), _dims((0, 0))), prefix="s")
-            seed = self.call("tensor.matmul", (a0, b0), prefix="c")
+            seed_attrs: tuple[tuple[str, AttrValue], ...] = (("out_dtype", F32),) if dtype.is_float else ()
+            seed = self.call("tensor.matmul", (a0, b0), seed_attrs, prefix="c")
             start = block
         self.tag("cube:user-k-loop" + (":zero-seed" if zero_seed else ""), "construct:matmul-in-loop")
         loop_var = T.Var(self.fresh("k"), INDEX)
@@ -916,7 +919,7 @@ class _KernelBuilder:
         offset = T.BinOp("*", i, _index(16), INDEX)
         kb = self.call("tensor.slice", (kt, _dims((16, d)), T.TupleExpr((offset, _index(0)))), block=body, pool=pool)
         vb = self.call("tensor.slice", (vt, _dims((16, d)), T.TupleExpr((offset, _index(0)))), block=body, pool=pool)
-        s = self.call("tensor.matmul", (q, kb), (("b_trans", True),), block=body, pool=pool)
+        s = self.call("tensor.matmul", (q, kb), (("b_trans", True), ("out_dtype", F32)), block=body, pool=pool)
         m_new = self.call("tensor.maximum", (m, self.call("tensor.row_max", (s,), block=body, pool=pool)), block=body,
                           pool=pool)
         alpha = self.call("tensor.exp", (self.call("tensor.sub", (m, m_new), block=body, pool=pool),), block=body,
@@ -926,7 +929,7 @@ class _KernelBuilder:
         l_new = self.call("tensor.add", (self.call("tensor.mul", (l, alpha), block=body, pool=pool),
                                          self.call("tensor.row_sum", (p,), block=body, pool=pool)), block=body, pool=pool)
         p_low = self.call("tensor.cast", (p,), (("target_type", dtype), ("mode", "rint")), block=body, pool=pool)
-        pv = self.call("tensor.matmul", (p_low, vb), block=body, pool=pool)
+        pv = self.call("tensor.matmul", (p_low, vb), (("out_dtype", F32),), block=body, pool=pool)
         o_new = self.call("tensor.add", (self.call("tensor.row_expand_mul", (o, alpha), block=body, pool=pool), pv),
                           block=body, pool=pool)
         body.append(T.YieldStmt((m_new, l_new, o_new)))
@@ -957,7 +960,7 @@ class _KernelBuilder:
                 lhs = self.call("tensor.set_validshape", (lhs, _index(valid), _index(k)), prefix="vs")
             else:  # set_validshape cannot narrow the reshape's view: narrow it in the reshape
                 lhs = self.call("tensor.reshape", (a, _dims((m, k)), _dims((valid, k))), prefix="rs")
-        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), prefix="c"), lhs)
+        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), (("out_dtype", F32),), prefix="c"), lhs)
         first = self.call("tensor.exp", (c,)) if dtype.is_float else c
         self.call("tensor.add", (c, first))
 

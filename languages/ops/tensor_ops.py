@@ -357,13 +357,21 @@ def _matrix_of(value: Value) -> Value:
     return make_tile_type(value.shape[-2:], value.dtype, value.valid[-2:] if value.valid_shape is not None else None)
 
 
+def _default_matmul_dtype(operand: DataType, accumulator: DataType) -> DataType:
+    """PyPTO's tensor.matmul without out_dtype keeps the operands' float dtype (BF16 x BF16 is a
+    BF16 tensor: its own programs annotate it so, and its parser checks annotations against the
+    deduction); the FP32 accumulator narrows on the way out (FIXPIPE). An integer product has
+    no narrower form than its INT32 accumulator."""
+    return operand if operand.is_float else accumulator
+
+
 def deduce_tensor_matmul(args: Sequence[Node], attrs: Attrs) -> Type:
     lhs, rhs = value_at(args, 0), value_at(args, 1)
     a_trans, b_trans = _trans(attrs)
     batch, m, n, _ = batched_matmul_dims(lhs, rhs, a_trans, b_trans)
     accumulator = MATMUL_ACCUMULATOR[lhs.dtype]
     out = attr(attrs, "out_dtype")
-    dtype = out if isinstance(out, DataType) else accumulator
+    dtype = out if isinstance(out, DataType) else _default_matmul_dtype(lhs.dtype, accumulator)
     allowed = {accumulator} | ({DataType.FP16, DataType.BF16} if accumulator is DataType.FP32 else set())
     if dtype not in allowed:
         raise DeductionError(f"attribute 'out_dtype' expected one of {sorted(d.name for d in allowed)}, got {dtype.name}")

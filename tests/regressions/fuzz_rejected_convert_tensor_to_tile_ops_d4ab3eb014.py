@@ -21,7 +21,7 @@ class Fuzz:
 
     @pl.function(type=pl.FunctionType.InCore)
     def kernel1(self, a1: pl.Tensor[[20, 16], pl.BF16], b2: pl.Tensor[[16, 1], pl.BF16], x5: pl.Tensor[[1, 1], pl.FP32]) -> pl.Tensor[[20, 1], pl.FP32]:
-        c3: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.matmul(a1, b2)
+        c3: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.matmul(a1, b2, out_dtype=pl.FP32)
         t4: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.fillpad(c3, pad_value="max")
         t6: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.row_expand_mul(t4, c3)
         return t6

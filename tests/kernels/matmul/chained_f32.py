@@ -5,9 +5,9 @@ import pypto.language as pl
 class ChainedF32:
     @pl.function(type=pl.FunctionType.InCore)
     def mm(self, a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 128], pl.BF16], w: pl.Tensor[[128, 32], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
-        c = pl.matmul(a, b)
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
         
-        d = pl.matmul(c, w)
+        d = pl.matmul(c, w, out_dtype=pl.FP32)
         return d
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -6,7 +6,7 @@ class ChainedOut:
     @pl.function(type=pl.FunctionType.InCore)
     def mm(self, a: pl.Tensor[[64, 64], pl.BF16], b: pl.Tensor[[64, 128], pl.BF16], w: pl.Tensor[[128, 32], pl.BF16]) -> pl.Tensor[[64, 32], pl.FP32]:
         cb = pl.matmul(a, b, out_dtype=pl.BF16)
-        d = pl.matmul(cb, w)
+        d = pl.matmul(cb, w, out_dtype=pl.FP32)
         return d
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -8,7 +8,7 @@ class KLoopM100ATrans:
         # a is stored K-major (a_trans): each K block is a [32, 100] row window, M = 100 on columns.
         a0 = pl.slice(a, [32, 100], [0, 0])
         b0 = pl.slice(b, [32, 80], [0, 0])
-        acc0 = pl.matmul(a0, b0, a_trans=True)
+        acc0 = pl.matmul(a0, b0, a_trans=True, out_dtype=pl.FP32)
         for k0, (acc_iter,) in pl.pipeline(32, 128, 32, init_values=(acc0,), stage=2):
             ak = pl.slice(a, [32, 100], [k0, 0])
             bk = pl.slice(b, [32, 80], [k0, 0])

@@ -5,7 +5,7 @@ import pypto.language as pl
 class MatmulBiasRelu:
     @pl.function(type=pl.FunctionType.InCore)
     def mm(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], bias: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.FP32]:
-        c = pl.matmul(a, b)
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
         d = pl.add(c, bias)
         e = pl.relu(d)
         return e

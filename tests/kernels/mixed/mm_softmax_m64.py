@@ -5,7 +5,7 @@ import pypto.language as pl
 class MatmulRowSoftmax:
     @pl.function(type=pl.FunctionType.InCore)
     def mm(self, q: pl.Tensor[[64, 32], pl.FP16], k: pl.Tensor[[32, 64], pl.FP16]) -> pl.Tensor[[64, 64], pl.FP32]:
-        s = pl.matmul(q, k)
+        s = pl.matmul(q, k, out_dtype=pl.FP32)
         m = pl.row_max(s)
         e = pl.exp(pl.row_expand_sub(s, m))
         p = pl.row_expand_div(e, pl.row_sum(e))

@@ -15,7 +15,7 @@ class BatchMatmulAcc:
         b0 = pl.slice(b, [2, 32, 64], [0, 0, 0])
         a1 = pl.slice(a, [2, 16, 64], [0, 0, 64])
         b1 = pl.slice(b, [2, 32, 64], [0, 0, 64])
-        c = pl.matmul(a0, b0, b_trans=True)
+        c = pl.matmul(a0, b0, b_trans=True, out_dtype=pl.FP32)
         c2 = pl.matmul_acc(c, a1, b1, b_trans=True)
         return c2
 

@@ -13,7 +13,7 @@ class BatchMatmulBroadcast:
         a: pl.Tensor[[2, 3, 16, 64], pl.FP16],
         b: pl.Tensor[[3, 64, 32], pl.FP16],
     ) -> pl.Tensor[[2, 3, 16, 32], pl.FP32]:
-        c = pl.matmul(a, b)
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -8,10 +8,10 @@ class CarrySeededByMatmul:
 
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
-        c0 = pl.matmul(a, b)
+        c0 = pl.matmul(a, b, out_dtype=pl.FP32)
         m0 = pl.row_max(c0)
         for i, (m, acc) in pl.range(3, init_values=(m0, c0)):
-            c = pl.matmul(a, b)
+            c = pl.matmul(a, b, out_dtype=pl.FP32)
             mn = pl.maximum(m, pl.row_max(c))
             an = pl.add(acc, pl.row_expand_sub(c, mn))
             m_out, a_out = pl.yield_(mn, an)

@@ -11,7 +11,7 @@ class DecodeAttention:
     @pl.function(type=pl.FunctionType.InCore)
     def attn(self, q: pl.Tensor[[16, 128], pl.FP16],
              k: pl.Tensor[[1152, 128], pl.FP16]) -> pl.Tensor[[16, 1152], pl.FP32]:
-        s = pl.matmul(q, k, b_trans=True)
+        s = pl.matmul(q, k, b_trans=True, out_dtype=pl.FP32)
         m = pl.row_max(s)
         e = pl.exp(pl.row_expand_sub(s, m))
         t = pl.row_sum(e)

@@ -11,7 +11,7 @@ class IfPhiAcrossUnits:
         seed = pl.muls(x, 1.0)
         for i, (acc,) in pl.range(3, init_values=(seed,)):
             if i == 1:
-                c = pl.matmul(a, b)
+                c = pl.matmul(a, b, out_dtype=pl.FP32)
                 phi = pl.yield_(c)
             else:
                 d = pl.adds(acc, 1.0)

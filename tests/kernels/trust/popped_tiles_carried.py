@@ -13,10 +13,10 @@ class PoppedTilesCarried:
         seed = pl.muls(x, 2.0)
         for j, (carry,) in pl.range(2, init_values=(seed,)):
             if j == 0:
-                p = pl.matmul(a, b)
+                p = pl.matmul(a, b, out_dtype=pl.FP32)
                 phi = pl.yield_(p)
             else:
-                q = pl.matmul(a, b)
+                q = pl.matmul(a, b, out_dtype=pl.FP32)
                 phi = pl.yield_(q)
             n = pl.add(phi, carry)
             nxt = pl.yield_(n)

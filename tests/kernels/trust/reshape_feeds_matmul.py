@@ -9,7 +9,7 @@ class ReshapeFeedsMatmul:
 
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[128, 64], pl.FP16], b: pl.Tensor[[128, 32], pl.FP16]) -> pl.Tensor[[64, 32], pl.FP32]:
-        c = pl.matmul(pl.reshape(a, [64, 128]), b)
+        c = pl.matmul(pl.reshape(a, [64, 128]), b, out_dtype=pl.FP32)
         return c
 
     @pl.function(type=pl.FunctionType.Orchestration)
