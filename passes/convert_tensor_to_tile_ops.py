@@ -191,6 +191,8 @@ class TensorToTileMutator(U.FromTensor):
 
     @override
     def visit_AssignStmt(self, node: T.AssignStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        if self._state is not None and isinstance(node.value, T.Var):
+            return self._convert_alias(node, node.value)
         if self._state is None or not isinstance(node.value, T.Call):
             return super().visit_AssignStmt(node)
         pre: list[U.Stmt] = []
@@ -204,6 +206,22 @@ class TensorToTileMutator(U.FromTensor):
             assert isinstance(node.target.type, TensorType)
             self._require_state().narrowed[target.name] = node.target.type.dtype
         return (*pre, U.AssignStmt(target=target, value=value, span=node.span))
+
+    def _convert_alias(self, node: T.AssignStmt, source: T.Var) -> U.Stmt:
+        """`b = a` names the same value: when `a` became a tile, so does `b` (keeping the name
+        PyPTO's converter keeps), and what is known about `a`'s tile holds for `b`'s."""
+        value = self.visit_Var(source)
+        state = self._require_state()
+        if isinstance(value.type, TileType) and not isinstance(node.target.type, TileType):
+            target = U.Var(node.target.name, value.type, span=node.target.span)
+            state.env[node.target.name] = target
+            if value.name in state.narrowed:
+                state.narrowed[target.name] = state.narrowed[value.name]
+            if value.name in state.views:
+                state.views[target.name] = state.views[value.name]
+        else:
+            target = self._bind(node.target, None)
+        return U.AssignStmt(target=target, value=value, span=node.span)
 
     @override
     def visit_EvalStmt(self, node: T.EvalStmt) -> U.Stmt | tuple[U.Stmt, ...]:

@@ -210,9 +210,12 @@ def _collect_stmt(stmt: Node, demand: ConsumerDemand) -> bool:
     if kind not in ("AssignStmt", "EvalStmt"):
         return False
     value = getattr(stmt, "value")
+    target = getattr(stmt, "target") if kind == "AssignStmt" else None
+    if target is not None and value.KIND == "Var":
+        # A plain alias `b = a`: b's consumers are a's (the alias is the same value).
+        return _propagate(target, value, demand, keep_box=True)
     if value.KIND != "Call" or getattr(value, "op") not in REGISTRY:
         return False
-    target = getattr(stmt, "target") if kind == "AssignStmt" else None
     return _collect_call(value, target, demand)
 
 
