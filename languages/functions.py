@@ -79,16 +79,30 @@ def entry_function(program: Node, entry: str | None = None) -> Node:
                 return fn
         raise _error(f"program {name} has no function {entry!r} "
                      f"(functions: {', '.join(getattr(f, 'name') for f in functions)})")
-    for wanted in ((ORCHESTRATION,), (GROUP,), tuple(KERNEL_FUNCTION_TYPES)):
+    for wanted in ((ORCHESTRATION,), (GROUP,)):
         candidates = [f for f in functions if getattr(f, "func_type") in wanted]
         if len(candidates) == 1:
             return candidates[0]
         if len(candidates) > 1:
             raise _error(f"program {name} has several {'/'.join(wanted)} functions "
                          f"({', '.join(getattr(f, 'name') for f in candidates)}); name the entry")
-    if len(functions) == 1:
-        return functions[0]
+    # No orchestration function: the run starts where no other function calls (an Opaque host
+    # function launching its kernels, a Spmd wrapper, or a single kernel).
+    roots = root_functions(program)
+    if len(roots) == 1:
+        return roots[0]
+    if len(roots) > 1:
+        raise _error(f"program {name} has several functions no other one calls "
+                     f"({', '.join(getattr(f, 'name') for f in roots)}); name the entry")
     raise _error(f"program {name} has no Orchestration function and no single kernel to run")
+
+
+def root_functions(program: Node) -> list[Node]:
+    """The functions of `program` that no other function of it calls, in program order."""
+    functions: list[Node] = list(getattr(program, "functions"))
+    called = {str(getattr(node, "callee")) for fn in functions for node in walk(fn)
+              if node.KIND == "FuncCall" and getattr(node, "callee") != getattr(fn, "name")}
+    return [fn for fn in functions if getattr(fn, "name") not in called]
 
 
 def returned_param_indices(function: Node) -> tuple[int, ...]:
