@@ -298,6 +298,9 @@ class _TypeReader:
         # over them and literals (`4 * ROWS`), wherever a shape or an integer attribute is read.
         self.constants: Mapping[str, Constant] = constants or {}
         self.dynamic: frozenset[str] = frozenset()  # module-level `M = pl.dynamic("M")` names
+        # In user text a written valid shape equal to the shape states no narrowing (PyPTO prints
+        # and compares the two alike); IR text (with its language header) is read verbatim.
+        self.user_text = True
 
     def fail(self, node: ast.AST, message: str, hint: str = "") -> NoReturn:
         raise _error(_span_of(self.filename, node), message, hint)
@@ -390,7 +393,7 @@ class _TypeReader:
             self.layout(items[2], "a pl.Tensor annotation")
         elif len(items) == 3:
             fields = self.constructor_kwargs(items[2], "TensorView", {"valid_shape", "stride", "layout", "pad"})
-            valid = self.valid_dims(fields["valid_shape"]) if "valid_shape" in fields else None
+            valid = self.narrower_than(self.valid_dims(fields["valid_shape"]), shape) if "valid_shape" in fields else None
             if set(fields) - {"valid_shape"} and "layout" not in fields:
                 self.fail(items[2], "pl.TensorView needs layout= as soon as another field is given",
                           "add layout=pl.TensorLayout.ND")
@@ -446,10 +449,15 @@ class _TypeReader:
                 self.fail(item, f"unexpected `{ast.unparse(item)}` in a tile type",
                           "after shape and dtype come at most one pl.MemRef(..), one pl.Mem.X and one pl.TileView(..)")
         valid, view = self.tile_view(view_node, space, shape) if view_node is not None else (None, None)
+        valid = self.narrower_than(valid, shape)
         if view is None and space is not None:
             view = implicit_view_of(space, shape)
         memref = self.memref(memref_node, space) if memref_node is not None else None
         return TileType(shape, dtype, valid, space, view, memref)
+
+    def narrower_than(self, valid: ValidDims | None, shape: Sequence[object]) -> ValidDims | None:
+        """A valid shape, or None where user text writes the whole shape (the fully valid type)."""
+        return None if self.user_text and valid is not None and tuple(valid) == tuple(shape) else valid
 
     def tile_view(self, node: ast.expr, space: MemorySpace | None,
                   shape: tuple[int, ...]) -> tuple[ValidDims | None, TileView | None]:
@@ -2267,7 +2275,7 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
             language = DSL
     parser = _Parser(filename, language, constants)
     parser.level = level or language.name
-    parser.fold_literals = parser.user_text = header is None
+    parser.fold_literals = parser.user_text = parser.types.user_text = header is None
     parser.types.dynamic = dynamic
     try:
         return _in_ssa_form(parser, parser.program(cls))
@@ -2397,7 +2405,7 @@ def _parse_batched(text: str, filename: str, language: Language | None, program:
         cls = _program_class(module, filename, program)
         parser = _Parser(filename, language)
         parser.batched_guess = guessed
-        parser.user_text = _header_language(text, filename) is None
+        parser.user_text = parser.types.user_text = _header_language(text, filename) is None
         return _in_ssa_form(parser, parser.program(cls, _batched_bodies(lines, starts, filename)))
     except _NotBatchable:
         return None
