@@ -8,9 +8,9 @@ class ChainThroughSlots:
         # On Ascend910B the [128, 128] FP32 product crosses to the vector core and its FP16 cast
         # crosses back: the vector core holds the pipe's two 64 KiB slots, the popped product
         # (in one of them) and the cast, which fits Vec only because the pop lives in its slot.
-        c = pl.matmul(a, b)
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
         ch = pl.cast(c, pl.FP16, mode="rint")
-        d = pl.matmul(ch, w)
+        d = pl.matmul(ch, w, out_dtype=pl.FP32)
         return d
 
     @pl.function(type=pl.FunctionType.Orchestration)
