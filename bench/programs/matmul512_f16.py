@@ -9,7 +9,7 @@ class Matmul512:
             for nj, (o2,) in pl.range(0, 512, 128, init_values=(o1,)):
                 a0 = pl.slice(a, [128, 128], [mi, 0])
                 b0 = pl.slice(b, [128, 128], [0, nj])
-                acc0 = pl.matmul(a0, b0)
+                acc0 = pl.matmul(a0, b0, out_dtype=pl.FP32)
                 for k0, (acc_iter,) in pl.range(128, 512, 128, init_values=(acc0,)):
                     ak = pl.slice(a, [128, 128], [mi, k0])
                     bk = pl.slice(b, [128, 128], [k0, nj])
