@@ -21,15 +21,19 @@ Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns t
 - Operands the user placed in Left / Right are left alone, or rejected when they cannot fit.
 - Unsupported regimes keep the matmul whole and report a PerfHint (PH-AT-003/005/006/007/011).
 
+- tile.matmul_bias M/N tiling: the single-use full [1, N] Mat bias load (reached past only sibling
+  loads) is replaced by a [1, n] window load + Mat → Bias move per output tile, each tile a
+  head-peeled biased K reduction stored straight to the output (PH-AT-011 says why when not).
+
 Not implemented (the matmul is then left whole with its operands hopped): the Mat-scratch
-placement of chained matmuls, the cast fold, the biased-matmul M/N tiling (PH-AT-011),
-nested-loop full-K grids, and the existing-pipeline dbC recognizer.
+placement of chained matmuls (a biased one included), the cast fold, nested-loop full-K grids,
+and the existing-pipeline dbC recognizer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar, Sequence, cast
+from typing import Callable, ClassVar, Sequence, cast
 
 from typing_extensions import override
 
@@ -171,6 +175,20 @@ class _Matmul:
 
 
 @dataclass(frozen=True)
+class _BiasWindows:
+    """Where a biased grid's per-N bias windows come from: the full [1, N] Mat load (and the
+    Mat → Bias move memory inference put after it) that the windows replace; all None when the
+    grid tiles M only and every tile reads the whole bias."""
+
+    load: S.AssignStmt | None
+    move: S.AssignStmt | None
+    call: S.Call | None
+
+
+_TileReduction = Callable[[list[L.Stmt], SubTile, str], L.Var]
+
+
+@dataclass(frozen=True)
 class _AccStart:
     """How a sub-tile's K reduction starts: from a fresh seed, or the caller's accumulator."""
 
@@ -199,6 +217,8 @@ class _AutoTiler(L.FromTilePlaced):
         self._grid_k: dict[str, int] = {}
         # Statements a rewrite has already replaced (the Vec move a Vec-scratch grid stands for).
         self._dropped: set[int] = set()
+        # Definitions already emitted that a later rewrite replaced (a biased grid's full bias load).
+        self._retract: set[str] = set()
 
     # -- per-function state --------------------------------------------------------------------
 
@@ -265,6 +285,8 @@ class _AutoTiler(L.FromTilePlaced):
             consumed, emitted = self._rewrite(matmul[0], matmul[1], block, index)
             out.extend(emitted)
             index += consumed
+        if self._retract:
+            out = [stmt for stmt in out if not (isinstance(stmt, L.AssignStmt) and stmt.target.name in self._retract)]
         return tuple(out)
 
     def _matmul_stmt(self, stmt: S.Stmt) -> tuple[S.AssignStmt, S.Call] | None:
@@ -338,17 +360,24 @@ class _AutoTiler(L.FromTilePlaced):
             self._hint(matmul, "PH-AT-011", f"tile.matmul_bias left whole: {refusal}")
             return 1, self._hop(matmul)
         if matmul.bias is not None and (choice.m, choice.n) != (dims.M, dims.N):
+            windows = self._bias_windows(matmul, choice, block, index)
+            store_at = self._direct_store_at(matmul, block, index)
+            if isinstance(windows, _BiasWindows) and store_at is None:
+                windows = "its result is not consumed by one direct 2-D tile.store right after it"
+            if isinstance(windows, _BiasWindows):
+                assert store_at is not None
+                self.bump("mn-tiled-biased")
+                return self._biased_mn_tile(matmul, choice, windows, block, index, store_at)
             if not self._fits_whole(matmul):
                 raise CompileError(Diagnostic.at(
                     matmul.stmt, RULE,
                     f"PH-AT-011: tile.matmul_bias `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} "
                     f"needs output tiling (the chooser picks [{choice.m}, {choice.n}] tiles on "
-                    f"{self.backend.name}), and M/N tiling of a biased matmul (per-N bias windows) "
-                    "is not supported yet",
-                    hint="loop over N blocks in the kernel, loading the matching [1, n] bias window "
-                         "for each, or use tile.matmul and add the bias row with a vector op"))
-            self._hint(matmul, "PH-AT-011", "tile.matmul_bias M/N tiling (per-N bias windows) is "
-                       "not supported yet; the biased matmul is left whole")
+                    f"{self.backend.name}), and its bias cannot be cut into per-N windows: {windows}",
+                    hint="load the bias as one [1, N] Mat tile (pl.tile.load(bias, [r, c], [1, N], "
+                         "target_memory=pl.Mem.Mat)) right before the matmul and store the result with one "
+                         "pl.store, or loop over N blocks in the kernel loading the matching [1, n] window"))
+            self._hint(matmul, "PH-AT-011", f"tile.matmul_bias left whole: {windows}")
             return 1, self._hop(matmul)
         if (choice.m, choice.n) == (dims.M, dims.N):
             self.bump("k-tiled")
@@ -599,7 +628,7 @@ class _AutoTiler(L.FromTilePlaced):
         return current
 
     def _biased_k_reduction(self, out: list[L.Stmt], matmul: _Matmul, lhs: L.Var, tile: SubTile,
-                            blocks: KBlocks) -> L.Var:
+                            blocks: KBlocks, final_name: str | None = None) -> L.Var:
         """tile.matmul_bias with K in blocks (spec): the first block is head-peeled as a
         straight-line tile.matmul_bias that applies the bias once and mints the accumulator;
         the remaining full blocks accumulate with plain tile.matmul_acc (a pipeline when two or
@@ -608,7 +637,7 @@ class _AutoTiler(L.FromTilePlaced):
         span = matmul.span
         bias = self._to_space(out, matmul.bias, MemorySpace.Bias, span)
         rest = KBlocks(blocks.main_extent - blocks.k, blocks.k) if blocks.full_blocks > 1 else None
-        final_name = matmul.target
+        final_name = final_name or matmul.target
         head_name = self._fresh(f"{final_name}_khead") if rest is not None or blocks.tail else final_name
         sa, sb = self._extract_block(out, matmul, lhs, tile, self._index(0, span), blocks.k, "")
         current = self._assign(out, head_name, self._call("tile.matmul_bias", (sa, sb, bias), (), span),
@@ -864,7 +893,10 @@ class _AutoTiler(L.FromTilePlaced):
             return "the consumer store is not a 2-D store with an offset list"
         return None
 
-    def _grid(self, matmul: _Matmul, choice: L0Choice, store: S.AssignStmt, call: S.Call) -> list[L.Stmt]:
+    def _grid(self, matmul: _Matmul, choice: L0Choice, store: S.AssignStmt, call: S.Call,
+              reduce: _TileReduction | None = None) -> list[L.Stmt]:
+        """Each [m, n] sub-tile's K reduction (`reduce`; by default a fresh or caller-seeded one)
+        stored straight to the output, the stores chained in SSA."""
         span = matmul.span
         offsets = _offsets_arg(call)
         assert offsets is not None
@@ -878,8 +910,11 @@ class _AutoTiler(L.FromTilePlaced):
         out: list[L.Stmt] = []
         for tile in tiles:
             name = f"{matmul.target}_t{tile.index}"
-            start = self._acc_start(out, matmul, tile, name)
-            sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
+            if reduce is not None:
+                sub = reduce(out, tile, name)
+            else:
+                start = self._acc_start(out, matmul, tile, name)
+                sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
             args = list(self.visit_Expr(a) for a in call.args)
             args[0] = sub
             args[offsets_index] = L.TupleExpr(elements=(
@@ -892,6 +927,99 @@ class _AutoTiler(L.FromTilePlaced):
             previous = self._assign(out, target, value, store.span, name=target)
         self._rename[store.target.name] = cast(L.Var, previous)
         return out
+
+    # -- tile.matmul_bias M/N tiling (PH-AT-011) ------------------------------------------------------
+
+    def _direct_store_at(self, matmul: _Matmul, block: tuple[S.Stmt, ...], index: int) -> int | None:
+        """The block index of the one direct 2-D store of the result, reached past only sibling
+        loads (the deferred grid crosses no effect), or None."""
+        store_at = index + 1
+        while store_at < len(block) and _is_load(block[store_at]):
+            store_at += 1
+        store = block[store_at] if store_at < len(block) else None
+        if not (isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
+                and store.value.op == "tile.store" and store.value.args
+                and isinstance(store.value.args[0], S.Var) and store.value.args[0].name == matmul.target):
+            return None
+        if self._use_count(matmul.target) != 1:
+            return None
+        offsets = _offsets_arg(store.value)
+        if offsets is None or len(offsets[1].elements) != 2:
+            return None
+        return store_at
+
+    def _bias_windows(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...],
+                      index: int) -> _BiasWindows | str:
+        """How each output tile of a biased matmul gets its bias (spec: per-N window loads that
+        replace one single-use full [1, N] Mat load reached past only sibling loads), or why not."""
+        dims = matmul.dims
+        if dims.M % self.backend.l0_fractal_alignment or dims.N % self.backend.l0_fractal_alignment:
+            return (f"its output [{dims.M}, {dims.N}] is not a whole number of "
+                    f"{self.backend.l0_fractal_alignment}-element fractal boxes")
+        if choice.n == dims.N:
+            return _BiasWindows(None, None, None)  # M tiling only: every tile reads the whole bias
+        assert matmul.roles.bias is not None
+        source_name = cast(S.Var, matmul.call.args[matmul.roles.bias]).name
+        move: S.Stmt | None = self._defs.get(source_name)
+        if isinstance(move, S.AssignStmt) and isinstance(move.value, S.Call) and move.value.op == "tile.move" \
+                and isinstance(move.value.args[0], S.Var):
+            if self._use_count(source_name) != 1:
+                return "its bias has uses besides the matmul"
+            load_name = move.value.args[0].name
+        else:
+            move = None
+            load_name = source_name
+        load = self._defs.get(load_name)
+        if not (isinstance(load, S.AssignStmt) and isinstance(load.value, S.Call) and load.value.op == "tile.load"):
+            if move is None and matmul.bias is not None \
+                    and cast(TileType, matmul.bias.type).memory_space is MemorySpace.Bias:
+                return "its bias is defined in the Bias table, and a Bias-to-Bias N window is not supported"
+            return "its bias is not a tile.load of a GM tensor"
+        tile = cast(TileType, load.target.type)
+        if tile.memory_space is not MemorySpace.Mat:
+            return "its bias is not loaded into Mat"
+        if tuple(tile.shape) != (1, dims.N) or tuple(tile.valid) != (1, dims.N):
+            return f"its bias load is not a full [1, {dims.N}] window (physical {list(tile.shape)}, valid {list(tile.valid)})"
+        if self._use_count(load_name) != 1:
+            return "its bias load has uses besides the matmul"
+        at = next((k for k, stmt in enumerate(block[:index]) if stmt is load), None)
+        if at is None:
+            return "its bias is loaded outside the matmul's block"
+        between = [stmt for stmt in block[at + 1:index] if stmt is not move]
+        if not all(_is_load(stmt) for stmt in between):
+            return "an effect sits between its bias load and the matmul (only sibling loads may)"
+        return _BiasWindows(load, move if isinstance(move, S.AssignStmt) else None, load.value)
+
+    def _biased_mn_tile(self, matmul: _Matmul, choice: L0Choice, windows: _BiasWindows,
+                        block: tuple[S.Stmt, ...], index: int, store_at: int) -> tuple[int, list[L.Stmt]]:
+        """The [M, N] biased Acc overflows L0C (or N the Bias table): [m, n] sub-tiles, each a
+        head-peeled biased K reduction over its own [1, n] bias window (a tensor → Mat load and a
+        Mat → Bias move), stored straight to the output. The full bias load is dropped."""
+        span = matmul.span
+        store = block[store_at]
+        assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
+        out: list[L.Stmt] = []
+        for between in block[index + 1:store_at]:
+            new = self.visit_Stmt(between)
+            out.extend(new if isinstance(new, tuple) else (new,))
+        if windows.load is not None:
+            self._retract.add(windows.load.target.name)
+        if windows.move is not None:
+            self._retract.add(windows.move.target.name)
+        blocks = KBlocks(matmul.dims.K, choice.k)
+
+        def reduce(out: list[L.Stmt], tile: SubTile, name: str) -> L.Var:
+            bias = matmul.bias
+            if windows.call is not None:
+                window = self.visit_Expr(self._narrow_load(windows.call, 1, tile.col, tile.cols, tile.cols))
+                assert isinstance(window, L.Call)
+                bias = self._assign(out, f"{name}_bias_mat", window, span)
+            assert bias is not None
+            return self._biased_k_reduction(out, replace(matmul, bias=bias), matmul.lhs, tile, blocks,
+                                            self._fresh(name))
+
+        out.extend(self._grid(matmul, choice, store, store.value, reduce))
+        return store_at + 1 - index, out
 
 
     # -- canonical split-K chains --------------------------------------------------------------------

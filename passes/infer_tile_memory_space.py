@@ -662,7 +662,8 @@ class InferTileMemorySpace(Pass[U.Program, P.Program]):
 
 
 # The spaces whose tiles no later pass splits: AutoTileMatmulL0 cuts Left / Right / Acc blocks out
-# of Mat operands, but a Mat, Vec or Bias tile stays whole until it is allocated.
+# of Mat operands, but a Mat, Vec or Bias tile stays whole until it is allocated (a moved bias
+# excepted: AutoTileMatmulL0 may window it per N tile).
 _UNSPLIT_SPACES = (MemorySpace.Mat, MemorySpace.Vec, MemorySpace.Bias)
 
 
@@ -679,6 +680,10 @@ def _reject_tiles_over_capacity(program: P.Program, backend: BackendHandler) -> 
                 continue
             if node.value.op in REGISTRY and REGISTRY.is_view(node.value.op):
                 continue  # a view reads its source's bytes
+            if tile.memory_space is MemorySpace.Bias and node.value.op == "tile.move":
+                # A biased matmul's Mat bias moved into the table: AutoTileMatmulL0 reloads it in
+                # per-N windows when the table cannot hold it whole, or says why not (PH-AT-011).
+                continue
             space = tile.memory_space
             assert space is not None
             need = l0_footprint_bytes(tile, backend)

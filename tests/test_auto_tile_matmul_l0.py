@@ -566,14 +566,69 @@ def test_matmul_bias_k_tiling_is_bit_exact(shape: tuple[int, int, int], dtype: s
     assert reports and all(r.ok for r in reports), [r.line for r in reports]
 
 
-def test_matmul_bias_needing_output_tiling_is_not_supported_yet() -> None:
-    # [128, 512] FP32 with a Mat bias: 512 bias columns overflow the 1 KiB 910B Bias table, so
-    # the chooser tiles N; per-N bias windows are not implemented, and saying so beats an
-    # L0 overflow blamed on the pass. Since the on-chip size check, InferTileMemorySpace reports the
-    # whole [1, 512] bias tile as larger than the Bias space first, at the user's line: also a
-    # located user error, never the pass's fault.
-    with pytest.raises(CompileError, match="PH-AT-011.*not supported yet|over the Ascend910B Bias capacity") as err:
-        _l0_tiled(bias_kernel(128, 512, 64))
+def _bias_windows(program: L.Program) -> list[tuple[int, int]]:
+    """(column offset, width) of every [1, n] bias window load, in program order."""
+    found = []
+    for call in calls(program, "tile.load"):
+        tile = call.type
+        assert isinstance(tile, TileType)
+        if tile.shape[0] == 1:
+            offsets = call.args[1]
+            assert isinstance(offsets, L.TupleExpr)
+            found.append((const(offsets.elements[1]), tile.shape[1]))
+    return found
+
+
+def test_matmul_bias_needing_output_tiling_loads_one_bias_window_per_n_tile() -> None:
+    # [128, 512] FP32 x K=64 with a Mat bias: the 2 KiB bias row overflows the 1 KiB 910B Bias
+    # table, so the chooser caps N at 256. The full [1, 512] load (and its move to Bias) is
+    # replaced by a [1, 256] window per output tile, moved to Bias and applied once, by the
+    # tile's head-peeled matmul_bias; each tile is stored straight to its output window.
+    out, ctx = _l0_tiled(bias_kernel(128, 512, 64, "FP32"))
+    assert ctx.statistics["auto-tile-matmul-l0.mn-tiled-biased"] == 1
+    biased = calls(out, "tile.matmul_bias")
+    assert len(biased) == len(calls(out, "tile.store")) >= 2
+    windows = _bias_windows(out)
+    assert [w for _, w in windows] == [256] * len(windows) and sorted({c for c, _ in windows}) == [0, 256]
+    bias_tiles = [c.type for c in calls(out, "tile.move") if isinstance(c.type, TileType)
+                  and c.type.memory_space is MemorySpace.Bias]
+    assert len(bias_tiles) == len(biased) and all(t.shape == (1, 256) for t in bias_tiles)
+    check(out)
+
+
+def test_matmul_bias_tiled_in_m_only_reads_the_whole_bias_in_every_tile() -> None:
+    # [528, 128] FP32 x K=64: the 128-column bias fits the table, only M is tiled; every output
+    # tile applies the same Bias-resident row (no reload).
+    out, ctx = _l0_tiled(bias_kernel(528, 128, 64, "FP32"))
+    assert ctx.statistics["auto-tile-matmul-l0.mn-tiled-biased"] == 1
+    assert len(calls(out, "tile.matmul_bias")) >= 2 and len(_bias_windows(out)) == 1
+    check(out)
+
+
+@pytest.mark.parametrize("shape,dtype,backend", [
+    ((128, 512, 64), "FP32", "Ascend910B"), ((32, 512, 256), "INT8", "Ascend910B"),
+    ((64, 1040, 128), "FP16", "Ascend950"), ((528, 128, 64), "FP32", "Ascend910B"),
+])
+def test_matmul_bias_output_tiling_is_bit_exact(shape: tuple[int, int, int], dtype: str, backend: str) -> None:
+    from nanopass_pto import run as runner
+
+    program = get_plugin().parse(bias_kernel(*shape, dtype), "biased.py")
+    compiled = runner.compile_program(program, backend=backend, verify_all=True)
+    assert compiled.context is not None
+    assert compiled.context.statistics["auto-tile-matmul-l0.mn-tiled-biased"] == 1
+    inputs = runner.random_inputs(program, seed=13)
+    reports = runner.compare(runner.reference(program, inputs), runner.run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), [r.line for r in reports]
+
+
+def test_matmul_bias_output_tiling_refused_says_why_at_the_users_line() -> None:
+    # The bias row is loaded partially valid: it cannot be re-cut into full [1, n] windows, and a
+    # [1, 512] FP32 row never fits the 1 KiB 910B table, so the matmul is a located PH-AT-011 error.
+    source = bias_kernel(128, 512, 64, "FP32").replace(
+        "pl.tile.load(bias, [0, 0], [1, 512], target_memory=pl.Mem.Mat)",
+        "pl.tile.load(bias, [0, 0], [1, 512], [1, 500], target_memory=pl.Mem.Mat)")
+    with pytest.raises(CompileError, match="PH-AT-011.*per-N windows: its bias load is not a full") as err:
+        _l0_tiled(source)
     assert err.value.diagnostics[0].span.known
 
 
