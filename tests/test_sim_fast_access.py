@@ -306,3 +306,34 @@ def test_known_ranges_change_no_byte_flag_or_poison_report(case: tuple[Any, ...]
     with pytest.MonkeyPatch.context() as patch:
         _no_ranges(patch)
         assert run() == kept
+
+
+@pytest.mark.parametrize("write", ["block", "element", "layout"])
+def test_a_bound_input_is_shared_until_written_and_then_copied(write: str) -> None:
+    """GM binds an input array without copying it; the first write (a block store, an element
+    store, a layout change) copies it first, so the caller's array never changes."""
+    machine = Machine(get_backend("Ascend910B"))
+    given = np.arange(24, dtype=np.float32).reshape(4, 6)
+    before = given.copy()
+    tensor = machine.bind_tensor("x", (4, 6), DataType.FP32, given)
+    assert tensor.shared and np.shares_memory(tensor.data, given) and not tensor.data.flags.writeable
+    assert machine.read_gm_block(tensor, (1, 2), (2, 3), "test.read") is not None
+    assert _shared(tensor)  # reads keep sharing
+    if write == "block":
+        assert machine.write_gm_block(tensor, (1, 2), np.full((2, 3), -1, np.float32))
+    elif write == "element":
+        machine.write_gm(tensor, (np.array([0]), np.array([0])), np.array([-1], np.float32), "test.write")
+    else:
+        tensor.set_layout("dn")
+    assert not _shared(tensor) and not np.shares_memory(tensor.data, given)
+    assert np.array_equal(given, before)
+    expected = before.copy()
+    if write == "block":
+        expected[1:3, 2:5] = -1
+    elif write == "element":
+        expected[0, 0] = -1
+    assert np.array_equal(tensor.values(), expected)
+
+
+def _shared(tensor: GmTensor) -> bool:
+    return tensor.shared

@@ -1259,7 +1259,7 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
         if param.direction in ("Out", "InOut") and isinstance(value, GmTensor):
             # A machine made here dies with this call: its GM buffers can be handed out as
             # they are; a caller's machine keeps running, so it gets copies.
-            outputs[param.var.name] = value.logical_values() if own_machine else value.values()
+            outputs[param.var.name] = value.logical_values() if own_machine and not value.shared else value.values()
     for i, value in enumerate(returned):
         outputs[f"ret{i}"] = _output(value)
     return outputs

@@ -232,9 +232,19 @@ class GmTensor:
     # The byte ranges known to be written (see KnownWritten).
     known: KnownWritten = field(default_factory=KnownWritten, repr=False, compare=False)
     width: int = field(default=0, repr=False, compare=False)  # the element's bytes
+    # Whether `data` is a read-only view of the caller's input array (bound without a copy):
+    # the first write makes the buffer the machine's own (`own`).
+    shared: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.width = self.dtype.byte_width
+
+    def own(self) -> None:
+        """Copy a shared input buffer before anything writes it (copy on write)."""
+        if self.shared:
+            self.data = self.data.copy()
+            self.shared = False
+            self._views = None
 
     @property
     def written(self) -> npt.NDArray[np.bool_]:
@@ -352,6 +362,7 @@ class GmTensor:
         if layout == self.layout or len(self.shape) != 2:
             self.layout = layout
             return
+        self.own()
         if not self.known.covers(0, self.data.size):
             self.known.clear()  # the move below rewrites the flags
         index = tuple(i.reshape(-1) for i in np.indices(self.shape))
@@ -555,6 +566,14 @@ class Machine:
                     f"input {name!r} has shape {list(arr.shape)}, but the kernel parameter is {list(shape)}")
             arr = _coerce(arr, dtype, name)
         whole = arr is not None and bool(shape)  # every byte is about to be written
+        if whole and _TRACK_RANGES and arr is not None and self._shareable(arr, shape, dtype):
+            # The input's bytes as they are, read-only: copied only if the kernel writes them.
+            data = arr.reshape(-1).view(np.uint8).view()
+            data.flags.writeable = False
+            tensor = GmTensor(name, tuple(shape), dtype, layout, data, None, shared=True)
+            tensor.known.add(0, nbytes)
+            self.gm[name] = tensor
+            return tensor
         tensor = GmTensor(name, tuple(shape), dtype, layout,
                           np.empty(nbytes, dtype=np.uint8) if whole else np.full(nbytes, POISON_BYTE, dtype=np.uint8),
                           None if whole and _TRACK_RANGES else np.full(nbytes, whole, dtype=np.bool_))
@@ -567,6 +586,11 @@ class Machine:
                 self._scatter(tensor.data, tensor.written, np.zeros(1, dtype=np.int64), arr.reshape(-1), dtype)
         self.gm[name] = tensor
         return tensor
+
+    @staticmethod
+    def _shareable(arr: Array, shape: tuple[int, ...], dtype: DataType) -> bool:
+        return (arr.flags.c_contiguous and tuple(arr.shape) == tuple(shape) and arr.dtype == np_dtype_of(dtype)
+                and arr.dtype.byteorder in "=|")
 
     @staticmethod
     def _adoptable(buffer: Array, shape: tuple[int, ...], dtype: DataType) -> bool:
@@ -597,6 +621,7 @@ class Machine:
                  span: Span = NO_SPAN) -> None:
         offsets = tensor.element_offsets(index)
         self._check_gm_range(tensor, offsets, instruction, span)
+        tensor.own()
         self._scatter(tensor.data, tensor.written, offsets, np.asarray(values), tensor.dtype)
 
     def read_gm_block(self, tensor: GmTensor, start: Dims2, region: Dims2, instruction: str,
@@ -625,6 +650,7 @@ class Machine:
     def write_gm_block(self, tensor: GmTensor, start: Dims2, values: Array) -> bool:
         """Write a [rows, cols] window at `start` (False, writing nothing, where `block` is None)."""
         arr = np.asarray(values)
+        tensor.own()
         raw = tensor.byte_block(start, (arr.shape[0], arr.shape[1]))
         if raw is not None and _BLOCKS is not None:
             typed = np.ascontiguousarray(arr.astype(np_dtype_of(tensor.dtype), copy=False))
@@ -846,6 +872,7 @@ class Machine:
             return False
         if self.checked and not self._access_written(access):
             return False
+        tensor.own()
         flags = self._gm_flags_to_mark(tensor, block_span(*raw, access.width))
         if flags is None and not _MOVE_WITHOUT_FLAGS:
             flags = tensor.written
