@@ -73,6 +73,10 @@ class _Legalizer(TP.Rewriter):
         # Window views (tile.slice results) by name, as rewritten: a column window is re-cut
         # from its source's row view, never reshaped itself (see `_reshaped`).
         self.windows: dict[str, TP.Call] = {}
+        # Results computed as rows and re-viewed as [N, 1] columns under their own name: the
+        # column is a pto.treshape view, so an op that rewrites its operand's handle
+        # (`handle_only`: tile.set_validshape) must act on the row's handle instead.
+        self.rows: dict[str, TP.Var] = {}
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -90,6 +94,9 @@ class _Legalizer(TP.Rewriter):
         if REGISTRY.is_window_view(call.op):
             self.windows[node.target.name] = call
         opdef = REGISTRY.get(call.op)
+        on_row = self._handle_on_row(node, call, opdef)
+        if on_row is not None:
+            return on_row
         required = row_major_vec_tiles(opdef.family, opdef.pto)
         if required is None:
             return super().visit_AssignStmt(node)
@@ -137,7 +144,39 @@ class _Legalizer(TP.Rewriter):
         if back.type != node.target.type:
             raise CompileError(Diagnostic.at(node, RULE, f"the row form of `{call.op}` does not reshape back to "
                                              f"{node.target.type}", "this is a compiler bug"))
+        self.rows[node.target.name] = row
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _handle_on_row(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef) -> tuple[TP.Stmt, ...] | None:
+        """`tile.set_validshape(col, vr, vc)` of a column this pass re-viewed from a row: the
+        row's handle narrowed to [vc, vr] (a column's rows are its row view's columns), then
+        re-viewed as the column again; None for every other call."""
+        handles = [i for i, arg in enumerate(call.args) if i < len(opdef.operands)
+                   and opdef.operand_decl(i).handle_only and isinstance(arg, TP.Var) and arg.name in self.rows]
+        if not handles:
+            return None
+        if opdef.semantics[:1] != ("set_validshape",) or handles != [0] or len(call.args) != 3:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"`{call.op}` of an [N, 1] column computed as a row is not supported yet",
+                "narrow the tile before the vector instruction that produces it"))
+        source = call.args[0]
+        assert isinstance(source, TP.Var)
+        row = self.rows[source.name]
+        args = (row, call.args[2], call.args[1])
+        narrowed = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                           type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
+        var = TP.Var(self.fresh(node.target.name + "_row"), narrowed.type, span=node.target.span)
+        target = node.target.type
+        assert isinstance(target, TileType)
+        back = self._reshape_call(var, target, node.span)
+        if back.type != target:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"`{call.op}` of an [N, 1] column computed as a row is not supported yet for the valid "
+                f"shape {target}", "narrow the tile before the vector instruction that produces it"))
+        self.bump("column_handles_narrowed_as_rows")
+        self.rows[node.target.name] = var
+        return (TP.AssignStmt(target=var, value=narrowed, span=node.span),
+                TP.AssignStmt(target=node.target, value=back, span=node.span))
 
     def _reshaped(self, operand: TP.Expr, pre: list[TP.Stmt], span: Span) -> TP.Expr:
         tile = getattr(operand, "type")

@@ -121,3 +121,40 @@ def test_row_wise_ops_on_columns_simulate_bit_exactly_and_match_numpy(backend: s
     expected = (a * b).astype(np.float32).astype(np.float64) - b  # row_sum / row_max of one column are the column itself
     got = np.asarray(next(iter(outputs.values())), dtype=np.float64)
     assert np.array_equal(got, expected.astype(np.float32).astype(np.float64))
+
+
+NARROWED_COLUMN = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, a: pl.Tensor[[16, 1], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        t: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        e: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.abs(t)
+        n: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[5, 1])] = pl.tile.set_validshape(e, 5, 1)
+        o: pl.Tensor[[16, 1], pl.FP32] = pl.tile.store(n, [0, 0], out)
+        return o
+    """), "    ")
+
+
+def test_a_column_computed_as_a_row_is_narrowed_on_the_rows_handle() -> None:
+    # `e` is the [1, 16] row re-viewed as a column (a pto.treshape view, which PTOAS will not
+    # narrow): set_validshape narrows the row's own handle to [1, 5] and re-views it instead.
+    program = parse_program(NARROWED_COLUMN, "k.py", language=TilePlaced)
+    assert isinstance(program, P.Program)
+    out = LegalizeVecLayouts().run(program, PassContext("Ascend910B", get_backend("Ascend910B")))
+    narrows = [n.value for n in walk(out) if isinstance(n, P.AssignStmt) and isinstance(n.value, P.Call)
+               and n.value.op == "tile.set_validshape"]
+    assert len(narrows) == 1
+    operand = narrows[0].args[0]
+    assert isinstance(operand, P.Var) and operand.type.shape == (1, 16)
+    assert isinstance(narrows[0].type, TileType) and narrows[0].type.valid == (1, 5)
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_narrowed_column_compiles_under_verify_all_and_stores_its_valid_rows(backend: str) -> None:
+    compiled = compile_program(parse_program(NARROWED_COLUMN, "k.py", language=TilePlaced), backend=backend,
+                               verify_all=True)
+    inputs = random_inputs(compiled.source, 7)
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    got = np.asarray(next(iter(outputs.values())))
+    expected = np.abs(np.asarray(inputs["a"], dtype=np.float32))
+    assert got[:5].view(np.uint32).tolist() == expected[:5].view(np.uint32).tolist()
