@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Sequence, cast
 
 from typing_extensions import override
@@ -39,13 +39,12 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
+from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n
 from passes.analysis.consumer_space import (
-    BoxRequest,
     ConsumerDemand,
     SpaceDemand,
     collect_consumer_demand,
     demand_through_view,
-    cube_box,
     operand_demand,
     propagates_demand,
 )
@@ -59,11 +58,6 @@ ACCUMULATOR_SPACE = MemorySpace.Acc
 # through the D-cache) and become their tile form on an on-chip one.
 SCALAR_ACCESS_TILE_FORM = {"tensor.read": "tile.read", "tensor.write": "tile.write"}
 GM_ONLY_OPS = frozenset({"tensor.dim"})
-# Cube operands whose N axis the conversion deliberately does not box (spec, "The N granularity"):
-# a matmul_acc's accumulator must agree with the product on physical N, and no cross-tile
-# decider reaches the tile that allocates it, so an unaligned N is declined here, at the
-# user's line, instead of surfacing as an operand-shape mismatch between two generated tiles.
-UNBOXED_N_OPERANDS = {"tensor.matmul_acc": 2}
 
 
 def _error(node: Node, message: str, hint: str = "") -> CompileError:
@@ -387,7 +381,7 @@ class TensorToTileMutator(U.FromTensor):
                          pre: list[U.Stmt]) -> U.Call:
         tile_op = self._dispatch(call, conversion)
         bridged = {t.arg: t for t in conversion.tile_inputs}
-        self._check_unboxed_n(call, bridged)
+        self._check_aligned_n(call, conversion)
         args: list[U.Expr] = []
         for index, arg in enumerate(call.args):
             tile_input = bridged.get(index)
@@ -452,13 +446,23 @@ class TensorToTileMutator(U.FromTensor):
         return twin, [args[0], expanded]
 
     @staticmethod
-    def _check_unboxed_n(call: T.Call, bridged: dict[int, TileInput]) -> None:
-        index = UNBOXED_N_OPERANDS.get(call.op)
-        if index is None or index not in bridged:
+    def _check_aligned_n(call: T.Call, conversion: TileConversion) -> None:
+        k_gap = unaligned_k(call.args, call.attrs, conversion)
+        if k_gap is not None:
+            index, box = k_gap
+            operand = type_of(call.args[index])
+            assert isinstance(operand, TensorType)
+            k = operand.shape[box.axis]
+            side = "left" if index == min(t.arg for t in conversion.tile_inputs) else "right"
+            raise _error(call, f"`{call.op}` needs K (= {k}) to be a multiple of {box.align} for "
+                               f"{operand.dtype.pl_name}: no conversion pads the reduction axis (its padding would "
+                               f"feed uninitialised memory into the sum), and the {side} operand's cube tiles are "
+                               f"boxed {box.align} deep on K",
+                         f"pad K to {-(-k // box.align) * box.align} with zeros in both operands (the sum is unchanged)")
+        gap = unaligned_n(call.args, call.attrs, conversion)
+        if gap is None:
             return
-        box = cube_box(call, replace(bridged[index], cube_n_axis=True))
-        if box is None:
-            return
+        index, box = gap
         operand = type_of(call.args[index])
         assert isinstance(operand, TensorType)
         n = operand.shape[box.axis]

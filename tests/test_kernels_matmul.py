@@ -301,9 +301,10 @@ def test_hand_written_kernel(kernel: Kernel, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("case, message", [
-    # K is never boxed (padding it would sum uninitialised L1): the box grid check names the fix.
-    (Plain(32, 32, 40, "FP16"), "column extent 40 is not a multiple of 16"),
-    (Plain(32, 48, 48, "INT8"), "column extent 48 is not a multiple of 32"),
+    # K is never boxed (padding it would sum uninitialised L1): the conversion declines it at the
+    # call, naming the box and the padding that fixes it.
+    (Plain(32, 32, 40, "FP16"), "needs K (= 40) to be a multiple of 16 for pl.FP16"),
+    (Plain(32, 48, 48, "INT8"), "needs K (= 48) to be a multiple of 32 for pl.INT8"),
     # An operand bigger than all of L1: named with its bytes and the limit as soon as it is placed.
     (Plain(128, 512, 1024, "FP16"), "Mat usage of kernel `matmul_incore`: the tile `b_tile` alone is [1024, 512] FP16, "
                                     "1048576 bytes, over the Ascend910B Mat capacity of 524288 bytes"),

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from languages.gen import tensor as T
+from languages.cube_boxing import unaligned_k, unaligned_n
 from languages.layout import ROW_MAJOR_VEC_TILES, assembler_checked_box, physical_2d
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
@@ -631,6 +632,9 @@ class _Drawer:
             return None
         if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):
             return None
+        if opdef.to_tile is not None and (unaligned_n(args, attr_items, opdef.to_tile) is not None
+                                          or unaligned_k(args, attr_items, opdef.to_tile) is not None):
+            return None  # the conversion declines a K it never pads, an N it does not box (TileInput.aligned_n)
         tags = self.tags(args, ty)
         for attr_name, attr_value in attr_items:
             chosen = opdef.attr_decl(attr_name)

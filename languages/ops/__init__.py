@@ -211,7 +211,10 @@ class TileInput:
     `space_of` demands nothing (the load follows downstream demand or InferTileMemorySpace).
     `transpose_attr` names the tensor-op attribute that makes the operand a zero-copy
     `tile.transpose_view` of its natural load; `cube_m_axis` / `cube_n_axis` ask for the axis
-    carrying M / N to be boxed (physical extent rounded up, true extent in valid_shape).
+    carrying M / N to be boxed (physical extent rounded up, true extent in valid_shape);
+    `aligned_n` says the conversion does not box this operand's N axis, so an N that is not a
+    whole number of its boxes is declined (spec, "The N granularity": a matmul_acc's accumulator
+    must agree with the product on physical N, and nothing boxes the tile that allocates it).
     """
 
     arg: int
@@ -220,6 +223,7 @@ class TileInput:
     transpose_attr: str | None = None
     cube_m_axis: bool = False
     cube_n_axis: bool = False
+    aligned_n: bool = False
 
     @property
     def consumer_index(self) -> int:

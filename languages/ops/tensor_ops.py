@@ -752,7 +752,7 @@ def _matmul_ops() -> list[OpDef]:
               output_memory=ReusesInput(0),
               to_tile=TileConversion("tile.matmul_acc", (
                   TileInput(1, matmul_acc, transpose_attr="a_trans", cube_m_axis=True),
-                  TileInput(2, matmul_acc, transpose_attr="b_trans")),
+                  TileInput(2, matmul_acc, transpose_attr="b_trans", aligned_n=True)),
                   batched_op="tile.batch_matmul_acc")),
     ]
 

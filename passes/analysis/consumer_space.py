@@ -16,13 +16,13 @@ spaces (`languages.views`), never written here.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from languages.cube_boxing import BoxRequest, cube_box
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, Fixed, InheritInput, OpDef, ReusesInput, TileInput, staging_space_for_load
-from languages.types import DataType, Dims, TensorType, attr
-from languages.layout import box_shape, is_row_major_linear
+from languages.ops import REGISTRY, InheritInput, OpDef, ReusesInput, TileInput, staging_space_for_load
+from languages.types import Dims, TensorType
+from languages.layout import is_row_major_linear
 from languages.views import implicit_view
 from nanopass.node import Node
 
@@ -32,72 +32,9 @@ DEFAULT_SPACE = MemorySpace.Vec
 
 
 @dataclass(frozen=True)
-class BoxRequest:
-    """Round axis `axis` of the natural (as loaded) 2-D tile up to a multiple of `align`."""
-
-    axis: int
-    align: int
-
-    def physical_shape(self, shape: Dims) -> Dims:
-        padded = list(shape)
-        padded[self.axis] = -(-shape[self.axis] // self.align) * self.align
-        return tuple(padded)
-
-
-@dataclass(frozen=True)
 class SpaceDemand:
     space: MemorySpace
     box: BoxRequest | None = None
-
-
-def _box_extent(space: MemorySpace, shape: Dims, dtype: DataType, axis: int) -> int:
-    box = box_shape(implicit_view(space, shape), dtype)
-    return 1 if box is None else box[axis]
-
-
-def _transposed(shape: Dims) -> Dims:
-    return (shape[1], shape[0])
-
-
-def _is_transposed(call: Node, tile_input: TileInput) -> bool:
-    if tile_input.transpose_attr is None:
-        return False
-    return bool(attr(getattr(call, "attrs"), tile_input.transpose_attr, False))
-
-
-def _result_space(tile_op: OpDef) -> MemorySpace | None:
-    return tile_op.output_memory.space if isinstance(tile_op.output_memory, Fixed) else None
-
-
-def cube_box(call: Node, tile_input: TileInput) -> BoxRequest | None:
-    """The box a matmul operand needs on the axis carrying M (cube_m_axis) or N (cube_n_axis),
-    or None when the operand is not 2-D or its extent is already a whole number of boxes."""
-    if not (tile_input.cube_m_axis or tile_input.cube_n_axis) or not tile_input.space_of:
-        return None
-    operand_type = getattr(getattr(call, "args")[tile_input.arg], "type", None)
-    if not isinstance(operand_type, TensorType) or len(operand_type.shape) != 2:
-        return None  # rank >= 3 lowers to a batch matmul: FlattenTileNdTo2D's packed rows decide
-    constraint = REGISTRY.bridge_space_of(tile_input.space_of, tile_input.consumer_index)
-    load_space = staging_space_for_load(constraint)
-    natural = operand_type.shape
-    transposed = _is_transposed(call, tile_input)
-    final = _transposed(natural) if transposed else natural
-    # M is the row axis of the left operand and of the product; N the column axis of the right
-    # operand and of the product. A transposed operand is loaded naturally, so the axis of the
-    # loaded tile is the other one.
-    final_axis = 0 if tile_input.cube_m_axis else 1
-    natural_axis = 1 - final_axis if transposed else final_axis
-    dtype = operand_type.dtype
-    align = math.lcm(
-        _box_extent(load_space, natural, dtype, natural_axis),
-        _box_extent(constraint, final, dtype, final_axis),
-    )
-    product_space = _result_space(REGISTRY.get(tile_input.space_of[0]))
-    if product_space is not None:
-        align = math.lcm(align, _box_extent(product_space, final, dtype, final_axis))
-    if natural[natural_axis] % align == 0:
-        return None
-    return BoxRequest(natural_axis, align)
 
 
 def operand_demand(call: Node, tile_input: TileInput) -> SpaceDemand | None:
@@ -105,7 +42,7 @@ def operand_demand(call: Node, tile_input: TileInput) -> SpaceDemand | None:
     space = REGISTRY.demanded_space(tile_input)
     if space is None or space is DEFAULT_SPACE:
         return None
-    return SpaceDemand(space, cube_box(call, tile_input))
+    return SpaceDemand(space, cube_box(getattr(call, "args"), getattr(call, "attrs"), tile_input))
 
 
 def accumulator_demands(call: Node) -> dict[int, SpaceDemand]:
@@ -131,7 +68,7 @@ def accumulator_demands(call: Node) -> dict[int, SpaceDemand]:
             continue  # loadable: bridged like any operand
         except ValueError:
             pass
-        box = cube_box(call, m_decider) if m_decider is not None else None
+        box = cube_box(getattr(call, "args"), getattr(call, "attrs"), m_decider) if m_decider is not None else None
         # The accumulator is [M, N]: its M is on rows whichever axis carried it in the operand.
         demands[index] = SpaceDemand(space, BoxRequest(0, box.align) if box is not None else None)
     return demands
