@@ -38,7 +38,7 @@ _CORE_KINDS = (
          op="str", args="tuple[Expr, ...]", attrs="Attrs", type="Type"),
     kind("FuncCall", "Expr", "`self.f(args)`: a call to another function of the program.",
          callee="str", args="tuple[Expr, ...]", type="Type"),
-    kind("BinOp", "Expr", "Scalar arithmetic or comparison: + - * // % == != < <= > >= and or.",
+    kind("BinOp", "Expr", "Scalar arithmetic or comparison: + - * / // % == != < <= > >= and or (`/` on floats only).",
          op="str", lhs="Expr", rhs="Expr", type="Type"),
     kind("UnaryOp", "Expr", "Scalar `-x` or `not x`.", op="str", operand="Expr", type="Type"),
     kind("TupleExpr", "Expr", "A list / tuple literal of scalars, e.g. offsets `[0, 0]`.",
@@ -122,7 +122,12 @@ PTO = define_language(
     extends=Addressed,
     doc="PTO-ISA MLIR dialect kernels (pto.alloc_tile, pto.tload, pto.tmatmul, scf.for): InCore functions only",
     module="languages.gen.pto",
-    remove={"FuncCall"},
+    remove={"FuncCall", "Program"},
+    # The module names the architecture PTOAS verifies it for (`module attributes
+    # {pto.target_arch = "a5"}`; "" for PTOAS's default, A2/A3): its parser checks target-only
+    # instructions (pto.mgather) against the module's attribute, not the command line's.
+    add=(kind("Program", "Program", "A PTO-ISA module: its kernels, and the target architecture it is for.",
+              name="str", functions="tuple[Function, ...]", target_arch="str"),),
     remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view",
                 "tensor.dump_tag"},
     add_ops={"pto.*", "arith.*"},

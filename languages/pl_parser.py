@@ -101,7 +101,7 @@ BOOL_TYPE = ScalarType(DataType.BOOL)
 INDEX_TYPE = ScalarType(DataType.INDEX)
 
 _AST_BINOPS: dict[type[ast.operator], str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Div: "/",
 }
 _AST_COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
@@ -1477,13 +1477,30 @@ class _Parser:
         if folded is not None:
             return folded
         op = _AST_BINOPS.get(type(node.op))
-        if op is None and isinstance(node.op, (ast.Div, ast.MatMult)):
+        if op is None and isinstance(node.op, ast.MatMult):
             lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
-            self.require_scalar_operands(node, "/" if isinstance(node.op, ast.Div) else "@", (lhs, rhs))
+            self.require_scalar_operands(node, "@", (lhs, rhs))
         if op is None:
-            self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * // %)",
+            self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * / // %)",
                       "use // for integer division")
-        return self.binop_node(node, op, self.expr(node.left, scope), self.expr(node.right, scope))
+        lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
+        if op == "/":
+            self.require_float_division(node, lhs, rhs)
+        return self.binop_node(node, op, lhs, rhs)
+
+    def require_float_division(self, node: ast.AST, lhs: Node, rhs: Node) -> None:
+        """`/` is PyPTO's FloatDiv: true division of float scalars (arith.divf). On integers the
+        DSL has floor division `//`; a float quotient of integers needs an explicit pl.cast."""
+        self.require_scalar_operands(node, "/", (lhs, rhs))
+        for operand in (lhs, rhs):
+            ty = expr_type(operand)
+            if isinstance(ty, ScalarType) and not ty.dtype.is_float and operand.KIND != "ConstInt":
+                self.fail(node, f"operator `/` in `{ast.unparse(node) if isinstance(node, ast.expr) else '/'}` "
+                                f"divides a {ty.dtype.pl_name} scalar: `/` is float division",
+                          "use // for integer (floor) division, or pl.cast the operands to a float type first")
+        if all(operand.KIND == "ConstInt" for operand in (lhs, rhs)):
+            self.fail(node, "operator `/` of two integer literals has no float type to divide in",
+                      "write a float literal (e.g. 1.0 / 3), or use // for integer division")
 
     def folded(self, node: ast.BinOp, scope: _Scope) -> Node | None:
         """An arithmetic tree over literals and module constants is one literal (PyPTO's parser

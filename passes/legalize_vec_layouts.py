@@ -21,7 +21,7 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
-from languages.layout import RESULT, is_row_major, row_major_vec_tiles
+from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
 from languages.types import DataType, TileType
@@ -97,7 +97,7 @@ class _Legalizer(TP.Rewriter):
         on_row = self._handle_on_row(node, call, opdef)
         if on_row is not None:
             return on_row
-        required = row_major_vec_tiles(opdef.family, opdef.pto)
+        required = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names)
         if required is None:
             return super().visit_AssignStmt(node)
         indices = [i for i, name in enumerate(opdef.operand_names) if name in required and i < len(call.args)]
@@ -108,7 +108,7 @@ class _Legalizer(TP.Rewriter):
         for tile, at in [(getattr(call.args[i], "type"), call.args[i]) for i in columns] + (
                 [(node.target.type, node.target)] if result_column else []):
             assert isinstance(tile, TileType)
-            if not _is_column(tile):
+            if not _is_column(tile) or opdef.family in WITHOUT_ROW_FORM:
                 raise CompileError(Diagnostic.at(
                     at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))

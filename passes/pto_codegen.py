@@ -27,7 +27,7 @@ from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import (ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
+from languages.ops.pto_ops import (PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
                                    scalar_conversion_chain)
 from languages.types import (
     BOOL,
@@ -53,6 +53,7 @@ from languages.types import (
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
 from nanopass.passes import Pass, PassContext
+from passes.analysis.memrefs import backend_handler
 from passes.analysis.boxed_extents import check_tile
 
 RULE = "PTOCodegen"
@@ -107,9 +108,10 @@ _Definer = A.AssignStmt | A.ForStmt | A.IfStmt
 class _Codegen(P.FromAddressed):
     """The Addressed -> PTO rewriter; per-kernel state lives in `self.fn`."""
 
-    def __init__(self, emit_tile_addr: bool) -> None:
+    def __init__(self, emit_tile_addr: bool, target_arch: str) -> None:
         super().__init__()
         self.emit_tile_addr = emit_tile_addr
+        self.target_arch = target_arch
         self.fn = _FunctionState()
 
     # -- program / function ----------------------------------------------------------------------
@@ -118,7 +120,7 @@ class _Codegen(P.FromAddressed):
     def visit_Program(self, node: A.Program) -> P.Program:
         kernels = tuple(self.visit_Function(f) for f in node.functions if is_kernel_function(f))
         self.bump("kernels", len(kernels))
-        return P.Program(name=node.name, functions=kernels, span=node.span)
+        return P.Program(name=node.name, functions=kernels, target_arch=self.target_arch, span=node.span)
 
     @override
     def visit_Function(self, node: A.Function) -> P.Function:
@@ -1181,4 +1183,5 @@ class PTOCodegen(Pass[A.Program, P.Program]):
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> P.Program:
-        return ctx.rewrite(_Codegen(self.emit_tile_addr), program)
+        arch = PTO_TARGET_ARCH.get(backend_handler(ctx).arch, "")
+        return ctx.rewrite(_Codegen(self.emit_tile_addr, arch), program)

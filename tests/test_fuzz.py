@@ -36,7 +36,7 @@ def _check(case: FuzzCase) -> Outcome:
         return _TARGET.check(case)
 
 
-@given(cases())
+@given(cases(arch=_TARGET.handler.arch))
 def test_compiled_program_matches_interpreter_bit_for_bit(case: FuzzCase) -> None:
     """generate → compile with verify-all → simulate vs interpret, bit-exact."""
     outcome = _check(case)

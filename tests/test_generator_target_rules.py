@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given
 
 from backend.fuzzing.generator import Features, GeneratedProgram, programs, reaching_kernel
-from backend.fuzzing.registry_calls import unavailable_somewhere
+from backend.fuzzing.registry_calls import KNOWN_OPEN_ON, unavailable_somewhere
 from backend.targets.handlers import ASCEND_910B, ASCEND_950, BackendHandler
 from languages.gen import tensor as T
 from languages.ops import REGISTRY
+from languages.ops.assembler_element_types import AssemblerDtypeIn
 from languages.pl_parser import parse_program
 from languages.types import TileType
 from nanopass.node import Node
@@ -22,8 +23,10 @@ from verifiers import target_op_rules
 BACKENDS = (ASCEND_910B, ASCEND_950)
 # The ops whose rules differ between the targets (a dtype, a scratch's extent, distinct buffers).
 # An op unavailable on some target (TRANDOM on A2/A3) is never drawn (registry_calls.unavailable_somewhere).
-RULED_OPS = sorted(op.name for op in REGISTRY if op.target_rules and op.prefix == "tile"
-                   and any(not rule.when for rule in op.target_rules) and not unavailable_somewhere(op))
+# The assembler's per-instruction element types (AssemblerDtypeIn) rule almost every vector op
+# the same way on both targets; test_generated_programs_keep_the_target_rules covers them.
+RULED_OPS = sorted(op.name for op in REGISTRY if op.prefix == "tile" and not unavailable_somewhere(op)
+                   and any(not rule.when and not isinstance(rule, AssemblerDtypeIn) for rule in op.target_rules))
 
 
 def _violations(program: Node, handler: BackendHandler) -> list[str]:
@@ -49,23 +52,22 @@ def test_the_ruled_ops_are_the_ones_the_registry_names() -> None:
 def test_a_ruled_op_is_drawn_within_its_rules(handler: BackendHandler, op: str) -> None:
     """Kernels whose every step calls one ruled op: it is reached on both targets, and each call
     keeps the rules of the target it was drawn for (the other target's rules may not hold)."""
+    if (op, handler.arch) in KNOWN_OPEN_ON:
+        assert reaching_kernel(REGISTRY.get(op), arch=handler.arch) is None  # kept off, saying why
+        return
     for seed in range(3):
         kernel = reaching_kernel(REGISTRY.get(op), seed=seed, arch=handler.arch)
         assert kernel is not None, f"{op} not reached on {handler.name}"
         assert _violations(T.Program("Fuzz", (kernel,)), handler) == []
 
 
-def test_prelu_on_a2a3_gets_a_byte_mask_scratch_a_row_taller() -> None:
-    kernel = reaching_kernel(REGISTRY.get("tile.prelu"), arch=ASCEND_910B.arch)
-    assert kernel is not None
-    calls = [s.value for s in kernel.body if isinstance(s, T.AssignStmt) and isinstance(s.value, T.Call)]
-    prelus = [c for c in calls if c.op == "tile.prelu"]
-    assert prelus
-    for call in prelus:
-        x, tmp = getattr(call.args[0], "type"), getattr(call.args[2], "type")
-        assert isinstance(x, TileType) and isinstance(tmp, TileType)
-        assert tmp.dtype.name == "UINT8"
-        assert tmp.shape[0] == x.shape[0] + 1 and tmp.shape[1] >= 32
+def test_prelu_is_kept_off_a2a3_until_ptoas_and_pto_isa_agree_on_its_scratch() -> None:
+    # pto-isa's A2/A3 TPRELU reads one row of tmp past the result (the MaskScratch rule), but
+    # PTOAS 0.44 wants tmp the same shape as src and dst: no tmp satisfies both, so a campaign
+    # for Ascend910B does not draw it (and says why); Ascend950 ignores tmp and draws it.
+    assert "PTOAS" in KNOWN_OPEN_ON[("tile.prelu", ASCEND_910B.arch)]
+    assert reaching_kernel(REGISTRY.get("tile.prelu"), arch=ASCEND_910B.arch) is None
+    assert reaching_kernel(REGISTRY.get("tile.prelu"), arch=ASCEND_950.arch) is not None
 
 
 def test_a_drawn_tile_in_a_boxed_space_is_whole_boxes() -> None:

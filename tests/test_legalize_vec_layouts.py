@@ -143,7 +143,7 @@ def test_a_column_computed_as_a_row_is_narrowed_on_the_rows_handle() -> None:
                and n.value.op == "tile.set_validshape"]
     assert len(narrows) == 1
     operand = narrows[0].args[0]
-    assert isinstance(operand, P.Var) and operand.type.shape == (1, 16)
+    assert isinstance(operand, P.Var) and isinstance(operand.type, TileType) and operand.type.shape == (1, 16)
     assert isinstance(narrows[0].type, TileType) and narrows[0].type.valid == (1, 5)
 
 

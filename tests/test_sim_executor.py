@@ -115,7 +115,7 @@ class KernelBuilder:
         return P.Function(self.name, "InCore", tuple(self.params), (), tuple(self.body) + (P.ReturnStmt(()),))
 
     def program(self) -> P.Program:
-        return P.Program(self.name, (self.function(),))
+        return P.Program(self.name, (self.function(),), "")
 
 
 # -- vector kernels ------------------------------------------------------------------------------
@@ -322,7 +322,7 @@ def test_row_narrowed_accumulator_needs_compact() -> None:
 
 def test_entry_point_errors() -> None:
     program = add_kernel(F32)
-    two = P.Program("two", (program.functions[0], dataclasses.replace(program.functions[0], name="add2")))
+    two = P.Program("two", (program.functions[0], dataclasses.replace(program.functions[0], name="add2")), "")
     with pytest.raises(SimulationError, match="run_kernel"):
         run_pto(two, {}, "Ascend910B")
     with pytest.raises(SimulationError, match=r"inputs \['zz'\] are not parameters"):

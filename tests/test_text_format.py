@@ -170,7 +170,7 @@ ERROR_CASES = [
     ("half: pl.Scalar[pl.INDEX] = n // 2", "half: 7 = n // 2",
      r"expected a type annotation like pl\.Tensor\[\[16, 32\], pl\.FP32\]"),
     ("for i in pl.range(4):", "for i in pl.range(1, 2, 3, 4):", r"pl\.range takes 1 to 3 positional arguments"),
-    ("half: pl.Scalar[pl.INDEX] = n // 2", "half: pl.Scalar[pl.INDEX] = n / 2", r"unsupported operator"),
+    ("half: pl.Scalar[pl.INDEX] = n // 2", "half: pl.Scalar[pl.INDEX] = n / 2", r"operator `/` in `n / 2` divides a pl.INDEX scalar: `/` is float division"),
     ("half: pl.Scalar[pl.INDEX] = n // 2", "half: pl.Scalar[pl.INDEX] = self.nope(n)", r"unknown function 'nope'"),
     ("half: pl.Scalar[pl.INDEX] = n // 2", "half: pl.Scalar[pl.INDEX] = 0 < n < 2", r"chained comparisons"),
     ("            y, k = pl.yield_(scaled, -(n + 1) % 7)", "            y = pl.yield_(scaled)",

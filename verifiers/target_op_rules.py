@@ -27,7 +27,7 @@ from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, P
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node
+from nanopass.node import Node, preorder
 
 RULE = "TargetOpRules"
 
@@ -86,13 +86,15 @@ class _Checker:
     def block(self, body: Sequence[Node]) -> None:
         for stmt in straight_line_statements(body):
             kind = stmt.KIND
-            if kind in ("AssignStmt", "EvalStmt"):
-                value = getattr(stmt, "value")
-                target = getattr(stmt, "target") if kind == "AssignStmt" else None
-                if value.KIND == "Call" and str(getattr(value, "op")) in REGISTRY:
-                    self.call(stmt, value, target)
-                if target is not None:
-                    self.bind(target, value)
+            target = getattr(stmt, "target") if kind == "AssignStmt" else None
+            value = getattr(stmt, "value", None)
+            # Every call of the statement, nested ones too (`return pl.abs(x)`, a call given as
+            # another call's argument): an unassigned call stands for its own result.
+            for node in preorder(stmt):
+                if node.KIND == "Call" and str(getattr(node, "op")) in REGISTRY:
+                    self.call(stmt, node, target if node is value else None)
+            if target is not None and value is not None:
+                self.bind(target, value)
 
     # -- storage provenance ----------------------------------------------------------------------
 
@@ -155,7 +157,8 @@ class _Checker:
 
     def operand(self, call: Node, target: Node | None, index: int) -> Node | None:
         if index == RESULT:
-            return target
+            # A call that is not assigned (`return pl.abs(x)`) stands for its own result.
+            return target if target is not None else call
         args = getattr(call, "args")
         return args[index] if index < len(args) else None
 

@@ -39,10 +39,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Sequence
 
+from hypothesis import reject
 from hypothesis import strategies as st
 from typing_extensions import override
 
-from backend.fuzzing.registry_calls import ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable, generatable_ops
+from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
+                                            generatable_ops, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
@@ -236,6 +238,8 @@ class _KernelBuilder:
     def call(self, op: str, args: Sequence[T.Expr], attrs: tuple[tuple[str, AttrValue], ...] = (),
              prefix: str = "t", block: list[T.Stmt] | None = None, pool: list[T.Var] | None = None) -> T.Var:
         ty = REGISTRY.deduce(op, tuple(args), attrs)
+        if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots):
+            raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
         var = T.Var(self.fresh(prefix), ty)
         (self.body if block is None else block).append(T.AssignStmt(var, T.Call(op, tuple(args), attrs, ty)))
         self.ops.add(op)
@@ -565,9 +569,10 @@ class _KernelBuilder:
             return T.UnaryOp("-", self.scalar_expr(dtype, leaves, depth + 1), ty)
         if self.chance(15):
             return self.scalar_cast(dtype)
-        # Float floor division / modulo have no exact arith form: PTOCodegen declines them.
+        # Float floor division / modulo have no exact arith form: PTOCodegen declines them;
+        # `/` is float division only (the parser rejects it on integers).
         ops = [op for op in ARITH_BINARY if op not in ("and", "or")
-               and not (dtype.is_float and op in FLOAT_DECLINED)]
+               and not (dtype.is_float and op in FLOAT_DECLINED) and not (not dtype.is_float and op == "/")]
         op = self.pick(ops)
         lhs = self.scalar_expr(dtype, leaves, depth + 1)
         rhs = self.scalar_expr(dtype, leaves, depth + 1)
@@ -1310,6 +1315,15 @@ def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) ->
     return T.Function("main", "Orchestration", tuple(params), tuple(r.type for r in returned), tuple(body))
 
 
+class TargetRuleMiss(Exception):
+    """A recipe called an op with operands the target's rules exclude (an INT8 tile-scalar
+    multiply on A2/A3, say): the registry steps redraw such a call, a recipe's fixed steps
+    cannot, so its kernel is drawn again."""
+
+
+_KERNEL_TRIES = 6
+
+
 def programs(features: Features = Features(), arch: str = "") -> st.SearchStrategy[GeneratedProgram]:
     """Random well-typed Tensor programs (an Orchestration `main` over 1-3 InCore kernels), every
     call keeping the op registry's target rules of `arch` (`BackendHandler.arch`; "": none)."""
@@ -1320,8 +1334,15 @@ def programs(features: Features = Features(), arch: str = "") -> st.SearchStrate
         kernels: list[T.Function] = []
         ops: set[str] = set()
         for index in range(count):
-            builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch)
-            kernels.append(builder.kernel())
+            for _ in range(_KERNEL_TRIES):
+                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch)
+                try:
+                    kernels.append(builder.kernel())
+                    break
+                except TargetRuleMiss:
+                    continue
+            else:
+                reject()  # every draw met an instruction the target does not take
             ops |= builder.ops
         main = _orchestration(kernels, draw, ops)
         ops.add(f"kernels:{count}")
@@ -1366,32 +1387,43 @@ def reaching_kernel(opdef: OpDef, seed: int = 0, kernels: int = 30, arch: str = 
         and MemorySpace.Vec not in opdef.operands[0].legal_spaces
     for index in range(kernels):
         builder = _SeededBuilder(lambda strategy: None, Features(), f"kernel{index}", arch=arch, rng=rng)
-        if cube:
-            # Operands in Mat / Left / Right / Acc: the hand-written cube recipe places them.
-            builder.tile_cube_kernel()
-            if opdef.name in builder.ops:
-                return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
+        try:
+            kernel = _reaching_body(builder, opdef, prefix, cube)
+        except TargetRuleMiss:
             continue
-        if prefix == "tile":
-            dtype = builder.vector_dtype()
-            shape = (builder.pick_common(VECTOR_ROWS[:4]), builder.pick_common(VECTOR_COLS[:5]))
-            tiles: list[T.Var] = []
-            for _ in range(2):
-                tensor = builder.param(TensorType(shape, dtype), "x")
-                builder.values.remove(tensor)
-                tiles.append(builder.load(tensor, MemorySpace.Vec if builder.chance(80) else None, pool=tiles))
-            scope = tiles
-        else:
-            ty = TensorType(builder.vector_shape(), builder.vector_dtype())
-            for _ in range(2):
-                builder.param(ty)
-            # And one value computed on chip: some operands take no GM tensor (ON_CHIP_OPERANDS).
-            scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
-            if scaled is not None:
-                builder.call(scaled, (builder.values[0], builder.scalar_for(ty.dtype)))
-            scope = builder.values
-        for _ in range(4):
-            builder.registry_step(opdef.prefix, None, scope, only=[opdef])
+        if kernel is not None:
+            return kernel
+    return None
+
+
+def _reaching_body(builder: _SeededBuilder, opdef: OpDef, prefix: str, cube: bool) -> T.Function | None:
+    """One seeded kernel of `reaching_kernel`, or None when it does not call `opdef`."""
+    if cube:
+        # Operands in Mat / Left / Right / Acc: the hand-written cube recipe places them.
+        builder.tile_cube_kernel()
         if opdef.name in builder.ops:
             return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
+        return None
+    if prefix == "tile":
+        dtype = builder.vector_dtype()
+        shape = (builder.pick_common(VECTOR_ROWS[:4]), builder.pick_common(VECTOR_COLS[:5]))
+        tiles: list[T.Var] = []
+        for _ in range(2):
+            tensor = builder.param(TensorType(shape, dtype), "x")
+            builder.values.remove(tensor)
+            tiles.append(builder.load(tensor, MemorySpace.Vec if builder.chance(80) else None, pool=tiles))
+        scope = tiles
+    else:
+        ty = TensorType(builder.vector_shape(), builder.vector_dtype())
+        for _ in range(2):
+            builder.param(ty)
+        # And one value computed on chip: some operands take no GM tensor (ON_CHIP_OPERANDS).
+        scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+        if scaled is not None:
+            builder.call(scaled, (builder.values[0], builder.scalar_for(ty.dtype)))
+        scope = builder.values
+    for _ in range(4):
+        builder.registry_step(opdef.prefix, None, scope, only=[opdef])
+    if opdef.name in builder.ops:
+        return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
     return None

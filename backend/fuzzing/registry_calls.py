@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 
 from languages.gen import tensor as T
 from languages.cube_boxing import unaligned_k, unaligned_n
-from languages.layout import ROW_MAJOR_VEC_TILES, assembler_checked_box, physical_2d
+from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
@@ -127,6 +127,14 @@ KNOWN_OPEN: dict[str, str] = {
     "tile.mrgsort_format2": "not drawn yet: the PTO text parser now reads its two-destination form (which PTOAS "
                             "accepts), but drawing it is not yet checked against the campaign tests",
     "tensor.mrgsort_format2": "lowers to tile.mrgsort_format2 (see there)",
+}
+
+
+# The same, on one target only (op, arch): the op is drawn for the other targets.
+KNOWN_OPEN_ON: dict[tuple[str, str], str] = {
+    ("tile.prelu", "a2a3"): "PTOAS 0.44 wants TPRELU's tmp the same shape as src and dst, while pto-isa's A2/A3 "
+                            "TPRELU uses one row of tmp past the result's (MaskScratch): no tmp satisfies both "
+                            "yet (PTOAS rejects what the target rule asks for)",
 }
 
 
@@ -414,7 +422,7 @@ class _Drawer:
         if (self.opdef.name, index) in ON_CHIP_OPERANDS:
             candidates = [v for v in candidates if v.name not in self.pool.gm]
         if _row_major_only(self.opdef, decl):
-            candidates = [v for v in candidates if not _column_major_view(v)]
+            candidates = [v for v in candidates if not _column_major_view(v, self.opdef.family in WITHOUT_ROW_FORM)]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
         if decl.handle_only:
@@ -726,14 +734,15 @@ _PLACEABLE = {MemorySpace.Vec: (None, MemorySpace.Vec), MemorySpace.Mat: (None, 
 def _row_major_only(opdef: OpDef, decl: OperandDecl) -> bool:
     """Whether the vector unit needs operand `decl` of `opdef` row-major (PTOAS; LegalizeVecLayouts
     gives [N, 1] columns their row view and declines any other column-major tile)."""
-    return decl.name in ROW_MAJOR_VEC_TILES.get(opdef.family, ())
+    return decl.name in (row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ())
 
 
-def _column_major_view(value: T.Var) -> bool:
-    """A column-major tile other than an [N, 1] column (a transpose_view's result)."""
+def _column_major_view(value: T.Var, columns_too: bool = False) -> bool:
+    """A column-major tile other than an [N, 1] column (a transpose_view's result); with
+    `columns_too`, [N, 1] columns as well (the op has no row form: WITHOUT_ROW_FORM)."""
     ty = value.type
     return isinstance(ty, TileType) and ty.view is not None and ty.view.blayout == "col_major" \
-        and not (len(ty.shape) == 2 and ty.shape[1] == 1)
+        and (columns_too or not (len(ty.shape) == 2 and ty.shape[1] == 1))
 
 
 def _reaches(value: T.Var, decl: OperandDecl) -> bool:
@@ -770,6 +779,8 @@ def _like(template: TensorType | TileType, shape: tuple[int, ...], kind: type, d
 
 def draw_call(draw: IntDraw, opdef: OpDef, pool: Pool) -> DrawnCall | None:
     """A call of `opdef` over values of `pool` that the registry's deduction accepts, or None."""
+    if (opdef.name, pool.arch) in KNOWN_OPEN_ON:
+        return None
     for _ in range(_TRIES):
         drawn = _Drawer(draw, opdef, pool).call()
         if drawn is not None:

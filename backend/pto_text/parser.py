@@ -422,6 +422,16 @@ class _MlirParser:
         name = _program_name(self.filename)
         if self.peek().kind == "symbol":
             name = self.advance().text[1:]
+        target_arch = ""
+        if self.accept("attributes"):
+            self.expect("{", "opening the module attributes")
+            self.expect("pto.target_arch", "(the only module attribute)")
+            self.expect("=", "after `pto.target_arch`")
+            token = self.peek()
+            if token.kind != "string":
+                self.expected("the target architecture as a string (\"a5\")")
+            target_arch = self.advance().text[1:-1]
+            self.expect("}", "closing the module attributes")
         self.expect("{", "opening the module body")
         functions: list[P.Function] = []
         while self.at("func.func"):
@@ -429,7 +439,7 @@ class _MlirParser:
         self.expect("}", "closing the module (or `func.func`)")
         if self.peek().kind != "eof":
             self.expected("end of input after the module")
-        return P.Program(name=name, functions=tuple(functions), span=self.span_of(start))
+        return P.Program(name=name, functions=tuple(functions), target_arch=target_arch, span=self.span_of(start))
 
     def function(self) -> P.Function:
         start = self.advance()

@@ -184,7 +184,8 @@ class MlirPrinter:
         return loc(span) if self.emit_loc else ""
 
     def program(self, program: P.Program) -> str:
-        self.lines = ["module {"]
+        attributes = f' attributes {{pto.target_arch = "{program.target_arch}"}}' if program.target_arch else ""
+        self.lines = [f"module{attributes} {{"]
         for function in program.functions:
             self.function(function)
         self.lines.append("}")

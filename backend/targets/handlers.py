@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backend.numerics import DTYPES, byte_width
+from languages.ops.assembler_element_types import WIDENED_TO_FP32
 from languages.memory_space import MemorySpace
 
 DEFAULT_BACKEND = "Ascend910B"
@@ -139,11 +140,6 @@ def _moves(table: dict[MemorySpace, tuple[MemorySpace, ...]]) -> frozenset[_Move
 _M = MemorySpace
 
 
-def _fp32_only(*names: str) -> frozenset[str]:
-    """PTOAS 0.44's vector instructions without BF16 (its verifiers' element-type lists), among
-    those whose FP32 form rounds to the same BF16 bits (LegalizeVecDtypes), plus the unary
-    ones it rejects on BF16 on every target (`expects element type to be f16 or f32`)."""
-    return frozenset(f"pto.t{name}" for name in names + ("abs", "sqrt", "recip"))
 _SPACE_ALIGNMENT = (
     (_M.Mat, 128), (_M.Left, 64), (_M.Right, 64), (_M.Acc, 128), (_M.Bias, 64), (_M.Vec, 128),
 )
@@ -172,10 +168,7 @@ ASCEND_910B = BackendHandler(
     mat_to_bias_dtype_pairs=frozenset({("INT32", "INT32"), ("FP32", "FP32"), ("FP16", "FP32")}),
     needs_low_precision_mat_scratch=True,
     gm_pipe_slots=True,
-    fp32_only_vec_instructions=_fp32_only(
-        "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
-        "lrelu", "fmod", "fmods", "partadd", "partmax", "partmin", "partmul", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul"),
+    fp32_only_vec_instructions=WIDENED_TO_FP32["a2a3"],
     l0_cost_model=L0CostModel(
         bw_l0a=129.7, bw_l0b=85.4, bw_drain=118.0, drain_fixed_cycles=164.0,
         drain_row_cycles=4.45, drain_penalty_cycles=2.6, drain_c0_bytes=32,
@@ -207,9 +200,7 @@ ASCEND_950 = BackendHandler(
         ("INT32", "INT32"), ("FP32", "FP32"), ("FP16", "FP32"), ("BF16", "FP32"),
     }),
     needs_low_precision_mat_scratch=False,
-    fp32_only_vec_instructions=_fp32_only(
-        "sub", "mul", "div", "divs", "max", "relu", "lrelu", "fmod", "fmods", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul", "rowexpanddiv"),
+    fp32_only_vec_instructions=WIDENED_TO_FP32["a5"],
     l0_cost_model=L0CostModel(
         bw_l0a=206.3, bw_l0b=223.8, bw_drain=30.0, drain_fixed_cycles=343.4,
         drain_row_cycles=4.59, drain_penalty_cycles=0.26, drain_c0_bytes=32,

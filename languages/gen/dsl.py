@@ -228,7 +228,7 @@ class FuncCall(DSLNode):
 
 @dataclass(frozen=True, slots=True)
 class BinOp(DSLNode):
-    """Scalar arithmetic or comparison: + - * // % == != < <= > >= and or."""
+    """Scalar arithmetic or comparison: + - * / // % == != < <= > >= and or (`/` on floats only)."""
 
     KIND: ClassVar[str] = "BinOp"
     CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('lhs', 'rhs', )

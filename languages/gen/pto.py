@@ -25,18 +25,6 @@ class PTONode(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Program(PTONode):
-    """A program: its functions, callees before callers."""
-
-    KIND: ClassVar[str] = "Program"
-    CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('functions', )
-    FIELDS: ClassVar[tuple[str, ...]] = ('name', 'functions', )
-    name: str
-    functions: tuple[Function, ...]
-    span: Span = field(default=NO_SPAN, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
 class Function(PTONode):
     """A function: InCore kernel, Orchestration host code, ..."""
 
@@ -216,7 +204,7 @@ class Call(PTONode):
 
 @dataclass(frozen=True, slots=True)
 class BinOp(PTONode):
-    """Scalar arithmetic or comparison: + - * // % == != < <= > >= and or."""
+    """Scalar arithmetic or comparison: + - * / // % == != < <= > >= and or (`/` on floats only)."""
 
     KIND: ClassVar[str] = "BinOp"
     CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('lhs', 'rhs', )
@@ -264,21 +252,34 @@ class TupleGetItem(PTONode):
     type: Type
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
-Program: TypeAlias = Program
+
+@dataclass(frozen=True, slots=True)
+class Program(PTONode):
+    """A PTO-ISA module: its kernels, and the target architecture it is for."""
+
+    KIND: ClassVar[str] = "Program"
+    CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('functions', )
+    FIELDS: ClassVar[tuple[str, ...]] = ('name', 'functions', 'target_arch', )
+    name: str
+    functions: tuple[Function, ...]
+    target_arch: str
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
 Function: TypeAlias = Function
 Param: TypeAlias = Param
 IterArg: TypeAlias = IterArg
 Stmt: TypeAlias = Union[AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt]
 Expr: TypeAlias = Union[Var, ConstInt, ConstFloat, ConstBool, Call, BinOp, UnaryOp, TupleExpr, TupleGetItem]
+Program: TypeAlias = Program
 
-KINDS: tuple[type[PTONode], ...] = (Program, Function, Param, IterArg, AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, Var, ConstInt, ConstFloat, ConstBool, Call, BinOp, UnaryOp, TupleExpr, TupleGetItem,)
+KINDS: tuple[type[PTONode], ...] = (Function, Param, IterArg, AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, Var, ConstInt, ConstFloat, ConstBool, Call, BinOp, UnaryOp, TupleExpr, TupleGetItem, Program,)
 NONTERMINALS: dict[str, tuple[type[PTONode], ...]] = {
-    "Program": (Program,),
     "Function": (Function,),
     "Param": (Param,),
     "IterArg": (IterArg,),
     "Stmt": (AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt,),
     "Expr": (Var, ConstInt, ConstFloat, ConstBool, Call, BinOp, UnaryOp, TupleExpr, TupleGetItem,),
+    "Program": (Program,),
 }
 
 
@@ -308,13 +309,6 @@ class Rewriter(RewriterBase, ABC):
 
     def visit_Expr(self, node: Expr) -> Expr:
         return cast(Expr, self._DISPATCH[type(node)](self, node))
-
-    def visit_Program(self, node: Program) -> Program:
-        functions_items = tuple(self.visit_Function(x) for x in node.functions)
-        functions = node.functions if all(a is b for a, b in zip(functions_items, node.functions)) else functions_items
-        if functions is node.functions:
-            return node
-        return Program(name=node.name, functions=functions, span=node.span)
 
     def visit_Function(self, node: Function) -> Function:
         params_items = tuple(self.visit_Param(x) for x in node.params)
@@ -433,10 +427,17 @@ class Rewriter(RewriterBase, ABC):
             return node
         return TupleGetItem(value=value, index=node.index, type=node.type, span=node.span)
 
+    def visit_Program(self, node: Program) -> Program:
+        functions_items = tuple(self.visit_Function(x) for x in node.functions)
+        functions = node.functions if all(a is b for a, b in zip(functions_items, node.functions)) else functions_items
+        if functions is node.functions:
+            return node
+        return Program(name=node.name, functions=functions, target_arch=node.target_arch, span=node.span)
+
 
 class FromAddressed(RewriterBase, ABC):
     """Default Addressed → PTO rewriter: copies every kind both languages share.
-    A pass must define: visit_FuncCall (removed or changed by PTO).
+    A pass must define: visit_Program, visit_FuncCall (removed or changed by PTO).
     """
 
     SOURCE_LANGUAGE: ClassVar[str] = "Addressed"
@@ -459,9 +460,9 @@ class FromAddressed(RewriterBase, ABC):
     def visit_Expr(self, node: S.Expr) -> Expr:
         return cast(Expr, self._DISPATCH[type(node)](self, node))
 
+    @abstractmethod
     def visit_Program(self, node: S.Program) -> Program:
-        functions = tuple(self.visit_Function(x) for x in node.functions)
-        return Program(name=node.name, functions=functions, span=node.span)
+        """PTO changed Program: the pass must say what it becomes."""
 
     def visit_Function(self, node: S.Function) -> Function:
         params = tuple(self.visit_Param(x) for x in node.params)

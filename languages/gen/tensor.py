@@ -229,7 +229,7 @@ class FuncCall(TensorNode):
 
 @dataclass(frozen=True, slots=True)
 class BinOp(TensorNode):
-    """Scalar arithmetic or comparison: + - * // % == != < <= > >= and or."""
+    """Scalar arithmetic or comparison: + - * / // % == != < <= > >= and or (`/` on floats only)."""
 
     KIND: ClassVar[str] = "BinOp"
     CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('lhs', 'rhs', )

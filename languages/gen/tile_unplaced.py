@@ -229,7 +229,7 @@ class FuncCall(TileUnplacedNode):
 
 @dataclass(frozen=True, slots=True)
 class BinOp(TileUnplacedNode):
-    """Scalar arithmetic or comparison: + - * // % == != < <= > >= and or."""
+    """Scalar arithmetic or comparison: + - * / // % == != < <= > >= and or (`/` on floats only)."""
 
     KIND: ClassVar[str] = "BinOp"
     CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('lhs', 'rhs', )

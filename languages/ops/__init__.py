@@ -647,6 +647,13 @@ class Registry:
         self._ops[op.name] = op
         return op
 
+    def add_target_rules(self, name: str, rules: Sequence[TargetRule]) -> None:
+        """Extend a registered op's target rules (derived facts, e.g. the assembler's element
+        types per instruction, attached once every op is registered)."""
+        if rules:
+            op = self.get(name)
+            self._ops[name] = replace(op, target_rules=(*op.target_rules, *rules))
+
     def get(self, name: str) -> OpDef:
         op = self._ops.get(name)
         if op is None:
@@ -1009,6 +1016,25 @@ from languages.ops import index_ops, pipe_ops, pto_ops, system_ops, tensor_ops, 
 for _module in (tile_ops, tensor_ops, vector_ops, index_ops, system_ops, pipe_ops, pto_ops):
     for _op in _module.OPS:
         REGISTRY.register(_op)
+
+
+def _assembler_rules(opdef: OpDef) -> tuple[TargetRule, ...]:
+    """The assembler's element-type rules on `opdef`: those of the instructions it emits (a
+    tensor op: those its tile forms emit), checked on its first operand or its result."""
+    from languages.ops.assembler_element_types import instruction_rules
+
+    if opdef.prefix == "tile":
+        instructions = opdef.pto
+    elif opdef.prefix == "tensor" and opdef.to_tile is not None:
+        instructions = tuple(name for tile_op in opdef.to_tile.target_ops if tile_op in REGISTRY
+                             for name in REGISTRY.get(tile_op).pto)
+    else:
+        return ()
+    return tuple(rule for name in dict.fromkeys(instructions) for rule in instruction_rules(name, 0))
+
+
+for _op in list(REGISTRY):
+    REGISTRY.add_target_rules(_op.name, _assembler_rules(_op))
 REGISTRY.validate()
 
 __all__ = [

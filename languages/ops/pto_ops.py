@@ -266,13 +266,17 @@ _ROW_EXPAND = {"trowexpandadd": "add", "trowexpandsub": "sub", "trowexpandmul": 
 _COL_EXPAND = {"tcolexpandadd": "add", "tcolexpandsub": "sub", "tcolexpandmul": "mul",
                "tcolexpanddiv": "div", "tcolexpandmax": "max", "tcolexpandmin": "min"}
 
-# MLIR arith ops for scalar index / flag arithmetic: BinOp operator -> (int op, float op).
+# MLIR arith ops for scalar index / flag arithmetic: BinOp operator -> (int op, float op); ""
+# where the operator has no such form: `/` is float division only (the parser rejects it on
+# integers), and float `//` / `%` (floor division / modulo) have no exact arith op (arith's
+# divf is true division, remf a truncated remainder), so PTOCodegen declines them.
 ARITH_BINARY: dict[str, tuple[str, str]] = {
     "+": ("arith.addi", "arith.addf"),
     "-": ("arith.subi", "arith.subf"),
     "*": ("arith.muli", "arith.mulf"),
-    "//": ("arith.floordivsi", "arith.divf"),
-    "%": ("arith.remsi", "arith.remf"),
+    "/": ("", "arith.divf"),
+    "//": ("arith.floordivsi", ""),
+    "%": ("arith.remsi", ""),
     "and": ("arith.andi", "arith.andi"),
     "or": ("arith.ori", "arith.ori"),
 }
@@ -329,7 +333,7 @@ SCALAR_CAST_TYPES: frozenset[DataType] = frozenset({
 
 def _arith_ops() -> list[OpDef]:
     ops = [_op("arith.constant", "arith", ("constant",), _constant, doc="a literal")]
-    names = sorted({n for pair in ARITH_BINARY.values() for n in pair})
+    names = sorted({n for pair in ARITH_BINARY.values() for n in pair if n})
     ops += [_op(n, "arith", ("scalar", n.split(".")[1]), _same_as_first) for n in names]
     ops += [_op("arith.negf", "arith", ("scalar", "negf"), _same_as_first)]
     predicate = (AttrDecl("predicate", "str"),)
@@ -484,6 +488,12 @@ def _scalar_access_pto_ops() -> list[OpDef]:
     ]
 
 
+# The module attribute naming the target (`module attributes {pto.target_arch = "a5"}`), per
+# BackendHandler.arch: PTOAS's parser verifies A5-only instructions (pto.mgather) against it,
+# and takes a module without one as A2/A3, its default.
+PTO_TARGET_ARCH: dict[str, str] = {"a5": "a5"}
+
+
 # How a PTO instruction spells its attributes (PTOAS's parsers; the printer and the MLIR parser
 # read these tables): attributes written inside the ins() clause after the operands, attributes
 # that are PTO enums (key -> enum mnemonic: `#pto<round_mode ROUND>`, `#pto<cmp lt>`), the
@@ -496,14 +506,14 @@ OPERAND_ATTRS: dict[str, tuple[str, ...]] = {
 # The ops whose operand attributes follow a comma (`ins(%src, {maskPattern = ..} : T)`).
 COMMA_BEFORE_OPERAND_ATTRS = frozenset({"pto.tgather", "pto.tscatter"})
 ENUM_ATTRS: dict[str, str] = {"rmode": "round_mode", "cmpMode": "cmp", "atomicType": "atomic_type",
-                              "accPhase": "acc_phase"}
+                              "accPhase": "acc_phase", "gatherOob": "gather_oob"}
 # Attributes printed as a PTO attribute of their own (`#pto.mask_pattern<P0101>`): key -> mnemonic.
 DIALECT_ATTRS: dict[str, str] = {"maskPattern": "mask_pattern"}
 # Enums whose name depends on the instruction: (instruction, attribute) -> enum
 # (`{precisionType = #pto<div_precision high_precision>}` on pto.tdiv).
 OP_ENUM_ATTRS: dict[tuple[str, str], str] = {
     (f"pto.t{op}", "precisionType"): f"{op}_precision" for op in ("div", "log", "recip", "rsqrt")}
-LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type", "acc_phase", *OP_ENUM_ATTRS.values()})
+LOWER_CASE_ENUMS = frozenset({"cmp", "atomic_type", "acc_phase", "gather_oob", *OP_ENUM_ATTRS.values()})
 TYPED_INT_ATTRS: dict[str, str] = {"upperOrLower": "i32", "rounds": "i32"}
 CMP_MODE_NAMES = ("eq", "ne", "lt", "le", "gt", "ge")
 

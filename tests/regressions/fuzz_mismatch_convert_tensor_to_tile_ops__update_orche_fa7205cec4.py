@@ -1,12 +1,13 @@
 # fuzz-regression: mismatch (simulator mismatch)
 # blamed: convert-tensor-to-tile-ops..update-orchestration-call-sites
 # input-seed: 65536
-# backend: Ascend910B
+# backend: Ascend950
 # pipeline: default
 # verdict when found:
 #   ret1: MISMATCH at [0]: compiled 0x4003d76b, interpreter 0x43302f75 (32 of 32 elements differ)
 #   the output of update-orchestration-call-sites, interpreted, already differs:
 #   ret1: MISMATCH at [0]: compiled 0x4003d76b, interpreter 0x43302f75 (32 of 32 elements differ)
+# (replayed on Ascend950 since PTOAS's A2/A3 tor takes 8- and 16-bit elements only)
 # replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 65536
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz

@@ -1,0 +1,144 @@
+"""The element types the PTO assembler accepts per vector instruction and target.
+
+PTOAS verifies each vector instruction's element type per architecture and rejects the rest
+(`'pto.tabs' op expects element type to be f16 or f32`, `'pto.tmul' op expects A2/A3 tmul
+element type to be i32/i16/f16/f32`). The table below states those facts once, transcribed from
+the verifiers of PTOAS 0.44 (`lib/PTO/IR/PTO.cpp`, the `verify()` of each op and the
+`verify*WithArchDispatch` helpers they call). PTOAS tests widths, not signedness
+(`Type::isInteger(16)` holds for i16 and ui16), so `iN` admits INTN and UINTN.
+
+`derived_rules` turns the table into `DtypeIn` target rules on every op whose PTO emission names
+such an instruction -- the tile op itself, and a tensor op through the tile ops it lowers to --
+so the TargetOpRules verifier rejects the call at the user's line, and the program generator
+draws only what the assembler accepts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from languages.ops.target_rules import RESULT, DtypeIn, TargetRule
+from languages.types import DataType
+
+
+@dataclass(frozen=True)
+class AssemblerDtypeIn(DtypeIn):
+    """A `DtypeIn` derived from the table below (every reader of DtypeIn treats it as one)."""
+
+_ARCH_NAMES = {"a2a3": "A2/A3", "a5": "Ascend950"}
+
+# instruction -> (the operand the type is checked on, {arch: accepted types}). "result": the
+# instruction checks src, scalar and dst (or all operands) have one element type, so the call's
+# result stands for them; "first": the compared inputs (tcmp's dst is a mask of its own type).
+ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
+    "pto.tabs": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    "pto.tadd": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tadds": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tand": ("result", {"a2a3": "i8/i16", "a5": "i8/i16/i32"}),
+    "pto.tands": ("result", {"a2a3": "i8/i16", "a5": "i8/i16/i32"}),
+    "pto.tor": ("result", {"a2a3": "i8/i16", "a5": "i8/i16/i32"}),
+    "pto.txor": ("result", {"a5": "i8/i16/i32"}),
+    "pto.tcmp": ("first", {"a2a3": "i32/f16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.tcmps": ("first", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolmax": ("result", {"a2a3": "f16/f32/i16/i32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.tcolmin": ("result", {"a2a3": "f16/f32/i16/i32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.tcolprod": ("result", {"a2a3": "f16/f32/i16/i32", "a5": "i16/ui16/i32/ui32/f16/bf16/f32"}),
+    "pto.tcolsum": ("result", {"a2a3": "f16/f32/i16/i32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.tdiv": ("result", {"a2a3": "f16/f32", "a5": "i32/i16/f16/f32"}),
+    "pto.tdivs": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/f32"}),
+    "pto.tfmod": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/f16/f32"}),
+    "pto.tfmods": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/f16/f32"}),
+    "pto.tlrelu": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    "pto.tmax": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/f32"}),
+    "pto.tmaxs": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tmin": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tmins": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tmul": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/f16/f32"}),
+    "pto.tmuls": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tneg": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32/bf16"}),
+    "pto.tnot": ("result", {"a2a3": "i16", "a5": "i8/i16/i32"}),
+    "pto.tpartadd": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tpartmax": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tpartmin": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.tpartmul": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    "pto.trelu": ("result", {"a2a3": "i32/f16/f32", "a5": "i32/f16/f32"}),
+    "pto.trem": ("result", {"a2a3": "i32/f32", "a5": "i32/i16/f16/f32"}),
+    "pto.trems": ("result", {"a2a3": "i32/f32", "a5": "i32/i16/f16/f32"}),
+    "pto.trowexpandadd": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.trowexpanddiv": ("result", {"a5": "i8/i16/i32/f16/f32"}),
+    "pto.trowexpandmul": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.trowexpandsub": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.trowprod": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i16/i32/f16/f32"}),
+    "pto.tsel": ("result", {"a2a3": "i16/i32/f16/bf16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.tsub": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/f32"}),
+    "pto.tsubs": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+}
+
+
+def _bf16_widened(*names: str) -> frozenset[str]:
+    return frozenset(f"pto.t{name}" for name in names + ("abs", "sqrt", "recip"))
+
+
+# The instructions LegalizeVecDtypes computes in FP32 for BF16 tiles, per target: PTOAS 0.44
+# takes no BF16 there, and the FP32 form rounds to the same BF16 bits (+ - * / max min abs neg
+# relu and the remainders, NUMERICS.md section 2), plus the unary ones PTOAS rejects on BF16 on
+# every target (`expects element type to be f16 or f32`). The backend reads it
+# (`BackendHandler.fp32_only_vec_instructions`); a BF16 call of one of them is admitted.
+WIDENED_TO_FP32: dict[str, frozenset[str]] = {
+    "a2a3": _bf16_widened(
+        "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
+        "lrelu", "fmod", "fmods", "partadd", "partmax", "partmin", "partmul", "rowexpandadd", "rowexpandsub",
+        "rowexpandmul"),
+    "a5": _bf16_widened(
+        "sub", "mul", "div", "divs", "max", "relu", "lrelu", "fmod", "fmods", "rowexpandadd", "rowexpandsub",
+        "rowexpandmul", "rowexpanddiv"),
+}
+
+
+def _types(spelled: str) -> frozenset[DataType]:
+    """`i32/i16/f16` -> the DataTypes PTOAS admits (iN: either signedness; uiN: unsigned)."""
+    admitted: set[DataType] = set()
+    for name in spelled.split("/"):
+        if name.startswith("ui"):
+            admitted.add(DataType[f"UINT{name[2:]}"])
+        elif name.startswith("i"):
+            admitted |= {DataType[f"INT{name[1:]}"], DataType[f"UINT{name[1:]}"]}
+        else:
+            admitted.add(DataType.parse(name))
+    return frozenset(admitted)
+
+
+def _names(dtypes: frozenset[DataType]) -> str:
+    return " / ".join(sorted(d.pl_name.removeprefix("pl.") for d in dtypes))
+
+
+def instruction_rules(instruction: str, first_operand: int) -> tuple[TargetRule, ...]:
+    """The DtypeIn rules PTOAS's verifier of `instruction` imposes, one per target it accepts;
+    `first_operand` is the call-argument index of the instruction's first compared input."""
+    entry = ACCEPTED.get(instruction)
+    if entry is None:
+        return ()
+    where, per_arch = entry
+    operand = RESULT if where == "result" else first_operand
+    bare = instruction.removeprefix("pto.")
+    rules: list[TargetRule] = []
+    for arch, spelled in sorted(per_arch.items()):
+        dtypes = _types(spelled)
+        widened = instruction in WIDENED_TO_FP32.get(arch, frozenset()) and DataType.FP32 in dtypes
+        because = f"PTOAS's {bare} takes {_names(dtypes)} elements on {_ARCH_NAMES[arch]}"
+        if widened:
+            dtypes |= {DataType.BF16}
+            because += " (BF16 runs in FP32: LegalizeVecDtypes)"
+        rules.append(AssemblerDtypeIn(
+            frozenset({arch}), because,
+            f"compute in one of those types (pl.cast before and after){_elsewhere(instruction, arch, dtypes)}",
+            operand=operand, dtypes=dtypes))
+    return tuple(rules)
+
+
+def _elsewhere(instruction: str, arch: str, dtypes: frozenset[DataType]) -> str:
+    """", or compile for ..." when the other target's instruction takes more types."""
+    for other, spelled in ACCEPTED[instruction][1].items():
+        if other != arch and _types(spelled) > dtypes:
+            return f", or compile for {'Ascend950' if other == 'a5' else 'Ascend910B'}"
+    return ""
