@@ -48,8 +48,14 @@ def _is_row_viewable_column(tile: object) -> bool:
     return isinstance(tile, TileType) and _needs_row(tile) and _is_column(tile)
 
 
-# Row-wise families whose op on an [N, 1] column is the column-wise op on its [1, N] row view.
-_COLUMN_TWIN_FAMILIES = {"row_expand": "col_expand", "reduce_row": "reduce_col"}
+# Row-wise families whose op on an [N, 1] column is the column-wise op on its [1, N] row view,
+# and the column broadcast whose op on a column (by a [1, 1] value) is the row broadcast of its
+# row view by the same value.
+_COLUMN_TWIN_FAMILIES = {"row_expand": "col_expand", "reduce_row": "reduce_col", "col_expand": "row_expand"}
+
+
+def _swap_axis(word: str) -> str:
+    return word.replace("row", "col", 1) if "row" in word else word.replace("col", "row", 1)
 
 
 def _column_twin(opdef: OpDef) -> str | None:
@@ -59,7 +65,7 @@ def _column_twin(opdef: OpDef) -> str | None:
     family = _COLUMN_TWIN_FAMILIES.get(opdef.family)
     if family is None or not opdef.semantics:
         return None
-    wanted = (opdef.semantics[0].replace("row", "col", 1), *opdef.semantics[1:])
+    wanted = (_swap_axis(opdef.semantics[0]), *opdef.semantics[1:])
     for other in REGISTRY:
         if other.prefix == opdef.prefix and other.family == family and tuple(other.semantics) == wanted:
             return other.name
@@ -108,7 +114,7 @@ class _Legalizer(TP.Rewriter):
         for tile, at in [(getattr(call.args[i], "type"), call.args[i]) for i in columns] + (
                 [(node.target.type, node.target)] if result_column else []):
             assert isinstance(tile, TileType)
-            if not _is_column(tile) or opdef.family in WITHOUT_ROW_FORM:
+            if not _is_column(tile) or (opdef.family in WITHOUT_ROW_FORM and _column_twin(opdef) is None):
                 raise CompileError(Diagnostic.at(
                     at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
@@ -117,13 +123,25 @@ class _Legalizer(TP.Rewriter):
         op = call.op
         twin = _column_twin(opdef) if 0 in columns else None
         others = [i for i in range(1, len(args)) if isinstance(getattr(args[i], "type", None), TileType)]
-        if twin is not None and all(_is_row_viewable_column(getattr(args[i], "type")) for i in others):
+        if twin is not None and opdef.family == "col_expand":
+            # A column broadcast of an [N, 1] column by its [1, 1] value: the row broadcast of the
+            # [1, N] row by the same value (the value is both a row and a column).
+            if not all(getattr(getattr(args[i], "type"), "shape", None) == (1, 1) for i in others):
+                twin = None
+            else:
+                op = twin
+        elif twin is not None and all(_is_row_viewable_column(getattr(args[i], "type")) for i in others):
             # Seen as a row, an [N, 1] column's rows are the [1, N] row's columns: a per-row
             # operand (also [N, 1]) holds one value per column, and a row reduction reduces each
             # column. The op is its col twin on the row views (row_expand_add -> col_expand_add,
             # row_sum -> col_sum), scratch operands seen as rows too.
             op = twin
             columns = sorted(set(columns) | set(others))
+        if opdef.family in WITHOUT_ROW_FORM and op == call.op:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"`{call.op}` of a column-major [N, 1] column by a value other than [1, 1] is not supported "
+                            "yet", "PTO's vector unit computes on row-major tiles; broadcast a [1, 1] value, or "
+                            "compute on a row-major tile"))
         for i in columns:
             args[i] = self._reshaped(args[i], pre, node.span)
         if result_column and "shape" in opdef.operand_names:

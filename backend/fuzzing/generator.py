@@ -48,7 +48,7 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
-from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE
+from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
@@ -585,8 +585,9 @@ class _KernelBuilder:
     def scalar_cast(self, dtype: DataType) -> T.Expr:
         """`pl.cast(x, dtype)` of a scalar of another type (UnaryOp "cast"): a scalar parameter
         of that type, or an INDEX constant; float -> int truncation, int -> float rounding and
-        INDEX -> float through i64 each emit different arith conversions."""
-        sources = [d for d in (INDEX.dtype, I32, F32) if d is not dtype]
+        INDEX -> float through i64, widening and narrowing between the integer and the float
+        widths (extsi / trunci / extf / truncf) each emit different arith conversions."""
+        sources = sorted((d for d in SCALAR_CAST_TYPES if d is not dtype), key=lambda d: d.name)
         source = self.pick(sources)
         operand: T.Expr = _index(self.int_draw(0, 9)) if source is INDEX.dtype else self.scalar_param(source)
         self.tag(f"scalar:cast:{source.pl_name}->{dtype.pl_name}")

@@ -29,7 +29,8 @@ class ForgetsFuncCall(P.FromAddressed):
 
     @override
     def visit_Program(self, node: A.Program) -> P.Program:
-        return super().visit_Program(node)
+        # PTO's Program is its own kind (it names the target), so every lowering builds it.
+        return P.Program(name=node.name, functions=(), target_arch="")
 
 
 ForgetsFuncCall()  # error: Cannot instantiate abstract class "ForgetsFuncCall" with abstract attribute "visit_FuncCall"
