@@ -4,7 +4,7 @@ space, the cube operand's space, the product's space; `languages.views`).
 
 A layout fact of the registry's matmul conversions, read by ConvertTensorToTileOps (which rounds
 the axis up, keeping the true extent in valid_shape, or declines an operand it does not box:
-`TileConversion.unboxed_n_operand`) and by the program generator (which draws only what the
+`TileInput.aligned_n`, and any K: `unaligned_k`) and by the program generator (which draws only what the
 conversion accepts).
 """
 
@@ -32,7 +32,6 @@ class BoxRequest:
         padded = list(shape)
         padded[self.axis] = -(-shape[self.axis] // self.align) * self.align
         return tuple(padded)
-
 
 
 def _box_extent(space: MemorySpace, shape: Dims, dtype: DataType, axis: int) -> int:

@@ -127,14 +127,13 @@ ROW_MAJOR_VEC_TILES: dict[str, tuple[int | str, ...]] = {
     "cast": (0, RESULT),
     "reduce_row": (0,),
     "row_expand": (0, RESULT),
+    "col_expand": (0, RESULT),  # `'pto.tcolexpandadd' op expects src0 to use row-major layout`
 }
 
-# Families whose instructions want row-major operands too (`'pto.tcolexpandadd' op expects src0
-# to use row-major layout`) but have no row form of an [N, 1] column (LegalizeVecLayouts
-# declines them, "not supported yet"): a column broadcast of a column is a row broadcast of its
-# row, which the pass does not rewrite yet.
+# Families whose [N, 1] column has a row form only in one case: a column broadcast of a column
+# by a [1, 1] value is the row broadcast of its row by that value (LegalizeVecLayouts); by any
+# other value it is declined ("not supported yet"), and the generator draws no column there.
 WITHOUT_ROW_FORM = frozenset({"col_expand"})
-ROW_MAJOR_VEC_TILES["col_expand"] = (0, RESULT)
 
 # The same fact for single instructions of otherwise layout-free families: on Ascend910B PTOAS
 # wants a fill's destination row-major (`'pto.texpands' op expects vec dst to use row-major

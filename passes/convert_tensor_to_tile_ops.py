@@ -381,7 +381,7 @@ class TensorToTileMutator(U.FromTensor):
                          pre: list[U.Stmt]) -> U.Call:
         tile_op = self._dispatch(call, conversion)
         bridged = {t.arg: t for t in conversion.tile_inputs}
-        self._check_aligned_n(call, conversion)
+        self._check_cube_alignment(call, conversion)
         args: list[U.Expr] = []
         for index, arg in enumerate(call.args):
             tile_input = bridged.get(index)
@@ -446,7 +446,7 @@ class TensorToTileMutator(U.FromTensor):
         return twin, [args[0], expanded]
 
     @staticmethod
-    def _check_aligned_n(call: T.Call, conversion: TileConversion) -> None:
+    def _check_cube_alignment(call: T.Call, conversion: TileConversion) -> None:
         k_gap = unaligned_k(call.args, call.attrs, conversion)
         if k_gap is not None:
             index, box = k_gap
@@ -990,8 +990,7 @@ class TensorToTileMutator(U.FromTensor):
         itself: tile.ci makes sequences of at least two elements."""
         if width == 1:
             return index
-        columns = self._temp("col_arange", self._call("tile.ci", (self._i32(0, span), index_list((1, width), span)),
-                                                      (("dtype", DataType.INT32),), span), pre)
+        columns = self._column_arange("col_arange", width, span, pre)
         zeros = self._temp("zero_idx", self._call("tile.full", (index_list((count, width), span), self._i32(0, span)),
                                                   (("dtype", DataType.INT32),), span), pre)
         col_nd = self._temp("col_nd", self._call("tile.col_expand", (zeros, columns), (), span), pre)

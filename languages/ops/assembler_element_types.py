@@ -7,7 +7,7 @@ the verifiers of PTOAS 0.44 (`lib/PTO/IR/PTO.cpp`, the `verify()` of each op and
 `verify*WithArchDispatch` helpers they call). PTOAS tests widths, not signedness
 (`Type::isInteger(16)` holds for i16 and ui16), so `iN` admits INTN and UINTN.
 
-`derived_rules` turns the table into `DtypeIn` target rules on every op whose PTO emission names
+`instruction_rules` turns the table into `DtypeIn` target rules on every op whose PTO emission names
 such an instruction -- the tile op itself, and a tensor op through the tile ops it lowers to --
 so the TargetOpRules verifier rejects the call at the user's line, and the program generator
 draws only what the assembler accepts.
@@ -24,6 +24,7 @@ from languages.types import DataType
 @dataclass(frozen=True)
 class AssemblerDtypeIn(DtypeIn):
     """A `DtypeIn` derived from the table below (every reader of DtypeIn treats it as one)."""
+
 
 _ARCH_NAMES = {"a2a3": "A2/A3", "a5": "Ascend950"}
 
