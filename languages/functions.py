@@ -93,7 +93,8 @@ def entry_function(program: Node, entry: str | None = None) -> Node:
         return roots[0]
     if len(roots) > 1:
         raise _error(f"program {name} has several functions no other one calls "
-                     f"({', '.join(getattr(f, 'name') for f in roots)}); name the entry")
+                     f"({', '.join(getattr(f, 'name') for f in roots)}); name the entry",
+                     hint="pick one with --entry NAME")
     raise _error(f"program {name} has no Orchestration function and no single kernel to run")
 
 

@@ -8,6 +8,9 @@
     --save-outputs out.npz  save the compiled program's outputs (ret0, ..., Out/InOut params)
     --backend NAME          Ascend910B (default) or Ascend950
     --unchecked             do not report reads of never-written simulator memory
+    --entry NAME            the function a run starts in (default: the Orchestration function,
+                            else the one function nothing calls; a program of several such
+                            kernels and no host runs each of them in turn on its own inputs)
     --memory-planner NAME   pypto (default), ptoas or dsa_rp: the default pipeline built for
                             that planner (it decides AutoTileMatmulL0's dbC = 2 design points)
 
@@ -25,6 +28,7 @@ from typing import Any, Callable, Mapping
 import numpy.typing as npt
 
 from backend.targets.handlers import BackendHandler, get_backend
+from languages.functions import entry_function, is_kernel_function, root_functions
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node
 from nanopass_pto import run as runner
@@ -117,7 +121,7 @@ def simulate_and_compare(compiled: Compiled, inputs: Mapping[str, object], check
                          emit: Callable[[str], None] = report) -> tuple[bool, dict[str, Array]]:
     """Run the compiled program and the reference on `inputs`, print one line per output;
     returns (all bit-exact, the compiled outputs as the user sees them)."""
-    expected = runner.reference(compiled.source, inputs)
+    expected = runner.reference(compiled.source, inputs, compiled.entry_name)
     outputs = runner.run(compiled, inputs, checked=checked)
     reports = runner.compare(expected, outputs)
     for report in reports:
@@ -141,16 +145,49 @@ def post_compile(args: argparse.Namespace, final: Node, ctx: Any) -> int | None:
     source = _source_program(args, ctx)
     handler = _handler(args, ctx)
     compiled = Compiled(source, final, _host_program(ctx, final), handler)
+    entries = run_entries(source, getattr(args, "entry", None), several_allowed=inputs_path is None)
+    ok = True
+    saved: dict[str, Array] = {}
+    for entry in entries:
+        one_ok, outputs = _run_one(args, compiled.starting_at(entry), simulate, inputs_path)
+        ok &= one_ok
+        saved.update({(f"{entry}.{k}" if len(entries) > 1 else k): v for k, v in outputs.items()})
+    if save_path is not None:
+        runner.save(save_path, saved)
+        report(f"saved {', '.join(saved)} to {save_path}")
+    return None if ok else 1
+
+
+def run_entries(source: Node, named: str | None, several_allowed: bool) -> list[str | None]:
+    """Where runs of `source` start: the function `--entry` names, else the program's entry;
+    a program of several kernels nothing calls (no host function) runs each of them in turn."""
+    functions = [str(getattr(f, "name")) for f in getattr(source, "functions", ())]
+    if named is not None and named in functions:
+        return [named]
+    try:
+        entry_function(source)
+        return [None]
+    except CompileError:
+        roots = root_functions(source)
+        if not several_allowed or len(roots) < 2 or not all(is_kernel_function(r) for r in roots):
+            raise
+        return [str(getattr(r, "name")) for r in roots]
+
+
+def _run_one(args: argparse.Namespace, compiled: Compiled, simulate: bool,
+             inputs_path: Path | None) -> tuple[bool, dict[str, Array]]:
+    source = compiled.source
+    handler = compiled.handler
     checked = not getattr(args, "unchecked", False)
     seed = int(getattr(args, "seed", 0))
     if inputs_path is not None:
         inputs = dict(runner.load_inputs(inputs_path, compiled.entry))
         origin = str(inputs_path)
     else:
-        inputs = dict(runner.random_inputs(source, seed))
+        inputs = dict(runner.random_inputs(source, seed, compiled.entry_name))
         origin = f"random inputs, seed {seed}"
     ok = True
-    name = getattr(source, "name", "?")
+    name = getattr(source, "name", "?") + (f".{compiled.entry_name}" if compiled.entry_name else "")
     if simulate and not is_value_level(source):
         # A .pto input has no value-level source to interpret: run it, there is nothing to compare.
         report(f"simulate {name} on {handler.name} ({origin}): no reference "
@@ -163,10 +200,7 @@ def post_compile(args: argparse.Namespace, final: Node, ctx: Any) -> int | None:
         ok, outputs = simulate_and_compare(compiled, inputs, checked)
     else:
         outputs = runner.run(compiled, inputs, checked=checked)
-    if save_path is not None:
-        runner.save(save_path, outputs)
-        report(f"saved {', '.join(outputs)} to {save_path}")
-    return None if ok else 1
+    return ok, outputs
 
 
 __all__ = [

@@ -129,7 +129,9 @@ def _npz_binding(path: Path) -> Binding:
 def add_arguments(group: Any) -> None:
     group.add_argument("--shapes", metavar="SPEC",
                        help="@pl.jit entry shapes: a=64x128:fp32,b=64x128:fp32,n=4 (a scalar takes a value)")
-    group.add_argument("--entry", metavar="NAME", help="the @pl.jit entry to compile when the file has several")
+    group.add_argument("--entry", metavar="NAME",
+                       help="the @pl.jit entry to compile when the file has several; for a @pl.program, "
+                            "the function a --simulate run starts in")
 
 
 __all__ = ["add_arguments", "parse_cli", "parse_shapes"]

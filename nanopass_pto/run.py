@@ -87,11 +87,17 @@ class Compiled:
     host: Node | None
     handler: BackendHandler
     context: PassContext | None = field(default=None, compare=False)
+    # The function a run starts in, by name (None: the program's own entry, see entry_function).
+    entry_name: str | None = None
 
     @property
     def entry(self) -> Node:
         """The source's entry function: its parameters name the inputs and outputs."""
-        return entry_function(self.source)
+        return entry_function(self.source, self.entry_name)
+
+    def starting_at(self, entry: str | None) -> Compiled:
+        """The same compile, run from the function named `entry`."""
+        return replace(self, entry_name=entry)
 
     def shipping(self, final: Node) -> Compiled:
         """The same compile with `final` replaced (e.g. by its PTO text parsed back)."""
@@ -218,13 +224,14 @@ def user_outputs(outputs: Mapping[str, Array], source_entry: Node) -> dict[str, 
 def run(compiled: Compiled, inputs: Mapping[str, object], *, checked: bool = True) -> dict[str, Array]:
     """The compiled program's outputs on `inputs`, named as the user sees them. `checked` reports
     simulator reads of never-written memory."""
-    return user_outputs(run_final(compiled.final, compiled.host, inputs, compiled.handler, checked),
-                        compiled.entry)
+    return user_outputs(run_final(compiled.final, compiled.host, inputs, compiled.handler, checked,
+                                  compiled.entry_name), compiled.entry)
 
 
-def reference(program: Node, inputs: Mapping[str, object]) -> dict[str, Array]:
-    """The reference interpreter's outputs of `program` (the source as written) on `inputs`."""
-    return interpret(program, inputs)
+def reference(program: Node, inputs: Mapping[str, object], entry: str | None = None) -> dict[str, Array]:
+    """The reference interpreter's outputs of `program` (the source as written) on `inputs`, run
+    from `entry` (default: the program's entry function)."""
+    return interpret(program, inputs, entry)
 
 
 # -- compare -----------------------------------------------------------------------------------------

@@ -116,3 +116,22 @@ def test_two_unrelated_kernels_name_both_roots() -> None:
     assert [getattr(f, "name") for f in root_functions(program)] == ["twice", "square"]  # type: ignore[arg-type]
     with pytest.raises(CompileError, match=r"several functions no other one calls \(twice, square\); name the entry"):
         entry_function(program)  # type: ignore[arg-type]
+
+
+def test_simulate_runs_each_of_several_unrelated_kernels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No host function: --simulate runs every kernel nothing calls, each on its own random
+    inputs; --entry picks one."""
+    from nanopass.pipeline import main
+
+    path = tmp_path / "two.py"
+    path.write_text(program_text(HOST_LAUNCHES_TWO))
+    rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto"), "--simulate",
+               "--save-outputs", str(tmp_path / "out.npz")])
+    log = capsys.readouterr().err
+    assert rc == 0, log
+    assert "simulate Kernel.twice on Ascend910B" in log and "simulate Kernel.square on Ascend910B" in log
+    assert "o: bit-exact ([8, 16] FP32)" in log and "o: bit-exact ([16, 16] FP32)" in log
+    assert {"twice.o", "square.o"} <= set(np.load(tmp_path / "out.npz").files)
+    rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto"), "--simulate", "--entry", "square"])
+    log = capsys.readouterr().err
+    assert rc == 0 and "simulate Kernel.square" in log and "Kernel.twice" not in log, log
