@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import numpy as np
 
 from backend import numerics
-from backend.sim.machine import SimulationError, TileHandle
+from backend.sim.machine import GmTensor, SimulationError, TileHandle
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.types import ViewType, attr
@@ -113,6 +113,7 @@ def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
 
 
 def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    from backend.sim import instructions as ins
     from backend.sim.executor import PartitionValue
     names = _var_names(call.args)
     if names is None or len(names) != 2 or attr(call.attrs, "atomicType", "atomic_none") != "atomic_none":
@@ -125,15 +126,31 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
         if type(part) is not PartitionValue or type(tile) is not TileHandle:
             return False
         tensor = part.tensor
-        if tensor.dtype is not tile.storage.dtype or tile.storage.memory_space is MemorySpace.Acc:
-            return False
         start = _window_start(part.sizes, part.offsets, len(tensor.shape), tile.valid)
         if start is None:
+            return False
+        if tile.storage.memory_space is MemorySpace.Acc:
+            return _store_from_acc(tile, tensor, start)
+        if tensor.dtype is not tile.storage.dtype:
             return False
         try:
             return machine.store_block(tile, tensor, start, op, span)
         except SimulationError:
             return False
+
+    def _store_from_acc(tile: TileHandle, tensor: GmTensor, start: tuple[int, int]) -> bool:
+        # FIXPIPE converts on the way out: the general handler's read, conversion and write,
+        # each as one whole-window step; nothing is written before all three are known to apply.
+        if tensor.byte_block(start, tile.valid) is None:
+            return False
+        try:
+            values = machine.read_written(tile, tile.valid, op, span)
+            if values is None:
+                return False
+            converted = ins.tstore(values, tile.storage.dtype.name, tensor.dtype.name, True)
+        except (SimulationError, numerics.NumericsError, ins.InstructionError):
+            return False
+        return machine.write_gm_block(tensor, start, converted)
 
     return run
 
@@ -212,6 +229,33 @@ def move(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
     return run
 
 
+def extract(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
+    """TEXTRACT of a window at (row, col) between two tiles of one dtype, not out of Acc: the
+    block (or strided) move the general handler makes, without its operand plumbing."""
+    names = _var_names(call.args)
+    if names is None or len(names) != 4:
+        return None
+    src_name, row_name, col_name, dst_name = names
+    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+
+    def run() -> bool:
+        src, dst = env.get(src_name), env.get(dst_name)
+        row, col = env.get(row_name), env.get(col_name)
+        if type(src) is not TileHandle or type(dst) is not TileHandle or type(row) is not int or type(col) is not int:
+            return False
+        if src.storage.memory_space is MemorySpace.Acc or src.storage.dtype is not dst.storage.dtype:
+            return False
+        rows, cols = dst.valid
+        if row < 0 or col < 0 or row + rows > src.shape[0] or col + cols > src.shape[1]:
+            return False  # the general handler says which window leaves the source
+        try:
+            return machine.move_block(src, dst.valid, dst, op, span, origin=(row, col))
+        except SimulationError:
+            return False
+
+    return run
+
+
 def matmul(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
     """TMATMUL / TMATMUL_ACC on Left / Right / Acc tiles with block forms, all written: the
     general handler's reads, chain and write without its per-operand plumbing."""
@@ -270,6 +314,7 @@ BUILDERS: dict[str, Callable[[Executor, P.Call, "P.Var | None"], Callable[[], An
     "load": load,
     "store": store,
     "move": move,
+    "extract": extract,
     "matmul": matmul,
     "matmul_acc": matmul,
     "binary": elementwise,

@@ -851,11 +851,33 @@ class Machine:
         source = self._tile_access(src, region, instruction, span, pitch, origin)
         target = self._tile_access(dst, region, instruction, span, None, (0, 0))
         if source.block is None or target.block is None:
-            return False
+            return self._move_strided(src, source, dst, target, region)
         if self.checked and not self._access_written(source):
             return False
         assert source.memory is not None
         return self._move(source.memory, source.block, target)
+
+    def _move_strided(self, src: TileHandle, source: _TileAccess, dst: TileHandle, target: _TileAccess,
+                      region: Dims2) -> bool:
+        """A same-dtype move between two spaces whose windows are strided views but not both
+        block forms (Mat Nz -> Right Zn: the boxes' inner order transposes): one NumPy strided
+        copy, the written flags marked per tile. False, having done nothing, where that does not
+        apply or a source byte is unwritten (the caller's general path reports it)."""
+        if src.space is dst.space:  # one buffer: overlapping windows are the general path's
+            return False
+        values, into = source.values, target.values
+        if values is None or into is None or source.flags is None or target.flags is None:
+            return False
+        if self.checked and not self._access_written(source):
+            return False
+        if values.shape == into.shape:
+            into[...] = values
+        else:  # other boxes: both views read in logical (row-major) order at [rows, cols]
+            into[...] = values.reshape(region).reshape(into.shape)
+        assert target.written is not None and target.known is not None and target.flags is not None
+        if self._flags_to_mark(target.written, target.known, target.span) is not None:
+            target.flags[...] = target.all_written
+        return True
 
     def store_block(self, tile: TileHandle, tensor: GmTensor, start: Dims2, instruction: str,
                     span: Span = NO_SPAN) -> bool:
