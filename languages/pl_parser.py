@@ -2287,9 +2287,11 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
         for annotation in _annotations(cls):
             types.append(_param_annotation(reader, annotation)[0])
         language = detect_language(types)
-        if language is Tensor and (_has_scopes(cls) or _reassigns(cls)):
-            level = "DSL" if _has_scopes(cls) else "Tensor"
-            language = DSL
+        if language is Tensor:
+            scopes = _has_scopes(cls)
+            if scopes or _reassigns(cls):
+                level = "DSL" if scopes else "Tensor"
+                language = DSL
     parser = _Parser(filename, language, constants)
     parser.level = level or language.name
     parser.fold_literals = parser.user_text = parser.types.user_text = header is None
@@ -2452,7 +2454,83 @@ def _is_jit_module(module: ast.Module) -> bool:
 
 def _has_scopes(program: ast.ClassDef) -> bool:
     """Whether a program uses what only the DSL language has (scopes, Inline functions, unroll
-    loops)."""
+    loops). One stack walk over the class's nodes: `ast.walk` (a generator per node's children)
+    made this and `_reassigns` a third of parsing a large program."""
+    stack: list[ast.AST] = [program]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        cls = node.__class__
+        if cls is ast.With:
+            return True
+        if cls is ast.For:
+            loop = cast(ast.For, node)
+            if isinstance(loop.iter, ast.Call) and _dotted(loop.iter.func) == ["pl", "unroll"]:
+                return True
+        elif cls is ast.Attribute and cast(ast.Attribute, node).attr == "Inline" \
+                and _dotted(cast(ast.Attribute, node)) == ["pl", "FunctionType", "Inline"]:
+            return True
+        _push_ast_children(node, push)
+    return False
+
+
+def _push_ast_children(node: ast.AST, push: Callable[[ast.AST], None]) -> None:
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    push(item)
+        elif isinstance(value, ast.AST):
+            push(value)
+
+
+def _reassigns(program: ast.ClassDef) -> bool:
+    """Whether a method of the class binds a name twice (PyPTO-style reassignment, a subscript
+    store into a tensor, two loops over one variable name): only the DSL language admits that.
+    One stack walk per method, carrying whether the node lies in the final yield of an if's
+    else-branch (both branches yield into the if's one set of results: those yield targets are
+    not second definitions)."""
+    for func in program.body:
+        if not isinstance(func, ast.FunctionDef):
+            continue
+        bound = [a.arg for a in func.args.args]
+        stack: list[tuple[ast.AST, bool]] = [(func, False)]
+        pop = stack.pop
+        while stack:
+            node, merged = pop()
+            cls = node.__class__
+            if not merged:
+                if cls is ast.Name:
+                    if isinstance(cast(ast.Name, node).ctx, ast.Store):
+                        bound.append(cast(ast.Name, node).id)
+                elif cls is ast.Assign:
+                    bound.extend(t.value.id for t in cast(ast.Assign, node).targets
+                                 if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name))
+            if cls is ast.If:
+                branch = cast(ast.If, node)
+                final_yield = branch.orelse[-1] if branch.orelse and _is_yield(branch.orelse[-1]) else None
+                for name in node._fields:
+                    value = getattr(node, name, None)
+                    for item in value if isinstance(value, list) else (value,):
+                        if isinstance(item, ast.AST):
+                            stack.append((item, merged or item is final_yield))
+                continue
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            stack.append((item, merged))
+                elif isinstance(value, ast.AST):
+                    stack.append((value, merged))
+        if len(bound) != len(set(bound)):
+            return True
+    return False
+
+
+def _has_scopes_reference(program: ast.ClassDef) -> bool:
+    """`_has_scopes` by `ast.walk` (the definition; tests compare the two)."""
     for node in ast.walk(program):
         if isinstance(node, ast.With):
             return True
@@ -2463,9 +2541,8 @@ def _has_scopes(program: ast.ClassDef) -> bool:
     return False
 
 
-def _reassigns(program: ast.ClassDef) -> bool:
-    """Whether a method of the class binds a name twice (PyPTO-style reassignment, a subscript
-    store into a tensor, two loops over one variable name): only the DSL language admits that."""
+def _reassigns_reference(program: ast.ClassDef) -> bool:
+    """`_reassigns` by `ast.walk` (the definition; tests compare the two)."""
     for func in program.body:
         if not isinstance(func, ast.FunctionDef):
             continue

@@ -364,3 +364,55 @@ def test_simulator_tile_access_cache_is_read_only_and_stable() -> None:
     machine.write_tile(tile, values + 1, "test.write")
     assert np.array_equal(machine.read_tile(tile, "test.read"), values + 1)
     assert np.array_equal(first, values)
+
+
+# -- the parser's language detection ------------------------------------------------------------
+
+_DETECTION_SNIPPETS = (
+    # (method body lines) each inside one class method; the two facts must agree either way.
+    ["x = pl.add(a, b)", "x = pl.mul(x, b)"],  # a reassignment
+    ["for i in pl.unroll(4):", "    y = pl.add(a, b)"],  # an unroll loop
+    ["with pl.incore():", "    y = pl.add(a, b)"],  # a scope
+    ["a[0:4] = b"],  # a subscript store into a tensor
+    ["if c:", "    r = pl.yield_(a)", "else:", "    r = pl.yield_(b)"],  # yields of both branches
+    ["if c:", "    r = pl.yield_(a)", "else:", "    r = pl.add(a, b)"],  # not a yield: a rebinding
+    ["if c:", "    r = pl.yield_(a)", "else:", "    if d:", "        r = pl.yield_(a)", "    else:",
+     "        r = pl.yield_(b)"],  # nested merged branches
+    ["y = (z := pl.add(a, b))", "z = y"],  # a walrus binding, then a second one
+    ["for i in pl.range(4):", "    pass", "for i in pl.range(4):", "    pass"],  # one loop variable twice
+    ["y = [t for t in (a, b)]"],  # a comprehension target
+    ["y = pl.add(a, b)"],  # nothing of the DSL
+)
+
+
+def _detection_classes() -> Iterator[Any]:
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    for path in [*root.glob("examples/*.py"), *root.glob("tests/kernels/**/*.py"), *root.glob("bench/programs/*.py"),
+                 *root.glob("tests/regressions/*.py")]:
+        try:
+            module = ast.parse(path.read_text())
+        except SyntaxError:
+            continue
+        yield from (node for node in module.body if isinstance(node, ast.ClassDef))
+    for body in _DETECTION_SNIPPETS:
+        for decorator in ("", "    @pl.function(type=pl.FunctionType.Inline)\n"):
+            lines = "\n".join("        " + line for line in body)
+            text = f"class P:\n{decorator}    def f(self, a, b, c, d):\n{lines}\n        return a\n"
+            yield ast.parse(text).body[0]
+
+
+def test_language_detection_walks_agree_with_ast_walk() -> None:
+    """`_has_scopes` / `_reassigns` (one stack walk each) decide what their `ast.walk`
+    definitions do, on every program file we have and on snippets of each construct."""
+    from languages import pl_parser
+    classes = list(_detection_classes())
+    assert len(classes) > 50
+    verdicts = set()
+    for cls in classes:
+        scopes, reassigns = pl_parser._has_scopes(cls), pl_parser._reassigns(cls)
+        assert scopes == pl_parser._has_scopes_reference(cls), cls.name
+        assert reassigns == pl_parser._reassigns_reference(cls), cls.name
+        verdicts.add((scopes, reassigns))
+    assert len(verdicts) >= 3  # the snippets reach both answers of both facts
