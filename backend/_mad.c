@@ -705,12 +705,167 @@ static PyObject *kernel_name(PyObject *self, PyObject *unused) {
     return PyUnicode_FromString("scalar-fmaf");
 }
 
+/* -- MAD on the tiles themselves --------------------------------------------------------------
+ *
+ * tmatmul / tmatmul.acc straight from the operands' strided windows (NumPy views of the Left,
+ * Right and Acc bytes: 2-D [rows, cols], or 4-D [rows/IR, IR, cols/IC, IC] over the layout's
+ * boxes, logical order row-major either way): widen / gather each operand into a row-major
+ * buffer, run the chain above, and scatter the result into the destination window -- one call
+ * instead of three reads, the chain and a write.  Where an output came out NaN nothing is
+ * written and the count is returned: the caller then takes the path that recomputes NaN
+ * payloads by the reference chain. */
+
+typedef struct {
+    Py_buffer view;
+    Py_ssize_t shape[4];
+    Py_ssize_t strides[4];
+} Window;
+
+static int get_window(PyObject *obj, Window *w, int writable, char format, Py_ssize_t rows, Py_ssize_t cols,
+                      const char *what) {
+    if (PyObject_GetBuffer(obj, &w->view, PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    const char *fmt = w->view.format == NULL ? "B" : w->view.format;
+    if (fmt[0] == '<' || fmt[0] == '=' || fmt[0] == '@') ++fmt;
+    int ok = fmt[0] == format && fmt[1] == '\0';
+    if (ok && w->view.ndim == 2) {
+        w->shape[0] = 1, w->shape[1] = w->view.shape[0], w->shape[2] = 1, w->shape[3] = w->view.shape[1];
+        w->strides[0] = 0, w->strides[1] = w->view.strides[0], w->strides[2] = 0, w->strides[3] = w->view.strides[1];
+    } else if (ok && w->view.ndim == 4) {
+        for (int d = 0; d < 4; ++d) w->shape[d] = w->view.shape[d], w->strides[d] = w->view.strides[d];
+    } else {
+        ok = 0;
+    }
+    if (!ok || w->shape[0] * w->shape[1] != rows || w->shape[2] * w->shape[3] != cols) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a 2-D or 4-D window of %zd x %zd items of format '%c'", what,
+                     rows, cols, format);
+        PyBuffer_Release(&w->view);
+        return -1;
+    }
+    return 0;
+}
+
+/* The window's elements in logical row-major order, `item` bytes each, into `out` (contiguous
+ * inner runs as one memcpy each). */
+static void gather_window(const Window *w, Py_ssize_t item, char *out) {
+    const char *base = (const char *)w->view.buf;
+    const Py_ssize_t step = w->strides[3], count = w->shape[3];
+    for (Py_ssize_t i0 = 0; i0 < w->shape[0]; ++i0)
+        for (Py_ssize_t i1 = 0; i1 < w->shape[1]; ++i1) {
+            const char *row = base + i0 * w->strides[0] + i1 * w->strides[1];
+            for (Py_ssize_t i2 = 0; i2 < w->shape[2]; ++i2) {
+                const char *run = row + i2 * w->strides[2];
+                if (step == item) {
+                    memcpy(out, run, (size_t)(count * item));
+                    out += count * item;
+                } else {
+                    for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += item) memcpy(out, run + i3 * step, (size_t)item);
+                }
+            }
+        }
+}
+
+/* The window's elements in logical row-major order, widened to FP32 (`scratch`: room for the
+ * raw 16-bit patterns of FP16 / BF16 windows). */
+static void window_to_floats(const Window *w, int kind, float *out, uint16_t *scratch) {
+    const Py_ssize_t count = w->shape[0] * w->shape[1] * w->shape[2] * w->shape[3];
+    if (kind == KIND_F32) {
+        gather_window(w, sizeof(float), (char *)out);
+        return;
+    }
+    gather_window(w, sizeof(uint16_t), (char *)scratch);
+#ifdef HAVE_AVX2_KERNEL
+    if (kind == KIND_F16 && have_f16c()) {
+        widen_f16_f16c(scratch, out, count);
+        return;
+    }
+#endif
+    widen(scratch, out, count, kind);
+}
+
+static void floats_to_window(const float *values, Window *w) {
+    char *base = (char *)w->view.buf;
+    const Py_ssize_t step = w->strides[3], count = w->shape[3];
+    for (Py_ssize_t i0 = 0; i0 < w->shape[0]; ++i0)
+        for (Py_ssize_t i1 = 0; i1 < w->shape[1]; ++i1) {
+            char *row = base + i0 * w->strides[0] + i1 * w->strides[1];
+            for (Py_ssize_t i2 = 0; i2 < w->shape[2]; ++i2) {
+                char *run = row + i2 * w->strides[2];
+                if (step == (Py_ssize_t)sizeof(float)) {
+                    memcpy(run, values, sizeof(float) * (size_t)count);
+                    values += count;
+                } else {
+                    for (Py_ssize_t i3 = 0; i3 < count; ++i3) memcpy(run + i3 * step, values++, sizeof(float));
+                }
+            }
+        }
+}
+
+static PyObject *mad_tiles(PyObject *self, PyObject *args) {
+    PyObject *a_obj, *b_obj, *acc_obj, *dst_obj;
+    Py_ssize_t m, k, n;
+    int kind;
+    if (!PyArg_ParseTuple(args, "OOOOnnni", &a_obj, &b_obj, &acc_obj, &dst_obj, &m, &k, &n, &kind)) return NULL;
+    if (m < 0 || k < 0 || n < 0 || kind < KIND_F32 || kind > KIND_BF16) {
+        PyErr_SetString(PyExc_ValueError, "negative extent or unknown operand kind");
+        return NULL;
+    }
+    const char in_fmt = kind == KIND_F32 ? 'f' : 'H';
+    Window a, b, acc, dst;
+    const int has_acc = acc_obj != Py_None;
+    if (get_window(a_obj, &a, 0, in_fmt, m, k, "left") < 0) return NULL;
+    if (get_window(b_obj, &b, 0, in_fmt, k, n, "right") < 0) goto release_a;
+    if (has_acc && get_window(acc_obj, &acc, 0, 'f', m, n, "acc") < 0) goto release_b;
+    if (get_window(dst_obj, &dst, 1, 'f', m, n, "dst") < 0) goto release_acc;
+    Py_ssize_t nans = 0;
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const Py_ssize_t widest = m * k > k * n ? m * k : k * n;
+    float *left = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(m * k + k * n + m * n + 1) +
+                                           sizeof(uint16_t) * (size_t)(widest + 1));
+    if (left == NULL) {
+        failed = 1;
+    } else {
+        float *right = left + m * k, *out = right + k * n;
+        uint16_t *scratch = (uint16_t *)(out + m * n + 1);
+        window_to_floats(&a, kind, left, scratch);
+        window_to_floats(&b, kind, right, scratch);
+        if (has_acc)
+            window_to_floats(&acc, KIND_F32, out, scratch);
+        else
+            memset(out, 0, sizeof(float) * (size_t)(m * n)); /* +0.0 */
+#ifdef HAVE_AVX2_KERNEL
+        if (have_avx2_fma())
+            failed = mad_f32_avx2(left, right, out, m, k, n);
+        else
+#endif
+            mad_f32_scalar(left, right, out, m, k, n);
+        for (Py_ssize_t i = 0; !failed && i < m * n; ++i) nans += isnan(out[i]) ? 1 : 0;
+        if (!failed && nans == 0) floats_to_window(out, &dst);
+        PyMem_RawFree(left);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&dst.view);
+release_acc:
+    if (has_acc) PyBuffer_Release(&acc.view);
+release_b:
+    PyBuffer_Release(&b.view);
+release_a:
+    PyBuffer_Release(&a.view);
+    if (PyErr_Occurred()) return NULL;
+    if (failed) return PyErr_NoMemory();
+    return PyLong_FromSsize_t(nans);
+}
+
 static PyMethodDef methods[] = {
     {"mad_f32", mad_f32, METH_VARARGS,
      "mad_f32(a, b, acc, m, k, n, kind=0): acc[i,j] = fma chain over k ascending, in place (C order); a, b "
      "float32 (kind 0) or the uint16 bit patterns of FP16 (1) / BF16 (2); returns the number of NaN outputs"},
     {"mad_int8", mad_int8, METH_VARARGS,
      "mad_int8(a, b, acc, m, k, n): acc[i,j] += a[i,k]*b[k,j], int8 inputs, int32 wrap (in place); returns 0"},
+    {"mad_tiles", mad_tiles, METH_VARARGS,
+     "mad_tiles(left, right, acc_or_None, dst, m, k, n, kind) -> nans: the MAD chain from strided tile windows into "
+     "dst (written only when no output is NaN)"},
     {"kernel", kernel_name, METH_NOARGS, "the float kernel this CPU runs"},
     {"gather", gather, METH_VARARGS, "gather(memory, base, shape4, strides4, item, out): copy a strided block out"},
     {"scatter", scatter, METH_VARARGS,

@@ -182,3 +182,104 @@ def test_random_bit_patterns(dtype: str, m: int, k: int, n: int, seed: int) -> N
     with np.errstate(all="ignore"):
         expected = numerics.matmul_reference(a, b, start, dtype)
         assert _same_bits(numerics.matmul_fast(a, b, start, dtype), expected)
+
+
+# -- the simulator's MAD on tile windows (Machine.mad_tiles) ------------------------------------
+
+def _mad_tile_operands(dtype: str, m: int, k: int, n: int) -> tuple[Any, ...]:
+    """Left [M, K] (Nz), Right [K, N] (Zn) and Acc [M, N] tiles sized up to whole boxes."""
+    from backend.sim.machine import handle_for, with_valid
+    from languages.memory_space import MemorySpace
+    from languages.types import DataType, MemRef, TileType, TileView
+
+    def up(x: int, box: int) -> int:
+        return -(-x // box) * box
+
+    def tile(name: str, space: MemorySpace, view: TileView, dt: DataType, shape: tuple[int, int],
+             valid: tuple[int, int]) -> Any:
+        nbytes = shape[0] * shape[1] * dt.byte_width
+        return with_valid(handle_for(name, TileType(shape, dt, shape, space, view, MemRef(name, space, 0, nbytes))),
+                          valid)
+
+    dt = DataType[dtype]
+    inner = 32 // dt.byte_width  # a box row holds 32 bytes
+    left = tile("a", MemorySpace.Left, TileView("col_major", "row_major", 512), dt, (up(m, 16), up(k, inner)), (m, k))
+    right = tile("b", MemorySpace.Right, TileView("row_major", "col_major", 512), dt, (up(k, inner), up(n, 16)),
+                 (k, n))
+    acc = tile("c", MemorySpace.Acc, TileView("col_major", "row_major", 1024), DataType.FP32, (up(m, 16), up(n, 16)),
+               (m, n))
+    return left, right, acc
+
+
+@pytest.mark.parametrize("dtype", FLOAT_INPUTS)
+@pytest.mark.parametrize("accumulate", [False, True], ids=["tmatmul", "tmatmul_acc"])
+@pytest.mark.parametrize("shape", [(16, 16, 16), (20, 40, 24), (128, 64, 128)], ids=lambda s: "x".join(map(str, s)))
+def test_mad_on_tile_windows_writes_the_rules_bits(dtype: str, accumulate: bool, shape: tuple[int, int, int]) -> None:
+    """`Machine.mad_tiles` (one compiled call on the Left / Right / Acc windows) leaves exactly
+    the bytes and written flags of reading the tiles, running the step-by-step rule and writing
+    the result; an output that comes out NaN, or a window of partial boxes (no strided view),
+    makes it decline before writing anything (the caller's path then takes over)."""
+    from backend.sim import machine as machine_module
+    from backend.sim.machine import Machine
+    from backend.targets.handlers import get_backend
+    from languages.memory_space import MemorySpace
+    from nanopass.node import NO_SPAN
+    if machine_module._MAD_TILES is None:
+        pytest.skip("backend._mad is not built here")
+    m, k, n = shape
+    rng = np.random.default_rng(m * 7 + k * 3 + n)
+    left, right, acc = _mad_tile_operands(dtype, m, k, n)
+    pitch = -(-m // 16) * 16
+    outcomes = set()
+    # At 0.15 nearly every output chain meets a NaN (both outcomes happen); the finite corners
+    # (subnormals, +-0, ties, max finite) mostly leave the chains NaN-free.
+    for share, finite in ((0.0, False), (0.15, False), (0.05, True)):
+        a, b, start = _corner_operands(rng, dtype, m, k, n, share)
+        if finite:
+            a, b, start = (np.where(np.isfinite(x), x, x.dtype.type(1)) for x in (a, b, start))
+
+        def machine_with_operands() -> Machine:
+            machine = Machine(get_backend("Ascend910B"))
+            machine.write_tile(left, a, "test.write")
+            machine.write_tile(right, b, "test.write")
+            if accumulate:
+                machine.write_tile(acc, start, "test.write", pitch=pitch)
+            return machine
+
+        fast = machine_with_operands()
+        before = fast.memory[MemorySpace.Acc].copy(), fast.written[MemorySpace.Acc].copy()
+        done = fast.mad_tiles(left, right, acc if accumulate else None, acc, pitch, "test.mad")
+        rule = numerics.matmul_reference(a, b, start if accumulate else np.zeros((m, n), np.float32), dtype)
+        windows = [fast._tile_access(tile, region, "t", NO_SPAN, p, (0, 0)).values for tile, region, p in
+                   ((left, (m, k), None), (right, (k, n), None), (acc, (m, n), pitch))]
+        if np.isnan(rule).any() or any(w is None for w in windows):  # partial boxes: no strided window
+            assert not done
+            assert np.array_equal(fast.memory[MemorySpace.Acc], before[0])
+            assert np.array_equal(fast.written[MemorySpace.Acc], before[1])
+            outcomes.add(False)
+            continue
+        assert done
+        outcomes.add(True)
+        reference = machine_with_operands()
+        reference.write_tile(acc, rule, "test.write", pitch=pitch)
+        assert np.array_equal(fast.memory[MemorySpace.Acc], reference.memory[MemorySpace.Acc])
+        assert np.array_equal(fast.written[MemorySpace.Acc], reference.written[MemorySpace.Acc])
+    assert outcomes == ({False} if m % 16 or n % 16 or k % 16 else {True, False})
+
+
+def test_mad_on_tile_windows_declines_unwritten_operands_and_integers() -> None:
+    from backend.sim import machine as machine_module
+    from backend.sim.machine import Machine
+    from backend.targets.handlers import get_backend
+    from languages.memory_space import MemorySpace
+    if machine_module._MAD_TILES is None:
+        pytest.skip("backend._mad is not built here")
+    left, right, acc = _mad_tile_operands("FP16", 16, 16, 16)
+    machine = Machine(get_backend("Ascend910B"))
+    machine.write_tile(left, np.ones((16, 16), np.float16), "test.write")
+    assert not machine.mad_tiles(left, right, None, acc, 16, "test.mad")  # Right never written
+    assert not machine.written[MemorySpace.Acc].any()
+    i8_left, i8_right, i32_acc = _mad_tile_operands("INT8", 16, 32, 16)
+    machine.write_tile(i8_left, np.ones((16, 32), np.int8), "test.write")
+    machine.write_tile(i8_right, np.ones((32, 16), np.int8), "test.write")
+    assert not machine.mad_tiles(i8_left, i8_right, None, i32_acc, 16, "test.mad")  # INT8: the integer path

@@ -69,13 +69,25 @@ def test_the_benchmark_kernels_take_the_fast_paths(monkeypatch: pytest.MonkeyPat
         return original(self, call, target) if span is None else original(self, call, target, span)
 
     monkeypatch.setattr(Executor, "eval_call", counting)
+    from backend.sim.machine import _MAD_TILES, Machine
+    mads: list[bool] = []
+    original_mad = Machine.mad_tiles
+
+    def counting_mad(self: Machine, *args: Any, **kwargs: Any) -> bool:
+        mads.append(original_mad(self, *args, **kwargs))
+        return mads[-1]
+
+    monkeypatch.setattr(Machine, "mad_tiles", counting_mad)
     plugin = get_plugin()
     for name in ("add512_f32", "exp512_f32", "matmul512_f16", "matmul512_f32"):
         path = ROOT / "bench" / "programs" / f"{name}.py"
         source = plugin.parse(path.read_text(), str(path))
         compiled = runner.compile_program(source)
         general.clear()
+        mads.clear()
         runner.run(compiled, runner.random_inputs(source, seed=0))
+        if name.startswith("matmul") and _MAD_TILES is not None:  # every MAD on the tiles themselves
+            assert mads and all(mads), (name, mads.count(False), len(mads))
         looped = sorted({op for op in general if op not in ("arith.constant", "pto.make_tensor_view", "pto.alloc_tile")})
         # Including the matmuls' Acc -> GM store (FIXPIPE converts on the way), the FP16 one's
         # Mat -> Right move (a column-major-inner box layout: a strided copy, not a block move)

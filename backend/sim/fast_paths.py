@@ -285,6 +285,11 @@ def matmul(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction
         pitch = _round_up(m, _MAD_ROW_BOX)
         in_dtype = lhs.storage.dtype.name
         try:
+            acc_tile = tiles[0] if kind == "matmul_acc" else None
+            assert acc_tile is None or isinstance(acc_tile, TileHandle)
+            if (acc_tile is None or acc_tile.storage.memory_space is MemorySpace.Acc) and \
+                    machine.mad_tiles(lhs, rhs, acc_tile, dst, pitch, op, span):
+                return True
             a = machine.read_written(lhs, lhs.valid, op, span)
             b = machine.read_written(rhs, (k, n), op, span)
             start = None

@@ -389,6 +389,10 @@ _BLOCKS = _load_blocks()
 # Whether the loaded extension's move_block accepts None for the destination flags (a build
 # from before that, still in place until the next `pip install -e .`, needs them every time).
 _MOVE_WITHOUT_FLAGS = _BLOCKS is not None and hasattr(_BLOCKS, "saturate_split")
+# The MAD chain on tile windows (a build from before it has none: the matmul reads the tiles).
+_MAD_TILES = getattr(_BLOCKS, "mad_tiles", None)
+# How `mad_tiles` reads float operands: float32 itself, or FP16 / BF16 bit patterns.
+_MAD_TILE_KINDS: Final = {DataType.FP32: 0, DataType.FP16: 1, DataType.BF16: 2}
 
 # Window offsets and their strided plan by window content (storage type, handle extents,
 # region, pitch, origin): the same for every machine, so each launch of a kernel reuses them.
@@ -900,6 +904,42 @@ class Machine:
             flags = tensor.written
         return bool(_BLOCKS.move_block(access.memory, block[0], block[1], block[2], tensor.data, raw[0], raw[1],
                                        raw[2], access.width, flags))
+
+    def mad_tiles(self, lhs: TileHandle, rhs: TileHandle, acc: TileHandle | None, dst: TileHandle, pitch: int,
+                  instruction: str, span: Span = NO_SPAN) -> bool:
+        """TMATMUL (`acc` None: the chain starts at +0) / TMATMUL_ACC of float operands in one
+        compiled call on the tiles' strided windows (backend/_mad.c `mad_tiles`): Left's [M, K],
+        Right's [K, N], the accumulator's and the destination's [M, N] at `pitch`. False, having
+        written nothing, where that does not apply: a window without a strided view, an
+        unwritten operand byte, an integer chain, or an output that came out NaN (the caller's
+        path recomputes NaN payloads by the reference chain)."""
+        kind = _MAD_TILE_KINDS.get(lhs.storage.dtype)
+        if kind is None or _MAD_TILES is None or rhs.storage.dtype is not lhs.storage.dtype:
+            return False
+        m, k = lhs.valid
+        n = rhs.valid[1]
+        left = self._tile_access(lhs, (m, k), instruction, span, None, (0, 0))
+        right = self._tile_access(rhs, (k, n), instruction, span, None, (0, 0))
+        start = None if acc is None else self._tile_access(acc, (m, n), instruction, span, pitch, (0, 0))
+        target = self._tile_access(dst, (m, n), instruction, span, pitch, (0, 0))
+        operands = (left, right) if start is None else (left, right, start)
+        if any(a.values is None or a.flags is None for a in (*operands, target)):
+            return False
+        assert left.values is not None and right.values is not None and target.values is not None
+        if target.values.dtype != np.float32 or (start is not None and start.values is not None
+                                                 and start.values.dtype != np.float32):
+            return False
+        if self.checked and not all(self._access_written(a) for a in operands):
+            return False
+        a_view, b_view = (left.values, right.values) if kind == 0 else (left.values.view(np.uint16),
+                                                                         right.values.view(np.uint16))
+        nans = _MAD_TILES(a_view, b_view, None if start is None else start.values, target.values, m, k, n, kind)
+        if nans:
+            return False
+        assert target.written is not None and target.known is not None and target.flags is not None
+        if self._flags_to_mark(target.written, target.known, target.span) is not None:
+            target.flags[...] = target.all_written
+        return True
 
     def _access_written(self, access: _TileAccess) -> bool:
         """Whether every byte of a strided tile window is written (known ranges, then flags)."""
