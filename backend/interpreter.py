@@ -19,7 +19,8 @@ What it models, and why:
 
 Entry point: `interpret(program, inputs, entry=None) -> {"ret0": ..., <Out/InOut param>: ...}`.
 `kernel_runner` replaces the execution of kernel calls (the simulator plugs in there to run
-compiled kernels under an interpreted orchestration function).
+compiled kernels under an interpreted orchestration function); it is told which instance
+(`Launch`: block, lane) each call runs.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ from backend import cross_core, numerics
 from backend.cross_core import run_group
 from backend.arrays import check_input_names, coerce_input, poison_array
 from backend.numerics import ArithmeticFault, NumericsError
-from languages.functions import GROUP, entry_function, is_kernel_function
+from languages.functions import GROUP, describe_launch, entry_function, is_kernel_function, launches
 from languages.ops import REGISTRY, OpDef, ReusesInput
-from languages.ops.system_ops import SPMD_IDENTITY
+from languages.ops.system_ops import SINGLE_LAUNCH, Launch
 from languages.types import (
     AttrValue, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, TupleType, Type, map_extents,
     symbolic_extents,
@@ -75,7 +76,7 @@ class ArrayValue:
 
 Scalar = Union[int, float, bool]
 Value = Union[ArrayValue, Scalar, tuple[Any, ...], None]
-KernelRunner = Callable[[Node, Sequence[Value]], tuple[Value, ...]]
+KernelRunner = Callable[[Node, Sequence[Value], Launch], tuple[Value, ...]]
 
 
 def _np_dtype(dtype: DataType) -> np.dtype[Any]:
@@ -207,19 +208,80 @@ class _Exit:
 # -- the interpreter -----------------------------------------------------------------------------------
 
 
+class _InstanceWrites:
+    """Which instance of a launch wrote each element of the call's tensors: an element two
+    instances leave with different values is a race (found by comparing the bytes before and
+    after each instance, so instances that write the same value agree and are no race)."""
+
+    def __init__(self, function: Any, args: Sequence[Value], grid: Sequence[Launch], span: Span) -> None:
+        self.function, self.grid, self.span = function, grid, span
+        self.tensors = [(_param(p)[0].name, a) for p, a in zip(function.params, args)
+                        if isinstance(a, ArrayValue) and a.is_tensor]
+        self.owners: list[Array] = [np.full(a.data.shape, -1, dtype=np.int64) for _, a in self.tensors]
+        self.snapshots: list[Array] = []
+
+    @staticmethod
+    def _bytes(data: Array) -> Array:
+        return np.ascontiguousarray(data).view(np.uint8).reshape(data.shape + (-1,))
+
+    def before(self) -> None:
+        self.snapshots = [self._bytes(a.data).copy() for _, a in self.tensors]
+
+    def after(self, launch: Launch) -> None:
+        index = self.grid.index(launch)
+        for (name, value), owner, snapshot in zip(self.tensors, self.owners, self.snapshots):
+            changed = np.any(self._bytes(value.data) != snapshot, axis=-1)
+            clash = changed & (owner >= 0)
+            if np.any(clash):
+                element = tuple(int(i) for i in np.argwhere(clash)[0])
+                first = self.grid[int(owner[element])]
+                raise InterpreterError(
+                    f"`{self.function.name}` runs as {len(self.grid)} instances, and "
+                    f"{describe_launch(launch, self.grid)} writes {name}{list(element)} after "
+                    f"{describe_launch(first, self.grid)} wrote a different value there: on the device the result "
+                    "depends on which instance finishes last", self.span,
+                    "give each instance its own window of the output (offset it by pl.tile.get_block_idx() "
+                    "or pl.tile.get_subblock_idx())")
+            owner[changed] = index
+
+
 class Interpreter:
     def __init__(self, program: Node, kernel_runner: KernelRunner | None = None) -> None:
         self.functions: dict[str, Node] = {_function(f).name: f for f in _field(program, "functions")}
         self.kernel_runner = kernel_runner
+        # The instance the code being run belongs to (what pl.tile.get_block_idx() & co. read).
+        self.launch: Launch = SINGLE_LAUNCH
 
     # -- functions ---------------------------------------------------------------------------------
 
     def call_function(self, function: Node, args: Sequence[Value], span: Span = NO_SPAN) -> tuple[Value, ...]:
+        """Run a call of `function`: once, or once per instance its attributes launch (blocks of
+        a Spmd wrapper's `core_num`, the two lanes of a `dual_aiv_dispatch` kernel), in order.
+        Instances that write one GM element with different values are an error: on the device
+        the result would depend on which instance finishes last."""
         fn = _function(function)
         if len(args) != len(fn.params):
             raise InterpreterError(f"{fn.name} takes {len(fn.params)} arguments, got {len(args)}", span)
+        grid = launches(function, self.launch)
+        if len(grid) == 1:
+            return self.call_instance(function, args)
+        outer, returned = self.launch, cast(tuple[Value, ...], ())
+        # A run's entry has no call site: the function itself is where the launch is declared.
+        writes = _InstanceWrites(fn, args, grid, span if span != NO_SPAN else function.node_span)
+        try:
+            for launch in grid:
+                self.launch = launch
+                writes.before()
+                returned = self.call_instance(function, args)
+                writes.after(launch)
+        finally:
+            self.launch = outer
+        return returned
+
+    def call_instance(self, function: Node, args: Sequence[Value]) -> tuple[Value, ...]:
+        fn = _function(function)
         if self.kernel_runner is not None and is_kernel_function(function):
-            return self.kernel_runner(function, args)
+            return self.kernel_runner(function, args, self.launch)
         env: dict[str, Value] = {}
         for param, arg in zip(fn.params, args):
             var, _ = _param(param)
@@ -426,7 +488,7 @@ class Interpreter:
             raise InterpreterError(f"{op} has no value-level semantics ({opdef.semantics[0]!r})", expr.node_span)
         args = [self.eval(a, env) for a in _field(expr, "args")]
         ty = _resolved_extents(_field(expr, "type"), env, expr.node_span)
-        call = _CallSite(opdef, args, opdef.with_defaults(_field(expr, "attrs")), ty, expr.node_span)
+        call = _CallSite(opdef, args, opdef.with_defaults(_field(expr, "attrs")), ty, expr.node_span, self.launch)
         try:
             return handler(call)
         except ArithmeticFault as fault:
@@ -480,6 +542,7 @@ class _CallSite:
     attrs: Attrs
     type: Type
     span: Span
+    launch: Launch = SINGLE_LAUNCH
 
     def fail(self, message: str) -> InterpreterError:
         return InterpreterError(f"{self.opdef.name}: {message}", self.span)
@@ -1172,8 +1235,8 @@ def _sem_scatter_update(call: _CallSite) -> Value:
 
 
 def _sem_spmd(call: _CallSite) -> Value:
-    """One block on one vector lane: block 0 of 1, sub-block 0 (as the simulator runs)."""
-    return SPMD_IDENTITY[call.opdef.semantics[1]]
+    """The block / lane of the instance running (as the simulator runs it)."""
+    return call.launch.identity(call.opdef.semantics[1])
 
 
 def _sem_barrier(call: _CallSite) -> Value:

@@ -16,9 +16,11 @@ from nanopass.langdef import define_language, kind
 _CORE_KINDS = (
     kind("Program", "Program", "A program: its functions, callees before callers.",
          name="str", functions="tuple[Function, ...]"),
+    # attrs: PyPTO's `@pl.function(attrs={...})` (languages/functions.py FUNCTION_ATTRS names the
+    # keys this compiler gives a meaning: how the function is launched).
     kind("Function", "Function", "A function: InCore kernel, Orchestration host code, ...",
          name="str", func_type="str", params="tuple[Param, ...]", return_types="tuple[Type, ...]",
-         body="tuple[Stmt, ...]"),
+         body="tuple[Stmt, ...]", attrs="Attrs"),
     kind("Param", "Param", "A parameter and its direction (In, Out, InOut).", var="Var", direction="str"),
     kind("IterArg", "IterArg", "A loop-carried value and its initial value.", var="Var", init="Expr"),
     kind("AssignStmt", "Stmt", "`target: T = value`", target="Var", value="Expr"),

@@ -7,9 +7,12 @@ The function types are PyPTO's (`pl.FunctionType`); the languages keep them as s
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any, Final, Iterator, Sequence
 
 from languages.ops import REGISTRY, ReusesInput
+from languages.ops.system_ops import Launch
+from languages.types import AttrValue, Attrs
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Node, Span, walk
 
@@ -30,6 +33,89 @@ GROUP: Final = "Group"
 # tiles is a kernel (the spec's own `@pl.function` examples are such leaves): PTOCodegen emits it
 # and the simulator runs it.
 OPAQUE: Final = "Opaque"
+
+
+SPMD: Final = "Spmd"
+AIV: Final = "AIV"
+
+
+# -- function attributes (`@pl.function(attrs={...})`, JIT_FRONTEND.md section 3.1) ----------------
+
+
+@dataclass(frozen=True)
+class FunctionAttr:
+    """A function attribute this compiler gives a meaning: on which function types, with which
+    values, and what it changes."""
+
+    function_types: frozenset[str]
+    value: str  # "positive int" or "bool"
+    meaning: str
+
+
+# How a function is launched: the attributes every stage keeps and the run API obeys.
+FUNCTION_ATTRS: Final[dict[str, FunctionAttr]] = {
+    "core_num": FunctionAttr(frozenset({SPMD}), "positive int",
+                             "the Spmd wrapper's dispatch runs once per block, blocks 0 .. core_num - 1 "
+                             "(pl.tile.get_block_idx() / get_block_num() tell them apart)"),
+    "dual_aiv_dispatch": FunctionAttr(frozenset({AIV}), "bool",
+                                      "the AIV kernel runs on both vector lanes of its core, sub-blocks 0 and 1 "
+                                      "(pl.tile.get_subblock_idx() tells them apart)"),
+}
+# Keys PyPTO's compiler reads (include/pypto/ir/function.h) that change how it compiles the
+# function, and this compiler does not implement yet; any other key is stored verbatim, as PyPTO does.
+UNSUPPORTED_FUNCTION_ATTRS: Final[dict[str, str]] = {
+    "split": "a manual cross-core split mode of an AIC / AIV kernel",
+    "slot_num": "the cross-core FIFO depth of a hand-split kernel",
+    "windowize": "windowized kernels",
+    "split_aiv": "manual AIV split regions",
+    "auto_scope": "runtime scopes (set it with @pl.function(auto_scope=...))",
+    "external_source": "external C++ kernels",
+    "external_include_dirs": "external C++ kernels",
+}
+
+
+def function_attr_problem(func_type: str, key: str, value: AttrValue) -> str | None:
+    """Why `key: value` cannot be an attribute of a `func_type` function here, or None."""
+    if key in UNSUPPORTED_FUNCTION_ATTRS:
+        return f"not supported yet: the function attribute {key!r} ({UNSUPPORTED_FUNCTION_ATTRS[key]})"
+    known = FUNCTION_ATTRS.get(key)
+    if known is None:
+        return None
+    if func_type not in known.function_types:
+        where = " / ".join(sorted(known.function_types))
+        return f"the function attribute {key!r} belongs on a {where} function ({known.meaning}), not on a {func_type} one"
+    if known.value == "bool" and not isinstance(value, bool):
+        return f"the function attribute {key!r} must be True or False, got {value!r}"
+    if known.value == "positive int" and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        return f"the function attribute {key!r} must be a positive integer constant, got {value!r}"
+    return None
+
+
+def _attr(attrs: Attrs, key: str) -> AttrValue:
+    return next((value for name, value in attrs if name == key), None)
+
+
+def launches(function: Node, outer: Launch) -> tuple[Launch, ...]:
+    """The instances a call of `function` runs in, called from within `outer`: a Spmd wrapper
+    with `core_num` runs its dispatch once per block; an AIV kernel with `dual_aiv_dispatch` runs
+    on both lanes; any other function runs once, in `outer`."""
+    attrs: Attrs = getattr(function, "attrs")
+    core_num = _attr(attrs, "core_num")
+    if isinstance(core_num, int) and not isinstance(core_num, bool) and core_num > 1:
+        return tuple(replace(outer, block_idx=b, block_num=core_num) for b in range(core_num))
+    if _attr(attrs, "dual_aiv_dispatch") is True:
+        return tuple(replace(outer, subblock_idx=lane) for lane in (0, 1))
+    return (outer,)
+
+
+def describe_launch(launch: Launch, grid: Sequence[Launch]) -> str:
+    """`block 2` / `lane 1` / `block 2, lane 1`: what tells the instances of `grid` apart."""
+    parts = []
+    if len({l.block_idx for l in grid}) > 1:
+        parts.append(f"block {launch.block_idx}")
+    if len({l.subblock_idx for l in grid}) > 1:
+        parts.append(f"lane {launch.subblock_idx}")
+    return ", ".join(parts) or "the one instance"
 
 
 def is_kernel_function(function: Node) -> bool:

@@ -56,6 +56,7 @@ import languages.gen.tensor as tensor_lang
 import languages.gen.tile_placed as tile_placed_lang
 import languages.gen.tile_unplaced as tile_unplaced_lang
 from languages.decls import DSL, LANGUAGES, Addressed, PTO, Tensor, TilePlaced, TileUnplaced
+from languages.functions import function_attr_problem
 from languages.memory_space import MemorySpace
 from languages.pl_printer import (
     FUNCTION_TYPES, CallSignature, call_signature, LOOP_ITERATORS, OPAQUE, expr_type, format_type, implicit_view_of,
@@ -738,12 +739,13 @@ class _Parser:
             cls.end_lineno, cls.end_col_offset = self.last_end
         return self.make("Program", cls, name=cls.name, functions=built)
 
-    def function_type(self, func: ast.FunctionDef) -> str:
+    def function_type(self, func: ast.FunctionDef) -> tuple[str, Attrs]:
+        """The function's type and attributes, from its decorator."""
         if len(func.decorator_list) != 1:
             self.fail(func, "expected exactly one decorator: @pl.function or @pl.function(type=pl.FunctionType.X)")
         deco = func.decorator_list[0]
         if _dotted(deco) == ["pl", "function"]:
-            return OPAQUE
+            return OPAQUE, ()
         if not isinstance(deco, ast.Call) or _dotted(deco.func) != ["pl", "function"]:
             self.fail(deco, "expected @pl.function or @pl.function(type=pl.FunctionType.X)")
         if deco.args:
@@ -774,9 +776,8 @@ class _Parser:
                 if name == "strict_ssa" and value.value:
                     self.fail(value, "not supported yet: @pl.function(strict_ssa=True) (reassignment is always "
                                      "accepted and converted to SSA)", "drop strict_ssa=True")
-        if "attrs" in keywords:
-            self.function_attrs(keywords["attrs"].value)
-        return func_type
+        attrs = self.function_attrs(keywords["attrs"].value, func_type) if "attrs" in keywords else ()
+        return func_type, attrs
 
     def check_derived(self, func: ast.FunctionDef, func_type: str, name: str, value: ast.expr) -> None:
         """PyPTO derives level and role from the type (Function constructor); an explicit one
@@ -795,19 +796,46 @@ class _Parser:
                              f"but explicit {name}={member} was provided",
                       f"drop {name}=: the function type fixes it")
 
-    def function_attrs(self, node: ast.expr) -> None:
-        """`attrs=` (deprecated in PyPTO): the keys this compiler has no meaning for are rejected by
-        name rather than dropped, since each changes how PyPTO compiles the function."""
+    def function_attrs(self, node: ast.expr, func_type: str) -> Attrs:
+        """`attrs=` (deprecated in PyPTO): a dict literal of string keys and constant values, in
+        the order written; a pl.SplitMode value is stored as its int and SplitMode.NONE dropped
+        (JIT_FRONTEND.md section 3.1). A key PyPTO's compiler reads and this one does not
+        implement is rejected by name rather than dropped (languages/functions.py)."""
         if not isinstance(node, ast.Dict):
             self.fail(node, "attrs= must be a dict literal with string keys")
-        for key in node.keys:
+        attrs: list[tuple[str, AttrValue]] = []
+        for key, value_node in zip(node.keys, node.values):
             if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
                 self.fail(key if key is not None else node, "attrs= keys must be string literals")
-        if node.keys:
-            first = cast(ast.Constant, node.keys[0])
-            self.fail(first, f"not supported yet: the function attribute {first.value!r} "
-                             f"(@pl.function(attrs={{{', '.join(repr(cast(ast.Constant, k).value) for k in node.keys)}}}))",
-                      "drop attrs=; split and dispatch attributes are chosen by this compiler's passes")
+            if any(name == key.value for name, _ in attrs):
+                self.fail(key, f"the function attribute {key.value!r} is given twice")
+            value = self.function_attr_value(key.value, value_node)
+            if value is None:
+                continue  # `"split": pl.SplitMode.NONE` is no attribute (PyPTO drops it)
+            problem = function_attr_problem(func_type, key.value, value)
+            if problem is not None:
+                self.fail(key, problem, "drop it from attrs=" if problem.startswith("not supported yet")
+                          else "see JIT_FRONTEND.md section 3.1 for the function attributes")
+            attrs.append((key.value, value))
+        return tuple(attrs)
+
+    def function_attr_value(self, key: str, node: ast.expr) -> AttrValue:
+        parts = _dotted(node)
+        if parts is not None and len(parts) == 3 and parts[:2] == ["pl", "SplitMode"]:
+            if parts[2] not in SPLIT_MODES:
+                self.fail(node, f"unknown split mode `{ast.unparse(node)}` "
+                                f"(known: {', '.join('pl.SplitMode.' + m for m in SPLIT_MODES)})")
+            return SPLIT_MODES[parts[2]] or None  # None: SplitMode.NONE
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            node = ast.copy_location(ast.Constant(self.constants[node.id]), node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+                and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+            return cast(AttrValue, -node.operand.value)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str)):
+            return cast(AttrValue, node.value)
+        self.fail(node, f"the function attribute {key!r} must be a constant (a bool, number, string or "
+                        f"pl.SplitMode member), got `{ast.unparse(node)}`",
+                  "PyPTO rejects an attribute value that references a variable")
 
     def signature(self, func: ast.FunctionDef) -> tuple[list[tuple[ast.arg, Type, str]], tuple[Type, ...]]:
         args = func.args
@@ -831,9 +859,9 @@ class _Parser:
         return params, returns
 
     def function(self, func: ast.FunctionDef, params: list[tuple[ast.arg, Type, str]],
-                 returns: tuple[Type, ...], func_type: str | None = None) -> Node:
+                 returns: tuple[Type, ...], func_type: str | None = None, attrs: Attrs = ()) -> Node:
         if func_type is None:
-            func_type = self.function_type(func)
+            func_type, attrs = self.function_type(func)
         scope = _Scope()
         built_params: list[Node] = []
         self.used_names = set()
@@ -856,7 +884,7 @@ class _Parser:
             returns = _returned_types(body)
             self.signatures[func.name] = returns
         return self.make("Function", func, name=func.name, func_type=func_type, params=tuple(built_params),
-                         return_types=returns, body=body)
+                         return_types=returns, body=body, attrs=attrs)
 
     # statements
 

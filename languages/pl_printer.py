@@ -517,10 +517,11 @@ class _Printer:
     def function(self, func: T.Function) -> None:
         if func.func_type not in FUNCTION_TYPES:
             raise _print_error(f"unknown function type {func.func_type!r} (known: {', '.join(FUNCTION_TYPES)})", func)
-        if func.func_type == OPAQUE:
-            self.emit(1, "@pl.function")
-        else:
-            self.emit(1, f"@pl.function(type=pl.FunctionType.{func.func_type})")
+        keywords = [] if func.func_type == OPAQUE else [f"type=pl.FunctionType.{func.func_type}"]
+        if func.attrs:
+            entries = ", ".join(f"{key!r}: {value!r}" for key, value in func.attrs)
+            keywords.append(f"attrs={{{entries}}}")
+        self.emit(1, f"@pl.function({', '.join(keywords)})" if keywords else "@pl.function")
         params = ["self"] + [_format_param(p) for p in func.params]
         head = f"def {func.name}({', '.join(params)})"
         head += format_returns(func.return_types)

@@ -36,6 +36,7 @@ from backend.targets.handlers import BackendHandler, get_backend
 from languages.decls import VALUE_LEVEL
 from languages.gen import pto as P
 from languages.functions import entry_function, returned_param_indices
+from languages.ops.system_ops import Launch
 from languages.types import TensorType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.instruments import Instrument, KeepLastBeforeFinal, VerifyInstrument
@@ -168,7 +169,7 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
             hit = returned[id(function)] = (function, tuple(returned_param_indices(function)))
         return hit[1]
 
-    def run_one(function: Node, args: Sequence[Value]) -> tuple[Value, ...]:
+    def run_one(function: Node, args: Sequence[Value], launch: Launch) -> tuple[Value, ...]:
         name = str(getattr(function, "name"))
         if name not in kernels:
             raise _error(f"the compiled program has no kernel {name!r} (kernels: {', '.join(kernels)})")
@@ -188,7 +189,7 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
                     fresh[param] = arg.data
             elif arg is not None and not isinstance(arg, tuple):
                 inputs[param] = arg
-        outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh)
+        outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh, launch=launch)
         for param, direction, arg in zip(pto_names, directions, args):
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])

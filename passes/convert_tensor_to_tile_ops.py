@@ -171,7 +171,8 @@ class TensorToTileMutator(U.FromTensor):
             params += [U.Param(var, "Out", span=node.span) for _, var in sorted(state.out_params.items())]
             self.bump("functions_converted")
             return U.Function(name=node.name, func_type=node.func_type, params=tuple(params),
-                              return_types=node.return_types, body=tuple(state.entry_loads) + body, span=node.span)
+                              return_types=node.return_types, body=tuple(state.entry_loads) + body, attrs=node.attrs,
+                              span=node.span)
         finally:
             self._state = None
 

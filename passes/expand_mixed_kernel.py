@@ -417,7 +417,7 @@ class _Expander:
         return_types = tuple(_type_of(returns.values[k]) for k in returned) if returns is not None else ()
         name = function.name + _SUFFIX[side]
         return _Side(L.Function(name=name, func_type=side, params=params, return_types=return_types,
-                                body=tuple(kept), span=function.span), returned)
+                                body=tuple(kept), attrs=function.attrs, span=function.span), returned)
 
     @staticmethod
     def _check_gm_writes(function: L.Function, sides: dict[str, _Side]) -> None:
@@ -473,7 +473,7 @@ class _Expander:
             values = tuple(results.get(k, v) for k, v in enumerate(returns.values))
             body.append(L.ReturnStmt(values=values, span=returns.span))
         return L.Function(name=function.name, func_type=GROUP, params=function.params,
-                          return_types=function.return_types, body=tuple(body), span=span)
+                          return_types=function.return_types, body=tuple(body), attrs=function.attrs, span=span)
 
 
 # -- the pipe: set-up on each side, slot release after each pop ---------------------------------------
@@ -556,7 +556,8 @@ class _Pipe:
         body = tuple(_free_after_pops(list(function.body), used))
         params = function.params + ((L.Param(var=gm, direction="InOut", span=span),) if gm else ())
         return L.Function(name=function.name, func_type=function.func_type, params=params,
-                          return_types=function.return_types, body=(*prologue, *body), span=span)
+                          return_types=function.return_types, body=(*prologue, *body), attrs=function.attrs,
+                          span=span)
 
 
 def _directions(dir_mask: int) -> int:

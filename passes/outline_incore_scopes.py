@@ -211,7 +211,7 @@ class _Outliner(D.Rewriter):
         return_types: tuple[Type, ...] = tuple(_type_of(value) for value, _ in outputs)
         ret = D.ReturnStmt(values=tuple(value for value, _ in outputs), span=scope.span)
         self.outlined.append(D.Function(name=name, func_type="InCore", params=params, return_types=return_types,
-                                        body=(*body, ret), span=scope.span))
+                                        body=(*body, ret), attrs=(), span=scope.span))
         self.bump("scopes-outlined")
         return self.call_site(name, captured, outputs, return_types, scope), renames
 

@@ -138,8 +138,10 @@ class _Codegen(P.FromAddressed):
             # func.func needs its terminator even when the source function just ends; it has
             # no source statement, so no loc (spec: unknown spans get none).
             body = (*body, P.ReturnStmt(values=()))
+        # A function's attributes say how the host launches it (languages/functions.py): they stay
+        # with the value-level program that launches the kernels; PTO text has no place for them.
         return P.Function(name=node.name, func_type=node.func_type, params=params, return_types=(),
-                          body=(*prologue, *body), span=node.span)
+                          body=(*prologue, *body), attrs=(), span=node.span)
 
     @override
     def visit_Param(self, node: A.Param) -> P.Param:

@@ -29,7 +29,7 @@ from passes.convert_tensor_to_tile_ops import index_list
 
 RULE = "UpdateOrchestrationCallSites"
 UPDATED_CALLERS = frozenset({"Orchestration", "Opaque"})
-FORWARDING_CALLERS = frozenset({"Group"})
+FORWARDING_CALLERS = frozenset({"Group", "Spmd"})
 
 
 class _OutputForwarder(U.Rewriter):

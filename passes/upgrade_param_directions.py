@@ -39,7 +39,7 @@ class ParamDirectionMutator(U.Rewriter):
         if all(a is b for a, b in zip(params, node.params)):
             return node
         return U.Function(name=node.name, func_type=node.func_type, params=tuple(params),
-                          return_types=node.return_types, body=node.body, span=node.span)
+                          return_types=node.return_types, body=node.body, attrs=node.attrs, span=node.span)
 
 
 @dataclass(frozen=True)

@@ -322,7 +322,7 @@ class _Builder:
         body.append(self.m.ReturnStmt(values=tuple(returned)))
         func_type = self.pick(("InCore", "Orchestration", "Opaque", "AIC", "AIV"))
         return self.m.Function(name=f"f{index}", func_type=func_type, params=tuple(params),
-                               return_types=tuple(v.type for v in returned), body=tuple(body))
+                               return_types=tuple(v.type for v in returned), body=tuple(body), attrs=())
 
     def program(self) -> Any:
         for index in range(self.draw(st.integers(1, 3))):

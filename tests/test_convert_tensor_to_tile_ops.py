@@ -304,7 +304,7 @@ def test_unregistered_op_error_names_op_and_line() -> None:
     broken_fn = T.Function(name=incore.name, func_type=incore.func_type, params=incore.params,
                            return_types=incore.return_types,
                            body=(T.AssignStmt(target=stmt.target, value=weird, span=stmt.span), *incore.body[1:]),
-                           span=incore.span)
+                           attrs=incore.attrs, span=incore.span)
     broken = T.Program(name=program.name, functions=(broken_fn, *program.functions[1:]))
     with pytest.raises(CompileError) as info:
         ConvertTensorToTileOps().run(broken, PassContext())

@@ -529,7 +529,7 @@ def test_noop_rewriter_returns_the_same_program(path: Path) -> None:
 
 def _fn(body: tuple[T.Stmt, ...], params: tuple[T.Param, ...] = (), name: str = "k",
         returns: tuple[TensorType, ...] = ()) -> T.Program:
-    return T.Program("P", (T.Function(name, "InCore", params, returns, body),))
+    return T.Program("P", (T.Function(name, "InCore", params, returns, body, ()),))
 
 
 def test_normalize_hoists_nested_calls() -> None:
@@ -639,7 +639,7 @@ def test_grammar_rejects_foreign_nodes_types_and_ops() -> None:
     assert any("not admitted by Tensor" in m and "tile-addressed" in m for m in messages)
     assert any("operator pto.tadd is not admitted by Tensor" in m for m in messages)
     # A Tensor node left inside a TileUnplaced program.
-    tu = TU.Program("P", (TU.Function("k", "InCore", (), (), (T.ReturnStmt(()),)),))  # type: ignore[arg-type]
+    tu = TU.Program("P", (TU.Function("k", "InCore", (), (), (T.ReturnStmt(()),), ()),))  # type: ignore[arg-type]
     found = grammar.verify(tu)
     assert found and "ReturnStmt node of language Tensor inside a TileUnplaced program" in found[0].message
     assert grammar.verify_tile_unplaced(tu) == found

@@ -443,5 +443,5 @@ def test_a_group_launches_both_kernels_before_unpacking_their_results() -> None:
     body.insert(launches[1], body.pop(unpack))
     broken = L.Program(name=out.name, functions=tuple(
         L.Function(name=f.name, func_type=f.func_type, params=f.params, return_types=f.return_types,
-                   body=tuple(body), span=f.span) if f is group else f for f in out.functions), span=out.span)
+                   body=tuple(body), attrs=f.attrs, span=f.span) if f is group else f for f in out.functions), span=out.span)
     assert [d.rule for d in group_launches_together.verify(broken)] == ["GroupLaunchesTogether"]

@@ -112,7 +112,7 @@ class KernelBuilder:
 
     def function(self) -> P.Function:
         assert len(self.blocks) == 1
-        return P.Function(self.name, "InCore", tuple(self.params), (), tuple(self.body) + (P.ReturnStmt(()),))
+        return P.Function(self.name, "InCore", tuple(self.params), (), tuple(self.body) + (P.ReturnStmt(()),), ())
 
     def program(self) -> P.Program:
         return P.Program(self.name, (self.function(),), "")

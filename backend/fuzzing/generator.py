@@ -1187,7 +1187,7 @@ class _KernelBuilder:
                 self.tag("construct:multi-output")
         self.body.append(T.ReturnStmt(tuple(results)))
         body = self.nest_calls(self.body) if self.chance(30) else self.body
-        return T.Function(self.name, "InCore", tuple(self.params), tuple(r.type for r in results), tuple(body))
+        return T.Function(self.name, "InCore", tuple(self.params), tuple(r.type for r in results), tuple(body), ())
 
     def nest_calls(self, body: list[T.Stmt]) -> list[T.Stmt]:
         """Write a call whose result is used once, by the next statement's call, inside that call
@@ -1313,7 +1313,7 @@ def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) ->
                 results.append(part)
     returned = [r for r in results if r.name not in consumed] or results[-1:]
     body.append(T.ReturnStmt(tuple(returned)))
-    return T.Function("main", "Orchestration", tuple(params), tuple(r.type for r in returned), tuple(body))
+    return T.Function("main", "Orchestration", tuple(params), tuple(r.type for r in returned), tuple(body), ())
 
 
 class TargetRuleMiss(Exception):
@@ -1403,7 +1403,7 @@ def _reaching_body(builder: _SeededBuilder, opdef: OpDef, prefix: str, cube: boo
         # Operands in Mat / Left / Right / Acc: the hand-written cube recipe places them.
         builder.tile_cube_kernel()
         if opdef.name in builder.ops:
-            return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
+            return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body), ())
         return None
     if prefix == "tile":
         dtype = builder.vector_dtype()
@@ -1426,5 +1426,5 @@ def _reaching_body(builder: _SeededBuilder, opdef: OpDef, prefix: str, cube: boo
     for _ in range(4):
         builder.registry_step(opdef.prefix, None, scope, only=[opdef])
     if opdef.name in builder.ops:
-        return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body))
+        return T.Function(builder.name, "InCore", tuple(builder.params), (), tuple(builder.body), ())
     return None

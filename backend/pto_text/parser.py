@@ -467,7 +467,7 @@ class _MlirParser:
         self.check_terminator(name, body, self.tokens[self.pos - 1])
         return P.Function(name=name, func_type=func_type,
                           params=tuple(P.Param(var=v, direction=self.direction(v), span=v.span) for v in params),
-                          return_types=(), body=body, span=self.span_of(start))
+                          return_types=(), body=body, attrs=(), span=self.span_of(start))
 
     def check_terminator(self, name: str, body: tuple[P.Stmt, ...], closing: _Token) -> None:
         """A function body ends in `return` (func.func's terminator: MLIR has no implicit one)."""

@@ -49,7 +49,7 @@ from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import OPS as PTO_OPS, SCALAR_CONVERSIONS, alloc_operands
 from languages.ops.index_ops import MASK_PATTERNS
-from languages.ops.system_ops import SPMD_IDENTITY
+from languages.ops.system_ops import SINGLE_LAUNCH, Launch
 from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
 from nanopass.node import NO_SPAN, Span
 
@@ -122,8 +122,9 @@ class _Instr:
 class Executor:
     """Runs one function's statements against a `Machine`."""
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: Machine, launch: Launch = SINGLE_LAUNCH) -> None:
         self.machine = machine
+        self.launch = launch  # the block / lane this kernel instance runs as
         self.env: dict[str, Value] = {}
         self._renamed: dict[tuple[int, str], tuple[TileHandle, TileHandle]] = {}
         # Per partition_view call: its static sizes (read from attributes or the result type).
@@ -917,8 +918,8 @@ class Executor:
         return int(view.tensor.shape[self.index(call.args[1])])
 
     def spmd(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
-        """One block on one vector lane: block 0 of 1, sub-block 0."""
-        return SPMD_IDENTITY[SEMANTICS[call.op][1]]
+        """The block / lane of the instance running (the host's launch of this kernel)."""
+        return self.launch.identity(SEMANTICS[call.op][1])
 
     def barrier(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
         """A barrier orders traffic between pipes and cores; one block on one lane sees none."""
@@ -1241,16 +1242,16 @@ def _output(value: Value) -> Array:
 
 def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: BackendHandler | str,
                checked: bool = True, machine: Machine | None = None,
-               out_buffers: Mapping[str, Array] | None = None) -> dict[str, Array]:
+               out_buffers: Mapping[str, Array] | None = None, launch: Launch = SINGLE_LAUNCH) -> dict[str, Array]:
     """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns.
 
     `out_buffers` maps tensor parameters without an input to arrays holding only poison bytes
     (fresh buffers of the caller): where one is C-contiguous and of the parameter's shape and
     dtype, it is the GM buffer itself, so the kernel writes straight into it (the result then
-    is that array)."""
+    is that array). `launch` is the instance it runs as (what pto.get_block_idx & co. read)."""
     own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
-    executor = Executor(machine)
+    executor = Executor(machine, launch)
     _bind_params(function, inputs, machine, executor, out_buffers)
     returned = executor.run_block(function.body) or ()
     outputs: dict[str, Array] = {}

@@ -42,12 +42,13 @@ class Function(TensorNode):
 
     KIND: ClassVar[str] = "Function"
     CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('params', 'body', )
-    FIELDS: ClassVar[tuple[str, ...]] = ('name', 'func_type', 'params', 'return_types', 'body', )
+    FIELDS: ClassVar[tuple[str, ...]] = ('name', 'func_type', 'params', 'return_types', 'body', 'attrs', )
     name: str
     func_type: str
     params: tuple[Param, ...]
     return_types: tuple[Type, ...]
     body: tuple[Stmt, ...]
+    attrs: Attrs
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
@@ -335,7 +336,7 @@ class Rewriter(RewriterBase, ABC):
         body = self.visit_Stmt_block(node.body)
         if params is node.params and body is node.body:
             return node
-        return Function(name=node.name, func_type=node.func_type, params=params, return_types=node.return_types, body=body, span=node.span)
+        return Function(name=node.name, func_type=node.func_type, params=params, return_types=node.return_types, body=body, attrs=node.attrs, span=node.span)
 
     def visit_Param(self, node: Param) -> Param:
         var = self.visit_Var(node.var)
@@ -486,7 +487,7 @@ class FromDSL(RewriterBase, ABC):
     def visit_Function(self, node: S.Function) -> Function:
         params = tuple(self.visit_Param(x) for x in node.params)
         body = self.visit_Stmt_block(node.body)
-        return Function(name=node.name, func_type=node.func_type, params=params, return_types=node.return_types, body=body, span=node.span)
+        return Function(name=node.name, func_type=node.func_type, params=params, return_types=node.return_types, body=body, attrs=node.attrs, span=node.span)
 
     def visit_Param(self, node: S.Param) -> Param:
         var = self.visit_Var(node.var)

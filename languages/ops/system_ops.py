@@ -2,8 +2,10 @@
 `get_subblock_idx` (and their `tensor.*` spellings), and the `system.*` barriers.
 
 The identity ops return an INDEX scalar (PyPTO's programs annotate `pl.Scalar[pl.INDEX]`);
-PTO reads them with `pto.get_block_idx` & co. (an i64) and an `arith.index_cast`. The
-simulator and the interpreter run one block on one vector lane: block 0 of 1, sub-block 0.
+PTO reads them with `pto.get_block_idx` & co. (an i64) and an `arith.index_cast`. What they
+return is the `Launch` the kernel instance runs in: block 0 of 1 on lane 0, unless the function
+that launches it says otherwise (`core_num` on a Spmd wrapper, `dual_aiv_dispatch` on an AIV
+kernel: languages/functions.py).
 
 The barriers order memory traffic between pipes and cores; a run of one block on one lane
 observes nothing of them, so their value-level meaning is "no effect" (semantics key
@@ -12,6 +14,7 @@ observes nothing of them, so their value-level meaning is "no effect" (semantics
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from languages.ops import READ_WRITE, AttrDecl, DeductionError, OpDef, OperandDecl, TileConversion, describe, type_of
@@ -19,8 +22,25 @@ from languages.ops.target_rules import A2A3, A5, PipeIn, Unavailable
 from languages.types import INDEX, Attrs, DataType, NoneType, ScalarType, TensorType, Type
 from nanopass.node import Node
 
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Which instance of a kernel runs: its block of the SPMD grid and its AIV lane."""
+
+    block_idx: int = 0
+    block_num: int = 1
+    subblock_idx: int = 0
+
+    def identity(self, op_name: str) -> int:
+        """What `tile.<op_name>()` (get_block_idx, get_block_num, get_subblock_idx) returns."""
+        return int(getattr(self, op_name.removeprefix("get_")))
+
+
+SINGLE_LAUNCH = Launch()
 # What each identity op reads, and the value a one-block, one-lane run sees.
-SPMD_IDENTITY: dict[str, int] = {"get_block_idx": 0, "get_block_num": 1, "get_subblock_idx": 0}
+SPMD_IDENTITY: dict[str, int] = {name: SINGLE_LAUNCH.identity(name)
+                                 for name in ("get_block_idx", "get_block_num", "get_subblock_idx")}
 
 
 def _deduce_identity(args: Sequence[Node], attrs: Attrs) -> Type:
@@ -151,4 +171,4 @@ _BARRIER_PIPES = {"bar_v": "PIPE_V", "bar_m": "PIPE_M", "bar_all": "PIPE_ALL", "
 
 OPS: tuple[OpDef, ...] = tuple(_identity_ops() + _system_ops())
 
-__all__ = ["OPS", "SPMD_IDENTITY"]
+__all__ = ["OPS", "SINGLE_LAUNCH", "SPMD_IDENTITY", "Launch"]
