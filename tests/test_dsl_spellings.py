@@ -125,8 +125,8 @@ def test_function_keywords_pyptos_decorator_accepts(decorator: str) -> None:
 @pytest.mark.parametrize("decorator, message", [
     ("@pl.function(type=pl.FunctionType.InCore, level=pl.Level.AIC)",
      "Function 'k' has func_type=InCore which implies level=CHIP_DIE, but explicit level=AIC was provided"),
-    ("@pl.function(type=pl.FunctionType.AIV, attrs={\"dual_aiv_dispatch\": True})",
-     "not supported yet: the function attribute 'dual_aiv_dispatch'"),
+    ("@pl.function(type=pl.FunctionType.AIV, attrs={\"split\": pl.SplitMode.UP_DOWN})",
+     "not supported yet: the function attribute 'split'"),
     ("@pl.function(strict_ssa=True)", "not supported yet: @pl.function\\(strict_ssa=True\\)"),
     ("@pl.function(kind=1)", "Unknown keyword argument `kind` of @pl.function"),
 ])

@@ -227,7 +227,7 @@ def _single_function_program(body: tuple[object, ...], returns: tuple[object, ..
                              params: tuple[object, ...] = ()) -> Node:
     import languages.gen.tensor as T
 
-    func = T.Function(name="f", func_type="Opaque", params=params, return_types=returns, body=body)  # type: ignore[arg-type]
+    func = T.Function(name="f", func_type="Opaque", params=params, return_types=returns, body=body, attrs=())  # type: ignore[arg-type]
     return T.Program(name="Corner", functions=(func,))
 
 
