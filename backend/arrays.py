@@ -329,7 +329,7 @@ def _trace_indices(function: Node, origin: dict[str, str], functions: dict[str, 
     def visit(body: Sequence[Node]) -> None:
         for stmt in body:
             kind = stmt.KIND
-            if kind == "ForStmt":
+            if kind in ("ForStmt", "WhileStmt"):
                 for it in getattr(stmt, "iter_args"):
                     name = source_of(getattr(it, "init"))
                     if name is not None:

@@ -47,6 +47,8 @@ from nanopass.node import NO_SPAN, Node, Span, walk
 
 Array = npt.NDArray[Any]
 RULE = "Interpreter"
+# A while loop that runs this often is taken to run forever (the reference must end).
+MAX_WHILE_ITERATIONS: Final = 100_000
 
 class InterpreterError(CompileError):
     """A run-time fault of the interpreted program (bad input, division by zero, ...)."""
@@ -358,6 +360,8 @@ class Interpreter:
             return _Exit("yield" if kind == "YieldStmt" else "return", values)
         if kind == "ForStmt":
             return self.run_for(stmt, env)
+        if kind == "WhileStmt":
+            return self.run_while(stmt, env)
         if kind == "IfStmt":
             return self.run_if(stmt, env)
         if kind == "ScopeStmt":
@@ -385,6 +389,27 @@ class Interpreter:
                 carried = ended.values
         self._bind_results(stmt, carried, env)
         return None
+
+    def run_while(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
+        """Before every iteration the condition reads the carried values; the results are the
+        values it first fails on. (A while without iter args, DSL text before ConvertToSSA,
+        carries its names in `env` itself.)"""
+        iter_vars = [cast(_VarLike, _field(it, "var")).name for it in _field(stmt, "iter_args")]
+        carried = tuple(self.eval(_field(it, "init"), env) for it in _field(stmt, "iter_args"))
+        for _ in range(MAX_WHILE_ITERATIONS):
+            env.update(zip(iter_vars, carried))
+            if not self.eval(_field(stmt, "cond"), env):
+                self._bind_results(stmt, carried, env)
+                return None
+            ended = self.run_block(_field(stmt, "body"), env)
+            if ended is not None and ended.kind == "return":
+                return ended
+            if iter_vars:
+                if ended is None or len(ended.values) != len(iter_vars):
+                    raise InterpreterError(f"while body must yield {len(iter_vars)} values", stmt.node_span)
+                carried = ended.values
+        raise InterpreterError(f"the while loop ran {MAX_WHILE_ITERATIONS} iterations and its condition still holds",
+                               stmt.node_span, "make sure the loop's condition becomes false")
 
     def run_if(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
         taken = bool(self.eval(_field(stmt, "cond"), env))

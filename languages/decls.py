@@ -48,11 +48,21 @@ _CORE_KINDS = (
     kind("TupleGetItem", "Expr", "`t[i]` on a tuple-valued call.", value="Expr", index="int", type="Type"),
 )
 
+# A while loop (JIT_FRONTEND.md section 6): `cond` is evaluated before every iteration over the
+# carried values (the iter args' vars); the body ends in a yield of their next values and the
+# results are their values when `cond` first fails. `while c:` (natural form) has no iter args
+# until ConvertToSSA adds them. No later language has it yet: ConvertTensorToTileOps says so.
+_WHILE_KINDS = (
+    kind("WhileStmt", "Stmt",
+         "`for (a, b) in pl.while_(init_values=(a0, b0)):` with `pl.cond(c)` first, or `while c:`",
+         cond="Expr", iter_args="tuple[IterArg, ...]", body="tuple[Stmt, ...]", results="tuple[Var, ...]"),
+)
+
 Tensor = define_language(
     "Tensor",
     doc="outlined InCore and Orchestration functions over GM tensors, tensor.* ops (and hand-written tile.* code)",
     module="languages.gen.tensor",
-    add=_CORE_KINDS,
+    add=_CORE_KINDS + _WHILE_KINDS,
     add_type_forms={"scalar", "tensor", "tuple", "none", "tile-unplaced"},
     add_ops={"tensor.*", "tile.*", "system.*"},
 )
@@ -87,6 +97,7 @@ TileUnplaced = define_language(
     extends=Tensor,
     doc="InCore bodies compute on tiles with tile.* ops; tile.load/tile.store bridge GM; spaces may be unset",
     module="languages.gen.tile_unplaced",
+    remove={"WhileStmt"},
     remove_ops={"tensor.*"},
     # tensor.dump_tag: an Orchestration-only marker, kept as it is (no kernel sees it).
     add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view", "tensor.dump_tag"},

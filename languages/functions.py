@@ -141,7 +141,7 @@ def straight_line_statements(body: Sequence[Node]) -> Iterator[Node]:
     and a branch's arms (then before else) are entered where they stand."""
     for stmt in body:
         kind = stmt.KIND
-        if kind == "ForStmt":
+        if kind in ("ForStmt", "WhileStmt"):
             yield from straight_line_statements(getattr(stmt, "body"))
         elif kind == "IfStmt":
             yield from straight_line_statements(getattr(stmt, "then_body"))
@@ -239,7 +239,7 @@ def _alias_block(body: Sequence[Node], alias: dict[str, int]) -> Sequence[Node] 
             index = _alias_of(getattr(stmt, "value"), alias)
             if index is not None:
                 alias[getattr(getattr(stmt, "target"), "name")] = index
-        elif kind == "ForStmt":
+        elif kind in ("ForStmt", "WhileStmt"):
             for it, result in zip(getattr(stmt, "iter_args"), getattr(stmt, "results")):
                 index = _alias_of(getattr(it, "init"), alias)
                 if index is not None:

@@ -262,6 +262,13 @@ class _Specializer(ast.NodeTransformer):
         return node
 
     @override
+    def visit_While(self, node: ast.While) -> ast.AST:
+        node.test = cast(ast.expr, self.visit(node.test))
+        node.body = self.body(node.body)
+        node.orelse = self.body(node.orelse)
+        return node
+
+    @override
     def visit_If(self, node: ast.If) -> ast.AST:
         node.test = cast(ast.expr, self.visit(node.test))
         node.body = self.body(node.body)

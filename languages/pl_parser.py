@@ -1122,6 +1122,8 @@ class _Parser:
             self.fail(stmt.orelse[0], "a for loop cannot have an else branch")
         call = stmt.iter
         parts = _dotted(call.func) if isinstance(call, ast.Call) else None
+        if isinstance(call, ast.Call) and parts == ["pl", "while_"]:
+            return self.while_iterator(stmt, call, scope)
         if not isinstance(call, ast.Call) or parts is None or len(parts) != 2 or parts[0] != "pl" \
                 or parts[1] not in LOOP_ITERATORS.values():
             if parts is not None and len(parts) == 2 and parts[0] == "pl" and parts[1] in _UNSUPPORTED_ITERATORS:
@@ -1168,6 +1170,83 @@ class _Parser:
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
 
+    def while_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
+        """`while <bool scalar expr>:` (the natural form): a WhileStmt without iter args; the
+        names its body reassigns are carried by ConvertToSSA (JIT_FRONTEND.md section 6)."""
+        assert isinstance(stmt, ast.While)
+        if stmt.orelse:
+            self.fail(stmt.orelse[0], "a while loop cannot have an else branch")
+        cond = self.while_condition(stmt.test, scope)
+        body_scope = _Scope(scope)
+        body, trailing = self.block(stmt.body, body_scope)
+        if trailing is not None:
+            self.fail(trailing.node, "pl.yield_ ends a pl.while_ loop body; a `while` loop carries the names its body "
+                                     "reassigns by itself", "drop the pl.yield_, or write "
+                                     "`for (x,) in pl.while_(init_values=(x0,)):` with pl.cond(...) first")
+        self.hide_body_locals(stmt, scope)
+        return [self.make("WhileStmt", stmt, cond=cond, iter_args=(), body=body, results=())]
+
+    def while_iterator(self, stmt: ast.For, call: ast.Call, scope: _Scope) -> list[Node]:
+        """`for (a, b) in pl.while_(init_values=(a0, b0)):` whose first statement is
+        `pl.cond(<bool expr>)`, lifted onto the WhileStmt, and whose last names the results."""
+        if call.args:
+            self.fail(call.args[0], "pl.while_() takes no positional arguments: its condition is the body's first "
+                                    "statement, pl.cond(...)")
+        inits_node: ast.expr | None = None
+        for kw in call.keywords:
+            if kw.arg != "init_values":
+                self.fail(kw, f"Unknown keyword argument `{kw.arg}` of pl.while_()")
+            inits_node = kw.value
+        if inits_node is None:
+            self.fail(call, "while_() requires init_values to be specified",
+                      "write pl.while_(init_values=(x0,)), or a plain `while cond:` loop")
+        if not isinstance(inits_node, (ast.Tuple, ast.List)) or not inits_node.elts:
+            self.fail(inits_node, "init_values must be a non-empty tuple, e.g. init_values=(c0,)")
+        inits = [self.expr(v, scope) for v in inits_node.elts]
+        target = stmt.target
+        elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        if len(elements) != len(inits) or not all(isinstance(e, ast.Name) for e in elements):
+            self.fail(target, f"the loop carries {len(inits)} value(s): expected `for ({', '.join(['x'] * len(inits))},) "
+                              "in pl.while_(...)` with one name per initial value")
+        first = stmt.body[0] if stmt.body else None
+        cond_call = first.value if isinstance(first, ast.Expr) else None
+        if not (isinstance(cond_call, ast.Call) and _dotted(cond_call.func) == ["pl", "cond"]):
+            self.fail(first if first is not None else stmt, "the first statement of a pl.while_ body must be "
+                                                            "pl.cond(<bool expression>)")
+        if len(cond_call.args) != 1 or cond_call.keywords:
+            self.fail(cond_call, "pl.cond takes one bool expression")
+        body_scope = _Scope(scope)
+        iter_args: list[Node] = []
+        for name_node, init in zip(cast(list[ast.Name], elements), inits):
+            var = self.define(body_scope, name_node, name_node.id, expr_type(init))
+            iter_args.append(self.make("IterArg", name_node, var=var, init=init))
+        cond = self.while_condition(cond_call.args[0], body_scope)
+        body, trailing = self.block(stmt.body[1:], body_scope)
+        if trailing is None or not trailing.names:
+            self.fail(stmt, "a pl.while_ loop must end with `name = pl.yield_(value)` naming its results")
+        if len(trailing.values) != len(inits):
+            self.fail(trailing.node, f"pl.while_ carries {len(inits)} value(s) but the body yields "
+                                     f"{len(trailing.values)}")
+        results = self.results(trailing, scope)
+        self.hide_body_locals(stmt, scope)
+        return [self.make("WhileStmt", stmt, cond=cond, iter_args=tuple(iter_args), body=body, results=results)]
+
+    def while_condition(self, node: ast.expr, scope: _Scope) -> Node:
+        cond = self.expr(node, scope)
+        if expr_type(cond) != BOOL_TYPE:
+            self.fail(node, f"while condition must be a Bool-typed scalar expression, got "
+                            f"{format_type(expr_type(cond))}", "compare explicitly, e.g. `while n != 0:`")
+        return cond
+
+    def hide_body_locals(self, loop: ast.For | ast.While, scope: _Scope) -> None:
+        """A name first defined inside a loop body has no value after a loop that runs zero times."""
+        for name, node in _assigned_names(loop.body).items():
+            if scope.resolve(name) is None:
+                scope.hide(name, _Hidden(
+                    node, f"`{name}` is defined only inside the loop at line {loop.lineno}, so it has no value "
+                          "after the loop (the loop may run zero times)",
+                    f"define `{name}` before the loop, so that the loop carries it"))
+
     def check_unroll(self, call: ast.Call, bounds: list[Node]) -> None:
         """pl.unroll needs constant integer bounds and no init_values (JIT_FRONTEND.md §6)."""
         for arg, bound in zip(call.args, bounds):
@@ -1186,12 +1265,7 @@ class _Parser:
         """A name first defined inside the loop body has no value after a loop that runs zero
         times, and the loop variable is not visible after the loop: reading either is an error
         that says why (rather than "unknown name", or silently reading an outer value)."""
-        for name, node in _assigned_names(loop.body).items():
-            if scope.resolve(name) is None:
-                scope.hide(name, _Hidden(
-                    node, f"`{name}` is defined only inside the loop at line {loop.lineno}, so it has no value "
-                          "after the loop (the loop may run zero times)",
-                    f"define `{name}` before the loop, so that the loop carries it"))
+        self.hide_body_locals(loop, scope)
         if loop_name.id in _trailing_yield_names(loop.body):
             return
         scope.hide(loop_name.id, _Hidden(
@@ -2111,7 +2185,7 @@ def _assigned_names(stmts: Sequence[ast.stmt], include_trailing_yield: bool = Fa
             if not (own and index == len(block) - 1 and _is_yield(stmt)):
                 for name in _target_names(stmt):
                     found.setdefault(name.id, name)
-            if isinstance(stmt, (ast.For, ast.If)):
+            if isinstance(stmt, (ast.For, ast.While, ast.If)):
                 visit(stmt.body, False)
                 visit(stmt.orelse, False)
             elif isinstance(stmt, ast.With):
@@ -2131,7 +2205,6 @@ def _first_line(node: ast.AST) -> str:
 
 # Statements PyPTO's parser accepts that this compiler does not lower yet (JIT_FRONTEND.md §6).
 _NOT_YET_STATEMENTS: dict[type[ast.stmt], tuple[str, str]] = {
-    ast.While: ("while loops", "write a pl.range loop over a bound of the iteration count, with an if in its body"),
     ast.Break: ("break", "bound the loop instead, or guard the rest of the body with an if"),
     ast.Continue: ("continue", "guard the rest of the body with an if"),
 }
@@ -2146,6 +2219,7 @@ _STMT_HANDLERS: dict[type[ast.stmt], Callable[[_Parser, ast.stmt, _Scope], list[
     ast.Return: _Parser.return_stmt,
     ast.Pass: _Parser.pass_stmt,
     ast.For: _Parser.for_stmt,
+    ast.While: _Parser.while_stmt,
     ast.If: _Parser.if_stmt,
     ast.With: _Parser.with_stmt,
 }
@@ -2204,9 +2278,8 @@ def _ast_list(at: ast.AST, elements: list[ast.expr]) -> ast.List:
     return ast.copy_location(ast.List(elts=elements, ctx=ast.Load()), at)
 
 
-_UNSUPPORTED_ITERATORS = {"while_": "while loops", "spmd": "SPMD dispatch loops",
-                          "split_aiv": "manual AIV split regions"}
-_UNSUPPORTED_ITERATOR_HINTS = {"while_": "write a pl.range loop over a bound of the iteration count"}
+_UNSUPPORTED_ITERATORS = {"spmd": "SPMD dispatch loops", "split_aiv": "manual AIV split regions"}
+_UNSUPPORTED_ITERATOR_HINTS: dict[str, str] = {}
 _FUNCTION_KEYWORDS = ("type", "level", "role", "attrs", "auto_scope", "strict_ssa")
 # The level and role PyPTO's Function constructor derives from the type (include/pypto/ir/function.h).
 _DERIVED_LEVEL_ROLE = {

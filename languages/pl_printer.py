@@ -435,6 +435,8 @@ class _Printer:
             self.yield_stmt(depth, cast(T.YieldStmt, stmt), ())
         elif kind == "ForStmt":
             self.for_stmt(depth, cast(T.ForStmt, stmt))
+        elif kind == "WhileStmt":
+            self.while_stmt(depth, cast(T.WhileStmt, stmt))
         elif kind == "IfStmt":
             self.if_stmt(depth, cast(T.IfStmt, stmt))
         elif kind == "ScopeStmt":
@@ -474,6 +476,19 @@ class _Printer:
             args.append(f"init_values=({inits},)")
         args.extend(f"{k}={format_attr_value(v)}" for k, v in loop.attrs)
         self.emit(depth, f"for {target} in pl.{iterator}({', '.join(args)}):")
+        self.block(depth + 1, loop.body, loop.results)
+
+    def while_stmt(self, depth: int, loop: T.WhileStmt) -> None:
+        """PyPTO's two spellings: `pl.while_` with its lifted `pl.cond` when the loop carries
+        values, `while cond:` (DSL text before ConvertToSSA) when it does not."""
+        if not loop.iter_args:
+            self.emit(depth, f"while {format_expr(loop.cond)}:")
+            self.block(depth + 1, loop.body, loop.results)
+            return
+        carried = ", ".join(a.var.name for a in loop.iter_args)
+        inits = ", ".join(format_expr(a.init) for a in loop.iter_args)
+        self.emit(depth, f"for ({carried},) in pl.while_(init_values=({inits},)):")
+        self.emit(depth + 1, f"pl.cond({format_expr(loop.cond)})")
         self.block(depth + 1, loop.body, loop.results)
 
     def if_stmt(self, depth: int, branch: T.IfStmt) -> None:

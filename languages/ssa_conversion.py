@@ -83,6 +83,8 @@ def _live_before(stmt: Any, live: frozenset[str]) -> frozenset[str]:
         # The loop may run zero times, so what is live after it is live before it.
         heads = _reads([stmt.start, stmt.stop, stmt.step, *(it.init for it in stmt.iter_args)])
         return heads | (live - _result_names(stmt)) | _loop_reads(stmt)
+    if stmt.KIND == "WhileStmt":
+        return _reads([it.init for it in stmt.iter_args]) | (live - _result_names(stmt)) | _loop_reads(stmt)
     if stmt.KIND == "AssignStmt":
         return (live - {stmt.target.name}) | _reads([stmt.value])
     if stmt.KIND in ("YieldStmt", "ReturnStmt"):
@@ -92,8 +94,11 @@ def _live_before(stmt: Any, live: frozenset[str]) -> frozenset[str]:
 
 
 def _loop_reads(loop: Any) -> frozenset[str]:
-    """Names a loop body reads before rebinding them: live at every iteration's start (liveness
-    is distributive, so this is the back edge's fixpoint without iterating)."""
+    """Names a loop reads before its body rebinds them, a while loop's condition included: live
+    at every iteration's start (liveness is distributive, so this is the back edge's fixpoint
+    without iterating)."""
+    if loop.KIND == "WhileStmt":
+        return (_reads([loop.cond]) | _live_in(loop.body, frozenset())) - {it.var.name for it in loop.iter_args}
     bound = {loop.loop_var.name, *(it.var.name for it in loop.iter_args)}
     return _live_in(loop.body, frozenset()) - bound
 
@@ -107,7 +112,7 @@ def _assigned(stmts: Sequence[Any]) -> dict[str, Any]:
         for stmt in block:
             if stmt.KIND == "AssignStmt":
                 found.setdefault(stmt.target.name, stmt.target)
-            elif stmt.KIND == "ForStmt":
+            elif stmt.KIND in ("ForStmt", "WhileStmt"):
                 visit(stmt.body)
                 for var in stmt.results:
                     found.setdefault(var.name, var)
@@ -222,21 +227,26 @@ class _Converter:
             return replace(stmt, values=tuple(self.read(v, env) for v in stmt.values))
         if stmt.KIND == "ScopeStmt":
             return replace(stmt, body=self.block(stmt.body, env, live_after))
-        if stmt.KIND == "ForStmt":
+        if stmt.KIND in ("ForStmt", "WhileStmt"):
             return self.loop(stmt, env, live_after)
         assert stmt.KIND == "IfStmt"
         return self.branch(stmt, env, live_after)
 
     def loop(self, loop: Any, env: _Env, live_after: frozenset[str]) -> Any:
-        start, stop, step = (self.read(e, env) for e in (loop.start, loop.stop, loop.step))
+        """A for or while loop: what its body reassigns and a later iteration (a while loop's
+        condition included) or the code after it reads is carried."""
+        is_while = loop.KIND == "WhileStmt"
+        heads: dict[str, Any] = {} if is_while else {
+            name: self.read(getattr(loop, name), env) for name in ("start", "stop", "step")}
         inits = [self.read(it.init, env) for it in loop.iter_args]
         loop_reads = _loop_reads(loop)
         results = _result_names(loop)
-        own = {loop.loop_var.name, *(it.var.name for it in loop.iter_args), *results}
+        own = {*(() if is_while else (loop.loop_var.name,)), *(it.var.name for it in loop.iter_args), *results}
         carried = [(name, first) for name, first in _assigned(loop.body).items()
                    if name not in own and env.lookup(name) is not None and (name in live_after or name in loop_reads)]
         body_env = _Env(env)
-        loop_var = self.define(body_env, loop.loop_var)
+        if not is_while:
+            heads["loop_var"] = self.define(body_env, loop.loop_var)
         iter_args = [replace(it, var=self.define(body_env, it.var), init=init) for it, init in zip(loop.iter_args, inits)]
         carried_vars: list[Any] = []
         for name, first in carried:
@@ -247,6 +257,8 @@ class _Converter:
             carried_vars.append(var)
             iter_args.append(self.m.IterArg(var=var, init=outer, span=first.node_span))
             self.bump("carried")
+        if is_while:  # read over the carried values, before the body rebinds them
+            heads["cond"] = self.read(loop.cond, body_env)
         body = self.block(loop.body, body_env, (live_after - results) | loop_reads)
         carried_out: list[Any] = []
         for (name, first), var in zip(carried, carried_vars):
@@ -261,8 +273,7 @@ class _Converter:
         new_results = [self.define(env, var) for var in loop.results]
         for (name, _), var in zip(carried, carried_vars):
             new_results.append(self.define(env, self.m.Var(name=name, type=var.type, span=loop.node_span)))
-        return replace(loop, loop_var=loop_var, start=start, stop=stop, step=step, iter_args=tuple(iter_args),
-                       body=body, results=tuple(new_results))
+        return replace(loop, **heads, iter_args=tuple(iter_args), body=body, results=tuple(new_results))
 
     def branch(self, stmt: Any, env: _Env, live_after: frozenset[str]) -> Any:
         cond = self.read(stmt.cond, env)

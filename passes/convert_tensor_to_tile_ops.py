@@ -227,6 +227,12 @@ class TensorToTileMutator(U.FromTensor):
         return (*pre, U.EvalStmt(value=value, span=node.span))
 
     @override
+    def visit_WhileStmt(self, node: T.WhileStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        raise _error(node, "not supported yet: a while loop below the Tensor language (the reference interpreter "
+                           "runs it, but ConvertTensorToTileOps does not lower it to tiles and PTO's scf.while yet)",
+                     "write a pl.range loop over a bound of the iteration count, with an if in its body")
+
+    @override
     def visit_ForStmt(self, node: T.ForStmt) -> U.Stmt | tuple[U.Stmt, ...]:
         if self._state is None:
             return super().visit_ForStmt(node)

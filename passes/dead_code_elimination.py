@@ -61,6 +61,10 @@ def _uses(function: T.Function) -> set[str]:
                 for e in (stmt.start, stmt.stop, stmt.step, *(it.init for it in stmt.iter_args)):
                     read(e)
                 block(stmt.body)
+            elif isinstance(stmt, T.WhileStmt):
+                for e in (stmt.cond, *(it.init for it in stmt.iter_args)):
+                    read(e)
+                block(stmt.body)
             elif isinstance(stmt, T.IfStmt):
                 read(stmt.cond)
                 block(stmt.then_body)

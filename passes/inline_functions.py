@@ -184,6 +184,8 @@ def _own_expressions(stmt: D.Stmt) -> list[Node]:
         roots = [stmt.value]
     elif isinstance(stmt, D.ForStmt):
         roots = [stmt.start, stmt.stop, stmt.step, *(it.init for it in stmt.iter_args)]
+    elif isinstance(stmt, D.WhileStmt):
+        roots = [it.init for it in stmt.iter_args]  # its condition is evaluated every iteration
     elif isinstance(stmt, D.IfStmt):
         roots = [stmt.cond]
     elif isinstance(stmt, (D.YieldStmt, D.ReturnStmt)):

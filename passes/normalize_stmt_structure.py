@@ -129,6 +129,23 @@ class _Normalizer(T.Rewriter):
         return self.with_prelude(new)
 
     @override
+    def visit_WhileStmt(self, node: T.WhileStmt) -> T.Stmt | tuple[T.Stmt, ...]:
+        """The initial values become atoms before the loop; the condition is evaluated before every
+        iteration, so it stays where it is (a call in it is not hoisted out of the loop)."""
+        iter_args = tuple(
+            it if (init := self.atom(it.init)) is it.init else T.IterArg(it.var, init, span=it.span)
+            for it in node.iter_args
+        )
+        if all(a is b for a, b in zip(iter_args, node.iter_args)):
+            iter_args = node.iter_args
+        prelude, self.prelude = self.prelude, []
+        body = self.visit_Stmt_block(node.body)
+        self.prelude = prelude
+        if iter_args is node.iter_args and body is node.body:
+            return self.with_prelude(node)
+        return self.with_prelude(T.WhileStmt(node.cond, iter_args, body, node.results, span=node.span))
+
+    @override
     def visit_IfStmt(self, node: T.IfStmt) -> T.Stmt | tuple[T.Stmt, ...]:
         cond = self.atom(node.cond)
         prelude, self.prelude = self.prelude, []

@@ -256,7 +256,7 @@ def _without(stmt: D.Stmt, scope: D.ScopeStmt) -> D.Stmt:
     """`stmt` with `scope` (somewhere inside it) emptied."""
     if stmt is scope:
         return replace(scope, body=())
-    if isinstance(stmt, (D.ForStmt, D.ScopeStmt)):
+    if isinstance(stmt, (D.ForStmt, D.WhileStmt, D.ScopeStmt)):
         return replace(stmt, body=tuple(_without(s, scope) for s in stmt.body))
     if isinstance(stmt, D.IfStmt):
         return replace(stmt, then_body=tuple(_without(s, scope) for s in stmt.then_body),

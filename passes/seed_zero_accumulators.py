@@ -107,6 +107,11 @@ class UseIndex:
             for index, iter_arg in enumerate(stmt.iter_args):
                 self.add(iter_arg.init, Use("init", stmt, loops, loop=stmt, index=index))
             self.scan_block(stmt.body, (*loops, stmt))
+        elif isinstance(stmt, T.WhileStmt):
+            # A seed read in a while loop is not rewritten: every read there counts as "other".
+            for node in walk(stmt):
+                if isinstance(node, T.Var):
+                    self.uses.setdefault(node.name, []).append(other)
         elif isinstance(stmt, T.IfStmt):
             self.add(stmt.cond, other)
             self.scan_block(stmt.then_body, loops)

@@ -137,7 +137,6 @@ def test_function_keyword_errors_are_located(decorator: str, message: str) -> No
 
 
 @pytest.mark.parametrize("loop, message", [
-    ("for (x,) in pl.while_(init_values=(a,)):", r"not supported yet: `for \.\.\. in pl.while_\(\.\.\.\)` \(while loops\)"),
     ("for i in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):", "not supported yet: .*manual AIV split regions"),
 ])
 def test_iterators_not_supported_yet_say_so_by_name(loop: str, message: str) -> None:
@@ -235,7 +234,6 @@ def test_create_tensor_with_the_nd_layout_is_the_plain_create() -> None:
 
 
 @pytest.mark.parametrize("body, message", [
-    ("while n > 0:\n    n = n - 1\nreturn", r"not supported yet: `while n > 0:` \(while loops\)"),
     ("for i in pl.range(4):\n    break\nreturn", r"not supported yet: `break` \(break\)"),
     ("for i in pl.range(4):\n    continue\nreturn", r"not supported yet: `continue` \(continue\)"),
     ("n += 1\nreturn", r"unsupported statement `n \+= 1` \(PyPTO has no augmented assignment\)"),
@@ -245,7 +243,7 @@ def test_statements_pypto_has_and_this_compiler_does_not_lower_say_so(body: str,
     with pytest.raises(CompileError, match=message) as info:
         parse_program(text, "k.py")
     first = body.splitlines()[0]
-    line = 7 if first.startswith(("while", "n +=")) else 8
+    line = 7 if first.startswith("n +=") else 8
     assert f"k.py:{line}:" in str(info.value)
 
 

@@ -65,6 +65,13 @@ class _Kernel:
                 for index, result in enumerate(stmt.results):
                     init = self.of(stmt.iter_args[index].init) if index < len(stmt.iter_args) else frozenset()
                     self.bind(result, init | (carried[index] if index < len(carried) else frozenset()))
+            elif kind == "WhileStmt":
+                for it in stmt.iter_args:
+                    self.bind(it.var, self.of(it.init))
+                carried = self.block(stmt.body)
+                for index, result in enumerate(stmt.results):
+                    init = self.of(stmt.iter_args[index].init) if index < len(stmt.iter_args) else frozenset()
+                    self.bind(result, init | (carried[index] if index < len(carried) else frozenset()))
             elif kind == "IfStmt":
                 then_roots, else_roots = self.block(stmt.then_body), self.block(stmt.else_body)
                 for index, result in enumerate(stmt.results):

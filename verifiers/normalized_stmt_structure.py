@@ -58,6 +58,12 @@ def verify(program: Node) -> list[Diagnostic]:
                 for it in stmt.iter_args:
                     atom(it.init, f"the initial value of `{it.var.name}`")
                 block(stmt.body)
+            elif kind == "WhileStmt":
+                # The condition stays a scalar expression over the carried values (it is evaluated
+                # before every iteration, so no statement before the loop can hold it).
+                for it in stmt.iter_args:
+                    atom(it.init, f"the initial value of `{it.var.name}`")
+                block(stmt.body)
             elif kind == "ScopeStmt":
                 block(stmt.body)
             elif kind == "IfStmt":

@@ -19,11 +19,12 @@ RULE = "SSAForm"
 _DEFINED_BY: dict[str, Callable[[Any], list[Any]]] = {
     "AssignStmt": lambda stmt: [stmt.target],
     "ForStmt": lambda stmt: [stmt.loop_var, *(it.var for it in stmt.iter_args), *stmt.results],
+    "WhileStmt": lambda stmt: [*(it.var for it in stmt.iter_args), *stmt.results],
     "IfStmt": lambda stmt: list(stmt.results),
 }
 # Statement kind → the fields holding its nested statement blocks.
 _BODY_FIELDS: dict[str, tuple[str, ...]] = {
-    "ForStmt": ("body",), "IfStmt": ("then_body", "else_body"), "ScopeStmt": ("body",),
+    "ForStmt": ("body",), "WhileStmt": ("body",), "IfStmt": ("then_body", "else_body"), "ScopeStmt": ("body",),
 }
 
 

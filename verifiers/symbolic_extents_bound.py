@@ -72,6 +72,13 @@ class _Checker:
                 self.block(stmt.body, inner)
                 for result in stmt.results:
                     self.defined(result, scope)
+            elif kind == "WhileStmt":
+                inner = dict(scope)
+                for it in stmt.iter_args:
+                    self.defined(it.var, inner)
+                self.block(stmt.body, inner)
+                for result in stmt.results:
+                    self.defined(result, scope)
             elif kind == "ScopeStmt":
                 self.block(stmt.body, scope)  # a DSL scope runs in place
             elif kind == "IfStmt":

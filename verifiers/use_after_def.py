@@ -66,6 +66,13 @@ class _Checker:
                 inner = scope | {stmt.loop_var.name} | {it.var.name for it in stmt.iter_args}
                 self.block(stmt.body, inner)
                 scope.update(v.name for v in stmt.results)
+            elif kind == "WhileStmt":
+                for it in stmt.iter_args:
+                    self.uses(it.init, scope)
+                inner = scope | {it.var.name for it in stmt.iter_args}
+                self.uses(stmt.cond, inner)  # evaluated before each iteration, over the carried values
+                self.block(stmt.body, inner)
+                scope.update(v.name for v in stmt.results)
             elif kind == "ScopeStmt":
                 # A DSL scope runs in place: its definitions stay visible after it.
                 self.block(stmt.body, scope)

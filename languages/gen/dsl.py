@@ -279,6 +279,20 @@ class TupleGetItem(DSLNode):
 
 
 @dataclass(frozen=True, slots=True)
+class WhileStmt(DSLNode):
+    """`for (a, b) in pl.while_(init_values=(a0, b0)):` with `pl.cond(c)` first, or `while c:`"""
+
+    KIND: ClassVar[str] = "WhileStmt"
+    CHILD_FIELDS: ClassVar[tuple[str, ...]] = ('cond', 'iter_args', 'body', 'results', )
+    FIELDS: ClassVar[tuple[str, ...]] = ('cond', 'iter_args', 'body', 'results', )
+    cond: Expr
+    iter_args: tuple[IterArg, ...]
+    body: tuple[Stmt, ...]
+    results: tuple[Var, ...]
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class ScopeStmt(DSLNode):
     """`with pl.at(level=pl.Level.CORE_GROUP, name_hint=...)` (kind incore), `pl.at(level=other)` (hierarchy), `pl.cluster()` (cluster), `pl.spmd(n)` (spmd): its body runs in place"""
 
@@ -295,16 +309,16 @@ Program: TypeAlias = Program
 Function: TypeAlias = Function
 Param: TypeAlias = Param
 IterArg: TypeAlias = IterArg
-Stmt: TypeAlias = Union[AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, ScopeStmt]
+Stmt: TypeAlias = Union[AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, WhileStmt, ScopeStmt]
 Expr: TypeAlias = Union[Var, ConstInt, ConstFloat, ConstBool, Call, FuncCall, BinOp, UnaryOp, TupleExpr, TupleGetItem]
 
-KINDS: tuple[type[DSLNode], ...] = (Program, Function, Param, IterArg, AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, Var, ConstInt, ConstFloat, ConstBool, Call, FuncCall, BinOp, UnaryOp, TupleExpr, TupleGetItem, ScopeStmt,)
+KINDS: tuple[type[DSLNode], ...] = (Program, Function, Param, IterArg, AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, Var, ConstInt, ConstFloat, ConstBool, Call, FuncCall, BinOp, UnaryOp, TupleExpr, TupleGetItem, WhileStmt, ScopeStmt,)
 NONTERMINALS: dict[str, tuple[type[DSLNode], ...]] = {
     "Program": (Program,),
     "Function": (Function,),
     "Param": (Param,),
     "IterArg": (IterArg,),
-    "Stmt": (AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, ScopeStmt,),
+    "Stmt": (AssignStmt, EvalStmt, ForStmt, IfStmt, YieldStmt, ReturnStmt, WhileStmt, ScopeStmt,),
     "Expr": (Var, ConstInt, ConstFloat, ConstBool, Call, FuncCall, BinOp, UnaryOp, TupleExpr, TupleGetItem,),
 }
 
@@ -466,6 +480,17 @@ class Rewriter(RewriterBase, ABC):
         if value is node.value:
             return node
         return TupleGetItem(value=value, index=node.index, type=node.type, span=node.span)
+
+    def visit_WhileStmt(self, node: WhileStmt) -> Stmt | tuple[Stmt, ...]:
+        cond = self.visit_Expr(node.cond)
+        iter_args_items = tuple(self.visit_IterArg(x) for x in node.iter_args)
+        iter_args = node.iter_args if all(a is b for a, b in zip(iter_args_items, node.iter_args)) else iter_args_items
+        body = self.visit_Stmt_block(node.body)
+        results_items = tuple(self.visit_Var(x) for x in node.results)
+        results = node.results if all(a is b for a, b in zip(results_items, node.results)) else results_items
+        if cond is node.cond and iter_args is node.iter_args and body is node.body and results is node.results:
+            return node
+        return WhileStmt(cond=cond, iter_args=iter_args, body=body, results=results, span=node.span)
 
     def visit_ScopeStmt(self, node: ScopeStmt) -> Stmt | tuple[Stmt, ...]:
         body = self.visit_Stmt_block(node.body)

@@ -457,6 +457,7 @@ class Rewriter(RewriterBase, ABC):
 
 class FromTensor(RewriterBase, ABC):
     """Default Tensor → TileUnplaced rewriter: copies every kind both languages share.
+    A pass must define: visit_WhileStmt (removed or changed by TileUnplaced).
     """
 
     SOURCE_LANGUAGE: ClassVar[str] = "Tensor"
@@ -567,3 +568,7 @@ class FromTensor(RewriterBase, ABC):
     def visit_TupleGetItem(self, node: S.TupleGetItem) -> Expr:
         value = self.visit_Expr(node.value)
         return TupleGetItem(value=value, index=node.index, type=node.type, span=node.span)
+
+    @abstractmethod
+    def visit_WhileStmt(self, node: S.WhileStmt) -> Stmt | tuple[Stmt, ...]:
+        """TileUnplaced removed WhileStmt: the pass must say what it becomes."""

@@ -46,7 +46,7 @@ class BlockSplicer:
         return tuple(out) if changed else block
 
     def stmt(self, stmt: D.Stmt) -> list[D.Stmt]:
-        if isinstance(stmt, (D.ForStmt, D.ScopeStmt)):
+        if isinstance(stmt, (D.ForStmt, D.WhileStmt, D.ScopeStmt)):
             body = self.block(stmt.body)
             if body is not stmt.body:
                 stmt = replace(stmt, body=body)

@@ -94,7 +94,7 @@ class _AccessAnalysis:
             self.bind(target, self.expr(getattr(stmt, "value")))
         elif kind == "EvalStmt":
             self.expr(getattr(stmt, "value"))
-        elif kind == "ForStmt":
+        elif kind in ("ForStmt", "WhileStmt"):  # the same carries (a while has no loop variable)
             self.for_stmt(stmt)
         elif kind == "IfStmt":
             self.block(getattr(stmt, "then_body"))

@@ -19,6 +19,8 @@ def stmt_expressions(stmt: Any) -> list[Node]:
         return [stmt.value]
     if kind == "ForStmt":
         return [stmt.start, stmt.stop, stmt.step, *(it.init for it in stmt.iter_args)]
+    if kind == "WhileStmt":  # the condition reads the carried values, after their initial ones
+        return [*(it.init for it in stmt.iter_args), stmt.cond]
     if kind == "IfStmt":
         return [stmt.cond]
     if kind in ("YieldStmt", "ReturnStmt"):
@@ -28,7 +30,7 @@ def stmt_expressions(stmt: Any) -> list[Node]:
 
 def nested_blocks(stmt: Any) -> list[Sequence[Any]]:
     kind = stmt.KIND
-    if kind in ("ForStmt", "ScopeStmt"):
+    if kind in ("ForStmt", "WhileStmt", "ScopeStmt"):
         return [stmt.body]
     if kind == "IfStmt":
         return [stmt.then_body, stmt.else_body]
@@ -40,7 +42,7 @@ def defined_here(stmt: Any) -> list[Any]:
     kind = stmt.KIND
     if kind == "AssignStmt":
         return [stmt.target]
-    if kind in ("ForStmt", "IfStmt"):
+    if kind in ("ForStmt", "WhileStmt", "IfStmt"):
         return list(stmt.results)
     if kind == "ScopeStmt":  # a scope's definitions leak into the enclosing block
         return [var for inner in stmt.body for var in defined_here(inner)]
@@ -54,6 +56,8 @@ def all_definitions(stmts: Sequence[Any]) -> set[str]:
         names.update(v.name for v in defined_here(stmt))
         if stmt.KIND == "ForStmt":
             names.add(stmt.loop_var.name)
+            names.update(it.var.name for it in stmt.iter_args)
+        elif stmt.KIND == "WhileStmt":
             names.update(it.var.name for it in stmt.iter_args)
         for block in nested_blocks(stmt):
             names |= all_definitions(block)
