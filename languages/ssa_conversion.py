@@ -20,7 +20,10 @@ Per function, in program order:
   is neither carried nor merged.
 
 A carried or merged value must keep its type (PyPTO: "Cannot reassign 'x' with a different
-type"); that is the one error, located at the user's assignment. Names Python would bind but the
+type"); that is the one error, located at the user's assignment. Two branches may leave one tile
+placed and the other not placed yet (`seed` loaded into Vec, `pl.tile.muls(seed, ...)` before
+InferTileMemorySpace): they agree but for placement, so the merge is left unplaced and
+InferTileMemorySpace places it with the rest. Names Python would bind but the
 IR cannot (defined only inside a loop, or in one branch) are the parser's errors.
 """
 
@@ -32,6 +35,8 @@ from types import ModuleType
 from typing import Any, Callable, Iterable, Sequence
 
 from languages.pl_printer import format_type
+from languages.types import TileType, Type
+from languages.views import implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, walk
 
@@ -282,26 +287,48 @@ class _Converter:
         then_body = self.block(stmt.then_body, then_env, live_after - results)
         else_body = self.block(stmt.else_body, else_env, live_after - results)
         then_assigned, else_assigned = _assigned(stmt.then_body), _assigned(stmt.else_body)
-        merged: list[tuple[str, Any, Any]] = []
+        merged: list[tuple[str, Any, Any, Type]] = []
         for name, first in {**else_assigned, **then_assigned}.items():
             if name in results or name not in live_after:
                 continue
             then_value, else_value = then_env.lookup(name), else_env.lookup(name)
             if then_value is None or else_value is None or then_value is else_value:
                 continue  # defined in one branch only: the parser rejects reading it after the if
-            if then_value.type != else_value.type:
+            merged_type = _merged_type(then_value.type, else_value.type)
+            if merged_type is None:
                 raise _type_error(first, f"`{name}` is {format_type(then_value.type)} after the then-branch of the if "
                                          f"at line {_line(stmt)} but {format_type(else_value.type)} after the "
                                          "else-branch", "both branches must leave a name with the same type; "
                                                         "give one value another name")
-            merged.append((name, then_value, else_value))
+            merged.append((name, then_value, else_value, merged_type))
             self.bump("merged")
-        then_body = _with_yield(self.m, then_body, [t for _, t, _ in merged], stmt)
-        else_body = _with_yield(self.m, else_body, [e for _, _, e in merged], stmt)
+        then_body = _with_yield(self.m, then_body, [t for _, t, _, _ in merged], stmt)
+        else_body = _with_yield(self.m, else_body, [e for _, _, e, _ in merged], stmt)
         new_results = [self.define(env, var) for var in stmt.results]
-        for name, then_value, _ in merged:
-            new_results.append(self.define(env, self.m.Var(name=name, type=then_value.type, span=stmt.node_span)))
+        for name, _, _, ty in merged:
+            new_results.append(self.define(env, self.m.Var(name=name, type=ty, span=stmt.node_span)))
         return replace(stmt, cond=cond, then_body=then_body, else_body=else_body, results=tuple(new_results))
+
+
+def _merged_type(a: Type, b: Type) -> Type | None:
+    """The type of an if result whose branches leave `a` and `b`: the same type, or tiles that
+    differ only in that one is placed and the other not yet (the merge stays unplaced)."""
+    if a == b:
+        return a
+    if isinstance(a, TileType) and isinstance(b, TileType) and None in (a.memory_space, b.memory_space):
+        # Only the space differs (a placed side's view is its space's implicit one): a view or a
+        # buffer given to one side only is a real difference.
+        unplaced_a, unplaced_b = _unplaced(a), _unplaced(b)
+        if unplaced_a is not None and unplaced_a == unplaced_b:
+            return unplaced_a
+    return None
+
+
+def _unplaced(ty: TileType) -> TileType | None:
+    """`ty` without its memory space, or None if its view is not the space's implicit one."""
+    if ty.memory_space is not None and ty.view is not None and ty.view != implicit_view(ty.memory_space, ty.shape):
+        return None
+    return replace(ty, memory_space=None, view=None)
 
 
 def _with_yield(module: ModuleType, body: tuple[Any, ...], extra: Sequence[Any], at: Any) -> tuple[Any, ...]:

@@ -52,6 +52,7 @@ from passes.analysis.param_access import AccessReport, analyze_param_access
 
 RULE = "ConvertTensorToTileOps"
 INCORE = "InCore"
+OPAQUE = "Opaque"
 ACCUMULATOR_SPACE = MemorySpace.Acc
 
 # GM scalar accesses keep their tensor form on a GM operand (pto.load_scalar / store_scalar
@@ -152,7 +153,7 @@ class TensorToTileMutator(U.FromTensor):
 
     @override
     def visit_Function(self, node: T.Function) -> U.Function:
-        if node.func_type != INCORE:
+        if node.func_type != INCORE and not _is_leaf_tensor_kernel(node):
             _reject_host_compute(node)
             return super().visit_Function(node)
         self._state = _FunctionState(
@@ -1186,6 +1187,16 @@ HOST_ONLY_OPS: dict[str, tuple[str, str]] = {
 TILE_EXPANSIONS: dict[str, SelfLoadingConverter] = {
     "tile.scatter_mask": TensorToTileMutator.convert_scatter_mask,
 }
+
+
+def _is_leaf_tensor_kernel(function: T.Function) -> bool:
+    """A bare @pl.function that calls no other function but computes on tensors is a kernel (as
+    a leaf Opaque function on tiles is: languages/functions.py), lowered like an InCore one."""
+    if function.func_type != OPAQUE:
+        return False
+    nodes = list(walk(function))
+    return not any(isinstance(n, T.FuncCall) for n in nodes) and any(
+        isinstance(n, T.Call) and not TileUnplaced.admits_op(n.op) for n in nodes)
 
 
 def _reject_host_compute(function: T.Function) -> None:

@@ -327,6 +327,7 @@ def test_user_declared_directions_are_kept_and_in_upgraded() -> None:
 
 
 def test_tensor_compute_outside_incore_is_the_users_error_at_the_op() -> None:
+    # f launches a kernel, so it is host code (a bare function that calls nothing is a kernel).
     program = parse_program_as("""
 import pypto.language as pl
 
@@ -336,6 +337,12 @@ class K:
     @pl.function
     def f(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
         b: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, a)
+        c: pl.Tensor[[16, 64], pl.FP32] = self.g(b)
+        return c
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def g(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        b: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.exp(a)
         return b
 """, T.Program, "k.py")
     with pytest.raises(CompileError) as info:
