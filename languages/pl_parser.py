@@ -1034,7 +1034,34 @@ class _Parser:
         if not isinstance(stmt.value, ast.Call):
             self.fail(stmt, "a bare expression statement must be a call, e.g. pl.tile.store(t, [0, 0], out)")
         value = self.expr(stmt.value, scope, statement_call=True)
+        updated = self.updated_in_place(value) if self.user_text else None
+        if updated is not None:
+            # `pl.tile.write(t, [0, 0], v)` updates `t` itself (PyPTO's tiles are buffers): the IR
+            # is in SSA form, so the name is rebound to the op's result, which *is* that buffer
+            # (ReusesInput), and the code after it reads the updated tile rather than the old value.
+            target = self.define(scope, stmt.value, updated, expr_type(value))
+            return [self.make("AssignStmt", stmt, target=target, value=value)]
         return [self.make("EvalStmt", stmt, value=value)]
+
+    def updated_in_place(self, value: Node) -> str | None:
+        """The tile variable a statement call writes in place (its result reuses that operand's
+        buffer and the operand's effect writes), or None."""
+        if value.KIND != "Call":
+            return None
+        ops = importlib.import_module("languages.ops")
+        op = str(getattr(value, "op"))
+        if op not in ops.REGISTRY:
+            return None
+        opdef = ops.REGISTRY.get(op)
+        reused = opdef.output_memory
+        args = getattr(value, "args")
+        if not isinstance(reused, ops.ReusesInput) or reused.index >= len(args):
+            return None
+        operand = args[reused.index]
+        writes = opdef.effect_of(reused.index, getattr(value, "attrs")) & ops.WRITE
+        if not writes or operand.KIND != "Var" or not isinstance(expr_type(operand), TileType):
+            return None
+        return str(getattr(operand, "name"))
 
     def return_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         assert isinstance(stmt, ast.Return)

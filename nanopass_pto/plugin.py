@@ -83,6 +83,8 @@ PROPERTIES: tuple[Property, ...] = (
              "operands)", uses_target=True),
     Property("GmStoreCoherence", VALUE_LEVEL, "verifiers.gm_store_coherence:verify",
              "no kernel writes one GM tensor both by bulk (MTE3) and scalar (D-cache) stores"),
+    Property("InPlaceUpdatesBound", VALUE_LEVEL, "verifiers.in_place_updates_bound:verify",
+             "a call that updates a tile in place (tile.write, tile.matmul_acc, ...) binds its result"),
     Property("InPlaceSafety", _ADDRESSED, "verifiers.in_place_safety:verify",
              "an op writes its result over an operand's bytes only where the op registry says it is safe"),
     Property("SemanticAliases", _ADDRESSED, "verifiers.semantic_aliases:verify",
@@ -101,7 +103,8 @@ PROPERTIES: tuple[Property, ...] = (
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "SymbolicExtentsBound", "TypeChecked", "CallSitesComplete",
-                     "ViewLegality", "StaticBounds", "ScalarOperators", "TargetOpRules", "GmStoreCoherence"})
+                     "ViewLegality", "StaticBounds", "ScalarOperators", "TargetOpRules", "GmStoreCoherence",
+                     "InPlaceUpdatesBound"})
 
 # The DSL admits reassignment (ConvertToSSA establishes SSA form and def-before-use).
 _DSL_LOADED = _LOADED - {"SSAForm", "UseAfterDef", "SymbolicExtentsBound"}

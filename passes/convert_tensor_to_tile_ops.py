@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
+from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase
 from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -225,6 +225,14 @@ class TensorToTileMutator(U.FromTensor):
             return super().visit_EvalStmt(node)
         pre: list[U.Stmt] = []
         value = self._convert_call(node.value, None, pre)
+        updated = _tile_updated_in_place(node.value, value)
+        if updated is not None:
+            # `pl.tensor.write(t, ...)` on a tensor that became a tile updates the tile itself: its
+            # result gets a name and `t` reads it from here on (InPlaceUpdatesBound).
+            state = self._require_state()
+            var = U.Var(state.fresh(f"{updated}_updated"), value.type, span=node.span)
+            state.env[updated] = var
+            return (*pre, U.AssignStmt(target=var, value=value, span=node.span))
         return (*pre, U.EvalStmt(value=value, span=node.span))
 
     @override
@@ -1187,6 +1195,22 @@ HOST_ONLY_OPS: dict[str, tuple[str, str]] = {
 TILE_EXPANSIONS: dict[str, SelfLoadingConverter] = {
     "tile.scatter_mask": TensorToTileMutator.convert_scatter_mask,
 }
+
+
+def _tile_updated_in_place(source: T.Call, converted: U.Expr) -> str | None:
+    """The name of the source variable whose tile `converted` (a statement call) updates in place
+    (its result reuses that operand and writes it), or None."""
+    if not isinstance(converted, U.Call) or converted.op not in REGISTRY:
+        return None
+    opdef = REGISTRY.get(converted.op)
+    reused = opdef.output_memory
+    if not isinstance(reused, ReusesInput) or reused.index >= len(converted.args) \
+            or reused.index >= len(source.args) or not opdef.effect_of(reused.index, converted.attrs) & WRITE:
+        return None
+    operand, written = source.args[reused.index], converted.args[reused.index]
+    if isinstance(operand, T.Var) and isinstance(written, U.Var) and isinstance(written.type, TileType):
+        return operand.name
+    return None
 
 
 def _is_leaf_tensor_kernel(function: T.Function) -> bool:
