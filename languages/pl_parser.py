@@ -323,6 +323,8 @@ class _TypeReader:
         return MemorySpace[parts[2]]
 
     def int_value(self, node: ast.expr, what: str) -> int:
+        if node.__class__ is ast.Constant and type(node.value) is int:
+            return node.value  # a literal: no name to look up, nothing to fold
         dynamic = next((n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.dynamic), None)
         if dynamic is not None:
             self.fail(node, f"not supported yet: the dynamic {what} `{ast.unparse(node)}` ({dynamic} is a "
@@ -2291,6 +2293,29 @@ def _as_load(node: ast.expr) -> ast.expr:
 
 
 def _rewrite_subscript_stores(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`_rewrite_subscript_stores_reference` visiting statements only: an assignment is a
+    statement and no expression holds one, so the NodeTransformer's walk through every
+    expression (a third of parsing a long function) finds nothing there."""
+    rewriter = _RewriteSubscriptStores()
+    return [cast(ast.stmt, _rewrite_stores_in(stmt, rewriter)) for stmt in body]
+
+
+# The AST nodes whose list fields hold statements (bodies of compound statements, handlers, cases).
+_STATEMENT_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _rewrite_stores_in(node: ast.AST, rewriter: _RewriteSubscriptStores) -> ast.AST:
+    if node.__class__ is ast.Assign:
+        return rewriter.visit_Assign(node)
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], _STATEMENT_HOLDERS):
+            value[:] = [_rewrite_stores_in(item, rewriter) for item in value]  # in place, as NodeTransformer
+    return node
+
+
+def _rewrite_subscript_stores_reference(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The definition (tests compare it with `_rewrite_subscript_stores`)."""
     rewriter = _RewriteSubscriptStores()
     return [cast(ast.stmt, rewriter.visit(stmt)) for stmt in body]
 

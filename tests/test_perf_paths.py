@@ -416,3 +416,40 @@ def test_language_detection_walks_agree_with_ast_walk() -> None:
         assert reassigns == pl_parser._reassigns_reference(cls), cls.name
         verdicts.add((scopes, reassigns))
     assert len(verdicts) >= 3  # the snippets reach both answers of both facts
+
+
+_STORE_SNIPPETS = (
+    ["a[0:4] = b", "c[i, j] = d"],
+    ["for i in pl.range(4):", "    a[i] = b", "    if c:", "        a[0] = b", "    else:", "        x = y"],
+    ["with pl.incore():", "    while c:", "        a[1] = b"],
+    ["try:", "    a[0] = b", "except E:", "    a[1] = b", "finally:", "    a[2] = b"],
+    ["match c:", "    case 1:", "        a[0] = b", "    case _:", "        x = [t for t in b]"],
+    ["def g(x):", "    x[0] = 1", "    return lambda: x"],
+    ["x: pl.Tensor[[4], pl.FP32] = pl.add(a, b)", "a[0], b[1] = c, d", "a[0] = b[1] = c"],
+)
+
+
+def test_subscript_store_rewrite_agrees_with_the_node_transformer() -> None:
+    """The statement-only walk rewrites exactly what the NodeTransformer rewrites (compared as
+    ast.dump, positions included) on every program file and on stores nested in each kind of
+    compound statement."""
+    import ast
+    from languages import pl_parser
+    texts = [ast.unparse(cls) for cls in _detection_classes()]
+    for body in _STORE_SNIPPETS:
+        lines = "\n".join("        " + line for line in body)
+        texts.append(f"class P:\n    def f(self, a, b, c, d):\n{lines}\n        return a\n")
+    rewritten = 0
+    for text in texts:
+        fast_cls, slow_cls = (ast.parse(text).body[0] for _ in range(2))
+        for fast_fn, slow_fn in zip(fast_cls.body, slow_cls.body):  # type: ignore[attr-defined]
+            if not isinstance(fast_fn, ast.FunctionDef):
+                continue
+            before = ast.dump(fast_fn, include_attributes=True)
+            fast = pl_parser._rewrite_subscript_stores(fast_fn.body)
+            slow = pl_parser._rewrite_subscript_stores_reference(slow_fn.body)
+            assert [ast.dump(s, include_attributes=True) for s in fast] == \
+                [ast.dump(s, include_attributes=True) for s in slow], text
+            fast_fn.body = fast
+            rewritten += before != ast.dump(fast_fn, include_attributes=True)
+    assert rewritten >= len(_STORE_SNIPPETS) - 1  # the snippets (all but the last) rewrite stores
