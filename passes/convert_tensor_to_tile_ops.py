@@ -405,6 +405,12 @@ class TensorToTileMutator(U.FromTensor):
                 args.append(self._bridge(call, tile_input, arg, target, pre))
             else:
                 args.append(self._operand(call, index, arg, pre))
+        if tile_op == conversion.col_broadcast_op and args and _is_boxed_column(_expr_type(args[0])):
+            # An [m, 1] column by a [1, 1] value, the column a cube result boxed a fractal wide:
+            # a column broadcast would want one value per physical column, so the value is
+            # expanded over the column and the op runs element-wise (as `_onto_boxed_column` does).
+            tile_op = conversion.tile_op
+            self.bump("boxed_column_broadcasts")
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
