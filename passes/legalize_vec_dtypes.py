@@ -25,7 +25,7 @@ import languages.gen.tile_placed as TP
 from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY
+from languages.ops import REGISTRY, WRITE
 from languages.types import DataType, TileType
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -67,12 +67,20 @@ class _Widener(TP.Rewriter):
             return super().visit_AssignStmt(node)
         pre: list[TP.Stmt] = []
         args: list[TP.Expr] = []
-        for arg in call.args:
-            if _is_narrow_vec(getattr(arg, "type", None)):
+        opdef = REGISTRY.get(call.op)
+        for index, arg in enumerate(call.args):
+            ty = getattr(arg, "type", None)
+            if not _is_narrow_vec(ty):
+                args.append(arg)
+            elif index < len(opdef.operands) and opdef.operand_decl(index).effect is WRITE:
+                # A scratch operand the op only writes (a reduction's tmp): its contents are not
+                # the op's input, so it is not widened (a cast would read unwritten bytes); the
+                # FP32 op gets an FP32 scratch of the same shape.
+                assert isinstance(ty, TileType)
+                args.append(self._scratch(ty, f"{getattr(arg, 'name', 'tmp')}_fp32", call, pre))
+            else:
                 wide = self._cast(arg, WIDE, _WIDEN_MODE, f"{getattr(arg, 'name', 'x')}_fp32", pre)
                 args.append(wide)
-            else:
-                args.append(arg)
         wide_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
                             type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call),
                             span=call.span)
@@ -84,6 +92,16 @@ class _Widener(TP.Rewriter):
             return (*pre, TP.AssignStmt(target=node.target, value=wide_result, span=node.span))
         back = self._cast_call(wide_result, NARROW, _NARROW_MODE)
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _scratch(self, like: TileType, name: str, call: TP.Call, pre: list[TP.Stmt]) -> TP.Var:
+        shape = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span)
+                                            for d in like.shape), span=call.span)
+        attrs = (("dtype", WIDE), ("target_memory", MemorySpace.Vec))
+        create = TP.Call(op="tile.create", args=(shape,), attrs=attrs,
+                         type=REGISTRY.deduce("tile.create", (shape,), attrs, placed=True, at=call), span=call.span)
+        var = TP.Var(self.fresh(name), create.type, span=call.span)
+        pre.append(TP.AssignStmt(target=var, value=create, span=call.span))
+        return var
 
     def _cast(self, operand: TP.Expr, dtype: DataType, mode: str, name: str, pre: list[TP.Stmt]) -> TP.Var:
         call = self._cast_call(operand, dtype, mode)

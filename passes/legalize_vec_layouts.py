@@ -24,11 +24,13 @@ from languages.decls import TilePlaced
 from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
+from languages.ops.column_twins import column_twin, twin_refusal
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
+from passes.analysis.memrefs import backend_handler
 
 RULE = "LegalizeVecLayouts"
 
@@ -48,34 +50,11 @@ def _is_row_viewable_column(tile: object) -> bool:
     return isinstance(tile, TileType) and _needs_row(tile) and _is_column(tile)
 
 
-# Row-wise families whose op on an [N, 1] column is the column-wise op on its [1, N] row view,
-# and the column broadcast whose op on a column (by a [1, 1] value) is the row broadcast of its
-# row view by the same value.
-_COLUMN_TWIN_FAMILIES = {"row_expand": "col_expand", "reduce_row": "reduce_col", "col_expand": "row_expand"}
-
-
-def _swap_axis(word: str) -> str:
-    return word.replace("row", "col", 1) if "row" in word else word.replace("col", "row", 1)
-
-
-def _column_twin(opdef: OpDef) -> str | None:
-    """The column-wise op with the same meaning as row-wise `opdef` (row_expand_add ->
-    col_expand_add, row_expdif -> col_expdif, row_sum -> col_sum), from the registry's
-    semantics; None otherwise."""
-    family = _COLUMN_TWIN_FAMILIES.get(opdef.family)
-    if family is None or not opdef.semantics:
-        return None
-    wanted = (_swap_axis(opdef.semantics[0]), *opdef.semantics[1:])
-    for other in REGISTRY:
-        if other.prefix == opdef.prefix and other.family == family and tuple(other.semantics) == wanted:
-            return other.name
-    return None
-
-
 class _Legalizer(TP.Rewriter):
-    def __init__(self, used: set[str]) -> None:
+    def __init__(self, used: set[str], arch: str) -> None:
         super().__init__()
         self.used = used
+        self.arch = arch  # the target's (BackendHandler.arch): a twin must be one it takes
         # Window views (tile.slice results) by name, as rewritten: a column window is re-cut
         # from its source's row view, never reshaped itself (see `_reshaped`).
         self.windows: dict[str, TP.Call] = {}
@@ -114,14 +93,14 @@ class _Legalizer(TP.Rewriter):
         for tile, at in [(getattr(call.args[i], "type"), call.args[i]) for i in columns] + (
                 [(node.target.type, node.target)] if result_column else []):
             assert isinstance(tile, TileType)
-            if not _is_column(tile) or (opdef.family in WITHOUT_ROW_FORM and _column_twin(opdef) is None):
+            if not _is_column(tile) or (opdef.family in WITHOUT_ROW_FORM and column_twin(opdef) is None):
                 raise CompileError(Diagnostic.at(
                     at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
         pre: list[TP.Stmt] = []
         args = list(call.args)
         op = call.op
-        twin = _column_twin(opdef) if 0 in columns else None
+        twin = column_twin(opdef) if 0 in columns else None
         others = [i for i in range(1, len(args)) if isinstance(getattr(args[i], "type", None), TileType)]
         if twin is not None and opdef.family == "col_expand":
             # A column broadcast of an [N, 1] column by its [1, 1] value: the row broadcast of the
@@ -137,6 +116,13 @@ class _Legalizer(TP.Rewriter):
             # row_sum -> col_sum), scratch operands seen as rows too.
             op = twin
             columns = sorted(set(columns) | set(others))
+        refusal = twin_refusal(opdef, self.arch, [getattr(getattr(a, "type", None), "dtype", None) for a in args],
+                               getattr(node.target.type, "dtype", None)) if op != call.op else ""
+        if refusal:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"`{call.op}` of a column-major [N, 1] column is not supported yet in this element type on "
+                            f"this target: it runs as {refusal}",
+                "compute in a type that instruction takes (pl.cast before and after), or on a row-major [1, N] row"))
         if opdef.family in WITHOUT_ROW_FORM and op == call.op:
             raise CompileError(Diagnostic.at(
                 call, RULE, f"`{call.op}` of a column-major [N, 1] column by a value other than [1, 1] is not supported "
@@ -265,4 +251,4 @@ class LegalizeVecLayouts(Pass[TP.Program, TP.Program]):
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:
-        return ctx.rewrite(_Legalizer(_names(program)), program)
+        return ctx.rewrite(_Legalizer(_names(program), backend_handler(ctx).arch), program)

@@ -3,16 +3,22 @@ same bytes (PTOAS computes on row-major tiles), and the result keeps its name an
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import languages.gen.tensor as T
 import languages.gen.tile_placed as P
+from backend.fuzzing.registry_calls import target_violation
+from backend.pto_text.printer import print_mlir
 from backend.targets.handlers import get_backend
 from languages.decls import TilePlaced
+from languages.ops import REGISTRY
 from languages.pl_parser import parse_program
-from languages.types import TileType
+from languages.types import DataType, TensorType, TileType
 from nanopass.diagnostics import CompileError
 from nanopass.node import walk
 from nanopass.passes import PassContext
@@ -158,3 +164,57 @@ def test_a_narrowed_column_compiles_under_verify_all_and_stores_its_valid_rows(b
     got = np.asarray(next(iter(outputs.values())))
     expected = np.abs(np.asarray(inputs["a"], dtype=np.float32))
     assert got[:5].view(np.uint32).tolist() == expected[:5].view(np.uint32).tolist()
+
+
+PTOAS = Path("/root/.cache/ptoas/4d2f456e/build/tools/ptoas/ptoas")
+
+
+def _bf16_reduction(op: str) -> str:
+    return HEADER + textwrap.indent(textwrap.dedent(f"""\
+        def k(self, a: pl.Tensor[[16, 1], pl.BF16]) -> pl.Tensor[[16, 1], pl.BF16]:
+            return pl.{op}(a)
+        """), "    ")
+
+
+@pytest.mark.parametrize(("backend", "arch"), [("Ascend910B", "a3"), ("Ascend950", "a5")])
+@pytest.mark.parametrize("op", ["row_max", "row_min"])
+def test_a_bf16_column_max_runs_as_the_rows_column_twin_the_target_takes(
+        backend: str, arch: str, op: str, tmp_path: Path) -> None:
+    # A2/A3's tcolmax / tcolmin take no BF16: the twin is computed in FP32 (exact for max / min),
+    # and its scratch is a fresh FP32 tile, not a widened copy of bytes nobody wrote.
+    compiled = compile_program(parse_program(_bf16_reduction(op), "k.py"), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, 9)
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    got = np.asarray(next(iter(outputs.values())))
+    # The max / min of a one-element row is the element itself.
+    assert got.view(np.uint16).tolist() == np.asarray(inputs["a"]).view(np.uint16).tolist()
+    if PTOAS.exists():
+        (tmp_path / "k.pto").write_text(print_mlir(compiled.final))
+        done = subprocess.run([str(PTOAS), f"--pto-arch={arch}", "--pto-level=level3", str(tmp_path / "k.pto"),
+                               "-o", str(tmp_path / "k.cpp")], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_column_twin_the_target_does_not_take_is_declined_at_the_users_line() -> None:
+    # row_sum of a BF16 column runs as tcolsum, which A2/A3 takes for FP16 / FP32 only (and a
+    # column sum accumulates in its destination type, so FP32 would round differently).
+    with pytest.raises(CompileError, match=r"not supported yet.*tcolsum") as err:
+        compile_program(parse_program(_bf16_reduction("row_sum"), "k.py"), backend="Ascend910B", verify_all=True)
+    assert str(err.value).startswith("k.py:7:")
+    compiled = compile_program(parse_program(_bf16_reduction("row_sum"), "k.py"), backend="Ascend950",
+                               verify_all=True)
+    inputs = random_inputs(compiled.source, 4)
+    reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports
+
+
+def test_the_generator_does_not_draw_a_column_twin_the_target_refuses() -> None:
+    column = T.Var("a", TensorType((16, 1), DataType.BF16))
+    row_sum = REGISTRY.get("tensor.row_sum")
+    result = REGISTRY.deduce("tensor.row_sum", (column,), ())
+    assert "tcolsum" in target_violation(row_sum, "a2a3", (column,), (), result, {})
+    assert target_violation(row_sum, "a5", (column,), (), result, {}) == ""
+    row = T.Var("r", TensorType((1, 16), DataType.BF16))  # a row has no twin to run as
+    assert target_violation(row_sum, "a2a3", (row,), (), REGISTRY.deduce("tensor.row_sum", (row,), ()), {}) == ""

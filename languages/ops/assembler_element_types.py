@@ -89,7 +89,7 @@ WIDENED_TO_FP32: dict[str, frozenset[str]] = {
     "a2a3": _bf16_widened(
         "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
         "lrelu", "fmod", "fmods", "partadd", "partmax", "partmin", "partmul", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul"),
+        "rowexpandmul", "colmax", "colmin"),
     "a5": _bf16_widened(
         "sub", "mul", "div", "divs", "max", "relu", "lrelu", "fmod", "fmods", "rowexpandadd", "rowexpandsub",
         "rowexpandmul", "rowexpanddiv"),

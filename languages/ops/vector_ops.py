@@ -733,7 +733,8 @@ def _reduction_ops() -> list[OpDef]:
         OpDef("tile.row_prod", (_vec("x"), _tmp(optional=True)), deduce_reduce_row, ("reduce_row", "prod"),
               "reduce_row", output_memory=_VEC_OUT, pto=("pto.trowprod",)),
         OpDef("tile.col_prod", (_vec("x"), _tmp(optional=True)), deduce_reduce_col, ("reduce_col", "prod"),
-              "reduce_col", output_memory=_VEC_OUT, pto=("pto.tcolprod",)),
+              "reduce_col", output_memory=_VEC_OUT, pto=("pto.tcolprod",),
+              pto_ins=(0,)),  # PTOAS's tcolprod has no tmp operand
         OpDef("tensor.row_prod", (_ten("x"),), deduce_reduce_row, ("reduce_row", "prod"), "reduce_row",
               to_tile=_tile_conversion("tile.row_prod", 1)),
         OpDef("tensor.col_prod", (_ten("x"),), deduce_reduce_col, ("reduce_col", "prod"), "reduce_col",
