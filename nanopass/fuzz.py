@@ -98,6 +98,11 @@ class FuzzTarget(Protocol):
 
     def mutants(self) -> Sequence[Mutant]: ...
 
+    # Optional: `steered_strategy(exercised, worker, workers, chunk, size)` -> a strategy of cases
+    # drawn toward what the campaign has not covered yet (`exercised`: the coverage tags seen so
+    # far by this worker; the worker's index and the number of workers split the work; `chunk`
+    # counts the steered chunks, `size` is a chunk's number of programs), or None when nothing
+    # is left to steer toward. Every other chunk of a worker is drawn from it.
     # Optional: `coverage_universe()` -> an object with `ops`, `constructs`, `passes` (everything a
     # campaign could cover), `gaps` (op -> why no program can reach it yet), `triggers` (pass ->
     # what it rewrites) and `dead_passes` (pass -> why it never fires in this pipeline): the
@@ -198,6 +203,7 @@ class CampaignConfig:
     # one worker found (and saved) replays first on every other worker too.
     shared_database: bool = False
     worker: int = -1
+    workers: int = 1  # how many workers share the campaign (steered chunks split the work by it)
     # Seconds of campaign from the moment a (remote) worker starts, when the deadline of the
     # submitting machine cannot be used (monotonic clocks differ between machines).
     seconds: float | None = None
@@ -264,7 +270,7 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
         size = config.chunk
         if config.max_examples is not None:
             size = max(1, min(size, config.max_examples - stats.programs))
-        given_test: Any = given(strategy)
+        given_test: Any = given(_chunk_strategy(target, strategy, stats, config, chunk_index, size))
         # The seed first, the settings over it: `@seed` alone replaces the settings by a copy
         # without the database (Hypothesis's rule for reproducing one failure), so applied last
         # it would silently switch the example database off.
@@ -301,6 +307,18 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
         if (found is not None or error is not None) and config.stop_on_failure:
             break
     return stats, failures
+
+
+def _chunk_strategy(target: FuzzTarget, strategy: Any, stats: WorkerStats, config: CampaignConfig,
+                    chunk_index: int, size: int) -> Any:
+    """The strategy of one chunk: the target's own for a worker's even chunks (and always for a
+    target that cannot steer), its steered strategy toward what is not covered yet for the odd
+    ones."""
+    steer = getattr(target, "steered_strategy", None)
+    if chunk_index % 2 == 0 or steer is None:
+        return strategy  # every other chunk draws freely: steering must not narrow the campaign
+    steered = steer(frozenset(stats.coverage), max(config.worker, 0), max(config.workers, 1), chunk_index // 2, size)
+    return strategy if steered is None else steered
 
 
 # -- worker processes ------------------------------------------------------------------------------
@@ -354,7 +372,7 @@ def campaign(target_spec: str | None, options: dict[str, Any], workers: int, sec
     procs = []
     for index in range(workers):
         config = CampaignConfig(deadline, per_worker, seed + index, database, shrink, worker=index,
-                                shared_database=is_shared_database(database))
+                                workers=workers, shared_database=is_shared_database(database))
         proc = ctx.Process(target=_worker, args=(target_spec, options, config, index, out), daemon=True)
         proc.start()
         procs.append(proc)

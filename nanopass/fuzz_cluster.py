@@ -199,7 +199,7 @@ def cluster_campaign(address: str | None, target_spec: str | None, options: dict
         budget = seconds if seconds is not None else 10.0 ** 9
         futures = []
         for index in range(count):
-            config = CampaignConfig(0.0, per_worker, seed + index, database, shrink, worker=index,
+            config = CampaignConfig(0.0, per_worker, seed + index, database, shrink, worker=index, workers=count,
                                     shared_database=is_shared_database(database), seconds=budget)
             futures.append(client.submit(cluster_task, options.get("target_spec", target_spec), options, config,
                                          queue.name, pure=False, key=f"fuzz-worker-{index}-{uuid.uuid4().hex[:8]}"))

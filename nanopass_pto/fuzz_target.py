@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from typing_extensions import override
 
 from backend.fuzzing.generator import Features, GeneratedProgram, programs
+from backend.fuzzing.registry_calls import steering_focus
 from backend.fuzzing.numerics_check import self_check as numerics_self_check
 from backend.fuzzing.sim_arith_check import self_check as sim_arith_self_check
 from backend.sim.machine import PoisonRead, SimulationError
@@ -70,9 +71,9 @@ class FuzzCase:
         return self.generated.text
 
 
-def cases(features: Features = Features(), arch: str = "") -> st.SearchStrategy[FuzzCase]:
+def cases(features: Features = Features(), arch: str = "", focus: Sequence[str] = ()) -> st.SearchStrategy[FuzzCase]:
     # Seeds shrink toward 0 too, so a minimal failure usually replays with `--seed 0`.
-    return st.builds(FuzzCase, programs(features, arch), st.integers(0, 2**16))
+    return st.builds(FuzzCase, programs(features, arch, focus), st.integers(0, 2**16))
 
 
 class _Recorder(Instrument):
@@ -194,6 +195,23 @@ class PtoFuzzTarget:
 
     def strategy(self) -> st.SearchStrategy[FuzzCase]:
         return cases(self.features, self.handler.arch)
+
+    def steered_strategy(self, exercised: frozenset[str], worker: int, workers: int, chunk: int,
+                         size: int) -> st.SearchStrategy[FuzzCase] | None:
+        """Cases drawn toward the registered ops this worker has not exercised yet: this worker's
+        share of them (every `workers`-th), the others' once its own are reached; a window of at
+        most `size` of them (a chunk's worth), moving on every chunk so an op that is hard to
+        reach does not hold the window."""
+        from languages.ops import REGISTRY
+
+        focus = steering_focus(sorted(op.name for op in REGISTRY), exercised, self.handler.arch)
+        if not focus:
+            return None
+        share = focus[worker % workers::workers] or focus
+        width = max(1, min(size, len(share)))
+        start = (chunk * width) % len(share)
+        window = (share + share)[start:start + width]
+        return cases(self.features, self.handler.arch, tuple(window))
 
     def describe(self, case: FuzzCase) -> str:
         return case.text

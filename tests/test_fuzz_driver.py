@@ -86,3 +86,43 @@ def test_a_mutant_caught_near_the_budget_counts_as_caught() -> None:
     result = run_mutant(target, _Switch(flag), seconds=0.2, seed=3)
     assert result.caught, result
     assert result.blamed == "SomePass"
+
+
+class _SteeredTarget(_SlowFailingTarget):
+    """Cases are lists of labels; a steered chunk draws only the labels no case has covered yet,
+    and `steered` records what each call was asked to steer toward."""
+
+    labels = tuple(f"op{i}" for i in range(12))
+
+    def __init__(self) -> None:
+        super().__init__(delay=0.0, broken=[False])
+        self.steered: list[tuple[frozenset[str], int, int, int, int]] = []
+
+    def strategy(self) -> Any:
+        return st.lists(st.sampled_from(self.labels[:2]), min_size=1, max_size=2)
+
+    def steered_strategy(self, exercised: frozenset[str], worker: int, workers: int, chunk: int,
+                         size: int) -> Any:
+        self.steered.append((exercised, worker, workers, chunk, size))
+        left = [label for label in self.labels if label not in exercised]
+        return st.lists(st.sampled_from(left), min_size=1, max_size=2) if left else None
+
+    def check(self, case: Any, blame: bool = True) -> Outcome:
+        return Outcome("ok", coverage=frozenset(case))
+
+
+def test_every_other_chunk_is_steered_toward_what_the_campaign_has_not_covered() -> None:
+    target = _SteeredTarget()
+    config = CampaignConfig(time.monotonic() + 60, 60, seed=3, database=None, shrink=False, chunk=10,
+                            worker=1, workers=2)
+    stats, failures = run_campaign(target, config)
+    assert not failures and stats.programs == 60
+    # The odd chunks are steered (a free chunk may end early once its few cases are exhausted),
+    # each told what was covered before it.
+    chunks = [chunk for _, _, _, chunk, _ in target.steered]
+    assert len(chunks) >= 2 and chunks == list(range(len(chunks)))
+    assert all((worker, workers, size) == (1, 2, 10) for _, worker, workers, _, size in target.steered)
+    first_seen = target.steered[0][0]
+    assert first_seen and first_seen <= {"op0", "op1"}  # the free first chunk draws from two labels only
+    # The steered chunks reach the labels the free strategy never draws.
+    assert set(stats.coverage) == set(target.labels)

@@ -199,6 +199,10 @@ class _KernelBuilder:
     overwritten: set[str] = field(default_factory=set)  # on-chip values an in-place op wrote over
     arch: str = ""  # the target architecture (BackendHandler.arch): whose OpDef.target_rules steps keep
     roots: dict[str, str] = field(default_factory=dict)  # a view -> the value whose buffer it re-views
+    # The op a steered campaign wants this kernel to call (`programs(focus=...)`): the recipe,
+    # the element type and the first steps are drawn for it; None: nothing is steered.
+    focus: OpDef | None = None
+    steered: tuple[OpDef, ...] = ()  # the steered campaign's other targets: later steps prefer them
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -300,6 +304,9 @@ class _KernelBuilder:
         """One call of a registered op drawn from the whole registry (or from `only`), over the
         values in scope; None when the drawn op could not be called here."""
         candidates = list(only) if only is not None else generatable_ops(prefix)
+        steered = [op for op in self.steered if op.prefix == prefix]
+        if only is None and steered and self.chance(50):
+            candidates = steered  # a steered campaign's steps go where it has not been yet
         if not candidates:
             return None
         scope = self.values if values is None else values
@@ -437,7 +444,9 @@ class _KernelBuilder:
     # -- dtypes and shapes --------------------------------------------------------------------
 
     def vector_dtype(self) -> DataType:
-        if self.features.integers and self.chance(20):
+        # A steered kernel does not know which element types its op admits (an integer-only
+        # bitwise op, a float-only transcendental): integers are then as likely as floats.
+        if self.features.integers and self.chance(50 if self.focus is not None else 20):
             dtype: DataType = self.pick([d for d in ELEMENT_TYPES if not d.is_float])
             return dtype
         choice: DataType = self.pick(FLOAT_TYPES if self.features.low_precision else (F32,))
@@ -972,10 +981,35 @@ class _KernelBuilder:
 
     # -- hand-written tile kernels ------------------------------------------------------------
 
-    def tile_kernel(self) -> None:
-        """A kernel written with tile.* ops: parameters loaded into Vec (or Mat), registry tile
-        steps over them, results stored into Out parameters."""
-        self.tag("construct:tile-kernel")
+    def focused_kernel(self, opdef: OpDef) -> None:
+        """The recipe that carries `opdef` (a steered campaign's target): a cube recipe for an op
+        on Mat / Left / Right / Acc operands, a tile kernel for another tile op, a vector kernel
+        for a tensor op; its first steps call `opdef`, the ones after it are drawn as usual."""
+        self.tag("campaign:steered")  # not a construct: how the kernel was drawn
+        if _cube_operands(opdef):
+            self.tile_cube_kernel(target=opdef if opdef.family == "matmul" else None)
+            return
+        prefix = "tile" if opdef.prefix == "tile" else "tensor"
+        if prefix == "tile":
+            tiles = self.tile_parameters()
+            self.focus_steps(opdef, tiles)
+            self.steps(self.int_draw(0, 4), None, tiles, prefix="tile")
+            self.store_tiles(tiles)
+            return
+        ty = TensorType(self.vector_shape(), self.vector_dtype())
+        for _ in range(self.int_draw(1, 3)):
+            self.param(ty)
+        self.focus_steps(opdef, self.values)
+        self.steps(self.int_draw(0, 4))
+
+    def focus_steps(self, opdef: OpDef, scope: list[T.Var]) -> None:
+        """Up to four tries at a step calling `opdef`, over `scope`, until one draws it."""
+        for _ in range(4):
+            if self.registry_step(opdef.prefix, None, scope, only=[opdef]) is not None or opdef.name in self.ops:
+                return
+
+    def tile_parameters(self) -> list[T.Var]:
+        """One or two parameters of one drawn shape and element type, loaded (usually into Vec)."""
         dtype = self.vector_dtype()
         shape = (self.pick_common(VECTOR_ROWS[:4]), self.pick_common(VECTOR_COLS[:5]))
         tiles: list[T.Var] = []
@@ -983,10 +1017,17 @@ class _KernelBuilder:
             tensor = self.param(TensorType(shape, dtype), "x")
             self.values.remove(tensor)
             tiles.append(self.load(tensor, MemorySpace.Vec if self.chance(80) else None, pool=tiles))
+        return tiles
+
+    def tile_kernel(self) -> None:
+        """A kernel written with tile.* ops: parameters loaded into Vec (or Mat), registry tile
+        steps over them, results stored into Out parameters."""
+        self.tag("construct:tile-kernel")
+        tiles = self.tile_parameters()
         self.steps(self.int_draw(2, 8), None, tiles, prefix="tile")
         self.store_tiles(tiles)
 
-    def tile_cube_kernel(self) -> None:
+    def tile_cube_kernel(self, target: OpDef | None = None) -> None:
         """A cube op of the registry's matmul family (tile.matmul / _acc / _bias, the gemv forms,
         the batched forms) on operands loaded into Mat (L0 tiling hops them) or moved / extracted
         into Left and Right by hand; the accumulator stored from Acc. The op is drawn from the
@@ -999,7 +1040,8 @@ class _KernelBuilder:
         family = [op for op in generatable_ops("tile") if op.family == "matmul"]
         if not family:
             return
-        target = self.pick(family)
+        if target is None:
+            target = self.pick(family)
         layouts: list[_CubeLayout] = [_CubeLayout((), False), _CubeLayout((), True), _CubeLayout((self.pick((2, 3)),), False)]
         order = [layouts.pop(self.int_draw(0, len(layouts) - 1)) for _ in range(len(layouts))]
         chosen = None
@@ -1168,7 +1210,10 @@ class _KernelBuilder:
             recipes += [self.tile_kernel, self.tile_kernel]
             if self.features.matmul:
                 recipes.append(self.tile_cube_kernel)
-        self.pick(recipes)()
+        if self.focus is not None:
+            self.focused_kernel(self.focus)
+        else:
+            self.pick(recipes)()
         results = self.returns or self.results(self.values)[-1:]
         if not results:
             # Nothing computed a tensor (every drawn step fell through): a plain copy keeps the
@@ -1209,6 +1254,13 @@ class _KernelBuilder:
             out.append(stmt)
             index += 1
         return out
+
+
+def _cube_operands(opdef: OpDef) -> bool:
+    """Whether `opdef` is a tile op whose first operand is never in Vec (Mat / Left / Right / Acc):
+    the hand-written cube recipe places such operands."""
+    return opdef.prefix == "tile" and bool(opdef.operands) and bool(opdef.operands[0].legal_spaces) \
+        and MemorySpace.Vec not in opdef.operands[0].legal_spaces
 
 
 @dataclass(frozen=True)
@@ -1323,11 +1375,19 @@ class TargetRuleMiss(Exception):
 
 
 _KERNEL_TRIES = 6
+_FOCUS_TRIES = 3  # draws of a steered kernel that missed its op before it is kept as it is
 
 
-def programs(features: Features = Features(), arch: str = "") -> st.SearchStrategy[GeneratedProgram]:
+def programs(features: Features = Features(), arch: str = "",
+             focus: Sequence[str] = ()) -> st.SearchStrategy[GeneratedProgram]:
     """Random well-typed Tensor programs (an Orchestration `main` over 1-3 InCore kernels), every
-    call keeping the op registry's target rules of `arch` (`BackendHandler.arch`; "": none)."""
+    call keeping the op registry's target rules of `arch` (`BackendHandler.arch`; "": none).
+
+    `focus` steers a campaign toward ops it has not reached yet (`steering_focus`): the first
+    kernel is drawn for one of them (its recipe, element type and first steps; redrawn a few
+    times when its draws did not call it), the others by the usual recipes; half of every
+    kernel's later registry steps draw from the focus too."""
+    focused = tuple(REGISTRY.get(name) for name in focus)
 
     @st.composite
     def build(draw: Draw) -> GeneratedProgram:
@@ -1335,16 +1395,20 @@ def programs(features: Features = Features(), arch: str = "") -> st.SearchStrate
         kernels: list[T.Function] = []
         ops: set[str] = set()
         for index in range(count):
-            for _ in range(_KERNEL_TRIES):
-                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch)
+            want = focused[draw(st.integers(0, len(focused) - 1))] if focused and index == 0 else None
+            kernel: tuple[T.Function, set[str]] | None = None
+            for attempt in range(_KERNEL_TRIES):
+                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch, focus=want, steered=focused)
                 try:
-                    kernels.append(builder.kernel())
-                    break
+                    kernel = (builder.kernel(), builder.ops)
                 except TargetRuleMiss:
                     continue
-            else:
+                if want is None or want.name in builder.ops or attempt >= _FOCUS_TRIES - 1:
+                    break
+            if kernel is None:
                 reject()  # every draw met an instruction the target does not take
-            ops |= builder.ops
+            kernels.append(kernel[0])
+            ops |= kernel[1]
         main = _orchestration(kernels, draw, ops)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
@@ -1384,8 +1448,7 @@ def reaching_kernel(opdef: OpDef, seed: int = 0, kernels: int = 30, arch: str = 
 
     rng = random.Random(seed)
     prefix = "tile" if opdef.prefix == "tile" else "tensor"
-    cube = prefix == "tile" and bool(opdef.operands) and bool(opdef.operands[0].legal_spaces) \
-        and MemorySpace.Vec not in opdef.operands[0].legal_spaces
+    cube = _cube_operands(opdef)
     for index in range(kernels):
         builder = _SeededBuilder(lambda strategy: None, Features(), f"kernel{index}", arch=arch, rng=rng)
         try:

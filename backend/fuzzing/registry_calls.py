@@ -31,13 +31,14 @@ shows it as not exercised).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from languages.gen import tensor as T
 from languages.cube_boxing import unaligned_k, unaligned_n
 from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
+from languages.ops.column_twins import twin_refusal
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.vector_ops import mask_cols
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
@@ -279,6 +280,15 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
         name = str(getattr(args[index], "name"))
         return roots.get(name, name)
 
+    first = operand_type(0)
+    if isinstance(first, (TileType, TensorType)) and len(first.shape) == 2 and first.shape[1] == 1 \
+            and first.shape[0] > 1:
+        # An [N, 1] column runs as its row's column twin (LegalizeVecLayouts), whose instruction
+        # must take these element types too.
+        dtypes = [getattr(operand_type(i), "dtype", None) for i in range(len(args))]
+        refusal = twin_refusal(opdef, arch, dtypes, getattr(result, "dtype", None))
+        if refusal:
+            return f"its column twin {refusal}"
     for rule in rules_on(opdef, arch, attrs):
         if isinstance(rule, Unavailable):
             return f"{opdef.name} is {rule.what}"
@@ -788,10 +798,43 @@ def draw_call(draw: IntDraw, opdef: OpDef, pool: Pool) -> DrawnCall | None:
     return None
 
 
+def reaching_ops(name: str, arch: str = "") -> list[str]:
+    """The ops a kernel step may call to exercise `name` (a registered op a campaign has not
+    reached): `name` itself when a step draws it, else the tile ops whose PTO emission is `name`
+    and the tensor ops lowering to those (a pto.* instruction is reached through its DSL op).
+    Ops the target's rules or KNOWN_OPEN_ON keep off `arch` are left out; [] when none is left."""
+    if name not in REGISTRY:
+        return []
+    opdef = REGISTRY.get(name)
+    if generatable(opdef):
+        reaching = [opdef]
+    else:
+        tile_ops = {op.name for op in REGISTRY if op.prefix == "tile" and name in op.pto and generatable(op)}
+        reaching = [op for op in REGISTRY if op.name in tile_ops or (
+            op.prefix == "tensor" and generatable(op) and op.to_tile is not None
+            and tile_ops & {op.to_tile.tile_op, op.to_tile.scalar_rhs_op, op.to_tile.row_broadcast_op,
+                            op.to_tile.col_broadcast_op})]
+    return sorted(op.name for op in reaching if (op.name, arch) not in KNOWN_OPEN_ON
+                  and not any(isinstance(rule, Unavailable) and arch in rule.archs for rule in op.target_rules))
+
+
+def steering_focus(universe: Sequence[str], exercised: Collection[str], arch: str = "") -> list[str]:
+    """The generatable ops that reach the ops of `universe` a campaign has not `exercised` yet
+    (`reaching_ops`), each once, in the universe's order: what a steered chunk draws for."""
+    focus: list[str] = []
+    for name in universe:
+        if name in exercised:
+            continue
+        for op in reaching_ops(name, arch):
+            if op not in focus:
+                focus.append(op)
+    return focus
+
+
 def generatable_ops(prefix: str) -> list[OpDef]:
     """The registered ops of `prefix` ("tensor" / "tile") a kernel may call, in name order."""
     return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op)), key=lambda o: o.name)
 
 
-__all__ = ["admitted_dtypes", "rules_on", "unavailable_somewhere", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
+__all__ = ["reaching_ops", "steering_focus", "admitted_dtypes", "rules_on", "unavailable_somewhere", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
            "generatable_ops", "operand_domain"]
