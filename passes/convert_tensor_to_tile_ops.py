@@ -414,6 +414,7 @@ class TensorToTileMutator(U.FromTensor):
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
+        args = self._boxed_per_column_operand(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             args[0] = self._logical_window(call, args[0], pre)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
@@ -466,6 +467,23 @@ class TensorToTileMutator(U.FromTensor):
                               self._call("tile.row_expand", (args[0], args[1]), (), call.span), pre)
         self.bump("boxed_row_operands")
         return twin, [args[0], expanded]
+
+    def _boxed_per_column_operand(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                  pre: list[U.Stmt]) -> list[U.Expr]:
+        """A column broadcast whose per-column operand ([1, n], one value per column) is a cube
+        result with M = 1, boxed a fractal tall (a [16, n] tile valid in its first row): the op
+        reads it as a [1, n] row, which is that tile's first row, a zero-copy window of it."""
+        semantics = REGISTRY.get(tile_op).semantics
+        row = _expr_type(args[1]) if len(args) > 1 else None
+        if semantics[:1] not in (("col_expand",), ("col_broadcast",)) or not isinstance(row, TileType) \
+                or len(row.shape) != 2 or row.shape[0] == 1 or row.valid[0] != 1:
+            return args
+        span = call.span
+        window = self._temp(f"{_base_name(args[1])}_row0", self._call(
+            "tile.slice", (args[1], index_list((1, row.shape[1]), span), index_list((0, 0), span),
+                           index_list((1, int(row.valid[1])), span)), (), span), pre)
+        self.bump("boxed_row_operands")
+        return [args[0], window, *args[2:]]
 
     @staticmethod
     def _check_cube_alignment(call: T.Call, conversion: TileConversion) -> None:

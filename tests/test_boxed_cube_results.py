@@ -132,6 +132,25 @@ def test_an_n1_matmul_result_by_a_single_value_broadcasts_down_its_column(
     assert _same_bits(got, reference(a @ b, v))
 
 
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+def test_an_m1_matmul_result_is_the_per_column_operand_of_a_column_broadcast(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    # M = 1 is boxed to a [16, 16] tile valid in its first row; a column broadcast reads that row.
+    rng = np.random.default_rng(13)
+    a, b, x = _ints(rng, (1, 16)), _ints(rng, (16, 16)), _ints(rng, (8, 16))
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[1, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+               x: pl.Tensor[[8, 16], pl.FP32]) -> pl.Tensor[[8, 16], pl.FP32]:
+        row: pl.Tensor[[1, 16], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+        spread: pl.Tensor[[8, 16], pl.FP32] = pl.tensor.col_expand(x, row)
+        scaled: pl.Tensor[[8, 16], pl.FP32] = pl.col_expand_mul(spread, row)
+        return pl.add(scaled, x)
+    """, {"a": a, "b": b, "x": x}, backend, arch)
+    row = a @ b
+    assert _same_bits(got, np.broadcast_to(row, (8, 16)) * row + x)
+
+
 def test_an_expdif_of_a_boxed_column_is_not_supported_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "kernel.py"
     path.write_text(HEADER + textwrap.indent(textwrap.dedent("""\
