@@ -181,21 +181,35 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
                          f"but {len(pto_names)} in the compiled one")
         inputs: dict[str, object] = {}
         fresh: dict[str, Array] = {}  # never-written Out buffers: the kernel writes into them
+        # Out buffers holding an earlier value: a kernel reading it reads undefined memory (an
+        # Out parameter is the kernel's to write), so its bytes count as unwritten (only an
+        # atomic store accumulates into them), and only the elements the kernel writes replace
+        # the caller's (a partial write keeps the rest of the earlier value).
+        priors: dict[str, Array] = {}
         for param, direction, arg in zip(pto_names, directions, args):
             if isinstance(arg, ArrayValue):
-                if not (direction == "Out" and _is_fresh(arg)):
+                if direction != "Out":
                     inputs[param] = arg.data
-                else:
+                elif _is_fresh(arg):
                     fresh[param] = arg.data
+                else:
+                    priors[param] = arg.data
             elif arg is not None and not isinstance(arg, tuple):
                 inputs[param] = arg
-        outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh, launch=launch)
+        written: dict[str, npt.NDArray[np.bool_]] = {}
+        outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh, launch=launch,
+                             written=written, priors=priors)
         for param, direction, arg in zip(pto_names, directions, args):
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])
                 if result is arg.data or np.shares_memory(result, arg.data):
                     continue  # the kernel wrote the caller's buffer itself
-                arg.data[...] = result if result.dtype == arg.data.dtype else result.view(arg.data.dtype)
+                result = result if result.dtype == arg.data.dtype else result.view(arg.data.dtype)
+                if param in priors:
+                    mask = written[param]
+                    arg.data[mask] = result[mask]
+                else:
+                    arg.data[...] = result
         return tuple(args[i] for i in returned_indices(function))
 
     return run_one

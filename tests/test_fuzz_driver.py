@@ -9,6 +9,7 @@ import time
 from typing import Any, Iterator, Sequence
 
 from hypothesis import strategies as st
+from typing_extensions import override
 
 from nanopass.fuzz import CampaignConfig, Mutant, Outcome, run_campaign, run_mutant
 
@@ -98,6 +99,7 @@ class _SteeredTarget(_SlowFailingTarget):
         super().__init__(delay=0.0, broken=[False])
         self.steered: list[tuple[frozenset[str], int, int, int, int]] = []
 
+    @override
     def strategy(self) -> Any:
         return st.lists(st.sampled_from(self.labels[:2]), min_size=1, max_size=2)
 
@@ -107,6 +109,7 @@ class _SteeredTarget(_SlowFailingTarget):
         left = [label for label in self.labels if label not in exercised]
         return st.lists(st.sampled_from(left), min_size=1, max_size=2) if left else None
 
+    @override
     def check(self, case: Any, blame: bool = True) -> Outcome:
         return Outcome("ok", coverage=frozenset(case))
 

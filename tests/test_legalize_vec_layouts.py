@@ -191,7 +191,7 @@ def test_a_bf16_column_max_runs_as_the_rows_column_twin_the_target_takes(
     # The max / min of a one-element row is the element itself.
     assert got.view(np.uint16).tolist() == np.asarray(inputs["a"]).view(np.uint16).tolist()
     if PTOAS.exists():
-        (tmp_path / "k.pto").write_text(print_mlir(compiled.final))
+        (tmp_path / "k.pto").write_text(print_mlir(compiled.final))  # type: ignore[arg-type]
         done = subprocess.run([str(PTOAS), f"--pto-arch={arch}", "--pto-level=level3", str(tmp_path / "k.pto"),
                                "-o", str(tmp_path / "k.cpp")], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr

@@ -557,15 +557,15 @@ class Executor:
                              f"{list(part.sizes)} of tensor {part.tensor.name}")
         return (0, part.offsets[0]) if len(part.sizes) == 1 else (part.offsets[0], part.offsets[1])
 
-    def read_window(self, part: PartitionValue, region: tuple[int, int], instr: _Instr) -> Array:
+    def read_window(self, part: PartitionValue, region: tuple[int, int], instr: _Instr, check: bool = True) -> Array:
         """The top-left `region` of a partition: whole-window views where the rank allows."""
         start = self._block_start(part, region, instr)
         if start is not None:
-            window = self.machine.read_gm_block(part.tensor, start, region, instr.op, instr.span)
+            window = self.machine.read_gm_block(part.tensor, start, region, instr.op, instr.span, check)
             if window is not None:
                 return window
         index = self.window_index(part, region, instr)
-        return self.machine.read_gm(part.tensor, index, instr.op, instr.span)
+        return self.machine.read_gm(part.tensor, index, instr.op, instr.span, check)
 
     def write_window(self, part: PartitionValue, region: tuple[int, int], values: Array, instr: _Instr) -> None:
         start = self._block_start(part, region, instr)
@@ -602,7 +602,8 @@ class Executor:
         converted = ins.tstore(values, _dtype(tile), part.tensor.dtype.name, from_acc)
         if attr(call.attrs, "atomicType", "atomic_none") == "atomic_add":
             # TSTORE atomic add: GM += the stored values (RNE in the tensor's dtype).
-            current = self.read_window(part, tile.valid, instr)
+            # An Out parameter's earlier value is what an atomic store accumulates into.
+            current = self.read_window(part, tile.valid, instr, check=not part.tensor.prior)
             converted = numerics.binary("add", current, converted, part.tensor.dtype.name)
         self.write_window(part, tile.valid, converted, instr)
 
@@ -1198,7 +1199,8 @@ def _resolve_handler(handler: BackendHandler | str) -> BackendHandler:
 
 
 def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machine,
-                 executor: Executor, out_buffers: Mapping[str, Array] | None = None) -> None:
+                 executor: Executor, out_buffers: Mapping[str, Array] | None = None,
+                 priors: Mapping[str, Array] | None = None) -> None:
     names = {p.var.name for p in function.params}
     unknown = sorted(set(inputs) - names)
     if unknown:
@@ -1206,7 +1208,9 @@ def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machi
                               f"(parameters: {sorted(names)})")
     for param in function.params:
         ty, name = param.var.type, param.var.name
-        if isinstance(ty, TensorType):
+        if isinstance(ty, TensorType) and priors is not None and name in priors and param.direction == "Out":
+            executor.env[name] = machine.bind_tensor(name, ty.shape, ty.dtype, np.asarray(priors[name]), prior=True)
+        elif isinstance(ty, TensorType):
             given = inputs.get(name)
             if given is None and param.direction != "Out":
                 raise SimulationError(f"kernel {function.name} needs an input for tensor parameter {name!r}",
@@ -1242,17 +1246,22 @@ def _output(value: Value) -> Array:
 
 def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: BackendHandler | str,
                checked: bool = True, machine: Machine | None = None,
-               out_buffers: Mapping[str, Array] | None = None, launch: Launch = SINGLE_LAUNCH) -> dict[str, Array]:
+               out_buffers: Mapping[str, Array] | None = None, launch: Launch = SINGLE_LAUNCH,
+               written: dict[str, npt.NDArray[np.bool_]] | None = None,
+               priors: Mapping[str, Array] | None = None) -> dict[str, Array]:
     """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns.
 
     `out_buffers` maps tensor parameters without an input to arrays holding only poison bytes
     (fresh buffers of the caller): where one is C-contiguous and of the parameter's shape and
     dtype, it is the GM buffer itself, so the kernel writes straight into it (the result then
-    is that array). `launch` is the instance it runs as (what pto.get_block_idx & co. read)."""
+    is that array). `launch` is the instance it runs as (what pto.get_block_idx & co. read).
+    `priors` maps Out parameters to the caller's earlier contents (bound as GmTensor.prior:
+    unwritten but there for an atomic store). `written`, when given, receives for each Out /
+    InOut tensor which of its elements (in logical index order) the kernel wrote."""
     own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
     executor = Executor(machine, launch)
-    _bind_params(function, inputs, machine, executor, out_buffers)
+    _bind_params(function, inputs, machine, executor, out_buffers, priors)
     returned = executor.run_block(function.body) or ()
     outputs: dict[str, Array] = {}
     for param in function.params:
@@ -1261,6 +1270,8 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
             # A machine made here dies with this call: its GM buffers can be handed out as
             # they are; a caller's machine keeps running, so it gets copies.
             outputs[param.var.name] = value.logical_values() if own_machine and not value.shared else value.values()
+            if written is not None:
+                written[param.var.name] = np.asarray(value.logical()[1].all(axis=-1), dtype=np.bool_)
     for i, value in enumerate(returned):
         outputs[f"ret{i}"] = _output(value)
     return outputs

@@ -48,11 +48,18 @@ class PoisonRead(SimulationError):
     """A read of a byte no instruction wrote, inside the valid region of a tile or tensor."""
 
     def __init__(self, instruction: str, tile: str, element: tuple[int, ...], span: Span = NO_SPAN,
-                 buffer: str = "") -> None:
+                 buffer: str = "", out_param: bool = False) -> None:
         self.instruction = instruction
         self.tile = tile
         self.element = element
         where = f" (buffer {buffer})" if buffer and buffer != tile else ""
+        if out_param:
+            # An Out parameter bound over an earlier value (GmTensor.prior).
+            super().__init__(
+                f"{instruction} reads {tile}{list(element)}, an element of an Out parameter this kernel has not "
+                "written (an Out parameter's earlier contents are not the kernel's input)",
+                span, "declare the parameter pl.InOut if the kernel reads it, or write it before reading it")
+            return
         super().__init__(
             f"{instruction} reads {tile}{list(element)}{where}, which no instruction has written "
             "(its bytes still hold the 0xFF poison pattern)",
@@ -235,6 +242,10 @@ class GmTensor:
     # Whether `data` is a read-only view of the caller's input array (bound without a copy):
     # the first write makes the buffer the machine's own (`own`).
     shared: bool = field(default=False, repr=False, compare=False)
+    # An Out parameter bound over the caller's earlier value: its bytes hold that value but
+    # count as unwritten (a kernel reading an Out parameter reads undefined memory), except
+    # for the read-modify-write of an atomic store, which accumulates into it.
+    prior: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.width = self.dtype.byte_width
@@ -551,13 +562,24 @@ class Machine:
     # -- global memory -----------------------------------------------------------------------
 
     def bind_tensor(self, name: str, shape: tuple[int, ...], dtype: DataType, values: Array | None = None,
-                    layout: str = "nd", buffer: Array | None = None) -> GmTensor:
+                    layout: str = "nd", buffer: Array | None = None, prior: bool = False) -> GmTensor:
         """Create the GM buffer of tensor argument `name`; `values` (logical) initialise it, or
         it stays poisoned (an output the kernel must write). `buffer` (no `values`): a
         C-contiguous array of the tensor's shape and dtype holding only poison bytes, which
-        becomes the GM buffer itself (the kernel writes straight into the caller's array)."""
+        becomes the GM buffer itself (the kernel writes straight into the caller's array).
+        `prior`: `values` are an Out parameter's earlier contents (see GmTensor.prior)."""
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
         nbytes = count * dtype.byte_width
+        if prior and values is not None:
+            earlier = _coerce(np.asarray(values), dtype, name)
+            if tuple(earlier.shape) != tuple(shape):
+                raise SimulationError(
+                    f"input {name!r} has shape {list(earlier.shape)}, but the kernel parameter is {list(shape)}")
+            tensor = GmTensor(name, tuple(shape), dtype, layout, np.empty(nbytes, dtype=np.uint8),
+                              np.zeros(nbytes, dtype=np.bool_), prior=True)
+            tensor.logical_values()[...] = earlier
+            self.gm[name] = tensor
+            return tensor
         if buffer is not None and values is None and self._adoptable(buffer, shape, dtype):
             tensor = GmTensor(name, tuple(shape), dtype, layout, buffer.reshape(-1).view(np.uint8), None)
             self.gm[name] = tensor
@@ -613,12 +635,15 @@ class Machine:
             return None
         return self._flags_to_mark(tensor.written, tensor.known, span)
 
-    def read_gm(self, tensor: GmTensor, index: tuple[Array, ...], instruction: str, span: Span = NO_SPAN) -> Array:
-        """Elements of `tensor` at logical multi-indices (arrays of one shape)."""
+    def read_gm(self, tensor: GmTensor, index: tuple[Array, ...], instruction: str, span: Span = NO_SPAN,
+                check: bool = True) -> Array:
+        """Elements of `tensor` at logical multi-indices (arrays of one shape); `check=False`
+        reads bytes not written (an atomic store's read of an Out parameter's prior value)."""
         offsets = tensor.element_offsets(index)
         self._check_gm_range(tensor, offsets, instruction, span)
-        if self.checked:
-            self._check_written(tensor.written, offsets, tensor.dtype, instruction, tensor.name, index, span)
+        if self.checked and check:
+            self._check_written(tensor.written, offsets, tensor.dtype, instruction, tensor.name, index, span,
+                                out_param=tensor.prior)
         return self._gather(tensor.data, offsets, tensor.dtype)
 
     def write_gm(self, tensor: GmTensor, index: tuple[Array, ...], values: Array, instruction: str,
@@ -629,14 +654,14 @@ class Machine:
         self._scatter(tensor.data, tensor.written, offsets, np.asarray(values), tensor.dtype)
 
     def read_gm_block(self, tensor: GmTensor, start: Dims2, region: Dims2, instruction: str,
-                      span: Span = NO_SPAN) -> Array | None:
+                      span: Span = NO_SPAN, check: bool = True) -> Array | None:
         """The [rows, cols] window at `start` of a 1-D / 2-D tensor (a new array), checked as
         `read_gm` does but with whole-window operations; None where `GmTensor.block` is."""
         raw = tensor.byte_block(start, region)
         if raw is not None and _BLOCKS is not None:
             base, shape, strides = raw
             width = tensor.dtype.byte_width
-            if not self.checked or self._gm_written(tensor, raw, width):
+            if not self.checked or not check or self._gm_written(tensor, raw, width):
                 out = np.empty(region, dtype=np_dtype_of(tensor.dtype))
                 _BLOCKS.gather(tensor.data, base, shape, strides, width, out)
                 return out
@@ -644,11 +669,11 @@ class Machine:
         if block is None or block[0].shape != region:
             return None
         values, flags = block
-        if self.checked and not flags.all():
+        if self.checked and check and not flags.all():
             r, c = np.meshgrid(np.arange(region[0]) + start[0], np.arange(region[1]) + start[1], indexing="ij")
             index = (r, c) if len(tensor.shape) == 2 else (c,)
             self._check_written(tensor.written, tensor.element_offsets(index), tensor.dtype, instruction,
-                                tensor.name, index, span)
+                                tensor.name, index, span, out_param=tensor.prior)
         return values.copy()
 
     def write_gm_block(self, tensor: GmTensor, start: Dims2, values: Array) -> bool:
@@ -1080,14 +1105,15 @@ class Machine:
         written[index] = True
 
     def _check_written(self, written: npt.NDArray[np.bool_], offsets: IntArray, dtype: DataType, instruction: str,
-                       name: str, index: tuple[Array, ...], span: Span, buffer: str = "") -> None:
+                       name: str, index: tuple[Array, ...], span: Span, buffer: str = "",
+                       out_param: bool = False) -> None:
         width = dtype.byte_width
         ok = written[self._byte_index(offsets, width)].all(axis=-1)
         if ok.all():
             return
         first = np.unravel_index(int(np.flatnonzero(~ok.reshape(-1))[0]), ok.shape)
         element = tuple(int(np.asarray(i)[first]) for i in index)
-        raise PoisonRead(instruction, name, element, span, buffer)
+        raise PoisonRead(instruction, name, element, span, buffer, out_param)
 
     # -- helpers used by tests and the executor ----------------------------------------------
 
