@@ -269,12 +269,13 @@ def _slice_keeps_full_valid(original: Any) -> Any:
     return convert_slice
 
 
-def _boundary_full_valid(original: Any) -> Any:
-    """The M / N output grid forgets to narrow its boundary sub-tiles: the last row / column of
-    sub-tiles extracts and stores its whole physical extent instead of the valid remainder."""
+def _grid_drops_partial_column(original: Any) -> Any:
+    """The M / N output grid's column loop stops before a partial last column of sub-tiles (an
+    off-by-one `range(0, N - n + 1, n)`): those output columns are never computed or stored."""
     def output_grid(dims: Any, m: int, n: int) -> Any:
-        return [dataclasses.replace(tile, valid_rows=tile.rows, valid_cols=tile.cols)
-                for tile in original(dims, m, n)]
+        tiles = original(dims, m, n)
+        kept = [tile for tile in tiles if tile.cols == n or tile.col == 0]
+        return kept if kept else tiles
 
     return output_grid
 
@@ -810,9 +811,11 @@ def _catalogue() -> list[Any]:
         OutputEditMutant("user-loop-one-trip-short", "convert-tensor-to-tile-ops",
                          "a user pl.range loop loses its last iteration (stop - 1)", convert_pass,
                          _user_loop_one_trip_short),
-        PatchMutant("boundary-subtile-full-valid", "auto-tile-matmul-l0",
-                    "boundary sub-tiles of the M / N output grid keep their full valid_shape", _AUTO_TILE,
-                    "output_grid", _boundary_full_valid),
+        # (Replaced "boundary-subtile-full-valid": the grid's valid extents only narrow the zero
+        # seed of a fresh accumulator, which is never read, so no program could tell.)
+        PatchMutant("grid-drops-partial-column", "auto-tile-matmul-l0",
+                    "the M / N output grid stops before a partial last column of sub-tiles", _AUTO_TILE,
+                    "output_grid", _grid_drops_partial_column),
         OutputEditMutant("grid-store-offsets-swapped", "auto-tile-matmul-l0",
                          "one output-grid sub-tile is stored at (col, row) instead of (row, col)",
                          f"{_AUTO_TILE}:AutoTileMatmulL0", _grid_store_offsets_swapped),

@@ -118,7 +118,10 @@ VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40)
 CUBE_M = (16, 1, 20, 32, 7, 64, 100, 33)
 CUBE_N = (16, 32, 1, 64, 48, 128, 20)
 CUBE_K = (16, 32, 64, 48, 80, 128, 272)
-BIG_CUBE = ((300, 16, 128), (256, 64, 256), (200, 32, 256), (128, 512, 64), (512, 32, 128))  # (M, K, N): output beyond L0C or long K
+# (M, K, N): output beyond L0C (an output grid, some with partial last rows / columns of
+# sub-tiles) or long K.
+BIG_CUBE = ((300, 16, 128), (256, 64, 256), (200, 32, 256), (128, 512, 64), (512, 32, 128), (300, 64, 200),
+            (160, 32, 328))
 # (M, K, N) that split K across L0 blocks (with a peeled tail), most with a row-narrowed (boxed) M.
 K_SPLIT_CUBE = ((100, 272, 32), (20, 1040, 48), (64, 272, 32), (33, 528, 32), (1, 1056, 32))
 CUBE_DTYPES = (F16, F32, BF16, I8)
