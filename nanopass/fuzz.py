@@ -98,11 +98,12 @@ class FuzzTarget(Protocol):
 
     def mutants(self) -> Sequence[Mutant]: ...
 
-    # Optional: `steered_strategy(exercised, worker, workers, chunk, size)` -> a strategy of cases
-    # drawn toward what the campaign has not covered yet (`exercised`: the coverage tags seen so
-    # far by this worker; the worker's index and the number of workers split the work; `chunk`
-    # counts the steered chunks, `size` is a chunk's number of programs), or None when nothing
-    # is left to steer toward. Every other chunk of a worker is drawn from it.
+    # Optional: `steered_strategy(exercised, worker, workers, chunk, size, seed)` -> a strategy of
+    # cases drawn toward what the campaign has not covered yet (`exercised`: the coverage tags
+    # seen so far by this worker; the worker's index and the number of workers split the work;
+    # `chunk` counts the steered chunks, `size` is a chunk's number of programs, `seed` the
+    # worker's campaign seed), or None when nothing is left to steer toward. Every other chunk
+    # of a worker is drawn from it.
     # Optional: `coverage_universe()` -> an object with `ops`, `constructs`, `passes` (everything a
     # campaign could cover), `gaps` (op -> why no program can reach it yet), `triggers` (pass ->
     # what it rewrites) and `dead_passes` (pass -> why it never fires in this pipeline): the
@@ -317,7 +318,8 @@ def _chunk_strategy(target: FuzzTarget, strategy: Any, stats: WorkerStats, confi
     steer = getattr(target, "steered_strategy", None)
     if chunk_index % 2 == 0 or steer is None:
         return strategy  # every other chunk draws freely: steering must not narrow the campaign
-    steered = steer(frozenset(stats.coverage), max(config.worker, 0), max(config.workers, 1), chunk_index // 2, size)
+    steered = steer(frozenset(stats.coverage), max(config.worker, 0), max(config.workers, 1), chunk_index // 2, size,
+                    config.seed)
     return strategy if steered is None else steered
 
 

@@ -197,11 +197,12 @@ class PtoFuzzTarget:
         return cases(self.features, self.handler.arch)
 
     def steered_strategy(self, exercised: frozenset[str], worker: int, workers: int, chunk: int,
-                         size: int) -> st.SearchStrategy[FuzzCase] | None:
+                         size: int, seed: int = 0) -> st.SearchStrategy[FuzzCase] | None:
         """Cases drawn toward the registered ops this worker has not exercised yet: this worker's
         share of them (every `workers`-th), the others' once its own are reached; a window of at
         most `size` of them (a chunk's worth), moving on every chunk so an op that is hard to
-        reach does not hold the window."""
+        reach does not hold the window, and starting where the seed says (campaigns with other
+        seeds, a mutation run's each, begin elsewhere)."""
         from languages.ops import REGISTRY
 
         focus = steering_focus(sorted(op.name for op in REGISTRY), exercised, self.handler.arch)
@@ -209,7 +210,7 @@ class PtoFuzzTarget:
             return None
         share = focus[worker % workers::workers] or focus
         width = max(1, min(size, len(share)))
-        start = (chunk * width) % len(share)
+        start = (chunk * width + seed * 7919) % len(share)
         window = (share + share)[start:start + width]
         return cases(self.features, self.handler.arch, tuple(window))
 

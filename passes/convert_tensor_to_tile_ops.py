@@ -73,6 +73,10 @@ def _index(value: int, span: Span) -> U.ConstInt:
     return U.ConstInt(value, DataType.INDEX, span=span)
 
 
+# The scatter-update lowering's written-mask element type, by the data's byte width.
+_MASK_DTYPES = {4: DataType.INT32, 2: DataType.INT16}
+
+
 def _is_row_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
     """rhs is one value per row of lhs ([.., 1] against [.., n > 1])."""
     if not isinstance(lhs, TensorType) or not isinstance(rhs, TensorType) or len(lhs.shape) < 2:
@@ -1012,12 +1016,16 @@ class TensorToTileMutator(U.FromTensor):
         base = self._temp("scatter_base", self._call("tile.full", (index_list((rows, width), span), zero),
                                                      (("dtype", dtype),), span), pre)
         scattered = self._temp("scattered", self._call("tile.scatter", (base, src, flat), (), span), pre)
-        mask_base = self._temp("mask_base", self._call("tile.full", (index_list((rows, width), span), zero),
-                                                       (("dtype", dtype),), span), pre)
-        ones = self._temp("ones", self._call("tile.full", (index_list((count, width), span), self._literal(1, dtype, span)),
-                                             (("dtype", dtype),), span), pre)
+        # The written-mask is an integer of the data's width (the scatter takes the same flat
+        # index), which every target's tcmps compares (a BF16 or float one is not on A2/A3).
+        marker = _MASK_DTYPES.get(dtype.byte_width, dtype)
+        mask_zero = self._literal(0, marker, span)
+        mask_base = self._temp("mask_base", self._call("tile.full", (index_list((rows, width), span), mask_zero),
+                                                       (("dtype", marker),), span), pre)
+        ones = self._temp("ones", self._call("tile.full", (index_list((count, width), span), self._literal(1, marker, span)),
+                                             (("dtype", marker),), span), pre)
         mask = self._temp("written", self._call("tile.scatter", (mask_base, ones, flat), (), span), pre)
-        pred = self._temp("pred", self._call("tile.cmps", (mask, zero), (("cmp_type", 1),), span), pre)
+        pred = self._temp("pred", self._call("tile.cmps", (mask, mask_zero), (("cmp_type", 1),), span), pre)
         tmp = self._vec_create("sel_tmp", (rows, width), dtype, span, pre)
         blended = self._temp("updated", self._call("tile.sel", (pred, scattered, data, tmp), (), span), pre)
         self.bump("scatter_updates")

@@ -48,10 +48,11 @@ class _SlowFailingTarget:
 
 
 def test_a_failure_cut_short_by_the_deadline_is_reported_as_itself() -> None:
-    target = _SlowFailingTarget(delay=0.05)
-    # Generation finds a failure at once; shrinking it needs many 50 ms checks, far more than
-    # the 0.3 s left, so the replay after the deadline does not fail again.
-    config = CampaignConfig(time.monotonic() + 0.3, None, seed=1, database=None, shrink=True)
+    target = _SlowFailingTarget(delay=0.2)
+    # Generation finds a failure at once (the first or second program); shrinking it needs many
+    # 200 ms checks, far more than fit in the 1.5 s left (a loaded machine still reaches the
+    # failure in time), so the replay after the deadline does not fail again.
+    config = CampaignConfig(time.monotonic() + 1.5, None, seed=1, database=None, shrink=True)
     stats, failures = run_campaign(target, config)
     assert failures, "the failure was lost"
     found = failures[0]
@@ -98,14 +99,16 @@ class _SteeredTarget(_SlowFailingTarget):
     def __init__(self) -> None:
         super().__init__(delay=0.0, broken=[False])
         self.steered: list[tuple[frozenset[str], int, int, int, int]] = []
+        self.seeds: list[int] = []
 
     @override
     def strategy(self) -> Any:
         return st.lists(st.sampled_from(self.labels[:2]), min_size=1, max_size=2)
 
     def steered_strategy(self, exercised: frozenset[str], worker: int, workers: int, chunk: int,
-                         size: int) -> Any:
+                         size: int, seed: int) -> Any:
         self.steered.append((exercised, worker, workers, chunk, size))
+        self.seeds.append(seed)
         left = [label for label in self.labels if label not in exercised]
         return st.lists(st.sampled_from(left), min_size=1, max_size=2) if left else None
 
@@ -125,6 +128,7 @@ def test_every_other_chunk_is_steered_toward_what_the_campaign_has_not_covered()
     chunks = [chunk for _, _, _, chunk, _ in target.steered]
     assert len(chunks) >= 2 and chunks == list(range(len(chunks)))
     assert all((worker, workers, size) == (1, 2, 10) for _, worker, workers, _, size in target.steered)
+    assert set(target.seeds) == {3}
     first_seen = target.steered[0][0]
     assert first_seen and first_seen <= {"op0", "op1"}  # the free first chunk draws from two labels only
     # The steered chunks reach the labels the free strategy never draws.

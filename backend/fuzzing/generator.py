@@ -278,6 +278,18 @@ class _KernelBuilder:
                 return made
             return None
 
+        def fresh_index(ty: Type) -> T.Var | None:
+            if isinstance(ty, TileType):
+                tensor = self.param(TensorType(ty.shape, ty.dtype), INDEX_PARAM)
+                self.values.remove(tensor)
+                return self.load(tensor, MemorySpace.Vec, block, values)
+            if isinstance(ty, TensorType):
+                made = self.param(ty, INDEX_PARAM)
+                if values is not self.values:
+                    values.append(made)
+                return made
+            return None
+
         def scratch(ty: Type) -> T.Var | None:
             if not isinstance(ty, (TileType, TensorType)):
                 return None
@@ -300,7 +312,7 @@ class _KernelBuilder:
             return self.call(op, (value, T.ConstInt(operand, ty.dtype)), prefix="d", block=block, pool=[])
 
         return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
-                    roots=self.roots)
+                    roots=self.roots, fresh_index=fresh_index)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -1343,7 +1355,8 @@ def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) ->
                 args.append(out)
                 continue
             earlier = [r for r in results if r.type == p.var.type]
-            if earlier and draw(st.booleans()):
+            # An index parameter's values are conditioned inputs (see Pool.fresh_index).
+            if earlier and not p.var.name.startswith(INDEX_PARAM) and draw(st.booleans()):
                 chosen = earlier[0]
                 if consumed.get(chosen.name):
                     tags.add("construct:gm-reread")
@@ -1377,6 +1390,8 @@ class TargetRuleMiss(Exception):
     cannot, so its kernel is drawn again."""
 
 
+# The name prefix of parameters feeding a scatter's index operand (Pool.fresh_index).
+INDEX_PARAM = "idx"
 _KERNEL_TRIES = 6
 _FOCUS_TRIES = 3  # draws of a steered kernel that missed its op before it is kept as it is
 

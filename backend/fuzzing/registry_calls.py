@@ -116,10 +116,7 @@ def generatable(opdef: OpDef) -> bool:
 # Families whose operand *contents* must satisfy a contract the generator cannot draw yet (it
 # draws values, and conditions integer divisors / shift counts only): a scatter faults on an
 # index outside its destination and leaves duplicate indices' order to the hardware.
-UNCONDITIONED_FAMILIES: dict[str, str] = {
-    "scatter": "its index data must be in range and distinct (out-of-range faults); random_inputs conditions index "
-               "parameters (IndexDomain) but the generator still draws computed index values",
-}
+UNCONDITIONED_FAMILIES: dict[str, str] = {}
 
 
 # Ops the generator found miscompiled or mis-emitted and that are not fixed yet: kept off so a
@@ -351,6 +348,10 @@ class Pool:
     # The buffer a view's elements live in (view name -> the root value it re-views): operands a
     # `Disjoint` rule keeps apart must not reach one root.
     roots: dict[str, str] = field(default_factory=dict)
+    # A new parameter (a loaded tile of one, for tile ops) feeding an index operand with a data
+    # contract (IndexDomain: a scatter's distinct, in-range positions): random inputs condition
+    # its values, and the orchestration never feeds it a computed tensor.
+    fresh_index: Callable[[Type], T.Var | None] = lambda ty: None
 
     def of_kind(self, kind: str) -> list[T.Var]:
         wanted: tuple[type, ...] = {
@@ -484,11 +485,15 @@ class _Drawer:
             align = max(1, 32 // first.dtype.byte_width)
             shapes += [(first.shape[0], align), (1, first.shape[0]), (first.shape[0], 1)]
         shape = self.pick(shapes)
+        tile = decl.kind == "tile" or (decl.kind != "tensor" and isinstance(first, TileType))
+        if any(domain.distinct for domain in decl.index_domain):
+            # Distinct in-range positions are a contract on the data: only conditioned inputs
+            # keep it (a computed index tensor may repeat or leave the destination).
+            return self.pool.fresh_index(_like(first, shape, TileType if tile else TensorType, dtype))
         matching = [v for v in candidates if getattr(v.type, "dtype", None) == dtype
                     and tuple(getattr(v.type, "shape", ())) == shape]
         if matching and self.chance(50):
             return self.pick_var(matching)
-        tile = decl.kind == "tile" or (decl.kind != "tensor" and isinstance(first, TileType))
         return self.pool.fresh_value(_like(first, shape, TileType if tile else TensorType, dtype))
 
     def scalar_operand(self, index: int, decl: OperandDecl) -> T.Expr:

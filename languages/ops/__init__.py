@@ -257,11 +257,14 @@ class TileConversion:
     # A boolean attribute of the tensor op that the scratch depends on: the scratch is only
     # synthesized while it is true (tensor.rsqrt(high_precision=True) -> tile.rsqrt(x, tmp)).
     scratch_when: str | None = None
+    # Tile ops a self-loading lowering emits on the tensor op's data besides `tile_op` (the
+    # scatter update's sel blend): their target rules bind the tensor op too.
+    lowered_with: tuple[str, ...] = ()
 
     @property
     def target_ops(self) -> tuple[str, ...]:
         extra = (self.scalar_rhs_op, self.row_broadcast_op, self.col_broadcast_op, self.batched_op)
-        return (self.tile_op, *(op for op in extra if op is not None))
+        return (self.tile_op, *(op for op in extra if op is not None), *self.lowered_with)
 
 
 class DeductionError(Exception):

@@ -449,7 +449,7 @@ def _scatter_ops() -> list[OpDef]:
                   IndexDomain(0, axis=-2, distinct=True),)), OperandDecl("src", _T)),
               deduce_scatter_update, ("scatter_update",), "scatter", attrs=(AttrDecl("dim", "int", -2),),
               signature=("input", "dim", "index", "src"),
-              to_tile=TileConversion("tile.scatter", self_loading=True),
+              to_tile=TileConversion("tile.scatter", self_loading=True, lowered_with=("tile.sel",)),
               doc="Whole rows: input[index.flat[k], :] = src[k, :] (scatter + sel preserve-blend lowering)."),
     ]
 
