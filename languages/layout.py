@@ -121,8 +121,10 @@ def reshape_is_reinterpretation(source: TileType, result: TileType) -> bool:
 # [M, 1] operand column-major, so those two are not listed.
 RESULT = ""
 ROW_MAJOR_VEC_TILES: dict[str, tuple[int | str, ...]] = {
-    "elementwise_binary": (0, 1, RESULT),
-    "elementwise_scalar": (0, RESULT),
+    # Position 2: the carry of addc / subc / addsc / subsc and the tmp of xor / xors, tiles of
+    # the data's shape read or written beside it (a scalar operand is no tile: never re-viewed).
+    "elementwise_binary": (0, 1, 2, RESULT),
+    "elementwise_scalar": (0, 2, RESULT),
     "unary": (0, RESULT),
     "cast": (0, RESULT),
     "reduce_row": (0,),

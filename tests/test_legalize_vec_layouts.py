@@ -218,3 +218,33 @@ def test_the_generator_does_not_draw_a_column_twin_the_target_refuses() -> None:
     assert target_violation(row_sum, "a5", (column,), (), result, {}) == ""
     row = T.Var("r", TensorType((1, 16), DataType.BF16))  # a row has no twin to run as
     assert target_violation(row_sum, "a2a3", (row,), (), REGISTRY.deduce("tensor.row_sum", (row,), ()), {}) == ""
+
+
+CARRIED_COLUMNS = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, a: pl.Tensor[[16, 1], pl.INT16], b: pl.Tensor[[16, 1], pl.INT16], c: pl.Tensor[[16, 1], pl.INT16],
+          out: pl.Out[pl.Tensor[[16, 1], pl.INT16]]) -> pl.Tensor[[16, 1], pl.INT16]:
+        x: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        y: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.load(b, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        z: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.load(c, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        s: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.addc(x, y, z)
+        t: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.xors(s, 5, z)
+        u: pl.Tile[[16, 1], pl.INT16, pl.Mem.Vec] = pl.tile.addsc(t, 3, y)
+        r: pl.Tensor[[16, 1], pl.INT16] = pl.tile.store(u, [0, 0], out)
+        return r
+    """), "    ")
+
+
+@pytest.mark.parametrize(("backend", "arch"), [("Ascend910B", "a3"), ("Ascend950", "a5")])
+def test_a_carry_or_tmp_column_is_seen_as_a_row_with_its_source(backend: str, arch: str, tmp_path: Path) -> None:
+    # addc / addsc's carry and xors's tmp are tiles of the data's shape: an [N, 1] one is re-viewed
+    # as the [1, N] row too (the deduction wants one shape; PTOAS wants them row-major).
+    compiled = compile_program(parse_program(CARRIED_COLUMNS, "k.py", language=TilePlaced), backend=backend,
+                               verify_all=True)
+    inputs = random_inputs(compiled.source, 8)
+    reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports
+    if PTOAS.exists():
+        (tmp_path / "k.pto").write_text(print_mlir(compiled.final))  # type: ignore[arg-type]
+        done = subprocess.run([str(PTOAS), f"--pto-arch={arch}", "--pto-level=level3", str(tmp_path / "k.pto"),
+                               "-o", str(tmp_path / "k.cpp")], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr

@@ -43,6 +43,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from typing_extensions import override
 
+from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
                                             generatable_ops, target_violation)
 from languages.gen import tensor as T
@@ -88,6 +89,7 @@ class Features:
     int8_unaligned_n: bool = True  # int8 matmul whose N is not a multiple of its 32-wide box
     nd_tensors: bool = True  # rank-1 and rank-3 vector kernels (FlattenTileNdTo2D's row packing)
     user_k_loops: bool = True  # a user-written split-K loop: sliced K blocks, matmul_acc carried by pl.range
+    dsl_spellings: bool = True  # some programs re-spelled in the DSL (pl.at scopes, Inline helpers, reassignment)
     # Shapes the spec declines (a clear diagnostic, not a compiled program) are never generated:
     # a matmul_acc's N not a whole number of boxes (its right operand is not boxed), and any K
     # not a whole number of the operand's K box (K is never padded: 16, or 32 for int8).
@@ -1329,7 +1331,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
 
 @dataclass(frozen=True)
 class GeneratedProgram:
-    """A generated program, its text, and the coverage tags of what it uses."""
+    """A generated program, its text (the program printed, or re-spelled in the DSL: see
+    backend.fuzzing.dsl_spellings), and the coverage tags of what it uses."""
 
     program: T.Program
     text: str
@@ -1393,6 +1396,7 @@ class TargetRuleMiss(Exception):
 # The name prefix of parameters feeding a scatter's index operand (Pool.fresh_index).
 INDEX_PARAM = "idx"
 _KERNEL_TRIES = 6
+_DSL_PERCENT = 20  # programs re-spelled in the DSL's forms (backend.fuzzing.dsl_spellings)
 _FOCUS_TRIES = 3  # draws of a steered kernel that missed its op before it is kept as it is
 
 
@@ -1430,7 +1434,11 @@ def programs(features: Features = Features(), arch: str = "",
         main = _orchestration(kernels, draw, ops)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
-        return GeneratedProgram(program, print_program(program), frozenset(ops))
+        text = None
+        if features.dsl_spellings and draw(st.integers(0, 99)) < _DSL_PERCENT:
+            spelling = SPELLINGS[draw(st.integers(0, len(SPELLINGS) - 1))]
+            text = dsl_text(program, spelling, lambda n: int(draw(st.integers(0, n - 1))), ops)
+        return GeneratedProgram(program, text if text is not None else print_program(program), frozenset(ops))
 
     return build()
 
