@@ -276,6 +276,10 @@ def _bound_of(domain: IndexDomain, indexed: object) -> IndexBound | None:
         return IndexBound(int(np.prod(shape, dtype=np.int64)), 1, domain.distinct)
     if -len(shape) <= domain.axis < len(shape):
         return IndexBound(int(shape[domain.axis]), 1, domain.distinct, per_row=domain.axis == -1)
+    if domain.axis < -len(shape):
+        # A leading axis the shape does not have (the rows of a rank-1 tensor: scatter_update's
+        # dim -2) has extent 1: the only position is 0.
+        return IndexBound(1, 1, domain.distinct)
     return None
 
 

@@ -732,8 +732,9 @@ def _batched(call: _CallSite, lhs_index: int, acc: ArrayValue | None) -> Value:
     a_trans, b_trans = bool(call.attr("a_trans", False)), bool(call.attr("b_trans", False))
     ty = call.result_type
     batch = tuple(ty.shape[:-2])
-    out = acc if acc is not None and acc.is_tensor else (
-        ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False) if acc is not None else call.fresh_result())
+    # The accumulator is read, not written (the registry's effect on it is READ): the result is
+    # a new value even where the accumulator is a GM tensor.
+    out = ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False) if acc is not None else call.fresh_result()
     in_dtype = lhs.dtype.name
     acc_dtype = numerics.np_dtype(_accumulator_dtype(in_dtype))
     lhs_all = np.broadcast_to(lhs.region, batch + tuple(lhs.region.shape[-2:]))
@@ -778,7 +779,9 @@ def _sem_matmul_acc(call: _CallSite) -> Value:
     m, n = a.shape[0], b.shape[1]
     acc_dtype = numerics.np_dtype(_accumulator_dtype(in_dtype))
     start = np.zeros((m, n), dtype=acc_dtype) if init else np.asarray(acc.data[:m, :n]).astype(acc_dtype)
-    base = acc if acc.is_tensor else ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False)
+    # A new value, also where the accumulator is a GM tensor: the registry reads it (READ), so a
+    # later read of that tensor sees it unchanged.
+    base = ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False)
     return _store_product(call, base, numerics.matmul(a, b, start, in_dtype))
 
 

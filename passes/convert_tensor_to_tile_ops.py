@@ -427,7 +427,27 @@ class TensorToTileMutator(U.FromTensor):
         tile_def = REGISTRY.get(tile_op)
         attrs = tuple((k, v) for k, v in call.attrs if tile_def.attr_decl(k) is not None)
         self.bump("ops_converted")
-        return self._logical_valid(call, self._call(tile_op, tuple(args), attrs, call.span), pre)
+        try:
+            converted = self._call(tile_op, tuple(args), attrs, call.span)
+        except CompileError as err:
+            raise self._accumulator_refusal(call, tile_def, args, err) from None
+        return self._logical_valid(call, converted, pre)
+
+    @staticmethod
+    def _accumulator_refusal(call: T.Call, tile_def: OpDef, args: list[U.Expr], err: CompileError) -> CompileError:
+        """A matmul_acc whose accumulator is not a cube result (a vector op's value, in its dense
+        shape where the product is boxed a fractal taller): an accumulator lives in Acc, which
+        only the cube writes, so it is the user's program that cannot be placed; any other
+        deduction error is returned as it is."""
+        names = tile_def.operand_names
+        if "acc" not in names or "operand 'acc'" not in str(err):
+            return err
+        acc = call.args[names.index("acc")]
+        name = acc.name if isinstance(acc, T.Var) else "its accumulator"
+        return _error(call, f"`{call.op}` accumulates onto `{name}`, which is not a matmul result: an accumulator "
+                            "lives in Acc, which only the cube unit writes, and no target moves a vector value "
+                            "there", f"seed the accumulation with pl.matmul (or a +0.0 pl.full, which becomes an "
+                                    f"empty seed) and add `{name}` to the result with pl.add")
 
     def _logical_valid(self, call: T.Call, result: U.Call, pre: list[U.Stmt]) -> U.Call:
         """The tile result with the tensor result's valid region. A boxed tile (a matmul result

@@ -60,7 +60,7 @@ class Use:
     """One read of a variable: as a matmul_acc accumulator (`call`), as the init of iter-arg
     `index` of `loop`, or anything else; `loops` are the loops enclosing the read."""
 
-    kind: str  # "acc" | "init" | "other"
+    kind: str  # "acc" | "init" | "alias" (`b = a`: the same value under another name) | "other"
     stmt: T.Stmt
     loops: tuple[T.ForStmt, ...]
     call: T.Call | None = None
@@ -98,6 +98,11 @@ class UseIndex:
                 self.fills.append((stmt, loops))
             if isinstance(stmt.value, T.Call) and stmt.value.op == SEED_OP:
                 self.creates.append((stmt, loops))
+            if isinstance(stmt.value, T.Var):
+                # An alias (UnrollLoops' and ConvertToSSA's carries are spelled so): its reads
+                # are the value's reads.
+                self.uses.setdefault(stmt.value.name, []).append(Use("alias", stmt, loops))
+                return
             self.scan_value(stmt, stmt.value, loops)
         elif isinstance(stmt, T.EvalStmt):
             self.scan_value(stmt, stmt.value, loops)
@@ -198,6 +203,9 @@ class SeedAnalysis:
         for use in self.uses.of(name):
             if use.kind == "acc":
                 return True
+            if use.kind == "alias" and isinstance(use.stmt, T.AssignStmt) and \
+                    self.reaches_accumulator(use.stmt.target.name):
+                return True
             if use.kind == "init" and use.loop is not None and \
                     self.reaches_accumulator(use.loop.iter_args[use.index].var.name):
                 return True
@@ -228,6 +236,8 @@ class SeedAnalysis:
                                 f"({line_of(use.stmt)}), so that read runs more than once")
         if use.kind == "acc" and use.call is not None:
             return use.call, first_steps
+        if use.kind == "alias" and isinstance(use.stmt, T.AssignStmt):
+            return self.follow(use.stmt.target.name, loops, first_steps)
         if use.kind == "init" and use.loop is not None:
             loop = use.loop
             self.check_first_iteration_runs(loop, use.index)

@@ -19,7 +19,8 @@ from nanopass.diagnostics import CompileError
 from nanopass.node import Node
 from nanopass_pto.run import compile_program, random_inputs, run
 
-TARGETED = {"scope": "outline-incore-scopes", "inline": "inline-functions", "reassign": "convert-to-ssa"}
+TARGETED = {"scope": "outline-incore-scopes", "inline": "inline-functions", "reassign": "convert-to-ssa",
+            "unroll": "unroll-loops"}
 
 
 class _Changes(Instrument):

@@ -371,3 +371,30 @@ def test_every_pass_preserves_the_interpreted_result(name: str) -> None:
                 assert_bits_equal(interpret(program, inputs)["ret0"], expected)
             except AssertionError as err:
                 raise AssertionError(f"after {pass_name}: {err}") from None
+
+
+def test_matmul_acc_reads_its_accumulator_and_leaves_it_unchanged() -> None:
+    # The registry's effect on the accumulator is READ: the result is a new value, also when the
+    # accumulator is a GM tensor (a campaign found the interpreter writing it in place, so a later
+    # read disagreed with the compiled program once DeadCodeElimination dropped the unused call).
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import random_inputs, reference
+
+    text = """\
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 16, 16], pl.FP32]) -> pl.Tensor[[2, 16, 16], pl.FP32]:
+        t: pl.Tensor[[2, 16, 16], pl.FP32] = pl.tensor.matmul_acc(x, x, x)
+        u: pl.Tensor[[2, 16, 16], pl.FP32] = pl.tensor.abs(x)
+        return u
+"""
+    program = parse_program(text, "m.py")
+    inputs = random_inputs(program, 5)
+    outputs = reference(program, inputs)
+    assert set(outputs) == {"ret0"}  # x is not an output: nothing wrote it
+    x = np.asarray(inputs["x"], dtype=np.float32)
+    assert np.asarray(outputs["ret0"]).view(np.uint32).tolist() == np.abs(x).view(np.uint32).tolist()

@@ -92,3 +92,15 @@ def test_scatter_index_operands_are_conditioned_parameters() -> None:
             for param, arg in zip(kernel.params, value.args):
                 if param.var.name.startswith(INDEX_PARAM):
                     assert arg.name in {p.var.name for p in main.params}
+
+
+def test_a_rank1_scatter_update_index_is_conditioned_to_its_only_row() -> None:
+    # dim -2 of a rank-1 tensor is an axis of extent 1: its index values are all 0 (a campaign
+    # drew it unconditioned, and the interpreter rightly reported index 8975 out of range).
+    text = UPDATE.replace("[[16, 16], pl.DT]", "[[16], pl.DT]").replace("[[4, 1], pl.INT32]", "[[1], pl.INT32]") \
+        .replace("[[4, 16], pl.DT]", "[[16], pl.DT]").replace("DT", "INT32")
+    compiled = compile_program(parse_program(text, "r.py"), verify_all=True)
+    inputs = random_inputs(compiled.source, 4)
+    assert np.asarray(inputs["i"]).tolist() == [0]
+    reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports

@@ -10,7 +10,9 @@ source against the simulated compiled program) judges it unchanged:
 * `scope`: a single-result kernel without Out parameters is written inline in `main`, inside a
   CORE_GROUP scope, its parameters replaced by the call's arguments;
 * `inline`: a single-result kernel's body moves into an Inline helper the kernel calls;
-* `reassign`: a value read only by the next statement gives that statement's result its name.
+* `reassign`: a value read only by the next statement gives that statement's result its name;
+* `unroll`: a loop of a few constant trips becomes `pl.unroll` (UnrollLoops) over carries that
+  are reassigned instead of passed as `init_values` (which pl.unroll does not take).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from languages.gen import tensor as T
 from languages.pl_printer import print_function
 from nanopass.node import Node, walk
 
-SPELLINGS = ("scope", "inline", "reassign")
+SPELLINGS = ("scope", "inline", "reassign", "unroll")
 
 
 class _Renamed(T.Rewriter):
@@ -144,7 +146,48 @@ def _reassign(program: T.Program, pick: Callable[[int], int], tags: set[str]) ->
     return [_function_lines(spelled) if f is function else _function_lines(f) for f in program.functions]
 
 
-_SPELLERS = {"scope": _scope, "inline": _inline, "reassign": _reassign}
+def _unrolled_loop(loop: T.ForStmt) -> tuple[T.Stmt, ...] | None:
+    """`loop` (constant bounds, a few trips) as `pl.unroll` over reassigned carries: each carry
+    is set to its initial value before the loop and to its yielded value at the end of the body,
+    and each result is the carry after it; None when the loop is not such a loop."""
+    bounds = [loop.start, loop.stop, loop.step]
+    if loop.kind != "range" or loop.attrs or not all(isinstance(b, T.ConstInt) for b in bounds):
+        return None
+    start, stop, step = (int(getattr(b, "value")) for b in bounds)
+    if step <= 0 or not 0 < (stop - start + step - 1) // step <= 4 or not loop.body:
+        return None
+    last = loop.body[-1]
+    if loop.iter_args and not (isinstance(last, T.YieldStmt) and len(last.values) == len(loop.iter_args)):
+        return None
+    carries = [arg.var for arg in loop.iter_args]
+    before = tuple(T.AssignStmt(arg.var, arg.init) for arg in loop.iter_args)
+    body: tuple[T.Stmt, ...] = loop.body
+    if carries:
+        assert isinstance(last, T.YieldStmt)
+        body = (*loop.body[:-1], *(T.AssignStmt(var, value) for var, value in zip(carries, last.values)))
+    after = tuple(T.AssignStmt(result, var) for result, var in zip(loop.results, carries))
+    unrolled = replace(loop, kind="unroll", iter_args=(), results=(), body=body)
+    return (*before, unrolled, *after)
+
+
+def _unroll(program: T.Program, pick: Callable[[int], int], tags: set[str]) -> list[list[str]] | None:
+    candidates = [(k, i) for k, function in enumerate(program.functions) if function.func_type == "InCore"
+                  for i, stmt in enumerate(function.body)
+                  if isinstance(stmt, T.ForStmt) and _unrolled_loop(stmt) is not None]
+    if not candidates:
+        return None
+    k, i = candidates[pick(len(candidates))]
+    function = program.functions[k]
+    loop = function.body[i]
+    assert isinstance(loop, T.ForStmt)
+    spelled_loop = _unrolled_loop(loop)
+    assert spelled_loop is not None
+    spelled = replace(function, body=(*function.body[:i], *spelled_loop, *function.body[i + 1:]))
+    tags.add("dsl:unroll")
+    return [_function_lines(spelled) if f is function else _function_lines(f) for f in program.functions]
+
+
+_SPELLERS = {"scope": _scope, "inline": _inline, "reassign": _reassign, "unroll": _unroll}
 
 
 def dsl_text(program: T.Program, spelling: str, pick: Callable[[int], int], tags: set[str]) -> str | None:
