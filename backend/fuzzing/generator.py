@@ -30,8 +30,14 @@ Coverage tags (the campaign's coverage table): the name of every op called, `op/
 operand dtype, `op:operand@Space` per operand memory space, `construct:...` per recipe, and the
 shape / dtype corners of the cube recipes.
 
+Steering (`programs(focus=...)`): a campaign draws every other chunk toward the registered ops
+it has not exercised yet (`registry_calls.steering_focus`); such a program's first kernel is
+drawn for one of them. A fifth of the programs are re-spelled in the DSL's own forms
+(`dsl_spellings`: pl.at scopes, Inline helpers, reassigned names, pl.unroll), so the frontend
+passes are exercised too.
+
 Shrinking works toward the first entry of every choice list: the smallest shapes, one kernel,
-few steps. Features can be switched off one by one (`Features`).
+few steps, no DSL spelling. Features can be switched off one by one (`Features`).
 """
 
 from __future__ import annotations
@@ -268,29 +274,23 @@ class _KernelBuilder:
         """The registry step's view of the scope: `values`, plus fresh parameters (tiles: loaded
         into Vec), scratch buffers and the domain conditioning (integer divisors, shift counts)."""
 
-        def fresh_value(ty: Type) -> T.Var | None:
+        def fresh_param(ty: Type, prefix: str) -> T.Var | None:
             if isinstance(ty, TileType):
-                tensor = self.param(TensorType(ty.shape, ty.dtype), "x")
+                tensor = self.param(TensorType(ty.shape, ty.dtype), prefix)
                 self.values.remove(tensor)
                 return self.load(tensor, MemorySpace.Vec, block, values)
             if isinstance(ty, TensorType):
-                made = self.param(ty, "x")
+                made = self.param(ty, prefix)
                 if values is not self.values:
                     values.append(made)
                 return made
             return None
 
+        def fresh_value(ty: Type) -> T.Var | None:
+            return fresh_param(ty, "x")
+
         def fresh_index(ty: Type) -> T.Var | None:
-            if isinstance(ty, TileType):
-                tensor = self.param(TensorType(ty.shape, ty.dtype), INDEX_PARAM)
-                self.values.remove(tensor)
-                return self.load(tensor, MemorySpace.Vec, block, values)
-            if isinstance(ty, TensorType):
-                made = self.param(ty, INDEX_PARAM)
-                if values is not self.values:
-                    values.append(made)
-                return made
-            return None
+            return fresh_param(ty, INDEX_PARAM)
 
         def scratch(ty: Type) -> T.Var | None:
             if not isinstance(ty, (TileType, TensorType)):
@@ -1435,7 +1435,8 @@ def programs(features: Features = Features(), arch: str = "",
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
         text = None
-        if features.dsl_spellings and draw(st.integers(0, 99)) < _DSL_PERCENT:
+        # Drawn high, so that a shrunk failure is the plain program unless the spelling matters.
+        if features.dsl_spellings and draw(st.integers(0, 99)) >= 100 - _DSL_PERCENT:
             spelling = SPELLINGS[draw(st.integers(0, len(SPELLINGS) - 1))]
             text = dsl_text(program, spelling, lambda n: int(draw(st.integers(0, n - 1))), ops)
         return GeneratedProgram(program, text if text is not None else print_program(program), frozenset(ops))
