@@ -60,7 +60,7 @@ def _single_result(kernel: T.Function) -> bool:
 
 def _body_lines(stmts: Sequence[T.Stmt], extra_indent: int) -> list[str]:
     """`stmts` printed as a function body, indented `extra_indent` more spaces."""
-    text = print_function(T.Function("spelled", "InCore", (), (), tuple(stmts)))
+    text = print_function(T.Function("spelled", "InCore", (), (), tuple(stmts), ()))
     lines = text.rstrip("\n").split("\n")
     start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def spelled")) + 1
     return [" " * extra_indent + line if line else line for line in lines[start:]]
