@@ -41,7 +41,7 @@ from languages.ops import (
     type_of,
 )
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
-from languages.types import Attrs, DataType, Dims, TensorType, Type, ValidDims, attr
+from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
 from languages.views import make_tile_type
 from nanopass.node import Node
 
@@ -269,10 +269,21 @@ def deduce_mgather(args: Sequence[Node], attrs: Attrs) -> Type:
 # -- scatters -------------------------------------------------------------------------------------
 
 
+def _check_full_valid(op: str, operands: Sequence[tuple[int, TensorType | TileType]]) -> None:
+    """A scatter's index names positions of whole operands: a partially valid one (whose rows
+    past the valid extent are not the user's data) is not supported yet."""
+    for index, operand in operands:
+        if tuple(operand.valid) != tuple(operand.shape):
+            raise DeductionError(f"not supported yet: {op} over a partially valid operand (valid "
+                                 f"{list(operand.valid)} of {list(operand.shape)}): its index names positions of "
+                                 "whole operands", index, "scatter a fully valid tensor (slice without valid_shape)")
+
+
 def deduce_tile_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
     """scatter(dst, src, indexes): dst.flat[indexes] = src; the result is dst. Index dtype
     matches the element size: 4-byte data INT32, 2- and 1-byte data INT16."""
     dst, src, index = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    _check_full_valid("scatter", ((0, dst), (1, src), (2, index)))
     check_same_dtype(dst, src, 1)
     if index.shape != src.shape:
         raise DeductionError(f"expected indexes of the source's shape {list(src.shape)}, got {list(index.shape)}", 2)
@@ -307,6 +318,7 @@ def deduce_tensor_scatter(args: Sequence[Node], attrs: Attrs) -> Type:
     """scatter(input, index, src, dim=-1): out[b, index[b, k]] = src[b, k] (rank 2, dim -1);
     the index (and src) may cover the first rows of the input only, the others are kept."""
     dst, index, src = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    _check_full_valid("scatter", ((0, dst), (1, index), (2, src)))
     check_same_dtype(dst, src, 2)
     if len(dst.shape) != 2 or gather_dim(attrs, 2) != 1:
         raise DeductionError("tensor.scatter supports rank-2 inputs with dim=-1", 0)
@@ -322,6 +334,7 @@ def deduce_scatter_update(args: Sequence[Node], attrs: Attrs) -> Type:
     """scatter_update(input, index, src, dim=-2): input[index.flat[k], :] = src[k, :] (rows of
     the input seen as [m, d] with d its last dim); the result is the updated input."""
     dst, index, src = value_at(args, 0), value_at(args, 1), value_at(args, 2)
+    _check_full_valid("scatter_update", ((0, dst), (1, index), (2, src)))
     check_same_dtype(dst, src, 2)
     dim = attr(attrs, "dim", -2)
     if dim != -2:
