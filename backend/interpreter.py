@@ -25,7 +25,7 @@ compiled kernels under an interpreted orchestration function); it is told which 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Final, Mapping, Protocol, Sequence, Union, cast
 
 import numpy as np
@@ -215,10 +215,9 @@ class _InstanceWrites:
     instances leave with different values is a race (found by comparing the bytes before and
     after each instance, so instances that write the same value agree and are no race)."""
 
-    def __init__(self, function: Any, args: Sequence[Value], grid: Sequence[Launch], span: Span) -> None:
-        self.function, self.grid, self.span = function, grid, span
-        self.tensors = [(_param(p)[0].name, a) for p, a in zip(function.params, args)
-                        if isinstance(a, ArrayValue) and a.is_tensor]
+    def __init__(self, label: str, tensors: Sequence[tuple[str, Value]], grid: Sequence[Launch], span: Span) -> None:
+        self.label, self.grid, self.span = label, grid, span
+        self.tensors = [(name, a) for name, a in tensors if isinstance(a, ArrayValue) and a.is_tensor]
         self.owners: list[Array] = [np.full(a.data.shape, -1, dtype=np.int64) for _, a in self.tensors]
         self.snapshots: list[Array] = []
 
@@ -238,7 +237,7 @@ class _InstanceWrites:
                 element = tuple(int(i) for i in np.argwhere(clash)[0])
                 first = self.grid[int(owner[element])]
                 raise InterpreterError(
-                    f"`{self.function.name}` runs as {len(self.grid)} instances, and "
+                    f"{self.label} runs as {len(self.grid)} instances, and "
                     f"{describe_launch(launch, self.grid)} writes {name}{list(element)} after "
                     f"{describe_launch(first, self.grid)} wrote a different value there: on the device the result "
                     "depends on which instance finishes last", self.span,
@@ -269,7 +268,8 @@ class Interpreter:
             return self.call_instance(function, args)
         outer, returned = self.launch, cast(tuple[Value, ...], ())
         # A run's entry has no call site: the function itself is where the launch is declared.
-        writes = _InstanceWrites(fn, args, grid, span if span != NO_SPAN else function.node_span)
+        writes = _InstanceWrites(f"`{fn.name}`", [(_param(p)[0].name, a) for p, a in zip(fn.params, args)], grid,
+                                 span if span != NO_SPAN else function.node_span)
         try:
             for launch in grid:
                 self.launch = launch
@@ -364,11 +364,32 @@ class Interpreter:
             return self.run_while(stmt, env)
         if kind == "IfStmt":
             return self.run_if(stmt, env)
+        if kind == "ScopeStmt" and _field(stmt, "scope_kind") == "spmd":
+            return self.run_spmd_scope(stmt, env)
         if kind == "ScopeStmt":
             # A DSL scope (pl.at, pl.cluster, runtime scopes) says where its body runs, not what
             # it computes: the body runs in place, its definitions visible after it.
             return self.run_block(_field(stmt, "body"), env)
         raise InterpreterError(f"cannot execute a {kind} statement", stmt.node_span)
+
+    def run_spmd_scope(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
+        """`with pl.spmd(n):` runs its body once per block, in block order (as the Spmd wrapper
+        OutlineClusterScopes makes of it does)."""
+        blocks = int(cast(int, dict(_field(stmt, "attrs"))["core_num"]))
+        grid = [replace(self.launch, block_idx=b, block_num=blocks) for b in range(blocks)]
+        outer, ended = self.launch, None
+        writes = _InstanceWrites("the pl.spmd(...) scope", list(env.items()), grid, stmt.node_span)
+        try:
+            for launch in grid:
+                self.launch = launch
+                writes.before()
+                ended = self.run_block(_field(stmt, "body"), env)
+                writes.after(launch)
+                if ended is not None:
+                    return ended
+        finally:
+            self.launch = outer
+        return ended
 
     def run_for(self, stmt: Node, env: dict[str, Value]) -> _Exit | None:
         bounds = [self.int_of(_field(stmt, name), env) for name in ("start", "stop", "step")]

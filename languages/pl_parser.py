@@ -1511,6 +1511,32 @@ class _Parser:
         mode = self.enum_member(given["mode"], ("ScopeMode",), ("AUTO", "MANUAL")) if "mode" in given else "AUTO"
         return "runtime", "", (("mode", mode),)
 
+    def spmd_scope(self, call: ast.Call) -> tuple[str, str, Attrs]:
+        """`with pl.spmd(core_num, sync_start=False, name_hint=""):` around one dispatch (a call
+        of a kernel, or a pl.at(CORE_GROUP) scope OutlineIncoreScopes turns into one): the
+        dispatch runs once per block (JIT_FRONTEND.md section 2.4; OutlineClusterScopes)."""
+        given = self.scope_keywords(call, {"core_num": "a positive int", "sync_start": "True or False",
+                                           "name_hint": "a string", "optimizations": "a list",
+                                           "deps": "a list of task ids", "allow_early_resolve": "True or False",
+                                           "predicate": "a comparison"})
+        if "core_num" not in given:
+            self.fail(call, "pl.spmd() needs core_num, the number of blocks: pl.spmd(4)")
+        core_num = fold_constant(given["core_num"], self.constants)
+        if not isinstance(core_num, int) or isinstance(core_num, bool) or core_num < 1:
+            self.fail(given["core_num"], f"not supported yet: pl.spmd(core_num=`{ast.unparse(given['core_num'])}`) "
+                                         "(core_num must be a positive compile-time integer here)",
+                      "write an integer literal or a module-level integer constant")
+        for unsupported, what in (("optimizations", "cross-core split options"), ("deps", "task dependencies"),
+                                  ("allow_early_resolve", "early task resolution"), ("predicate", "predicated dispatch")):
+            if unsupported in given:
+                self.fail(given[unsupported], f"not supported yet: pl.spmd({unsupported}=...) ({what})")
+        attrs: list[tuple[str, AttrValue]] = [("core_num", core_num)]
+        # sync_start makes the blocks start together: a scheduling fact, no value depends on it
+        # (blocks that wrote one element differently are a race either way: the interpreter says so).
+        if "sync_start" in given and self.bool_literal(given["sync_start"], "sync_start"):
+            attrs.append(("sync_start", True))
+        return "spmd", self.name_hint(given.get("name_hint")), tuple(attrs)
+
     def unsupported_scope(self, call: ast.Call) -> tuple[str, str, Attrs]:
         self.fail(call, f"not supported yet: `with {ast.unparse(call)}:` (SPMD dispatch and manual AIV split regions)",
                   "write the kernel body in a pl.at(level=pl.Level.CORE_GROUP) scope")
@@ -2376,7 +2402,7 @@ _SCOPE_READERS: dict[str, Callable[[_Parser, ast.Call], tuple[str, str, Attrs]]]
     "pl.cluster": _Parser.cluster_scope,
     "pl.manual_scope": _Parser.runtime_scope,
     "pl.scope": _Parser.runtime_scope,
-    "pl.spmd": _Parser.unsupported_scope,
+    "pl.spmd": _Parser.spmd_scope,
     "pl.split_aiv": _Parser.unsupported_scope,
 }
 

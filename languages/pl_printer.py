@@ -524,8 +524,15 @@ class _Printer:
             head = f"pl.cluster(name_hint={format_string(hint)})" if hint else "pl.cluster()"
         elif kind == "runtime":
             head = f"pl.scope(mode=pl.ScopeMode.{attrs.pop('mode', 'AUTO')})"
+        elif kind == "spmd":
+            args = [str(attrs.pop("core_num"))]
+            if attrs.pop("sync_start", False):
+                args.append("sync_start=True")
+            if hint:
+                args.append(f"name_hint={format_string(hint)}")
+            head = f"pl.spmd({', '.join(args)})"
         else:
-            raise _print_error(f"unknown scope kind {kind!r} (known: incore, hierarchy, cluster, runtime)", scope)
+            raise _print_error(f"unknown scope kind {kind!r} (known: incore, hierarchy, cluster, runtime, spmd)", scope)
         self.emit(depth, f"with {head}:")
         self.block(depth + 1, getattr(scope, "body"))
 
