@@ -1153,6 +1153,8 @@ class _Parser:
         parts = _dotted(call.func) if isinstance(call, ast.Call) else None
         if isinstance(call, ast.Call) and parts == ["pl", "while_"]:
             return self.while_iterator(stmt, call, scope)
+        if isinstance(call, ast.Call) and parts == ["pl", "spmd"]:
+            return self.spmd_loop(stmt, call, scope)
         if not isinstance(call, ast.Call) or parts is None or len(parts) != 2 or parts[0] != "pl" \
                 or parts[1] not in LOOP_ITERATORS.values():
             if parts is not None and len(parts) == 2 and parts[0] == "pl" and parts[1] in _UNSUPPORTED_ITERATORS:
@@ -1198,6 +1200,26 @@ class _Parser:
         self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
+
+    def spmd_loop(self, stmt: ast.For, call: ast.Call, scope: _Scope) -> list[Node]:
+        """`for i in pl.spmd(n):` is `with pl.spmd(n):` around a CORE_GROUP scope whose body
+        starts with `i = pl.tile.get_block_idx()` (JIT_FRONTEND.md section 2.4, form 2)."""
+        if stmt.orelse:
+            self.fail(stmt.orelse[0], "a for loop cannot have an else branch")
+        if not isinstance(stmt.target, ast.Name):
+            self.fail(stmt.target, "expected `for i in pl.spmd(n):` with one name for the block index")
+        scope_kind, name_hint, attrs = self.spmd_scope(call)
+        if not hasattr(self.m, "ScopeStmt"):
+            self.fail(stmt, f"`for ... in pl.spmd(...)` is a scope of the DSL language, and this program is parsed as "
+                            f"{self.language.name}", "drop the `# nanopass.language:` header")
+        block_idx = self.make("Call", stmt.target, op="tile.get_block_idx", args=(), attrs=(), type=INDEX_TYPE)
+        index = self.define(scope, stmt.target, stmt.target.id, INDEX_TYPE)
+        body, trailing = self.block(stmt.body, scope)
+        if trailing is not None:
+            self.fail(trailing.node, "pl.yield_ ends a loop body or an if branch, not a pl.spmd body")
+        kernel = self.make("ScopeStmt", stmt, scope_kind="incore", name_hint=name_hint, attrs=(),
+                           body=(self.make("AssignStmt", stmt.target, target=index, value=block_idx), *body))
+        return [self.make("ScopeStmt", stmt, scope_kind=scope_kind, name_hint=name_hint, attrs=attrs, body=(kernel,))]
 
     def while_stmt(self, stmt: ast.stmt, scope: _Scope) -> list[Node]:
         """`while <bool scalar expr>:` (the natural form): a WhileStmt without iter args; the
@@ -2356,7 +2378,7 @@ def _ast_list(at: ast.AST, elements: list[ast.expr]) -> ast.List:
     return ast.copy_location(ast.List(elts=elements, ctx=ast.Load()), at)
 
 
-_UNSUPPORTED_ITERATORS = {"spmd": "SPMD dispatch loops", "split_aiv": "manual AIV split regions"}
+_UNSUPPORTED_ITERATORS = {"split_aiv": "manual AIV split regions"}
 _UNSUPPORTED_ITERATOR_HINTS: dict[str, str] = {}
 _FUNCTION_KEYWORDS = ("type", "level", "role", "attrs", "auto_scope", "strict_ssa")
 # The level and role PyPTO's Function constructor derives from the type (include/pypto/ir/function.h).

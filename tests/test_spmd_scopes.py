@@ -55,6 +55,23 @@ class Carrier:
 """
 
 
+# The loop form: the loop variable is the block index, the body a CORE_GROUP scope.
+LOOP = """\
+import pypto.language as pl
+
+
+@pl.program
+class Loop:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 64], pl.FP32]]) -> pl.Tensor[[4, 64], pl.FP32]:
+        for b in pl.spmd(4):
+            t = pl.load(x, [b, 0], [1, 64])
+            s = pl.tile.adds(t, pl.cast(b, pl.FP32))
+            out = pl.store(s, [b, 0], out)
+        return out
+"""
+
+
 def _x() -> np.ndarray:
     return np.linspace(-8, 8, 4 * 64, dtype=np.float32).reshape(4, 64)
 
@@ -63,7 +80,7 @@ def _expected(x: np.ndarray) -> np.ndarray:
     return x + np.arange(4, dtype=np.float32)[:, None]
 
 
-@pytest.mark.parametrize("text", [DISPATCH.replace("ROW", "b"), CARRIER])
+@pytest.mark.parametrize("text", [DISPATCH.replace("ROW", "b"), CARRIER, LOOP])
 def test_each_block_runs_the_dispatch_in_the_reference_and_the_compiled_program(text: str) -> None:
     program = parse_program(text, "spmd.py")
     x = _x()
@@ -88,6 +105,14 @@ def test_a_spmd_scope_prints_and_parses_back() -> None:
     printed = print_program(program)
     assert 'with pl.spmd(4, sync_start=True, name_hint="r"):' in printed
     assert parse_program(printed, "printed.py") == program
+
+
+def test_the_loop_form_is_the_carrier_form() -> None:
+    loop, carrier = parse_program(LOOP, "loop.py"), parse_program(CARRIER, "carrier.py")
+    printed = print_program(loop)
+    assert "with pl.spmd(4):" in printed and "b: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()" in printed
+    assert parse_program(printed, "printed.py") == loop
+    assert len(carrier.functions) == len(loop.functions) == 1
 
 
 def test_blocks_writing_one_row_with_different_values_is_a_located_race() -> None:
