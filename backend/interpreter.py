@@ -268,17 +268,33 @@ class Interpreter:
             return self.call_instance(function, args)
         outer, returned = self.launch, cast(tuple[Value, ...], ())
         # A run's entry has no call site: the function itself is where the launch is declared.
-        writes = _InstanceWrites(f"`{fn.name}`", [(_param(p)[0].name, a) for p, a in zip(fn.params, args)], grid,
-                                 span if span != NO_SPAN else function.node_span)
+        writes = None if self.accumulates(function) else _InstanceWrites(
+            f"`{fn.name}`", [(_param(p)[0].name, a) for p, a in zip(fn.params, args)], grid,
+            span if span != NO_SPAN else function.node_span)
         try:
             for launch in grid:
                 self.launch = launch
-                writes.before()
+                if writes is not None:
+                    writes.before()
                 returned = self.call_instance(function, args)
-                writes.after(launch)
+                if writes is not None:
+                    writes.after(launch)
         finally:
             self.launch = outer
         return returned
+
+    def accumulates(self, node: Node, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether `node` (or a function it calls) stores atomically (atomic="add"): instances
+        that add into one element are a reduction, not a race, so their writes are not compared."""
+        for inner in walk(node):
+            if inner.KIND == "Call" and dict(_field(inner, "attrs")).get("atomic") not in (None, "none"):
+                return True
+            if inner.KIND == "FuncCall":
+                callee = str(_field(inner, "callee"))
+                if callee in self.functions and callee not in seen and \
+                        self.accumulates(self.functions[callee], seen | {callee}):
+                    return True
+        return False
 
     def call_instance(self, function: Node, args: Sequence[Value]) -> tuple[Value, ...]:
         fn = _function(function)
@@ -378,13 +394,16 @@ class Interpreter:
         blocks = int(cast(int, dict(_field(stmt, "attrs"))["core_num"]))
         grid = [replace(self.launch, block_idx=b, block_num=blocks) for b in range(blocks)]
         outer, ended = self.launch, None
-        writes = _InstanceWrites("the pl.spmd(...) scope", list(env.items()), grid, stmt.node_span)
+        writes = None if self.accumulates(stmt) else _InstanceWrites(
+            "the pl.spmd(...) scope", list(env.items()), grid, stmt.node_span)
         try:
             for launch in grid:
                 self.launch = launch
-                writes.before()
+                if writes is not None:
+                    writes.before()
                 ended = self.run_block(_field(stmt, "body"), env)
-                writes.after(launch)
+                if writes is not None:
+                    writes.after(launch)
                 if ended is not None:
                     return ended
         finally:

@@ -115,6 +115,33 @@ def test_the_loop_form_is_the_carrier_form() -> None:
     assert len(carrier.functions) == len(loop.functions) == 1
 
 
+# Every block adds its row into one accumulator row: an atomic reduction, not a race.
+REDUCTION = """\
+import pypto.language as pl
+
+
+@pl.program
+class RowSum:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 64], pl.FP32], acc: pl.InOut[pl.Tensor[[1, 64], pl.FP32]]) -> pl.Tensor[[1, 64], pl.FP32]:
+        for b in pl.spmd(4):
+            t = pl.load(x, [b, 0], [1, 64])
+            acc = pl.store(t, [0, 0], acc, atomic=pl.AtomicType.Add)
+        return acc
+"""
+
+
+def test_blocks_adding_atomically_into_one_row_are_a_reduction() -> None:
+    program = parse_program(REDUCTION, "sum.py")
+    x = np.arange(4 * 64, dtype=np.float32).reshape(4, 64)
+    acc = np.full((1, 64), 0.5, dtype=np.float32)
+    expected = acc.copy()
+    for row in x:
+        expected = expected + row
+    assert np.array_equal(reference(program, {"x": x, "acc": acc.copy()})["acc"], expected)
+    assert np.array_equal(run(compile_program(program, verify_all=True), {"x": x, "acc": acc.copy()})["acc"], expected)
+
+
 def test_blocks_writing_one_row_with_different_values_is_a_located_race() -> None:
     program = parse_program(DISPATCH.replace("ROW", "0"), "racy.py")
     with pytest.raises(CompileError) as caught:
