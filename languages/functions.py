@@ -12,7 +12,7 @@ from typing import Any, Final, Iterator, Sequence
 
 from languages.ops import REGISTRY, ReusesInput
 from languages.ops.system_ops import Launch
-from languages.types import AttrValue, Attrs
+from languages.types import AttrValue, Attrs, ScalarType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Node, Span, walk
 
@@ -210,6 +210,10 @@ def returned_param_indices(function: Node) -> tuple[int, ...]:
     out: list[int] = []
     for expr in returned:
         found = _alias_of(expr, alias)
+        if found is None and isinstance(getattr(expr, "type", None), ScalarType):
+            raise _error(f"not supported yet: kernel {fn.name} returns a scalar (a PTO kernel returns its results "
+                         "through Out tensors only)", expr.node_span,
+                         "write the value into a one-element Out tensor with pl.tensor.write and return that")
         if found is None:
             raise _error(f"kernel {fn.name} returns a value that is not one of its tensor parameters",
                          expr.node_span, "a compiled kernel must return its results through Out parameters")

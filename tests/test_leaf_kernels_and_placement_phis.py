@@ -73,3 +73,30 @@ def test_branches_placed_in_different_spaces_still_do_not_merge() -> None:
     rendered = caught.value.render()
     assert "pick.py:11:13: error: [ConvertToSSA] `picked` is pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec" in rendered
     assert "pl.Mem.Mat" in rendered
+
+
+SCALAR_RESULT = """\
+import pypto.language as pl
+
+
+@pl.program
+class FirstElement:
+    @pl.function(type=pl.FunctionType.InCore)
+    def first(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Scalar[pl.FP32]:
+        v: pl.Scalar[pl.FP32] = pl.tensor.read(a, [0])
+        return v
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Scalar[pl.FP32]:
+        v: pl.Scalar[pl.FP32] = self.first(a)
+        return v
+"""
+
+
+def test_a_kernel_returning_a_scalar_is_named_not_supported_yet() -> None:
+    program = parse_program(SCALAR_RESULT, "first.py")
+    compiled = compile_program(program, verify_all=True)
+    with pytest.raises(CompileError) as caught:
+        run(compiled, {"a": np.arange(8, dtype=np.float32)})
+    rendered = caught.value.render()
+    assert "first.py:8:9: error: [Interpreter] not supported yet: kernel first returns a scalar" in rendered
