@@ -38,3 +38,39 @@ def test_a_focused_program_calls_its_op(op: str) -> None:
     calling = [p for p in drawn if op in p.ops]
     assert len(calling) * 2 >= len(drawn), f"{len(calling)} of {len(drawn)} programs call {op}"
     assert all("campaign:steered" in p.ops for p in drawn)
+
+
+def test_a_transposed_view_never_feeds_a_row_major_only_operand() -> None:
+    # A transpose_view is column-major once placed (the Tensor-level type has no TileView yet);
+    # LegalizeVecLayouts declines such an operand of a row-major-only op ("not supported yet"),
+    # which a campaign had reported as a rejected valid program.
+    from languages.layout import row_major_vec_tiles
+    from languages.ops import REGISTRY
+
+    drawn: list[GeneratedProgram] = []
+
+    @settings(max_examples=40, database=None, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(programs(Features(), "a2a3", ("tile.transpose_view", "tile.lrelu", "tile.exp", "tile.adds")))
+    def draw(program: GeneratedProgram) -> None:
+        drawn.append(program)
+
+    draw()
+    for program in drawn:
+        for function in program.program.functions:
+            transposed: set[str] = set()
+            for stmt in function.body:
+                value = getattr(stmt, "value", None)
+                op = str(getattr(value, "op", ""))
+                if op == "tile.transpose_view":
+                    transposed.add(getattr(stmt, "target").name)
+                    continue
+                if op not in REGISTRY:
+                    continue
+                opdef = REGISTRY.get(op)
+                needs = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ()
+                for name, arg in zip(opdef.operand_names, getattr(value, "args", ())):
+                    if name in needs and getattr(arg, "name", None) in transposed:
+                        shape = tuple(getattr(arg.type, "shape", ()))
+                        assert shape[-1:] == (1,), (op, name, program.text)
+    assert drawn

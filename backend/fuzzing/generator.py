@@ -213,6 +213,7 @@ class _KernelBuilder:
     # The op a steered campaign wants this kernel to call (`programs(focus=...)`): the recipe,
     # the element type and the first steps are drawn for it; None: nothing is steered.
     focus: OpDef | None = None
+    transposed: set[str] = field(default_factory=set)  # transpose_view results (column-major once placed)
     steered: tuple[OpDef, ...] = ()  # the steered campaign's other targets: later steps prefer them
 
     # -- drawing ------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ class _KernelBuilder:
             return self.call(op, (value, T.ConstInt(operand, ty.dtype)), prefix="d", block=block, pool=[])
 
         return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
-                    roots=self.roots, fresh_index=fresh_index)
+                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -401,6 +402,8 @@ class _KernelBuilder:
         as a GM tensor when its op writes into a GM operand in place (assemble, write)."""
         if op in REGISTRY and REGISTRY.get(op).family == "create":
             self.created.add(var.name)
+        if op in REGISTRY and REGISTRY.get(op).semantics[:1] == ("transpose_view",):
+            self.transposed.add(var.name)
         self.note_boxed(var, op, args)
         if op in REGISTRY and REGISTRY.get(op).semantics == ("create",):
             self.undefined.add(var.name)  # the registry: "a fresh buffer of the shape; contents undefined"

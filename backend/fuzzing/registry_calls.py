@@ -352,6 +352,9 @@ class Pool:
     # contract (IndexDomain: a scatter's distinct, in-range positions): random inputs condition
     # its values, and the orchestration never feeds it a computed tensor.
     fresh_index: Callable[[Type], T.Var | None] = lambda ty: None
+    # Transposed views (tile.transpose_view results): column-major before placement gives them
+    # a TileView, so a row-major-only operand keeps off them (see _column_major_view).
+    transposed: set[str] = field(default_factory=set)
 
     def of_kind(self, kind: str) -> list[T.Var]:
         wanted: tuple[type, ...] = {
@@ -433,7 +436,9 @@ class _Drawer:
         if (self.opdef.name, index) in ON_CHIP_OPERANDS:
             candidates = [v for v in candidates if v.name not in self.pool.gm]
         if _row_major_only(self.opdef, decl):
-            candidates = [v for v in candidates if not _column_major_view(v, self.opdef.family in WITHOUT_ROW_FORM)]
+            columns_too = self.opdef.family in WITHOUT_ROW_FORM
+            candidates = [v for v in candidates if not _column_major_view(v, columns_too)
+                          and not (v.name in self.pool.transposed and (columns_too or not _is_column(v)))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
         if decl.handle_only:
@@ -758,6 +763,11 @@ def _column_major_view(value: T.Var, columns_too: bool = False) -> bool:
     ty = value.type
     return isinstance(ty, TileType) and ty.view is not None and ty.view.blayout == "col_major" \
         and (columns_too or not (len(ty.shape) == 2 and ty.shape[1] == 1))
+
+
+def _is_column(value: T.Var) -> bool:
+    shape: tuple[int, ...] = tuple(getattr(value.type, "shape", ()))
+    return len(shape) == 2 and shape[1] == 1
 
 
 def _reaches(value: T.Var, decl: OperandDecl) -> bool:
