@@ -33,6 +33,45 @@ def physical_2d(shape: Sequence[int]) -> tuple[int, int]:
     return (rows, shape[-1] if shape else 1)
 
 
+# PTOAS (0.44 on) and pto-isa want every unboxed (none_box) tile's row -- its column, for a
+# column-major (DN) tile -- to span a whole number of 32-byte blocks (`'pto.alloc_tile' op
+# expects result row-major none_box tile row byte size (cols * sizeof(dtype)) to be 32-byte
+# aligned`). As in PyPTO, a tile keeps its logical shape and valid shape; its buffer is laid out
+# at the padded pitch, and the padding is never valid data (NUMERICS.md section 5).
+UNBOXED_ROW_ALIGN_BYTES = 32
+
+
+def _align(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def unboxed_row_multiple(dtype: DataType) -> int:
+    """Elements per 32-byte block of `dtype` (the pitch granularity of an unboxed tile)."""
+    return max(1, UNBOXED_ROW_ALIGN_BYTES * 8 // dtype.bits)
+
+
+def padded_2d(tile: TileType) -> tuple[int, int]:
+    """The physical [rows, cols] of a tile's buffer: its PTO extent (`physical_2d`), and for an
+    unboxed tile the row (row-major) or column (column-major) padded to 32 bytes. This is the
+    extent PTO's `alloc_tile` declares, memory planning sizes and the simulator walks."""
+    rows, cols = physical_2d(tile.shape)
+    view = tile.view
+    if view is None and tile.memory_space not in (None, MemorySpace.Vec):
+        return (rows, cols)  # the implicit view of a cube space is boxed
+    if view is not None and view.slayout != _NONE:
+        return (rows, cols)
+    multiple = unboxed_row_multiple(tile.dtype)
+    if view is None or view.blayout == _ROW:
+        return (rows, _align(cols, multiple))
+    return (_align(rows, multiple), cols)
+
+
+def padded_bytes(tile: TileType) -> int:
+    """Bytes of a tile's buffer at its padded extent (`padded_2d`)."""
+    rows, cols = padded_2d(tile)
+    return rows * cols * tile.dtype.bits // 8
+
+
 def box_shape(view: TileView, dtype: DataType) -> tuple[int, int] | None:
     """Inner box (rows, cols) in elements, or None for an unboxed (none_box) view.
 
@@ -67,9 +106,10 @@ class L0CRowAlignment(Protocol):
 
 
 def l0_footprint_bytes(tile: TileType, target: L0CRowAlignment) -> int:
-    """Physical bytes of an on-chip tile: its PTO rows x cols, except that L0C charges an Acc tile
-    its rows rounded up to the target's M-row granularity (32 for INT32 on Ascend910B)."""
-    rows, cols = physical_2d(tile.shape)
+    """Physical bytes of an on-chip tile: its padded PTO rows x cols (`padded_2d`), except that L0C
+    charges an Acc tile its rows rounded up to the target's M-row granularity (32 for INT32 on
+    Ascend910B)."""
+    rows, cols = padded_2d(tile)
     if tile.memory_space is MemorySpace.Acc:
         align = target.l0c_m_alignment(tile.dtype.name)
         rows = -(-rows // align) * align
@@ -87,15 +127,19 @@ def buffer_name(space: MemorySpace) -> str:
 # -- re-views ----------------------------------------------------------------------------------------
 
 
-def is_row_major_linear(view: TileView, shape: Sequence[int]) -> bool:
+def is_row_major_linear(view: TileView, shape: Sequence[int], dtype: DataType) -> bool:
     """Whether element (r, c) of a tile with this view sits at element offset r * cols + c, i.e.
     its bytes hold the elements in row-major order with no padding or boxes in between. A flat
-    row-major (ND) view always does; a flat column-major (DN) view only with one row or one
-    column; a boxed (fractal) view only when its whole tile is a single box row of full width."""
+    row-major (ND) view does when it has one row or its rows need no padding (`padded_2d`); a
+    flat column-major (DN) view only with one column (or one row that needs no padding); a
+    boxed (fractal) view never."""
     rows, cols = physical_2d(shape)
-    if view.slayout == _NONE:
-        return view.blayout == _ROW or rows == 1 or cols == 1
-    return False
+    if view.slayout != _NONE:
+        return False
+    padded_rows, padded_cols = padded_2d(TileType(tuple(shape), dtype, view=view))
+    if view.blayout == _ROW:
+        return rows == 1 or padded_cols == cols
+    return cols == 1 or padded_rows == 1
 
 
 def reshape_is_reinterpretation(source: TileType, result: TileType) -> bool:
@@ -108,7 +152,8 @@ def reshape_is_reinterpretation(source: TileType, result: TileType) -> bool:
         return source.view is None and result.view is None
     if source.dtype != result.dtype:
         return False
-    return is_row_major_linear(source.view, source.shape) and is_row_major_linear(result.view, result.shape)
+    return (is_row_major_linear(source.view, source.shape, source.dtype)
+            and is_row_major_linear(result.view, result.shape, result.dtype))
 
 
 # -- what the vector unit computes on ----------------------------------------------------------------

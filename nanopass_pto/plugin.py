@@ -95,6 +95,10 @@ PROPERTIES: tuple[Property, ...] = (
              "every Mat / Left / Right / Acc tile is in a format the cube hardware keeps there"),
     Property("BoxedExtents", frozenset({"Addressed", "PTO"}), "verifiers.boxed_extents:verify",
              "every cube tile's physical extent is a whole number of fractal boxes"),
+    Property("WrittenParamsDeclared", _TILE_LEVEL, "verifiers.written_params_declared:verify",
+             "no kernel writes a GM parameter it declares In"),
+    Property("UnboxedRowsAligned", frozenset({"PTO"}), "verifiers.unboxed_rows_aligned:verify",
+             "every unboxed tile PTO allocates has 32-byte rows (columns, column-major) and a buffer that holds them"),
     Property("PTOOperandKinds", frozenset({"PTO"}), "verifiers.pto_operand_kinds:verify",
              "every PTO instruction's operands and result are of the kinds and spaces its registry signature names"),
 )
@@ -118,6 +122,11 @@ _FRONTEND_DONE = frozenset({"NoInlineFunctions", "NoUnrollLoops"})
 _NORMALIZED = frozenset({"NormalizedStmtStructure"})
 _TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
 
+# What UpgradeParamDirections establishes (on TileUnplaced, again on TilePlaced): a program
+# written at a later language is checked for it when loaded.
+_DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
+_AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
+
 PTO_SUFFIX = ".pto"
 
 DEFAULT_PIPELINE = ",".join((
@@ -130,7 +139,7 @@ DEFAULT_PIPELINE = ",".join((
     "convert-tensor-to-tile-ops", "update-orchestration-call-sites", "upgrade-param-directions",
     "flatten-tile-nd-to-2d",
     # TileUnplaced -> TilePlaced -> L0Tiled
-    "infer-tile-memory-space", "legalize-vec-layouts", "legalize-vec-dtypes", "auto-tile-matmul-l0",
+    "infer-tile-memory-space", "upgrade-param-directions-placed", "legalize-vec-layouts", "legalize-vec-dtypes", "auto-tile-matmul-l0",
     # mixed cube/vector kernels: AIC + AIV + Group where cube <-> vector crosses a FIFO (910B)
     "expand-mixed-kernel",
     # memory planning: L0Tiled -> Addressed
@@ -255,7 +264,8 @@ PLUGIN = CompilerPlugin(
     parse_with_args=parse_with_args,
     print_program=print_program,
     load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE
-                     | (frozenset() if lang in _TENSOR_AND_BEFORE else _NORMALIZED) for lang in VALUE_LEVEL},
+                     | (frozenset() if lang in _TENSOR_AND_BEFORE else _NORMALIZED)
+                     | (_DIRECTIONS_UPGRADED if lang in _AFTER_DIRECTIONS else frozenset()) for lang in VALUE_LEVEL},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",

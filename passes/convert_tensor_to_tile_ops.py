@@ -735,7 +735,9 @@ class TensorToTileMutator(U.FromTensor):
             return None
         wanted = self._require_state().demand.get(target.name)
         result_shape = target.type.shape if isinstance(target.type, TensorType) else None
-        return demand_through_view(wanted, getattr(type_of(call.args[0]), "shape", None), result_shape)
+        source = type_of(call.args[0])
+        return demand_through_view(wanted, getattr(source, "shape", None), result_shape,
+                                   getattr(source, "dtype", DataType.INT8))
 
     def _load_gm(self, tensor: U.Var, demand: SpaceDemand | None, span: Span, pre: list[U.Stmt]) -> U.Var:
         state = self._require_state()

@@ -28,7 +28,7 @@ from languages.decls import TilePlaced, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, Fixed, static_ints, staging_space_for_load
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
-from languages.types import Attrs, TileType, Type, attr, with_attr
+from languages.types import Attrs, DataType, TileType, Type, attr, with_attr
 from languages.layout import assembler_checked_box, is_row_major_linear, l0_footprint_bytes
 from languages.views import implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -88,14 +88,14 @@ class _Group:
     loaded: bool = False  # a tile.load-like producer: lands only where MTE2 can write
     # Shapes a zero-copy reshape in this group reads the same bytes as: the group may only live
     # where every one of them keeps its elements in row-major order (languages.layout).
-    reshaped: list[tuple[int, ...]] = field(default_factory=list)
+    reshaped: list[tuple[tuple[int, ...], DataType]] = field(default_factory=list)
     # Variables whose space this group takes when nothing of its own decides it: a loop's init
     # and its iter-arg follow each other (a hop at the loop's entry joins them when each has a
     # space of its own, e.g. a Vec recurrence seeded by a matmul's Acc result).
     partners: list[str] = field(default_factory=list)
 
     def admits(self, space: MemorySpace) -> bool:
-        return all(is_row_major_linear(implicit_view(space, shape), shape) for shape in self.reshaped)
+        return all(is_row_major_linear(implicit_view(space, shape), shape, dtype) for shape, dtype in self.reshaped)
 
 
 class _Plan:
@@ -240,7 +240,8 @@ def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
         elif REGISTRY.is_reshape(opdef.name) and _shape_of(args[rule.index]) != _shape_of(target):
             # Source and result need not share a group: the source is hopped into a space where
             # the reshape is a re-view when its own one is boxed (see _Placer._reshape_source).
-            group.reshaped.extend((_shape_of(args[rule.index]), _shape_of(target)))
+            group.reshaped.extend(((_shape_of(args[rule.index]), _dtype_of(args[rule.index])),
+                                   (_shape_of(target), _dtype_of(target))))
         else:
             plan.union(name, _name(args[rule.index]))
     _collect_demands(plan, value)
@@ -264,6 +265,11 @@ def _off_box_window(call: Node) -> bool:
 
 def _shape_of(node: Node) -> tuple[int, ...]:
     return tuple(getattr(node, "type").shape)
+
+
+def _dtype_of(node: Node) -> DataType:
+    dtype: DataType = getattr(node, "type").dtype
+    return dtype
 
 
 
@@ -501,15 +507,16 @@ class _Placer(P.FromTileUnplaced):
         space = source.type.memory_space
         shape = tuple(result.shape)
         window = self._is_window(source)
-        if is_row_major_linear(implicit_view(space, shape), shape) and source.type.view is not None \
-                and is_row_major_linear(source.type.view, source.type.shape) and not window:
+        dtype = source.type.dtype
+        if is_row_major_linear(implicit_view(space, shape), shape, result.dtype) and source.type.view is not None \
+                and is_row_major_linear(source.type.view, source.type.shape, dtype) and not window:
             return source
         flat = MemorySpace.Vec
         why = ("a reshape of a window of a larger tile, whose rows sit at the larger tile's pitch" if window
                else f"a reshape of a {space.name} tile, whose {space.name} layout is not row-major")
         hop, moved = self._hop(source, flat, call, f"{call.op} operand `x` ({why})")
         moved_view = moved.type.view if isinstance(moved.type, TileType) else None
-        if moved_view is None or not is_row_major_linear(moved_view, source.type.shape):
+        if moved_view is None or not is_row_major_linear(moved_view, source.type.shape, dtype):
             raise CompileError(Diagnostic.at(
                 call, "InferTileMemorySpace",
                 f"not supported yet: reshaping `{source.name}` from {list(source.type.shape)} to {list(shape)}: it "

@@ -21,13 +21,14 @@ from typing import Callable, ClassVar, cast
 from typing_extensions import override
 
 from backend.pto_text.printer import tile_buf_type
+from languages.layout import padded_2d, physical_2d
 from languages.decls import PTO, Addressed
 from languages.functions import is_kernel_function
 from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import (PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
+from languages.ops.pto_ops import (PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
                                    scalar_conversion_chain)
 from languages.types import (
     BOOL,
@@ -266,7 +267,7 @@ class _Codegen(P.FromAddressed):
             key = _handle_key(tile)
             handle = handles.get(key) if key is not None else None
             if handle is None:
-                handle = self.fresh(dynamic_handle_type(tile), node.span)
+                handle = self.fresh(dynamic_handle_type(buffer_handle_type(tile)), node.span)
                 planned.append((node, name, handle))
                 self.fn.allocated.add(handle.name)
                 if key is not None:
@@ -364,8 +365,12 @@ class _Codegen(P.FromAddressed):
         lhs, rhs = self._binop_operand(expr.lhs, expr.rhs, span), self._binop_operand(expr.rhs, expr.lhs, span)
         operand_type = lhs.type
         is_float = isinstance(operand_type, ScalarType) and operand_type.dtype.is_float
+        unsigned = isinstance(operand_type, ScalarType) and operand_type.dtype.is_int \
+            and not operand_type.dtype.is_signed and operand_type.dtype is not DataType.BOOL
         if expr.op in ARITH_COMPARE:
             int_pred, float_pred = ARITH_COMPARE[expr.op]
+            if unsigned:
+                int_pred = ARITH_UNSIGNED_COMPARE.get(expr.op, int_pred)
             op = "arith.cmpf" if is_float else "arith.cmpi"
             return self._arith(op, (lhs, rhs), BOOL, span, (("predicate", float_pred if is_float else int_pred),))
         if expr.op not in ARITH_BINARY:
@@ -378,6 +383,8 @@ class _Codegen(P.FromAddressed):
                             f"{'division' if expr.op == '//' else 'modulo'}) has no exact arith form",
                 "compute it in integers, or restructure the scalar arithmetic without it"))
         int_op, float_op = ARITH_BINARY[expr.op]
+        if unsigned and expr.op in ARITH_UNSIGNED:
+            return self._arith(ARITH_UNSIGNED[expr.op], (lhs, rhs), expr.type, span)
         if expr.op == "%" and not is_float:
             # FloorMod from the truncated remainder: remsi(remsi(a, b) + b, b) takes b's sign.
             first = self._arith(int_op, (lhs, rhs), expr.type, span)
@@ -1120,6 +1127,19 @@ def _instruction(opdef: OpDef) -> str:
     return names[-1] if names else ""
 
 
+def buffer_handle_type(tile: TileType) -> TileType:
+    """The type of the handle that owns a tile's buffer (its `pto.alloc_tile`): PTO's tile_buf
+    declares the physical extent, so an unboxed tile's row (column, when column-major) is padded
+    to 32 bytes (languages.layout.padded_2d) while its valid extent stays the logical one. Views
+    (`pto.subview`) keep the logical window: PTOAS types a subview by its sizes."""
+    padded = padded_2d(tile)
+    if padded == physical_2d(tile.shape) or len(tile.shape) > 2:  # tiles are 2-D here (TileOps2D)
+        return tile
+    extents = tile.valid_extents
+    valid: ValidDims = tuple(extents) if len(extents) == 2 else (1, extents[0])
+    return replace(tile, shape=padded, valid_shape=valid)
+
+
 def dynamic_handle_type(tile: TileType) -> TileType:
     """The type of a tile's handle: runtime valid extents become PTO's `v_row=?, v_col=?`
     (both, as `pto.set_validshape` requires), the handle carrying the values."""
@@ -1178,7 +1198,7 @@ class PTOCodegen(Pass[A.Program, P.Program]):
     target = PTO
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "MemoryCapacity", "NoCoLiveOverlap", "InPlaceSafety",
                                                     "SemanticAliases", "NormalizedStmtStructure", "PipeSlotPlacement"})
-    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents", "PTOOperandKinds"})
+    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents", "PTOOperandKinds", "UnboxedRowsAligned"})
 
     # Off for ptoas' own memory planner (PTOAS mode): alloc_tile without `addr`.
     emit_tile_addr: bool = True

@@ -20,6 +20,7 @@ PASSES: dict[str, str] = {
     "convert-tensor-to-tile-ops": "passes.convert_tensor_to_tile_ops:ConvertTensorToTileOps",
     "update-orchestration-call-sites": "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites",
     "upgrade-param-directions": "passes.upgrade_param_directions:UpgradeParamDirections",
+    "upgrade-param-directions-placed": "passes.upgrade_param_directions_placed:UpgradeParamDirectionsPlaced",
     "flatten-tile-nd-to-2d": "passes.flatten_tile_nd_to_2d:FlattenTileNdTo2D",
     "infer-tile-memory-space": "passes.infer_tile_memory_space:InferTileMemorySpace",
     "legalize-vec-layouts": "passes.legalize_vec_layouts:LegalizeVecLayouts",

@@ -1,6 +1,7 @@
 """HasMemRefs: every tile is bound to a MemRef in its own memory space, big enough to hold it.
 
-The size is checked against the tile's logical footprint (Rows·Cols·bytes, NUMERICS.md §5): a
+The size is checked against the tile's physical footprint (Rows·Cols·bytes at the padded extent
+of languages.layout.padded_2d: an unboxed tile's rows are padded to 32 bytes, NUMERICS.md §5): a
 MemRef may be larger (L0C row padding, a reused buffer) but never smaller, or the tile would
 spill into its neighbour's bytes.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from languages.layout import padded_bytes
 from languages.types import TileType, TupleType
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, preorder, summary
@@ -37,8 +39,8 @@ def _check(node: Node, tile: TileType) -> Diagnostic | None:
         space = tile.memory_space.name if tile.memory_space is not None else "no space"
         return Diagnostic.at(node, RULE, f"tile {_label(node)} is in {space} but its MemRef {memref.name} "
                              f"is in {memref.space.name}", hint="a MemRef must live in its tile's memory space")
-    if memref.size < tile.nbytes:
-        return Diagnostic.at(node, RULE, f"tile {_label(node)} needs {tile.nbytes} bytes but its MemRef "
+    if memref.size < padded_bytes(tile):
+        return Diagnostic.at(node, RULE, f"tile {_label(node)} needs {padded_bytes(tile)} bytes but its MemRef "
                              f"{memref.name} has {memref.size}",
                              hint="a buffer shared by several tiles must be as large as the largest")
     return None
@@ -47,7 +49,7 @@ def _check(node: Node, tile: TileType) -> Diagnostic | None:
 def _bound(tile: TileType) -> bool:
     """`_check` finds nothing (the tile alone decides it; the node only names it)."""
     memref = tile.memref
-    return memref is not None and memref.space is tile.memory_space and memref.size >= tile.nbytes
+    return memref is not None and memref.space is tile.memory_space and memref.size >= padded_bytes(tile)
 
 
 def verify(program: Node) -> list[Diagnostic]:

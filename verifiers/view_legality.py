@@ -97,7 +97,7 @@ class _Checker:
             return
         if tuple(src.shape) == tuple(dst.shape):
             return
-        if is_row_major_linear(src.view, src.shape) and is_row_major_linear(dst.view, dst.shape) \
+        if is_row_major_linear(src.view, src.shape, src.dtype) and is_row_major_linear(dst.view, dst.shape, dst.dtype) \
                 and src.dtype == dst.dtype:
             return
         space = src.memory_space.name if src.memory_space is not None else "?"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from languages.cube_boxing import BoxRequest, cube_box
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, InheritInput, OpDef, ReusesInput, TileInput, staging_space_for_load
-from languages.types import Dims, TensorType
+from languages.types import DataType, Dims, TensorType
 from languages.layout import is_row_major_linear
 from languages.views import implicit_view
 from nanopass.node import Node
@@ -173,12 +173,13 @@ def _collect_call(call: Node, target: Node | None, demand: ConsumerDemand) -> bo
     if target is not None and propagates_demand(opdef) and args and args[0].KIND == "Var":
         source_shape = getattr(getattr(args[0], "type", None), "shape", None)
         result_shape = getattr(getattr(target, "type", None), "shape", None)
-        changed |= _propagate_through(target, args[0], demand, source_shape, result_shape)
+        dtype = getattr(getattr(args[0], "type", None), "dtype", DataType.INT8)
+        changed |= _propagate_through(target, args[0], demand, source_shape, result_shape, dtype)
     return changed
 
 
 def demand_through_view(wanted: SpaceDemand | None, source_shape: Dims | None,
-                        result_shape: Dims | None) -> SpaceDemand | None:
+                        result_shape: Dims | None, dtype: DataType) -> SpaceDemand | None:
     """The demand a zero-copy metadata op (see `propagates_demand`) passes to its operand when
     its result is wanted as `wanted`: the same demand for a same-shape op; the space alone (the
     box belongs to the result's shape) for a reshape that stays a re-view there; nothing for a
@@ -192,17 +193,17 @@ def demand_through_view(wanted: SpaceDemand | None, source_shape: Dims | None,
     if source_shape is None or result_shape is None:
         return SpaceDemand(wanted.space)
     space = wanted.space
-    if is_row_major_linear(implicit_view(space, source_shape), source_shape) and \
-            is_row_major_linear(implicit_view(space, result_shape), result_shape):
+    if is_row_major_linear(implicit_view(space, source_shape), source_shape, dtype) and \
+            is_row_major_linear(implicit_view(space, result_shape), result_shape, dtype):
         return SpaceDemand(space)
     return None
 
 
 def _propagate_through(consumer: Node, producer: Node, demand: ConsumerDemand, source_shape: Dims | None,
-                       result_shape: Dims | None) -> bool:
+                       result_shape: Dims | None, dtype: DataType) -> bool:
     if producer.KIND != "Var":
         return False
-    passed = demand_through_view(demand.get(getattr(consumer, "name")), source_shape, result_shape)
+    passed = demand_through_view(demand.get(getattr(consumer, "name")), source_shape, result_shape, dtype)
     return demand.add(getattr(producer, "name"), passed) if passed is not None else False
 
 
