@@ -101,19 +101,31 @@ def mlir_type(ty: Type) -> str:
     return text
 
 
+def scalar_mlir(dtype: DataType) -> str:
+    """A scalar's (and a GM element's) MLIR type: MLIR's integer scalars are signless
+    (`'arith.constant' op integer return type must be signless`), so an unsigned one is its
+    width's `iN`; the operation says how its bits are read (divui, cmpi ult, uitofp, ...), and a
+    GM pointer / view matches the scalars loaded from it (`'pto.load_scalar' op expects result
+    type to match ptr element type`). Tiles keep `uiN`: their vector instructions read it."""
+    if dtype.is_int and not dtype.is_signed and dtype is not DataType.BOOL:
+        return f"i{dtype.bits}"
+    return dtype.mlir
+
+
 def _spell(ty: Type) -> str:
     if isinstance(ty, ScalarType):
-        return ty.dtype.mlir
-    if isinstance(ty, TensorType):
-        return f"!pto.ptr<{ty.dtype.mlir}>"
+        return scalar_mlir(ty.dtype)
+    if isinstance(ty, TensorType):  # GM elements are signless too: the tiles they load say how to read them
+        return f"!pto.ptr<{scalar_mlir(ty.dtype)}>"
     if isinstance(ty, TileType):
         return tile_buf_type(ty)
     if isinstance(ty, ViewType):
         if ty.kind == "vector":  # an MLIR vector (TMRGSORT's executed counts)
             return f"vector<{'x'.join(str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
         if ty.kind == "tensor_view":
-            return f"!pto.tensor_view<{'x'.join('?' for _ in ty.shape)}x{ty.dtype.mlir}>"
-        return f"!pto.{ty.kind}<{'x'.join('?' if d == DYNAMIC_DIM else str(d) for d in ty.shape)}x{ty.dtype.mlir}>"
+            return f"!pto.tensor_view<{'x'.join('?' for _ in ty.shape)}x{scalar_mlir(ty.dtype)}>"
+        return (f"!pto.{ty.kind}<{'x'.join('?' if d == DYNAMIC_DIM else str(d) for d in ty.shape)}"
+                f"x{scalar_mlir(ty.dtype)}>")
     if isinstance(ty, TupleType):
         return "(" + ", ".join(mlir_type(t) for t in ty.types) + ")"
     assert isinstance(ty, NoneType)
@@ -335,7 +347,7 @@ def _constant(call: P.Call, target: P.Var) -> str:
     assert isinstance(literal, P.ConstInt)
     if isinstance(target.type, ViewType):  # a splat vector constant
         return f"arith.constant dense<{literal.value}> : {mlir_type(target.type)}"
-    return f"arith.constant {literal.value} : {literal.dtype.mlir}"
+    return f"arith.constant {literal.value} : {scalar_mlir(literal.dtype)}"
 
 
 def _arith(call: P.Call, target: P.Var) -> str:

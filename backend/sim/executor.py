@@ -348,7 +348,11 @@ class Executor:
             predicate = str(attr(call.attrs, "predicate"))
             if predicate not in _PREDICATES:
                 raise instr.fail(f"unknown comparison predicate {predicate!r}")
-            return bool(_PREDICATES[predicate](self.scalar(call.args[0]), self.scalar(call.args[1])))
+            lhs, rhs = self.scalar(call.args[0]), self.scalar(call.args[1])
+            if predicate in _UNSIGNED_PREDICATES:
+                operand_dtype = _scalar_dtype(call.args[0])
+                lhs, rhs = _as_unsigned(lhs, operand_dtype), _as_unsigned(rhs, operand_dtype)
+            return bool(_PREDICATES[predicate](lhs, rhs))
         if call.op == "arith.index_cast":
             dtype = attr(call.attrs, "dtype")
             value = self.index(call.args[0])
@@ -360,14 +364,24 @@ class Executor:
             operand = self.scalar(call.args[0])
             if isinstance(operand, bool):
                 raise instr.fail(f"{call.op} of a flag")
-            return numerics.scalar_cast(operand, source.name, target.name)
+            # MLIR's integers are signless: uitofp / extui read the operand's bits as unsigned,
+            # fptoui writes an unsigned value of the target's width.
+            read_as, write_as = source, target
+            if call.op in ("arith.uitofp", "arith.extui") and source.is_int:
+                read_as = _unsigned_of(source)
+                operand = _as_unsigned(operand, read_as)
+            if call.op == "arith.fptoui" and target.is_int:
+                write_as = _unsigned_of(target)
+            return numerics.scalar_cast(operand, read_as.name, write_as.name)
         values = [self.scalar(a) for a in call.args]
         name = call.op.split(".", 1)[1]
         if name in _INT_ARITH:
-            if name in ("floordivsi", "remsi", "divsi") and values[1] == 0:
+            if name in ("floordivsi", "remsi", "divsi", "divui", "remui") and values[1] == 0:
                 raise instr.fail(f"integer division by zero ({values[0]} / 0)")
-            result = _INT_ARITH[name](*[int(v) for v in values])
             ty = _scalar_dtype(call.args[0])
+            if name in ("divui", "remui"):
+                values = [_as_unsigned(v, ty) for v in values]
+            result = _INT_ARITH[name](*[int(v) for v in values])
             return _wrap_int(result, ty) if ty is not None else result
         if name in _FLOAT_ARITH:
             dtype = _scalar_dtype(call.args[0]) or DataType.FP32
@@ -577,7 +591,7 @@ class Executor:
     def load(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
         inputs, out = self.dps_operands(call, instr, 1)
         part, tile = self.partition(inputs[0], instr), self.tile(out, instr)
-        if part.tensor.dtype is not tile.dtype:
+        if part.tensor.dtype is not tile.dtype and not _signless_pair(part.tensor.dtype, tile.dtype):
             raise instr.fail(f"tensor {part.tensor.name} is {part.tensor.dtype.name} but the tile is "
                              f"{tile.dtype.name}", "insert a pto.tcvt after the load")
         if tile.view.pad == "null":
@@ -587,6 +601,8 @@ class Executor:
             if start is not None and self.machine.load_block(part.tensor, start, tile, instr.op, instr.span):
                 return
         window = self.read_window(part, tile.valid, instr)
+        if part.tensor.dtype is not tile.dtype:  # signless GM integers: the tile reads the bits
+            window = np.ascontiguousarray(window).view(numerics.np_dtype(tile.dtype.name))
         if tile.view.pad == "null":
             # A null pad leaves the bytes outside the valid region as they were (poison if new).
             self.machine.write_tile(tile, window, instr.op, instr.span)
@@ -599,7 +615,10 @@ class Executor:
         tile, part = self.tile(inputs[0], instr), self.partition(out, instr)
         from_acc = tile.space is MemorySpace.Acc
         values = self.machine.read_tile(tile, instr.op, instr.span)
-        converted = ins.tstore(values, _dtype(tile), part.tensor.dtype.name, from_acc)
+        if _signless_pair(part.tensor.dtype, tile.dtype):  # a uiN tile into signless iN GM: the bits
+            converted = np.ascontiguousarray(values).view(numerics.np_dtype(part.tensor.dtype.name))
+        else:
+            converted = ins.tstore(values, _dtype(tile), part.tensor.dtype.name, from_acc)
         if attr(call.attrs, "atomicType", "atomic_none") == "atomic_add":
             # TSTORE atomic add: GM += the stored values (RNE in the tensor's dtype).
             # An Out parameter's earlier value is what an atomic store accumulates into.
@@ -1133,6 +1152,30 @@ def _scalar_dtype(expr: P.Expr) -> DataType | None:
     return dtype if isinstance(dtype, DataType) else None
 
 
+_UNSIGNED_PREDICATES: Final = frozenset({"ult", "ule", "ugt", "uge"})
+
+
+def _signless_pair(gm: DataType, tile: DataType) -> bool:
+    """Whether a GM tensor of `gm` elements and a tile of `tile` elements hold the same integers
+    up to signedness: the PTO text spells GM integers signless (`!pto.ptr<i16>`), the tile says
+    how to read them (`dtype=ui16`), and a load or store between them copies the bits."""
+    return gm is not tile and gm.is_int and tile.is_int and gm.bits == tile.bits \
+        and DataType.BOOL not in (gm, tile) and DataType.INDEX not in (gm, tile)
+
+
+def _unsigned_of(dtype: DataType) -> DataType:
+    """The unsigned integer type of `dtype`'s width (MLIR's signless `iN` read as unsigned)."""
+    return DataType[f"UINT{dtype.bits}"] if dtype.is_int and dtype is not DataType.INDEX and dtype.bits in (8, 16, 32, 64) \
+        else dtype
+
+
+def _as_unsigned(value: Any, dtype: DataType | None) -> Any:
+    """A signless integer's bits read as unsigned (an op such as divui / cmpi ult does that)."""
+    if dtype is None or not dtype.is_int or dtype is DataType.INDEX or isinstance(value, (bool, float)):
+        return value
+    return int(value) % (1 << dtype.bits)
+
+
 def _wrap_int(value: int, dtype: DataType | None) -> int | bool:
     """An integer of `dtype`, wrapped to its width as the hardware's registers are."""
     if dtype is None or dtype is DataType.INDEX or not dtype.is_int:
@@ -1173,6 +1216,7 @@ _INT_ARITH: Final[dict[str, Callable[..., int]]] = {
     "addi": lambda a, b: a + b, "subi": lambda a, b: a - b, "muli": lambda a, b: a * b,
     "floordivsi": lambda a, b: a // b, "divsi": _c_div,
     "remsi": lambda a, b: a - _c_div(a, b) * b,
+    "divui": lambda a, b: a // b, "remui": lambda a, b: a % b,  # on operands read as unsigned
     "andi": lambda a, b: a & b, "ori": lambda a, b: a | b, "xori": lambda a, b: a ^ b,
     "maxsi": max, "minsi": min,
 }  # fmt: skip

@@ -280,6 +280,11 @@ ARITH_BINARY: dict[str, tuple[str, str]] = {
     "and": ("arith.andi", "arith.andi"),
     "or": ("arith.ori", "arith.ori"),
 }
+# The integer forms that read their operands as unsigned, for unsigned scalars (MLIR's integers
+# are signless: the operation, not the type, says how the bits are read). `//` and `%` on
+# unsigned values are plain division and remainder (no negative quotient to floor).
+ARITH_UNSIGNED: dict[str, str] = {"//": "arith.divui", "%": "arith.remui"}
+ARITH_UNSIGNED_COMPARE: dict[str, str] = {"<": "ult", "<=": "ule", ">": "ugt", ">=": "uge"}
 # Comparison BinOp operator -> (arith.cmpi predicate, arith.cmpf predicate).
 ARITH_COMPARE: dict[str, tuple[str, str]] = {
     "==": ("eq", "oeq"), "!=": ("ne", "une"), "<": ("slt", "olt"), "<=": ("sle", "ole"),
@@ -333,7 +338,7 @@ SCALAR_CAST_TYPES: frozenset[DataType] = frozenset({
 
 def _arith_ops() -> list[OpDef]:
     ops = [_op("arith.constant", "arith", ("constant",), _constant, doc="a literal")]
-    names = sorted({n for pair in ARITH_BINARY.values() for n in pair if n})
+    names = sorted({n for pair in ARITH_BINARY.values() for n in pair if n} | set(ARITH_UNSIGNED.values()))
     ops += [_op(n, "arith", ("scalar", n.split(".")[1]), _same_as_first) for n in names]
     ops += [_op("arith.negf", "arith", ("scalar", "negf"), _same_as_first)]
     predicate = (AttrDecl("predicate", "str"),)
