@@ -70,7 +70,12 @@ class _Widener(TP.Rewriter):
         opdef = REGISTRY.get(call.op)
         for index, arg in enumerate(call.args):
             ty = getattr(arg, "type", None)
-            if not _is_narrow_vec(ty):
+            if isinstance(arg, TP.ConstFloat) and arg.dtype is NARROW:
+                # The tile-scalar instructions take a scalar of the tile's element type
+                # (`'pto.tfmods' op expects scalar type to match the tile element type`); a BF16
+                # literal is exactly an FP32 one.
+                args.append(TP.ConstFloat(value=arg.value, dtype=WIDE, span=arg.span))
+            elif not _is_narrow_vec(ty):
                 args.append(arg)
             elif index < len(opdef.operands) and opdef.operand_decl(index).effect is WRITE:
                 # A scratch operand the op only writes (a reduction's tmp): its contents are not

@@ -87,3 +87,20 @@ def test_widened_bf16_is_bit_exact(backend: str) -> None:
     inputs = {"a": values[0].astype(ml_dtypes.bfloat16), "b": values[1].astype(ml_dtypes.bfloat16)}
     reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
     assert reports and all(r.ok for r in reports), reports
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_bf16_literal_of_a_widened_tile_scalar_op_is_widened_with_it(backend: str) -> None:
+    # PTOAS: "'pto.tfmods' op expects scalar type to match the tile element type": the FP32 form
+    # of a BF16 tile-scalar op takes an FP32 scalar (the BF16 literal, exactly).
+    text = HEADER + textwrap.indent(textwrap.dedent("""\
+        def k(self, a: pl.Tensor[[16, 32], pl.BF16]) -> pl.Tensor[[16, 32], pl.BF16]:
+            return pl.fmods(a, -1.5)
+        """), "    ")
+    program = _legalized(text, backend)
+    fmods = [c for c in walk(program) if isinstance(c, P.Call) and c.op == "tile.fmods"]
+    assert fmods and all(isinstance(c.args[1], P.ConstFloat) and c.args[1].dtype is DataType.FP32 for c in fmods)
+    source = parse_program(text, "k.py")
+    inputs = {"a": (np.arange(16 * 32, dtype=np.float32).reshape(16, 32) / 7 - 30).astype(ml_dtypes.bfloat16)}
+    reports = compare(reference(source, inputs), run(compile_program(source, backend=backend, verify_all=True), inputs))
+    assert all(r.ok for r in reports), [r.line for r in reports]

@@ -73,6 +73,32 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
     "pto.tsel": ("result", {"a2a3": "i16/i32/f16/bf16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
     "pto.tsub": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/f32"}),
     "pto.tsubs": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/bf16/f32"}),
+    # Row reductions (verifyTRowReduction*Common): one list on both targets, no BF16.
+    "pto.trowsum": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i16/i32/f16/f32"}),
+    "pto.trowmax": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i16/i32/f16/f32"}),
+    "pto.trowmin": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i16/i32/f16/f32"}),
+    # Transcendentals and roots (verifyVecTileUnaryOp with allowBf16 = false, then f16 / f32).
+    "pto.texp": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    "pto.tlog": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    "pto.tsqrt": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    "pto.trsqrt": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    "pto.trecip": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    # Column broadcasts: tcolexpand takes every vector type (isSupportedVecElemType with BF16 and
+    # INT8); the binary forms share verifyTColExpandBinaryLikeOp (integers but INT8 only on A5,
+    # tcolexpanddiv integers only on A5, tcolexpandexpdif floats only).
+    "pto.tcolexpand": ("result", {"a2a3": "i8/i16/i32/f16/bf16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.tcolexpandadd": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolexpandsub": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolexpandmul": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolexpandmax": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolexpandmin": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolexpanddiv": ("result", {"a2a3": "f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.tcolexpandexpdif": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
+    # taxpy (src and dst), texpands (dst), textract (A5: the fp8 / f16 / bf16 / f32 / int8 family).
+    "pto.taxpy": ("result", {"a2a3": "f16/f32", "a5": "f16/bf16/f32"}),
+    "pto.texpands": ("result", {"a2a3": "i16/i32/f16/bf16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    "pto.textract": ("result", {"a2a3": "i8/f16/bf16/f32",
+                                "a5": "i8/f16/bf16/f32/f8E4M3FN/f8E5M2/f8E8M0FNU/hf8"}),
 }
 
 
@@ -82,17 +108,20 @@ def _bf16_widened(*names: str) -> frozenset[str]:
 
 # The instructions LegalizeVecDtypes computes in FP32 for BF16 tiles, per target: PTOAS 0.44
 # takes no BF16 there, and the FP32 form rounds to the same BF16 bits (+ - * / max min abs neg
-# relu and the remainders, NUMERICS.md section 2), plus the unary ones PTOAS rejects on BF16 on
+# relu and the remainders, NUMERICS.md section 2; the row / column broadcasts are the same
+# single operations against a broadcast operand), plus the unary ones PTOAS rejects on BF16 on
 # every target (`expects element type to be f16 or f32`). The backend reads it
 # (`BackendHandler.fp32_only_vec_instructions`); a BF16 call of one of them is admitted.
 WIDENED_TO_FP32: dict[str, frozenset[str]] = {
     "a2a3": _bf16_widened(
         "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
         "lrelu", "fmod", "fmods", "partadd", "partmax", "partmin", "partmul", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul", "colmax", "colmin"),
+        "rowexpandmul", "colmax", "colmin", "colexpandadd", "colexpandsub", "colexpandmul", "colexpanddiv",
+        "colexpandmax", "colexpandmin"),
     "a5": _bf16_widened(
         "sub", "mul", "div", "divs", "max", "relu", "lrelu", "fmod", "fmods", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul", "rowexpanddiv"),
+        "rowexpandmul", "rowexpanddiv", "colexpandadd", "colexpandsub", "colexpandmul", "colexpanddiv",
+        "colexpandmax", "colexpandmin"),
 }
 
 

@@ -40,6 +40,7 @@ from languages.ops import (
     describe,
     type_of,
 )
+from languages.ops.target_rules import A2A3, TargetRule, Unavailable
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
 from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
 from languages.views import make_tile_type
@@ -372,6 +373,12 @@ def _ten(name: str) -> OperandDecl:
 
 
 _VEC_OUT = Fixed(VEC)
+# PTOAS: "pto.mgather is only supported on A5 targets" (A2/A3 have no MGATHER instruction).
+_MGATHER_RULES: tuple[TargetRule, ...] = (
+    Unavailable(A2A3, "A2/A3 has no MGATHER instruction (PTOAS: pto.mgather is only supported on A5 targets)",
+                "compile for Ascend950 (--backend Ascend950), or load the source into Vec and gather on chip "
+                "(pl.gather of a tile lowers to tile.gather)"),
+)
 _MASK = AttrDecl("mask_pattern", "int", None, tuple(MASK_PATTERNS))
 
 
@@ -431,7 +438,7 @@ def _gather_ops() -> list[OpDef]:
               attrs=(AttrDecl("coalesce", "str", "row", ("row", "elem")),
                      AttrDecl("gather_oob", "str", "undefined", ("undefined", "clamp", "wrap", "zero")),
                      AttrDecl("target_memory", "memory_space", VEC, (VEC,))),
-              output_memory=_VEC_OUT, pto=("pto.partition_view", "pto.mgather"),
+              output_memory=_VEC_OUT, pto=("pto.partition_view", "pto.mgather"), target_rules=_MGATHER_RULES,
               doc="Rows (coalesce='row') or elements ('elem') of a GM tensor into Vec (PTOAS: Ascend950)."),
     ]
 
