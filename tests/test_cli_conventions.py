@@ -224,7 +224,7 @@ def test_print_ir_before_and_after_selected_passes() -> None:
     assert headers == ["Before InferTileMemorySpace (infer-tile-memory-space)", "After InitMemRef (init-mem-ref)",
                        "After PTOCodegen (pto-codegen)"]
     every = cli(str(EXAMPLE), "--print-ir-before-all")
-    assert every.stderr.count("IR Dump Before") == 18
+    assert every.stderr.count("IR Dump Before") == 19
 
 
 def test_print_ir_after_failure_shows_the_broken_output(tmp_path: Path) -> None:
@@ -269,7 +269,7 @@ def test_every_dump_reruns_from_its_position_to_the_same_pto(tmp_path: Path, exa
     first = cli(str(source), "--dump-dir", str(tmp_path), "--verify-all")
     assert first.returncode == 0, first.stderr
     dumps = sorted(tmp_path.iterdir())
-    assert len(dumps) == 19
+    assert len(dumps) == 20
     for dump in dumps:
         again = cli(str(dump), "--verify-all")
         assert again.returncode == 0, f"{dump.name}: {again.stderr}"

@@ -130,9 +130,14 @@ OPEN_COMPILE_GAPS = ("[LegalizeVecLayouts]",)
 # alloc_tile): a tcvt between element widths whose padded rows differ (PTOAS wants src and dst
 # of one shape, and the padding is per element width: [4, 4] FP32 -> [4, 8], FP16 -> [4, 16]; the
 # fix is a per-value pitch that a cast's two tiles share), and an A5 row broadcast whose [M, 1]
-# operand is row-major (PTOAS wants it column-major or M x 32/sizeof(dtype)).
+# operand is row-major (PTOAS wants it column-major or M x 32/sizeof(dtype)), a tgather whose
+# destination's row is padded (PTOAS wants its valid columns equal to its columns; the spec asks
+# the user for 32-byte-aligned gather rows, which no target rule states yet), and a soft A5
+# syncall without its workspaces (issue 10's system ops).
 CAST_PITCH = re.compile(r"'pto\.tcvt' op expects src and dst to have compatible shapes")
 ROW_EXPAND_COLUMN = re.compile(r"op expects row-major src1 valid_shape\[1\] to be 32/sizeof\(dtype\)")
+GATHER_PADDED = re.compile(r"'pto\.tgather' op expects dst valid_shape\[1\] to equal dst cols")
+SOFT_SYNCALL = re.compile(r"'pto\.syncall' expects soft AIV-only syncall to have gm_workspace")
 
 
 def _check_generated(generated: GeneratedProgram, backend: str, work: Path) -> None:
@@ -146,8 +151,9 @@ def _check_generated(generated: GeneratedProgram, backend: str, work: Path) -> N
     pto = work / f"fuzz_{arch}.pto"
     pto.write_text(print_mlir(compiled.final, emit_loc=False))  # type: ignore[arg-type]
     result = _ptoas(pto, arch, work / f"fuzz_{arch}.cpp")
-    if result.returncode != 0 and (CAST_PITCH.search(result.stderr) or ROW_EXPAND_COLUMN.search(result.stderr)):
-        return  # a known open class (CAST_PITCH, ROW_EXPAND_COLUMN)
+    if result.returncode != 0 and any(c.search(result.stderr) for c in (CAST_PITCH, ROW_EXPAND_COLUMN, GATHER_PADDED,
+                                                                          SOFT_SYNCALL)):
+        return  # a known open class (CAST_PITCH, ROW_EXPAND_COLUMN, GATHER_PADDED, SOFT_SYNCALL)
     if result.returncode != 0 and ROW_MAJOR_OPERANDS.search(result.stderr):
         return  # a known open class (ROW_MAJOR_OPERANDS)
     if result.returncode != 0 and ELEMENT_TYPE.search(result.stderr):
