@@ -29,14 +29,16 @@ def test_the_focus_leaves_out_what_was_exercised() -> None:
 def test_a_focused_program_calls_its_op(op: str) -> None:
     drawn: list[GeneratedProgram] = []
 
-    @settings(max_examples=8, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=12, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     @given(programs(Features(), "a2a3", (op,)))
     def draw(program: GeneratedProgram) -> None:
         drawn.append(program)
 
     draw()
     calling = [p for p in drawn if op in p.ops]
-    assert len(calling) * 2 >= len(drawn), f"{len(calling)} of {len(drawn)} programs call {op}"
+    # A quarter at least: a focused kernel is redrawn three times at most, and some ops admit few
+    # element types on a target (sort32 on A2/A3).
+    assert len(calling) * 4 >= len(drawn), f"{len(calling)} of {len(drawn)} programs call {op}"
     assert all("campaign:steered" in p.ops for p in drawn)
 
 

@@ -169,20 +169,21 @@ def test_a_narrowed_column_compiles_under_verify_all_and_stores_its_valid_rows(b
 PTOAS = Path("/root/.cache/ptoas/4d2f456e/build/tools/ptoas/ptoas")
 
 
-def _bf16_reduction(op: str) -> str:
+def _column_program(call: str, dtype: str) -> str:
     return HEADER + textwrap.indent(textwrap.dedent(f"""\
-        def k(self, a: pl.Tensor[[16, 1], pl.BF16]) -> pl.Tensor[[16, 1], pl.BF16]:
-            return pl.{op}(a)
+        def k(self, a: pl.Tensor[[16, 1], pl.{dtype}], b: pl.Tensor[[16, 1], pl.{dtype}]) -> pl.Tensor[[16, 1], pl.{dtype}]:
+            return {call}
         """), "    ")
 
 
 @pytest.mark.parametrize(("backend", "arch"), [("Ascend910B", "a3"), ("Ascend950", "a5")])
 @pytest.mark.parametrize("op", ["row_max", "row_min"])
-def test_a_bf16_column_max_runs_as_the_rows_column_twin_the_target_takes(
-        backend: str, arch: str, op: str, tmp_path: Path) -> None:
-    # A2/A3's tcolmax / tcolmin take no BF16: the twin is computed in FP32 (exact for max / min),
-    # and its scratch is a fresh FP32 tile, not a widened copy of bytes nobody wrote.
-    compiled = compile_program(parse_program(_bf16_reduction(op), "k.py"), backend=backend, verify_all=True)
+def test_a_column_max_runs_as_the_rows_column_twin_without_a_tmp(backend: str, arch: str, op: str,
+                                                                   tmp_path: Path) -> None:
+    # The twin tcolmax / tcolmin takes no tmp operand (PTOAS has none; the row op's tmp was
+    # emitted as a second ins() operand and rejected).
+    compiled = compile_program(parse_program(_column_program(f"pl.{op}(a)", "FP16"), "k.py"), backend=backend,
+                               verify_all=True)
     inputs = random_inputs(compiled.source, 9)
     outputs = run(compiled, inputs)
     reports = compare(reference(compiled.source, inputs), outputs)
@@ -198,26 +199,21 @@ def test_a_bf16_column_max_runs_as_the_rows_column_twin_the_target_takes(
 
 
 def test_a_column_twin_the_target_does_not_take_is_declined_at_the_users_line() -> None:
-    # row_sum of a BF16 column runs as tcolsum, which A2/A3 takes for FP16 / FP32 only (and a
-    # column sum accumulates in its destination type, so FP32 would round differently).
-    with pytest.raises(CompileError, match=r"not supported yet.*tcolsum") as err:
-        compile_program(parse_program(_bf16_reduction("row_sum"), "k.py"), backend="Ascend910B", verify_all=True)
+    # row_expand_div of an INT32 column runs as tcolexpanddiv, which A2/A3 takes for FP16 / FP32
+    # only (A2/A3 states no types for trowexpanddiv itself).
+    text = _column_program("pl.row_expand_div(a, b)", "INT32")
+    with pytest.raises(CompileError, match=r"not supported yet.*tcolexpanddiv") as err:
+        compile_program(parse_program(text, "k.py"), backend="Ascend910B", verify_all=True)
     assert str(err.value).startswith("k.py:7:")
-    compiled = compile_program(parse_program(_bf16_reduction("row_sum"), "k.py"), backend="Ascend950",
-                               verify_all=True)
-    inputs = random_inputs(compiled.source, 4)
-    reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
-    assert reports and all(r.ok for r in reports), reports
+    compile_program(parse_program(text, "k.py"), backend="Ascend950", verify_all=True)  # A5 takes it
 
 
 def test_the_generator_does_not_draw_a_column_twin_the_target_refuses() -> None:
-    column = T.Var("a", TensorType((16, 1), DataType.BF16))
-    row_sum = REGISTRY.get("tensor.row_sum")
-    result = REGISTRY.deduce("tensor.row_sum", (column,), ())
-    assert "tcolsum" in target_violation(row_sum, "a2a3", (column,), (), result, {})
-    assert target_violation(row_sum, "a5", (column,), (), result, {}) == ""
-    row = T.Var("r", TensorType((1, 16), DataType.BF16))  # a row has no twin to run as
-    assert target_violation(row_sum, "a2a3", (row,), (), REGISTRY.deduce("tensor.row_sum", (row,), ()), {}) == ""
+    column = T.Var("a", TensorType((16, 1), DataType.INT32))
+    op = REGISTRY.get("tensor.row_expand_div")
+    result = REGISTRY.deduce("tensor.row_expand_div", (column, column), ())
+    assert "tcolexpanddiv" in target_violation(op, "a2a3", (column, column), (), result, {})
+    assert target_violation(op, "a5", (column, column), (), result, {}) == ""
 
 
 CARRIED_COLUMNS = HEADER + textwrap.indent(textwrap.dedent("""\
