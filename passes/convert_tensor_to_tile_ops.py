@@ -34,6 +34,7 @@ from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase
+from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -330,6 +331,8 @@ class TensorToTileMutator(U.FromTensor):
             # Hand-written tile code (or system ops) passes through; its operands may be renamed.
             args = tuple(self.visit_Expr(a) for a in call.args)
             self._check_gm_operands(call, args)
+            if call.op == "system.syncall":
+                args = self._syncall_workspaces(call, args, pre)
             return self._call(call.op, args, call.attrs, call.span, fallback=call.type)
         if call.op not in REGISTRY:
             raise self._unsupported(call)
@@ -686,6 +689,22 @@ class TensorToTileMutator(U.FromTensor):
                             (("dtype", ty.dtype), ("target_memory", MemorySpace.Vec)), call.span)
         self.bump("scratch_tiles")
         return self._temp(f"{_base_name(like)}_tmp", create, pre)
+
+    def _syncall_workspaces(self, call: T.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> tuple[U.Expr, ...]:
+        """A soft syncall's on-chip workspaces (SOFT_SYNCALL_TILE_WORKSPACES), which the
+        Tensor-level call leaves implicit: one INT32 tile per space, after the GM workspace and
+        used_cores (0, the launch's core count, when the call gives none)."""
+        spaces = syncall_tile_workspaces(call.attrs)
+        if not spaces or len(args) > 2:
+            return args
+        used = args[1] if len(args) > 1 else U.ConstInt(value=0, dtype=DataType.INT32, span=call.span)
+        tiles = []
+        for space in spaces:
+            create = self._call("tile.create", (index_list(SYNCALL_TILE_WORKSPACE_SHAPE, call.span),),
+                                (("dtype", SYNCALL_COUNTER_DTYPE), ("target_memory", space)), call.span)
+            tiles.append(self._temp(f"syncall_{space.name.lower()}_ws", create, pre))
+            self.bump("scratch_tiles")
+        return (args[0], used, *tiles)
 
     def _temp(self, base: str, value: U.Call, pre: list[U.Stmt]) -> U.Var:
         var = U.Var(self._require_state().fresh(base), value.type, span=value.span)

@@ -948,14 +948,32 @@ class _CodegenCalls:
     @staticmethod
     def barrier(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
                 span: Span) -> tuple[P.Stmt, ...]:
-        """`system.syncall(...)` -> `pto.syncall(workspace...) mode = .., core_type = ..`;
-        `system.bar_v()` & co. -> `pto.barrier <PIPE_V>`."""
-        operands = tuple(cg.operand(a, span) if not isinstance(_expr_type(a), TensorType)
-                         else cg.pointer_of(a, span) for a in call.args)
+        """`system.syncall(gm, used, tiles...)` -> `pto.syncall(%gm_view, %tiles..., [%used])
+        mode = .., core_type = ..` (PTOAS's operand order; a used_cores of constant 0, the
+        launch's count, is omitted as pto_codegen.md says); `system.bar_v()` & co. ->
+        `pto.barrier <PIPE_V>`."""
+        args = list(call.args)
+        if instruction == "pto.syncall" and len(args) > 1:
+            used = args.pop(1)
+            if not (isinstance(used, A.ConstInt) and used.value == 0):
+                args.append(used)
+        pre: list[P.Stmt] = []
+        operands: list[P.Expr] = []
+        for arg in args:
+            ty = _expr_type(arg)
+            if isinstance(ty, TensorType):  # the GM workspace, whole, as PTOAS's partition view
+                zeros = A.TupleExpr(elements=tuple(A.ConstInt(value=0, dtype=DataType.INDEX, span=span)
+                                                   for _ in ty.shape), span=span)
+                pre.extend(cg.partition(arg, zeros, ty.shape, span))
+                assigned = pre[-1]
+                assert isinstance(assigned, P.AssignStmt)
+                operands.append(assigned.target)
+            else:
+                operands.append(cg.operand(arg, span))
         full = opdef.with_defaults(call.attrs)
         names = ("pipe",) if instruction == "pto.barrier" else ("mode", "core_type")
         attrs = tuple((name, attr(full, name)) for name in names)
-        return (_instr(instruction, operands, attrs, span),)
+        return (*pre, _instr(instruction, tuple(operands), attrs, span))
 
     @staticmethod
     def sync_event(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,

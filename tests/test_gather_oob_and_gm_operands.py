@@ -105,15 +105,15 @@ import pypto.language as pl
 @pl.program
 class Sync:
     @pl.function(type=pl.FunctionType.InCore)
-    def kernel(self, x: pl.Tensor[[8, 24], pl.FP32]) -> pl.Tensor[[8, 24], pl.FP32]:
-        t: pl.Tensor[[8, 24], pl.FP32] = pl.tensor.adds(x, 1.0)
+    def kernel(self, x: pl.Tensor[[8, 24], pl.FP32], ws: pl.Tensor[[16], pl.INT32]) -> pl.Tensor[[8, 24], pl.FP32]:
+        t: pl.Tensor[[16], pl.INT32] = pl.tensor.adds(ws, 1)
         pl.system.syncall(t, mode="soft")
-        y: pl.Tensor[[8, 24], pl.FP32] = pl.tensor.muls(t, 2.0)
+        y: pl.Tensor[[8, 24], pl.FP32] = pl.tensor.muls(x, 2.0)
         return y
 
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[8, 24], pl.FP32]) -> pl.Tensor[[8, 24], pl.FP32]:
-        y: pl.Tensor[[8, 24], pl.FP32] = self.kernel(x)
+    def main(self, x: pl.Tensor[[8, 24], pl.FP32], ws: pl.Tensor[[16], pl.INT32]) -> pl.Tensor[[8, 24], pl.FP32]:
+        y: pl.Tensor[[8, 24], pl.FP32] = self.kernel(x, ws)
         return y
 '''
 
@@ -130,7 +130,7 @@ def test_a_gm_operand_given_an_on_chip_tensor_is_the_users_error(tmp_path: Path,
 
 def test_a_gm_operand_given_a_parameter_compiles(tmp_path: Path) -> None:
     path = tmp_path / "sync.py"
-    path.write_text(SYNCALL_ON_CHIP.replace("pl.system.syncall(t,", "pl.system.syncall(x,"))
+    path.write_text(SYNCALL_ON_CHIP.replace("pl.system.syncall(t,", "pl.system.syncall(ws,"))
     program = load_program(str(path))
     compiled = run.compile_program(program, verify_all=True)
     inputs = run.random_inputs(program, seed=1)

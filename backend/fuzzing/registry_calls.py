@@ -40,6 +40,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
+from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.vector_ops import mask_cols
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from nanopass.diagnostics import CompileError
@@ -151,6 +152,12 @@ EXCLUDED_CHOICES: dict[tuple[str, str], dict[AttrValue, str]] = {
 ON_CHIP_OPERANDS: dict[tuple[str, int], str] = {
     ("tensor.view", 0): "ConvertTensorToTileOps declines a second tensor view of a GM tensor inside an InCore "
                         "function (its view would alias the parameter's base pointer)",
+}
+
+# Operands that name a workspace of a fixed type rather than data (a soft syncall's GM counters,
+# as languages/ops/system_ops.py states them): always a fresh parameter of that type.
+WORKSPACE_OPERANDS: dict[tuple[str, int], TensorType] = {
+    ("system.syncall", 0): TensorType((SYNCALL_MIN_COUNTERS,), SYNCALL_COUNTER_DTYPE),
 }
 
 
@@ -430,6 +437,9 @@ class _Drawer:
         return self.pool.fresh_value(_like(ty, shape, type(ty), self.pick(sorted(dtypes, key=lambda d: d.name))))
 
     def _value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
+        workspace = WORKSPACE_OPERANDS.get((self.opdef.name, index))
+        if workspace is not None:
+            return self.pool.fresh_value(workspace)
         candidates = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)]
         if decl.kind == "tensor" and self.opdef.prefix != "tensor":
             candidates = [v for v in candidates if v.name in self.pool.gm]

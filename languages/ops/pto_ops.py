@@ -694,7 +694,7 @@ _OP_OPERANDS: dict[str, str] = {
     "pto.get_block_idx": "() -> scalar",
     "pto.get_block_num": "() -> scalar",
     "pto.get_subblock_idx": "() -> scalar",
-    "pto.syncall": "(tensor|tile|scalar...)",
+    "pto.syncall": "(partition_view?, vec|mat?, mat|scalar?, scalar?)",  # gm, ub | l1, l1 | used, used
     "pto.barrier": "()",
     "pto.sync.set": "(scalar?)",
     "pto.sync.wait": "(scalar?)",

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from languages.ops import READ_WRITE, AttrDecl, DeductionError, OpDef, OperandDecl, TileConversion, describe, type_of
 from languages.ops.target_rules import A2A3, A5, PipeIn, Unavailable
-from languages.types import INDEX, Attrs, DataType, NoneType, ScalarType, TensorType, Type
+from languages.types import INDEX, Attrs, DataType, MemorySpace, NoneType, ScalarType, TensorType, TileType, Type
 from nanopass.node import Node
 
 
@@ -51,21 +51,63 @@ def _deduce_barrier(args: Sequence[Node], attrs: Attrs) -> Type:
     return NoneType()
 
 
+# A soft syncall's workspaces, as PTOAS 0.44 verifies them (SyncAllOp::verify): the GM
+# workspace is an INT32 tensor of at least 64 bytes (16 counters), and beside it the barrier
+# stages through on-chip INT32 tiles, one per side that takes part: a Vec (UB) tile for the
+# vector cores, a Mat (L1) tile for the cube. The Tensor-level call names only the GM tensor;
+# ConvertTensorToTileOps allocates the on-chip ones (one 32-byte block of INT32 each, the
+# smallest tile either space holds) and passes used_cores (0: the launch's count, PTOAS's and
+# pto-isa's default) so the tile-level call's operands are positional: gm, used_cores, tiles.
+SYNCALL_COUNTER_DTYPE = DataType.INT32
+SYNCALL_MIN_COUNTERS = 16
+SOFT_SYNCALL_TILE_WORKSPACES: dict[str, tuple[MemorySpace, ...]] = {
+    "aiv_only": (MemorySpace.Vec,),
+    "aic_only": (MemorySpace.Mat,),
+    "mix": (MemorySpace.Vec, MemorySpace.Mat),
+}
+SYNCALL_TILE_WORKSPACE_SHAPE = (1, 8)
+
+
+def syncall_tile_workspaces(attrs: Attrs) -> tuple[MemorySpace, ...]:
+    """The on-chip workspaces a syncall with these attributes takes (none for a hard one)."""
+    full = dict(attrs)
+    if full.get("mode", "hard") != "soft":
+        return ()
+    return SOFT_SYNCALL_TILE_WORKSPACES[str(full.get("core_type", "aiv_only"))]
+
+
 def _deduce_syncall(args: Sequence[Node], attrs: Attrs) -> Type:
     """syncall(mode="hard"|"soft", core_type=..., gm_workspace=None, used_cores=None): a soft
-    barrier polls a GM workspace (at least 64 bytes of INT32 counters)."""
+    barrier polls INT32 counters in a GM workspace (at least 64 bytes); below Tensor it also
+    takes the on-chip workspaces of SOFT_SYNCALL_TILE_WORKSPACES."""
     soft = attr_value(attrs, "mode") == "soft"
     if soft and not args:
         raise DeductionError("a soft syncall needs its gm_workspace tensor",
-                             hint="pass gm_workspace=<a 64-byte INT32 GM tensor>, or use mode=\"hard\"")
+                             hint="pass gm_workspace=<an INT32 GM tensor of at least 16 elements>, or use mode=\"hard\"")
     if not soft and args:
         raise DeductionError("a hard syncall takes no workspace", 0)
     if args:
         workspace = type_of(args[0])
-        if not isinstance(workspace, TensorType) or workspace.dtype.bits * _count(workspace.shape) < 64 * 8:
-            raise DeductionError(f"expected a GM tensor of at least 64 bytes, got {describe(args[0])}", 0)
-    if len(args) > 1 and not isinstance(type_of(args[1]), ScalarType):
-        raise DeductionError(f"expected an integer used_cores, got {describe(args[1])}", 1)
+        if (not isinstance(workspace, TensorType) or workspace.dtype != SYNCALL_COUNTER_DTYPE
+                or _count(workspace.shape) < SYNCALL_MIN_COUNTERS):
+            raise DeductionError(f"expected an INT32 GM tensor of at least {SYNCALL_MIN_COUNTERS} elements (the "
+                                 f"barrier's 64 bytes of counters), got {describe(args[0])}", 0,
+                                 hint="pass a pl.Tensor[[16], pl.INT32] (or larger) workspace parameter")
+    if len(args) > 1:
+        used = type_of(args[1])
+        if not isinstance(used, ScalarType) or used.dtype != DataType.INT32:
+            raise DeductionError(f"expected an INT32 used_cores, got {describe(args[1])}", 1,
+                                 hint="pass a constant core count, or pl.cast(n, pl.INT32)")
+    tiles = args[2:]
+    if tiles:
+        spaces = syncall_tile_workspaces(attrs)
+        got = [type_of(t) for t in tiles]
+        if len(got) != len(spaces) or not all(
+                isinstance(t, TileType) and t.dtype == SYNCALL_COUNTER_DTYPE
+                and t.memory_space in (None, space) for t, space in zip(got, spaces)):
+            names = ", ".join(f"an INT32 {s.name} tile" for s in spaces) or "no tile"
+            raise DeductionError(f"expected the on-chip workspaces of a {attr_value(attrs, 'core_type')} syncall "
+                                 f"({names}), got {', '.join(describe(t) for t in tiles)}", 2)
     return NoneType()
 
 
@@ -115,7 +157,9 @@ _CORE_TYPES = ("aiv_only", "aic_only", "mix")
 def _system_ops() -> list[OpDef]:
     ops = [
         OpDef("system.syncall", (OperandDecl("gm_workspace", "tensor", effect=READ_WRITE, optional=True),
-                                 OperandDecl("used_cores", "scalar", optional=True)),
+                                 OperandDecl("used_cores", "scalar", optional=True, literal_dtype=DataType.INT32),
+                                 OperandDecl("tile_workspaces", "tile", effect=READ_WRITE, optional=True,
+                                             variadic=True)),
               _deduce_syncall, ("barrier",), "system",
               attrs=(AttrDecl("mode", "str", "hard", ("hard", "soft")),
                      AttrDecl("core_type", "str", "aiv_only", _CORE_TYPES)),
