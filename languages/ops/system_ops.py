@@ -19,7 +19,8 @@ from typing import Sequence
 
 from languages.ops import READ_WRITE, AttrDecl, DeductionError, OpDef, OperandDecl, TileConversion, describe, type_of
 from languages.ops.target_rules import A2A3, A5, PipeIn, Unavailable
-from languages.types import INDEX, Attrs, DataType, MemorySpace, NoneType, ScalarType, TensorType, TileType, Type
+from languages.memory_space import MemorySpace
+from languages.types import INDEX, Attrs, DataType, NoneType, ScalarType, TensorType, TileType, Type
 from nanopass.node import Node
 
 
