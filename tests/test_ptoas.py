@@ -70,13 +70,11 @@ REJECTED_BY_THE_COMPILER: dict[str, str] = {
 # PTOAS checks each vector instruction's element types per arch. The compiler knows them for
 # the instructions in languages/ops/assembler_element_types.py (ASSEMBLER_ELEMENT_TYPES: target
 # rules the generator keeps to); the others (BF16 reductions and transcendentals on A5, the
-# tcolexpand family, ...) and PTOAS's wish for signless integer constants while a tile-scalar op
-# on an unsigned tile wants its scalar unsigned (PTOAS's own tests bridge the two with
-# `builtin.unrealized_conversion_cast %c : i32 to ui32`, which the PTO language cannot type yet:
-# its scalars have no signless/unsigned distinction) are a known, open class.
+# tcolexpand family, ...) are a known, open class. (The instructions whose scalar must equal an
+# unsigned tile's element type, which no MLIR scalar can, are target rules since stop 20:
+# SCALAR_TYPED_AS_ELEMENTS, test_no_scalar_typing_lets_ptoas_fill_an_unsigned_tile.)
 ELEMENT_TYPE = re.compile(r"op expects [^\n]*element (type|types|size)s? (to be|to match)|"
                           r"op expects scalar type to match the tile element type|"
-                          r"'pto\.texpands' op expects scalar type == dst element type|"
                           r"op integer return type must be signless")
 PTOAS_REJECTS: dict[tuple[str, str | None], str] = {}
 
@@ -204,6 +202,41 @@ def test_assembler_element_types_reject_what_ptoas_rejects() -> None:
         assert f"{path}:7:16: error: [TargetOpRules]" in log.getvalue()
         assert "PTOAS's tabs takes FP16 / FP32 elements" in log.getvalue()
         assert "Traceback" not in log.getvalue()
+
+
+FILL_INT8 = ("import pypto.language as pl\n\n@pl.program\nclass K:\n"
+             "    @pl.function(type=pl.FunctionType.InCore)\n"
+             "    def k(self, x: pl.Tensor[[16, 32], pl.INT8]) -> pl.Tensor[[16, 32], pl.INT8]:\n"
+             "        return pl.add(pl.full([16, 32], dtype=pl.INT8, value=3), x)\n")
+
+
+@needs_ptoas
+def test_no_scalar_typing_lets_ptoas_fill_an_unsigned_tile(tmp_path: Path) -> None:
+    # SCALAR_TYPED_AS_ELEMENTS: texpands takes a signless scalar equal to the tile's element type.
+    # The INT8 fill assembles; re-typed UINT8, neither the signless scalar (`: i8`) nor an
+    # unsigned one (`: ui8`) does, which is why an unsigned pl.full is refused at the call.
+    kernel, pto = tmp_path / "fill.py", tmp_path / "fill.pto"
+    kernel.write_text(FILL_INT8)
+    rc, log = _compile_to_pto(kernel, "Ascend950", pto)
+    assert rc == 0, log
+    assert _ptoas(pto, "a5", tmp_path / "fill.cpp").returncode == 0
+    text = pto.read_text()
+    fill = next(line for line in text.splitlines() if "pto.texpands" in line)
+    unsigned, unsigned_fill = text.replace("dtype=i8", "dtype=ui8"), fill.replace("dtype=i8", "dtype=ui8")
+    assert ": i8)" in unsigned_fill, unsigned_fill
+    scalar_name = re.search(r"ins\((%\w+) : i8\)", unsigned_fill)
+    assert scalar_name is not None, unsigned_fill
+    # The unsigned scalar as PTOAS's own tests make one (tci_ui32_emitc.pto).
+    bridged = (f"%bridged = builtin.unrealized_conversion_cast {scalar_name[1]} : i8 to ui8\n"
+               + unsigned_fill.replace(f"ins({scalar_name[1]} : i8)", "ins(%bridged : ui8)"))
+    for typed_fill, refusal in ((unsigned_fill, "expects scalar type == dst element type"), (bridged, "must be numeric")):
+        retyped = unsigned.replace(unsigned_fill, typed_fill)
+        (tmp_path / "u.pto").write_text(retyped)
+        result = _ptoas(tmp_path / "u.pto", "a5", tmp_path / "u.cpp")
+        assert result.returncode != 0 and "'pto.texpands'" in result.stderr and refusal in result.stderr, result.stderr
+    kernel.write_text(FILL_INT8.replace("INT8", "UINT8"))
+    rc, log = _compile_to_pto(kernel, "Ascend950", pto)
+    assert rc == 1 and "[TargetOpRules]" in log and "so no unsigned one" in log, log
 
 
 # -- the C++ PTOAS writes compiles against pto-isa's CPU headers ---------------------------------------

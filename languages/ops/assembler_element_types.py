@@ -102,6 +102,13 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+# Instructions whose scalar operand PTOAS types as a signless `ScalarType` and also wants equal
+# to the tile's element type (TExpandsOp "expects scalar type == dst element type", TRemSOp and
+# TFModSOp "... to match the tile element type", TAxpyOp "... to match src element type"): no
+# unsigned tile can satisfy both, so their `iN` admits INTN only.
+SCALAR_TYPED_AS_ELEMENTS: frozenset[str] = frozenset({"pto.texpands", "pto.trems", "pto.tfmods", "pto.taxpy"})
+
+
 def _bf16_widened(*names: str) -> frozenset[str]:
     return frozenset(f"pto.t{name}" for name in names + ("abs", "sqrt", "recip"))
 
@@ -125,14 +132,17 @@ WIDENED_TO_FP32: dict[str, frozenset[str]] = {
 }
 
 
-def _types(spelled: str) -> frozenset[DataType]:
-    """`i32/i16/f16` -> the DataTypes PTOAS admits (iN: either signedness; uiN: unsigned)."""
+def _types(spelled: str, signed_only: bool = False) -> frozenset[DataType]:
+    """`i32/i16/f16` -> the DataTypes PTOAS admits (iN: either signedness, or INTN alone when
+    `signed_only`; uiN: unsigned)."""
     admitted: set[DataType] = set()
     for name in spelled.split("/"):
         if name.startswith("ui"):
             admitted.add(DataType[f"UINT{name[2:]}"])
         elif name.startswith("i"):
-            admitted |= {DataType[f"INT{name[1:]}"], DataType[f"UINT{name[1:]}"]}
+            admitted.add(DataType[f"INT{name[1:]}"])
+            if not signed_only:
+                admitted.add(DataType[f"UINT{name[1:]}"])
         else:
             admitted.add(DataType.parse(name))
     return frozenset(admitted)
@@ -153,12 +163,14 @@ def instruction_rules(instruction: str, first_operand: int) -> tuple[TargetRule,
     bare = instruction.removeprefix("pto.")
     rules: list[TargetRule] = []
     for arch, spelled in sorted(per_arch.items()):
-        dtypes = _types(spelled)
+        dtypes = _types(spelled, instruction in SCALAR_TYPED_AS_ELEMENTS)
         widened = instruction in WIDENED_TO_FP32.get(arch, frozenset()) and DataType.FP32 in dtypes
         because = f"PTOAS's {bare} takes {_names(dtypes)} elements on {_ARCH_NAMES[arch]}"
         if widened:
             dtypes |= {DataType.BF16}
             because += " (BF16 runs in FP32: LegalizeVecDtypes)"
+        if instruction in SCALAR_TYPED_AS_ELEMENTS:
+            because += " (its scalar is a signless MLIR integer that must equal the element type, so no unsigned one)"
         rules.append(AssemblerDtypeIn(
             frozenset({arch}), because,
             f"compute in one of those types (pl.cast before and after){_elsewhere(instruction, arch, dtypes)}",
@@ -169,6 +181,6 @@ def instruction_rules(instruction: str, first_operand: int) -> tuple[TargetRule,
 def _elsewhere(instruction: str, arch: str, dtypes: frozenset[DataType]) -> str:
     """", or compile for ..." when the other target's instruction takes more types."""
     for other, spelled in ACCEPTED[instruction][1].items():
-        if other != arch and _types(spelled) > dtypes:
+        if other != arch and _types(spelled, instruction in SCALAR_TYPED_AS_ELEMENTS) > dtypes:
             return f", or compile for {'Ascend950' if other == 'a5' else 'Ascend910B'}"
     return ""
