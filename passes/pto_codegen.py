@@ -28,7 +28,7 @@ from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import (PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
+from languages.ops.pto_ops import (FLOAT_ADD_AS_SUBTRACTIONS, PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
                                    scalar_conversion_chain)
 from languages.types import (
     BOOL,
@@ -390,6 +390,10 @@ class _Codegen(P.FromAddressed):
             first = self._arith(int_op, (lhs, rhs), expr.type, span)
             shifted = self._arith(ARITH_BINARY["+"][0], (first, rhs), expr.type, span)
             return self._arith(int_op, (shifted, rhs), expr.type, span)
+        if is_float and expr.op == "+" and FLOAT_ADD_AS_SUBTRACTIONS:
+            dtype = cast(ScalarType, expr.type).dtype
+            negated = self._arith(ARITH_BINARY["-"][1], (self.constant(-0.0, dtype), rhs), expr.type, span)
+            return self._arith(ARITH_BINARY["-"][1], (lhs, negated), expr.type, span)
         return self._arith(float_op if is_float else int_op, (lhs, rhs), expr.type, span)
 
     def _binop_operand(self, expr: A.Expr, other: A.Expr, span: Span) -> P.Var:

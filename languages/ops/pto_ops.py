@@ -280,6 +280,13 @@ ARITH_BINARY: dict[str, tuple[str, str]] = {
     "and": ("arith.andi", "arith.andi"),
     "or": ("arith.ori", "arith.ori"),
 }
+# PTOAS 0.44's EmitC conversion registers arith.subf / mulf / divf but no arith.addf pattern
+# ("failed to legalize operation 'arith.addf' that was explicitly marked illegal", on both
+# targets), so a float `a + b` is spelled `a - (-0.0 - b)`: `-0.0 - b` negates b exactly (-0.0 -
+# +0.0 = -0.0, -0.0 - -0.0 = +0.0) and passes a NaN through, and `x - y` is IEEE's `x + (-y)`, so
+# the two subtractions give the bits `a + b` gives (signed zeros, infinities and NaN operands
+# included: a NaN operand comes out as the NaN the addition would return).
+FLOAT_ADD_AS_SUBTRACTIONS = True
 # The integer forms that read their operands as unsigned, for unsigned scalars (MLIR's integers
 # are signless: the operation, not the type, says how the bits are read). `//` and `%` on
 # unsigned values are plain division and remainder (no negative quotient to floor).
