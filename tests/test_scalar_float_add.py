@@ -45,6 +45,6 @@ def test_a_float_scalar_sum_compiles_to_subtractions_and_simulates_bit_exact(tmp
     assert "arith.addf" not in text and text.count("arith.subf") == 4, text
     for scalars in ((1.5, -1.5), (-0.0, -0.0), (0.0, -0.0), (np.inf, 2.0)):
         inputs = random_inputs(program, seed=3)
-        inputs.update({"k1": np.float32(scalars[0]), "k2": np.float32(scalars[1])})
+        inputs.update({"k1": np.asarray(scalars[0], np.float32), "k2": np.asarray(scalars[1], np.float32)})
         reports = compare(reference(program, inputs), run(compiled, inputs))
         assert reports and all(r.ok for r in reports), [str(r) for r in reports]
