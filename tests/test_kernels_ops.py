@@ -276,3 +276,12 @@ def test_scatter_mask_interleaves_two_streams(tmp_path: Path) -> None:
     for backend in (B910, B950):
         check_kernel(KERNELS / "interleave_scatter_mask.py", {"base": base, "even": even, "odd": odd},
                      {"ret0": expected}, backend, tmp_path)
+
+
+def test_a_cube_result_reinterpreted_reads_the_flat_copy(tmp_path: Path) -> None:
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal((16, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 16)).astype(np.float16)
+    bits = matmul_ref(a, b).astype(np.float32).view(np.int32)
+    for backend in (B910, B950):
+        check_kernel(KERNELS / "reinterpret_cube_result.py", {"a": a, "b": b}, {"ret0": bits}, backend, tmp_path)

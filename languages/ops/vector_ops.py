@@ -805,7 +805,7 @@ def _shape_ops() -> list[OpDef]:
               in_place_safe=False, pto=("pto.tconcat",), doc="Along the columns: [a | b]."),
         OpDef("tensor.concat", (_ten("a"), _ten("b")), deduce_concat, ("concat",), "memory",
               to_tile=_tile_conversion("tile.concat", 2)),
-        OpDef("tile.reinterpret_view", (OperandDecl("x", _TILE),), deduce_reinterpret_view, ("reinterpret",), "view",
+        OpDef("tile.reinterpret_view", (_vec("x"),), deduce_reinterpret_view, ("reinterpret",), "view",
               attrs=(AttrDecl("dtype", "dtype", positional=True), AttrDecl("shape", "int_list")),
               output_memory=InheritInput(0), pto=("pto.treshape",),
               doc="The same bytes seen as another dtype (packed flat tiles)."),
