@@ -235,7 +235,8 @@ class PtoFuzzTarget:
         from languages.ops import REGISTRY
 
         # Ops a step never draws, with the stated reason (those not reached through lowering show it).
-        gaps = {op.name: not_generated_reason(op) for op in REGISTRY if not generatable(op)}
+        arch = self.handler.arch
+        gaps = {op.name: not_generated_reason(op, arch) for op in REGISTRY if not generatable(op, arch)}
         passes = tuple(type(p).name for p in self.pipeline.passes)
         triggers = {type(p).name: _first_doc_line(type(p)) for p in self.pipeline.passes}
         return CoverageUniverse(tuple(sorted(op.name for op in REGISTRY)), CONSTRUCTS, passes, gaps, triggers)

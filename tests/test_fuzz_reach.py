@@ -28,3 +28,17 @@ def test_an_op_the_generator_cannot_call_is_reported() -> None:
     # A cross-core push is inserted by ExpandMixedKernel, never drawn by a step: the check sees it.
     assert not reaches_op(REGISTRY.get("tile.tpush_to_aiv"), kernels=3)
     assert not_generated_reason(REGISTRY.get("tile.tpush_to_aiv"))
+
+
+ARCH_ONLY = sorted(op.name for op in REGISTRY if not generatable(op) and any(generatable(op, arch) for arch in ("a2a3", "a5")))
+
+
+def test_an_op_only_one_target_has_is_drawn_for_that_target() -> None:
+    # tile.random / tile.mgather exist on Ascend950 only: a campaign for a5 draws them, one for
+    # A2/A3 says why it cannot.
+    assert {"tile.random", "tile.mgather", "tensor.random"} <= set(ARCH_ONLY), ARCH_ONLY
+    for name in ARCH_ONLY:
+        op = REGISTRY.get(name)
+        archs = [arch for arch in ("a2a3", "a5") if generatable(op, arch)]
+        assert archs and all(reaches_op(op, arch=arch) for arch in archs), name
+        assert all(not_generated_reason(op, arch) for arch in ("a2a3", "a5") if arch not in archs), name

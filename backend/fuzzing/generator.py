@@ -321,7 +321,7 @@ class _KernelBuilder:
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
         """One call of a registered op drawn from the whole registry (or from `only`), over the
         values in scope; None when the drawn op could not be called here."""
-        candidates = list(only) if only is not None else generatable_ops(prefix)
+        candidates = list(only) if only is not None else generatable_ops(prefix, self.arch)
         steered = [op for op in self.steered if op.prefix == prefix]
         if only is None and steered and self.chance(50):
             candidates = steered  # a steered campaign's steps go where it has not been yet
@@ -533,7 +533,7 @@ class _KernelBuilder:
         changes the reduction."""
         slice_op = _by_semantics("tensor", ("slice",))
         params = [v for v in self.values if v.name in self.gm and v.type == ty]
-        observers = [op for op in generatable_ops("tensor") if op.family in VALID_OBSERVERS]
+        observers = [op for op in generatable_ops("tensor", self.arch) if op.family in VALID_OBSERVERS]
         if slice_op is None or not params or not observers or len(ty.shape) != 2:
             return
         rows, cols = (int(d) for d in ty.shape)
@@ -561,7 +561,7 @@ class _KernelBuilder:
         read = _by_semantics("tensor", ("read",))
         scalar_op = _by_semantics("tensor", ("scalar_binary", "add"))
         limit = RANK_LIMITS.get(REGISTRY.get(read).family) if read is not None else None
-        if read is None or scalar_op is None or not generatable(REGISTRY.get(read)) \
+        if read is None or scalar_op is None or not generatable(REGISTRY.get(read), self.arch) \
                 or (limit is not None and len(source.type.shape) != limit[0]):
             self.index_math(source)
             return
@@ -633,7 +633,7 @@ class _KernelBuilder:
         expr = self.scalar_expr(dtype, [k])
         value = T.Var(self.fresh("s"), ScalarType(dtype))
         self.body.append(T.AssignStmt(value, expr))
-        scalar_ops = [op for op in generatable_ops("tensor") if op.family == "elementwise_scalar"
+        scalar_ops = [op for op in generatable_ops("tensor", self.arch) if op.family == "elementwise_scalar"
                       and op.semantics[1:2] in (("add",), ("mul",), ("sub",), ("max",), ("min",))]
         if not scalar_ops:
             return
@@ -1057,7 +1057,7 @@ class _KernelBuilder:
         self.tag("construct:tile-cube")
         dtype = self.pick((F16, BF16, F32)) if self.features.low_precision else F32
         m, k, n = self.pick_common((16, 32, 48)), self.pick_common((32, 16, 64)), self.pick_common((16, 32, 64))
-        family = [op for op in generatable_ops("tile") if op.family == "matmul"]
+        family = [op for op in generatable_ops("tile", self.arch) if op.family == "matmul"]
         if not family:
             return
         if target is None:
@@ -1100,7 +1100,7 @@ class _KernelBuilder:
         named: dict[str, T.Var] = {"lhs": lhs, "rhs": rhs, "bias": bias}
         if "acc" not in _operand_names(target):
             return (target, None) if _deduces(target, named) is not None else None
-        starters = [op for op in generatable_ops("tile") if op.family == "matmul" and "acc" not in _operand_names(op)]
+        starters = [op for op in generatable_ops("tile", self.arch) if op.family == "matmul" and "acc" not in _operand_names(op)]
         fitting = []
         for starter in starters:
             ty = _deduces(starter, named)

@@ -86,24 +86,25 @@ def emission_gap(opdef: OpDef) -> str:
     return ""
 
 
-def unavailable_somewhere(opdef: OpDef) -> str:
-    """Why `opdef` cannot compile on some target at all (an `Unavailable` rule: TRANDOM on A2/A3,
-    cross-core flags without an FFTS base): a campaign's programs are drawn for no particular
-    target, so such an op is not drawn ("" when it compiles everywhere)."""
+def unavailable_somewhere(opdef: OpDef, arch: str = "") -> str:
+    """Why `opdef` cannot compile on `arch` at all (an `Unavailable` rule: TRANDOM on A2/A3,
+    cross-core flags without an FFTS base); with no arch, on some target (programs drawn for no
+    particular target leave such an op out). "" when it compiles there."""
     for rule in opdef.target_rules:
-        if isinstance(rule, Unavailable):
+        if isinstance(rule, Unavailable) and (not arch or arch in rule.archs):
             return f"{rule.what} on {'/'.join(sorted(rule.archs))}: {rule.because}"
     return ""
 
 
-def generatable(opdef: OpDef) -> bool:
-    """Whether a generated kernel may call `opdef` as a step: tensor ops with a tile lowering (or
-    scalar access) and tile ops, but not the ones whose frame the generator (loads / stores of a
-    hand-written tile kernel) or a pass (cross-core FIFOs) writes, nor ones with no PTO emission
-    yet (`emission_gap`: the campaign's coverage table names them)."""
+def generatable(opdef: OpDef, arch: str = "") -> bool:
+    """Whether a generated kernel for `arch` ("": any target) may call `opdef` as a step: tensor
+    ops with a tile lowering (or scalar access) and tile ops, but not the ones whose frame the
+    generator (loads / stores of a hand-written tile kernel) or a pass (cross-core FIFOs) writes,
+    nor ones with no PTO emission yet (`emission_gap`: the campaign's coverage table names them),
+    nor ones the target does not have (an A5-only op is drawn for A5 programs)."""
     if emission_gap(opdef) or opdef.family in UNCONDITIONED_FAMILIES or opdef.name in KNOWN_OPEN:
         return False
-    if unavailable_somewhere(opdef):
+    if unavailable_somewhere(opdef, arch):
         return False
     if opdef.prefix == "tensor":
         return opdef.to_tile is not None or opdef.family == "scalar_access"
@@ -174,13 +175,14 @@ def boxed_extent_gap(ty: Type) -> bool:
     return (rows != 1 and rows % box[0] != 0) or cols % box[1] != 0
 
 
-def not_generated_reason(opdef: OpDef) -> str:
-    """Why a kernel step never calls `opdef` itself ("" when `generatable`): every registered op
-    is either drawn by a step or has a stated reason here, which the coverage test checks."""
-    if generatable(opdef):
+def not_generated_reason(opdef: OpDef, arch: str = "") -> str:
+    """Why a kernel step for `arch` never calls `opdef` itself ("" when `generatable`): every
+    registered op is either drawn by a step or has a stated reason here, which the coverage test
+    checks."""
+    if generatable(opdef, arch):
         return ""
     gap = (emission_gap(opdef) or UNCONDITIONED_FAMILIES.get(opdef.family, "") or KNOWN_OPEN.get(opdef.name, "")
-           or unavailable_somewhere(opdef))
+           or unavailable_somewhere(opdef, arch))
     if gap:
         return gap
     if opdef.prefix in ("pto", "arith"):
@@ -831,12 +833,12 @@ def reaching_ops(name: str, arch: str = "") -> list[str]:
     if name not in REGISTRY:
         return []
     opdef = REGISTRY.get(name)
-    if generatable(opdef):
+    if generatable(opdef, arch):
         reaching = [opdef]
     else:
-        tile_ops = {op.name for op in REGISTRY if op.prefix == "tile" and name in op.pto and generatable(op)}
+        tile_ops = {op.name for op in REGISTRY if op.prefix == "tile" and name in op.pto and generatable(op, arch)}
         reaching = [op for op in REGISTRY if op.name in tile_ops or (
-            op.prefix == "tensor" and generatable(op) and op.to_tile is not None
+            op.prefix == "tensor" and generatable(op, arch) and op.to_tile is not None
             and tile_ops & {op.to_tile.tile_op, op.to_tile.scalar_rhs_op, op.to_tile.row_broadcast_op,
                             op.to_tile.col_broadcast_op})]
     return sorted(op.name for op in reaching if (op.name, arch) not in KNOWN_OPEN_ON
@@ -856,9 +858,9 @@ def steering_focus(universe: Sequence[str], exercised: Collection[str], arch: st
     return focus
 
 
-def generatable_ops(prefix: str) -> list[OpDef]:
-    """The registered ops of `prefix` ("tensor" / "tile") a kernel may call, in name order."""
-    return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op)), key=lambda o: o.name)
+def generatable_ops(prefix: str, arch: str = "") -> list[OpDef]:
+    """The registered ops of `prefix` ("tensor" / "tile") a kernel for `arch` may call, in name order."""
+    return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op, arch)), key=lambda o: o.name)
 
 
 __all__ = ["reaching_ops", "steering_focus", "admitted_dtypes", "rules_on", "unavailable_somewhere", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
