@@ -28,7 +28,7 @@ from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import (FLOAT_ADD_AS_SUBTRACTIONS, PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
+from languages.ops.pto_ops import (FLOAT_ADD_AS_SUBTRACTIONS, SCALAR_OPERAND_DTYPES, PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
                                    scalar_conversion_chain)
 from languages.types import (
     BOOL,
@@ -579,6 +579,17 @@ class _Codegen(P.FromAddressed):
             narrowed = self.set_valid(self.visit_Var(target), target.type, span)
         return (*self.take_pending(), *narrowed, *emitted)
 
+    def converted_scalar(self, operand: P.Var, dtype: DataType, span: Span) -> P.Var:
+        """A scalar operand converted to the `dtype` its instruction types it as
+        (SCALAR_OPERAND_DTYPES); other operands as they are."""
+        ty = operand.type
+        if not isinstance(ty, ScalarType) or ty.dtype is dtype:
+            return operand
+        value = operand
+        for op, step in scalar_conversion_chain(ty.dtype, dtype):
+            value = self._arith(op, (value,), ScalarType(step), span, (("dtype", step),))
+        return value
+
     def tensor_view_of(self, tensor: A.Expr, span: Span) -> P.Var:
         """The tensor view of a GM tensor operand (a parameter, or a store result aliasing one)."""
         base = self.operand(tensor, span)
@@ -660,6 +671,9 @@ class _CodegenCalls:
         chosen = (tuple(call.args[i] for i in opdef.pto_ins if i < len(call.args)) if opdef.pto_ins is not None
                   else tuple(a for a in call.args if not isinstance(a, A.TupleExpr)))
         ins = tuple(cg.operand(a, span) for a in chosen)
+        scalar_dtype = SCALAR_OPERAND_DTYPES.get(instruction)
+        if scalar_dtype is not None:
+            ins = tuple(cg.converted_scalar(a, scalar_dtype, span) for a in ins)
         out = cg.handle(target, call)
         full = opdef.with_defaults(call.attrs)
         attrs = tuple((new, PTO_ATTR_VALUES.get(new, _same)(attr(full, old)))

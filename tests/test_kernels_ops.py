@@ -285,3 +285,12 @@ def test_a_cube_result_reinterpreted_reads_the_flat_copy(tmp_path: Path) -> None
     bits = matmul_ref(a, b).astype(np.float32).view(np.int32)
     for backend in (B910, B950):
         check_kernel(KERNELS / "reinterpret_cube_result.py", {"a": a, "b": b}, {"ret0": bits}, backend, tmp_path)
+
+
+def test_leaky_relu_on_half_precision_with_its_f16_slope(tmp_path: Path) -> None:
+    x = (np.random.default_rng(22).standard_normal((16, 32)) * 4).astype(np.float16)
+    x[0, :4] = [0.0, -0.0, 65504.0, -65504.0]
+    slope = np.float16(0.3)
+    expected = np.where(x > 0, x, (x * slope).astype(np.float16))
+    for backend in (B910, B950):
+        check_kernel(KERNELS / "leaky_relu_f16.py", {"x": x}, {"ret0": expected}, backend, tmp_path)

@@ -280,6 +280,10 @@ ARITH_BINARY: dict[str, tuple[str, str]] = {
     "and": ("arith.andi", "arith.andi"),
     "or": ("arith.ori", "arith.ori"),
 }
+# Instructions whose scalar operand PTOAS types independently of the tile (TLReluOp's `F32:$slope`:
+# "operand #1 must be 32-bit float, but got 'f16'"): the codegen converts the scalar (exactly, from
+# a narrower float; pto-isa's TLRELU then narrows it back to the tile's type, giving the same value).
+SCALAR_OPERAND_DTYPES: dict[str, DataType] = {"pto.tlrelu": DataType.FP32}
 # PTOAS 0.44's EmitC conversion registers arith.subf / mulf / divf but no arith.addf pattern
 # ("failed to legalize operation 'arith.addf' that was explicitly marked illegal", on both
 # targets), so a float `a + b` is spelled `a - (-0.0 - b)`: `-0.0 - b` negates b exactly (-0.0 -
