@@ -26,7 +26,7 @@ from typing_extensions import override
 
 import languages.gen.tile_unplaced as U
 from languages.decls import TileUnplaced
-from languages.ops import REGISTRY, static_ints, type_of
+from languages.ops import REGISTRY, static_int, static_ints, type_of
 from languages.memory_space import MemorySpace
 from languages.types import INDEX, Attrs, AttrValue, DataType, Dims, TileType, TupleType, Type
 from languages.types import attr as attr_of
@@ -213,9 +213,45 @@ class FlattenMutator(U.Rewriter):
         """tile.create / tile.full / tile.reshape: the requested shape is packed like the tile."""
         index = 1 if call.op == "tile.reshape" else 0
         new_args = self._packed_shape_arg(call, index, args)
+        if call.op == "tile.reshape" and len(new_args) > 2 and new_args[2] is not None:
+            new_args = new_args[:2] + (self._packed_valid_arg(call, new_args[2]),) + new_args[3:]
         if all(a is b for a, b in zip(new_args, call.args)):
             return call
         return self._deduced(call, call.op, new_args, call.attrs)
+
+    def _packed_valid_arg(self, call: U.Call, valid: U.Expr) -> U.Expr:
+        """tile.reshape's explicit valid_shape names the N-D result's region: it is packed like the
+        result's valid shape (`packed_valid`), so the registry checks it against the packed region.
+        A runtime extent passes through where packing does not scale it (rank 1, or a leading axis
+        over middle axes of one element)."""
+        shape = call.type.shape if isinstance(call.type, TileType) else ()
+        if len(shape) in (0, 2):
+            return valid
+        elements = valid.elements if isinstance(valid, U.TupleExpr) else (valid,)
+        if len(elements) != len(shape):
+            return valid  # the registry reports the rank mismatch
+        span = valid.span
+        if len(shape) == 1:
+            return U.TupleExpr((U.ConstInt(1, DataType.INDEX, span=span), elements[0]), span=span)
+        middle = [static_int(e) for e in elements[1:-1]]
+        if middle != list(shape[1:-1]):
+            written = ", ".join(_extent_text(e) for e in elements)
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"reshape to {list(shape)} with valid shape [{written}] cannot be packed into 2-D "
+                            "rows (a middle axis is only partly valid)",
+                "make the middle axes fully valid, or reshape to 2-D yourself"))
+        rows_per_lead = math.prod(shape[1:-1])
+        lead = static_int(elements[0])
+        if lead is not None:
+            rows: U.Expr = U.ConstInt(lead * rows_per_lead, DataType.INDEX, span=span)
+        elif rows_per_lead == 1:
+            rows = elements[0]
+        else:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"not supported yet: the runtime valid extent `{_extent_text(elements[0])}` of a rank-"
+                            f"{len(shape)} reshape scales by {rows_per_lead} rows when packed into 2-D",
+                "give the leading valid extent as a constant, or reshape to 2-D yourself"))
+        return U.TupleExpr((rows, elements[-1]), span=span)
 
     def flatten_gm_transfer(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
         """tile.load / tile.store keep their N-D window on the tensor; only the tile is packed.
@@ -680,6 +716,11 @@ def _add_index(offset: U.Expr, delta: int, span: Span) -> U.Expr:
     if isinstance(offset, U.ConstInt):
         return U.ConstInt(offset.value + delta, offset.dtype, span=span)
     return U.BinOp("+", offset, U.ConstInt(delta, DataType.INDEX, span=span), INDEX, span=span)
+
+
+def _extent_text(expr: U.Expr) -> str:
+    value = static_int(expr)
+    return str(value) if value is not None else _name_of(expr)
 
 
 def _name_of(expr: U.Expr) -> str:

@@ -315,3 +315,55 @@ def test_a_rank1_reinterpret_view_with_an_explicit_shape_is_packed(backend: str)
     want = np.sum(shifted.astype(np.int64))
     want = ((want + 2**15) % 2**16) - 2**15  # INT16 wrap-around of the sum
     assert int(np.asarray(expected["ret0"]).reshape(-1)[0]) == want
+
+
+NARROWED_RESHAPES = """
+import pypto.language as pl
+
+
+@pl.program
+class NarrowedReshapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[96], pl.FP32], y: pl.Tensor[[2, 3, 16], pl.FP32]
+          ) -> tuple[pl.Tensor[[96], pl.FP32, pl.TensorView(valid_shape=[37])],
+                     pl.Tensor[[3, 2, 16], pl.FP32, pl.TensorView(valid_shape=[2, 2, 9])]]:
+        head: pl.Tensor[[96], pl.FP32, pl.TensorView(valid_shape=[37])] = pl.tensor.reshape(x, [96], [37])
+        twice: pl.Tensor[[96], pl.FP32, pl.TensorView(valid_shape=[37])] = pl.tensor.muls(head, 2.0)
+        box: pl.Tensor[[3, 2, 16], pl.FP32, pl.TensorView(valid_shape=[2, 2, 9])] = pl.tensor.reshape(
+            y, [3, 2, 16], [2, 2, 9])
+        plus: pl.Tensor[[3, 2, 16], pl.FP32, pl.TensorView(valid_shape=[2, 2, 9])] = pl.tensor.adds(box, 1.0)
+        return twice, plus
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_reshape_narrowed_by_its_valid_shape_operand_is_packed_with_it(backend: str) -> None:
+    # The valid_shape operand of a rank-1 / rank-3 reshape named the N-D region while the shape
+    # operand was packed to 2-D, so the re-deduction compared [37] with [1, 96] and refused a
+    # valid program (found by the generator). Both regions now pack like the tile.
+    import numpy as np
+
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compare, compile_program, random_inputs, reference, run
+    compiled = compile_program(parse_program(NARROWED_RESHAPES, "r.py"), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, 3)
+    expected = reference(compiled.source, inputs)
+    reports = compare(expected, run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports
+    x, y = np.asarray(inputs["x"]), np.asarray(inputs["y"])
+    assert (np.asarray(expected["ret0"])[:37] == x[:37] * np.float32(2.0)).all()
+    want = y.reshape(3, 2, 16)[:2, :2, :9] + np.float32(1.0)
+    assert (np.asarray(expected["ret1"])[:2, :2, :9] == want).all()
+
+
+def test_a_reshape_narrowed_inside_a_middle_axis_is_refused_where_it_is_written() -> None:
+    with pytest.raises(CompileError, match="middle axis is only partly valid") as info:
+        flatten("""
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, y: pl.Tensor[[2, 3, 16], pl.FP32]) -> pl.Tensor[[2, 3, 16], pl.FP32]:
+        box: pl.Tensor[[2, 3, 16], pl.FP32, pl.TensorView(valid_shape=[2, 2, 16])] = pl.tensor.reshape(
+            y, [2, 3, 16], [2, 2, 16])
+        plus: pl.Tensor[[2, 3, 16], pl.FP32, pl.TensorView(valid_shape=[2, 2, 16])] = pl.tensor.adds(box, 1.0)
+        return plus
+""")
+    assert "valid shape [2, 2, 16]" in str(info.value) and "reshape to 2-D yourself" in str(info.value)
