@@ -281,14 +281,20 @@ class FlattenMutator(U.Rewriter):
 
     def flatten_rank1_window(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
         """tile.slice / tile.assemble / tile.read / tile.write on a 1-D tile address row 0 of the
-        packed [1, n]."""
+        packed [1, n]: the op's window (the registry's `Window` fact) says which list operands are
+        its offsets (row 0 prepended) and which its extents (one row prepended)."""
         source = type_of(call.args[0])
         if not isinstance(source, TileType) or len(source.shape) == 2:
             return call if all(a is b for a, b in zip(args, call.args)) else self._deduced(call, call.op, args, call.attrs)
         if len(source.shape) != 1:
             raise CompileError(Diagnostic.at(call, RULE, f"`{call.op}` on a rank-{len(source.shape)} tile is not supported",
                                              "reshape the tile to 2-D before indexing it"))
-        widened = tuple(_prepend(a, call.span) if a.KIND == "TupleExpr" else a for a in args[1:])
+        window = REGISTRY.get(call.op).window
+        assert window is not None and isinstance(window.offsets, int), call.op
+        extents = {e[1] for e in window.extent if e[0] == "list"}
+        widened = tuple(_prepend(a, 1 if i in extents else 0, call.span)
+                        if a.KIND == "TupleExpr" and (i in extents or i == window.offsets) else a
+                        for i, a in enumerate(args) if i > 0)
         return self._deduced(call, call.op, (args[0], *widened), call.attrs)
 
     def materialize_transpose_scratch(self, call: U.Call, args: tuple[U.Expr, ...], pre: list[U.Stmt]) -> U.Call:
@@ -640,9 +646,9 @@ def _with_attr(attrs: Attrs, name: str, value: AttrValue) -> Attrs:
     return tuple((k, v) for k, v in attrs if k != name) + ((name, value),)
 
 
-def _prepend(index_list: U.Expr, span: Span) -> U.Expr:
+def _prepend(index_list: U.Expr, first: int, span: Span) -> U.Expr:
     assert isinstance(index_list, U.TupleExpr)
-    return U.TupleExpr((U.ConstInt(0, DataType.INDEX, span=span), *index_list.elements), span=span)
+    return U.TupleExpr((U.ConstInt(first, DataType.INDEX, span=span), *index_list.elements), span=span)
 
 
 def _walk_vars(node: Node) -> list[U.Var]:

@@ -367,3 +367,52 @@ def test_a_reshape_narrowed_inside_a_middle_axis_is_refused_where_it_is_written(
         return plus
 """)
     assert "valid shape [2, 2, 16]" in str(info.value) and "reshape to 2-D yourself" in str(info.value)
+
+
+RANK1_WINDOWS = """
+import pypto.language as pl
+
+
+@pl.program
+class Rank1Windows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16], pl.FP32], y: pl.Tensor[[24], pl.FP32]
+          ) -> tuple[pl.Tensor[[13], pl.FP32], pl.Tensor[[11], pl.FP32, pl.TensorView(valid_shape=[6])],
+                     pl.Tensor[[24], pl.FP32]]:
+        bumped: pl.Tensor[[16], pl.FP32] = pl.tensor.adds(x, 1.0)
+        tail: pl.Tensor[[13], pl.FP32] = pl.tensor.slice(bumped, [13], [3])
+        part: pl.Tensor[[11], pl.FP32, pl.TensorView(valid_shape=[6])] = pl.tensor.slice(bumped, [11], [4], [6])
+        halved: pl.Tensor[[11], pl.FP32, pl.TensorView(valid_shape=[6])] = pl.tensor.muls(part, 0.5)
+        y2: pl.Tensor[[24], pl.FP32] = pl.tensor.muls(y, 3.0)
+        placed: pl.Tensor[[24], pl.FP32] = pl.tensor.assemble(y2, bumped, [8])
+        return tail, halved, placed
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_rank1_windows_are_one_row_of_the_packed_tile(backend: str) -> None:
+    # A rank-1 slice's shape [13] was widened like its offsets, to [0, 13]: a window of no rows
+    # that no store accepts (found by the generator). Extents now gain a row, offsets row 0.
+    import numpy as np
+
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compare, compile_program, random_inputs, reference, run
+    compiled = compile_program(parse_program(RANK1_WINDOWS, "w.py"), backend=backend, verify_all=True)
+    packed = FlattenTileNdTo2D().run(ConvertTensorToTileOps().run(parse_program_as(RANK1_WINDOWS, T.Program),
+                                                                  PassContext()), PassContext())
+    windows = calls(packed, "tile.slice")
+    assert [static_ints(c.args[1]) for c in windows] == [(1, 13), (1, 11)]
+    assert [static_ints(c.args[2]) for c in windows] == [(0, 3), (0, 4)]
+    assert static_ints(windows[1].args[3]) == (1, 6)
+    assert [static_ints(c.args[2]) for c in calls(packed, "tile.assemble")] == [(0, 8)]
+    inputs = random_inputs(compiled.source, 4)
+    expected = reference(compiled.source, inputs)
+    reports = compare(expected, run(compiled, inputs))
+    assert reports and all(r.ok for r in reports), reports
+    x, y = np.asarray(inputs["x"]), np.asarray(inputs["y"])
+    bumped = x + np.float32(1.0)
+    assert (np.asarray(expected["ret0"]) == bumped[3:]).all()
+    assert (np.asarray(expected["ret1"])[:6] == bumped[4:10] * np.float32(0.5)).all()
+    placed = y * np.float32(3.0)
+    placed[8:] = bumped
+    assert (np.asarray(expected["ret2"]) == placed).all()
