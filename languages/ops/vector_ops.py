@@ -57,7 +57,7 @@ from languages.ops.tensor_ops import (
     value_at,
 )
 from languages.types import Attrs, DataType, Dims, ScalarType, TensorType, TileType, TileView, Type, attr
-from languages.views import implicit_view, make_tile_type, normalize_valid
+from languages.views import effective_view, implicit_view, make_tile_type, normalize_valid
 from nanopass.node import Node
 
 VEC = MemorySpace.Vec
@@ -443,9 +443,12 @@ def deduce_concat(args: Sequence[Node], attrs: Attrs) -> Type:
 
 def reinterpreted_shape(value: Value, dtype: DataType) -> Dims:
     """reinterpret_view's automatic shape: the physically contiguous axis (the last for ND /
-    row-major, the penultimate for DN / col-major) scaled by the byte-width ratio."""
+    row-major, the penultimate for DN / col-major) scaled by the byte-width ratio. A tile's
+    layout is its view's, or for an unplaced tile the flat layout its shape implies (an [N, 1]
+    column is column-major, `languages.views.shape_blayout`): the one placement gives it, so the
+    shape deduced before placement is the one deduced after it."""
     src, dst = value.dtype.bits, dtype.bits
-    col_major = isinstance(value, TileType) and value.view is not None and value.view.blayout == "col_major"
+    col_major = isinstance(value, TileType) and effective_view(value).blayout == "col_major"
     axis = len(value.shape) - (2 if col_major and len(value.shape) >= 2 else 1)
     extent = value.shape[axis] * src
     if extent % dst:

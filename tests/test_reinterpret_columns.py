@@ -1,0 +1,76 @@
+"""reinterpret_view of a column vector: an [N, 1] tile is stored column-major (its N elements
+contiguous), so the automatic view scales its rows — before placement as after it. A tile
+kernel that reinterprets a column and stores the [k*N, 1] result runs bit-exact; one that
+claims the row-major [N, k] is refused at its own line, not by a pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from languages.memory_space import MemorySpace
+from languages.types import TileType
+from nanopass.pipeline import main
+from tests.test_op_registry import FP32, INT8, deduce, tile
+
+KERNEL = """\
+import pypto.language as pl
+
+
+@pl.program
+class Columns:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[ROWS, 1], pl.FP32], out: pl.Out[pl.Tensor[[OUT], pl.INT8]]) -> pl.Tensor[[OUT], pl.INT8]:
+        r: pl.Tile[[ROWS, 1], pl.FP32] = pl.tile.sqrt(pl.tile.load(x, [0, 0], [ROWS, 1], target_memory=pl.Mem.Vec))
+        bytes_: pl.Tile[[RESULT], pl.INT8] = pl.tile.reinterpret_view(r, dtype=pl.INT8)
+        st: pl.Tensor[[OUT], pl.INT8] = pl.tile.store(bytes_, [0, 0], out)
+        return st
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[ROWS, 1], pl.FP32]) -> pl.Tensor[[OUT], pl.INT8]:
+        out: pl.Tensor[[OUT], pl.INT8] = pl.tensor.create([OUT], dtype=pl.INT8)
+        y: pl.Tensor[[OUT], pl.INT8] = self.k(x, out)
+        return y
+"""
+
+
+def _kernel(rows: int, result: str, out: str) -> str:
+    return KERNEL.replace("ROWS", str(rows)).replace("RESULT", result).replace("OUT", out)
+
+
+def test_a_column_reinterprets_along_its_rows_placed_or_not() -> None:
+    for space in (None, MemorySpace.Vec):
+        got = deduce("tile.reinterpret_view", tile((8, 1), FP32, space=space), dtype=INT8)
+        assert isinstance(got, TileType) and got.shape == (32, 1), (space, got)
+    # One row stays row-major: its last axis scales.
+    got = deduce("tile.reinterpret_view", tile((1, 8), FP32), dtype=INT8)
+    assert isinstance(got, TileType) and got.shape == (1, 32)
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("rows", [8, 16])
+def test_a_reinterpreted_column_stores_its_bytes_bit_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           backend: str, rows: int) -> None:
+    shape = f"{4 * rows}, 1"
+    (tmp_path / "k.py").write_text(_kernel(rows, shape, shape))
+    x = np.random.default_rng(rows).uniform(0.5, 4.0, (rows, 1)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
+               str(tmp_path / "k.pto"), "--inputs", str(tmp_path / "in.npz"), "--save-outputs",
+               str(tmp_path / "out.npz")])
+    log = capsys.readouterr().err
+    assert rc == 0 and "bit-exact" in log, log
+    got = np.load(tmp_path / "out.npz")["ret0"]
+    assert got.dtype == np.int8 and got.shape == (4 * rows, 1)
+    assert (got.reshape(-1).view(np.float32) == np.sqrt(x).reshape(-1)).all()
+
+
+def test_claiming_the_row_major_view_of_a_column_is_refused_at_the_users_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "k.py").write_text(_kernel(8, "8, 4", "8, 4"))
+    rc = main([str(tmp_path / "k.py"), "--backend", "Ascend910B", "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in log and "internal compiler error" not in log, log
+    assert "k.py:9:" in log and "gives pl.Tile[[32, 1], pl.INT8]" in log, log
