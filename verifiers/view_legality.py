@@ -101,9 +101,12 @@ class _Checker:
                 and src.dtype == dst.dtype:
             return
         space = src.memory_space.name if src.memory_space is not None else "?"
+        # The operand may be written in place (`pl.tile.reshape(pl.tile.load(...), ...)`).
+        what = (f"`{getattr(source, 'name')}`" if source.KIND == "Var"
+                else f"the {getattr(source, 'op', 'operand')} result")
         self.out.append(Diagnostic.at(
             call, RULE,
-            f"{getattr(call, 'op')} re-views `{getattr(source, 'name')}` ({list(src.shape)} in {space}, "
+            f"{getattr(call, 'op')} re-views {what} ({list(src.shape)} in {space}, "
             f"{src.view.blayout}/{src.view.slayout} boxes) as {list(dst.shape)} ({dst.view.blayout}/"
             f"{dst.view.slayout}): the bytes do not hold the elements in row-major order, so the re-view "
             f"pairs elements with other elements' bytes",
