@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES
+from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES, is_row_major_linear, physical_2d
 from languages.memory_space import MemorySpace
 from languages.types import DataType, Dims, TileType, TileView, ValidDims
 
@@ -83,6 +83,25 @@ def move_view(source: TileType, space: MemorySpace) -> TileView:
         blayout, slayout = src_view.blayout, src_view.slayout
     fractal = ACC_FRACTAL_BYTES if space is MemorySpace.Acc else FRACTAL_BYTES
     return TileView(blayout, slayout, fractal, pad=src_view.pad)
+
+
+def flat_reshape_gap(source: Dims, result: Dims, dtype: DataType) -> str:
+    """Why a zero-copy reshape of a flat Vec tile of shape `source` into `result` would read
+    other bytes ("" when it reads the same elements): both tiles, packed to 2-D and laid out as
+    Vec lays them (rows padded to 32 bytes, `languages.layout.padded_2d`), must hold their
+    elements in row-major order (`is_row_major_linear`, which the ViewLegality verifier checks).
+    InferTileMemorySpace refuses such a reshape with this reason and the generator does not draw
+    it."""
+    shapes = [physical_2d(tuple(shape)) for shape in (source, result)]
+    if shapes[0] == shapes[1]:
+        return ""
+    scattered = [shape for shape in shapes
+                 if not is_row_major_linear(implicit_view(MemorySpace.Vec, shape), shape, dtype)]
+    if not scattered:
+        return ""
+    which = " and ".join(str(list(shape)) for shape in scattered)
+    return (f"a {dtype.name} Vec tile of {which} keeps its rows at a 32-byte pitch, so its elements are not "
+            "contiguous in row-major order and no zero-copy reshape can re-view them")
 
 
 def transposed_view(view: TileView) -> TileView:

@@ -35,6 +35,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
+from languages.ops.vector_ops import reinterpret_on_chip_gap
 from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -424,6 +425,7 @@ class TensorToTileMutator(U.FromTensor):
         args = self._boxed_per_column_operand(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             args[0] = self._logical_window(call, args[0], pre)
+        self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
         if conversion.scratch_like is not None and wants_scratch:
             args.append(self._scratch_like(args[conversion.scratch_like], call, pre))
@@ -666,6 +668,22 @@ class TensorToTileMutator(U.FromTensor):
             return value
         return self._temp(f"{_base_name(value)}_view", self._call(
             "tile.reshape", (value, index_list(shape, call.span)), (), call.span), pre)
+
+    @staticmethod
+    def _check_reinterpret(call: T.Call, tile_op: str) -> None:
+        """A tensor reinterpret_view whose tile form would view other bytes (an [N, 1] column is
+        column-major on chip) is declined at the user's line (`reinterpret_on_chip_gap`)."""
+        source = type_of(call.args[0]) if call.args else None
+        if REGISTRY.get(tile_op).semantics[:1] != ("reinterpret",) or not isinstance(source, TensorType):
+            return
+        attrs = dict(call.attrs)
+        dtype, shape = attrs.get("dtype"), attrs.get("shape")
+        if not isinstance(dtype, DataType):
+            return
+        gap = reinterpret_on_chip_gap(source, dtype, tuple(shape) if isinstance(shape, tuple) else None)
+        if gap:
+            raise _error(call, gap, "reshape the column to a row ([1, N]) and reinterpret that: its bytes read "
+                                    "in row-major order, as the tensor view's do")
 
     def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
         """A reshape reads its operand's logical shape; a cube-boxed tile (a matmul result whose M

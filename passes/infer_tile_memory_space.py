@@ -30,7 +30,7 @@ from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, 
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, DataType, TileType, Type, attr, with_attr
 from languages.layout import assembler_checked_box, is_row_major_linear, l0_footprint_bytes
-from languages.views import implicit_view
+from languages.views import flat_reshape_gap, implicit_view
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -512,6 +512,15 @@ class _Placer(P.FromTileUnplaced):
                 and is_row_major_linear(source.type.view, source.type.shape, dtype) and not window:
             return source
         flat = MemorySpace.Vec
+        padded = flat_reshape_gap(source.type.shape, shape, dtype)
+        if padded:
+            # No Vec buffer holds both shapes' elements in row-major order: a hop would not help.
+            raise CompileError(Diagnostic.at(
+                call, "InferTileMemorySpace",
+                f"not supported yet: reshaping `{source.name}` from {list(source.type.shape)} to {list(shape)} on "
+                f"chip: {padded}",
+                hint="reshape between shapes whose rows are one row or whole 32-byte blocks, or give the kernel "
+                     "its input in the reshaped shape"))
         why = ("a reshape of a window of a larger tile, whose rows sit at the larger tile's pitch" if window
                else f"a reshape of a {space.name} tile, whose {space.name} layout is not row-major")
         hop, moved = self._hop(source, flat, call, f"{call.op} operand `x` ({why})")

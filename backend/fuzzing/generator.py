@@ -59,6 +59,7 @@ from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
+from languages.views import flat_reshape_gap
 from nanopass.diagnostics import CompileError
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -982,7 +983,10 @@ class _KernelBuilder:
         dtype = self.pick((F16, F32, BF16)) if self.features.low_precision else F32
         # A reshaped operand is not cube-boxed (InferTileMemorySpace says so): M and K whole boxes.
         m, k, n = self.pick_common((16, 32, 8)), self.pick_common((32, 64, 16)), self.pick_common((16, 32))
-        source_shape = self.pick(((m, k), (m * 2, k // 2), (k, m))) if m % 16 == 0 else (m, k)
+        # The reshape is a zero-copy re-view on chip: both shapes' padded Vec rows must keep the
+        # elements in row-major order (the fact InferTileMemorySpace refuses the others by).
+        shapes = [s for s in ((m, k), (m * 2, k // 2), (k, m)) if not flat_reshape_gap(s, (m, k), dtype)]
+        source_shape = self.pick(tuple(shapes)) if m % 16 == 0 else (m, k)
         a = self.param(TensorType(source_shape, dtype), "a")
         b = self.param(TensorType((k, n), dtype), "b")
         lhs: T.Var = a

@@ -35,14 +35,16 @@ from typing import Any, Callable, Collection, Sequence
 
 from languages.gen import tensor as T
 from languages.cube_boxing import unaligned_k, unaligned_n
-from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, row_major_vec_tiles
+from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation, \
+    row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
-from languages.ops.vector_ops import mask_cols
+from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
+from languages.views import flat_reshape_gap
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node
 
@@ -173,6 +175,33 @@ def boxed_extent_gap(ty: Type) -> bool:
         return False
     rows, cols = physical_2d(ty.shape)
     return (rows != 1 and rows % box[0] != 0) or cols % box[1] != 0
+
+
+def on_chip_view_gap(opdef: OpDef, args: Sequence[T.Expr], attrs: Sequence[tuple[str, AttrValue]], result: Type,
+                     in_gm: bool) -> str:
+    """Why a zero-copy reshape / reinterpret call has no on-chip form ("" when it has), from the
+    facts the pipeline refuses it by: a reshape between Vec tiles whose padded rows keep elements
+    out of row-major order (`languages.views.flat_reshape_gap`, InferTileMemorySpace; placed
+    tiles: `reshape_is_reinterpretation`, the ViewLegality verifier), a tensor reinterpret of a
+    column-major [N, 1] column (`reinterpret_on_chip_gap`, ConvertTensorToTileOps). A
+    `tensor.view` of a GM tensor stays a view in GM and is not affected."""
+    source = getattr(args[0], "type", None) if args else None  # a Var, or a call written in place
+    if not isinstance(source, (TensorType, TileType)) or not isinstance(result, (TensorType, TileType)):
+        return ""
+    tile_op = opdef.name
+    if opdef.prefix == "tensor":
+        if opdef.to_tile is None or opdef.to_tile.tile_op not in REGISTRY:
+            return ""
+        tile_op = opdef.to_tile.tile_op
+    if REGISTRY.get(tile_op).semantics[:1] == ("reinterpret",) and isinstance(source, TensorType):
+        shape = dict(attrs).get("shape")
+        return reinterpret_on_chip_gap(source, result.dtype, tuple(shape) if isinstance(shape, tuple) else None)
+    if not REGISTRY.is_reshape(tile_op) or (opdef.semantics[:1] == ("view",) and in_gm):
+        return ""
+    if isinstance(source, TileType) and isinstance(result, TileType) and source.view is not None \
+            and result.view is not None:
+        return "" if reshape_is_reinterpretation(source, result) else "the placed tiles' bytes differ in order"
+    return flat_reshape_gap(source.shape, result.shape, source.dtype)
 
 
 def not_generated_reason(opdef: OpDef, arch: str = "") -> str:
@@ -672,6 +701,9 @@ class _Drawer:
             return None
         if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):
             return None
+        in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
+        if on_chip_view_gap(opdef, args, attr_items, ty, in_gm):
+            return None  # the pipeline refuses it: no zero-copy form on chip
         if opdef.to_tile is not None and (unaligned_n(args, attr_items, opdef.to_tile) is not None
                                           or unaligned_k(args, attr_items, opdef.to_tile) is not None):
             return None  # the conversion declines a K it never pads, an N it does not box (TileInput.aligned_n)

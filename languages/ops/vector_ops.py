@@ -459,6 +459,27 @@ def reinterpreted_shape(value: Value, dtype: DataType) -> Dims:
     return tuple(shape)
 
 
+def reinterpret_on_chip_gap(value: TensorType, dtype: DataType, shape: Dims | None = None) -> str:
+    """Why `tensor.reinterpret_view(value, dtype)` has no zero-copy tile form ("" when it has):
+    the tensor view reads ND (its last axis scales), but an [N, 1] column's tile is column-major
+    (`languages.views.shape_blayout`), its N elements contiguous, so the view of the same bytes
+    there scales the rows ([8, 1] FP32 is [32, 1] INT8, not the tensor's [8, 4], whose 32-byte
+    padded rows are other bytes). ConvertTensorToTileOps refuses such a call with this reason and
+    the generator does not draw it."""
+    if value.dtype.bits == dtype.bits or shape is not None:
+        return ""
+    try:
+        tensor_shape = reinterpreted_shape(value, dtype)
+        tile_shape = reinterpreted_shape(make_tile_type(value.shape, value.dtype), dtype)
+    except DeductionError:
+        return ""  # the deduction reports it
+    if tensor_shape == tile_shape:
+        return ""
+    return (f"not supported yet: reinterpreting the column {list(value.shape)} of {value.dtype.name} as "
+            f"{dtype.name} on chip: its tile is column-major (the column's elements are contiguous), so the same "
+            f"bytes form a {list(tile_shape)} tile, not the {list(tensor_shape)} the tensor view reads")
+
+
 def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
     value = value_at(args, 0)
     dtype = dtype_attr(attrs, "dtype")
@@ -827,4 +848,4 @@ OPS: tuple[OpDef, ...] = tuple(
     _bitwise_ops() + _arith_ops() + _compare_ops() + _reduction_ops() + _generation_ops() + _shape_ops()
 )
 
-__all__ = ["CMP_MODES", "MASK_DTYPE", "OPS", "cmp_mode", "mask_cols", "reinterpreted_shape"]
+__all__ = ["CMP_MODES", "MASK_DTYPE", "OPS", "cmp_mode", "mask_cols", "reinterpret_on_chip_gap", "reinterpreted_shape"]
