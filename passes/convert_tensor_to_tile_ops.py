@@ -1108,6 +1108,14 @@ class TensorToTileMutator(U.FromTensor):
         assert isinstance(value.type, TileType)
         if tuple(value.type.shape) == shape:
             return value
+        if len(value.type.shape) == 2 and tuple(value.type.valid_extents) == shape:
+            # A cube result boxed taller / wider than its logical shape (M or N rounded up to a
+            # fractal box): its logical rows are the valid window at the origin, not a reshape,
+            # read on the vector core (the whole tile crosses Acc -> Vec, then the window is cut).
+            flat = self._temp(f"{value.name}_vec", self._call(
+                "tile.move", (value,), (("target_memory", MemorySpace.Vec),), span), pre)
+            return self._temp(f"{value.name}_rows", self._call(
+                "tile.slice", (flat, index_list(shape, span), index_list((0, 0), span)), (), span), pre)
         return self._temp(f"{value.name}_rows", self._call("tile.reshape", (value, index_list(shape, span)), (), span), pre)
 
     @staticmethod

@@ -148,3 +148,26 @@ def test_tile_types_of_the_predicates_are_placed_where_the_pool_places_them() ->
     shape = T.TupleExpr((T.ConstInt(4, DataType.INDEX), T.ConstInt(2, DataType.INDEX)))
     assert isinstance(result, TileType)
     assert _gaps([T.Call("tile.reshape", (column, shape), (), result)])
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_scatter_update_of_a_boxed_cube_result_reads_its_valid_window(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    # A matmul's M = 20 lives boxed as [32, 48]: the lowering "reshaped" it to its logical
+    # [20, 48] rows and the deduction refused a reshape of 1536 elements into 960 (generator
+    # class). The logical rows are the valid window at the origin.
+    body = ("        c: pl.Tensor[[20, 48], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)\n"
+            "        d: pl.Tensor[[20, 48], pl.FP32] = pl.tensor.muls(c, 0.5)\n"
+            "        u: pl.Tensor[[20, 48], pl.FP32] = pl.tensor.scatter_update(d, index=idx, src=c)\n"
+            "        return u\n")
+    params = "a: pl.Tensor[[20, 64], pl.FP32], b: pl.Tensor[[64, 48], pl.FP32], idx: pl.Tensor[[20, 1], pl.INT32]"
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (20, 64)).astype(np.float32)
+    b = rng.uniform(-1, 1, (64, 48)).astype(np.float32)
+    idx = rng.permutation(20)[:, None].astype(np.int32)  # distinct rows: a well-defined update
+    np.savez(tmp_path / "in.npz", a=a, b=b, idx=idx)
+    (tmp_path / "k.py").write_text(_program(body, params, "pl.Tensor[[20, 48], pl.FP32]", "a, b, idx"))
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
+               str(tmp_path / "k.pto"), "--inputs", str(tmp_path / "in.npz")])
+    log = capsys.readouterr().err
+    assert rc == 0 and "bit-exact" in log, log
