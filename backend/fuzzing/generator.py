@@ -444,8 +444,10 @@ class _KernelBuilder:
             return
         if op in REGISTRY and REGISTRY.get(op).family == "matmul" and any(d % 16 for d in ty.shape):
             self.boxed.add(var.name)
-        elif any(isinstance(a, T.Var) and a.name in self.boxed and getattr(a.type, "shape", None) == ty.shape
-                 for a in args):
+        elif any(isinstance(a, T.Var) and a.name in self.boxed
+                 and tuple(getattr(a.type, "shape", ()))[:1] == ty.shape[:1] for a in args):
+            # A value computed row by row from a boxed one keeps its box-rounded rows (a compare's
+            # packed mask too, though its columns are the mask's own).
             self.boxed.add(var.name)
 
     def usable(self, value: T.Var) -> bool:
