@@ -171,3 +171,20 @@ def test_a_scatter_update_of_a_boxed_cube_result_reads_its_valid_window(
                str(tmp_path / "k.pto"), "--inputs", str(tmp_path / "in.npz")])
     log = capsys.readouterr().err
     assert rc == 0 and "bit-exact" in log, log
+
+
+def test_a_compare_of_a_boxed_cube_result_is_boxed_for_the_generator() -> None:
+    # A [1, 1] matmul result lives boxed as [16, 16]; its compare's packed [1, 32] mask keeps the
+    # box-rounded rows, and ConvertTensorToTileOps declines a view over it ("not supported yet"):
+    # the generator must know the mask is boxed, though its columns are the mask's own.
+    import random
+
+    from backend.fuzzing.generator import _SeededBuilder
+
+    builder = _SeededBuilder(lambda strategy: None, Features(), "k", rng=random.Random(0))
+    a = builder.param(TensorType((1, 32), F16), "a")
+    b = builder.param(TensorType((32, 1), F16), "b")
+    product = builder.call("tensor.matmul", (a, b))
+    mask = builder.call("tensor.cmp", (product, T.ConstFloat(-1.5, F16)), (("cmp_type", 3),))
+    assert isinstance(mask.type, TensorType) and mask.type.shape == (1, 32)
+    assert {product.name, mask.name} <= builder.boxed
