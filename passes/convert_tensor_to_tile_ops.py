@@ -42,6 +42,8 @@ from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n
+from languages.layout import padded_2d, unboxed_row_multiple
+from languages.views import make_tile_type
 from passes.analysis.consumer_space import (
     ConsumerDemand,
     SpaceDemand,
@@ -89,6 +91,13 @@ def _is_row_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
 def _is_boxed_column(ty: Type | None) -> bool:
     """A 2-D tile a fractal of columns wide holding one valid column (a matmul result with N = 1)."""
     return isinstance(ty, TileType) and len(ty.shape) == 2 and ty.shape[1] != 1 and ty.valid[1] == 1
+
+
+def _pitch(tile: TileType) -> int:
+    """Elements from one row of a 2-D Vec tile to the next: its columns padded to 32 bytes
+    (`languages.layout.padded_2d`). TGATHER / TSCATTER read a flat index over the whole buffer,
+    so a row offset r * cols is r times this pitch, not the logical column count."""
+    return padded_2d(tile)[1]
 
 
 def _is_col_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
@@ -954,16 +963,24 @@ class TensorToTileMutator(U.FromTensor):
 
     def _row_offsets(self, shape: tuple[int, ...], stride: int, span: Span, pre: list[U.Stmt]) -> U.Var | None:
         """An INT32 tile of `shape` [R, K] holding r * stride at (r, c) (None for one row),
-        built from one linear arange (PyPTO's lowering): ci(0, [1, R*K]) viewed as [R, K],
-        // K, * stride. Every tile is R*K or K wide, so rows stay 32-byte aligned."""
+        built from one linear arange (PyPTO's lowering): ci(0, [1, R*W]) viewed as [R, W],
+        // W, * stride, where W is K rounded up to whole 32-byte blocks: a Vec row is padded to
+        that pitch, so only a [R, W] view of the arange reads it in row-major order (a [R, K]
+        one would not be a zero-copy view); a K narrower than W is the [R, K] window of it."""
         rows, width = shape
         if rows == 1:
             return None
-        line = self._temp("lin", self._call("tile.ci", (self._i32(0, span), index_list((1, rows * width), span)),
+        block = unboxed_row_multiple(DataType.INT32)
+        pitch = -(-width // block) * block
+        line = self._temp("lin", self._call("tile.ci", (self._i32(0, span), index_list((1, rows * pitch), span)),
                                             (("dtype", DataType.INT32),), span), pre)
-        grid = self._temp("lin2d", self._call("tile.reshape", (line, index_list((rows, width), span)), (), span), pre)
-        row_ids = self._temp("row_ids", self._call("tile.divs", (grid, self._i32(width, span)), (), span), pre)
-        return self._temp("row_base", self._call("tile.muls", (row_ids, self._i32(stride, span)), (), span), pre)
+        grid = self._temp("lin2d", self._call("tile.reshape", (line, index_list((rows, pitch), span)), (), span), pre)
+        row_ids = self._temp("row_ids", self._call("tile.divs", (grid, self._i32(pitch, span)), (), span), pre)
+        base = self._temp("row_base", self._call("tile.muls", (row_ids, self._i32(stride, span)), (), span), pre)
+        if pitch == width:
+            return base
+        window = self._call("tile.slice", (base, index_list((rows, width), span), index_list((0, 0), span)), (), span)
+        return self._temp("row_base_window", window, pre)
 
     def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the
@@ -980,14 +997,13 @@ class TensorToTileMutator(U.FromTensor):
             index = self._temp("gather_idx_i32", self._call(
                 "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
         if dim is not None:
-            rows, cols = src.type.shape
             if int(cast(int, dim)) % 2 == 1:
-                base = self._row_offsets(index_shape, cols, span, pre)
+                base = self._row_offsets(index_shape, _pitch(src.type), span, pre)
                 if base is not None:
                     index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
             else:
-                scaled = self._temp("gather_row_off", self._call("tile.muls", (index, self._i32(cols, span)), (), span),
-                                    pre)
+                scaled = self._temp("gather_row_off", self._call(
+                    "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
                 width = index_shape[1]
                 column = self._temp("col_arange", self._call(
                     "tile.ci", (self._i32(0, span), index_list((1, width), span)), (("dtype", DataType.INT32),), span),
@@ -1007,7 +1023,7 @@ class TensorToTileMutator(U.FromTensor):
         src = self._on_chip(call, call.args[2], pre)
         assert isinstance(dst.type, TileType) and isinstance(index.type, TileType)
         span = call.span
-        base = self._row_offsets(index.type.shape, dst.type.shape[1], span, pre)
+        base = self._row_offsets(index.type.shape, _pitch(dst.type), span, pre)
         flat = index if base is None else self._temp(
             "scatter_flat_idx", self._call("tile.add", (index, base), (), span), pre)
         flat = self._narrow_index(flat, dst.type.dtype, span, pre)
@@ -1030,7 +1046,7 @@ class TensorToTileMutator(U.FromTensor):
         phase = mask_phase(name)
         if phase:
             arange = self._temp("mask_cols", self._call("tile.adds", (arange, self._i32(phase, span)), (), span), pre)
-        base = self._row_offsets((rows, width), dst.type.shape[1], span, pre)
+        base = self._row_offsets((rows, width), _pitch(dst.type), span, pre)
         flat = arange if base is None else self._temp(
             "scatter_flat_idx", self._call("tile.col_expand_add", (base, arange), (), span), pre)
         flat = self._narrow_index(flat, dst.type.dtype, span, pre)
@@ -1070,7 +1086,9 @@ class TensorToTileMutator(U.FromTensor):
         src = self._flat_rows(self._on_chip(call, call.args[2], pre), (count, width), span, pre)
         index = self._flat_rows(self._on_chip(call, call.args[1], pre), (count, 1), span, pre)
         dtype = input_type.dtype
-        flat = self._narrow_index(self._row_flat_index(index, count, width, span, pre), dtype, span, pre)
+        # The flat index addresses the [rows, width] base's buffer, whose rows are padded.
+        pitch = _pitch(make_tile_type((rows, width), dtype, None, MemorySpace.Vec))
+        flat = self._narrow_index(self._row_flat_index(index, count, width, pitch, span, pre), dtype, span, pre)
         zero = self._literal(0, dtype, span)
         base = self._temp("scatter_base", self._call("tile.full", (index_list((rows, width), span), zero),
                                                      (("dtype", dtype),), span), pre)
@@ -1092,16 +1110,20 @@ class TensorToTileMutator(U.FromTensor):
             return self._call("tile.reshape", (blended, index_list(input_type.shape, span)), (), span)
         return self._call("tile.move", (blended,), (("target_memory", MemorySpace.Vec),), span)
 
-    def _row_flat_index(self, index: U.Var, count: int, width: int, span: Span, pre: list[U.Stmt]) -> U.Var:
-        """flat_idx[k, c] = index[k] * width + c ([count, width], INT32). One column is the index
-        itself: tile.ci makes sequences of at least two elements."""
+    def _row_flat_index(self, index: U.Var, count: int, width: int, pitch: int, span: Span,
+                        pre: list[U.Stmt]) -> U.Var:
+        """flat_idx[k, c] = index[k] * pitch + c ([count, width], INT32), `pitch` the padded row
+        of the buffer it indexes. One column is index * pitch: tile.ci makes sequences of at
+        least two elements."""
         if width == 1:
-            return index
+            if pitch == 1:
+                return index
+            return self._temp("row_base", self._call("tile.muls", (index, self._i32(pitch, span)), (), span), pre)
         columns = self._column_arange("col_arange", width, span, pre)
         zeros = self._temp("zero_idx", self._call("tile.full", (index_list((count, width), span), self._i32(0, span)),
                                                   (("dtype", DataType.INT32),), span), pre)
         col_nd = self._temp("col_nd", self._call("tile.col_expand", (zeros, columns), (), span), pre)
-        row_base = self._temp("row_base", self._call("tile.muls", (index, self._i32(width, span)), (), span), pre)
+        row_base = self._temp("row_base", self._call("tile.muls", (index, self._i32(pitch, span)), (), span), pre)
         return self._temp("flat_idx", self._call("tile.row_expand_add", (col_nd, row_base), (), span), pre)
 
     def _flat_rows(self, value: U.Var, shape: tuple[int, int], span: Span, pre: list[U.Stmt]) -> U.Var:

@@ -986,8 +986,18 @@ class Executor:
             picked = np.ascontiguousarray(values[:, numerics.mask_pattern_columns(number, src.valid[1])])
             self.machine.write_tile(dst, picked.view(numerics.np_dtype(_dtype(dst))), instr.op, instr.span)
             return
-        whole = self.machine.read_tile(src, instr.op, instr.span, src.shape)
         indices = self._read(inputs[1], instr, dst.valid)
+        # Only the elements an index reaches are read: the buffer's row padding (poisoned) is
+        # consumed as data only if an index points into it.
+        rows, cols = src.shape
+        flat = np.unique(np.asarray(indices).astype(np.int64).reshape(-1))
+        for target in flat[(flat >= 0) & (flat < rows * cols)]:
+            self.machine.read_tile(src, instr.op, instr.span, (1, 1), (int(target) // cols, int(target) % cols))
+        checked, self.machine.checked = self.machine.checked, False
+        try:
+            whole = self.machine.read_tile(src, instr.op, instr.span, src.shape)
+        finally:
+            self.machine.checked = checked
         self.machine.write_tile(dst, numerics.gather_flat(whole, indices), instr.op, instr.span)
 
     def gatherb(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
