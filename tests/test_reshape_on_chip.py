@@ -188,3 +188,22 @@ def test_a_compare_of_a_boxed_cube_result_is_boxed_for_the_generator() -> None:
     mask = builder.call("tensor.cmp", (product, T.ConstFloat(-1.5, F16)), (("cmp_type", 3),))
     assert isinstance(mask.type, TensorType) and mask.type.shape == (1, 32)
     assert {product.name, mask.name} <= builder.boxed
+
+
+def test_an_nd_region_partial_in_a_middle_axis_is_not_drawn() -> None:
+    # FlattenTileNdTo2D packs [d0, .., dk] into rows; a reshape narrowed to [2, 3, 15] of
+    # [2, 8, 32] leaves holes no 2-D valid shape describes, so the pass refuses it and the
+    # generator asks the same fact (tile_ops.packed_valid_2d) before drawing such a call.
+    from backend.fuzzing.registry_calls import packs_into_rows
+
+    assert not packs_into_rows(TensorType((2, 8, 32), F16, (2, 3, 15)))
+    assert packs_into_rows(TensorType((2, 8, 32), F16, (1, 8, 15)))
+    assert packs_into_rows(TensorType((8, 32), F16, (3, 15)))
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(programs(arch="a5"))
+    def check(generated: GeneratedProgram) -> None:
+        unpackable = [n for n in walk(generated.program) if isinstance(n, T.Var) and not packs_into_rows(n.type)]
+        assert unpackable == [], generated.text
+
+    check()

@@ -42,6 +42,7 @@ from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
+from languages.ops.tile_ops import packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from languages.views import flat_reshape_gap
@@ -202,6 +203,19 @@ def on_chip_view_gap(opdef: OpDef, args: Sequence[T.Expr], attrs: Sequence[tuple
             and result.view is not None:
         return "" if reshape_is_reinterpretation(source, result) else "the placed tiles' bytes differ in order"
     return flat_reshape_gap(source.shape, result.shape, source.dtype)
+
+
+def packs_into_rows(ty: Type) -> bool:
+    """Whether an N-D value's valid region is a row prefix of its 2-D packing
+    (`languages.ops.tile_ops.packed_valid_2d`, the fact the packed load and FlattenTileNdTo2D
+    refuse the others by): a middle axis only partly valid leaves holes no 2-D valid shape has."""
+    if not isinstance(ty, (TensorType, TileType)) or len(ty.shape) <= 2 or ty.valid_shape is None:
+        return True
+    extents = ty.valid_extents
+    static = tuple(e for e in extents if isinstance(e, int))
+    if len(static) != len(extents):  # a runtime leading / trailing extent packs; a middle one does not
+        return all(isinstance(e, int) and e == d for e, d in zip(extents[1:-1], ty.shape[1:-1]))
+    return packed_valid_2d(ty.shape, static) is not None
 
 
 def not_generated_reason(opdef: OpDef, arch: str = "") -> str:
@@ -704,6 +718,8 @@ class _Drawer:
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
         if on_chip_view_gap(opdef, args, attr_items, ty, in_gm):
             return None  # the pipeline refuses it: no zero-copy form on chip
+        if not packs_into_rows(ty):
+            return None  # FlattenTileNdTo2D: an N-D region partial in a middle axis has no 2-D form
         if opdef.to_tile is not None and (unaligned_n(args, attr_items, opdef.to_tile) is not None
                                           or unaligned_k(args, attr_items, opdef.to_tile) is not None):
             return None  # the conversion declines a K it never pads, an N it does not box (TileInput.aligned_n)
