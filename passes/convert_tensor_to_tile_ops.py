@@ -43,7 +43,7 @@ from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n
 from languages.layout import padded_2d, unboxed_row_multiple
-from languages.views import make_tile_type
+from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (
     ConsumerDemand,
     SpaceDemand,
@@ -971,7 +971,8 @@ class TensorToTileMutator(U.FromTensor):
         if rows == 1:
             return None
         block = unboxed_row_multiple(DataType.INT32)
-        pitch = -(-width // block) * block
+        pitch = width if not flat_reshape_gap((1, rows * width), (rows, width), DataType.INT32) \
+            else -(-width // block) * block  # an [R, 1] column is contiguous (column-major) as it is
         line = self._temp("lin", self._call("tile.ci", (self._i32(0, span), index_list((1, rows * pitch), span)),
                                             (("dtype", DataType.INT32),), span), pre)
         grid = self._temp("lin2d", self._call("tile.reshape", (line, index_list((rows, pitch), span)), (), span), pre)
