@@ -836,7 +836,9 @@ class TensorToTileMutator(U.FromTensor):
     # -- self-loading converters ------------------------------------------------------------------
 
     def convert_slice(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
-        source = self.visit_Expr(call.args[0])
+        # A window of a matmul result narrowed by out_dtype is a window of the narrowed value:
+        # the accumulator tile itself stays FP32 (`_narrowed_read`).
+        source = self._narrowed_read(self.visit_Expr(call.args[0]), call.span, pre)
         rest = tuple(self.visit_Expr(a) for a in call.args[1:])
         if isinstance(_expr_type(source), TileType):
             return self._call("tile.slice", (source, *rest), (), call.span)
@@ -865,6 +867,7 @@ class TensorToTileMutator(U.FromTensor):
         if isinstance(source, U.Var) and isinstance(source.type, TensorType):
             source = self._load_gm(source, None, call.span, pre)
         if isinstance(_expr_type(destination), TileType):
+            source = self._narrowed_read(source, call.span, pre)  # the destination holds the narrowed dtype
             if attr(call.attrs, "atomic", "none") != "none":
                 # tile.assemble has no accumulating form: dropping the attribute would overwrite.
                 raise _error(call, "not supported yet: an atomic tensor.assemble into an on-chip value "

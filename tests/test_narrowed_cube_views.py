@@ -1,0 +1,46 @@
+"""A matmul result narrowed by its dtype (BF16 / FP16 operands accumulate in FP32, the tensor is
+the narrowed value) read through a view: a slice or an on-chip assemble of it sees the narrowed
+elements, as every other consumer does (ConvertTensorToTileOps casts the accumulator with
+FIXPIPE's rounding), so storing the window into its BF16 tensor is no FP32 store. Bit-exact
+against the interpreter on both targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nanopass.pipeline import main
+
+KERNEL = """\
+import pypto.language as pl
+
+
+@pl.program
+class NarrowedViews:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.BF16], b: pl.Tensor[[16, 16], pl.BF16]
+          ) -> tuple[pl.Tensor[[8, 16], pl.BF16], pl.Tensor[[1, 1], pl.BF16], pl.Tensor[[16, 32], pl.BF16]]:
+        c: pl.Tensor[[16, 16], pl.BF16] = pl.tensor.matmul(a, b)
+        top: pl.Tensor[[8, 16], pl.BF16] = pl.tensor.slice(c, [8, 16], [0, 0])
+        one: pl.Tensor[[1, 1], pl.BF16] = pl.tensor.slice(c, [1, 1], [3, 5])
+        z: pl.Tensor[[16, 32], pl.BF16] = pl.tensor.full([16, 32], value=pl.const(0.0, pl.BF16), dtype=pl.BF16)
+        placed: pl.Tensor[[16, 32], pl.BF16] = pl.tensor.assemble(z, c, [0, 16])
+        return top, one, placed
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.BF16], b: pl.Tensor[[16, 16], pl.BF16]
+             ) -> tuple[pl.Tensor[[8, 16], pl.BF16], pl.Tensor[[1, 1], pl.BF16], pl.Tensor[[16, 32], pl.BF16]]:
+        r: tuple[pl.Tensor[[8, 16], pl.BF16], pl.Tensor[[1, 1], pl.BF16], pl.Tensor[[16, 32], pl.BF16]] = self.k(a, b)
+        return r
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_views_of_a_narrowed_matmul_result_read_the_narrowed_value(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    (tmp_path / "k.py").write_text(KERNEL)
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
+               str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 0 and log.count("bit-exact") == 3, log
