@@ -934,6 +934,21 @@ class TensorToTileMutator(U.FromTensor):
         dest = self.visit_Expr(call.args[0])
         scalar = self.visit_Expr(call.args[1])
         ty = _expr_type(dest)
+        logical = type_of(call.args[0])
+        if isinstance(ty, TileType) and isinstance(logical, TensorType) \
+                and (tuple(ty.shape) != tuple(logical.shape) or ty.dtype != logical.dtype):
+            # A cube result (boxed taller than its tensor, or held at accumulator precision):
+            # its tile is not the value the tensor names, so fill a tile of the tensor's own type.
+            full = self._call("tile.full", (index_list(logical.shape, call.span), scalar), (("dtype", logical.dtype),),
+                              call.span)
+            if logical.valid_shape is None:
+                return full
+            valid = [e for e in logical.valid_extents if isinstance(e, int)]
+            if len(valid) == len(logical.shape) == 2:
+                filled = self._temp("expands_full", full, pre)
+                return self._call("tile.set_validshape", (filled, *(_index(e, call.span) for e in valid)), (),
+                                  call.span)
+            # (a runtime or N-D valid region keeps the tile's own expands)
         if isinstance(ty, TileType):
             return self._call("tile.expands", (dest, scalar), (), call.span)
         assert isinstance(ty, TensorType)
