@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from languages.memory_space import MemorySpace
-from languages.types import TileType
+from languages.types import DataType, TileType
 from nanopass.pipeline import main
 from tests.test_op_registry import FP32, INT8, deduce, tile
 
@@ -74,3 +74,38 @@ def test_claiming_the_row_major_view_of_a_column_is_refused_at_the_users_line(
     log = capsys.readouterr().err
     assert rc == 1 and "Traceback" not in log and "internal compiler error" not in log, log
     assert "k.py:9:" in log and "gives pl.Tile[[32, 1], pl.INT8]" in log, log
+
+
+AS_ROW = """\
+import pypto.language as pl
+
+
+@pl.program
+class AsRow:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 3, 1], pl.FP16]) -> pl.Tensor[[1, 12], pl.BF16]:
+        y: pl.Tensor[[4, 3, 1], pl.FP16] = pl.tensor.abs(x)
+        r: pl.Tensor[[1, 12], pl.BF16] = pl.tensor.reinterpret_view(y, dtype=pl.BF16, shape=[1, 12])
+        s: pl.Tensor[[1, 12], pl.BF16] = pl.tensor.maximum(r, r)
+        return s
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 3, 1], pl.FP16]) -> pl.Tensor[[1, 12], pl.BF16]:
+        o: pl.Tensor[[1, 12], pl.BF16] = self.k(x)
+        return o
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_column_reinterpreted_as_a_row_is_a_row_major_tile(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             backend: str) -> None:
+    # The packed [12, 1] column is contiguous, so is its explicit [1, 12] view; the view kept the
+    # column's column-major layout and the vector op after it was refused (LegalizeVecLayouts).
+    got = deduce("tile.reinterpret_view", tile((12, 1), DataType.FP16, space=MemorySpace.Vec), dtype=DataType.BF16,
+                 shape=(1, 12))
+    assert isinstance(got, TileType) and got.view is not None and got.view.blayout == "row_major"
+    (tmp_path / "k.py").write_text(AS_ROW)
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
+               str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 0 and "bit-exact" in log, log

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
+from languages.layout import is_row_major_linear
 from languages.memory_space import MemorySpace
 from languages.ops import (
     WRITE,
@@ -519,6 +520,12 @@ def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
     if isinstance(value, TensorType):
         return TensorType(shape, dtype, normalize_valid(shape, valid))
     view = value.view
+    if view is not None and value.memory_space is not None and shape != auto:
+        # An explicit shape re-views bytes that are contiguous in both shapes ([12, 1] column-major
+        # as [1, 12]): the result has its own shape's implicit layout, not the source's.
+        implicit = implicit_view(value.memory_space, shape)
+        if is_row_major_linear(view, value.shape, value.dtype) and is_row_major_linear(implicit, shape, dtype):
+            view = replace(implicit, pad=view.pad)
     if view is not None and view.pad in ("max", "min"):
         view = replace(view, pad="null")  # a dtype-dependent pad means nothing in the new dtype
     return TileType(shape, dtype, normalize_valid(shape, valid), value.memory_space, view)
