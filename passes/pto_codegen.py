@@ -21,14 +21,14 @@ from typing import Callable, ClassVar, cast
 from typing_extensions import override
 
 from backend.pto_text.printer import tile_buf_type
-from languages.layout import padded_2d, physical_2d
+from languages.layout import padded_2d, physical_2d, unboxed_row_multiple
 from languages.decls import PTO, Addressed
 from languages.functions import is_kernel_function
 from languages.gen import addressed as A
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.pto_ops import (FLOAT_ADD_AS_SUBTRACTIONS, SCALAR_OPERAND_DTYPES, PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
+from languages.ops.pto_ops import (FLOAT_ADD_AS_SUBTRACTIONS, ROW_BLOCK_OPERANDS, SCALAR_OPERAND_DTYPES, PTO_TARGET_ARCH, ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED, ARITH_UNSIGNED_COMPARE, PTO_ATTR_VALUES, alloc_attrs, constant_name,
                                    scalar_conversion_chain)
 from languages.types import (
     BOOL,
@@ -579,6 +579,27 @@ class _Codegen(P.FromAddressed):
             narrowed = self.set_valid(self.visit_Var(target), target.type, span)
         return (*self.take_pending(), *narrowed, *emitted)
 
+    def row_block(self, operand: P.Var, span: Span) -> P.Var:
+        """A row-major per-row operand valid one column wide as its rows' 32-byte blocks
+        (ROW_BLOCK_OPERANDS): a subview of the padded buffer, valid [M, 32/sizeof(dtype)]; a
+        column-major one as it is."""
+        tile = operand.type
+        if not (isinstance(tile, TileType) and tile.view is not None and tile.view.blayout == "row_major"
+                and len(tile.shape) == 2 and tile.valid_extents[1] == 1 and isinstance(tile.valid_extents[0], int)):
+            return operand
+        block = unboxed_row_multiple(tile.dtype)
+        if tile.shape[1] < block:
+            return operand  # not a padded buffer's handle (a narrower view): left to PTOAS
+        sizes = (tile.valid_extents[0], block)
+        window_type = TileType(sizes, tile.dtype, None, tile.memory_space, tile.view, tile.memref)
+        window = self.fresh(window_type, span)
+        offsets = self.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
+                                            span=span), span)
+        self.fn.pending.append(P.AssignStmt(target=window, value=P.Call(
+            op="pto.subview", args=(operand, offsets), attrs=(("sizes", sizes),), type=window_type, span=span),
+            span=span))
+        return window
+
     def converted_scalar(self, operand: P.Var, dtype: DataType, span: Span) -> P.Var:
         """A scalar operand converted to the `dtype` its instruction types it as
         (SCALAR_OPERAND_DTYPES); other operands as they are."""
@@ -671,6 +692,9 @@ class _CodegenCalls:
         chosen = (tuple(call.args[i] for i in opdef.pto_ins if i < len(call.args)) if opdef.pto_ins is not None
                   else tuple(a for a in call.args if not isinstance(a, A.TupleExpr)))
         ins = tuple(cg.operand(a, span) for a in chosen)
+        block_operand = ROW_BLOCK_OPERANDS.get(instruction)
+        if block_operand is not None and block_operand < len(ins):
+            ins = (*ins[:block_operand], cg.row_block(ins[block_operand], span), *ins[block_operand + 1:])
         scalar_dtype = SCALAR_OPERAND_DTYPES.get(instruction)
         if scalar_dtype is not None:
             ins = tuple(cg.converted_scalar(a, scalar_dtype, span) for a in ins)

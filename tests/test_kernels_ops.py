@@ -294,3 +294,15 @@ def test_leaky_relu_on_half_precision_with_its_f16_slope(tmp_path: Path) -> None
     expected = np.where(x > 0, x, (x * slope).astype(np.float16))
     for backend in (B910, B950):
         check_kernel(KERNELS / "leaky_relu_f16.py", {"x": x}, {"ret0": expected}, backend, tmp_path)
+
+
+def test_row_broadcasts_by_a_one_row_operand_and_by_a_column(tmp_path: Path) -> None:
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal((1, 16)).astype(np.float32)
+    r = rng.standard_normal((1, 1)).astype(np.float32)
+    y = rng.standard_normal((4, 16)).astype(np.float16)
+    c = rng.standard_normal((4, 1)).astype(np.float16)
+    first = ((x + r) * r).astype(np.float32)
+    for backend in (B910, B950):
+        check_kernel(KERNELS / "row_expand_one_row.py", {"x": x, "r": r, "y": y, "c": c},
+                     {"ret0": first, "ret1": (y + c).astype(np.float16)}, backend, tmp_path)

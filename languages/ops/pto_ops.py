@@ -284,6 +284,14 @@ ARITH_BINARY: dict[str, tuple[str, str]] = {
 # "operand #1 must be 32-bit float, but got 'f16'"): the codegen converts the scalar (exactly, from
 # a narrower float; pto-isa's TLRELU then narrows it back to the tile's type, giving the same value).
 SCALAR_OPERAND_DTYPES: dict[str, DataType] = {"pto.tlrelu": DataType.FP32}
+# The row broadcasts whose per-row operand (src1) PTOAS reads, when it is row-major, as one
+# 32-byte block per row whose first element is the row's value (pto-isa's TRowExpand*: `vlds ...
+# BLK` at row * block elements; TRowExpandAddOp / verifyTRowExpandReduceLikeOp: "expects row-major
+# src1 valid_shape[1] to be 32/sizeof(dtype)"). A row-major [M, 1] tile (a [1, 1] one: only M > 1
+# columns are column-major) has exactly that block as its padded row, so the codegen passes the
+# [M, 32/sizeof] window of it.
+ROW_BLOCK_OPERANDS: dict[str, int] = {f"pto.trowexpand{m}": 1 for m in
+                                      ("add", "sub", "mul", "div", "max", "min", "expdif")}
 # PTOAS 0.44's EmitC conversion registers arith.subf / mulf / divf but no arith.addf pattern
 # ("failed to legalize operation 'arith.addf' that was explicitly marked illegal", on both
 # targets), so a float `a + b` is spelled `a - (-0.0 - b)`: `-0.0 - b` negates b exactly (-0.0 -
