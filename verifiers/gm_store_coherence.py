@@ -7,7 +7,8 @@ cache-line granularity, so mixing them on one tensor can silently lose either th
 overrides or neighbouring bulk-written bytes (spec convert_tensor_to_tile_ops.md, "GM Store
 Coherence Restriction"). The check follows assignment aliases, results that reuse an operand's
 storage, loop carries and if merges; it is conservative: disjoint offsets do not exempt a pair.
-Mixed paths to distinct GM tensors are fine.
+Mixed paths to distinct GM tensors are fine. Which path a call's writes take is
+languages.ops.gm_store_paths (the program generator reads it too).
 
 The spec's two rewrites that keep common cases on one path (a constant scalar-fill loop becomes
 tensor.full + tensor.assemble; a full-tensor tensor.full initialisation followed only by scalar
@@ -19,13 +20,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from languages.functions import KERNEL_FUNCTION_TYPES
-from languages.ops import REGISTRY, WRITE, ReusesInput
+from languages.ops import REGISTRY
+from languages.ops.gm_store_paths import SCALAR, aliased_operand, store_paths
 from languages.types import TensorType
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node
 
 RULE = "GmStoreCoherence"
-_SCALAR_FAMILY = "scalar_access"
 
 Roots = frozenset[str]
 
@@ -90,20 +91,12 @@ class _Kernel:
         if expr.KIND != "Call" or expr.op not in REGISTRY:
             return frozenset()
         opdef = REGISTRY.get(expr.op)
-        for index, arg in enumerate(expr.args):
-            try:
-                writes = bool(opdef.effect_of(index, expr.attrs) & WRITE)
-            except IndexError:
-                break
-            if not writes:
-                continue
-            store = self.scalar if opdef.family == _SCALAR_FAMILY else self.bulk
-            for root in self.of(arg):
+        for index, path in store_paths(opdef, len(expr.args), expr.attrs):
+            store = self.scalar if path == SCALAR else self.bulk
+            for root in self.of(expr.args[index]):
                 store.setdefault(root, expr)
-        rule = opdef.output_memory
-        if isinstance(rule, ReusesInput) and rule.index < len(expr.args):
-            return self.of(expr.args[rule.index])
-        return frozenset()
+        aliased = aliased_operand(opdef, len(expr.args))
+        return self.of(expr.args[aliased]) if aliased is not None else frozenset()
 
 
 def verify(program: Node) -> list[Diagnostic]:

@@ -55,6 +55,7 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
+from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
@@ -216,6 +217,10 @@ class _KernelBuilder:
     focus: OpDef | None = None
     transposed: set[str] = field(default_factory=set)  # transpose_view results (column-major once placed)
     steered: tuple[OpDef, ...] = ()  # the steered campaign's other targets: later steps prefer them
+    # The GM parameters a value names (a parameter, a write / assemble into one), and the store
+    # paths (languages.ops.gm_store_paths) the kernel has written each parameter by.
+    gm_roots: dict[str, frozenset[str]] = field(default_factory=dict)
+    gm_stores: dict[str, set[str]] = field(default_factory=dict)
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -248,6 +253,7 @@ class _KernelBuilder:
     def param(self, ty: TensorType, prefix: str = "x", direction: str = "In") -> T.Var:
         var = T.Var(self.fresh(prefix), ty)
         self.gm.add(var.name)
+        self.gm_roots[var.name] = frozenset({var.name})
         self.params.append(T.Param(var, direction))
         self.values.append(var)
         return var
@@ -257,9 +263,12 @@ class _KernelBuilder:
         ty = REGISTRY.deduce(op, tuple(args), attrs)
         if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots):
             raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
+        if op in REGISTRY and self.mixes_store_paths(op, args, attrs):
+            raise TargetRuleMiss(op)  # GmStoreCoherence would refuse the kernel: it is redrawn
         var = T.Var(self.fresh(prefix), ty)
         (self.body if block is None else block).append(T.AssignStmt(var, T.Call(op, tuple(args), attrs, ty)))
         self.ops.add(op)
+        self.note_stores(var, op, args, attrs)
         self.note_view(var, op, args)
         (self.values if pool is None else pool).append(var)
         return var
@@ -348,6 +357,8 @@ class _KernelBuilder:
             drawn = draw_call(self.int_draw, opdef, pool)
             if drawn is not None and self.writes_on_chip_tensor(drawn):
                 drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
+            if drawn is not None and self.mixes_store_paths(drawn.op, drawn.args, drawn.attrs):
+                drawn = None  # GmStoreCoherence: one GM tensor written by bulk and scalar stores
             if drawn is not None:
                 break
         if drawn is None:
@@ -360,15 +371,42 @@ class _KernelBuilder:
         if not isinstance(drawn.type, (TensorType, TileType, ScalarType, TupleType)):
             # An op with no result (a barrier): a statement evaluated for its effect.
             target.append(T.EvalStmt(T.Call(drawn.op, drawn.args, drawn.attrs, drawn.type)))
+            self.note_stores(None, drawn.op, drawn.args, drawn.attrs)
             self.ops.update(drawn.tags)
             return None
         var = T.Var(self.fresh("t"), drawn.type)
         target.append(T.AssignStmt(var, T.Call(drawn.op, drawn.args, drawn.attrs, drawn.type)))
+        self.note_stores(var, drawn.op, drawn.args, drawn.attrs)
         self.note_view(var, drawn.op, drawn.args)
         self.ops.update(drawn.tags)
         if isinstance(drawn.type, (TensorType, TileType, ScalarType)):
             scope.append(var)
         return var
+
+    def _gm_of(self, arg: T.Expr) -> frozenset[str]:
+        return self.gm_roots.get(arg.name, frozenset()) if isinstance(arg, T.Var) else frozenset()
+
+    def mixes_store_paths(self, op: str, args: Sequence[T.Expr], attrs: Sequence[tuple[str, AttrValue]]) -> bool:
+        """Whether a call of `op` would write a GM parameter by the other store path than the
+        kernel already wrote it by (bulk vs scalar, languages.ops.gm_store_paths), which the
+        GmStoreCoherence verifier refuses."""
+        for index, path in store_paths(REGISTRY.get(op), len(args), tuple(attrs)):
+            if any(incoherent({path, *self.gm_stores.get(root, ())}) for root in self._gm_of(args[index])):
+                return True
+        return False
+
+    def note_stores(self, var: T.Var | None, op: str, args: Sequence[T.Expr],
+                    attrs: Sequence[tuple[str, AttrValue]]) -> None:
+        """Record the GM parameters a call writes (and by which path), and those its result names."""
+        if op not in REGISTRY:
+            return
+        opdef = REGISTRY.get(op)
+        for index, path in store_paths(opdef, len(args), tuple(attrs)):
+            for root in self._gm_of(args[index]):
+                self.gm_stores.setdefault(root, set()).add(path)
+        aliased = aliased_operand(opdef, len(args))
+        if var is not None and aliased is not None and self._gm_of(args[aliased]):
+            self.gm_roots[var.name] = self._gm_of(args[aliased])
 
     def writes_on_chip_tensor(self, drawn: Any) -> bool:
         """A tensor op writing in place (the registry's ReusesInput) into an on-chip tensor:

@@ -1,0 +1,49 @@
+"""The two paths a kernel's stores take to GM, and which path each call's writes take.
+
+A bulk store (tensor.assemble, tile.store, any op the registry declares writing a tensor operand
+outside the scalar-access family) goes through MTE3; a scalar store (tensor.write,
+pto.store_scalar: the scalar-access family) through the D-cache. On A2/A3 the two are not
+coherent, so a kernel never writes one GM tensor by both (spec convert_tensor_to_tile_ops.md,
+"GM Store Coherence Restriction"). The fact is stated here once for the GmStoreCoherence
+verifier and for the program generator, which must not draw a kernel the verifier refuses.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from languages.ops import WRITE, OpDef, ReusesInput
+from languages.types import Attrs
+
+BULK, SCALAR = "bulk", "scalar"
+_SCALAR_FAMILY = "scalar_access"
+
+
+def store_paths(opdef: OpDef, arity: int, attrs: Attrs = ()) -> tuple[tuple[int, str], ...]:
+    """(operand index, path) of every operand a call of `opdef` with `arity` arguments writes:
+    SCALAR for the scalar-access family, BULK for any other writing op."""
+    path = SCALAR if opdef.family == _SCALAR_FAMILY else BULK
+    written: list[tuple[int, str]] = []
+    for index in range(arity):
+        try:
+            writes = bool(opdef.effect_of(index, attrs) & WRITE)
+        except IndexError:
+            break
+        if writes:
+            written.append((index, path))
+    return tuple(written)
+
+
+def aliased_operand(opdef: OpDef, arity: int) -> int | None:
+    """The operand whose GM tensor a call's result names (its result reuses that operand's
+    storage: a write / assemble into a tensor is that tensor), or None."""
+    rule = opdef.output_memory
+    if isinstance(rule, ReusesInput) and rule.index < arity:
+        return rule.index
+    return None
+
+
+def incoherent(paths: Iterable[str]) -> bool:
+    """Whether stores by these paths to one GM tensor of a kernel may lose writes (both paths)."""
+    seen = set(paths)
+    return BULK in seen and SCALAR in seen
