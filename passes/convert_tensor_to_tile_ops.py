@@ -65,6 +65,11 @@ SCALAR_ACCESS_TILE_FORM = {"tensor.read": "tile.read", "tensor.write": "tile.wri
 GM_ONLY_OPS = frozenset({"tensor.dim"})
 
 
+def _tile_by_semantics(semantics: tuple[str, ...]) -> str | None:
+    """The tile op with these registry semantics (e.g. ("binary", "sub") -> tile.sub), or None."""
+    return next((op.name for op in REGISTRY if op.prefix == "tile" and tuple(op.semantics) == semantics), None)
+
+
 def _error(node: Node, message: str, hint: str = "") -> CompileError:
     return CompileError(Diagnostic.at(node, RULE, message, hint))
 
@@ -497,6 +502,18 @@ class TensorToTileMutator(U.FromTensor):
             return tile_op, args
         twin = next((op.name for op in REGISTRY if op.prefix == "tile" and op.semantics == ("binary", semantics[-1])),
                     None)
+        if twin is None and semantics[:1] == ("row_expdif",):
+            # exp(x - row) has no element-wise instruction; it is the element-wise difference then
+            # exp, which is the op's meaning (NUMERICS: the difference rounds first), bit for bit.
+            sub = _tile_by_semantics(("binary", "sub"))
+            exp = _tile_by_semantics(("unary", "exp"))
+            if sub is not None and exp is not None:
+                expanded = self._temp(f"{_base_name(args[1])}_rows",
+                                      self._call("tile.row_expand", (args[0], args[1]), (), call.span), pre)
+                diff = self._temp(f"{_base_name(args[0])}_dif",
+                                  self._call(sub, (args[0], expanded), (), call.span), pre)
+                self.bump("boxed_row_operands")
+                return exp, [diff]
         if twin is None:
             raise _error(call, f"not supported yet: `{call.op}` with a per-row operand that is a cube result "
                                f"boxed as {list(row.shape)} (its N = 1 is rounded up to a whole fractal box)",
