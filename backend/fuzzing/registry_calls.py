@@ -40,6 +40,7 @@ from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
+from languages.ops.tile_ops import is_cross_core_transfer
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.tile_ops import packed_valid_2d
@@ -711,6 +712,12 @@ class _Drawer:
         attr_items = tuple(attrs.items())
         try:
             ty = REGISTRY.deduce(opdef.name, args, attr_items)
+            if attrs.get("cross_core") and isinstance(ty, TileType) and args \
+                    and not is_cross_core_transfer(getattr(_value_type(args[0]), "memory_space", None), ty.memory_space):
+                # A cross-core move whose source is not placed yet deduces, but its placement may
+                # leave no FIFO for it (tile_ops.is_cross_core_transfer): drawn as a plain move.
+                attr_items = tuple((k, v) for k, v in attr_items if k != "cross_core")
+                ty = REGISTRY.deduce(opdef.name, args, attr_items)
         except CompileError:
             return None
         if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):

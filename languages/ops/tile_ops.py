@@ -263,10 +263,12 @@ def deduce_move(args: Sequence[Node], attrs: Attrs) -> Type:
     if attr(attrs, "cross_core", False):
         # A cross-core hop is a FIFO pop on the consumer core: a fresh buffer in the target
         # space's own layout (the FIFO carries a row-major rectangle, not the source's boxes).
-        if source.memory_space is not None and (source.memory_space, space) not in CROSS_CORE_TRANSFERS:
+        if source.memory_space is not None and not is_cross_core_transfer(source.memory_space, space):
             legal = ", ".join(f"{a.name} -> {b.name}" for a, b in CROSS_CORE_TRANSFERS)
             raise DeductionError(f"no cross-core transfer {source.memory_space.name} -> {space.name} "
-                                 f"(cross-core FIFOs carry {legal})", 0)
+                                 f"(cross-core FIFOs carry {legal})", 0,
+                                 hint="move a matmul result (Acc) to Vec or a Vec tile to Mat across the cores; "
+                                      "within one core, move without cross_core")
         return make_tile_type(source.shape, source.dtype, source.valid_shape, space, implicit_view(space, source.shape))
     return make_tile_type(source.shape, source.dtype, source.valid_shape, space, move_view(source, space))
 
@@ -602,6 +604,14 @@ def deduce_pop(args: Sequence[Node], attrs: Attrs) -> Type:
     return make_tile_type(shape, dtype_attr(attrs, "dtype"), valid)
 
 
+def is_cross_core_transfer(source: MemorySpace | None, target: MemorySpace | None) -> bool:
+    """Whether a `tile.move(..., cross_core=True)` from `source` to `target` is one of the FIFO
+    transfers (CROSS_CORE_TRANSFERS). A tile not placed yet (None) is not known to be one: its
+    placement decides, and a move from where it lands may have no FIFO (a loaded tile lands in
+    Vec, and no FIFO carries Vec -> Vec)."""
+    return source is not None and (source, target) in CROSS_CORE_TRANSFERS
+
+
 def _cross_core_ops() -> list[OpDef]:
     ops: list[OpDef] = []
     for (source, destination), (push, pop) in CROSS_CORE_TRANSFERS.items():
@@ -619,4 +629,4 @@ def _cross_core_ops() -> list[OpDef]:
 
 OPS: tuple[OpDef, ...] = tuple(_compute_ops() + _cube_ops() + _memory_ops() + _view_ops() + _cross_core_ops())
 
-__all__ = ["AIC", "AIV", "CORE_OF_SPACE", "CROSS_CORE_TRANSFERS", "OPS", "deduce_pop"]
+__all__ = ["AIC", "AIV", "CORE_OF_SPACE", "CROSS_CORE_TRANSFERS", "OPS", "deduce_pop", "is_cross_core_transfer"]
