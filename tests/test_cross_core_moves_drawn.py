@@ -3,7 +3,9 @@ exists only from Acc to Vec and from Vec to Mat (tile_ops.CROSS_CORE_TRANSFERS).
 is not placed yet the move deduces (its placement decides), so the generator drew such moves over
 plain loads, which InferTileMemorySpace places in Vec: a Vec -> Vec (or Vec -> Acc) crossing the
 type deduction then refuses. The generator keeps cross_core only where
-`is_cross_core_transfer` says the hop is one of the FIFOs."""
+`is_cross_core_transfer` says the hop is one of the FIFOs, and draws a plain move between two
+known spaces only where a chain of the target's data moves and FIFOs connects them (never into
+Acc, which only the cube writes)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Iterator
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 
+from backend.targets.handlers import get_backend
 from backend.fuzzing.generator import Features, GeneratedProgram, programs
 from languages.memory_space import MemorySpace
 from languages.ops.tile_ops import is_cross_core_transfer
@@ -51,19 +54,21 @@ def test_a_crossing_from_where_a_load_lands_is_refused_with_the_fifo_pairs(tmp_p
     assert "no cross-core transfer Vec -> Vec" in text and "Acc -> Vec, Vec -> Mat" in text and "hint:" in text
 
 
-def _crossings(node: object) -> Iterator[tuple[object, object]]:
+def _moves(node: object) -> Iterator[tuple[bool, object, object]]:
+    """(cross_core, source type, result type) of every tile.move in `node`, at any depth."""
     if isinstance(node, (list, tuple)):
         for item in node:
-            yield from _crossings(item)
+            yield from _moves(item)
         return
     if not hasattr(node, "__dataclass_fields__"):
         return
     value = getattr(node, "value", None)
-    if getattr(value, "op", None) == "tile.move" and dict(getattr(value, "attrs")).get("cross_core"):
-        yield getattr(getattr(value, "args")[0], "type", None), getattr(value, "type", None)
+    if getattr(value, "op", None) == "tile.move":
+        crossing = bool(dict(getattr(value, "attrs")).get("cross_core"))
+        yield crossing, getattr(getattr(value, "args")[0], "type", None), getattr(value, "type", None)
     for name in getattr(node, "__dataclass_fields__"):
         if name not in ("type", "span"):
-            yield from _crossings(getattr(node, name))
+            yield from _moves(getattr(node, name))
 
 
 @pytest.mark.parametrize("arch", ["a2a3", "a5"])
@@ -77,8 +82,16 @@ def test_the_generator_crosses_cores_only_through_a_fifo(arch: str) -> None:
         drawn.append(program)
 
     draw()
-    crossings = [c for p in drawn for c in _crossings(p.program.functions)]
-    assert crossings, "no cross-core move drawn"
-    for source, result in crossings:
+    moves = [m for p in drawn for m in _moves(p.program.functions)]
+    assert any(crossing for crossing, _, _ in moves), "no cross-core move drawn"
+    backend = get_backend(arch)
+    for crossing, source, result in moves:
         assert isinstance(source, TileType) and isinstance(result, TileType)
-        assert is_cross_core_transfer(source.memory_space, result.memory_space), (source, result)
+        if crossing:
+            assert is_cross_core_transfer(source.memory_space, result.memory_space), (source, result)
+        elif source.memory_space is not None and result.memory_space is MemorySpace.Acc:
+            # No data move enters Acc on the target (only the cube writes it): the generator drew
+            # Vec -> Acc moves, which ExpandMixedKernel refuses.
+            assert not any(backend.can_move(space, MemorySpace.Acc) for space in MemorySpace
+                           if space is not MemorySpace.Acc)
+            assert source.memory_space is MemorySpace.Acc, (source, result)

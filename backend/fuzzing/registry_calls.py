@@ -30,10 +30,12 @@ shows it as not exercised).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Sequence
 
 from languages.gen import tensor as T
+from backend.targets.handlers import get_backend
 from languages.cube_boxing import unaligned_k, unaligned_n
 from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation, \
     row_major_vec_tiles
@@ -720,6 +722,8 @@ class _Drawer:
                 ty = REGISTRY.deduce(opdef.name, args, attr_items)
         except CompileError:
             return None
+        if self.unconnected_move(opdef, args, dict(attr_items), ty):
+            return None
         if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):
             return None
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
@@ -738,6 +742,20 @@ class _Drawer:
         if isinstance(ty, (TensorType, TileType)) and ty.valid_shape is not None:
             tags.add("valid:partial")
         return DrawnCall(opdef.name, args, attr_items, ty, tags)
+
+    def unconnected_move(self, opdef: OpDef, args: tuple[T.Expr, ...], attrs: dict[str, AttrValue], ty: Type) -> bool:
+        """A plain (not cross-core) move between two known spaces that no chain of the target's
+        data-move engines (`BackendHandler.can_move`) and cross-core FIFOs (CROSS_CORE_TRANSFERS)
+        connects, e.g. Vec -> Acc (nothing but the cube writes Acc): no pass can stage it
+        (ExpandMixedKernel refuses the value computed on one core and used on the other). A
+        move the chain connects (Vec -> Left: across to Mat, then extracted) is drawn."""
+        if opdef.semantics[:1] != ("move",) or attrs.get("cross_core") or not self.pool.arch or not args:
+            return False
+        source = getattr(_value_type(args[0]), "memory_space", None)
+        target = getattr(ty, "memory_space", None)
+        if source is None or target is None:
+            return False
+        return target not in _reachable(self.pool.arch, source)
 
     def attr_scalar(self, decl: OperandDecl, attrs: dict[str, AttrValue]) -> T.Expr:
         named = attrs.get(str(decl.literal_dtype))
@@ -848,6 +866,20 @@ def _reaches(value: T.Var, decl: OperandDecl) -> bool:
     if space in decl.legal_spaces:
         return True
     return any(space in _PLACEABLE.get(legal, ()) for legal in decl.legal_spaces)
+
+
+@functools.lru_cache(maxsize=None)
+def _reachable(arch: str, source: MemorySpace) -> frozenset[MemorySpace]:
+    """The spaces a tile in `source` can be brought to on `arch` by data moves and FIFO crossings."""
+    backend = get_backend(arch)
+    seen, todo = {source}, [source]
+    while todo:
+        here = todo.pop()
+        for space in MemorySpace:
+            if space not in seen and (backend.can_move(here, space) or is_cross_core_transfer(here, space)):
+                seen.add(space)
+                todo.append(space)
+    return frozenset(seen)
 
 
 def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
