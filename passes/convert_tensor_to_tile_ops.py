@@ -878,7 +878,7 @@ class TensorToTileMutator(U.FromTensor):
         return self._load_call(source, rest[1], shape, valid, demand, call.span)
 
     def convert_assemble(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
-        destination = self.visit_Expr(call.args[0])
+        destination = self._narrowed_read(self.visit_Expr(call.args[0]), call.span, pre)
         source = self.visit_Expr(call.args[1])
         offsets = self.visit_Expr(call.args[2])
         if isinstance(source, U.Var) and isinstance(source.type, TensorType):
@@ -898,8 +898,8 @@ class TensorToTileMutator(U.FromTensor):
     def convert_expand_clone(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """The source loaded, broadcast on chip to the target's shape (the tensor ops' broadcast
         expansion) and stored over the whole target."""
-        destination = self.visit_Expr(call.args[1])
-        source = self.visit_Expr(call.args[0])
+        destination = self._narrowed_read(self.visit_Expr(call.args[1]), call.span, pre)
+        source = self._narrowed_read(self.visit_Expr(call.args[0]), call.span, pre)
         if isinstance(source, U.Var) and isinstance(source.type, TensorType):
             source = self._load_gm(source, None, call.span, pre)
         shape = _expr_type(destination)
@@ -948,7 +948,7 @@ class TensorToTileMutator(U.FromTensor):
     def convert_expands(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """expands(target, scalar): only the target's shape and dtype matter, so a GM target is
         never loaded (tile.full of its shape); an on-chip one takes tile.expands."""
-        dest = self.visit_Expr(call.args[0])
+        dest = self._narrowed_read(self.visit_Expr(call.args[0]), call.span, pre)
         scalar = self.visit_Expr(call.args[1])
         ty = _expr_type(dest)
         logical = type_of(call.args[0])
@@ -1193,7 +1193,7 @@ class TensorToTileMutator(U.FromTensor):
         """tensor.view is a TensorOp passthrough on a GM tensor (codegen makes it a
         pto.make_tensor_view over the same base pointer); on an on-chip value it is the
         zero-copy tile.reshape of the same elements."""
-        source = self.visit_Expr(call.args[0])
+        source = self._narrowed_read(self.visit_Expr(call.args[0]), call.span, pre)
         if isinstance(_expr_type(source), TileType):
             source = self._logical_window(call, source, pre)
             shape = attr(call.attrs, "shape")

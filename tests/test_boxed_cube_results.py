@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import ml_dtypes
 import numpy.typing as npt
 import pytest
 
@@ -167,3 +168,32 @@ def test_an_expdif_by_a_boxed_column_is_the_difference_then_exp(
         return e
     """, {"a": a, "b": b, "x": x}, backend, arch)
     assert np.allclose(got, np.exp(x - a @ b), rtol=1e-6)
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+@pytest.mark.parametrize("read", ["slice", "expands", "assemble", "cast"])
+def test_a_narrowed_matmul_result_is_read_at_its_declared_dtype(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str, read: str) -> None:
+    # out_dtype=BF16 keeps the accumulator at FP32 and narrows on the way out: a window of it, an
+    # expands over it or an assemble into it reads the BF16 value (FIXPIPE's RNE), not the FP32 tile.
+    rng = np.random.default_rng(23)
+    a, b = _ints(rng, (7, 32)), _ints(rng, (32, 16))
+    body = {
+        "slice": "out: pl.Tensor[[2, 13], pl.BF16] = pl.slice(c, [2, 13], [4, 3])",
+        "expands": "out: pl.Tensor[[2, 13], pl.BF16] = pl.slice(pl.tensor.expands(c, 1.5), [2, 13], [4, 3])",
+        "assemble": "out: pl.Tensor[[2, 13], pl.BF16] = pl.slice(pl.tensor.assemble(c, pl.slice(c, [2, 13], [0, 0]), "
+                    "[4, 3]), [2, 13], [4, 3])",
+        "cast": "out: pl.Tensor[[2, 13], pl.BF16] = pl.slice(pl.tensor.cast(c, target_type=pl.BF16), [2, 13], [4, 3])",
+    }[read]
+    got = _run(tmp_path, capsys, f"""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[7, 32], pl.BF16], b: pl.Tensor[[32, 16], pl.BF16]) -> pl.Tensor[[2, 13], pl.BF16]:
+        c: pl.Tensor[[7, 16], pl.BF16] = pl.matmul(a, b, out_dtype=pl.BF16)
+        {body}
+        return out
+    """, {"a": a.astype(ml_dtypes.bfloat16), "b": b.astype(ml_dtypes.bfloat16)}, backend, arch)
+    product = (a @ b).astype(ml_dtypes.bfloat16).astype(np.float32)
+    expected = {"slice": product[4:6, 3:16], "expands": np.full((2, 13), 1.5, np.float32),
+                "assemble": product[0:2, 0:13], "cast": product[4:6, 3:16]}[read]
+    # BF16 outputs are saved as their 16-bit patterns.
+    assert _same_bits(got.view(ml_dtypes.bfloat16).astype(np.float32), expected)
