@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
+from languages.ops import REGISTRY, WRITE, Effect, OpDef, OperandDecl, ReusesInput, TileConversion, TileInput, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
@@ -433,6 +433,8 @@ class TensorToTileMutator(U.FromTensor):
             # expanded over the column and the op runs element-wise (as `_onto_boxed_column` does).
             tile_op = conversion.tile_op
             self.bump("boxed_column_broadcasts")
+        tile_op, args = self._one_column_by_one_value(call, tile_op, args, pre)
+        args = self._per_column_operand_over_box(call, tile_op, args, pre)
         if tile_op == conversion.tile_op and conversion.row_broadcast_op is not None:
             args = self._broadcast_operands(call, args, pre)
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
@@ -449,8 +451,60 @@ class TensorToTileMutator(U.FromTensor):
         try:
             converted = self._call(tile_op, tuple(args), attrs, call.span)
         except CompileError as err:
-            raise self._accumulator_refusal(call, tile_def, args, err) from None
+            windows = self._logical_windows(call, tile_def, args)
+            if windows is None:
+                raise self._accumulator_refusal(call, tile_def, args, err) from None
+            try:
+                converted = self._call(tile_op, tuple(a for a, _ in windows), attrs, call.span)
+            except CompileError:
+                raise self._accumulator_refusal(call, tile_def, args, err) from None
+            for _, stmt in windows:
+                if stmt is not None:
+                    pre.append(stmt)
+            self.bump("boxed_logical_windows")
         return self._logical_valid(call, converted, pre)
+
+    def _logical_windows(self, call: T.Call, tile_def: OpDef,
+                         args: list[U.Expr]) -> list[tuple[U.Expr, U.Stmt | None]] | None:
+        """The operands with each cube result whose M or N is rounded up to a fractal box
+        (physical [32, 32] valid [20, 20] for the user's [20, 20]) replaced by the zero-copy
+        window of its logical extent, for a vector op that needs its operands' physical shapes
+        to agree (an element-wise op or a concat meeting a dense value, a column broadcast whose
+        per-column operand has one value per logical column). A window is a view: it reads the
+        boxed tile's elements in place at that tile's row pitch. A boxed N = 1 column keeps its
+        physical columns (a one-column window would be a column vector of another layout; the
+        row-expand paths read the boxed column as it is). Each entry pairs the operand with the
+        statement defining its window (None when it is unchanged); None when no operand is such
+        a cube result."""
+        state = self._require_state()
+        windows: list[tuple[U.Expr, U.Stmt | None]] = []
+        span = call.span
+        for index, arg in enumerate(args):
+            ty = _expr_type(arg)
+            logical = type_of(call.args[index]) if index < len(call.args) else None
+            try:
+                decl: OperandDecl | None = tile_def.operand_decl(index)
+            except IndexError:
+                decl = None
+            if decl is None or decl.input_memory is not MemorySpace.Vec or decl.effect is not Effect.READ \
+                    or decl.handle_only or not isinstance(ty, TileType) or not isinstance(logical, TensorType) \
+                    or len(ty.shape) != 2 or len(logical.shape) != 2 \
+                    or not all(isinstance(v, int) for v in ty.valid_extents):
+                windows.append((arg, None))
+                continue
+            rows = min(int(logical.shape[0]), int(ty.shape[0]))
+            cols = int(ty.shape[1]) if logical.shape[1] == 1 else min(int(logical.shape[1]), int(ty.shape[1]))
+            if (rows, cols) == tuple(ty.shape):
+                windows.append((arg, None))
+                continue
+            valid = (min(int(ty.valid[0]), rows), min(int(ty.valid[1]), cols))
+            window = self._call("tile.slice", (arg, index_list((rows, cols), span), index_list((0, 0), span),
+                                               index_list(valid, span)), (), span)
+            var = U.Var(state.fresh(f"{_base_name(arg)}_window"), window.type, span=span)
+            windows.append((var, U.AssignStmt(target=var, value=window, span=span)))
+        if all(stmt is None for _, stmt in windows):
+            return None
+        return windows
 
     @staticmethod
     def _accumulator_refusal(call: T.Call, tile_def: OpDef, args: list[U.Expr], err: CompileError) -> CompileError:
@@ -522,6 +576,60 @@ class TensorToTileMutator(U.FromTensor):
                               self._call("tile.row_expand", (args[0], args[1]), (), call.span), pre)
         self.bump("boxed_row_operands")
         return twin, [args[0], expanded]
+
+    def _one_column_by_one_value(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                 pre: list[U.Stmt]) -> tuple[str, list[U.Expr]]:
+        """A column-expand op (col_expand, col_expand_<op>, col_expand_expdif) of a single
+        column by its one per-column value ([m, 1] by [1, 1]) whose column is a cube result with
+        N = 1, boxed a fractal of columns wide: the instruction wants one value per physical
+        column, which a [1, 1] value is not. On one column the op is its row twin (row_expand,
+        row_expand_<op>, row_expand_expdif) with the value spread down the column (one value per
+        row), which reads the boxed column's valid region as `_boxed_row_operand`'s do."""
+        semantics = REGISTRY.get(tile_op).semantics
+        if len(args) < 2 or semantics[:1] not in (("col_expand",), ("col_broadcast",), ("col_expdif",)):
+            return tile_op, args
+        lhs, value = _expr_type(args[0]), _expr_type(args[1])
+        logical, logical_value = type_of(call.args[0]), type_of(call.args[1])
+        if not _is_boxed_column(lhs) or not isinstance(value, TileType) or not isinstance(logical, TensorType) \
+                or not isinstance(logical_value, TensorType) or tuple(logical_value.shape) != (1, 1):
+            return tile_op, args
+        assert isinstance(lhs, TileType)
+        if tuple(value.shape) == (1, lhs.shape[1]):
+            return tile_op, args  # a boxed one-value row already spans the physical columns
+        row_semantics = ("row" + semantics[0][len("col"):], *semantics[1:])
+        twin = next((op.name for op in REGISTRY if op.prefix == "tile" and op.semantics == row_semantics), None)
+        if twin is None:
+            return tile_op, args
+        column = self._expand_to(call, args[1], (int(logical.shape[0]), 1), pre)
+        self.bump("boxed_column_broadcasts")
+        return twin, [args[0], column, *args[2:]]
+
+    def _per_column_operand_over_box(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                     pre: list[U.Stmt]) -> list[U.Expr]:
+        """A column-expand op whose lhs is a cube result with N rounded up to a fractal box
+        (physical [32, 32] valid [20, 20] for the user's [20, 20]) and whose per-column operand
+        is dense ([1, 20], one value per logical column): the instruction reads one value per
+        physical column (PTOAS wants its source and destination of one shape, so the lhs stays
+        boxed), so the row is widened to the box by tile.fillpad_expand and keeps its valid
+        columns; its padding meets only the lhs's padding columns, outside the valid region."""
+        semantics = REGISTRY.get(tile_op).semantics
+        if len(args) < 2 or semantics[:1] not in (("col_expand",), ("col_broadcast",), ("col_expdif",)):
+            return args
+        lhs, row, logical = _expr_type(args[0]), _expr_type(args[1]), type_of(call.args[0])
+        if not isinstance(lhs, TileType) or not isinstance(row, TileType) or not isinstance(logical, TensorType) \
+                or len(lhs.shape) != 2 or len(row.shape) != 2 or len(logical.shape) != 2 or row.shape[0] != 1 \
+                or row.shape[1] == 1 or row.shape[1] != logical.shape[1] or lhs.shape[1] <= logical.shape[1] \
+                or not all(isinstance(v, int) for v in row.valid_extents):
+            return args
+        span = call.span
+        filled = self._temp(f"{_base_name(args[1])}_wide", self._call(
+            "tile.fillpad_expand", (args[1], index_list((1, lhs.shape[1]), span)), (("pad_value", "zero"),), span),
+            pre)
+        # The instruction pairs the row's valid columns with the result's (PTOAS checks both).
+        widened = self._temp(f"{_base_name(args[1])}_boxed", self._call(
+            "tile.set_validshape", (filled, _index(1, span), _index(int(row.valid[1]), span)), (), span), pre)
+        self.bump("boxed_row_operands")
+        return [args[0], widened, *args[2:]]
 
     def _boxed_per_column_operand(self, call: T.Call, tile_op: str, args: list[U.Expr],
                                   pre: list[U.Stmt]) -> list[U.Expr]:

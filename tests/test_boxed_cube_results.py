@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import ml_dtypes
@@ -168,6 +168,69 @@ def test_an_expdif_by_a_boxed_column_is_the_difference_then_exp(
         return e
     """, {"a": a, "b": b, "x": x}, backend, arch)
     assert np.allclose(got, np.exp(x - a @ b), rtol=1e-6)
+
+
+# A cube result whose M (rows) or N (columns) is rounded up to a fractal box meets a dense value
+# of the same logical shape: an element-wise op, a concat, a column broadcast. The boxed tile is
+# read through the zero-copy window of its logical extent, or its per-column operand is widened
+# to the box; an N = 1 column by its single per-column value runs as the row-expand twin.
+Reference = Callable[[Array, dict[str, Array]], Array]
+BOXED_MEETS_DENSE: dict[str, tuple[int, int, dict[str, tuple[int, int]], tuple[int, int], str, Reference]] = {
+    # name: (M, N, {param: shape}, result shape, expression, reference)
+    "rows-sub": (20, 48, {"x": (20, 48)}, (20, 48), "pl.sub(x, c)", lambda c, p: p["x"] - c),
+    "rows-concat": (20, 48, {"y": (20, 16)}, (20, 64), "pl.tensor.concat(c, y)",
+                    lambda c, p: np.concatenate([c, p["y"]], axis=1)),
+    "rows-concat-second": (20, 48, {"y": (20, 16)}, (20, 64), "pl.tensor.concat(y, c)",
+                           lambda c, p: np.concatenate([p["y"], c], axis=1)),
+    "cols-add": (20, 20, {"x": (20, 20)}, (20, 20), "pl.add(c, x)", lambda c, p: c + p["x"]),
+    "cols-concat": (16, 20, {"y": (16, 16)}, (16, 36), "pl.tensor.concat(c, y)",
+                    lambda c, p: np.concatenate([c, p["y"]], axis=1)),
+    "cols-col-expand-mul": (20, 20, {"r": (1, 20)}, (20, 20), "pl.col_expand_mul(c, r)", lambda c, p: c * p["r"]),
+    "cols-mul-by-a-row": (16, 20, {"r": (1, 20)}, (16, 20), "pl.mul(c, r)", lambda c, p: c * p["r"]),
+    "column-col-expand": (20, 1, {"v": (1, 1)}, (20, 1), "pl.tensor.col_expand(c, v)",
+                          lambda c, p: np.broadcast_to(p["v"], c.shape)),
+    "column-col-expand-sub": (20, 1, {"v": (1, 1)}, (20, 1), "pl.col_expand_sub(c, v)", lambda c, p: c - p["v"]),
+    "column-col-expand-div": (16, 1, {"v": (1, 1)}, (16, 1), "pl.col_expand_div(c, v)", lambda c, p: c / p["v"]),
+}
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+@pytest.mark.parametrize("case", sorted(BOXED_MEETS_DENSE))
+def test_a_boxed_matmul_result_meets_a_dense_value(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     backend: str, arch: str, case: str) -> None:
+    m, n, extra, result, expression, reference = BOXED_MEETS_DENSE[case]
+    rng = np.random.default_rng(17)
+    inputs = {"a": _ints(rng, (m, 16)), "b": _ints(rng, (16, n))}
+    inputs.update({name: _ints(rng, shape) for name, shape in extra.items()})
+    if "v" in inputs:
+        inputs["v"] = np.full((1, 1), 2.0, np.float32)  # an exact divisor
+    params = "".join(f", {name}: pl.Tensor[[{s[0]}, {s[1]}], pl.FP32]" for name, s in extra.items())
+    got = _run(tmp_path, capsys, f"""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[{m}, 16], pl.FP32], b: pl.Tensor[[16, {n}], pl.FP32]{params}
+               ) -> pl.Tensor[[{result[0]}, {result[1]}], pl.FP32]:
+        c: pl.Tensor[[{m}, {n}], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+        out: pl.Tensor[[{result[0]}, {result[1]}], pl.FP32] = {expression}
+        return out
+    """, inputs, backend, arch)
+    assert _same_bits(got, reference(inputs["a"] @ inputs["b"], inputs))
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+def test_an_n1_matmul_result_col_expand_expdif_by_a_single_value(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    rng = np.random.default_rng(19)
+    a, b = _ints(rng, (20, 16)) / 4, _ints(rng, (16, 1)) / 4
+    v = np.full((1, 1), 0.5, np.float32)
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[20, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               v: pl.Tensor[[1, 1], pl.FP32]) -> pl.Tensor[[20, 1], pl.FP32]:
+        col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+        e: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.col_expand_expdif(col, v)
+        return e
+    """, {"a": a.astype(np.float32), "b": b.astype(np.float32), "v": v}, backend, arch)
+    assert np.allclose(got, np.exp(a @ b - v), rtol=1e-5)
 
 
 @pytest.mark.parametrize(("backend", "arch"), BACKENDS)
