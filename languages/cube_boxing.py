@@ -118,3 +118,13 @@ def unaligned_n(args: Sequence[object], attrs: Attrs, conversion: TileConversion
             if box is not None:
                 return tile_input.arg, box
     return None
+
+
+def reads_operands_unboxed(opdef: OpDef) -> bool:
+    """Whether the op's lowering reads every operand as a dense tile of its logical extent (the
+    scatter family: its flat index names positions at the logical row pitch, and its result
+    reuses the destination's buffer). ConvertTensorToTileOps copies a cube result boxed on M, or
+    on an N > 1, out of its box first; a boxed N = 1 column (a matmul result with N = 1, a
+    fractal of columns wide) has no such copy, so these ops decline it and the program
+    generator does not give them one."""
+    return opdef.family == "scatter"

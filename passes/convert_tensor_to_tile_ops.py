@@ -41,7 +41,7 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
-from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n
+from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n, reads_operands_unboxed
 from languages.layout import padded_2d, unboxed_row_multiple
 from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (
@@ -1162,9 +1162,9 @@ class TensorToTileMutator(U.FromTensor):
     def convert_scatter(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tensor.scatter (rank 2, dim -1): the flat index index + r * cols, narrowed to INT16
         for 2- and 1-byte data, then tile.scatter into the loaded input."""
-        dst = self._on_chip(call, call.args[0], pre)
-        index = self._on_chip(call, call.args[1], pre)
-        src = self._on_chip(call, call.args[2], pre)
+        dst = self._on_chip_dense(call, call.args[0], pre)
+        index = self._on_chip_dense(call, call.args[1], pre)
+        src = self._on_chip_dense(call, call.args[2], pre)
         assert isinstance(dst.type, TileType) and isinstance(index.type, TileType)
         span = call.span
         base = self._row_offsets(index.type.shape, _pitch(dst.type), span, pre)
@@ -1174,12 +1174,42 @@ class TensorToTileMutator(U.FromTensor):
         self.bump("scatters")
         return self._call("tile.scatter", (dst, src, flat), (), span)
 
+    def _on_chip_dense(self, call: T.Call, arg: T.Expr, pre: list[U.Stmt]) -> U.Var:
+        """A scatter's operand on chip (`_on_chip`) at its logical extent: a cube result whose M
+        or N is rounded up to a fractal box (physical [16, 16] valid [1, 16] for the user's
+        [1, 16]) is copied out of its box into a dense Vec tile, because the scatter's flat index
+        names positions of the logical rows at the logical row pitch (and its result reuses the
+        destination's buffer, which the cube result's other readers still read). A boxed N = 1
+        column has no such copy (a one-column window of the box is not a column vector's
+        layout): it is declined at the user's line (`languages.cube_boxing`)."""
+        value = self._on_chip(call, arg, pre)
+        ty, logical = value.type, type_of(arg)
+        if not reads_operands_unboxed(REGISTRY.get(call.op)) or not isinstance(ty, TileType) or not isinstance(logical, TensorType) or len(ty.shape) != 2 \
+                or len(logical.shape) != 2 or tuple(ty.shape) == tuple(logical.shape) \
+                or not all(isinstance(v, int) for v in ty.valid_extents) \
+                or tuple(ty.valid) != tuple(logical.valid):
+            return value
+        if _is_boxed_column(ty):
+            raise _error(call, f"not supported yet: `{call.op}` of `{getattr(arg, 'name', value.name)}`, a cube "
+                               f"result of shape {list(logical.shape)} that lives boxed as {list(ty.shape)} (its "
+                               "N = 1 is rounded up to a whole fractal box): a scatter reads a dense operand, and "
+                               "no vector op copies a boxed column into a column vector",
+                         "store the matmul result and scatter it in the next kernel, or give the matmul an N "
+                         "that is a multiple of 16")
+        span = call.span
+        window = self._temp(f"{value.name}_window", self._call(
+            "tile.slice", (value, index_list(logical.shape, span), index_list((0, 0), span),
+                           index_list(logical.valid, span)), (), span), pre)
+        self.bump("boxed_scatter_copies")
+        return self._temp(f"{value.name}_dense", self._call(
+            "tile.move", (window,), (("target_memory", MemorySpace.Vec),), span), pre)
+
     def convert_scatter_mask(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tile.scatter_mask / tensor.scatter_mask (no pto-isa instruction: PTOAS has no
         tscatter mask form): an indexed tile.scatter whose flat index is r * dst_cols +
         c * stride + phase, built in INT32 from two aranges (narrowed once for 2-byte data)."""
-        dst = self._on_chip(call, call.args[0], pre)
-        src = self._on_chip(call, call.args[1], pre)
+        dst = self._on_chip_dense(call, call.args[0], pre)
+        src = self._on_chip_dense(call, call.args[1], pre)
         assert isinstance(dst.type, TileType) and isinstance(src.type, TileType)
         span = call.span
         name, stride = MASK_PATTERNS[int(cast(int, attr(call.attrs, "mask_pattern")))]
@@ -1226,9 +1256,9 @@ class TensorToTileMutator(U.FromTensor):
         count = 1
         for extent in index_type.shape:
             count *= extent
-        data = self._flat_rows(self._on_chip(call, call.args[0], pre), (rows, width), span, pre)
-        src = self._flat_rows(self._on_chip(call, call.args[2], pre), (count, width), span, pre)
-        index = self._flat_rows(self._on_chip(call, call.args[1], pre), (count, 1), span, pre)
+        data = self._flat_rows(self._on_chip_dense(call, call.args[0], pre), (rows, width), span, pre)
+        src = self._flat_rows(self._on_chip_dense(call, call.args[2], pre), (count, width), span, pre)
+        index = self._flat_rows(self._on_chip_dense(call, call.args[1], pre), (count, 1), span, pre)
         dtype = input_type.dtype
         # The flat index addresses the [rows, width] base's buffer, whose rows are padded.
         pitch = _pitch(make_tile_type((rows, width), dtype, None, MemorySpace.Vec))

@@ -8,6 +8,7 @@ emitted PTO is accepted by PTOAS on both targets where it is built."""
 
 from __future__ import annotations
 
+import random
 import subprocess
 import textwrap
 from pathlib import Path
@@ -18,6 +19,11 @@ import ml_dtypes
 import numpy.typing as npt
 import pytest
 
+from backend.fuzzing.registry_calls import Pool, draw_call
+from languages.cube_boxing import reads_operands_unboxed
+from languages.gen import tensor as T
+from languages.ops import REGISTRY
+from languages.types import DataType, TensorType, Type
 from nanopass.pipeline import main
 
 Array = npt.NDArray[Any]
@@ -260,3 +266,80 @@ def test_a_narrowed_matmul_result_is_read_at_its_declared_dtype(
                 "assemble": product[0:2, 0:13], "cast": product[4:6, 3:16]}[read]
     # BF16 outputs are saved as their 16-bit patterns.
     assert _same_bits(got.view(ml_dtypes.bfloat16).astype(np.float32), expected)
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+@pytest.mark.parametrize("op", ["scatter", "scatter_update"])
+def test_an_m1_matmul_result_is_scattered_into_as_a_dense_row(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str, op: str) -> None:
+    # M = 1 is boxed to a [16, 16] tile valid in its first row; the scatter writes positions of
+    # the user's [1, 16] row, into a dense copy (the product itself is returned unchanged too).
+    rng = np.random.default_rng(29)
+    a, b = _ints(rng, (1, 16)), _ints(rng, (16, 16))
+    src = np.array([[5.0, -7.0]], np.float32) if op == "scatter" else _ints(rng, (1, 16))
+    index = np.array([[3, 11]], np.int32) if op == "scatter" else np.zeros((1, 1), np.int32)
+    index_shape = "[1, 2]" if op == "scatter" else "[1, 1]"
+    call = ("pl.tensor.scatter(row, idx, src)" if op == "scatter"
+            else "pl.tensor.scatter_update(row, -2, idx, src)")
+    got = _run(tmp_path, capsys, f"""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[1, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32],
+               idx: pl.Tensor[{index_shape}, pl.INT32], src: pl.Tensor[[1, {src.shape[1]}], pl.FP32]
+               ) -> pl.Tensor[[1, 16], pl.FP32]:
+        row: pl.Tensor[[1, 16], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+        out: pl.Tensor[[1, 16], pl.FP32] = {call}
+        both: pl.Tensor[[1, 16], pl.FP32] = pl.add(out, row)
+        return both
+    """, {"a": a, "b": b, "idx": index, "src": src}, backend, arch,
+               # scatter_update's one-row flat index (trowexpandadd of a [1, 1] row base) is a
+               # PTOAS refusal of its own, boxed or not ("src1 valid_shape[1] to be 32/sizeof").
+               assemble=op == "scatter")
+    row = a @ b
+    scattered = row.copy()
+    if op == "scatter":
+        scattered[0, [3, 11]] = src[0]
+    else:
+        scattered = src.copy()
+    assert _same_bits(got, scattered + row)
+
+
+def test_a_scatter_of_an_n1_matmul_result_is_not_supported_yet(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "kernel.py"
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[20, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               idx: pl.Tensor[[20, 1], pl.INT32], src: pl.Tensor[[20, 1], pl.FP32]) -> pl.Tensor[[20, 1], pl.FP32]:
+        col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+        out: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.scatter(col, idx, src)
+        return out
+    """), "    "))
+    rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 1 and "kernel.py:10:" in log, log
+    assert "not supported yet: `tensor.scatter` of `col`, a cube result of shape [20, 1]" in log
+    assert "store the matmul result" in log
+
+
+def test_the_generator_gives_no_scatter_a_boxed_column() -> None:
+    # The fact the conversion declines by (languages.cube_boxing.reads_operands_unboxed): a
+    # scatter never gets a boxed N = 1 cube result; other ops, and a scatter of a boxed row, may.
+    assert reads_operands_unboxed(REGISTRY.get("tensor.scatter"))
+    assert not reads_operands_unboxed(REGISTRY.get("tensor.exp"))
+    column = T.Var("col", TensorType((20, 1), DataType.FP32))
+    row = T.Var("row", TensorType((1, 16), DataType.FP32))
+    made: list[T.Var] = []
+
+    def fresh(ty: Type) -> T.Var:
+        made.append(T.Var(f"p{len(made)}", ty))
+        return made[-1]
+
+    def operands(op: str, value: T.Var, seed: int) -> set[str]:
+        pool = Pool([value], fresh, boxed={value.name}, fresh_index=fresh)
+        rng = random.Random(seed)
+        drawn = draw_call(lambda lo, hi: rng.randint(lo, hi), REGISTRY.get(op), pool)
+        return {a.name for a in drawn.args if isinstance(a, T.Var)} if drawn is not None else set()
+
+    assert not any("col" in operands("tensor.scatter", column, seed) for seed in range(200))
+    assert any("row" in operands("tensor.scatter", row, seed) for seed in range(200))
+    assert any("col" in operands("tensor.exp", column, seed) for seed in range(50))

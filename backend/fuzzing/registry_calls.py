@@ -36,9 +36,9 @@ from typing import Any, Callable, Collection, Sequence
 
 from languages.gen import tensor as T
 from backend.targets.handlers import get_backend
-from languages.cube_boxing import unaligned_k, unaligned_n
-from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation, \
-    row_major_vec_tiles
+from languages.cube_boxing import unaligned_k, unaligned_n, reads_operands_unboxed
+from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
+                              row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
@@ -479,7 +479,8 @@ class _Drawer:
             return value
         shape = tuple(ty.shape)
         matching = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)
-                    and getattr(v.type, "dtype", None) in dtypes and tuple(getattr(v.type, "shape", ())) == shape]
+                    and getattr(v.type, "dtype", None) in dtypes and tuple(getattr(v.type, "shape", ())) == shape
+                    and not (reads_operands_unboxed(self.opdef) and v.name in self.pool.boxed and _is_column(v))]
         if matching and self.chance(70):
             return self.pick_var(matching)
         return self.pool.fresh_value(_like(ty, shape, type(ty), self.pick(sorted(dtypes, key=lambda d: d.name))))
@@ -499,6 +500,8 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and (columns_too or not _is_column(v)))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
+        if reads_operands_unboxed(self.opdef):
+            candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
         if decl.handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
         first = self.source_type()
