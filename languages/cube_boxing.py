@@ -64,16 +64,19 @@ def cube_box(args: Sequence[object], attrs: Attrs, tile_input: TileInput) -> Box
 
 
 def _axis_box(args: Sequence[object], attrs: Attrs, tile_input: TileInput, final_axis: int,
-              with_product: bool) -> BoxRequest | None:
+              with_product: bool, batched: bool = False) -> BoxRequest | None:
     """The box axis `final_axis` (of the operand as the cube reads it) needs in every space the
     operand runs through -- its load space, the cube operand's space and, for M / N, the
-    product's -- or None when the operand is not 2-D or the extent is whole boxes already."""
+    product's -- or None when the operand is not 2-D (with `batched`, not of rank 3 or more:
+    then each batch's matrix, its last two axes, is what is read) or the extent is whole boxes
+    already."""
     operand_type = getattr(args[tile_input.arg], "type", None)
-    if not isinstance(operand_type, TensorType) or len(operand_type.shape) != 2:
-        return None  # rank >= 3 lowers to a batch matmul: FlattenTileNdTo2D's packed rows decide
+    if not isinstance(operand_type, TensorType) or (len(operand_type.shape) < 3 if batched
+                                                    else len(operand_type.shape) != 2):
+        return None  # rank >= 3 lowers to a batch matmul: `unboxed_batched_axis` decides
     constraint = REGISTRY.bridge_space_of(tile_input.space_of, tile_input.consumer_index)
     load_space = staging_space_for_load(constraint)
-    natural = operand_type.shape
+    natural = tuple(operand_type.shape[-2:])
     transposed = _is_transposed(attrs, tile_input)
     final = _transposed(natural) if transposed else natural
     # A transposed operand is loaded naturally, so the axis of the loaded tile is the other one.
@@ -128,3 +131,22 @@ def reads_operands_unboxed(opdef: OpDef) -> bool:
     fractal of columns wide) has no such copy, so these ops decline it and the program
     generator does not give them one."""
     return opdef.family == "scatter"
+
+
+def unboxed_batched_axis(args: Sequence[object], attrs: Attrs,
+                         conversion: TileConversion) -> tuple[int, str, BoxRequest] | None:
+    """The cube operand of a batched (rank >= 3) matmul, the name of its axis (M, N or K) and
+    the box that axis lacks, when a batch's matrix is not a whole number of fractal boxes on it;
+    None when every batch's matrix is. FlattenTileNdTo2D packs the batches' matrices one after
+    another ([B*M, K]) and reads batch b at rows b*M..: no conversion rounds a batch's M or N up
+    to a box (its padding would sit between the batches), and no conversion pads K, so such a
+    call is declined (ConvertTensorToTileOps) and not drawn (the program generator)."""
+    for tile_input in conversion.tile_inputs:
+        if tile_input.arg >= len(args) or not _is_cube_operand(tile_input):
+            continue
+        outer = 0 if tile_input.cube_m_axis else 1
+        for final_axis, name in ((outer, "M" if tile_input.cube_m_axis else "N"), (1 - outer, "K")):
+            box = _axis_box(args, attrs, tile_input, final_axis, with_product=name != "K", batched=True)
+            if box is not None:
+                return tile_input.arg, name, box
+    return None

@@ -41,7 +41,7 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
-from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n, reads_operands_unboxed
+from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis
 from languages.layout import padded_2d, unboxed_row_multiple
 from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (
@@ -650,6 +650,22 @@ class TensorToTileMutator(U.FromTensor):
 
     @staticmethod
     def _check_cube_alignment(call: T.Call, conversion: TileConversion) -> None:
+        batched = unboxed_batched_axis(call.args, call.attrs, conversion)
+        if batched is not None:
+            index, axis, box = batched
+            operand = type_of(call.args[index])
+            assert isinstance(operand, TensorType)
+            extent = operand.shape[len(operand.shape) - 2 + box.axis]
+            side = "left" if index == min(t.arg for t in conversion.tile_inputs) else "right"
+            fix = (f"pad K to {-(-extent // box.align) * box.align} with zeros in both operands (the sum is unchanged)"
+                   if axis == "K" else
+                   f"pad {axis} to {-(-extent // box.align) * box.align} (and ignore the extra result "
+                   f"{'rows' if axis == 'M' else 'columns'}), or run one 2-D pl.matmul per batch, which boxes {axis} "
+                   "itself")
+            raise _error(call, f"not supported yet: a batched `{call.op}` whose {axis} (= {extent}) is not a multiple "
+                               f"of {box.align} for {operand.dtype.pl_name}: the batches' matrices are packed one "
+                               f"after another, so no batch's {axis} is rounded up to the {side} operand's fractal "
+                               "boxes", fix)
         k_gap = unaligned_k(call.args, call.attrs, conversion)
         if k_gap is not None:
             index, box = k_gap

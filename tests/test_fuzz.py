@@ -15,6 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backend.fuzzing.generator import Features, programs
+from languages.cube_boxing import unboxed_batched_axis
+from languages.gen import tensor as T
+from languages.ops import REGISTRY
+from languages.types import DataType, TensorType
 from nanopass_pto.fuzz_target import FuzzCase, PtoFuzzTarget, cases, read_regression, regression_file
 from nanopass_pto.mutants import MUTANTS, transform
 from nanopass.diagnostics import CompileError
@@ -201,6 +205,44 @@ def test_matmul_acc_with_unboxed_n_is_declined_at_the_users_line(dtype: str, acc
     outcome = _TARGET.check_text(text, 0, "fuzz_input.py")
     assert outcome.status == "rejected" and outcome.blamed == "convert-tensor-to-tile-ops", outcome
     assert f"fuzz_input.py:10:" in outcome.detail and f"N (= {n}) to be a multiple of {box}" in outcome.detail
+
+
+BATCHED_UNBOXED = """\
+import pypto.language as pl
+
+
+@pl.program
+class Fuzz:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k0(self, a: pl.Tensor[[2, M, K], pl.BF16], b: pl.Tensor[[2, N, K], pl.BF16]) -> pl.Tensor[[2, M, N], pl.FP32]:
+        c: pl.Tensor[[2, M, N], pl.FP32] = pl.tensor.matmul(a, b, b_trans=True, out_dtype=pl.FP32)
+        return c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[2, M, K], pl.BF16], b: pl.Tensor[[2, N, K], pl.BF16]) -> pl.Tensor[[2, M, N], pl.FP32]:
+        y: pl.Tensor[[2, M, N], pl.FP32] = self.k0(a, b)
+        return y
+"""
+
+
+@pytest.mark.parametrize("m, k, n, axis", [(1, 32, 16, "M (= 1)"), (7, 32, 16, "M (= 7)"), (16, 32, 1, "N (= 1)"),
+                                           (16, 24, 16, "K (= 24)")])
+def test_a_batched_matmul_off_the_boxes_is_declined_and_not_drawn(m: int, k: int, n: int, axis: str) -> None:
+    # Each batch's matrix is packed after the previous one, so no batch is rounded up to the
+    # fractal boxes: declined at the user's line (it was a BoxedExtents verifier error, or
+    # AutoTileMatmulL0's one-row refusal), by the fact the generator reads too.
+    text = BATCHED_UNBOXED.replace("M", str(m)).replace("K", str(k)).replace("N", str(n))
+    outcome = _TARGET.check_text(text, 0, "fuzz_input.py")
+    assert outcome.status == "rejected" and outcome.blamed == "convert-tensor-to-tile-ops", outcome
+    assert "fuzz_input.py:8:" in outcome.detail and f"not supported yet: a batched `tensor.matmul` whose {axis}" \
+        in outcome.detail, outcome.detail
+    lhs = T.Var("a", TensorType((2, m, k), DataType.BF16))
+    rhs = T.Var("b", TensorType((2, n, k), DataType.BF16))
+    conversion = REGISTRY.get("tensor.matmul").to_tile
+    assert conversion is not None
+    assert unboxed_batched_axis((lhs, rhs), (("b_trans", True),), conversion) is not None
+    whole = T.Var("a", TensorType((2, 16, 32), DataType.BF16)), T.Var("b", TensorType((2, 16, 32), DataType.BF16))
+    assert unboxed_batched_axis(whole, (("b_trans", True),), conversion) is None
 
 
 def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:

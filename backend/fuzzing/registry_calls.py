@@ -36,7 +36,7 @@ from typing import Any, Callable, Collection, Sequence
 
 from languages.gen import tensor as T
 from backend.targets.handlers import get_backend
-from languages.cube_boxing import unaligned_k, unaligned_n, reads_operands_unboxed
+from languages.cube_boxing import unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis
 from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
@@ -735,8 +735,11 @@ class _Drawer:
         if not packs_into_rows(ty):
             return None  # FlattenTileNdTo2D: an N-D region partial in a middle axis has no 2-D form
         if opdef.to_tile is not None and (unaligned_n(args, attr_items, opdef.to_tile) is not None
-                                          or unaligned_k(args, attr_items, opdef.to_tile) is not None):
-            return None  # the conversion declines a K it never pads, an N it does not box (TileInput.aligned_n)
+                                          or unaligned_k(args, attr_items, opdef.to_tile) is not None
+                                          or unboxed_batched_axis(args, attr_items, opdef.to_tile) is not None):
+            # The conversion declines a K it never pads, an N it does not box (TileInput.aligned_n),
+            # a batched matmul whose batches' matrices are not whole boxes.
+            return None
         tags = self.tags(args, ty)
         for attr_name, attr_value in attr_items:
             chosen = opdef.attr_decl(attr_name)
