@@ -127,10 +127,19 @@ def reads_operands_unboxed(opdef: OpDef) -> bool:
     """Whether the op's lowering reads every operand as a dense tile of its logical extent (the
     scatter family: its flat index names positions at the logical row pitch, and its result
     reuses the destination's buffer). ConvertTensorToTileOps copies a cube result boxed on M, or
-    on an N > 1, out of its box first; a boxed N = 1 column (a matmul result with N = 1, a
-    fractal of columns wide) has no such copy, so these ops decline it and the program
-    generator does not give them one."""
+    on an N > 1, out of its box first."""
     return opdef.family == "scatter"
+
+
+def declines_boxed_column(opdef: OpDef, index: int) -> bool:
+    """Whether operand `index` of the op cannot be a boxed N = 1 column (a matmul result with
+    N = 1 lives a fractal of columns wide, valid in its first column): the scatter family reads
+    dense operands (`reads_operands_unboxed`) and a concat's first operand must be valid in all
+    its physical columns (the second's columns start right after them), and no vector op copies
+    a boxed column into a column vector (a one-column window of a row-major box is not a column
+    vector's layout). ConvertTensorToTileOps declines such a call at the user's line; the
+    program generator does not give those operands such a value."""
+    return reads_operands_unboxed(opdef) or (opdef.semantics == ("concat",) and index == 0)
 
 
 def unboxed_batched_axis(args: Sequence[object], attrs: Attrs,

@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, WRITE, Effect, OpDef, OperandDecl, ReusesInput, TileConversion, TileInput, static_ints, type_of
+from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
@@ -41,7 +41,7 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
-from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis
+from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis, declines_boxed_column
 from languages.layout import padded_2d, unboxed_row_multiple
 from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (
@@ -427,6 +427,9 @@ class TensorToTileMutator(U.FromTensor):
                 args.append(self._bridge(call, tile_input, arg, target, pre))
             else:
                 args.append(self._operand(call, index, arg, pre))
+        for position, converted_arg in enumerate(args[:len(call.args)]):
+            if declines_boxed_column(opdef, position) and _is_boxed_column(_expr_type(converted_arg)):
+                raise self._boxed_column_refusal(call, call.args[position], converted_arg)
         if tile_op == conversion.col_broadcast_op and args and _is_boxed_column(_expr_type(args[0])):
             # An [m, 1] column by a [1, 1] value, the column a cube result boxed a fractal wide:
             # a column broadcast would want one value per physical column, so the value is
@@ -451,18 +454,46 @@ class TensorToTileMutator(U.FromTensor):
         try:
             converted = self._call(tile_op, tuple(args), attrs, call.span)
         except CompileError as err:
-            windows = self._logical_windows(call, tile_def, args)
-            if windows is None:
+            local: list[U.Stmt] = []
+            dense = self._onto_cube_result(call, tile_def, args, local)
+            if dense is None:
                 raise self._accumulator_refusal(call, tile_def, args, err) from None
             try:
-                converted = self._call(tile_op, tuple(a for a, _ in windows), attrs, call.span)
+                converted = self._call(tile_op, tuple(dense), attrs, call.span)
             except CompileError:
                 raise self._accumulator_refusal(call, tile_def, args, err) from None
-            for _, stmt in windows:
-                if stmt is not None:
-                    pre.append(stmt)
-            self.bump("boxed_logical_windows")
+            pre.extend(local)
+            self.bump("boxed_operands_met")
         return self._logical_valid(call, converted, pre)
+
+    def _onto_cube_result(self, call: T.Call, tile_def: OpDef, args: list[U.Expr],
+                          pre: list[U.Stmt]) -> list[U.Expr] | None:
+        """The operands of a vector op whose deduction refused them as they are, made to agree
+        with the cube results among them: each such result is read through the window of its
+        logical extent (`_logical_windows`), and a dense [m, 1] column meeting a boxed N = 1
+        column is spread over it (`_onto_boxed_column`); None when no operand is a cube result."""
+        windows = self._logical_windows(call, tile_def, args)
+        operands = [a for a, _ in windows] if windows is not None else list(args)
+        pre.extend(stmt for _, stmt in windows or () if stmt is not None)
+        read = [i for i in range(len(operands)) if _reads_on_vec(tile_def, i)]
+        spread = self._onto_boxed_column(call, [operands[i] for i in read], pre)
+        changed = windows is not None
+        for i, value in zip(read, spread):
+            changed = changed or value is not operands[i]
+            operands[i] = value
+        return operands if changed else None
+
+    def _boxed_column_refusal(self, call: T.Call, arg: T.Expr, value: U.Expr) -> CompileError:
+        ty, logical = _expr_type(value), type_of(arg)
+        shape = list(logical.shape) if isinstance(logical, TensorType) else "?"
+        boxed = list(ty.shape) if isinstance(ty, TileType) else "?"
+        what = ("a scatter reads a dense operand" if reads_operands_unboxed(REGISTRY.get(call.op)) else
+                "its first operand must be valid in all its physical columns")
+        return _error(call, f"not supported yet: `{call.op}` of `{getattr(arg, 'name', _base_name(value))}`, a cube "
+                            f"result of shape {shape} that lives boxed as {boxed} (its N = 1 is rounded up to a "
+                            f"whole fractal box): {what}, and no vector op copies a boxed column into a column vector",
+                      "store the matmul result and use it in the next kernel, or give the matmul an N that is a "
+                      "multiple of 16")
 
     def _logical_windows(self, call: T.Call, tile_def: OpDef,
                          args: list[U.Expr]) -> list[tuple[U.Expr, U.Stmt | None]] | None:
@@ -482,12 +513,7 @@ class TensorToTileMutator(U.FromTensor):
         for index, arg in enumerate(args):
             ty = _expr_type(arg)
             logical = type_of(call.args[index]) if index < len(call.args) else None
-            try:
-                decl: OperandDecl | None = tile_def.operand_decl(index)
-            except IndexError:
-                decl = None
-            if decl is None or decl.input_memory is not MemorySpace.Vec or decl.effect is not Effect.READ \
-                    or decl.handle_only or not isinstance(ty, TileType) or not isinstance(logical, TensorType) \
+            if not _reads_on_vec(tile_def, index) or not isinstance(ty, TileType) or not isinstance(logical, TensorType) \
                     or len(ty.shape) != 2 or len(logical.shape) != 2 \
                     or not all(isinstance(v, int) for v in ty.valid_extents):
                 windows.append((arg, None))
@@ -1200,18 +1226,14 @@ class TensorToTileMutator(U.FromTensor):
         layout): it is declined at the user's line (`languages.cube_boxing`)."""
         value = self._on_chip(call, arg, pre)
         ty, logical = value.type, type_of(arg)
-        if not reads_operands_unboxed(REGISTRY.get(call.op)) or not isinstance(ty, TileType) or not isinstance(logical, TensorType) or len(ty.shape) != 2 \
+        if not reads_operands_unboxed(REGISTRY.get(call.op)) or not isinstance(ty, TileType) \
+                or not isinstance(logical, TensorType) or len(ty.shape) != 2 \
                 or len(logical.shape) != 2 or tuple(ty.shape) == tuple(logical.shape) \
                 or not all(isinstance(v, int) for v in ty.valid_extents) \
                 or tuple(ty.valid) != tuple(logical.valid):
             return value
         if _is_boxed_column(ty):
-            raise _error(call, f"not supported yet: `{call.op}` of `{getattr(arg, 'name', value.name)}`, a cube "
-                               f"result of shape {list(logical.shape)} that lives boxed as {list(ty.shape)} (its "
-                               "N = 1 is rounded up to a whole fractal box): a scatter reads a dense operand, and "
-                               "no vector op copies a boxed column into a column vector",
-                         "store the matmul result and scatter it in the next kernel, or give the matmul an N "
-                         "that is a multiple of 16")
+            raise self._boxed_column_refusal(call, arg, value)
         span = call.span
         window = self._temp(f"{value.name}_window", self._call(
             "tile.slice", (value, index_list(logical.shape, span), index_list((0, 0), span),
@@ -1453,6 +1475,16 @@ class TensorToTileMutator(U.FromTensor):
                 raise _error(node, f"loop-carried `{var.name}` is seeded by {where} but the loop body yields "
                                    f"{'a tile' if isinstance(_expr_type(value), TileType) else 'a GM tensor'}",
                              "seed a computed carry with pl.create_tensor / pl.full, or carry the GM tensor unchanged")
+
+
+def _reads_on_vec(opdef: OpDef, index: int) -> bool:
+    """Whether operand `index` of the tile op is a value it only reads, in Vec (not a scratch it
+    writes, nor a handle it rewrites)."""
+    try:
+        decl = opdef.operand_decl(index)
+    except IndexError:
+        return False
+    return decl.input_memory is MemorySpace.Vec and decl.effect is Effect.READ and not decl.handle_only
 
 
 def _expr_type(expr: U.Expr) -> Type | None:

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pytest
 
 from backend.fuzzing.registry_calls import Pool, draw_call
-from languages.cube_boxing import reads_operands_unboxed
+from languages.cube_boxing import declines_boxed_column
 from languages.gen import tensor as T
 from languages.ops import REGISTRY
 from languages.types import DataType, TensorType, Type
@@ -197,6 +197,10 @@ BOXED_MEETS_DENSE: dict[str, tuple[int, int, dict[str, tuple[int, int]], tuple[i
                           lambda c, p: np.broadcast_to(p["v"], c.shape)),
     "column-col-expand-sub": (20, 1, {"v": (1, 1)}, (20, 1), "pl.col_expand_sub(c, v)", lambda c, p: c - p["v"]),
     "column-col-expand-div": (16, 1, {"v": (1, 1)}, (16, 1), "pl.col_expand_div(c, v)", lambda c, p: c / p["v"]),
+    # An op outside the broadcast family (fmod) meets a dense column: it is spread over the box.
+    "column-fmod": (20, 1, {"x": (20, 1)}, (20, 1), "pl.tensor.fmod(c, x)", lambda c, p: np.fmod(c, p["x"])),
+    "column-concat-second": (20, 1, {"y": (20, 16)}, (20, 17), "pl.tensor.concat(y, c)",
+                             lambda c, p: np.concatenate([p["y"], c], axis=1)),
 }
 
 
@@ -208,6 +212,8 @@ def test_a_boxed_matmul_result_meets_a_dense_value(tmp_path: Path, capsys: pytes
     rng = np.random.default_rng(17)
     inputs = {"a": _ints(rng, (m, 16)), "b": _ints(rng, (16, n))}
     inputs.update({name: _ints(rng, shape) for name, shape in extra.items()})
+    if case == "column-fmod":
+        inputs["x"] = np.where(inputs["x"] == 0, 2.0, inputs["x"]).astype(np.float32)  # a nonzero divisor
     if "v" in inputs:
         inputs["v"] = np.full((1, 1), 2.0, np.float32)  # an exact divisor
     params = "".join(f", {name}: pl.Tensor[[{s[0]}, {s[1]}], pl.FP32]" for name, s in extra.items())
@@ -303,29 +309,36 @@ def test_an_m1_matmul_result_is_scattered_into_as_a_dense_row(
     assert _same_bits(got, scattered + row)
 
 
-def test_a_scatter_of_an_n1_matmul_result_is_not_supported_yet(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("op", "call", "result"), [
+    ("tensor.scatter", "pl.tensor.scatter(col, idx, src)", "[20, 1]"),
+    ("tensor.concat", "pl.tensor.concat(col, src)", "[20, 2]"),
+])
+def test_an_n1_matmul_result_as_a_dense_only_operand_is_not_supported_yet(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], op: str, call: str, result: str) -> None:
     path = tmp_path / "kernel.py"
-    path.write_text(HEADER + textwrap.indent(textwrap.dedent("""\
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent(f"""\
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(self, a: pl.Tensor[[20, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
-               idx: pl.Tensor[[20, 1], pl.INT32], src: pl.Tensor[[20, 1], pl.FP32]) -> pl.Tensor[[20, 1], pl.FP32]:
+               idx: pl.Tensor[[20, 1], pl.INT32], src: pl.Tensor[[20, 1], pl.FP32]) -> pl.Tensor[{result}, pl.FP32]:
         col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
-        out: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.scatter(col, idx, src)
+        out: pl.Tensor[{result}, pl.FP32] = {call}
         return out
     """), "    "))
     rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")])
     log = capsys.readouterr().err
     assert rc == 1 and "kernel.py:10:" in log, log
-    assert "not supported yet: `tensor.scatter` of `col`, a cube result of shape [20, 1]" in log
+    assert f"not supported yet: `{op}` of `col`, a cube result of shape [20, 1]" in log
     assert "store the matmul result" in log
 
 
 def test_the_generator_gives_no_scatter_a_boxed_column() -> None:
-    # The fact the conversion declines by (languages.cube_boxing.reads_operands_unboxed): a
-    # scatter never gets a boxed N = 1 cube result; other ops, and a scatter of a boxed row, may.
-    assert reads_operands_unboxed(REGISTRY.get("tensor.scatter"))
-    assert not reads_operands_unboxed(REGISTRY.get("tensor.exp"))
+    # The fact the conversion declines by (languages.cube_boxing.declines_boxed_column): a
+    # scatter, or a concat's first operand, never gets a boxed N = 1 cube result; other ops (and
+    # a concat's second operand, a scatter of a boxed row) may.
+    assert declines_boxed_column(REGISTRY.get("tensor.scatter"), 2)
+    assert declines_boxed_column(REGISTRY.get("tensor.concat"), 0)
+    assert not declines_boxed_column(REGISTRY.get("tensor.concat"), 1)
+    assert not declines_boxed_column(REGISTRY.get("tensor.exp"), 0)
     column = T.Var("col", TensorType((20, 1), DataType.FP32))
     row = T.Var("row", TensorType((1, 16), DataType.FP32))
     made: list[T.Var] = []
@@ -340,6 +353,15 @@ def test_the_generator_gives_no_scatter_a_boxed_column() -> None:
         drawn = draw_call(lambda lo, hi: rng.randint(lo, hi), REGISTRY.get(op), pool)
         return {a.name for a in drawn.args if isinstance(a, T.Var)} if drawn is not None else set()
 
+    def drawn_first(op: str, value: T.Var, seed: int) -> str:
+        pool = Pool([value], fresh, boxed={value.name}, fresh_index=fresh)
+        rng = random.Random(seed)
+        drawn = draw_call(lambda lo, hi: rng.randint(lo, hi), REGISTRY.get(op), pool)
+        first = drawn.args[0] if drawn is not None else None
+        return first.name if isinstance(first, T.Var) else ""
+
     assert not any("col" in operands("tensor.scatter", column, seed) for seed in range(200))
+    assert not any(drawn_first("tensor.concat", column, seed) == "col" for seed in range(200))
+    assert any(drawn_first("tensor.concat", row, seed) == "row" for seed in range(200))
     assert any("row" in operands("tensor.scatter", row, seed) for seed in range(200))
     assert any("col" in operands("tensor.exp", column, seed) for seed in range(50))

@@ -36,9 +36,8 @@ from typing import Any, Callable, Collection, Sequence
 
 from languages.gen import tensor as T
 from backend.targets.handlers import get_backend
-from languages.cube_boxing import unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis
-from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
-                              row_major_vec_tiles)
+from languages.cube_boxing import unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis, declines_boxed_column
+from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
@@ -480,7 +479,8 @@ class _Drawer:
         shape = tuple(ty.shape)
         matching = [v for v in self.pool.of_kind(_kind_of(decl)) if _reaches(v, decl)
                     and getattr(v.type, "dtype", None) in dtypes and tuple(getattr(v.type, "shape", ())) == shape
-                    and not (reads_operands_unboxed(self.opdef) and v.name in self.pool.boxed and _is_column(v))]
+                    and not (declines_boxed_column(self.opdef, index) and v.name in self.pool.boxed
+                             and _is_column(v))]
         if matching and self.chance(70):
             return self.pick_var(matching)
         return self.pool.fresh_value(_like(ty, shape, type(ty), self.pick(sorted(dtypes, key=lambda d: d.name))))
@@ -500,7 +500,7 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and (columns_too or not _is_column(v)))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
-        if reads_operands_unboxed(self.opdef):
+        if declines_boxed_column(self.opdef, index):
             candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
         if decl.handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
