@@ -266,8 +266,11 @@ class TensorToTileMutator(U.FromTensor):
         if self._state is None:
             return super().visit_ForStmt(node)
         iter_args = []
+        pre: list[U.Stmt] = []
         for iter_arg in node.iter_args:
-            init = self.visit_Expr(iter_arg.init)
+            # A matmul result narrowed by out_dtype is carried as the user's dtype (no matmul_acc
+            # takes a narrowed accumulator): a carry of the FP32 tile would live in Acc.
+            init = self._narrowed_read(self.visit_Expr(iter_arg.init), iter_arg.span, pre)
             var = self._bind(iter_arg.var, _expr_type(init))
             iter_args.append(U.IterArg(var=var, init=init, span=iter_arg.span))
         outer = self._scope()
@@ -275,10 +278,21 @@ class TensorToTileMutator(U.FromTensor):
         self._restore(outer)
         self._check_carries(node, [a.var for a in iter_args], body)
         results = tuple(self._bind(r, a.var.type) for r, a in zip(node.results, iter_args))
-        return U.ForStmt(loop_var=self.visit_Var(node.loop_var), start=self.visit_Expr(node.start),
-                         stop=self.visit_Expr(node.stop), step=self.visit_Expr(node.step),
-                         iter_args=tuple(iter_args), body=body, results=results, kind=node.kind,
-                         attrs=node.attrs, span=node.span)
+        return (*pre, U.ForStmt(loop_var=self.visit_Var(node.loop_var), start=self.visit_Expr(node.start),
+                                stop=self.visit_Expr(node.stop), step=self.visit_Expr(node.step),
+                                iter_args=tuple(iter_args), body=body, results=results, kind=node.kind,
+                                attrs=node.attrs, span=node.span))
+
+    @override
+    def visit_YieldStmt(self, node: T.YieldStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        """A yielded matmul result narrowed by out_dtype is the user's dtype, as every other
+        reader sees it (a loop carry or an if result of the FP32 tile would live in Acc, and
+        the other branch's value is the narrow one)."""
+        if self._state is None:
+            return super().visit_YieldStmt(node)
+        pre: list[U.Stmt] = []
+        values = tuple(self._narrowed_read(self.visit_Expr(v), node.span, pre) for v in node.values)
+        return (*pre, U.YieldStmt(values=values, span=node.span))
 
     @override
     def visit_IfStmt(self, node: T.IfStmt) -> U.Stmt | tuple[U.Stmt, ...]:
@@ -500,11 +514,10 @@ class TensorToTileMutator(U.FromTensor):
         """The operands with each cube result whose M or N is rounded up to a fractal box
         (physical [32, 32] valid [20, 20] for the user's [20, 20]) replaced by the zero-copy
         window of its logical extent, for a vector op that needs its operands' physical shapes
-        to agree (an element-wise op or a concat meeting a dense value, a column broadcast whose
-        per-column operand has one value per logical column). A window is a view: it reads the
-        boxed tile's elements in place at that tile's row pitch. A boxed N = 1 column keeps its
-        physical columns (a one-column window would be a column vector of another layout; the
-        row-expand paths read the boxed column as it is). Each entry pairs the operand with the
+        to agree (an element-wise op or a concat meeting a dense value). A window is a view: it
+        reads the boxed tile's elements in place at that tile's row pitch. A boxed N = 1 column
+        keeps its physical columns (a one-column window would be a column vector of another
+        layout; the row-expand paths read the boxed column as it is). Each entry pairs the operand with the
         statement defining its window (None when it is unchanged); None when no operand is such
         a cube result."""
         state = self._require_state()
@@ -513,7 +526,8 @@ class TensorToTileMutator(U.FromTensor):
         for index, arg in enumerate(args):
             ty = _expr_type(arg)
             logical = type_of(call.args[index]) if index < len(call.args) else None
-            if not _reads_on_vec(tile_def, index) or not isinstance(ty, TileType) or not isinstance(logical, TensorType) \
+            if not _reads_on_vec(tile_def, index) or not isinstance(ty, TileType) \
+                    or not isinstance(logical, TensorType) \
                     or len(ty.shape) != 2 or len(logical.shape) != 2 \
                     or not all(isinstance(v, int) for v in ty.valid_extents):
                 windows.append((arg, None))

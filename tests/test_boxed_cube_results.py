@@ -365,3 +365,28 @@ def test_the_generator_gives_no_scatter_a_boxed_column() -> None:
     assert any(drawn_first("tensor.concat", row, seed) == "row" for seed in range(200))
     assert any("row" in operands("tensor.scatter", row, seed) for seed in range(200))
     assert any("col" in operands("tensor.exp", column, seed) for seed in range(50))
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+def test_a_narrowed_matmul_result_is_carried_at_its_declared_dtype(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    # The loop carry is seeded by a vector value and yields an out_dtype=FP16 product: carried as
+    # the FP32 accumulator tile it needed Acc, which no target moves a vector value into.
+    rng = np.random.default_rng(31)
+    a, b, x = _ints(rng, (16, 32)), _ints(rng, (32, 16)), _ints(rng, (16, 16))
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16],
+               x: pl.Tensor[[16, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP16]:
+        seed: pl.Tensor[[16, 16], pl.FP16] = pl.adds(x, 1.0)
+        zero: pl.Tensor[[16, 16], pl.FP16] = pl.muls(x, 0.0)
+        for i, (acc, total) in pl.range(2, init_values=(seed, zero)):
+            c: pl.Tensor[[16, 16], pl.FP16] = pl.matmul(a, b, out_dtype=pl.FP16)
+            s: pl.Tensor[[16, 16], pl.FP16] = pl.add(total, acc)
+            out, summed = pl.yield_(c, s)
+        return summed
+    """, {"a": a.astype(np.float16), "b": b.astype(np.float16), "x": x.astype(np.float16)}, backend, arch)
+    product = (a @ b).astype(np.float16)
+    half = x.astype(np.float16)
+    expected = (half * np.float16(0) + (half + np.float16(1))) + product
+    assert (got.view(np.float16) == expected).all()
