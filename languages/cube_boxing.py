@@ -134,12 +134,15 @@ def reads_operands_unboxed(opdef: OpDef) -> bool:
 def declines_boxed_column(opdef: OpDef, index: int) -> bool:
     """Whether operand `index` of the op cannot be a boxed N = 1 column (a matmul result with
     N = 1 lives a fractal of columns wide, valid in its first column): the scatter family reads
-    dense operands (`reads_operands_unboxed`) and a concat's first operand must be valid in all
-    its physical columns (the second's columns start right after them), and no vector op copies
-    a boxed column into a column vector (a one-column window of a row-major box is not a column
-    vector's layout). ConvertTensorToTileOps declines such a call at the user's line; the
-    program generator does not give those operands such a value."""
-    return reads_operands_unboxed(opdef) or (opdef.semantics == ("concat",) and index == 0)
+    dense operands (`reads_operands_unboxed`), a concat's first operand must be valid in all its
+    physical columns (the second's columns start right after them), and a sort32 sorts its
+    source's physical rows against an index of the same shape. (row_expand_expdif's per-row
+    operand is not among them: ConvertTensorToTileOps spreads the column and runs the difference,
+    then exp.) No vector op copies a boxed column into a column vector (a one-column window of a
+    row-major box is not a column vector's layout). ConvertTensorToTileOps declines such a call at
+    the user's line; the program generator does not give those operands such a value."""
+    return (reads_operands_unboxed(opdef) or (opdef.semantics == ("concat",) and index == 0)
+            or (opdef.semantics == ("sort32",) and index == 0))
 
 
 def unboxed_batched_axis(args: Sequence[object], attrs: Attrs,

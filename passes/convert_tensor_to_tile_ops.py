@@ -469,10 +469,10 @@ class TensorToTileMutator(U.FromTensor):
             converted = self._call(tile_op, tuple(args), attrs, call.span)
         except CompileError as err:
             local: list[U.Stmt] = []
-            dense = self._onto_cube_result(call, tile_def, args, local)
-            if dense is None:
-                raise self._accumulator_refusal(call, tile_def, args, err) from None
             try:
+                dense = self._onto_cube_result(call, tile_def, args, local)
+                if dense is None:
+                    raise err
                 converted = self._call(tile_op, tuple(dense), attrs, call.span)
             except CompileError:
                 raise self._accumulator_refusal(call, tile_def, args, err) from None
@@ -489,7 +489,9 @@ class TensorToTileMutator(U.FromTensor):
         windows = self._logical_windows(call, tile_def, args)
         operands = [a for a, _ in windows] if windows is not None else list(args)
         pre.extend(stmt for _, stmt in windows or () if stmt is not None)
-        read = [i for i in range(len(operands)) if _reads_on_vec(tile_def, i)]
+        target = next((_expr_type(a) for a in operands if _is_boxed_column(_expr_type(a))), None)
+        read = [i for i in range(len(operands)) if _reads_on_vec(tile_def, i) and isinstance(target, TileType)
+                and getattr(_expr_type(operands[i]), "dtype", None) == target.dtype]
         spread = self._onto_boxed_column(call, [operands[i] for i in read], pre)
         changed = windows is not None
         for i, value in zip(read, spread):
@@ -501,8 +503,10 @@ class TensorToTileMutator(U.FromTensor):
         ty, logical = _expr_type(value), type_of(arg)
         shape = list(logical.shape) if isinstance(logical, TensorType) else "?"
         boxed = list(ty.shape) if isinstance(ty, TileType) else "?"
-        what = ("a scatter reads a dense operand" if reads_operands_unboxed(REGISTRY.get(call.op)) else
-                "its first operand must be valid in all its physical columns")
+        opdef = REGISTRY.get(call.op)
+        what = ("a scatter reads a dense operand" if reads_operands_unboxed(opdef) else
+                "its first operand must be valid in all its physical columns" if opdef.semantics == ("concat",) else
+                "it sorts its source's physical rows against an index of the same shape")
         return _error(call, f"not supported yet: `{call.op}` of `{getattr(arg, 'name', _base_name(value))}`, a cube "
                             f"result of shape {shape} that lives boxed as {boxed} (its N = 1 is rounded up to a "
                             f"whole fractal box): {what}, and no vector op copies a boxed column into a column vector",
@@ -634,8 +638,10 @@ class TensorToTileMutator(U.FromTensor):
                 or not isinstance(logical_value, TensorType) or tuple(logical_value.shape) != (1, 1):
             return tile_op, args
         assert isinstance(lhs, TileType)
-        if tuple(value.shape) == (1, lhs.shape[1]):
-            return tile_op, args  # a boxed one-value row already spans the physical columns
+        if len(value.shape) == 2 and value.shape[1] == lhs.shape[1] and value.valid[0] == 1:
+            # A one-value row that spans the physical columns already (an M = 1 cube result,
+            # read through its first row by `_boxed_per_column_operand`).
+            return tile_op, args
         row_semantics = ("row" + semantics[0][len("col"):], *semantics[1:])
         twin = next((op.name for op in REGISTRY if op.prefix == "tile" and op.semantics == row_semantics), None)
         if twin is None:

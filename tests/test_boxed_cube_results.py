@@ -309,25 +309,26 @@ def test_an_m1_matmul_result_is_scattered_into_as_a_dense_row(
     assert _same_bits(got, scattered + row)
 
 
-@pytest.mark.parametrize(("op", "call", "result"), [
-    ("tensor.scatter", "pl.tensor.scatter(col, idx, src)", "[20, 1]"),
-    ("tensor.concat", "pl.tensor.concat(col, src)", "[20, 2]"),
+@pytest.mark.parametrize(("op", "m", "call", "result"), [
+    ("tensor.scatter", 20, "pl.tensor.scatter(col, idx, src)", "[20, 1]"),
+    ("tensor.concat", 20, "pl.tensor.concat(col, src)", "[20, 2]"),
+    ("tensor.sort32", 1, "pl.tensor.sort32(col, idx)", "[1, 2]"),
 ])
 def test_an_n1_matmul_result_as_a_dense_only_operand_is_not_supported_yet(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], op: str, call: str, result: str) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], op: str, m: int, call: str, result: str) -> None:
     path = tmp_path / "kernel.py"
     path.write_text(HEADER + textwrap.indent(textwrap.dedent(f"""\
     @pl.function(type=pl.FunctionType.InCore)
-    def kernel(self, a: pl.Tensor[[20, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
-               idx: pl.Tensor[[20, 1], pl.INT32], src: pl.Tensor[[20, 1], pl.FP32]) -> pl.Tensor[{result}, pl.FP32]:
-        col: pl.Tensor[[20, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+    def kernel(self, a: pl.Tensor[[{m}, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32],
+               idx: pl.Tensor[[{m}, 1], pl.INT32], src: pl.Tensor[[{m}, 1], pl.FP32]) -> pl.Tensor[{result}, pl.FP32]:
+        col: pl.Tensor[[{m}, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
         out: pl.Tensor[{result}, pl.FP32] = {call}
         return out
     """), "    "))
     rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")])
     log = capsys.readouterr().err
     assert rc == 1 and "kernel.py:10:" in log, log
-    assert f"not supported yet: `{op}` of `col`, a cube result of shape [20, 1]" in log
+    assert f"not supported yet: `{op}` of `col`, a cube result of shape [{m}, 1]" in log
     assert "store the matmul result" in log
 
 
@@ -338,6 +339,9 @@ def test_the_generator_gives_no_scatter_a_boxed_column() -> None:
     assert declines_boxed_column(REGISTRY.get("tensor.scatter"), 2)
     assert declines_boxed_column(REGISTRY.get("tensor.concat"), 0)
     assert not declines_boxed_column(REGISTRY.get("tensor.concat"), 1)
+    assert not declines_boxed_column(REGISTRY.get("tensor.row_expand_expdif"), 1)  # spread, then sub and exp
+    assert not declines_boxed_column(REGISTRY.get("tensor.row_expand_sub"), 1)
+    assert declines_boxed_column(REGISTRY.get("tensor.sort32"), 0)
     assert not declines_boxed_column(REGISTRY.get("tensor.exp"), 0)
     column = T.Var("col", TensorType((20, 1), DataType.FP32))
     row = T.Var("row", TensorType((1, 16), DataType.FP32))
@@ -390,3 +394,20 @@ def test_a_narrowed_matmul_result_is_carried_at_its_declared_dtype(
     half = x.astype(np.float16)
     expected = (half * np.float16(0) + (half + np.float16(1))) + product
     assert (got.view(np.float16) == expected).all()
+
+
+@pytest.mark.parametrize(("backend", "arch"), BACKENDS)
+def test_a_one_value_matmul_result_col_expand_expdif_by_itself(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, arch: str) -> None:
+    # M = N = 1: the column and its per-column value are one [16, 16] box valid in [1, 1]; the
+    # value is read through its first row (not spread down a column as a dense [1, 1] is).
+    rng = np.random.default_rng(37)
+    a, b = _ints(rng, (1, 16)), _ints(rng, (16, 1))
+    got = _run(tmp_path, capsys, """\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[1, 16], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32]) -> pl.Tensor[[1, 1], pl.FP32]:
+        c: pl.Tensor[[1, 1], pl.FP32] = pl.matmul(a, b, out_dtype=pl.FP32)
+        e: pl.Tensor[[1, 1], pl.FP32] = pl.tensor.col_expand_expdif(c, c)
+        return e
+    """, {"a": a, "b": b}, backend, arch)
+    assert _same_bits(got, np.ones((1, 1), np.float32))  # exp(c - c) = exp(0)
