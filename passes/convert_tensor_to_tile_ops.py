@@ -33,7 +33,7 @@ import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
-from languages.ops.index_ops import MASK_PATTERNS, mask_phase
+from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
 from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
@@ -1314,9 +1314,16 @@ class TensorToTileMutator(U.FromTensor):
         count = 1
         for extent in index_type.shape:
             count *= extent
-        data = self._flat_rows(self._on_chip_dense(call, call.args[0], pre), (rows, width), span, pre)
-        src = self._flat_rows(self._on_chip_dense(call, call.args[2], pre), (count, width), span, pre)
-        index = self._flat_rows(self._on_chip_dense(call, call.args[1], pre), (count, 1), span, pre)
+        gap = scatter_update_flat_gap(input_type, index_type, type_of(call.args[2]))
+        if gap:
+            # The flattened rows are zero-copy re-views only where padded Vec rows keep the
+            # elements in row-major order (the fact InferTileMemorySpace and ViewLegality use).
+            raise _error(call, f"not supported yet: `{call.op}` flattens its operands into rows on chip, and {gap}",
+                         "give the index and source rows of whole 32-byte blocks (e.g. an index of 8 INT32 "
+                         "columns, or one row)")
+        data = self._flat_rows(self._on_chip_dense(call, call.args[0], pre), (rows, width), call, pre)
+        src = self._flat_rows(self._on_chip_dense(call, call.args[2], pre), (count, width), call, pre)
+        index = self._flat_rows(self._on_chip_dense(call, call.args[1], pre), (count, 1), call, pre)
         dtype = input_type.dtype
         # The flat index addresses the [rows, width] base's buffer, whose rows are padded.
         pitch = _pitch(make_tile_type((rows, width), dtype, None, MemorySpace.Vec))
@@ -1358,7 +1365,8 @@ class TensorToTileMutator(U.FromTensor):
         row_base = self._temp("row_base", self._call("tile.muls", (index, self._i32(pitch, span)), (), span), pre)
         return self._temp("flat_idx", self._call("tile.row_expand_add", (col_nd, row_base), (), span), pre)
 
-    def _flat_rows(self, value: U.Var, shape: tuple[int, int], span: Span, pre: list[U.Stmt]) -> U.Var:
+    def _flat_rows(self, value: U.Var, shape: tuple[int, int], call: T.Call, pre: list[U.Stmt]) -> U.Var:
+        span = call.span
         assert isinstance(value.type, TileType)
         if tuple(value.type.shape) == shape:
             return value

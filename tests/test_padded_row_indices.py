@@ -102,3 +102,37 @@ def test_a_column_of_indexes_keeps_its_column_row_offsets(tmp_path: Path, capsys
                str(tmp_path / "k.pto"), "--inputs", str(tmp_path / "in.npz")])
     log = capsys.readouterr().err
     assert rc == 0 and "bit-exact" in log, log
+
+
+SCATTER_UPDATE_2D_INDEX = """\
+import pypto.language as pl
+
+
+@pl.program
+class Rows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], idx: pl.Tensor[[2, 4], pl.INT32],
+          src: pl.Tensor[[8, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.scatter_update(x, index=idx, src=src)
+        return y
+"""
+
+
+def test_a_scatter_update_whose_index_rows_pad_is_refused_and_not_drawn(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # The lowering flattens the [2, 4] INT32 index into an [8, 1] column on chip; its 16-byte
+    # rows are padded to 32 bytes, so no zero-copy view holds that column (it was an internal
+    # error in ViewLegality). The generator's call draws ask the same function.
+    from languages.ops.index_ops import scatter_update_flat_gap
+    from languages.types import DataType, TensorType
+
+    path = tmp_path / "k.py"
+    path.write_text(SCATTER_UPDATE_2D_INDEX)
+    assert main([str(path), "--verify-all"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:9:" in err and "not supported yet: `tensor.scatter_update` flattens its operands" in err, err
+    assert "internal compiler error" not in err
+    x, src = TensorType((16, 64), DataType.FP32), TensorType((8, 64), DataType.FP32)
+    assert scatter_update_flat_gap(x, TensorType((2, 4), DataType.INT32), src)
+    assert not scatter_update_flat_gap(x, TensorType((1, 8), DataType.INT32), src)
+    assert not scatter_update_flat_gap(x, TensorType((8, 1), DataType.INT32), src)

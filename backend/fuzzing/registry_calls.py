@@ -41,6 +41,7 @@ from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
+from languages.ops.index_ops import scatter_update_flat_gap
 from languages.ops.tile_ops import is_cross_core_transfer
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
@@ -732,6 +733,9 @@ class _Drawer:
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
         if on_chip_view_gap(opdef, args, attr_items, ty, in_gm):
             return None  # the pipeline refuses it: no zero-copy form on chip
+        if opdef.semantics[:1] == ("scatter_update",) and len(args) >= 3 \
+                and scatter_update_flat_gap(*(getattr(a, "type", None) for a in args[:3])):
+            return None  # ConvertTensorToTileOps refuses it: its flat rows are no zero-copy view
         if not packs_into_rows(ty):
             return None  # FlattenTileNdTo2D: an N-D region partial in a middle axis has no 2-D form
         if opdef.to_tile is not None and (unaligned_n(args, attr_items, opdef.to_tile) is not None

@@ -43,7 +43,7 @@ from languages.ops import (
 from languages.ops.target_rules import A2A3, TargetRule, Unavailable
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
 from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
-from languages.views import make_tile_type
+from languages.views import flat_reshape_gap, make_tile_type
 from nanopass.node import Node
 
 VEC = MemorySpace.Vec
@@ -359,6 +359,36 @@ def deduce_scatter_update(args: Sequence[Node], attrs: Attrs) -> Type:
             raise DeductionError(f"a 2-byte input of {total} elements needs flat indexes beyond INT16's 32767", 0,
                                  hint="TSCATTER indexes 2-byte data with INT16; split the input")
     return dst
+
+
+def scatter_update_rows(dst: Dims, index: Dims, src: Dims) -> tuple[tuple[Dims, tuple[int, int]], ...]:
+    """The [rows, width] a scatter_update's lowering flattens its input, source and index to (the
+    input's rows of its last dim, one source row per index, the index as one column)."""
+    width = int(dst[-1])
+    rows = count = 1
+    for extent in dst[:-1]:
+        rows *= int(extent)
+    for extent in index:
+        count *= int(extent)
+    return ((dst, (rows, width)), (src, (count, width)), (index, (count, 1)))
+
+
+def scatter_update_flat_gap(dst: object, index: object, src: object) -> str:
+    """Why a scatter_update's operands have no zero-copy flat rows on chip ("" when they have):
+    a flattening whose padded Vec rows keep the elements out of row-major order
+    (`languages.views.flat_reshape_gap`). ConvertTensorToTileOps refuses such a call; the program
+    generator does not draw it."""
+    if not all(isinstance(t, (TensorType, TileType)) for t in (dst, index, src)):
+        return ""
+    assert isinstance(dst, (TensorType, TileType)) and isinstance(index, (TensorType, TileType)) \
+        and isinstance(src, (TensorType, TileType))
+    dtypes = (dst.dtype, src.dtype, index.dtype)
+    for (shape, rows), dtype in zip(scatter_update_rows(dst.shape, index.shape, src.shape), dtypes):
+        if tuple(shape) != rows and len(shape) >= 1:
+            gap = flat_reshape_gap(tuple(int(d) for d in shape), rows, dtype)
+            if gap:
+                return gap
+    return ""
 
 
 # -- tables -----------------------------------------------------------------------------------------
