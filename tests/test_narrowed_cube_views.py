@@ -12,6 +12,16 @@ import pytest
 
 from nanopass.pipeline import main
 
+def _bit_exact_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str], kernel: str, backend: str) -> int:
+    """Compile `kernel` under --verify-all --simulate; the number of outputs reported bit-exact."""
+    (tmp_path / "k.py").write_text(kernel)
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
+               str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 0, log
+    return log.count("bit-exact")
+
+
 KERNEL = """\
 import pypto.language as pl
 
@@ -39,11 +49,7 @@ class NarrowedViews:
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
 def test_views_of_a_narrowed_matmul_result_read_the_narrowed_value(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str) -> None:
-    (tmp_path / "k.py").write_text(KERNEL)
-    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
-               str(tmp_path / "k.pto")])
-    log = capsys.readouterr().err
-    assert rc == 0 and log.count("bit-exact") == 3, log
+    assert _bit_exact_outputs(tmp_path, capsys, KERNEL, backend) == 3
 
 
 EXPANDS = """\
@@ -75,8 +81,4 @@ def test_expands_of_a_cube_result_fills_a_tile_of_the_tensors_type(
     # expands reads only its target's shape and dtype: of a cube result (boxed [32, 32] for
     # M = 20, held in FP32 for a BF16 tensor) it filled the accumulator's tile, which a BF16 store
     # refused ('expected dtype BF16, got FP32') and A2/A3's vector core cannot read at all.
-    (tmp_path / "k.py").write_text(EXPANDS)
-    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
-               str(tmp_path / "k.pto")])
-    log = capsys.readouterr().err
-    assert rc == 0 and log.count("bit-exact") == 2, log
+    assert _bit_exact_outputs(tmp_path, capsys, EXPANDS, backend) == 2
