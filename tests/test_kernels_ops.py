@@ -306,3 +306,15 @@ def test_row_broadcasts_by_a_one_row_operand_and_by_a_column(tmp_path: Path) -> 
     for backend in (B910, B950):
         check_kernel(KERNELS / "row_expand_one_row.py", {"x": x, "r": r, "y": y, "c": c},
                      {"ret0": first, "ret1": (y + c).astype(np.float16)}, backend, tmp_path)
+
+
+def test_bf16_row_broadcast_max_and_min_run_widened(tmp_path: Path) -> None:
+    rng = np.random.default_rng(24)
+    x = rng.standard_normal((16, 32)).astype(BF16)
+    r = rng.standard_normal((16, 1)).astype(BF16)
+    wide_x, wide_r = x.astype(np.float32), r.astype(np.float32)
+    # NUMERICS.md: max(a, b) = b if b > a else a (no NaN drawn here); exact in BF16.
+    hi = np.where(wide_r > wide_x, wide_r, wide_x).astype(BF16)
+    lo = np.where(wide_r < wide_x, wide_r, wide_x).astype(BF16)
+    for backend in (B910, B950):
+        check_kernel(KERNELS / "row_expand_max_bf16.py", {"x": x, "r": r}, {"hi": hi, "lo": lo}, backend, tmp_path)

@@ -69,6 +69,10 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
     "pto.trowexpanddiv": ("result", {"a5": "i8/i16/i32/f16/f32"}),
     "pto.trowexpandmul": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
     "pto.trowexpandsub": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    # verifyTRowExpandReduceLikeOp: max / min take integers (i8 on A5 only), expdif f16 / f32.
+    "pto.trowexpandmax": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.trowexpandmin": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i8/i16/i32/f16/f32"}),
+    "pto.trowexpandexpdif": ("result", {"a2a3": "f16/f32", "a5": "f16/f32"}),
     "pto.trowprod": ("result", {"a2a3": "i16/i32/f16/f32", "a5": "i16/i32/f16/f32"}),
     "pto.tsel": ("result", {"a2a3": "i16/i32/f16/bf16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
     "pto.tsub": ("result", {"a2a3": "i32/i16/f16/f32", "a5": "i32/i16/i8/f16/f32"}),
@@ -123,12 +127,12 @@ WIDENED_TO_FP32: dict[str, frozenset[str]] = {
     "a2a3": _bf16_widened(
         "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
         "lrelu", "fmod", "fmods", "partadd", "partmax", "partmin", "partmul", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul", "colmax", "colmin", "colexpandadd", "colexpandsub", "colexpandmul", "colexpanddiv",
-        "colexpandmax", "colexpandmin"),
+        "rowexpandmul", "rowexpandmax", "rowexpandmin", "colmax", "colmin", "colexpandadd", "colexpandsub",
+        "colexpandmul", "colexpanddiv", "colexpandmax", "colexpandmin"),
     "a5": _bf16_widened(
         "sub", "mul", "div", "divs", "max", "relu", "lrelu", "fmod", "fmods", "rowexpandadd", "rowexpandsub",
-        "rowexpandmul", "rowexpanddiv", "colexpandadd", "colexpandsub", "colexpandmul", "colexpanddiv",
-        "colexpandmax", "colexpandmin"),
+        "rowexpandmul", "rowexpanddiv", "rowexpandmax", "rowexpandmin", "colexpandadd", "colexpandsub",
+        "colexpandmul", "colexpanddiv", "colexpandmax", "colexpandmin"),
 }
 
 
