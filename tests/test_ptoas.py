@@ -258,3 +258,23 @@ def test_ptoas_cpp_compiles_against_pto_isa(kernel: Path, backend: str, tmp_path
     result = subprocess.run([CXX, "-std=c++20", "-D__CPU_SIM", "-include", "cstdint", "-fsyntax-only", "-w",
                              "-I", str(PTO_ISA), str(cpp)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+INT32_BITWISE = ("import pypto.language as pl\n\n@pl.program\nclass K:\n"
+                 "    @pl.function(type=pl.FunctionType.InCore)\n"
+                 "    def k(self, x: pl.Tensor[[16, 16], pl.INT32]) -> pl.Tensor[[16, 16], pl.INT32]:\n"
+                 "        return pl.tensor.{op}(x, pl.const(3, pl.INT32))\n")
+
+
+@needs_ptoas
+@pytest.mark.parametrize("op, instruction", [("ors", "tors"), ("xors", "txors")])
+def test_int32_scalar_bitwise_assembles_on_a5_and_is_refused_on_a2a3(op: str, instruction: str,
+                                                                      tmp_path: Path) -> None:
+    # PTOAS: "expects A2/A3 tors src and dst element type to be i8/i16" (i8/i16/i32 on A5).
+    kernel, pto = tmp_path / "k.py", tmp_path / "k.pto"
+    kernel.write_text(INT32_BITWISE.format(op=op))
+    rc, log = _compile_to_pto(kernel, "Ascend950", pto)
+    assert rc == 0, log
+    assert _ptoas(pto, "a5", tmp_path / "k.cpp").returncode == 0
+    rc, log = _compile_to_pto(kernel, "Ascend910B", pto)
+    assert rc == 1 and "[TargetOpRules]" in log and f"PTOAS's {instruction} takes" in log, log
