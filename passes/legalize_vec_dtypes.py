@@ -21,7 +21,10 @@ from typing import ClassVar
 
 from typing_extensions import override
 
+import numpy as np
+
 import languages.gen.tile_placed as TP
+from backend.numerics import round_float64
 from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
 from languages.memory_space import MemorySpace
@@ -72,9 +75,12 @@ class _Widener(TP.Rewriter):
             ty = getattr(arg, "type", None)
             if isinstance(arg, TP.ConstFloat) and arg.dtype is NARROW:
                 # The tile-scalar instructions take a scalar of the tile's element type
-                # (`'pto.tfmods' op expects scalar type to match the tile element type`); a BF16
-                # literal is exactly an FP32 one.
-                args.append(TP.ConstFloat(value=arg.value, dtype=WIDE, span=arg.span))
+                # (`'pto.tfmods' op expects scalar type to match the tile element type`). A BF16
+                # literal means its value rounded to BF16 (NUMERICS.md: RNE of the float64), which
+                # FP32 holds exactly; its written value (0.1) is not that number, so it is rounded
+                # first (a campaign found muls(x, 0.1) one ulp off).
+                rounded = float(round_float64(np.array(float(arg.value), dtype=np.float64), NARROW.name, "rint"))
+                args.append(TP.ConstFloat(value=rounded, dtype=WIDE, span=arg.span))
             elif not _is_narrow_vec(ty):
                 args.append(arg)
             elif index < len(opdef.operands) and opdef.operand_decl(index).effect is WRITE:

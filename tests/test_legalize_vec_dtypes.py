@@ -104,3 +104,20 @@ def test_a_bf16_literal_of_a_widened_tile_scalar_op_is_widened_with_it(backend: 
     inputs = {"a": (np.arange(16 * 32, dtype=np.float32).reshape(16, 32) / 7 - 30).astype(ml_dtypes.bfloat16)}
     reports = compare(reference(source, inputs), run(compile_program(source, backend=backend, verify_all=True), inputs))
     assert all(r.ok for r in reports), [r.line for r in reports]
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_widened_bf16_literal_is_the_bf16_value_not_the_written_one(backend: str) -> None:
+    # pl.const(0.1, pl.BF16) means RNE_BF16(0.1) = 0.10009765625; widened to FP32 it must stay that
+    # number, not become FP32's 0.1 (a campaign found muls(x, 0.1) one ulp off on A2/A3).
+    text = HEADER + textwrap.indent(textwrap.dedent("""\
+        def k(self, x: pl.Tensor[[16, 16], pl.BF16]) -> pl.Tensor[[16, 16], pl.BF16]:
+            return pl.tensor.muls(x, pl.const(0.1, pl.BF16))
+        """), "    ")
+    program = parse_program(text, "k.py")
+    x = np.random.default_rng(25).standard_normal((16, 16)).astype(ml_dtypes.bfloat16)
+    outputs = run(compile_program(program, backend=backend, verify_all=True), {"x": x})
+    scale = np.float32(ml_dtypes.bfloat16(0.1))
+    expected = (x.astype(np.float32) * scale).astype(ml_dtypes.bfloat16)  # exact product, one rounding
+    got = np.asarray(outputs["ret0"]).view(np.uint16)
+    assert np.array_equal(got, expected.view(np.uint16))
