@@ -25,6 +25,7 @@ from languages.views import flat_reshape_gap
 def flat_reshape_keeps_order(source: tuple[int, ...], result: tuple[int, ...], dtype: DataType) -> bool:
     return not flat_reshape_gap(source, result, dtype)
 from nanopass.diagnostics import CompileError
+from nanopass.node import walk
 from nanopass_pto.run import compare, compile_program, reference, run
 
 BF16, F16, F32 = DataType.BF16, DataType.FP16, DataType.FP32
@@ -143,3 +144,20 @@ def test_the_generator_draws_only_reshapes_a_flat_buffer_re_views(arch: str, dra
             seen += 1
             assert flat_reshape_keeps_order(tuple(source.shape), tuple(result.shape), source.dtype), program.text
     assert seen, "no reshape drawn"
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(generated=programs(focus=("tensor.set_validshape", "tensor.slice")))
+def test_the_generator_narrows_no_view_by_set_validshape(generated: GeneratedProgram) -> None:
+    # tile.set_validshape's operand is handle-only, so ConvertTensorToTileOps refuses a
+    # tensor.set_validshape of a computed value's slice (it lowers to a view): the generator reads
+    # the fact through the tensor op's lowering (registry_calls._handle_only).
+    for function in generated.program.functions:
+        slices: set[str] = set()
+        params = {p.var.name for p in function.params}
+        for node in walk(function):
+            value = getattr(node, "value", None)
+            if getattr(value, "op", None) == "tensor.slice" and getattr(value.args[0], "name", None) not in params:
+                slices.add(node.target.name)
+            if getattr(value, "op", None) == "tensor.set_validshape":
+                assert getattr(value.args[0], "name", None) not in slices, generated.text

@@ -168,6 +168,19 @@ WORKSPACE_OPERANDS: dict[tuple[str, int], TensorType] = {
 }
 
 
+def _handle_only(opdef: OpDef, index: int) -> bool:
+    """Whether operand `index` must be a buffer's own handle, never a view (`OperandDecl.handle_only`):
+    of the op itself, or of the tile op a tensor op lowers to (tensor.set_validshape of a slice is
+    refused by ConvertTensorToTileOps because tile.set_validshape's operand is handle-only)."""
+    if index < len(opdef.operands) and opdef.operand_decl(index).handle_only:
+        return True
+    conversion = opdef.to_tile
+    if conversion is None or conversion.tile_op not in REGISTRY:
+        return False
+    tile_op = REGISTRY.get(conversion.tile_op)
+    return index < len(tile_op.operands) and tile_op.operand_decl(index).handle_only
+
+
 def boxed_extent_gap(ty: Type) -> bool:
     """Whether a tile result lies in a boxed space (Acc, Mat's NZ, L0) without being a whole number
     of its fractal boxes (languages.layout's assembler box; one-row tiles are exempt on rows):
@@ -503,7 +516,8 @@ class _Drawer:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
         if declines_boxed_column(self.opdef, index):
             candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
-        if decl.handle_only:
+        handle_only = _handle_only(self.opdef, index)
+        if handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
         first = self.source_type()
         if decl.name == "tmp" and decl.effect is not Effect.READ and first is not None:
@@ -524,7 +538,7 @@ class _Drawer:
             wanted = self.pick(shapes) if self.chance(85) else None
             matching = [v for v in candidates if wanted is None or
                         (tuple(getattr(v.type, "shape")) == wanted and getattr(v.type, "dtype") == first.dtype)]
-            if decl.handle_only:
+            if handle_only:
                 matching = [v for v in matching if v.name not in self.pool.views]
             if matching and self.chance(85):
                 return self.pick_var(matching)
