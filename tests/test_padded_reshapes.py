@@ -156,8 +156,10 @@ def test_the_generator_narrows_no_view_by_set_validshape(generated: GeneratedPro
         slices: set[str] = set()
         params = {p.var.name for p in function.params}
         for node in walk(function):
-            value = getattr(node, "value", None)
-            if getattr(value, "op", None) == "tensor.slice" and getattr(value.args[0], "name", None) not in params:
-                slices.add(node.target.name)
-            if getattr(value, "op", None) == "tensor.set_validshape":
-                assert getattr(value.args[0], "name", None) not in slices, generated.text
+            value, target = getattr(node, "value", None), getattr(node, "target", None)
+            op = getattr(value, "op", None)
+            source = str(getattr(getattr(value, "args", (None,))[0], "name", ""))
+            if op == "tensor.slice" and source not in params and target is not None:
+                slices.add(str(getattr(target, "name")))
+            if op == "tensor.set_validshape":
+                assert source not in slices, generated.text
