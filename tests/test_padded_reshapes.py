@@ -158,7 +158,7 @@ def test_the_generator_narrows_no_view_by_set_validshape(generated: GeneratedPro
         for node in walk(function):
             value, target = getattr(node, "value", None), getattr(node, "target", None)
             op = getattr(value, "op", None)
-            source = str(getattr(getattr(value, "args", (None,))[0], "name", ""))
+            source = str(getattr((getattr(value, "args", ()) or (None,))[0], "name", ""))
             if op == "tensor.slice" and source not in params and target is not None:
                 slices.add(str(getattr(target, "name")))
             if op == "tensor.set_validshape":
