@@ -1162,7 +1162,9 @@ def _sem_concat(call: _CallSite) -> Value:
 def _sem_reinterpret(call: _CallSite) -> Value:
     source = call.array(0)
     ty = call.result_type
-    raw = np.ascontiguousarray(source.data).view(numerics.np_dtype(ty.dtype.name)).reshape(ty.shape)
+    # The bytes in row-major order, re-read as the new dtype (flat first: a [2, 1] INT8 column is
+    # one FP16, which NumPy cannot view along a last axis of one byte).
+    raw = np.ascontiguousarray(source.data).reshape(-1).view(numerics.np_dtype(ty.dtype.name)).reshape(ty.shape)
     return ArrayValue(raw, ty.dtype, tuple(ty.valid), source.is_tensor)
 
 
