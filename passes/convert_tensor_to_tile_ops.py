@@ -362,6 +362,13 @@ class TensorToTileMutator(U.FromTensor):
             self._check_gm_operands(call, args)
             if call.op == "system.syncall":
                 args = self._syncall_workspaces(call, args, pre)
+            if call.op == "tile.gather" and len(args) == 2 and isinstance(_expr_type(args[1]), TileType):
+                # The index form's scratch is the compiler's (the operator catalogue: "compiler-
+                # managed scratch"; PTOAS: "index-form tgather expects both indices and tmp"):
+                # an INT32 tile of the indices' shape, as tensor.gather's lowering allocates.
+                indices = _expr_type(args[1])
+                assert isinstance(indices, TileType)
+                args = (*args, self._vec_create("gather_tmp", indices.shape, DataType.INT32, call.span, pre))
             return self._call(call.op, args, call.attrs, call.span, fallback=call.type)
         if call.op not in REGISTRY:
             raise self._unsupported(call)

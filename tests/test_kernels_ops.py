@@ -318,3 +318,15 @@ def test_bf16_row_broadcast_max_and_min_run_widened(tmp_path: Path) -> None:
     lo = np.where(wide_r < wide_x, wide_r, wide_x).astype(BF16)
     for backend in (B910, B950):
         check_kernel(KERNELS / "row_expand_max_bf16.py", {"x": x, "r": r}, {"hi": hi, "lo": lo}, backend, tmp_path)
+
+
+def test_a_tile_gather_without_its_scratch_gets_one(tmp_path: Path) -> None:
+    rng = np.random.default_rng(26)
+    x = rng.standard_normal((1, 16)).astype(np.float32)
+    i = rng.integers(0, 16, (1, 8)).astype(np.int32)
+    for backend in (B910, B950):
+        check_kernel(KERNELS / "tile_gather_scratch.py", {"x": x, "i": i}, {"out": x[0, i[0]][None, :]}, backend,
+                     tmp_path)
+    text = (tmp_path / "out.pto").read_text()
+    gather = next(line for line in text.splitlines() if "pto.tgather" in line)
+    assert gather.split("ins(")[1].split(" : ")[0].count("%") == 3, gather  # src, indices, tmp
