@@ -109,3 +109,16 @@ def test_a_column_reinterpreted_as_a_row_is_a_row_major_tile(tmp_path: Path, cap
                str(tmp_path / "k.pto")])
     log = capsys.readouterr().err
     assert rc == 0 and "bit-exact" in log, log
+
+
+def test_an_explicit_shape_whose_rows_pad_differently_is_no_zero_copy_view() -> None:
+    # [16, 16] INT16 has 32-byte rows; [32, 8] FP16 has 16-byte rows, padded to 32 on chip: the
+    # same bytes cannot be both (InitMemRef sized the view by its source: a campaign's ICE).
+    from languages.ops.vector_ops import reinterpret_on_chip_gap
+    from languages.types import DataType, TensorType
+
+    source = TensorType((16, 16), DataType.INT16)
+    assert "padded to 32-byte blocks differently" in reinterpret_on_chip_gap(source, DataType.FP16, (32, 8))
+    assert not reinterpret_on_chip_gap(source, DataType.FP16, (16, 16))
+    assert not reinterpret_on_chip_gap(source, DataType.FP16, (8, 32))  # 64-byte rows: row order kept
+    assert not reinterpret_on_chip_gap(TensorType((8, 16), DataType.FP32), DataType.FP16, (8, 32))

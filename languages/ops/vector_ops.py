@@ -58,7 +58,7 @@ from languages.ops.tensor_ops import (
     value_at,
 )
 from languages.types import Attrs, DataType, Dims, ScalarType, TensorType, TileType, TileView, Type, attr
-from languages.views import effective_view, implicit_view, make_tile_type, normalize_valid
+from languages.views import effective_view, flat_reshape_gap, implicit_view, make_tile_type, normalize_valid
 from nanopass.node import Node
 
 VEC = MemorySpace.Vec
@@ -460,6 +460,23 @@ def reinterpreted_shape(value: Value, dtype: DataType) -> Dims:
     return tuple(shape)
 
 
+def _explicit_shape_gap(value: TensorType, dtype: DataType, shape: tuple[int, ...]) -> str:
+    """A reinterpretation into an explicit 2-D `shape` is a zero-copy view on chip only where both
+    tiles' padded Vec rows keep the bytes in row-major order: the same fact as a reshape
+    (`languages.views.flat_reshape_gap`), stated over bytes (a [16, 16] INT16 tile's 32-byte
+    rows are not [32, 8] FP16's 16-byte rows, padded to 32)."""
+    if len(value.shape) != 2 or len(shape) != 2:
+        return ""
+    source = (int(value.shape[0]), int(value.shape[1]) * value.dtype.bits // 8)
+    result = (shape[0], shape[1] * dtype.bits // 8)
+    gap = flat_reshape_gap(source, result, DataType.INT8) if source != result else ""
+    if not gap:
+        return ""
+    return (f"not supported yet: reinterpreting {list(value.shape)} {value.dtype.name} as {list(shape)} "
+            f"{dtype.name} on chip: the two tiles' rows ({source[1]} and {result[1]} bytes) are padded to "
+            f"32-byte blocks differently, so no zero-copy view of the same bytes has both shapes")
+
+
 def reinterpret_on_chip_gap(value: TensorType, dtype: DataType, shape: Dims | None = None) -> str:
     """Why `tensor.reinterpret_view(value, dtype)` has no zero-copy tile form ("" when it has):
     the tensor view reads ND (its last axis scales), but an [N, 1] column's tile is column-major
@@ -467,7 +484,9 @@ def reinterpret_on_chip_gap(value: TensorType, dtype: DataType, shape: Dims | No
     there scales the rows ([8, 1] FP32 is [32, 1] INT8, not the tensor's [8, 4], whose 32-byte
     padded rows are other bytes). ConvertTensorToTileOps refuses such a call with this reason and
     the generator does not draw it."""
-    if value.dtype.bits == dtype.bits or shape is not None:
+    if shape is not None:
+        return _explicit_shape_gap(value, dtype, tuple(int(d) for d in shape))
+    if value.dtype.bits == dtype.bits:
         return ""
     try:
         tensor_shape = reinterpreted_shape(value, dtype)
