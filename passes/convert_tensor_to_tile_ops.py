@@ -41,7 +41,8 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
-from languages.cube_boxing import BoxRequest, unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis, declines_boxed_column
+from languages.cube_boxing import (BoxRequest, declines_boxed_column, reads_operands_unboxed, unaligned_k, unaligned_n,
+                                   unboxed_batched_axis)
 from languages.layout import padded_2d, unboxed_row_multiple
 from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (

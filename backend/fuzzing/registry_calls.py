@@ -34,18 +34,18 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Sequence
 
-from languages.gen import tensor as T
 from backend.targets.handlers import get_backend
-from languages.cube_boxing import unaligned_k, unaligned_n, reads_operands_unboxed, unboxed_batched_axis, declines_boxed_column
-from languages.layout import WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation, row_major_vec_tiles
+from languages.cube_boxing import declines_boxed_column, unaligned_k, unaligned_n, unboxed_batched_axis
+from languages.gen import tensor as T
+from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
+                              row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import scatter_update_flat_gap
-from languages.ops.tile_ops import is_cross_core_transfer
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
-from languages.ops.tile_ops import packed_valid_2d
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
+from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from languages.views import flat_reshape_gap
@@ -952,8 +952,8 @@ def reaching_ops(name: str, arch: str = "") -> list[str]:
             op.prefix == "tensor" and generatable(op, arch) and op.to_tile is not None
             and tile_ops & {op.to_tile.tile_op, op.to_tile.scalar_rhs_op, op.to_tile.row_broadcast_op,
                             op.to_tile.col_broadcast_op})]
-    return sorted(op.name for op in reaching if (op.name, arch) not in KNOWN_OPEN_ON
-                  and not any(isinstance(rule, Unavailable) and arch in rule.archs for rule in op.target_rules))
+    # (`generatable(op, arch)` already leaves out what the target's Unavailable rules forbid.)
+    return sorted(op.name for op in reaching if (op.name, arch) not in KNOWN_OPEN_ON)
 
 
 def steering_focus(universe: Sequence[str], exercised: Collection[str], arch: str = "") -> list[str]:
