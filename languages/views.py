@@ -9,8 +9,9 @@ below is the one statement of those hardware layouts.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Sequence
 
-from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES, is_row_major_linear, physical_2d
+from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES, is_row_major_linear, padded_2d, physical_2d
 from languages.memory_space import MemorySpace
 from languages.types import DataType, Dims, TileType, TileView, ValidDims
 
@@ -33,6 +34,10 @@ _EXTRACT_LAYOUTS: dict[MemorySpace, tuple[str, str]] = {
 }
 
 _FLIP = {_ROW: _COL, _COL: _ROW, _NONE: _NONE}
+
+# Targets whose vector tmov copies between a row-major and a column-major tile of one shape
+# (PTOAS: "expects A2/A3 non-mat tmov to use matching src/dst shapes", layouts included).
+VEC_TMOV_ACROSS_LAYOUTS = frozenset({"a5"})
 
 
 def shape_blayout(shape: Dims) -> str:
@@ -141,3 +146,37 @@ def make_tile_type(
     elif view is None:
         view = implicit_view(space, shape)
     return TileType(shape, dtype, normalize_valid(shape, valid_shape), space, view)
+
+
+def assemble_window_gap(target: TileType, source: TileType, offsets: Sequence[int] | None, arch: str) -> str:
+    """Why `tile.assemble(target, source, offsets)` between unboxed Vec tiles has no PTO form
+    ("" when it has). Two row-major tiles write the window with pto.tinsert, which walks each
+    tile at its own pitch. Otherwise the write is `pto.tmov source -> pto.subview target[offsets]
+    sizes [source's buffer]`: the window spans the source's whole padded buffer (a column-major
+    INT8 [16, 1] is 32 rows), so it must lie inside the target's buffer, which a dynamic offset
+    cannot show unless the source has no padding; and A2/A3's vector tmov takes only equal tile
+    shapes, layout included, so there a column-major column cannot be written into a row-major
+    tile or a row into a column. `offsets` None: not all constant. LegalizeVecLayouts refuses
+    such an assemble with this reason; the generator does not draw it."""
+    views = [effective_view(tile) for tile in (target, source)]
+    if any(view.slayout != _NONE for view in views) or all(view.blayout == _ROW for view in views):
+        return ""
+    if views[0].blayout != views[1].blayout and arch not in VEC_TMOV_ACROSS_LAYOUTS:
+        kinds = {_ROW: "row-major", _COL: "column-major"}
+        return (f"this target's vector tmov copies only between tiles of one layout, and the source is "
+                f"{kinds[views[1].blayout]} while the target is {kinds[views[0].blayout]}")
+    placed = [replace(tile, memory_space=MemorySpace.Vec, view=view) for tile, view in zip((target, source), views)]
+    target_rows, target_cols = padded_2d(placed[0])
+    window = padded_2d(placed[1])
+    if offsets is None:
+        if window == physical_2d(source.shape):
+            return ""
+        return (f"the source's buffer is padded to {list(window)} and the offsets are not constant, so its window "
+                "is not known to fit the target")
+    if len(offsets) > 2:
+        return ""  # an N-D tile is row-major (`shape_blayout`): written by tinsert above
+    row, col = (0, offsets[0]) if len(offsets) == 1 else (offsets[0], offsets[1])
+    if row + window[0] <= target_rows and col + window[1] <= target_cols:
+        return ""
+    return (f"the source's buffer is padded to {list(window)} (32-byte columns), and that window at "
+            f"{[row, col]} leaves the target's [{target_rows}, {target_cols}] buffer")

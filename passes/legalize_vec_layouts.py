@@ -23,9 +23,10 @@ import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
 from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, OpDef
+from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.column_twins import column_twin, twin_refusal
 from languages.types import DataType, TileType
+from languages.views import assemble_window_gap
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
@@ -63,6 +64,22 @@ class _Legalizer(TP.Rewriter):
         # (`handle_only`: tile.set_validshape) must act on the row's handle instead.
         self.rows: dict[str, TP.Var] = {}
 
+    def _check_assemble_window(self, call: TP.Call) -> None:
+        """An assemble between Vec tiles whose window write has no PTO form is refused at the
+        user's line (`languages.views.assemble_window_gap`, which the generator reads too)."""
+        target, source = (getattr(a, "type", None) for a in call.args[:2])
+        if not all(isinstance(t, TileType) and t.memory_space is MemorySpace.Vec for t in (target, source)):
+            return
+        assert isinstance(target, TileType) and isinstance(source, TileType)
+        offsets = static_ints(call.args[2]) if len(call.args) > 2 else None
+        gap = assemble_window_gap(target, source, offsets, self.arch)
+        if gap:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"not supported yet: assembling a {list(source.shape)} {source.dtype.name} tile into a "
+                            f"{list(target.shape)} tile here: {gap}",
+                "assemble tiles of one layout (an [N, 1] column into a column, rows into rows) at offsets that "
+                "keep the source's 32-byte padded buffer inside the target"))
+
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
         while name in self.used:
@@ -79,6 +96,8 @@ class _Legalizer(TP.Rewriter):
         if REGISTRY.is_window_view(call.op):
             self.windows[node.target.name] = call
         opdef = REGISTRY.get(call.op)
+        if call.op == "tile.assemble":
+            self._check_assemble_window(call)
         on_row = self._handle_on_row(node, call, opdef)
         if on_row is not None:
             return on_row

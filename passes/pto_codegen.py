@@ -821,9 +821,20 @@ class _CodegenCalls:
         sizes = source.type.shape
         for size in sizes:
             cg.index(size)
-        window_type = TileType(sizes, dst.type.dtype, None, dst.type.memory_space, dst.type.view, dst.type.memref)
+        # The window holds exactly the source's valid region: a source padded past its valid
+        # rows (a column-major INT8 [16, 1] is 32 rows) must not move its padding into the target.
+        if is_symbolic(source.type.valid_shape):
+            raise CompileError(Diagnostic.at(call, RULE, "tile.assemble of a source with a runtime valid "
+                                             "shape is not supported yet", "assemble a source with a static valid shape"))
+        window_valid = source.type.valid if source.type.valid != tuple(sizes) else None
+        attrs: Attrs = (("sizes", sizes),)
+        if window_valid is not None:
+            for extent in window_valid:
+                cg.index(extent)
+            attrs += (("valid", window_valid),)
+        window_type = TileType(sizes, dst.type.dtype, window_valid, dst.type.memory_space, dst.type.view, dst.type.memref)
         window = cg.fresh(window_type, span)
-        view = P.Call(op="pto.subview", args=(dst, offsets), attrs=(("sizes", sizes),), type=window_type, span=span)
+        view = P.Call(op="pto.subview", args=(dst, offsets), attrs=attrs, type=window_type, span=span)
         stmts += [*cg.take_pending(), P.AssignStmt(target=window, value=view, span=span),
                   _instr("pto.tmov", (source, window), (), span)]
         return tuple(stmts)

@@ -3,6 +3,7 @@ same bytes (PTOAS computes on row-major tiles), and the result keeps its name an
 
 from __future__ import annotations
 
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 import languages.gen.tensor as T
 import languages.gen.tile_placed as P
-from backend.fuzzing.registry_calls import target_violation
+from backend.fuzzing.registry_calls import on_chip_assemble_gap, target_violation
 from backend.pto_text.printer import print_mlir
 from backend.targets.handlers import get_backend
 from languages.decls import TilePlaced
@@ -244,3 +245,65 @@ def test_a_carry_or_tmp_column_is_seen_as_a_row_with_its_source(backend: str, ar
         done = subprocess.run([str(PTOAS), f"--pto-arch={arch}", "--pto-level=level3", str(tmp_path / "k.pto"),
                                "-o", str(tmp_path / "k.cpp")], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
+
+
+def _assemble_program(target: tuple[int, int], source: tuple[int, int], offsets: tuple[int, int], dtype: str) -> str:
+    t, s = list(target), list(source)
+    return HEADER + textwrap.indent(textwrap.dedent(f"""\
+        def k(self, a: pl.Tensor[{t}, pl.{dtype}], b: pl.Tensor[{s}, pl.{dtype}],
+              out: pl.Out[pl.Tensor[{t}, pl.{dtype}]]) -> pl.Tensor[{t}, pl.{dtype}]:
+            x: pl.Tile[{t}, pl.{dtype}, pl.Mem.Vec] = pl.tile.load(a, [0, 0], {t}, target_memory=pl.Mem.Vec)
+            y: pl.Tile[{s}, pl.{dtype}, pl.Mem.Vec] = pl.tile.load(b, [0, 0], {s}, target_memory=pl.Mem.Vec)
+            z: pl.Tile[{t}, pl.{dtype}, pl.Mem.Vec] = pl.tile.assemble(x, y, {list(offsets)})
+            r: pl.Tensor[{t}, pl.{dtype}] = pl.tile.store(z, [0, 0], out)
+            return r
+        """), "    ")
+
+
+def _simulates_bit_exactly(text: str, backend: str) -> None:
+    compiled = compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True)
+    for seed in range(3):
+        inputs = random_inputs(compiled.source, seed)
+        reports = compare(reference(compiled.source, inputs), run(compiled, inputs))
+        assert reports and all(r.ok for r in reports), reports
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_an_assembled_padded_column_writes_only_its_valid_rows(backend: str) -> None:
+    # An INT8 [16, 1] column is a 32-row buffer (32-byte columns): its window into a [32, 1]
+    # column carries the source's valid rows only, so the padding never reaches the target (its
+    # rows 16..31 keep the target's data; the simulator faults on a read of the poisoned padding).
+    _simulates_bit_exactly(_assemble_program((32, 1), (16, 1), (0, 0), "INT8"), backend)
+    # Assembled into itself-sized columns the valid window is the whole valid region.
+    _simulates_bit_exactly(_assemble_program((16, 1), (16, 1), (0, 0), "INT8"), backend)
+
+
+@pytest.mark.parametrize(("target", "source", "offsets", "dtype", "backend", "reason"), [
+    # The source's padded 32-row buffer at row 16 runs past the target's 32 rows.
+    ((32, 1), (16, 1), (16, 0), "INT8", "Ascend910B", r"padded to \[32, 1\].*at \[16, 0\] leaves"),
+    ((32, 1), (16, 1), (16, 0), "INT8", "Ascend950", r"padded to \[32, 1\].*at \[16, 0\] leaves"),
+    # A column into a row-major tile: A2/A3's vector tmov copies between equal layouts only.
+    ((16, 16), (16, 1), (0, 3), "FP32", "Ascend910B", "source is column-major while the target is row-major"),
+    # A single element (row-major [1, 1]) into a column.
+    ((16, 1), (1, 1), (3, 0), "FP32", "Ascend910B", "source is row-major while the target is column-major"),
+])
+def test_an_assemble_without_a_window_write_is_not_supported_yet_at_the_users_line(
+        target: tuple[int, int], source: tuple[int, int], offsets: tuple[int, int], dtype: str, backend: str,
+        reason: str) -> None:
+    text = _assemble_program(target, source, offsets, dtype)
+    with pytest.raises(CompileError, match="not supported yet: assembling") as err:
+        compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True)
+    assert str(err.value).startswith("k.py:10:")  # the assemble line
+    assert re.search(reason, str(err.value)), str(err.value)
+    # The generator reads the same fact, so it never draws this assemble on this target.
+    arch = get_backend(backend).arch
+    a = T.Var("a", TensorType(target, DataType[dtype]))
+    b = T.Var("b", TensorType(source, DataType[dtype]))
+    offset_list = T.TupleExpr(elements=tuple(T.ConstInt(value=o, dtype=DataType.INDEX) for o in offsets))
+    assert on_chip_assemble_gap(REGISTRY.get("tensor.assemble"), (a, b, offset_list), arch, in_gm=False)
+    assert on_chip_assemble_gap(REGISTRY.get("tensor.assemble"), (a, b, offset_list), arch, in_gm=True) == ""
+
+
+def test_a_column_assembled_into_a_row_major_tile_simulates_on_a5() -> None:
+    # A5's vector tmov copies across layouts: the same assemble A2/A3 refuses compiles there.
+    _simulates_bit_exactly(_assemble_program((16, 16), (16, 1), (0, 3), "FP32", ), "Ascend950")

@@ -31,7 +31,7 @@ shows it as not exercised).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Collection, Sequence
 
 from backend.targets.handlers import get_backend
@@ -40,7 +40,7 @@ from languages.gen import tensor as T
 from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window
+from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window, static_ints
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
@@ -48,7 +48,7 @@ from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, P
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
-from languages.views import flat_reshape_gap
+from languages.views import assemble_window_gap, flat_reshape_gap
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node
 
@@ -219,6 +219,28 @@ def on_chip_view_gap(opdef: OpDef, args: Sequence[T.Expr], attrs: Sequence[tuple
             and result.view is not None:
         return "" if reshape_is_reinterpretation(source, result) else "the placed tiles' bytes differ in order"
     return flat_reshape_gap(source.shape, result.shape, source.dtype)
+
+
+def on_chip_assemble_gap(opdef: OpDef, args: Sequence[T.Expr], arch: str, in_gm: bool) -> str:
+    """Why an assemble into an on-chip value has no PTO window write ("" when it has): the
+    fact LegalizeVecLayouts refuses it by (`languages.views.assemble_window_gap`), applied to the
+    tiles the operands become (their implicit Vec views). An assemble into a GM tensor is a store."""
+    # ConvertTensorToTileOps (convert_assemble) turns an on-chip tensor.assemble into tile.assemble.
+    if opdef.name not in ("tensor.assemble", "tile.assemble") or in_gm or len(args) < 3:
+        return ""
+    target, source = (getattr(a, "type", None) for a in args[:2])
+    if not all(isinstance(t, (TensorType, TileType)) for t in (target, source)):
+        return ""
+    assert isinstance(target, (TensorType, TileType)) and isinstance(source, (TensorType, TileType))
+    tiles = [t if isinstance(t, TileType) else TileType(t.shape, t.dtype) for t in (target, source)]
+    if any(t.memory_space not in (None, MemorySpace.Vec) for t in tiles):
+        return ""
+    shapes = [physical_2d(t.shape) for t in tiles]
+    flat = [replace(t, shape=shape, valid_shape=None) for t, shape in zip(tiles, shapes)]
+    offsets = static_ints(args[2])
+    if offsets is not None and len(offsets) != 2:
+        offsets = (0, offsets[-1]) if len(offsets) == 1 else None
+    return assemble_window_gap(flat[0], flat[1], offsets, arch)
 
 
 def packs_into_rows(ty: Type) -> bool:
@@ -747,6 +769,8 @@ class _Drawer:
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
         if on_chip_view_gap(opdef, args, attr_items, ty, in_gm):
             return None  # the pipeline refuses it: no zero-copy form on chip
+        if on_chip_assemble_gap(opdef, args, self.pool.arch, in_gm):
+            return None  # LegalizeVecLayouts refuses it: no window write between these layouts
         if opdef.semantics[:1] == ("scatter_update",) and len(args) >= 3 \
                 and scatter_update_flat_gap(*(getattr(a, "type", None) for a in args[:3])):
             return None  # ConvertTensorToTileOps refuses it: its flat rows are no zero-copy view
