@@ -40,7 +40,7 @@ from languages.gen import tensor as T
 from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, AttrDecl, Effect, OpDef, OperandDecl, Window, static_ints
+from languages.ops import REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, Window, static_ints
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
@@ -578,6 +578,11 @@ class _Drawer:
                                                     self.pick(FLOAT_TYPES)))
         return self.pick_var(candidates) if candidates else None
 
+    def _drawable(self, domain: IndexDomain) -> bool:
+        """Whether a call drawn here may be one the domain binds: its `when` names no attribute
+        value the generator never draws (mgather's gather_oob="undefined")."""
+        return not any(value in EXCLUDED_CHOICES.get((self.opdef.name, key), {}) for key, value in domain.when)
+
     def index_operand(self, first: TensorType | TileType, candidates: Sequence[T.Var], decl: OperandDecl) -> T.Expr | None:
         """An index operand (sort / gather / scatter): an integer value (INT32, or UINT32 for the
         sort indices) of the source's shape, or of the 32-byte-aligned row a flat gather wants;
@@ -589,9 +594,9 @@ class _Drawer:
             shapes += [(first.shape[0], align), (1, first.shape[0]), (first.shape[0], 1)]
         shape = self.pick(shapes)
         tile = decl.kind == "tile" or (decl.kind != "tensor" and isinstance(first, TileType))
-        if any(domain.distinct for domain in decl.index_domain):
-            # Distinct in-range positions are a contract on the data: only conditioned inputs
-            # keep it (a computed index tensor may repeat or leave the destination).
+        if any(self._drawable(domain) for domain in decl.index_domain):
+            # In-range (and distinct) positions are a contract on the data: only conditioned
+            # inputs keep it (a computed index tensor may repeat or leave the source).
             return self.pool.fresh_index(_like(first, shape, TileType if tile else TensorType, dtype))
         matching = [v for v in candidates if getattr(v.type, "dtype", None) == dtype
                     and tuple(getattr(v.type, "shape", ())) == shape]

@@ -442,14 +442,25 @@ def _sort_ops() -> list[OpDef]:
     ]
 
 
+# The spec's gather contract: "indices must refer to valid source elements; negative indexing
+# and bounds checking are not provided". Along `dim` (rank 2 or 3, either sign), or flat over the
+# source's elements without it. An index outside is undefined: the lowering gathers flat over the
+# source's buffer, whose padding rows hold no data (random inputs and the generator keep inside).
+_GATHER_INDEX_DOMAIN: tuple[IndexDomain, ...] = (
+    *(IndexDomain(0, axis=dim, when=(("dim", dim),)) for dim in (-3, -2, -1, 0, 1, 2)),
+    IndexDomain(0, when=(("dim", None),)),
+)
+
+
 def _gather_ops() -> list[OpDef]:
     out_dtype = AttrDecl("output_dtype", "dtype")
     return [
-        OpDef("tile.gather", (_vec("src"), _vec("indices"), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE,
-                                                                        optional=True)),
+        OpDef("tile.gather", (_vec("src"), OperandDecl("indices", _TILE, input_memory=VEC, index_domain=(
+                  IndexDomain(0),)), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)),
               deduce_tile_gather, ("gather",), "gather", output_memory=_VEC_OUT, in_place_safe=False,
-              pto=("pto.tgather",), doc="out = src.reshape(-1)[indices]; an index outside the source reads 0."),
-        OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile")), deduce_tensor_gather,
+              pto=("pto.tgather",), doc="out = src.reshape(-1)[indices]; indices must name source elements (pto-isa reads 0 past the end)."),
+        OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile", index_domain=_GATHER_INDEX_DOMAIN)),
+              deduce_tensor_gather,
               ("tensor_gather",), "gather", attrs=(AttrDecl("dim", "int"),),
               to_tile=TileConversion("tile.gather", self_loading=True),
               doc="Flat without dim (the flat-gather contract), axis indexing with dim."),
