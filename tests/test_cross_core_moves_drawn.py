@@ -75,13 +75,22 @@ def _moves(node: object) -> Iterator[tuple[bool, object, object]]:
 def test_the_generator_crosses_cores_only_through_a_fifo(arch: str) -> None:
     drawn: list[GeneratedProgram] = []
 
-    @seed(3)  # before the fact, about a fifth of these programs crossed from an unplaced load
-    @settings(max_examples=150, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(programs(Features(), arch, ("tile.move",)))
-    def draw(program: GeneratedProgram) -> None:
-        drawn.append(program)
+    def draw_from(start: int) -> None:
+        # Before the fact, about a fifth of these programs crossed from an unplaced load.
+        @seed(start)
+        @settings(max_examples=150, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(programs(Features(), arch, ("tile.move",)))
+        def draw(program: GeneratedProgram) -> None:
+            drawn.append(program)
 
-    draw()
+        draw()
+
+    # A fixed seed's stream shifts whenever the generator learns a construct: a few seeds, so the
+    # test keeps seeing crossings (it checks every move it draws) without pinning one stream.
+    for start in (3, 5, 7, 11):
+        draw_from(start)
+        if any(crossing for p in drawn for crossing, _, _ in _moves(p.program.functions)):
+            break
     moves = [m for p in drawn for m in _moves(p.program.functions)]
     assert any(crossing for crossing, _, _ in moves), "no cross-core move drawn"
     backend = get_backend(arch)
