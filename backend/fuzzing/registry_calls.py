@@ -549,7 +549,8 @@ class _Drawer:
             return self.scalar_operand(index, decl)
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING and not candidates:
             return None
-        if first is not None and decl.name in _INDEX_NAMES:
+        if first is not None and (decl.name in _INDEX_NAMES or decl.index_domain):
+            # By name, or by the registry's domain (tile.gather's `indices`, gatherb's offsets).
             return self.index_operand(first, candidates, decl)
         if first is not None:
             # Later operands: usually one matching the first (same shape and dtype), else a
