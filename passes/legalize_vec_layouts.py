@@ -10,6 +10,11 @@ operation runs on the same bytes seen as one row: each [N, 1] column operand is 
 
 A column-major Vec operand of any other shape has no zero-copy row view and is reported
 (not supported yet).
+
+Two more pitch facts of Vec windows: a `tile.reinterpret_view` of a window (a tile.slice) reads
+the window copied into a tile of its own (a reinterpret re-views a buffer from its first byte),
+and an assemble whose window write has no PTO form (`languages.views.assemble_window_gap`) is
+refused at the user's line.
 """
 
 from __future__ import annotations
@@ -64,6 +69,23 @@ class _Legalizer(TP.Rewriter):
         # (`handle_only`: tile.set_validshape) must act on the row's handle instead.
         self.rows: dict[str, TP.Var] = {}
 
+    def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
+        """A reinterpret re-views a buffer from its first byte, and a window's bytes sit at an
+        offset and at its source's row pitch: the window is copied into a tile of its own
+        (tile.move within Vec) and that tile is reinterpreted."""
+        window = call.args[0]
+        assert isinstance(window, TP.Var) and isinstance(window.type, TileType)
+        attrs = (("target_memory", window.type.memory_space),)
+        move = TP.Call(op="tile.move", args=(window,), attrs=attrs,
+                       type=REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=call), span=call.span)
+        packed = TP.Var(self.fresh(f"{window.name}_packed"), move.type, span=window.span)
+        args = (packed, *call.args[1:])
+        view = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                       type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
+        self.bump("reinterpreted_windows_packed")
+        return (TP.AssignStmt(target=packed, value=move, span=node.span),
+                TP.AssignStmt(target=node.target, value=view, span=node.span))
+
     def _check_assemble_window(self, call: TP.Call) -> None:
         """An assemble between Vec tiles whose window write has no PTO form is refused at the
         user's line (`languages.views.assemble_window_gap`, which the generator reads too)."""
@@ -98,6 +120,8 @@ class _Legalizer(TP.Rewriter):
         opdef = REGISTRY.get(call.op)
         if call.op == "tile.assemble":
             self._check_assemble_window(call)
+        if opdef.semantics[:1] == ("reinterpret",) and call.args and getattr(call.args[0], "name", None) in self.windows:
+            return self._reinterpret_packed(node, call)
         on_row = self._handle_on_row(node, call, opdef)
         if on_row is not None:
             return on_row

@@ -802,6 +802,24 @@ class _CodegenCalls:
         return (P.IfStmt(cond=flag, then_body=(fresh,), else_body=(accumulate,), results=(), span=span),)
 
     @staticmethod
+    def move(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
+             span: Span) -> tuple[P.Stmt, ...]:
+        """`pto.tmov ins(src) outs(dst)`; a row-major Vec window (a `pto.subview`, typed by its
+        sizes) copied into a tile of its own is `pto.tinsert` at [0, 0] instead, since A2/A3's
+        vector tmov takes only equal tile shapes and the window is narrower than the padded
+        buffer it lands in."""
+        emitted = _CodegenCalls.dps(cg, call, opdef, instruction, target, span)
+        if len(emitted) != 1 or not isinstance(emitted[0], P.EvalStmt) or not isinstance(emitted[0].value, P.Call):
+            return emitted
+        source, dst = emitted[0].value.args[0], emitted[0].value.args[-1]
+        if not (isinstance(source.type, TileType) and isinstance(dst.type, TileType)
+                and _vec_insert(source.type, dst.type) and tuple(source.type.shape) != tuple(dst.type.shape)):
+            return emitted
+        zeros = cg.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
+                                        span=span), span)
+        return (*cg.take_pending(), _instr("pto.tinsert", (source, *zeros.elements, dst), (), span))
+
+    @staticmethod
     def assemble(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
                  span: Span) -> tuple[P.Stmt, ...]:
         """`tile.assemble(target, source, offsets)`: `pto.tmov target -> dst` when the planner
@@ -1133,6 +1151,7 @@ _EMITTERS: dict[str, _Emitter] = {
     "pto.subview": _CodegenCalls.subview,
     "pto.tmatmul.acc": _CodegenCalls.matmul_acc,
     "tile.assemble": _CodegenCalls.assemble,
+    "pto.tmov": _CodegenCalls.move,
     "pto.tpush_to_aiv": _CodegenCalls.tpush,
     "pto.tpush_to_aic": _CodegenCalls.tpush,
     "pto.tpop_from_aic": _CodegenCalls.tpop,

@@ -122,3 +122,51 @@ def test_an_explicit_shape_whose_rows_pad_differently_is_no_zero_copy_view() -> 
     assert not reinterpret_on_chip_gap(source, DataType.FP16, (16, 16))
     assert not reinterpret_on_chip_gap(source, DataType.FP16, (8, 32))  # 64-byte rows: row order kept
     assert not reinterpret_on_chip_gap(TensorType((8, 16), DataType.FP32), DataType.FP16, (8, 32))
+
+
+WINDOW = """\
+import pypto.language as pl
+
+
+@pl.program
+class Window:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 16], pl.BF16], out: pl.Out[pl.Tensor[[1, 2], pl.FP32]]) -> pl.Tensor[[1, 2], pl.FP32]:
+        t: pl.Tile[[2, 16], pl.BF16, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [2, 16], target_memory=pl.Mem.Vec)
+        w: pl.Tile[[1, 4], pl.BF16, pl.Mem.Vec] = pl.tile.slice(t, [1, 4], [1, 3])
+        f: pl.Tile[[1, 2], pl.FP32, pl.Mem.Vec] = pl.tile.reinterpret_view(w, dtype=pl.FP32)
+        st: pl.Tensor[[1, 2], pl.FP32] = pl.tile.store(f, [0, 0], out)
+        return st
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[2, 16], pl.BF16]) -> pl.Tensor[[1, 2], pl.FP32]:
+        out: pl.Tensor[[1, 2], pl.FP32] = pl.tensor.create([1, 2], dtype=pl.FP32)
+        y: pl.Tensor[[1, 2], pl.FP32] = self.k(x, out)
+        return y
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_reinterpreted_window_reads_the_windows_bytes(tmp_path: Path, backend: str) -> None:
+    # A window at [1, 3] starts 38 bytes into its source and was re-viewed from the source's first
+    # byte (a 60-second campaign's mismatch): it is copied into a tile of its own first, and the
+    # copy of a row-major window is a pto.tinsert (A2/A3's tmov takes equal tile shapes only).
+    from nanopass_pto.run import compile_program, run
+    from languages.pl_parser import parse_program
+
+    compiled = compile_program(parse_program(WINDOW, "w.py"), backend=backend, verify_all=True)
+    x = np.random.default_rng(5).standard_normal((2, 16)).astype(np.float32)
+    bits = (x.view(np.uint32) >> 16).astype(np.uint16)  # BF16 patterns, no NaN
+    got = run(compiled, {"x": bits})
+    assert len(got) == 1
+    expected = bits[1:2, 3:7].copy().view(np.uint32).reshape(1, 2)
+    assert np.asarray(next(iter(got.values()))).view(np.uint32).tolist() == expected.tolist()
+    pto = tmp_path / "w.pto"
+    assert main([str(_write(tmp_path, WINDOW)), "--backend", backend, "-o", str(pto)]) == 0
+    assert "pto.tinsert" in pto.read_text()
+
+
+def _write(directory: Path, text: str) -> Path:
+    path = directory / "w.py"
+    path.write_text(text)
+    return path
