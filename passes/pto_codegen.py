@@ -812,7 +812,8 @@ class _CodegenCalls:
         if len(emitted) != 1 or not isinstance(emitted[0], P.EvalStmt) or not isinstance(emitted[0].value, P.Call):
             return emitted
         source, dst = emitted[0].value.args[0], emitted[0].value.args[-1]
-        if not (isinstance(source.type, TileType) and isinstance(dst.type, TileType)
+        if not (isinstance(source, P.Var) and isinstance(dst, P.Var)
+                and isinstance(source.type, TileType) and isinstance(dst.type, TileType)
                 and _vec_insert(source.type, dst.type) and tuple(source.type.shape) != tuple(dst.type.shape)):
             return emitted
         zeros = cg.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
