@@ -50,6 +50,14 @@ def unboxed_row_multiple(dtype: DataType) -> int:
     return max(1, UNBOXED_ROW_ALIGN_BYTES * 8 // dtype.bits)
 
 
+def shape_blayout(shape: Sequence[int]) -> str:
+    """The box layout a flat buffer gives a shape: a static [rows, 1] column vector (rows > 1) is
+    stored column-major (DN), so its elements stay contiguous; anything else is row-major."""
+    if len(shape) == 2 and shape[1] == 1 and shape[0] > 1:
+        return "col_major"
+    return _ROW
+
+
 def padded_2d(tile: TileType) -> tuple[int, int]:
     """The physical [rows, cols] of a tile's buffer: its PTO extent (`physical_2d`), and for an
     unboxed tile the row (row-major) or column (column-major) padded to 32 bytes. This is the
@@ -61,7 +69,8 @@ def padded_2d(tile: TileType) -> tuple[int, int]:
     if view is not None and view.slayout != _NONE:
         return (rows, cols)
     multiple = unboxed_row_multiple(tile.dtype)
-    if view is None or view.blayout == _ROW:
+    # Without a view, a flat buffer's layout follows the shape (an [N, 1] column is column-major).
+    if (view.blayout if view is not None else shape_blayout(tuple(tile.shape))) == _ROW:
         return (rows, _align(cols, multiple))
     return (_align(rows, multiple), cols)
 

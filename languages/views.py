@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from languages.layout import ACC_FRACTAL_BYTES, FRACTAL_BYTES, is_row_major_linear, padded_2d, physical_2d
+from languages.layout import (ACC_FRACTAL_BYTES, FRACTAL_BYTES, is_row_major_linear, padded_2d, physical_2d,
+                              shape_blayout)
 from languages.memory_space import MemorySpace
 from languages.types import DataType, Dims, TileType, TileView, ValidDims
 
@@ -38,14 +39,6 @@ _FLIP = {_ROW: _COL, _COL: _ROW, _NONE: _NONE}
 # Targets whose vector tmov copies between a row-major and a column-major tile of one shape
 # (PTOAS: "expects A2/A3 non-mat tmov to use matching src/dst shapes", layouts included).
 VEC_TMOV_ACROSS_LAYOUTS = frozenset({"a5"})
-
-
-def shape_blayout(shape: Dims) -> str:
-    """The box layout a flat buffer gives a shape: a static [rows, 1] column vector (rows > 1) is
-    stored column-major (DN), so its elements stay contiguous; anything else is row-major."""
-    if len(shape) == 2 and shape[1] == 1 and shape[0] > 1:
-        return _COL
-    return _ROW
 
 
 def implicit_view(space: MemorySpace, shape: Dims) -> TileView:
