@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, static_ints, type_of
+from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
@@ -937,9 +937,10 @@ class TensorToTileMutator(U.FromTensor):
         """A non-bridged operand: index lists and scalars as they are, tensors by their value."""
         value = self._narrowed_read(self.visit_Expr(arg), call.span, pre)
         if isinstance(_expr_type(value), TensorType):
-            raise _error(call, f"operand {index} of `{call.op}` is a GM tensor, but the operator reads it on chip "
-                               "and it cannot be loaded there",
-                         "seed it in the kernel (pl.create_tensor) instead of passing a GM tensor")
+            gap = never_loaded(REGISTRY.get(call.op), index) or "the operator reads it on chip"
+            raise _error(call, f"operand {index} of `{call.op}` is a GM tensor, but {gap}",
+                         "seed it in the kernel (pl.create_tensor, or the result of a matmul) instead of "
+                         "passing a GM tensor")
         return value
 
     def _bridge(self, call: T.Call, tile_input: TileInput, arg: T.Expr, target: T.Var | None,

@@ -40,7 +40,8 @@ from languages.gen import tensor as T
 from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, Window, static_ints
+from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
+                           static_ints)
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
@@ -102,6 +103,20 @@ def unavailable_somewhere(opdef: OpDef, arch: str = "") -> str:
     return ""
 
 
+def seeded_on_chip(opdef: OpDef) -> str:
+    """Why a kernel step does not call `opdef` ("" when it may): an operand no GM tensor can be
+    (`never_loaded`, the registry's fact ConvertTensorToTileOps declines by) that is also the
+    buffer the op writes in place. A step's on-chip values are live after it (an in-place write
+    over one is kept off, `writes_on_chip_tensor`), so only a recipe seeding that buffer itself
+    calls it: tensor.matmul_acc's accumulator is a matmul result or a zero `tensor.full` in the
+    cube recipes (cube_kernel, user_k_loop)."""
+    for index in range(len(opdef.operands)):
+        gap = never_loaded(opdef, index)
+        if gap and opdef.output_memory == ReusesInput(index):
+            return f"operand {index} takes no GM tensor ({gap}): drawn by the cube recipes, which seed it"
+    return ""
+
+
 def generatable(opdef: OpDef, arch: str = "") -> bool:
     """Whether a generated kernel for `arch` ("": any target) may call `opdef` as a step: tensor
     ops with a tile lowering (or scalar access) and tile ops, but not the ones whose frame the
@@ -109,6 +124,8 @@ def generatable(opdef: OpDef, arch: str = "") -> bool:
     nor ones with no PTO emission yet (`emission_gap`: the campaign's coverage table names them),
     nor ones the target does not have (an A5-only op is drawn for A5 programs)."""
     if emission_gap(opdef) or opdef.family in UNCONDITIONED_FAMILIES or opdef.name in KNOWN_OPEN:
+        return False
+    if seeded_on_chip(opdef):
         return False
     if unavailable_somewhere(opdef, arch):
         return False
@@ -263,7 +280,7 @@ def not_generated_reason(opdef: OpDef, arch: str = "") -> str:
     if generatable(opdef, arch):
         return ""
     gap = (emission_gap(opdef) or UNCONDITIONED_FAMILIES.get(opdef.family, "") or KNOWN_OPEN.get(opdef.name, "")
-           or unavailable_somewhere(opdef, arch))
+           or seeded_on_chip(opdef) or unavailable_somewhere(opdef, arch))
     if gap:
         return gap
     if opdef.prefix in ("pto", "arith"):

@@ -442,6 +442,28 @@ class OpDef:
         return self.family in COMPUTE_FAMILIES
 
 
+def never_loaded(opdef: OpDef, index: int) -> str:
+    """Why operand `index` of tensor op `opdef` cannot be a GM tensor ("" when it can): its tile
+    conversion neither bridges it (`TileConversion.tile_inputs`: loaded where it is read) nor
+    loads it itself (`self_loading`), so it must already be a tile on chip. tensor.matmul_acc's
+    accumulator is the case: it lives in Acc, which nothing but the cube unit writes (no GM ->
+    Acc load on any target; spec, "Acc: not loadable; an accumulator must be created in L0C").
+    ConvertTensorToTileOps declines such a call at the user's line, and the generator never draws
+    a GM tensor there."""
+    conversion = opdef.to_tile
+    if opdef.prefix != "tensor" or conversion is None or conversion.self_loading or index >= len(opdef.operands):
+        return ""
+    decl = opdef.operand_decl(index)
+    if decl.kind not in ("tensor", "tensor_or_tile", "tensor_or_scalar", "any"):
+        return ""
+    if any(tile_input.arg == index for tile_input in conversion.tile_inputs):
+        return ""
+    if opdef.output_memory == ReusesInput(index):
+        return (f"`{decl.name}` is the on-chip buffer `{conversion.tile_op}` writes its result into, which "
+                "no load from GM can fill")
+    return f"`{decl.name}` is read on chip as it is, and the conversion does not load it from GM"
+
+
 def _layout_key(view: TileView | None) -> tuple[object, ...] | None:
     # The pad value only says what a load fills outside the valid region: not where bytes go.
     return None if view is None else (view.blayout, view.slayout, view.fractal, view.compact)
@@ -1065,6 +1087,7 @@ __all__ = [
     "describe_type",
     "list_length",
     "matches_deduced",
+    "never_loaded",
     "staging_space_for_load",
     "static_int",
     "static_ints",
