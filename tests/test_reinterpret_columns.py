@@ -170,3 +170,22 @@ def _write(directory: Path, text: str) -> Path:
     path = directory / "w.py"
     path.write_text(text)
     return path
+
+
+def test_a_column_viewed_as_rows_and_columns_is_declined_and_not_drawn() -> None:
+    # A [16, 1] INT16 column's tile is column-major, so its explicit [8, 2] FP16 view was a
+    # column-major [8, 2] tile the vector op after it could not compute on (LegalizeVecLayouts,
+    # a campaign's finding); viewed as a [16, 1] column it stays legal.
+    from backend.fuzzing.registry_calls import on_chip_view_gap
+    from languages.gen import tensor as T
+    from languages.ops import REGISTRY
+    from languages.ops.vector_ops import reinterpret_on_chip_gap
+    from languages.types import TensorType
+
+    column = TensorType((16, 1), DataType.INT16)
+    assert "column-major [8, 2] tile" in reinterpret_on_chip_gap(column, DataType.FP16, (8, 2))
+    assert not reinterpret_on_chip_gap(column, DataType.FP16, (16, 1))
+    opdef = REGISTRY.get("tensor.reinterpret_view")
+    result = TensorType((8, 2), DataType.FP16)
+    attrs = (("dtype", DataType.FP16), ("shape", (8, 2)))
+    assert on_chip_view_gap(opdef, (T.Var("x", column),), attrs, result, True)

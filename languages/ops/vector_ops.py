@@ -467,6 +467,13 @@ def _explicit_shape_gap(value: TensorType, dtype: DataType, shape: tuple[int, ..
     rows are not [32, 8] FP16's 16-byte rows, padded to 32)."""
     if len(value.shape) != 2 or len(shape) != 2:
         return ""
+    if int(value.shape[1]) == 1 and int(value.shape[0]) > 1 and shape[0] > 1 and shape[1] > 1:
+        # An [N, 1] column's tile is column-major (`languages.views.shape_blayout`): a view of its
+        # bytes as rows and columns is column-major too, and the vector unit computes on
+        # row-major tiles only (LegalizeVecLayouts gives nothing but an [N, 1] column a row view).
+        return (f"not supported yet: reinterpreting the column {list(value.shape)} of {value.dtype.name} as "
+                f"{list(shape)} {dtype.name} on chip: the column's tile is column-major, so the view would be a "
+                f"column-major {list(shape)} tile, which the vector unit does not compute on")
     source = (int(value.shape[0]), int(value.shape[1]) * value.dtype.bits // 8)
     result = (shape[0], shape[1] * dtype.bits // 8)
     gap = flat_reshape_gap(source, result, DataType.INT8) if source != result else ""
