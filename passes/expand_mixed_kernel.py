@@ -168,14 +168,27 @@ def _int_list(values: Sequence[int], at: Node) -> L.TupleExpr:
 
 
 def _statement_core(stmt: L.Stmt) -> str | None:
-    """The core executing a simple statement; None for scalar code every core needs."""
+    """The core executing a simple statement; None for scalar code every core needs. A scalar
+    write into a GM tensor (tensor.write: no tile names a core) is an effect, not a value each
+    core recomputes: run on both cores it would be one GM tensor written by two concurrent
+    cores, so it runs on the vector core (AIV), which every other scalar-store path uses too."""
     if isinstance(stmt, L.AssignStmt):
         owner = _core_of(stmt.target.type)
         if owner is not None:
             return owner
-        return _first_tile_core(stmt.value)
+        return _first_tile_core(stmt.value) or _gm_write_core(stmt.value)
     if isinstance(stmt, L.EvalStmt):
-        return _first_tile_core(stmt.value)
+        return _first_tile_core(stmt.value) or _gm_write_core(stmt.value)
+    return None
+
+
+def _gm_write_core(expr: L.Expr) -> str | None:
+    """AIV for a call writing a GM tensor operand (the registry's WRITE effect), else None."""
+    if isinstance(expr, L.Call) and expr.op in REGISTRY:
+        opdef = REGISTRY.get(expr.op)
+        for index, arg in enumerate(expr.args):
+            if isinstance(getattr(arg, "type", None), TensorType) and Effect.WRITE in opdef.effect_of(index, expr.attrs):
+                return AIV
     return None
 
 

@@ -445,3 +445,40 @@ def test_a_group_launches_both_kernels_before_unpacking_their_results() -> None:
         L.Function(name=f.name, func_type=f.func_type, params=f.params, return_types=f.return_types,
                    body=tuple(body), attrs=f.attrs, span=f.span) if f is group else f for f in out.functions), span=out.span)
     assert [d.rule for d in group_launches_together.verify(broken)] == ["GroupLaunchesTogether"]
+
+
+SCALAR_GM_WRITE = """
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel0(self, y: pl.Tensor[[16, 32], pl.FP32], a: pl.Tensor[[16, 32], pl.FP32],
+                b: pl.Tensor[[1, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        c: pl.Tensor[[16, 1], pl.FP32] = pl.tensor.matmul(a, b, b_trans=True, out_dtype=pl.FP32)
+        w: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.write(y, [0, 0], pl.const(0.5, pl.FP32))
+        t: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.row_expand_add(a, c)
+        return t
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, y: pl.Tensor[[16, 32], pl.FP32], a: pl.Tensor[[16, 32], pl.FP32],
+             b: pl.Tensor[[1, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+        out: pl.Tensor[[16, 32], pl.FP32] = self.kernel0(y, a, b)
+        return out
+"""
+
+
+def test_a_scalar_gm_write_in_a_mixed_kernel_runs_on_one_core(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # tensor.write names no tile, so ExpandMixedKernel copied it to both cores as scalar code and
+    # then refused the GM tensor written on two concurrent cores (a campaign's finding): the
+    # write is an effect and runs on the vector core only; `y` is compared bit for bit.
+    from nanopass.pipeline import main
+
+    (tmp_path / "k.py").write_text(SCALAR_GM_WRITE)
+    rc = main([str(tmp_path / "k.py"), "--verify-all", "--simulate", "--seed", "3", "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 0 and "y: bit-exact" in log, log
+    pto = (tmp_path / "k.pto").read_text()
+    assert pto.count("store_scalar") == 1, pto
