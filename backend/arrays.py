@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from backend import numerics
 from languages.functions import entry_function
-from languages.ops import REGISTRY, IndexDomain
+from languages.ops import REGISTRY, IndexDomain, static_ints, window_extent, window_offsets
 from languages.types import DataType, ScalarType, TensorType, TileType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, walk
@@ -221,6 +221,7 @@ def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[st
     rng = np.random.default_rng(seed)
     function = entry_function(program, entry)
     domains = index_parameter_domains(program, function)
+    offsets = offset_element_bounds(program, function)
     inputs: dict[str, np.ndarray[Any, Any]] = {}
     for param in getattr(function, "params"):
         name, ty, direction = _param_fields(param)
@@ -232,6 +233,10 @@ def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[st
             # A tile parameter (a kernel fed an on-chip value, e.g. an accumulator seed) gets
             # its whole physical contents.
             inputs[name] = random_array(rng, ty)
+            if isinstance(ty, TensorType) and name in offsets and not ty.dtype.is_float:
+                flat = inputs[name].reshape(-1)
+                for element, count in sorted(offsets[name].items()):
+                    flat[element] = rng.integers(0, count)
         elif isinstance(ty, ScalarType):
             # Scalars are usually extents or loop bounds: small positive values.
             value = int(rng.integers(1, 5))
@@ -287,16 +292,45 @@ def index_parameter_domains(program: Node, function: Node) -> dict[str, IndexBou
     """The entry function's parameters whose values reach an index operand (through value
     preserving ops and calls of the program's functions), with the tightest bound any reader
     puts on them."""
+    return _trace_entry(program, function)[0]
+
+
+def offset_element_bounds(program: Node, function: Node) -> dict[str, dict[int, int]]:
+    """Elements of the entry function's integer tensors that a kernel reads as a scalar
+    (`pl.read(config, [1])`) and uses as a window offset (`OpDef.window`: tile.read / write,
+    load / store, slice ...): per parameter, flat element -> the count of offsets that keep the
+    window inside its source (offset in [0, shape - extent]), the tightest over every use."""
+    return _trace_entry(program, function)[1]
+
+
+def _trace_entry(program: Node, function: Node) -> tuple[dict[str, IndexBound], dict[str, dict[int, int]]]:
     functions = {str(getattr(f, "name")): f for f in getattr(program, "functions")}
     found: dict[str, IndexBound] = {}
+    elements: dict[str, dict[int, int]] = {}
     origin = {getattr(getattr(p, "var"), "name"): getattr(getattr(p, "var"), "name")
               for p in getattr(function, "params")}
-    _trace_indices(function, origin, functions, found, depth=0)
-    return found
+    _trace_indices(function, origin, functions, found, depth=0, elements=elements, scalars={})
+    return found, elements
+
+
+def _element_of(call: Node, source: str | None) -> tuple[str, int] | None:
+    """(parameter, flat element) when `call` reads one element of a traced tensor at constant
+    indices (tensor.read / tile.read, the registry's `read` semantics)."""
+    if source is None or len(getattr(call, "args")) < 2:
+        return None
+    ty = getattr(getattr(call, "args")[0], "type", None)
+    indices = static_ints(getattr(call, "args")[1])
+    shape = getattr(ty, "shape", None)
+    if indices is None or shape is None or len(indices) != len(shape) or not all(isinstance(d, int) for d in shape):
+        return None
+    if not all(0 <= i < d for i, d in zip(indices, shape)):
+        return None
+    return source, int(np.ravel_multi_index(indices, tuple(int(d) for d in shape)))
 
 
 def _trace_indices(function: Node, origin: dict[str, str], functions: dict[str, Node],
-                   found: dict[str, IndexBound], depth: int) -> None:
+                   found: dict[str, IndexBound], depth: int, elements: dict[str, dict[int, int]],
+                   scalars: dict[str, tuple[str, int]]) -> None:
     if depth > len(functions):
         return
 
@@ -329,6 +363,22 @@ def _trace_indices(function: Node, origin: dict[str, str], functions: dict[str, 
                 bound = _bound_of(domain, getattr(args[domain.into], "type", None))
                 if name is not None and bound is not None:
                     found[name] = found[name].tighter(bound) if name in found else bound
+        window = opdef.window
+        if window is None or window.source >= len(args):
+            return
+        shape = getattr(getattr(args[window.source], "type", None), "shape", None)
+        offsets = window_offsets(window, call)
+        if shape is None or offsets is None or len(offsets) != len(shape):
+            return
+        extent = window_extent(window, call, len(shape))
+        if extent is None or len(extent) != len(shape):
+            return
+        for offset, size, limit in zip(offsets, extent, shape):
+            element = scalars.get(str(getattr(offset, "name"))) if offset.KIND == "Var" else None
+            if element is None or not isinstance(limit, int) or limit - size < 0:
+                continue
+            per = elements.setdefault(element[0], {})
+            per[element[1]] = min(per.get(element[1], limit - size + 1), limit - size + 1)
 
     def visit(body: Sequence[Node]) -> None:
         for stmt in body:
@@ -356,14 +406,32 @@ def _trace_indices(function: Node, origin: dict[str, str], functions: dict[str, 
                         name = source_of(arg)
                         if name is not None:
                             inner[str(getattr(getattr(param, "var"), "name"))] = name
-                    if inner:
-                        _trace_indices(callee, inner, functions, found, depth + 1)
+                    inner_scalars: dict[str, tuple[str, int]] = {}
+                    for param, arg in zip(getattr(callee, "params"), getattr(node, "args")):
+                        if arg.KIND == "Var" and str(getattr(arg, "name")) in scalars:
+                            inner_scalars[str(getattr(getattr(param, "var"), "name"))] = scalars[str(getattr(arg, "name"))]
+                    if inner or inner_scalars:
+                        _trace_indices(callee, inner, functions, found, depth + 1, elements, inner_scalars)
             if kind == "AssignStmt":
-                name = source_of(getattr(stmt, "value"))
+                value = getattr(stmt, "value")
+                target = str(getattr(getattr(stmt, "target"), "name"))
+                name = source_of(value)
                 if name is not None:
-                    origin[str(getattr(getattr(stmt, "target"), "name"))] = name
+                    origin[target] = name
+                elif value.KIND == "Call" and _is_read(value):
+                    element = _element_of(value, source_of(getattr(value, "args")[0]))
+                    if element is not None:
+                        scalars[target] = element
 
     visit(getattr(function, "body"))
+
+
+def _is_read(call: Node) -> bool:
+    try:
+        opdef = REGISTRY.get(str(getattr(call, "op")))
+    except KeyError:
+        return False
+    return opdef.semantics[:1] == ("read",)
 
 
 def _random_indices(rng: np.random.Generator, ty: TensorType, bound: IndexBound) -> Array:
@@ -385,6 +453,7 @@ __all__ = [
     "BIT_PATTERN_DTYPES",
     "IndexBound",
     "index_parameter_domains",
+    "offset_element_bounds",
     "poison_array",
     "random_array",
     "random_inputs",

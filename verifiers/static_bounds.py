@@ -17,7 +17,7 @@ import itertools
 import operator
 from typing import Callable, Iterator, Mapping, Sequence
 
-from languages.ops import REGISTRY, Window, static_int, static_ints
+from languages.ops import REGISTRY, static_int, window_extent, window_offsets
 from languages.types import TensorType, TileType, known_extents
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, walk
@@ -96,52 +96,6 @@ def _assignments(scope: _Scope, names: Sequence[str]) -> Iterator[dict[str, int]
         yield dict(zip(names, combo))
 
 
-def _extent(window: Window, call: Node, rank: int) -> tuple[int, ...] | None:
-    args: tuple[Node, ...] = getattr(call, "args")
-    for source in window.extent:
-        kind = source[0]
-        if kind == "ones":
-            return (1,) * rank
-        if kind == "attr":
-            value = dict(getattr(call, "attrs")).get(str(source[1]))
-            if isinstance(value, tuple):
-                return tuple(int(v) for v in value)
-            continue
-        index = int(source[1])
-        if index >= len(args):
-            continue
-        if kind == "list":
-            return _list_extents(args[index])
-        ty = getattr(args[index], "type", None)
-        if isinstance(ty, (TensorType, TileType)):
-            return known_extents(ty.valid_extents) if kind == "valid" else ty.shape
-    return None
-
-
-def _list_extents(node: Node) -> tuple[int, ...] | None:
-    """A list operand's extents; a runtime extent (a variable) counts as 0: like an offset that
-    depends on a parameter, it is left to run time."""
-    found = static_ints(node)
-    if found is not None or node.KIND != "TupleExpr":
-        return found
-    extents: list[int] = []
-    for element in getattr(node, "elements"):
-        constant = static_int(element)
-        if constant is None and element.KIND != "Var":
-            return None
-        extents.append(0 if constant is None else constant)
-    return tuple(extents)
-
-
-def _offsets(window: Window, call: Node) -> tuple[Node, ...] | None:
-    args: tuple[Node, ...] = getattr(call, "args")
-    if isinstance(window.offsets, tuple):
-        return tuple(args[i] for i in window.offsets) if max(window.offsets) < len(args) else None
-    if window.offsets >= len(args) or args[window.offsets].KIND != "TupleExpr":
-        return None
-    return tuple(getattr(args[window.offsets], "elements"))
-
-
 def _loop_text(scope: _Scope, at: Mapping[str, int]) -> str:
     return ", ".join(f"{name} = {value}" for name, value in sorted(at.items()))
 
@@ -157,8 +111,8 @@ def _check_call(scope: _Scope, call: Node, out: list[Diagnostic]) -> None:
     if not isinstance(source, (TensorType, TileType)):
         return
     bound = tuple(source.shape)
-    offsets = _offsets(window, call)
-    extent = _extent(window, call, len(bound))
+    offsets = window_offsets(window, call)
+    extent = window_extent(window, call, len(bound))
     if offsets is None or extent is None or len(extent) != len(offsets) or len(bound) != len(offsets):
         return
     for axis, (offset, size, limit) in enumerate(zip(offsets, extent, bound)):

@@ -68,6 +68,7 @@ from languages.types import (
     TileView,
     Type,
     ViewType,
+    known_extents,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import NO_SPAN, Node
@@ -290,6 +291,55 @@ class Window:
     source: int
     offsets: int | tuple[int, ...]
     extent: tuple[tuple[str | int, ...], ...]
+
+
+def window_extent(window: Window, call: Node, rank: int) -> tuple[int, ...] | None:
+    """The extents of `call`'s window (`Window.extent`, the first source the call provides),
+    a runtime extent counting as 0; None when the call states none of them."""
+    args: tuple[Node, ...] = getattr(call, "args")
+    for source in window.extent:
+        kind = source[0]
+        if kind == "ones":
+            return (1,) * rank
+        if kind == "attr":
+            value = dict(getattr(call, "attrs")).get(str(source[1]))
+            if isinstance(value, tuple):
+                return tuple(int(v) for v in value)
+            continue
+        index = int(source[1])
+        if index >= len(args):
+            continue
+        if kind == "list":
+            return _list_extents(args[index])
+        ty = getattr(args[index], "type", None)
+        if isinstance(ty, (TensorType, TileType)):
+            return known_extents(ty.valid_extents) if kind == "valid" else ty.shape
+    return None
+
+
+def _list_extents(node: Node) -> tuple[int, ...] | None:
+    """A list operand's extents; a runtime extent (a variable) counts as 0: like an offset that
+    depends on a parameter, it is left to run time."""
+    found = static_ints(node)
+    if found is not None or node.KIND != "TupleExpr":
+        return found
+    extents: list[int] = []
+    for element in getattr(node, "elements"):
+        constant = static_int(element)
+        if constant is None and element.KIND != "Var":
+            return None
+        extents.append(0 if constant is None else constant)
+    return tuple(extents)
+
+
+def window_offsets(window: Window, call: Node) -> tuple[Node, ...] | None:
+    """The offset expressions of `call`'s window, one per axis (None: not written as a list)."""
+    args: tuple[Node, ...] = getattr(call, "args")
+    if isinstance(window.offsets, tuple):
+        return tuple(args[i] for i in window.offsets) if max(window.offsets) < len(args) else None
+    if window.offsets >= len(args) or args[window.offsets].KIND != "TupleExpr":
+        return None
+    return tuple(getattr(args[window.offsets], "elements"))
 
 
 Deducer = Callable[[Sequence[Node], Attrs], Type]
@@ -1071,6 +1121,8 @@ __all__ = [
     "FromAttr",
     "InheritInput",
     "IndexDomain",
+    "window_extent",
+    "window_offsets",
     "OpDef",
     "OperandDecl",
     "OutputMemory",
