@@ -1832,6 +1832,10 @@ class _Parser:
         if parts is not None and parts[0] == "pld":
             self.fail(node.func, f"not supported yet: the distributed operation `{ast.unparse(node.func)}` "
                                  "(PyPTO's pypto.language.distributed)", "write a single-chip kernel")
+        if parts in (["pl", "submit"], ["pl", "spmd_submit"]):
+            self.fail(node.func, f"not supported yet: `{ast.unparse(node.func)}` (runtime task submission "
+                                 "returning a task id, JIT_FRONTEND.md 2.6)",
+                      "call the kernel directly, `out = self.kernel(...)`: calls run in program order")
         if parts is None or parts[0] not in ("pl", "self") or len(parts) < 2:
             self.fail(node.func, f"unknown callee `{ast.unparse(node.func)}`",
                       "call operators as pl.tile.add(...) / pl.add(...) and functions as self.f(...)")

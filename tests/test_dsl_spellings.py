@@ -213,6 +213,10 @@ def test_views_this_compiler_does_not_lower_are_located(annotation: str, at: str
      "not supported yet: the distributed type `pld.DistributedTensor`"),
     ("a: pl.Tensor[[16, 32], pl.FP32]) -> None", "pld.barrier(a)\nreturn", "pld.barrier",
      "not supported yet: the distributed operation `pld.barrier`"),
+    ("a: pl.Tensor[[16, 32], pl.FP32]) -> None", "o, tid = pl.submit(self.f, a)\nreturn", "pl.submit",
+     r"not supported yet: `pl.submit` \(runtime task submission"),
+    ("a: pl.Tensor[[16, 32], pl.FP32]) -> None", "o, tid = pl.spmd_submit(self.f, a, core_num=2)\nreturn",
+     "pl.spmd_submit", r"not supported yet: `pl.spmd_submit` \(runtime task submission"),
 ])
 def test_distributed_constructs_say_not_supported_yet(signature: str, body: str, at: str, message: str) -> None:
     text = program_text("import pypto.language.distributed as pld\n", signature, body)
