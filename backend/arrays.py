@@ -220,8 +220,7 @@ def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[st
     defines, so a gather / scatter kernel simulated on random inputs computes something."""
     rng = np.random.default_rng(seed)
     function = entry_function(program, entry)
-    domains = index_parameter_domains(program, function)
-    offsets = offset_element_bounds(program, function)
+    domains, offsets = _trace_entry(program, function)  # one walk finds both
     inputs: dict[str, np.ndarray[Any, Any]] = {}
     for param in getattr(function, "params"):
         name, ty, direction = _param_fields(param)
@@ -402,14 +401,14 @@ def _trace_indices(function: Node, origin: dict[str, str], functions: dict[str, 
                     if callee is None:
                         continue
                     inner: dict[str, str] = {}
-                    for param, arg in zip(getattr(callee, "params"), getattr(node, "args")):
-                        name = source_of(arg)
-                        if name is not None:
-                            inner[str(getattr(getattr(param, "var"), "name"))] = name
                     inner_scalars: dict[str, tuple[str, int]] = {}
                     for param, arg in zip(getattr(callee, "params"), getattr(node, "args")):
+                        param_name = str(getattr(getattr(param, "var"), "name"))
+                        name = source_of(arg)
+                        if name is not None:
+                            inner[param_name] = name
                         if arg.KIND == "Var" and str(getattr(arg, "name")) in scalars:
-                            inner_scalars[str(getattr(getattr(param, "var"), "name"))] = scalars[str(getattr(arg, "name"))]
+                            inner_scalars[param_name] = scalars[str(getattr(arg, "name"))]
                     if inner or inner_scalars:
                         _trace_indices(callee, inner, functions, found, depth + 1, elements, inner_scalars)
             if kind == "AssignStmt":

@@ -255,8 +255,8 @@ def on_chip_assemble_gap(opdef: OpDef, args: Sequence[T.Expr], arch: str, in_gm:
     shapes = [physical_2d(t.shape) for t in tiles]
     flat = [replace(t, shape=shape, valid_shape=None) for t, shape in zip(tiles, shapes)]
     offsets = static_ints(args[2])
-    if offsets is not None and len(offsets) != 2:
-        offsets = (0, offsets[-1]) if len(offsets) == 1 else None
+    if offsets is not None and len(offsets) not in (1, 2):
+        offsets = None  # an N-D window's rows in the packed 2-D tile: not worked out, taken as unknown
     return assemble_window_gap(flat[0], flat[1], offsets, arch)
 
 

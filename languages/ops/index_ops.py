@@ -394,8 +394,8 @@ def scatter_update_flat_gap(dst: object, index: object, src: object) -> str:
 # -- tables -----------------------------------------------------------------------------------------
 
 
-def _vec(name: str) -> OperandDecl:
-    return OperandDecl(name, _TILE, input_memory=VEC)
+def _vec(name: str, index_domain: tuple[IndexDomain, ...] = ()) -> OperandDecl:
+    return OperandDecl(name, _TILE, input_memory=VEC, index_domain=index_domain)
 
 
 def _ten(name: str) -> OperandDecl:
@@ -455,13 +455,13 @@ _GATHER_INDEX_DOMAIN: tuple[IndexDomain, ...] = (
 def _gather_ops() -> list[OpDef]:
     out_dtype = AttrDecl("output_dtype", "dtype")
     return [
-        OpDef("tile.gather", (_vec("src"), OperandDecl("indices", _TILE, input_memory=VEC, index_domain=(
-                  IndexDomain(0),)), OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)),
+        OpDef("tile.gather", (_vec("src"), _vec("indices", (IndexDomain(0),)),
+                              OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)),
               deduce_tile_gather, ("gather",), "gather", output_memory=_VEC_OUT, in_place_safe=False,
-              pto=("pto.tgather",), doc="out = src.reshape(-1)[indices]; indices must name source elements (pto-isa reads 0 past the end)."),
+              pto=("pto.tgather",),
+              doc="out = src.reshape(-1)[indices]; indices must name source elements (pto-isa reads 0 past the end)."),
         OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile", index_domain=_GATHER_INDEX_DOMAIN)),
-              deduce_tensor_gather,
-              ("tensor_gather",), "gather", attrs=(AttrDecl("dim", "int"),),
+              deduce_tensor_gather, ("tensor_gather",), "gather", attrs=(AttrDecl("dim", "int"),),
               to_tile=TileConversion("tile.gather", self_loading=True),
               doc="Flat without dim (the flat-gather contract), axis indexing with dim."),
         OpDef("tile.gather_mask", (_vec("src"),), deduce_gather_mask, ("gather_mask",), "gather",
@@ -469,9 +469,8 @@ def _gather_ops() -> list[OpDef]:
               pto_attrs=(("mask_pattern", "maskPattern"),), doc="The marked columns, compacted (TGATHER mask form)."),
         OpDef("tensor.gather_mask", (_ten("src"),), deduce_gather_mask, ("gather_mask",), "gather",
               attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1)),
-        OpDef("tile.gatherb", (_vec("src"), OperandDecl("offsets", _TILE, input_memory=VEC,
-                                                        index_domain=(IndexDomain(0, block_bytes=32),))), deduce_gatherb, ("gatherb",), "gather",
-              attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
+        OpDef("tile.gatherb", (_vec("src"), _vec("offsets", (IndexDomain(0, block_bytes=32),))), deduce_gatherb,
+              ("gatherb",), "gather", attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
               doc="32-byte blocks of src at the UINT32 byte offsets."),
         OpDef("tile.mgather", (OperandDecl("mem", _T), OperandDecl("idx", _TILE, input_memory=VEC, index_domain=(
                   IndexDomain(0, axis=0, when=(("coalesce", "row"), ("gather_oob", "undefined"))),
