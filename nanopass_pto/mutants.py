@@ -171,6 +171,13 @@ class OutputEditMutant:
 
 # -- method patches -------------------------------------------------------------------------------------
 
+
+def _operand_as_it_is(original: Any) -> Any:
+    def whole_if_read_past(self: Any, call: Any, opdef: Any, arg: Any, target: Any, pre: Any) -> Any:
+        return arg
+
+    return whole_if_read_past
+
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -878,6 +885,9 @@ def _catalogue() -> list[Any]:
         OutputEditMutant("column-sum-as-column-max", "legalize-vec-layouts",
                          "a row_sum on an [N, 1] column becomes col_max on its row view (the wrong twin)",
                          "passes.legalize_vec_layouts:LegalizeVecLayouts", _rename_op("tile.col_sum", "tile.col_max")),
+        PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
+                    "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
+                    "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),
         PatchMutant("alias-copy-in-source-buffer", "materialize-semantic-aliases",
                     "a copy MaterializeSemanticAliases inserts is allocated in the buffer it copies from",
                     "passes.materialize_semantic_aliases:_Copies", "copy_of", _copy_in_source_buffer),

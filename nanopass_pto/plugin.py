@@ -78,6 +78,9 @@ PROPERTIES: tuple[Property, ...] = (
              "set_validshape never narrows a view; a reshape never re-views a boxed (non row-major) layout"),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration"),
+    Property("DefinedReads", VALUE_LEVEL, "verifiers.defined_reads:verify",
+             "no op reads an element that holds no data (padding an element-wise op reads past a narrower "
+             "operand's valid region, a region set_validshape widened)"),
     Property("TargetOpRules", VALUE_LEVEL, "verifiers.target_op_rules:verify",
              "every call meets its op's constraints on the target (dtypes, scratch size, scratch disjoint from "
              "operands)", uses_target=True),
@@ -107,7 +110,7 @@ PROPERTIES: tuple[Property, ...] = (
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "SymbolicExtentsBound", "TypeChecked", "CallSitesComplete",
-                     "ViewLegality", "StaticBounds", "ScalarOperators", "TargetOpRules", "GmStoreCoherence",
+                     "ViewLegality", "StaticBounds", "DefinedReads", "ScalarOperators", "TargetOpRules", "GmStoreCoherence",
                      "InPlaceUpdatesBound"})
 
 # The DSL admits reassignment (ConvertToSSA establishes SSA form and def-before-use).

@@ -28,8 +28,9 @@ from backend.numerics import round_float64
 from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, WRITE
+from languages.ops import READS_OVER_RESULT_REGION, REGISTRY, WRITE, OpDef
 from languages.types import DataType, TileType
+from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
@@ -49,6 +50,7 @@ class _Widener(TP.Rewriter):
         super().__init__()
         self.instructions = backend.fp32_only_vec_instructions
         self.used = used
+        self.views: dict[str, bool] = {}  # variable -> whether it is a view handle (a slice, a reshape)
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -66,6 +68,10 @@ class _Widener(TP.Rewriter):
     @override
     def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:
         call = node.value
+        if isinstance(call, TP.Call):
+            self.views[node.target.name] = call.op in REGISTRY and REGISTRY.makes_view_handle(call.op)
+        elif isinstance(call, TP.Var):
+            self.views[node.target.name] = self.views.get(call.name, False)
         if not isinstance(call, TP.Call) or not self._needs_wide(call, node.target):
             return super().visit_AssignStmt(node)
         pre: list[TP.Stmt] = []
@@ -90,7 +96,8 @@ class _Widener(TP.Rewriter):
                 assert isinstance(ty, TileType)
                 args.append(self._scratch(ty, f"{getattr(arg, 'name', 'tmp')}_fp32", call, pre))
             else:
-                wide = self._cast(arg, WIDE, _WIDEN_MODE, f"{getattr(arg, 'name', 'x')}_fp32", pre)
+                source = self._whole_if_read_past(call, opdef, arg, node.target, pre)
+                wide = self._cast(source, WIDE, _WIDEN_MODE, f"{getattr(arg, 'name', 'x')}_fp32", pre)
                 args.append(wide)
         wide_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
                             type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call),
@@ -103,6 +110,36 @@ class _Widener(TP.Rewriter):
             return (*pre, TP.AssignStmt(target=node.target, value=wide_result, span=node.span))
         back = self._cast_call(wide_result, NARROW, _NARROW_MODE)
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _whole_if_read_past(self, call: TP.Call, opdef: OpDef, arg: TP.Expr, target: TP.Var,
+                            pre: list[TP.Stmt]) -> TP.Expr:
+        """The tile to widen for `arg`: `arg` itself, or -- when the op reads it past its valid
+        region (an element-wise op whose result is valid wider than this operand,
+        `READS_OVER_RESULT_REGION`) -- the whole tile, re-validated by set_validshape: a cast
+        converts its valid region only, and the padding the op reads holds the operand's data
+        (the DefinedReads verifier proved it on the input)."""
+        ty, result = getattr(arg, "type", None), target.type
+        if not (isinstance(ty, TileType) and isinstance(result, TileType) and opdef.semantics
+                and opdef.semantics[0] in READS_OVER_RESULT_REGION and tuple(ty.shape) == tuple(result.shape)
+                and len(ty.shape) == 2 and tuple(ty.valid_extents) != tuple(ty.shape)
+                and tuple(result.valid_extents) != tuple(ty.valid_extents)):
+            return arg
+        if not isinstance(arg, TP.Var) or self.views.get(arg.name, False):
+            # set_validshape takes no view handle (PTOAS rejects it, ViewLegality refuses it).
+            raise CompileError(Diagnostic.at(
+                call, "LegalizeVecDtypes",
+                f"not supported yet: BF16 {call.op} on this target runs in FP32, and it reads its operand "
+                f"`{getattr(arg, 'name', 'x')}` (a view valid in {list(ty.valid_extents)}) past its valid region "
+                f"over the result's {list(result.valid_extents)}; the widening cannot reach a view's padding",
+                hint="give the operands one valid shape (pl.tile.set_validshape), or compute in FP32 "
+                     "(pl.cast before and after)"))
+        extents = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
+        whole = TP.Call(op="tile.set_validshape", args=(arg, *extents), attrs=(),
+                        type=REGISTRY.deduce("tile.set_validshape", (arg, *extents), (), placed=True, at=call),
+                        span=call.span)
+        var = TP.Var(self.fresh(f"{arg.name}_whole"), whole.type, span=call.span)
+        pre.append(TP.AssignStmt(target=var, value=whole, span=call.span))
+        return var
 
     def _scratch(self, like: TileType, name: str, call: TP.Call, pre: list[TP.Stmt]) -> TP.Var:
         shape = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span)

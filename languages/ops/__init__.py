@@ -528,6 +528,31 @@ IN_PLACE_SAFE_FAMILIES = frozenset(
 )
 
 
+# -- which elements an op reads and writes (the DefinedReads verifier and the generator) ----------
+
+# Semantics kinds (`OpDef.semantics[0]`) whose result element at a position is computed from
+# each operand's element at that same position (a scalar or a per-row / per-column operand
+# aside): such an op reads an operand of the result's shape over the *result's* valid region.
+# The result of operands with different valid regions is full-shape (spec: the exact-region rule
+# covers equal regions only), so the op then reads the narrower operand's padding, which must
+# hold data. The part_* ops ("partial") read each operand over its own valid region.
+READS_OVER_RESULT_REGION = frozenset({
+    "binary", "fused", "prelu", "scalar_binary", "unary", "cast", "compare", "select",
+    "row_expand", "row_expdif", "col_expand", "col_expdif",
+})
+
+# Semantics kinds whose result holds data in its whole buffer, not only in its valid region:
+# fills, generators and a window extract (which copies its whole extent); a fresh `create` has no
+# data at all, which this table does not model (an accumulator or output buffer is created to be
+# written, and what a read of it means is the seeding passes' business).
+WRITES_WHOLE_RESULT = frozenset({"full", "expands", "ci", "tri", "random", "fillpad", "extract", "create"})
+
+# View kinds: the result is the operand's bytes (re-viewed), so its data is the operand's.
+# set_validshape keeps the buffer as it is; a slice is the window at its offsets; the others
+# re-view the whole buffer in another shape or dtype.
+SAME_BYTES_VIEWS = frozenset({"set_validshape", "slice", "reshape", "reinterpret", "view", "transpose_view"})
+
+
 COMPUTE_FAMILIES = frozenset(
     {"elementwise_binary", "elementwise_scalar", "unary", "reduce_row", "reduce_col", "row_expand", "matmul", "cast"}
 )

@@ -1,0 +1,116 @@
+"""Which elements of a value hold data, and which elements of an operand an op reads.
+
+An op writes its result's valid region only: the rest of a fresh buffer (its padding) holds no
+data (the simulator's 0xFF poison). Padding is read legitimately where bytes are there -- a tile
+loaded whole and then narrowed by set_validshape, a fill, a load with a pad value -- and is
+undefined where they are not. These facts, read from the op registry's declarations, are shared
+by the DefinedReads verifier (which walks programs with them) and the fuzzer's generator (which
+does not draw a call that reads no data).
+
+A value's data extent is the rectangle [0, w) per axis known to hold data (`Written`); None
+(`WHOLE`) for a value whose whole buffer holds data or about which nothing is known (a parameter,
+a loop-carried value), and a None axis for a runtime extent: only what is proven is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from languages.ops import (
+    READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
+    type_of,
+)
+from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
+from nanopass.node import Node
+
+Extents = tuple[Optional[int], ...]
+Written = Optional[Extents]
+WHOLE: Written = None
+
+
+def extents(valid: ValidDims) -> Extents:
+    """`valid` with its runtime extents as None."""
+    return tuple(None if isinstance(e, SymbolicExtent) else int(e) for e in valid)
+
+
+def array_type(node: Node) -> TensorType | TileType | None:
+    ty = type_of(node)
+    return ty if isinstance(ty, (TensorType, TileType)) else None
+
+
+def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type,
+                attrs: Attrs = ()) -> Extents | None:
+    """The region of argument `index` the op reads (None: it does not read the argument's
+    elements): an element-wise op's same-shape operand over the result's valid region
+    (`READS_OVER_RESULT_REGION`), any other read operand over its own valid region."""
+    try:
+        effect = opdef.effect_of(index, attrs)
+    except IndexError:
+        return None
+    if not effect & Effect.READ:
+        return None
+    over = (bool(opdef.semantics) and opdef.semantics[0] in READS_OVER_RESULT_REGION
+            and isinstance(result, (TensorType, TileType)) and tuple(operand.shape) == tuple(result.shape))
+    return extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
+                   else operand.valid_extents)
+
+
+def reads_past(read: Extents, written: Written) -> bool:
+    """Whether a read of [0, read) reaches elements outside the data extent `written`."""
+    if written is None or len(read) != len(written):
+        return False
+    return any(r is not None and w is not None and r > w for r, w in zip(read, written))
+
+
+def _join(a: Written, b: Written) -> Written:
+    if a is None or b is None or len(a) != len(b):
+        return WHOLE
+    return tuple(None if x is None or y is None else max(x, y) for x, y in zip(a, b))
+
+
+def in_place_target(opdef: OpDef) -> int | None:
+    """The operand whose buffer (and data) the result continues, if any."""
+    if isinstance(opdef.output_memory, ReusesInput):
+        return opdef.output_memory.index
+    if opdef.semantics[:1] == ("assemble",):
+        return 0  # tile.assemble copies its target, then writes the source's window into it
+    return None
+
+
+def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileType,
+                operands: Sequence[Written]) -> Written:
+    """The data extent of a call's result, given its operands' (`operands[i]` for `args[i]`)."""
+    kind = opdef.semantics[0] if opdef.semantics else ""
+    own = extents(result.valid_extents)
+    if kind in WRITES_WHOLE_RESULT:
+        return WHOLE
+    if kind == "load" and isinstance(result, TileType) and result.view is not None and result.view.pad != "null":
+        return WHOLE  # the load fills the padding with the pad value
+    if kind in SAME_BYTES_VIEWS and operands:
+        source = operands[0]
+        if source is None or kind == "set_validshape":
+            return source
+        if kind == "slice":
+            return _sliced(opdef, args, source, result)
+        return own
+    target = in_place_target(opdef)
+    if target is not None and target < len(operands):
+        return _join(operands[target], own)
+    return own
+
+
+def _sliced(opdef: OpDef, args: Sequence[Node], source: Extents, result: TensorType | TileType) -> Written:
+    """A slice's data: its source's data extent shifted by the (constant) window offsets."""
+    own = extents(result.valid_extents)
+    window = opdef.window
+    if window is None or isinstance(window.offsets, tuple) or window.offsets >= len(args) \
+            or args[window.offsets].KIND != "TupleExpr":
+        return own
+    offsets: tuple[Node, ...] = getattr(args[window.offsets], "elements")
+    if len(offsets) != len(source) or len(own) != len(source):
+        return own
+    written: list[int | None] = []
+    for offset, extent, size in zip(offsets, source, result.shape):
+        start = static_int(offset)
+        written.append(None if start is None or extent is None else max(0, min(extent - start, size)))
+    return tuple(written)

@@ -1,0 +1,129 @@
+"""DefinedReads: no op reads an element that holds no data.
+
+An op writes its result's valid region only; the rest of a fresh buffer (its padding) holds
+nothing (the simulator's 0xFF poison). Reading padding is legitimate where bytes are there -- a
+tile loaded whole and then narrowed by set_validshape, a fill, a load with a pad value -- and
+undefined where they are not. The reads that reach padding:
+
+- an element-wise op over operands of different valid regions: its result is full-shape (the
+  spec's exact-region rule keeps a valid shape only for equal regions), so it reads the
+  narrower operand over the result's region (`READS_OVER_RESULT_REGION` in the op registry);
+- any op reading an operand whose valid region set_validshape widened past what was written.
+
+Each array value's data extent follows the registry's facts (`languages.ops.data_extents`):
+a fresh result holds its valid region, a fill or a padded load all of it, a view its source's,
+an in-place update its target's joined with its own. Parameters, loop-carried values, `if`
+results and call results hold data everywhere as far as this check knows, as do runtime
+extents: it refuses only what it proves.
+
+On a loaded program a finding is the user's (a located error at the op, naming the operand and
+what wrote it); after a pass it is that pass's bug: a rewrite that widens, copies or re-types a
+tile must carry the data the original op read (LegalizeVecDtypes' widening cast before an op
+that reads past its operand's valid region converts the whole tile).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef
+from languages.ops.data_extents import WHOLE, Written, array_type, read_extent, reads_past, result_data
+from languages.types import TensorType, TileType
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node, walk
+
+RULE = "DefinedReads"
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.written: dict[str, tuple[Written, str]] = {}  # variable -> its data extent, the op that wrote it
+        self.out: list[Diagnostic] = []
+
+    def of(self, expr: Node) -> tuple[Written, str]:
+        """`expr`'s data extent and its producer's op name (nested calls are checked too)."""
+        if expr.KIND == "Var":
+            return self.written.get(str(getattr(expr, "name")), (WHOLE, ""))
+        if expr.KIND == "Call":
+            return self.call(expr)
+        return WHOLE, ""
+
+    def call(self, call: Node) -> tuple[Written, str]:
+        op = str(getattr(call, "op"))
+        args: tuple[Node, ...] = getattr(call, "args")
+        operands = [self.of(arg) if arg.KIND in ("Var", "Call") else (WHOLE, "") for arg in args]
+        result = array_type(call)
+        if op not in REGISTRY or result is None:
+            return WHOLE, ""
+        opdef = REGISTRY.get(op)
+        self.check(call, opdef, result, operands)
+        written = result_data(opdef, args, result, [w for w, _ in operands])
+        if opdef.semantics[:1] and opdef.semantics[0] in SAME_BYTES_VIEWS and operands and operands[0][1]:
+            return written, operands[0][1]  # a view's data was written by its source's producer
+        return written, op
+
+    def check(self, call: Node, opdef: OpDef, result: TensorType | TileType,
+              operands: Sequence[tuple[Written, str]]) -> None:
+        args: tuple[Node, ...] = getattr(call, "args")
+        for index, (arg, (written, producer)) in enumerate(zip(args, operands)):
+            ty = array_type(arg)
+            if ty is None or written is None:
+                continue
+            read = read_extent(opdef, index, ty, result, getattr(call, "attrs"))
+            if read is not None and reads_past(read, written):
+                self.out.append(_finding(call, opdef, index, arg, read, written, producer,
+                                         tuple(ty.valid_extents) != tuple(result.valid_extents)
+                                         and read == tuple(result.valid_extents)))
+                return
+
+    def block(self, body: Sequence[Node]) -> None:
+        for stmt in body:
+            kind = stmt.KIND
+            if kind in ("AssignStmt", "EvalStmt"):
+                value = getattr(stmt, "value")
+                found = self.of(value) if value.KIND in ("Var", "Call") else (WHOLE, "")
+                target = getattr(stmt, "target", None)
+                if target is not None and target.KIND == "Var":
+                    self.written[str(getattr(target, "name"))] = found
+                continue
+            nested = [getattr(stmt, f) for f in stmt.CHILD_FIELDS if f.endswith("body")]
+            if not nested:  # yield / return: before NormalizeStmtStructure their values may be calls
+                for field in stmt.CHILD_FIELDS:
+                    value = getattr(stmt, field)
+                    for expr in value if isinstance(value, tuple) else (value,):
+                        if isinstance(expr, Node) and expr.KIND == "Call":
+                            self.of(expr)
+                continue
+            # A loop body reads the previous iteration's values (and, before SSA form, names
+            # reassigned in it): nothing is known about them on entry, nor after the statement.
+            assigned = {str(getattr(getattr(n, "target"), "name")) for body in nested for s in body
+                        for n in walk(s) if n.KIND == "AssignStmt" and getattr(n, "target").KIND == "Var"}
+            for name in assigned:
+                self.written.pop(name, None)
+            for body in nested:
+                self.block(body)
+            for name in assigned:
+                self.written.pop(name, None)
+
+
+def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | None, ...],
+             written: tuple[int | None, ...], producer: str, over_result: bool) -> Diagnostic:
+    name = f"`{getattr(arg, 'name')}`" if arg.KIND == "Var" else f"its {opdef.operand_decl(index).name} operand"
+    what = f"{producer} wrote only {list(written)} of it" if producer else f"only {list(written)} of it holds data"
+    if over_result:
+        why = (f"{opdef.name} computes its result over its valid region {list(read)}, so it reads {name} "
+               f"there, past {name}'s valid region; {what}")
+        hint = ("give the operands one valid shape (pl.set_validshape on the wider one), or fill the "
+                "narrower one's padding first (pl.tile.fillpad), or load it at its full extent")
+    else:
+        why = f"{opdef.name} reads {name} over its valid region {list(read)}, but {what}"
+        hint = "set_validshape widens the metadata only: write the elements first (load or fill them)"
+    return Diagnostic.at(call, RULE, f"{why}: the elements beyond hold no data", hint=hint)
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    checker = _Checker()
+    for function in getattr(program, "functions"):
+        checker.written = {}
+        checker.block(getattr(function, "body"))
+    return checker.out
