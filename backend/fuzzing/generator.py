@@ -55,6 +55,7 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
+from languages.ops.data_extents import WHOLE, Written, array_type, extents, read_extent, reads_past, result_data
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
 from languages.ops.tensor_ops import CAST_MODES
@@ -210,6 +211,9 @@ class _KernelBuilder:
     updated: set[str] = field(default_factory=set)  # values an in-place op (ReusesInput) or a loop updates
     boxed: set[str] = field(default_factory=set)  # cube results with a box-rounded M / N, and their derivatives
     overwritten: set[str] = field(default_factory=set)  # on-chip values an in-place op wrote over
+    # The data extent of a value whose padding holds no data (languages.ops.data_extents): an
+    # element-wise step over it and a wider operand would read that padding (DefinedReads).
+    data: dict[str, Written] = field(default_factory=dict)
     arch: str = ""  # the target architecture (BackendHandler.arch): whose OpDef.target_rules steps keep
     roots: dict[str, str] = field(default_factory=dict)  # a view -> the value whose buffer it re-views
     # The op a steered campaign wants this kernel to call (`programs(focus=...)`): the recipe,
@@ -265,11 +269,14 @@ class _KernelBuilder:
             raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
         if op in REGISTRY and self.mixes_store_paths(op, args, attrs):
             raise TargetRuleMiss(op)  # GmStoreCoherence would refuse the kernel: it is redrawn
+        if op in REGISTRY and self.reads_no_data(op, args, ty):
+            raise TargetRuleMiss(op)  # DefinedReads would refuse the kernel: it is redrawn
         var = T.Var(self.fresh(prefix), ty)
         (self.body if block is None else block).append(T.AssignStmt(var, T.Call(op, tuple(args), attrs, ty)))
         self.ops.add(op)
         self.note_stores(var, op, args, attrs)
         self.note_view(var, op, args)
+        self.note_data(var, op, args, ty)
         (self.values if pool is None else pool).append(var)
         return var
 
@@ -359,6 +366,8 @@ class _KernelBuilder:
                 drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
             if drawn is not None and self.mixes_store_paths(drawn.op, drawn.args, drawn.attrs):
                 drawn = None  # GmStoreCoherence: one GM tensor written by bulk and scalar stores
+            if drawn is not None and self.reads_no_data(drawn.op, drawn.args, drawn.type, drawn.attrs):
+                drawn = None  # DefinedReads: it would read padding no op has written
             if drawn is not None:
                 break
         if drawn is None:
@@ -378,6 +387,7 @@ class _KernelBuilder:
         target.append(T.AssignStmt(var, T.Call(drawn.op, drawn.args, drawn.attrs, drawn.type)))
         self.note_stores(var, drawn.op, drawn.args, drawn.attrs)
         self.note_view(var, drawn.op, drawn.args)
+        self.note_data(var, drawn.op, drawn.args, drawn.type)
         self.ops.update(drawn.tags)
         if isinstance(drawn.type, (TensorType, TileType, ScalarType)):
             scope.append(var)
@@ -434,6 +444,40 @@ class _KernelBuilder:
         if not dropped:
             return drawn
         return replace(drawn, attrs=tuple((k, v) for k, v in drawn.attrs if k not in dropped))
+
+    def _data_of(self, arg: T.Expr) -> Written:
+        return self.data.get(arg.name, WHOLE) if isinstance(arg, T.Var) else WHOLE
+
+    def reads_no_data(self, op: str, args: Sequence[T.Expr], ty: Type,
+                      attrs: tuple[tuple[str, AttrValue], ...] = ()) -> bool:
+        """Whether a call of `op` would read an operand's padding that holds no data (an
+        element-wise op over a narrower operand whose padding no op wrote), which the
+        DefinedReads verifier refuses (languages.ops.data_extents)."""
+        if op not in REGISTRY:
+            return False
+        opdef = REGISTRY.get(op)
+        for index, arg in enumerate(args):
+            operand = array_type(arg)
+            if operand is None:
+                continue
+            read = read_extent(opdef, index, operand, ty, attrs)
+            if read is not None and reads_past(read, self._data_of(arg)):
+                return True
+        return False
+
+    def note_data(self, var: T.Var, op: str, args: Sequence[T.Expr], ty: Type) -> None:
+        """Record the data extent of `var` when its padding holds no data."""
+        if op not in REGISTRY or not isinstance(ty, (TensorType, TileType)):
+            return
+        opdef = REGISTRY.get(op)
+        written = result_data(opdef, args, ty, [self._data_of(a) for a in args])
+        if written is not None and written != tuple(ty.shape):
+            self.data[var.name] = written
+        for index, arg in enumerate(args):
+            operand = array_type(arg)
+            read = read_extent(opdef, index, operand, ty) if operand is not None else None
+            if operand is not None and read is not None and reads_past(read, extents(operand.valid_extents)):
+                self.tag("construct:padding-read")  # an operand's loaded padding read as data
 
     def note_view(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
         """Record `var` as a view when its op lowers to one: a reshape / transpose view / on-chip
@@ -1373,7 +1417,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "vector", "scalar-math", "index-math", "if-scalar", "assemble", "loop", "loop-carries:1", "loop-carries:2",
     "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
     "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
-    "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed"))
+    "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
+    "padding-read"))
 
 
 @dataclass(frozen=True)
