@@ -611,6 +611,24 @@ def _drop_first_tmov() -> Edit:
     return first_only(edit)
 
 
+def _subview_offsets_swapped() -> Edit:
+    """The first pto.subview with two different offsets is emitted with them swapped (row and
+    column confused): the window lands elsewhere in its source, or outside it."""
+    def edit(node: Node) -> Any:
+        if node.KIND != "AssignStmt" or not _is_call(getattr(node, "value"), "pto.subview"):
+            return None
+        call = getattr(node, "value")
+        offsets = getattr(call, "args")[1]
+        elements: tuple[Node, ...] = getattr(offsets, "elements", ())
+        if len(elements) != 2 or elements[0] == elements[1]:
+            return None
+        swapped = dataclasses.replace(offsets, elements=(elements[1], elements[0]))
+        args = (getattr(call, "args")[0], swapped, *getattr(call, "args")[2:])
+        return dataclasses.replace(node, value=dataclasses.replace(call, args=args))  # type: ignore[type-var]
+
+    return first_only(edit)
+
+
 def _copy_in_source_buffer(original: Any) -> Any:
     """MaterializeSemanticAliases allocates a copy in the very buffer it copies from: the value
     it protects shares bytes with a co-live value again (a loop carry, an if-phi)."""
@@ -869,6 +887,9 @@ def _catalogue() -> list[Any]:
                          _rename_op("pto.tmax", "pto.tmin")),
         OutputEditMutant("codegen-drops-a-tmov", "pto-codegen", "the first pto.tmov copy is not emitted", _CODEGEN,
                          _drop_first_tmov),
+        OutputEditMutant("codegen-subview-offsets-swapped", "pto-codegen",
+                         "a pto.subview's row and column offsets are emitted swapped", _CODEGEN,
+                         _subview_offsets_swapped),
         OutputEditMutant("codegen-tcolsum-as-tcolmax", "pto-codegen", "pto.tcolsum is emitted as pto.tcolmax",
                          _CODEGEN, _rename_op("pto.tcolsum", "pto.tcolmax")),
         OutputEditMutant("maximum-as-minimum", "convert-tensor-to-tile-ops",

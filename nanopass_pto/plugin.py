@@ -102,6 +102,8 @@ PROPERTIES: tuple[Property, ...] = (
              "no kernel writes a GM parameter it declares In"),
     Property("UnboxedRowsAligned", frozenset({"PTO"}), "verifiers.unboxed_rows_aligned:verify",
              "every unboxed tile PTO allocates has 32-byte rows (columns, column-major) and a buffer that holds them"),
+    Property("SubviewWindows", frozenset({"PTO"}), "verifiers.subview_windows:verify",
+             "every pto.subview window lies inside the declared extent of the tile buffer it views"),
     Property("PTOOperandKinds", frozenset({"PTO"}), "verifiers.pto_operand_kinds:verify",
              "every PTO instruction's operands and result are of the kinds and spaces its registry signature names"),
 )
@@ -129,6 +131,10 @@ _TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
 # written at a later language is checked for it when loaded.
 _DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
+
+# What the loader verifies on a PTO program read from a `.pto` file (a hand-written window
+# outside its source would otherwise run, addressing its neighbour's bytes).
+_PTO_LOADED = frozenset({"SubviewWindows"})
 
 PTO_SUFFIX = ".pto"
 
@@ -268,7 +274,8 @@ PLUGIN = CompilerPlugin(
     print_program=print_program,
     load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE
                      | (frozenset() if lang in _TENSOR_AND_BEFORE else _NORMALIZED)
-                     | (_DIRECTIONS_UPGRADED if lang in _AFTER_DIRECTIONS else frozenset()) for lang in VALUE_LEVEL},
+                     | (_DIRECTIONS_UPGRADED if lang in _AFTER_DIRECTIONS else frozenset()) for lang in VALUE_LEVEL}
+    | {"PTO": _PTO_LOADED},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,
     examples_dir=Path(__file__).resolve().parent.parent / "examples",

@@ -1289,7 +1289,7 @@ class PTOCodegen(Pass[A.Program, P.Program]):
     target = PTO
     requires: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "MemoryCapacity", "NoCoLiveOverlap", "InPlaceSafety",
                                                     "SemanticAliases", "NormalizedStmtStructure", "PipeSlotPlacement"})
-    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents", "PTOOperandKinds", "UnboxedRowsAligned"})
+    produces: ClassVar[frozenset[str]] = frozenset({"BoxedExtents", "PTOOperandKinds", "SubviewWindows", "UnboxedRowsAligned"})
 
     # Off for ptoas' own memory planner (PTOAS mode): alloc_tile without `addr`.
     emit_tile_addr: bool = True

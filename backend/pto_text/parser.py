@@ -598,6 +598,8 @@ class _MlirParser:
         if op.text == "arith.constant":
             span = self.span_of(token)  # constants never print a location
         else:
+            # Without a loc(...), a check of a hand-written .pto points at its own line.
+            span = span if span != NO_SPAN else self.span_of(token)
             call = replace(call, span=span)
         target = self.define(token, call.type)
         self.after_value(target, call)
