@@ -179,3 +179,24 @@ def test_the_mutant_widening_the_valid_region_only_is_caught_after_the_pass(
                    "--reproducer-dir", str(tmp_path / "repro")])
     log = capsys.readouterr().err
     assert rc == 2 and "[LegalizeVecDtypes]" in log and "broke DefinedReads" in log, log
+
+
+def test_a_gm_slice_narrowed_by_valid_shape_loads_its_valid_rows_only(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel's slice of its GM parameter is a load of the slice's valid region: past it the
+    loaded tile holds nothing, so an element-wise op reading there is refused at the user's line
+    (it used to pass the check at Tensor level and be blamed on ConvertTensorToTileOps)."""
+    text = program_text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        s = pl.slice(a, [16, 64], [0, 0], [8, 64])
+        u = pl.add(b, s)
+        return u
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        r = self.kernel(a, b)
+        return r
+    """)
+    rc, log = compile_kernel(tmp_path, capsys, text)
+    assert rc == 1 and "[DefinedReads]" in log and "kernel.py:9:" in log and "tensor.slice wrote only [8, 64]" in log, log

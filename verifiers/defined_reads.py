@@ -26,8 +26,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef
-from languages.ops.data_extents import WHOLE, Written, array_type, read_extent, reads_past, result_data
+from languages.functions import ORCHESTRATION
+from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of
+from languages.ops.data_extents import (
+    WHOLE, Written, array_type, in_place_target, read_extent, reads_past, result_data,
+)
 from languages.types import TensorType, TileType
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, walk
@@ -38,6 +41,7 @@ RULE = "DefinedReads"
 class _Checker:
     def __init__(self) -> None:
         self.written: dict[str, tuple[Written, str]] = {}  # variable -> its data extent, the op that wrote it
+        self.gm: set[str] = set()  # GM tensors: a kernel's tensor parameters and views of them
         self.out: list[Diagnostic] = []
 
     def of(self, expr: Node) -> tuple[Written, str]:
@@ -57,7 +61,8 @@ class _Checker:
             return WHOLE, ""
         opdef = REGISTRY.get(op)
         self.check(call, opdef, result, operands)
-        written = result_data(opdef, args, result, [w for w, _ in operands])
+        in_gm = bool(args) and args[0].KIND == "Var" and str(getattr(args[0], "name")) in self.gm
+        written = result_data(opdef, args, result, [w for w, _ in operands], in_gm)
         if opdef.semantics[:1] and opdef.semantics[0] in SAME_BYTES_VIEWS and operands and operands[0][1]:
             return written, operands[0][1]  # a view's data was written by its source's producer
         return written, op
@@ -85,6 +90,8 @@ class _Checker:
                 target = getattr(stmt, "target", None)
                 if target is not None and target.KIND == "Var":
                     self.written[str(getattr(target, "name"))] = found
+                    if _keeps_gm(value, self.gm):
+                        self.gm.add(str(getattr(target, "name")))
                 continue
             nested = [getattr(stmt, f) for f in stmt.CHILD_FIELDS if f.endswith("body")]
             if not nested:  # yield / return: before NormalizeStmtStructure their values may be calls
@@ -106,6 +113,19 @@ class _Checker:
                 self.written.pop(name, None)
 
 
+def _keeps_gm(value: Node, gm: set[str]) -> bool:
+    """Whether `value` names a GM tensor: a GM variable, a view of one, an in-place write into one."""
+    if value.KIND == "Var":
+        return str(getattr(value, "name")) in gm
+    if value.KIND != "Call" or str(getattr(value, "op")) not in REGISTRY or not isinstance(type_of(value), TensorType):
+        return False
+    opdef = REGISTRY.get(str(getattr(value, "op")))
+    args: tuple[Node, ...] = getattr(value, "args")
+    index = 0 if opdef.semantics[:1] and opdef.semantics[0] in SAME_BYTES_VIEWS else in_place_target(opdef)
+    return index is not None and index < len(args) and args[index].KIND == "Var" \
+        and str(getattr(args[index], "name")) in gm
+
+
 def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | None, ...],
              written: tuple[int | None, ...], producer: str, over_result: bool) -> Diagnostic:
     name = f"`{getattr(arg, 'name')}`" if arg.KIND == "Var" else f"its {opdef.operand_decl(index).name} operand"
@@ -125,5 +145,9 @@ def verify(program: Node) -> list[Diagnostic]:
     checker = _Checker()
     for function in getattr(program, "functions"):
         checker.written = {}
+        # A kernel's tensor parameters are GM (its slices load); an orchestration slices GM views.
+        checker.gm = set() if getattr(function, "func_type", "") == ORCHESTRATION else {
+            str(getattr(getattr(p, "var"), "name")) for p in getattr(function, "params")
+            if isinstance(getattr(getattr(p, "var"), "type", None), TensorType)}
         checker.block(getattr(function, "body"))
     return checker.out

@@ -470,7 +470,8 @@ class _KernelBuilder:
         if op not in REGISTRY or not isinstance(ty, (TensorType, TileType)):
             return
         opdef = REGISTRY.get(op)
-        written = result_data(opdef, args, ty, [self._data_of(a) for a in args])
+        in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.gm
+        written = result_data(opdef, args, ty, [self._data_of(a) for a in args], in_gm)
         if written is not None and written != tuple(ty.shape):
             self.data[var.name] = written
         for index, arg in enumerate(args):

@@ -78,14 +78,19 @@ def in_place_target(opdef: OpDef) -> int | None:
 
 
 def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileType,
-                operands: Sequence[Written]) -> Written:
-    """The data extent of a call's result, given its operands' (`operands[i]` for `args[i]`)."""
+                operands: Sequence[Written], source_in_gm: bool = False) -> Written:
+    """The data extent of a call's result, given its operands' (`operands[i]` for `args[i]`);
+    `source_in_gm`: its first operand is a GM tensor (a kernel's parameter or a view of one),
+    whose slice is a load of its valid region only (ConvertTensorToTileOps: tile.load with the
+    slice's valid_shape), not a view of bytes on chip."""
     kind = opdef.semantics[0] if opdef.semantics else ""
     own = extents(result.valid_extents)
     if kind in WRITES_WHOLE_RESULT:
         return WHOLE
     if kind == "load" and isinstance(result, TileType) and result.view is not None and result.view.pad != "null":
         return WHOLE  # the load fills the padding with the pad value
+    if kind == "slice" and source_in_gm:
+        return own
     if kind in SAME_BYTES_VIEWS and operands:
         source = operands[0]
         if source is None or kind == "set_validshape":
