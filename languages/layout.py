@@ -108,6 +108,25 @@ def assembler_checked_box(view: TileView, dtype: DataType) -> tuple[int, int] | 
 # -- L0 buffers ------------------------------------------------------------------------------------
 
 
+def reader_row_pitch(tile: TileType) -> int | None:
+    """The row pitch at which readers (store, extract, move, tpush) walk a boxed L0 tile: its
+    valid rows rounded up to whole boxes when it is compact (MAD's layout), else its physical
+    rows; None for an unboxed tile or runtime valid rows. A re-view (set_validshape) must keep
+    it, or every box column past the first is read from another one's bytes."""
+    view = tile.view
+    if view is None or len(tile.shape) != 2:
+        return None
+    box = box_shape(view, tile.dtype)
+    if box is None:
+        return None
+    if not view.compact:
+        return tile.shape[0]
+    valid_rows = tile.valid_extents[0]
+    if not isinstance(valid_rows, int):
+        return None
+    return -(-valid_rows // box[0]) * box[0]
+
+
 class L0CRowAlignment(Protocol):
     """What an L0 footprint needs from the target: L0C allocates accumulator rows in groups."""
 

@@ -8,7 +8,10 @@ tile's physical row count unless the tile is compact. So:
    compact accumulator (for `tile.matmul_acc`: the accumulator operand it reuses in place, and
    hence its result), otherwise every N-fractal above the first is read back scrambled
    (issues #2470, #2510);
-2. compact is an L0 notion: no tile outside Left / Right / Acc may carry it.
+2. compact is an L0 notion: no tile outside Left / Right / Acc may carry it;
+3. a re-view (set_validshape) keeps its source's reader pitch (`languages.layout.reader_row_pitch`):
+   a compact tile's pitch follows its valid rows, so narrowing them across a box while staying
+   compact moves every box column past the first onto another one's bytes.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import languages.gen.l0_tiled as L
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.types import TileType
-from languages.layout import box_shape
+from languages.layout import box_shape, reader_row_pitch
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, preorder, summary
 
@@ -39,6 +42,7 @@ def verify(program: Node) -> list[Diagnostic]:
             out.extend(_check_matmul(cast(L.Call, node)))
         elif node.KIND == "AssignStmt":
             out.extend(_check_compact_space(cast(L.AssignStmt, node)))
+            out.extend(_check_view_pitch(cast(L.AssignStmt, node)))
     return out
 
 
@@ -109,6 +113,26 @@ def _check_compact_space(stmt: L.AssignStmt) -> list[Diagnostic]:
         stmt, RULE,
         f"tile {stmt.target.name} in {space} is compact; compact mode exists only for Left, Right and Acc",
         hint="drop compact=True (only L0 buffers have a valid-row pitch)")]
+
+
+def _check_view_pitch(stmt: L.AssignStmt) -> list[Diagnostic]:
+    call = stmt.value
+    if not isinstance(call, L.Call) or call.op not in REGISTRY or not call.args \
+            or REGISTRY.get(call.op).semantics[:1] != ("set_validshape",):
+        return []
+    source, result = type_of(call.args[0]), stmt.target.type
+    if not isinstance(source, TileType) or not isinstance(result, TileType):
+        return []
+    before, after = reader_row_pitch(source), reader_row_pitch(result)
+    if before is None or after is None or before == after:
+        return []
+    return [Diagnostic.at(
+        stmt, RULE,
+        f"{call.op} re-views {_name(call.args[0])} (read at row pitch {before}) as {stmt.target.name}, read at row "
+        f"pitch {after} ({'compact, ' if _is_compact(result) else ''}{result.valid_extents[0]} valid rows of "
+        f"{result.shape[0]}): the same bytes under another layout",
+        hint="keep the source's pitch: a compact source whose pitch is its physical rows narrows to a tile that "
+             "is not compact")]
 
 
 def _operand_in(op: str, space: MemorySpace) -> int | None:

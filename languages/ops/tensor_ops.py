@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from languages.ops import (
 )
 from languages.ops.target_rules import A2A3, A5, DtypeIn
 from languages.types import INDEX, Attrs, DataType, Dims, ScalarType, Extent, SymbolicExtent, TensorType, TileType, Type, ValidDims, attr, known_extents
+from languages.layout import reader_row_pitch
 from languages.views import make_tile_type, normalize_valid
 from nanopass.node import Node
 
@@ -533,9 +535,26 @@ def deduce_set_validshape(args: Sequence[Node], attrs: Attrs) -> Type:
         extents.append(extent_of(args[index], index, "the valid extent"))
     check_valid_within(tuple(extents), value.shape, 1)
     if isinstance(value, TileType):
-        return TileType(value.shape, value.dtype, normalize_valid(value.shape, tuple(extents)),
-                        value.memory_space, value.view)
+        result = TileType(value.shape, value.dtype, normalize_valid(value.shape, tuple(extents)),
+                          value.memory_space, value.view)
+        return _same_reader_pitch(value, result)
     return rebuild(value, value.shape, value.dtype, tuple(extents))
+
+
+def _same_reader_pitch(source: TileType, result: TileType) -> TileType:
+    """`result` (a re-validated `source`) with the view that keeps `source`'s row pitch: a compact
+    accumulator's pitch follows its valid rows (MAD's layout), so narrowing them across a box
+    would make readers walk other bytes. Where the source's pitch is its physical rows the result
+    is not compact; where it is neither, no view keeps it."""
+    pitch = reader_row_pitch(source)
+    if pitch is None or reader_row_pitch(result) == pitch or result.view is None:
+        return result
+    if pitch == source.shape[0]:
+        return replace(result, view=replace(result.view, compact=False))
+    raise DeductionError(
+        f"not supported yet: set_validshape to {result.valid_extents[0]} valid rows of a compact accumulator laid out "
+        f"at a row pitch of {pitch} (its {source.valid_extents[0]} valid rows rounded to boxes, less than its "
+        f"{source.shape[0]} rows): no view of the tile keeps that layout", 1)
 
 
 # -- tensor-only memory and creation ops -------------------------------------------------------------
