@@ -172,6 +172,13 @@ class OutputEditMutant:
 # -- method patches -------------------------------------------------------------------------------------
 
 
+def _result_as_it_is(original: Any) -> Any:
+    def same_reader_pitch(source: Any, result: Any) -> Any:
+        return result
+
+    return same_reader_pitch
+
+
 def _operand_as_it_is(original: Any) -> Any:
     def whole_if_read_past(self: Any, call: Any, opdef: Any, arg: Any, target: Any, pre: Any) -> Any:
         return arg
@@ -909,6 +916,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),
+        PatchMutant("compact-acc-revalidated-compact", "infer-tile-memory-space",
+                    "set_validshape of a compact accumulator keeps it compact whatever its new valid rows (its "
+                    "row pitch follows them, so the box columns past the first are read from other bytes)",
+                    "languages.ops.tensor_ops", "_same_reader_pitch", _result_as_it_is),
         PatchMutant("alias-copy-in-source-buffer", "materialize-semantic-aliases",
                     "a copy MaterializeSemanticAliases inserts is allocated in the buffer it copies from",
                     "passes.materialize_semantic_aliases:_Copies", "copy_of", _copy_in_source_buffer),

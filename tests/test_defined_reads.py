@@ -200,3 +200,40 @@ def test_a_gm_slice_narrowed_by_valid_shape_loads_its_valid_rows_only(tmp_path: 
     """)
     rc, log = compile_kernel(tmp_path, capsys, text)
     assert rc == 1 and "[DefinedReads]" in log and "kernel.py:9:" in log and "tensor.slice wrote only [8, 64]" in log, log
+
+
+GATHERB = program_text("""\
+@pl.function(type=pl.FunctionType.InCore)
+def kernel(self, x: pl.Tensor[[{rows}, {cols}], pl.INT32], idx: pl.Tensor[[1, 8], pl.UINT32], out: pl.Out[pl.Tensor[[1, 64], pl.INT32]]) -> pl.Tensor[[1, 64], pl.INT32]:
+    s: pl.Tile[[{rows}, {cols}], pl.INT32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [{rows}, {cols}], target_memory=pl.Mem.Vec)
+    o: pl.Tile[[1, 8], pl.UINT32, pl.Mem.Vec] = pl.tile.load(idx, [0, 0], [1, 8], target_memory=pl.Mem.Vec)
+    g: pl.Tile[[1, 64], pl.INT32] = pl.tile.gatherb(s, o)
+    r: pl.Tensor[[1, 64], pl.INT32] = pl.tile.store(g, [0, 0], out)
+    return r
+
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, x: pl.Tensor[[{rows}, {cols}], pl.INT32], idx: pl.Tensor[[1, 8], pl.UINT32], out: pl.Out[pl.Tensor[[1, 64], pl.INT32]]) -> pl.Tensor[[1, 64], pl.INT32]:
+    r = self.kernel(x, idx, out)
+    return r
+""")
+
+
+@pytest.mark.parametrize(("rows", "cols", "expected"), [
+    (1, 1, "tile.gatherb reads `s` in whole 32-byte blocks"),  # one INT32: a block is 8 of them
+    (2, 12, "rows are not whole 32-byte blocks"),  # 48-byte rows padded to 64: a block straddles the padding
+])
+def test_gatherb_blocks_past_the_data_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  rows: int, cols: int, expected: str) -> None:
+    rc, log = compile_kernel(tmp_path, capsys, GATHERB.format(rows=rows, cols=cols))
+    assert rc == 1 and "kernel.py:10:" in log and expected in log, log
+
+
+def test_gatherb_of_whole_blocks_runs_bit_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(11)
+    x = rng.integers(-1000, 1000, (4, 16)).astype(np.int32)
+    idx = (rng.integers(0, 8, (1, 8)) * 32).astype(np.uint32)  # 8 blocks of 8 INT32 in the 256-byte source
+    rc, log = compile_kernel(tmp_path, capsys, GATHERB.format(rows=4, cols=16), {"x": x, "idx": idx})
+    assert rc == 0 and "bit-exact" in log, log
+    got = np.load(tmp_path / "out.npz")["ret0"]
+    blocks = x.reshape(-1, 8)
+    assert (got.reshape(8, 8) == blocks[idx.reshape(-1) // 32]).all()

@@ -29,7 +29,7 @@ from typing import Sequence
 from languages.functions import ORCHESTRATION
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of
 from languages.ops.data_extents import (
-    WHOLE, Written, array_type, in_place_target, read_extent, reads_past, result_data,
+    WHOLE, Written, array_type, block_bytes, in_place_target, read_extent, reads_past, result_data,
 )
 from languages.types import TensorType, TileType
 from nanopass.diagnostics import Diagnostic
@@ -130,7 +130,12 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
              written: tuple[int | None, ...], producer: str, over_result: bool) -> Diagnostic:
     name = f"`{getattr(arg, 'name')}`" if arg.KIND == "Var" else f"its {opdef.operand_decl(index).name} operand"
     what = f"{producer} wrote only {list(written)} of it" if producer else f"only {list(written)} of it holds data"
-    if over_result:
+    block = block_bytes(opdef, index)
+    if block:
+        why = (f"{opdef.name} reads {name} in whole {block}-byte blocks at byte offsets anywhere in it ({list(read)} "
+               f"elements at least), but {what}")
+        hint = "gather from a tile whose every block holds data (load or fill it whole)"
+    elif over_result:
         why = (f"{opdef.name} computes its result over its valid region {list(read)}, so it reads {name} "
                f"there, past {name}'s valid region; {what}")
         hint = ("give the operands one valid shape (pl.set_validshape on the wider one), or fill the "

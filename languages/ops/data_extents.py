@@ -51,8 +51,30 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         return None
     over = (bool(opdef.semantics) and opdef.semantics[0] in READS_OVER_RESULT_REGION
             and isinstance(result, (TensorType, TileType)) and tuple(operand.shape) == tuple(result.shape))
-    return extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
+    read = extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
                    else operand.valid_extents)
+    block = _block_bytes_into(opdef, index)
+    if block and operand.shape:
+        # Addressed by byte offsets of whole blocks anywhere in it (gatherb; its index domain):
+        # any block of its buffer may be read, and every block is `block` bytes, so a row
+        # narrower than a block is read past its end whatever the offsets.
+        per_block = max(block // max(operand.dtype.byte_width, 1), 1)
+        read = (*operand.shape[:-1], max(operand.shape[-1], per_block))
+    return read
+
+
+def block_bytes(opdef: OpDef, index: int) -> int:
+    """The block size in which the op reads operand `index` (0: element by element)."""
+    return _block_bytes_into(opdef, index)
+
+
+def _block_bytes_into(opdef: OpDef, index: int) -> int:
+    """The block size of the byte-offset index domain another operand has into operand `index`."""
+    for decl in opdef.operands:
+        for domain in decl.index_domain:
+            if domain.into == index and domain.block_bytes:
+                return domain.block_bytes
+    return 0
 
 
 def reads_past(read: Extents, written: Written) -> bool:

@@ -236,12 +236,22 @@ def deduce_gather_mask(args: Sequence[Node], attrs: Attrs) -> Type:
     return rebuild(src, (rows, cols // stride), dtype, valid)
 
 
+# TGATHERB's unit: each byte offset names one 32-byte block of the source.
+_GATHERB_BLOCK_BYTES = 32
+
+
 def deduce_gatherb(args: Sequence[Node], attrs: Attrs) -> Type:
     src, offsets = value_at(args, 0), value_at(args, 1)
     if offsets.dtype is not DataType.UINT32 or len(offsets.shape) != 2:
         raise DeductionError(f"expected 2-D UINT32 byte offsets, got {describe(args[1])}", 1)
     if offsets.shape[1] % 8:
         raise DeductionError(f"offset rows need a positive multiple of 8 entries, got {offsets.shape[1]}", 1)
+    if len(src.shape) == 2 and src.shape[0] > 1 and (src.shape[1] * src.dtype.bits // 8) % _GATHERB_BLOCK_BYTES:
+        raise DeductionError(
+            f"not supported yet: gatherb from a source whose rows are not whole {_GATHERB_BLOCK_BYTES}-byte blocks "
+            f"({src.shape[1]} {src.dtype.pl_name} = {src.shape[1] * src.dtype.bits // 8} bytes a row): its byte "
+            f"offsets address the tile's buffer, whose rows are padded to 32 bytes, so a block can straddle a row's "
+            f"end and its padding", 0)
     out = attr(attrs, "output_dtype")
     dtype = out if isinstance(out, DataType) else src.dtype
     per_block = 32 // dtype.byte_width
@@ -469,7 +479,8 @@ def _gather_ops() -> list[OpDef]:
               pto_attrs=(("mask_pattern", "maskPattern"),), doc="The marked columns, compacted (TGATHER mask form)."),
         OpDef("tensor.gather_mask", (_ten("src"),), deduce_gather_mask, ("gather_mask",), "gather",
               attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1)),
-        OpDef("tile.gatherb", (_vec("src"), _vec("offsets", (IndexDomain(0, block_bytes=32),))), deduce_gatherb,
+        OpDef("tile.gatherb", (_vec("src"), _vec("offsets", (IndexDomain(0, block_bytes=_GATHERB_BLOCK_BYTES),))),
+              deduce_gatherb,
               ("gatherb",), "gather", attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
               doc="32-byte blocks of src at the UINT32 byte offsets."),
         OpDef("tile.mgather", (OperandDecl("mem", _T), OperandDecl("idx", _TILE, input_memory=VEC, index_domain=(
