@@ -37,12 +37,13 @@ def verify(program: Node) -> list[Diagnostic]:
     if not any(not isinstance(op, str) or _is_tile_matmul(op) for op in found.field_values("Call", "op")) and \
             not any(_compact_outside_l0(ty) for ty in found.all_values("type")):
         return out  # no matmul and no misplaced compact tile: nothing to report
+    empty: set[str] = set()  # created storage, re-validated but not written yet
     for node in preorder(program):
         if node.KIND == "Call":
             out.extend(_check_matmul(cast(L.Call, node)))
         elif node.KIND == "AssignStmt":
             out.extend(_check_compact_space(cast(L.AssignStmt, node)))
-            out.extend(_check_view_pitch(cast(L.AssignStmt, node)))
+            out.extend(_check_view_pitch(cast(L.AssignStmt, node), empty))
     return out
 
 
@@ -115,10 +116,18 @@ def _check_compact_space(stmt: L.AssignStmt) -> list[Diagnostic]:
         hint="drop compact=True (only L0 buffers have a valid-row pitch)")]
 
 
-def _check_view_pitch(stmt: L.AssignStmt) -> list[Diagnostic]:
+def _check_view_pitch(stmt: L.AssignStmt, empty: set[str]) -> list[Diagnostic]:
+    """Rule 3, for a set_validshape of a tile that holds a product (not of storage created and
+    only re-validated so far, whose valid rows set the pitch MAD will write at)."""
     call = stmt.value
-    if not isinstance(call, L.Call) or call.op not in REGISTRY or not call.args \
-            or REGISTRY.get(call.op).semantics[:1] != ("set_validshape",):
+    if not isinstance(call, L.Call) or call.op not in REGISTRY or not call.args:
+        return []
+    semantics = REGISTRY.get(call.op).semantics[:1]
+    source_name = call.args[0].name if isinstance(call.args[0], L.Var) else ""
+    if semantics == ("create",) or (semantics == ("set_validshape",) and source_name in empty):
+        empty.add(stmt.target.name)
+        return []
+    if semantics != ("set_validshape",):
         return []
     source, result = type_of(call.args[0]), stmt.target.type
     if not isinstance(source, TileType) or not isinstance(result, TileType):

@@ -549,6 +549,12 @@ def _same_reader_pitch(source: TileType, result: TileType) -> TileType:
     pitch = reader_row_pitch(source)
     if pitch is None or reader_row_pitch(result) == pitch or result.view is None:
         return result
+    if source.valid_extents[0] == source.shape[0]:
+        # A compact tile valid in all its rows is an accumulator's storage being shaped for the
+        # MAD that writes it (AutoTileMatmulL0's seed: create, then narrow): it holds no product
+        # yet, so its valid rows set the pitch MAD will write at. (AccCompactValid checks that
+        # no product is re-viewed this way.)
+        return result
     if pitch == source.shape[0]:
         return replace(result, view=replace(result.view, compact=False))
     raise DeductionError(
