@@ -91,10 +91,12 @@ def flat_reshape_gap(source: Dims, result: Dims, dtype: DataType) -> str:
     InferTileMemorySpace refuses such a reshape with this reason and the generator does not draw
     it."""
     shapes = [physical_2d(tuple(shape)) for shape in (source, result)]
-    if shapes[0] == shapes[1]:
+    # A rank-2 [N, 1] column is column-major on chip while an N-D tile packs row-major: equal
+    # packed shapes are the same bytes only under the same layout.
+    views = [implicit_view(MemorySpace.Vec, tuple(shape)) for shape in (source, result)]
+    if shapes[0] == shapes[1] and views[0].blayout == views[1].blayout:
         return ""
-    scattered = [shape for shape in shapes
-                 if not is_row_major_linear(implicit_view(MemorySpace.Vec, shape), shape, dtype)]
+    scattered = [packed for packed, view in zip(shapes, views) if not is_row_major_linear(view, packed, dtype)]
     if not scattered:
         return ""
     which = " and ".join(str(list(shape)) for shape in scattered)
