@@ -369,10 +369,10 @@ def fma_f32(a: Array, b: Array, c: Array) -> Array:
 
 def _fma_round_to_odd(a: Array, b: Array, c: Array) -> Array:
     """a*b + c rounded to odd at float64 precision (exact product, TwoSum, sticky bit)."""
-    a64 = np.asarray(a, dtype=np.float32).astype(np.float64)
-    b64 = np.asarray(b, dtype=np.float32).astype(np.float64)
-    c64 = np.asarray(c, dtype=np.float32).astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # widening a signalling NaN raises 'invalid'
+        a64 = np.asarray(a, dtype=np.float32).astype(np.float64)
+        b64 = np.asarray(b, dtype=np.float32).astype(np.float64)
+        c64 = np.asarray(c, dtype=np.float32).astype(np.float64)
         product = a64 * b64
         total, error = _two_sum(product, c64)
         odd = _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))

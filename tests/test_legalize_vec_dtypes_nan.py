@@ -109,7 +109,11 @@ KERNELS = [
     ("muls", A, "return pl.tensor.mul(a, 0.1)\n", "[16, 32]", "pto.tmuls"),
     ("sqrt", A, "return pl.tensor.sqrt(a)\n", "[16, 32]", "pto.tsqrt"),
     ("recip", A, "return pl.tensor.recip(a)\n", "[16, 32]", "pto.trecip"),
+    ("row_expand_add", ROW, "return pl.tensor.add(a, r)\n", "[16, 32]", "pto.trowexpandadd"),
+    ("row_expand_mul", ROW, "return pl.tensor.mul(a, r)\n", "[16, 32]", "pto.trowexpandmul"),
     ("row_expand_sub", ROW, "return pl.tensor.sub(a, r)\n", "[16, 32]", "pto.trowexpandsub"),
+    ("col_expand_add", COL, "return pl.tensor.add(a, c)\n", "[16, 32]", "pto.tcolexpandadd"),
+    ("col_expand_mul", COL, "return pl.tensor.mul(a, c)\n", "[16, 32]", "pto.tcolexpandmul"),
     ("col_expand_div", COL, "return pl.tensor.div(a, c)\n", "[16, 32]", "pto.tcolexpanddiv"),
 ]
 
