@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -176,3 +177,17 @@ def test_a_value_selecting_op_never_converts_a_bf16_value(name: str, params: str
             source = getattr(call.args[0], "type", None)
             assert isinstance(source, TileType) and isinstance(call.type, TileType)
             assert DataType.BF16 not in (source.dtype, call.type.dtype), call
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_the_value_selecting_kernel_keeps_nan_bits(backend: str) -> None:
+    # tests/kernels/ops/bf16_value_selecting.py (which tests/test_ptoas.py hands to PTOAS): its five
+    # outputs, on the corners, bit for bit.
+    path = Path(__file__).parent / "kernels" / "ops" / "bf16_value_selecting.py"
+    source = parse_program(path.read_text(), str(path))
+    compiled = compile_program(source, backend=backend, verify_all=True)
+    inputs = {"a": _inputs((16, 32), 3), "b": _inputs((16, 32), 4)}
+    expected, got = reference(source, inputs), run(compiled, inputs)
+    assert sorted(expected) == [f"ret{i}" for i in range(5)]
+    for name in expected:
+        assert np.array_equal(np.asarray(expected[name]).view(np.uint16), np.asarray(got[name]).view(np.uint16)), name
