@@ -185,6 +185,29 @@ def poison_array(shape: Sequence[int], dtype: DataType) -> Array:
 _FLOAT_POPULATIONS: Final = (0.35, 0.45, 0.1, 0.1)
 
 
+# BF16 inputs, which a target may compute in FP32 (LegalizeVecDtypes), also hold a few
+# non-finite bit patterns: signalling and quiet NaNs with random payloads and signs, and +-inf.
+# Whether a NaN comes out quiet or keeps its bits is where computing through FP32 can go wrong
+# (tcvt quiets a NaN, a value-selecting op keeps it: a campaign found tensor.abs of a
+# reinterpreted FP32's sNaN, the only way a NaN reached a BF16 op before). The other formats
+# stay finite: FP32 feeds scalar reads and casts to integers, where a NaN or inf leaves the
+# rules' defined range, and FP16 is computed as it is on every target.
+_NON_FINITE_SHARE: Final = 0.03
+_NON_FINITE_DTYPES: Final = frozenset({DataType.BF16})
+
+
+def _non_finite_bits(rng: np.random.Generator, count: int, fmt: numerics.FloatFormat) -> Array:
+    """`count` bit patterns of `fmt`: a third each signalling NaNs, quiet NaNs (both with random
+    payloads) and infinities, of either sign."""
+    quiet = 1 << (fmt.mantissa_bits - 1)
+    exponent = ((1 << fmt.exponent_bits) - 1) << fmt.mantissa_bits
+    sign = rng.integers(0, 2, count, dtype=np.uint64) << np.uint64(fmt.width_bits - 1)
+    payload = rng.integers(1, quiet, count, dtype=np.uint64)
+    kind = rng.integers(0, 3, count)
+    bits = np.choose(kind, [payload, payload | np.uint64(quiet), np.zeros(count, dtype=np.uint64)])
+    return np.asarray(sign | np.uint64(exponent) | bits)
+
+
 def _random_floats(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:
     count = int(np.prod(shape, dtype=np.int64))
     fmt = numerics.float_format(dtype.name)
@@ -194,8 +217,13 @@ def _random_floats(rng: np.random.Generator, shape: tuple[int, ...], dtype: Data
     specials = rng.choice(np.array([0.0, -0.0, 1.0, -1.0, smallest_subnormal, -3 * smallest_subnormal]), count)
     large = rng.uniform(-1.0, 1.0, count) * np.exp2(rng.integers(6, 11, count).astype(np.float64))
     which = rng.choice(len(_FLOAT_POPULATIONS), count, p=_FLOAT_POPULATIONS)
-    values = np.choose(which, [short, full, specials, large])
-    return numerics.round_float64(values, dtype.name, "rint").reshape(shape)
+    values = numerics.round_float64(np.choose(which, [short, full, specials, large]), dtype.name, "rint")
+    if dtype in _NON_FINITE_DTYPES and fmt.has_inf:
+        chosen = rng.random(count) < _NON_FINITE_SHARE
+        bits = numerics.to_bits(values).astype(np.uint64)
+        bits[chosen] = _non_finite_bits(rng, int(np.count_nonzero(chosen)), fmt)
+        values = numerics.from_bits(bits, dtype.name)
+    return values.reshape(shape)
 
 
 def _random_ints(rng: np.random.Generator, shape: tuple[int, ...], dtype: DataType) -> Array:

@@ -369,10 +369,10 @@ def fma_f32(a: Array, b: Array, c: Array) -> Array:
 
 def _fma_round_to_odd(a: Array, b: Array, c: Array) -> Array:
     """a*b + c rounded to odd at float64 precision (exact product, TwoSum, sticky bit)."""
-    a64 = np.asarray(a, dtype=np.float32).astype(np.float64)
-    b64 = np.asarray(b, dtype=np.float32).astype(np.float64)
-    c64 = np.asarray(c, dtype=np.float32).astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # widening a signalling NaN raises 'invalid'
+        a64 = np.asarray(a, dtype=np.float32).astype(np.float64)
+        b64 = np.asarray(b, dtype=np.float32).astype(np.float64)
+        c64 = np.asarray(c, dtype=np.float32).astype(np.float64)
         product = a64 * b64
         total, error = _two_sum(product, c64)
         odd = _round_to_odd_float64(total, np.where(np.isfinite(total), error, 0.0))
@@ -648,12 +648,22 @@ def convert_scalar(scalar: float | int | bool | np.generic, dtype: str) -> Array
 
 
 def _max_rule(a: Array, b: Array) -> Array:
-    # max(a, b) = b if b > a else a: a NaN in a propagates, a NaN in b does not.
-    return np.where(b > a, b, a)
+    # max(a, b) = b if b > a else a: a NaN in a propagates, a NaN in b does not. The result is
+    # one operand's bits, in every format (a signalling NaN stays signalling, as in relu, the
+    # column / row max and pto-isa's std::max).
+    with np.errstate(invalid="ignore"):  # comparing a signalling NaN raises 'invalid'
+        return np.where(b > a, b, a)
 
 
 def _min_rule(a: Array, b: Array) -> Array:
-    return np.where(b < a, b, a)
+    with np.errstate(invalid="ignore"):
+        return np.where(b < a, b, a)
+
+
+# The binary ops whose result is one operand's bits: computed on the operands as they are, in
+# every format (widening a BF16 or FP16 operand to float64 and rounding back would quiet a
+# signalling NaN the FP32 form keeps).
+_SELECTING_BINARY: Final = frozenset({"max", "min"})
 
 
 _FLOAT_BINARY: Final[dict[str, Callable[[Array, Array], Array]]] = {
@@ -782,7 +792,8 @@ def _int_binary(op: str, a: Array, b: Array) -> Array:
 def binary(op: str, a: Array, b: Array, dtype: str) -> Array:
     """Element-wise ``op(a, b)`` in type ``dtype`` (both operands already of that type).
 
-    Floats: add sub mul div fmod max min (exactly rounded), and/or/xor on bit patterns.
+    Floats: add sub mul div fmod (exactly rounded), max min (one operand's bits), and/or/xor on bit
+    patterns.
     Floats also: rem (fmod moved into the divisor's sign, pto-isa TREM).
     Integers: add sub mul (wrap), div / fmod (C truncation; zero divisor -> ArithmeticFault),
     rem (floor remainder: the divisor's sign),
@@ -801,6 +812,8 @@ def binary(op: str, a: Array, b: Array, dtype: str) -> Array:
             return _float_rem(a_arr, b_arr, dtype)
         if op not in _FLOAT_BINARY:
             raise NumericsError(f"binary op {op!r} is not defined on float type {dtype}")
+        if op in _SELECTING_BINARY:
+            return np.asarray(_FLOAT_BINARY[op](a_arr, b_arr)).astype(np_dtype(dtype), copy=False)
         return _float_elementwise(_FLOAT_BINARY[op], [a_arr, b_arr], dtype)
     return _int_binary(op, a_arr, b_arr)
 

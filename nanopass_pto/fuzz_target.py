@@ -11,7 +11,8 @@ names the pass and the property; an exception names the pass and the exception; 
 on a generated program names the pass that rejected it). The PTO kernels then run on the
 bit-exact simulator under the interpreted orchestration function, the Tensor program runs on
 the reference interpreter, same random inputs (backend.arrays.random_inputs: ties,
-subnormals, large exponents, -0.0), and the outputs' valid regions are compared bit for bit,
+subnormals, large exponents, -0.0, and in BF16 signalling / quiet NaNs and infinities), and the
+outputs' valid regions are compared bit for bit,
 all through the run API (`nanopass_pto.run`).
 On a mismatch (or a poison read / simulator fault) the output of every pass up to L0Tiled is
 interpreted and the first one whose result differs is blamed; when all agree, the stages after

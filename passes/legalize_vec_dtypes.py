@@ -3,15 +3,37 @@ tiles runs in FP32.
 
 PTOAS rejects BF16 tiles on some vector instructions (`'pto.tmul' op expects A2/A3 tmul element
 type to be i32/i16/f16/f32`, PTO_DIALECT.md row 8); which ones is a fact of the backend
-(`BackendHandler.fp32_only_vec_instructions`). Such an operation is computed on FP32 copies:
-each BF16 tile operand is widened (`tile.cast`, exact), the operation runs on FP32 tiles, and
-its FP32 result is rounded back to BF16 to nearest-even under the original name.
+(`BackendHandler.fp32_only_vec_instructions`). Such an operation is computed on FP32 copies of
+its BF16 tile operands, and its FP32 result is brought back to BF16 under the original name.
+How a copy is made and brought back is a fact of the instruction (`fp32_route` in
+languages/ops/assembler_element_types.py), and each way gives the BF16 rule's bits for every
+BF16 input (NUMERICS.md sections 2 and 4), signalling and quiet NaNs with any payload, ±0,
+subnormals and ±inf included:
 
-The bits are unchanged (NUMERICS.md section 2): the BF16 result is RNE_BF16(op(a, b)), and for
-+ - * / sqrt computing in FP32 (p = 24 >= 2 * 8 + 2) and rounding once gives exactly that; a
-BF16 product or quotient has at most 16 significant bits, so FP32's subnormal range (which BF16
-shares) rounds nothing the direct rounding would keep; max / min / abs / neg and the exact
-remainders are exact in both.
+- CONVERTED (tcvt both ways: + - * / sqrt recip, fmod, lrelu, the tile-scalar and broadcast
+  forms). The widening tcvt is exact on every number (BF16 is FP32 with 16 fewer fraction bits
+  and the same exponent range) and quiets a NaN keeping its sign and payload; the narrowing one
+  rounds to nearest-even. The BF16 rule is RNE_BF16(op(a, b)) with a quiet NaN of the same sign
+  and payload where the result is NaN; computing in FP32 (p = 24 >= 2 * 8 + 2) and rounding
+  once gives exactly that, and a BF16 product or quotient has at most 16 significant bits, so
+  FP32's subnormal range (which BF16 shares) rounds nothing the direct rounding would keep.
+  The remainder is exact in both; lrelu's x > 0 branch is x itself, never a NaN.
+- BITS (abs, neg, relu, max / min and their tile-scalar, part, column-reduction and broadcast
+  forms). Each result element of these is an operand's bits, with the sign bit changed for
+  abs / neg, or a constant BF16 holds (+0, a BF16 literal): the BF16 rule keeps a signalling
+  NaN it selects, which tcvt would quiet. So the BF16 bits become the upper half of an FP32
+  word (seen as INT16, converted to FP32 and to INT32 -- both exact, as A2/A3's tcvt has no
+  INT16 -> INT32 --, shifted left by 16, seen as FP32): that word is the BF16 value exactly and
+  a BF16 NaN's bits, kept by the FP32 instruction's selection; the FP32 result's lower half is
+  then zero, and shifting it right by 16 (arithmetic) and narrowing to INT16 (in range) gives the
+  selected BF16 bits back.
+- BITS_ROUNDED (partadd, partmul: the sum or product where both operands are valid, an
+  operand's bits where only one is). In as BITS; out, the FP32 bits u are rounded to
+  nearest-even as an integer, u + 0x7fff + (bit 16 of u), before the shift: for a number that
+  is RNE_BF16 (subnormals and overflow to inf included, the sign riding along), and a NaN's
+  lower half is zero (an FP32 instruction's NaN is an operand's NaN, quieted or not, or the
+  default NaN), so it comes back as it is: quiet where the sum or product made it, signalling
+  where it was copied.
 """
 
 from __future__ import annotations
@@ -29,6 +51,7 @@ from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
 from languages.memory_space import MemorySpace
 from languages.ops import READS_OVER_RESULT_REGION, REGISTRY, WRITE, OpDef
+from languages.ops.assembler_element_types import Fp32Route, fp32_route
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -37,7 +60,11 @@ from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import backend_handler
 
 NARROW, WIDE = DataType.BF16, DataType.FP32
-# tile.cast's rounding modes: widening is exact; narrowing rounds to nearest-even.
+# The integers of the same widths: the BF16 bits, and the FP32 word that holds them in its upper half.
+NARROW_BITS, WIDE_BITS = DataType.INT16, DataType.INT32
+_HALF, _SIGN = 16, 31  # BF16 is the upper half of an FP32 word; bit 31 is its sign
+# tile.cast's rounding modes: widening is exact; narrowing rounds to nearest-even (and is exact
+# on the integers the BITS routes convert).
 _WIDEN_MODE, _NARROW_MODE = "round", "rint"
 
 
@@ -65,6 +92,11 @@ class _Widener(TP.Rewriter):
             return False
         return _is_narrow_vec(target.type) or any(_is_narrow_vec(getattr(a, "type", None)) for a in call.args)
 
+    def _route(self, call: TP.Call) -> Fp32Route:
+        routes = {fp32_route(i) for i in REGISTRY.get(call.op).pto if i in self.instructions}
+        assert len(routes) == 1, (call.op, routes)
+        return routes.pop()
+
     @override
     def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:
         call = node.value
@@ -77,6 +109,7 @@ class _Widener(TP.Rewriter):
         pre: list[TP.Stmt] = []
         args: list[TP.Expr] = []
         opdef = REGISTRY.get(call.op)
+        route = self._route(call)
         for index, arg in enumerate(call.args):
             ty = getattr(arg, "type", None)
             if isinstance(arg, TP.ConstFloat) and arg.dtype is NARROW:
@@ -97,8 +130,7 @@ class _Widener(TP.Rewriter):
                 args.append(self._scratch(ty, f"{getattr(arg, 'name', 'tmp')}_fp32", call, pre))
             else:
                 source = self._whole_if_read_past(call, opdef, arg, node.target, pre)
-                wide = self._cast(source, WIDE, _WIDEN_MODE, f"{getattr(arg, 'name', 'x')}_fp32", pre)
-                args.append(wide)
+                args.append(self._widen(source, route, f"{getattr(arg, 'name', 'x')}_fp32", pre))
         wide_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
                             type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call),
                             span=call.span)
@@ -108,7 +140,7 @@ class _Widener(TP.Rewriter):
         target = node.target.type
         if not (isinstance(target, TileType) and target.dtype is NARROW):
             return (*pre, TP.AssignStmt(target=node.target, value=wide_result, span=node.span))
-        back = self._cast_call(wide_result, NARROW, _NARROW_MODE)
+        back = self._narrow(wide_result, route, node.target.name, pre)
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
 
     def _whole_if_read_past(self, call: TP.Call, opdef: OpDef, arg: TP.Expr, target: TP.Var,
@@ -141,6 +173,55 @@ class _Widener(TP.Rewriter):
         pre.append(TP.AssignStmt(target=var, value=whole, span=call.span))
         return var
 
+    def _widen(self, operand: TP.Expr, route: Fp32Route, name: str, pre: list[TP.Stmt]) -> TP.Var:
+        """The FP32 copy of a BF16 tile (the module docstring says why each way is exact)."""
+        if route is Fp32Route.CONVERTED:
+            return self._cast(operand, WIDE, _WIDEN_MODE, name, pre)
+        bits = self._bind(self._view_call(operand, NARROW_BITS), f"{name}_bits", pre)
+        as_float = self._cast(bits, WIDE, _NARROW_MODE, f"{name}_bits_f", pre)
+        as_int = self._cast(as_float, WIDE_BITS, _NARROW_MODE, f"{name}_bits_i", pre)
+        high = self._bind(self._scalar_call("tile.shls", as_int, _HALF), f"{name}_high", pre)
+        return self._bind(self._view_call(high, WIDE), name, pre)
+
+    def _narrow(self, wide: TP.Var, route: Fp32Route, name: str, pre: list[TP.Stmt]) -> TP.Call:
+        """The call that brings the FP32 result back to BF16 (its last step)."""
+        if route is Fp32Route.CONVERTED:
+            return self._cast_call(wide, NARROW, _NARROW_MODE)
+        bits: TP.Var = self._bind(self._view_call(wide, WIDE_BITS), f"{name}_fp32_bits", pre)
+        if route is Fp32Route.BITS_ROUNDED:
+            # u + 0x7fff + (bit 16 of u): `odd` is -1 where bit 16 is set (moved to the sign, then
+            # spread by the arithmetic shift), so subtracting it adds that bit.
+            moved = self._bind(self._scalar_call("tile.shls", bits, _SIGN - _HALF), f"{name}_lsb", pre)
+            odd = self._bind(self._scalar_call("tile.shrs", moved, _SIGN), f"{name}_odd", pre)
+            biased = self._bind(self._scalar_call("tile.adds", bits, 0x7FFF), f"{name}_biased", pre)
+            sub = TP.Call(op="tile.sub", args=(biased, odd), attrs=(),
+                          type=REGISTRY.deduce("tile.sub", (biased, odd), (), placed=True), span=wide.span)
+            bits = self._bind(sub, f"{name}_rne", pre)
+        upper = self._bind(self._scalar_call("tile.shrs", bits, _HALF), f"{name}_upper", pre)
+        narrow = self._cast(upper, NARROW_BITS, _NARROW_MODE, f"{name}_narrow_bits", pre)
+        return self._view_call(narrow, NARROW)
+
+    def _bind(self, call: TP.Call, name: str, pre: list[TP.Stmt]) -> TP.Var:
+        var = TP.Var(self.fresh(name), call.type, span=call.span)
+        pre.append(TP.AssignStmt(target=var, value=call, span=call.span))
+        return var
+
+    @staticmethod
+    def _view_call(operand: TP.Expr, dtype: DataType) -> TP.Call:
+        """The same bytes seen as `dtype` (of the same width)."""
+        attrs = (("dtype", dtype),)
+        return TP.Call(op="tile.reinterpret_view", args=(operand,), attrs=attrs,
+                       type=REGISTRY.deduce("tile.reinterpret_view", (operand,), attrs, placed=True),
+                       span=operand.span)
+
+    @staticmethod
+    def _scalar_call(op: str, operand: TP.Var, value: int) -> TP.Call:
+        """`op(operand, value)` with the integer scalar typed as the tile's elements."""
+        assert isinstance(operand.type, TileType)
+        args = (operand, TP.ConstInt(value=value, dtype=operand.type.dtype, span=operand.span))
+        return TP.Call(op=op, args=args, attrs=(), type=REGISTRY.deduce(op, args, (), placed=True),
+                       span=operand.span)
+
     def _scratch(self, like: TileType, name: str, call: TP.Call, pre: list[TP.Stmt]) -> TP.Var:
         shape = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span)
                                             for d in like.shape), span=call.span)
@@ -152,10 +233,7 @@ class _Widener(TP.Rewriter):
         return var
 
     def _cast(self, operand: TP.Expr, dtype: DataType, mode: str, name: str, pre: list[TP.Stmt]) -> TP.Var:
-        call = self._cast_call(operand, dtype, mode)
-        var = TP.Var(self.fresh(name), call.type, span=call.span)
-        pre.append(TP.AssignStmt(target=var, value=call, span=call.span))
-        return var
+        return self._bind(self._cast_call(operand, dtype, mode), name, pre)
 
     @staticmethod
     def _cast_call(operand: TP.Expr, dtype: DataType, mode: str) -> TP.Call:

@@ -7,6 +7,7 @@ the fused MAD chain of NUMERICS section 1 for FP16 operands.  Results are compar
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -273,6 +274,29 @@ def test_random_inputs_are_deterministic_and_typed() -> None:
     assert np.any((values != 0) & (np.abs(values) < np.finfo(np.float16).tiny)), "subnormals are exercised"
     assert np.all(np.isfinite(values))
     assert not np.array_equal(bits(random_inputs(program, 4)["a"]), bits(first["a"]))
+
+
+def test_random_bf16_inputs_hold_signalling_and_quiet_nans_and_infinities() -> None:
+    # The corners a BF16 op computed through FP32 can get wrong (LegalizeVecDtypes): a signalling
+    # NaN (quiet bit 0x0040 clear, payload non-zero), a quiet NaN with a payload, +-inf. FP32 stays
+    # finite (it feeds scalar reads and integer casts).
+    program = parse_program(textwrap.dedent("""\
+        import pypto.language as pl
+
+        @pl.program
+        class K:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: pl.Tensor[[32, 64], pl.BF16], f: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.BF16]:
+                return pl.tensor.abs(a)
+        """), "k.py")
+    inputs = random_inputs(program, 0)
+    a = bits(inputs["a"]).astype(np.uint32)
+    nan = (a & 0x7F80) == 0x7F80
+    assert np.any(nan & ((a & 0x40) == 0) & ((a & 0x3F) != 0)), "a signalling NaN"
+    assert np.any(nan & ((a & 0x40) != 0) & ((a & 0x3F) != 0)), "a quiet NaN with a payload"
+    assert {0x7F80, 0xFF80} <= set(a.ravel().tolist()), "+inf and -inf"
+    assert 0.01 < np.count_nonzero(nan | ((a & 0x7FFF) == 0x7F80)) / a.size < 0.06, "a few percent"
+    assert np.all(np.isfinite(inputs["f"]))
 
 
 def test_random_inputs_skip_out_params() -> None:

@@ -521,6 +521,22 @@ def test_max_min_nan_placement() -> None:
     assert nm.hex_bits(nm.scalar_binary("maxs", one, float("nan"), "FP32"), "FP32") == "0x3f800000"
 
 
+@pytest.mark.parametrize("dtype, nans, one", [
+    ("FP32", [0x7F800001, 0xFFA00000, 0x7FC00001], 0x3F800000),
+    ("FP16", [0x7C01, 0xFD00, 0x7E01], 0x3C00),
+    ("BF16", [0x7F81, 0xFFA0, 0x7FC1], 0x3F80),
+])
+def test_max_min_select_the_operand_bits_in_every_format(dtype: str, nans: list[int], one: int) -> None:
+    # max / min choose an operand: a signalling NaN in `a` comes out as it went in (not quieted
+    # by a float64 round trip), as relu and the row / column max keep it.
+    a = nm.from_bits(nans, dtype)
+    b = nm.from_bits([one] * len(nans), dtype)
+    for op in ("max", "min"):
+        assert hexes(nm.binary(op, a, b, dtype), dtype) == hexes(a, dtype)
+        assert hexes(nm.binary(op, b, a, dtype), dtype) == hexes(b, dtype)
+        assert hexes(nm.scalar_binary(op + "s", a, 1.0, dtype), dtype) == hexes(a, dtype)
+
+
 def test_fp16_and_bf16_ops_round_once() -> None:
     a = nm.from_bits([0x3C00, 0x3C00, 0x0001, 0x7BFF], "FP16")
     b = nm.from_bits([0x1000, 0x1001, 0x3800, 0x7BFF], "FP16")  # 2**-11, 2**-11 + ulp, 0.5, max

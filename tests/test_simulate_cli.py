@@ -51,9 +51,15 @@ SUB_BF16 = ADD_BF16.replace("pl.tensor.add", "pl.tensor.sub")
 
 
 def bf16_reference(a_bits: Array, b_bits: Array) -> Array:
-    """RNE_bf16(a + b): the float32 sum rounds innocuously (24 >= 2*8 + 2), then RNE to bf16."""
-    a, b = a_bits.view(BF16).astype(np.float32), b_bits.view(BF16).astype(np.float32)
-    result: Array = (a + b).astype(BF16).view(np.uint16)
+    """RNE_bf16(a + b): the float32 sum rounds innocuously (24 >= 2*8 + 2), then RNE to bf16; a NaN
+    sum (random BF16 inputs hold NaNs and infinities) is the quiet NaN with the float32 NaN's sign
+    and top payload bits (NUMERICS.md section 4), where ml_dtypes gives its canonical NaN."""
+    with np.errstate(invalid="ignore"):
+        a, b = a_bits.view(BF16).astype(np.float32), b_bits.view(BF16).astype(np.float32)
+        total = a + b
+    rounded = total.astype(BF16).view(np.uint16)
+    quiet = ((total.view(np.uint32) >> 16).astype(np.uint16) | np.uint16(0x0040))
+    result: Array = np.where(np.isnan(total), quiet, rounded)
     return result
 
 

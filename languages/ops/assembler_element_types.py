@@ -16,6 +16,7 @@ draws only what the assembler accepts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from languages.ops.target_rules import RESULT, DtypeIn, TargetRule
 from languages.types import DataType
@@ -126,11 +127,12 @@ def _bf16_widened(*names: str) -> frozenset[str]:
 
 
 # The instructions LegalizeVecDtypes computes in FP32 for BF16 tiles, per target: PTOAS 0.44
-# takes no BF16 there, and the FP32 form rounds to the same BF16 bits (+ - * / max min abs neg
-# relu and the remainders, NUMERICS.md section 2; the row / column broadcasts are the same
-# single operations against a broadcast operand), plus the unary ones PTOAS rejects on BF16 on
-# every target (`expects element type to be f16 or f32`). The backend reads it
-# (`BackendHandler.fp32_only_vec_instructions`); a BF16 call of one of them is admitted.
+# takes no BF16 there, and the FP32 form, carried to and from FP32 as `fp32_route` says, gives
+# the BF16 rule's bits (the argument is in passes/legalize_vec_dtypes.py); the row / column
+# broadcasts are the same single operations against a broadcast operand. The unary ones are
+# those PTOAS rejects on BF16 on every target (`expects element type to be f16 or f32`). The
+# backend reads it (`BackendHandler.fp32_only_vec_instructions`); a BF16 call of one of them is
+# admitted.
 WIDENED_TO_FP32: dict[str, frozenset[str]] = {
     "a2a3": _bf16_widened(
         "add", "adds", "sub", "subs", "mul", "muls", "div", "divs", "max", "maxs", "min", "mins", "neg", "relu",
@@ -142,6 +144,41 @@ WIDENED_TO_FP32: dict[str, frozenset[str]] = {
         "rowexpandmul", "rowexpanddiv", "rowexpandmax", "rowexpandmin", "colexpandadd", "colexpandsub",
         "colexpandmul", "colexpanddiv", "colexpandmax", "colexpandmin"),
 }
+
+
+class Fp32Route(Enum):
+    """How LegalizeVecDtypes carries a widened instruction's BF16 operands to FP32 and its FP32
+    result back to BF16."""
+
+    # tcvt both ways: every result element is an arithmetic result rounded once (a NaN result
+    # is quiet in the BF16 rule as well).
+    CONVERTED = "converted"
+    # The BF16 bits as the upper half of an FP32 word, and the upper half back: every result
+    # element is an operand's value, possibly with its sign changed, or a constant BF16 holds,
+    # so its bits -- a signalling NaN's included, which tcvt would quiet -- survive.
+    BITS = "bits"
+    # In as BITS; out rounding the FP32 bits to nearest-even as an integer: the result is
+    # rounded where both operands are valid and an operand's bits where only one is.
+    BITS_ROUNDED = "bits_rounded"
+
+
+# The widened instructions that select values (abs / neg change the sign bit only; max / min,
+# their tile-scalar, part, column-reduction and broadcast forms and relu return an operand, the
+# part ops' region that neither operand covers is +0).
+BF16_VALUE_SELECTING: frozenset[str] = frozenset(
+    f"pto.t{name}" for name in ("abs", "neg", "relu", "max", "maxs", "min", "mins", "partmax", "partmin", "colmax",
+                                "colmin", "rowexpandmax", "rowexpandmin", "colexpandmax", "colexpandmin"))
+# The part ops that compute where both operands are valid and copy an operand elsewhere.
+BF16_PART_ARITHMETIC: frozenset[str] = frozenset({"pto.tpartadd", "pto.tpartmul"})
+
+
+def fp32_route(instruction: str) -> Fp32Route:
+    """How a BF16 computation of the widened `instruction` goes through FP32."""
+    if instruction in BF16_VALUE_SELECTING:
+        return Fp32Route.BITS
+    if instruction in BF16_PART_ARITHMETIC:
+        return Fp32Route.BITS_ROUNDED
+    return Fp32Route.CONVERTED
 
 
 def _types(spelled: str, signed_only: bool = False) -> frozenset[DataType]:

@@ -1,5 +1,6 @@
-# BF16 row broadcasts of max / min: PTOAS takes no BF16 trowexpandmax / trowexpandmin, and max / min are
-# exact, so LegalizeVecDtypes computes them in FP32 (WIDENED_TO_FP32) with the same BF16 bits.
+# BF16 row broadcasts of max / min: PTOAS takes no BF16 trowexpandmax / trowexpandmin, so
+# LegalizeVecDtypes computes them in FP32 (WIDENED_TO_FP32); max / min select an operand, so the
+# BF16 bits go there and back as bits (Fp32Route.BITS) and come out as the BF16 op's.
 import pypto.language as pl
 
 
