@@ -125,7 +125,7 @@ def simulate_and_compare(compiled: Compiled, inputs: Mapping[str, object], check
     outputs = runner.run(compiled, inputs, checked=checked)
     # Elements outside an output's valid_shape are undefined (a store writes the valid region
     # only): compared is what the campaign compares, the valid regions.
-    reports = runner.compare_valid(compiled.source, expected, outputs)
+    reports = runner.compare_valid(compiled.source, expected, outputs, compiled.entry_name)
     for report in reports:
         emit(f"  {report.line}")
     return all(r.ok for r in reports), outputs

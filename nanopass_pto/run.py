@@ -303,9 +303,9 @@ def compare(expected: Mapping[str, Array], got: Mapping[str, Array]) -> list[Out
     return reports
 
 
-def _output_types(source: Node) -> dict[str, Type]:
+def _output_types(source: Node, entry_name: str | None = None) -> dict[str, Type]:
     """Declared type of every user-visible output: `ret<i>` and the entry's parameters."""
-    entry: Any = entry_function(source)
+    entry: Any = entry_function(source, entry_name)
     types: dict[str, Type] = {f"ret{i}": ty for i, ty in enumerate(entry.return_types)}
     types.update({p.var.name: p.var.type for p in entry.params})
     return types
@@ -317,10 +317,11 @@ def _valid_region(array: Array, ty: Type | None) -> Array:
     return array
 
 
-def compare_valid(source: Node, expected: Mapping[str, Array], got: Mapping[str, Array]) -> list[OutputReport]:
+def compare_valid(source: Node, expected: Mapping[str, Array], got: Mapping[str, Array],
+                  entry_name: str | None = None) -> list[OutputReport]:
     """Bit comparison of each output's valid region: elements outside a tensor's valid_shape
     are undefined (a store writes only the valid region)."""
-    types = _output_types(source)
+    types = _output_types(source, entry_name)
     return compare({k: _valid_region(v, types.get(k)) for k, v in expected.items()},
                    {k: _valid_region(v, types.get(k)) for k, v in got.items()})
 
