@@ -155,6 +155,8 @@ def _walk(scope: _Scope, body: Sequence[Node], out: list[Diagnostic]) -> None:
             scope.loops.pop(loop_var, None)
         elif kind == "WhileStmt":  # no loop variable: the body's constant windows are checked as they are
             _walk(scope, getattr(stmt, "body"), out)
+        elif kind == "ScopeStmt":  # a `pl.at` / `pl.incore` body: a kernel once outlined, checked in place
+            _walk(scope, getattr(stmt, "body"), out)
         elif kind == "IfStmt":
             _walk(scope, getattr(stmt, "then_body"), out)
             _walk(scope, getattr(stmt, "else_body"), out)
