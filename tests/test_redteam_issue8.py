@@ -85,11 +85,13 @@ def col_sum(x: Array) -> Array:
     acc = x[0].copy()
     for r in range(1, x.shape[0]):
         acc = (acc + x[r]).astype(x.dtype)
-    return acc[None, :]
+    out: Array = acc[None, :]
+    return out
 
 
 def f32(x: Any) -> Array:
-    return np.asarray(x).astype(F32)
+    out: Array = np.asarray(x).astype(F32)
+    return out
 
 
 def uniform(seed: int, shape: tuple[int, ...], low: float = -3.0, high: float = 3.0, dtype: Any = F32) -> Array:
