@@ -604,6 +604,54 @@ def _if_else_two(a: Array, b: Array) -> tuple[Array, Array]:
     return acc, r
 
 
+case("gm_seeded_carry_param_read_after_loop", text=program('''
+    @pl.program
+    class GmSeed:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[32, 48], pl.FP32], b: pl.Tensor[[32, 48], pl.FP32]) -> pl.Tensor[[32, 48], pl.FP32]:
+            for i, (acc,) in pl.range(3, init_values=(b,)):
+                acc_new = pl.add(pl.mul(acc, x), b)
+                acc_out = pl.yield_(acc_new)
+            r = pl.sub(acc_out, b)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[32, 48], pl.FP32], b: pl.Tensor[[32, 48], pl.FP32]) -> pl.Tensor[[32, 48], pl.FP32]:
+            r = self.kernel(x, b)
+            return r
+    '''), inputs=lambda: {"x": uniform(81, (32, 48), -1, 1), "b": uniform(82, (32, 48))},
+     reference=lambda x, b: {"ret0": _gm_seed(x, b)})
+
+
+def _gm_seed(x: Array, b: Array) -> Array:
+    acc = b
+    for _ in range(3):
+        acc = f32(f32(acc * x) + b)
+    return f32(acc - b)
+
+
+case("gm_seeded_matmul_accumulator_rejected", text=program('''
+    @pl.program
+    class GmSeedAcc:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[32, 128], pl.FP16], b: pl.Tensor[[128, 32], pl.FP16],
+                   c: pl.Tensor[[32, 32], pl.FP32]) -> pl.Tensor[[32, 32], pl.FP32]:
+            for i, (acc,) in pl.range(2, init_values=(c,)):
+                ai = pl.slice(a, [32, 64], [0, i * 64])
+                bi = pl.slice(b, [64, 32], [i * 64, 0])
+                acc_new = pl.matmul_acc(acc, ai, bi)  # <- here
+                acc_out = pl.yield_(acc_new)
+            return acc_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[32, 128], pl.FP16], b: pl.Tensor[[128, 32], pl.FP16],
+                 c: pl.Tensor[[32, 32], pl.FP32]) -> pl.Tensor[[32, 32], pl.FP32]:
+            r = self.kernel(a, b, c)
+            return r
+    '''), inputs=lambda: {"a": uniform(83, (32, 128), -1, 1, F16), "b": uniform(84, (128, 32), -1, 1, F16),
+                          "c": uniform(85, (32, 32))}, reject="no load from GM can fill")
+
+
 case("if_else_stores_in_loop_jit", text=program('''
     @pl.jit
     def branchy(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
