@@ -104,6 +104,18 @@ INDEX_TYPE = ScalarType(DataType.INDEX)
 _AST_BINOPS: dict[type[ast.operator], str] = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Div: "/",
 }
+# Python operators the DSL has no scalar form of; on a Tensor / tile they name a pl.* call.
+_TENSOR_ONLY_BINOPS: dict[type[ast.operator], str] = {
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.Pow: "**",
+}
+# Hints for the operators with no single pl.* call on a Tensor / tile.
+_OPERATOR_ADVICE = {
+    "//": "there is no floor division of tensors: divide with pl.div({a}, {b}) and round the quotient down into an "
+          "integer dtype with pl.cast(..., pl.INT32, \"floor\")",
+    "**": "there is no power operator on tensors: write pl.mul({a}, {a}) for a square, or pl.exp(pl.mul(pl.log({a}), "
+          "{b}))",
+    "+x": "drop the unary +: `{a}` is the value",
+}
 _AST_COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
 }
@@ -112,8 +124,9 @@ _BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
 # The pl.* call a Python operator on a Tensor / tile stands for (JIT_FRONTEND.md §4.5, Appendix B.1).
 _OPERATOR_CALLS: dict[str, tuple[str, str]] = {  # operator -> (the call, its extra arguments)
     "+": ("pl.add", ""), "-": ("pl.sub", ""), "*": ("pl.mul", ""), "/": ("pl.div", ""), "@": ("pl.matmul", ""),
-    "//": ("pl.div", ""), "%": ("pl.fmod", ""), "-x": ("pl.neg", ""), "not": ("pl.not_", ""),
-    "and": ("pl.and_", ""), "or": ("pl.or_", ""),
+    "%": ("pl.fmod", ""), "-x": ("pl.neg", ""), "not": ("pl.not_", ""),
+    "and": ("pl.and_", ""), "or": ("pl.or_", ""), "&": ("pl.and_", ""), "|": ("pl.or_", ""), "^": ("pl.xor", ""),
+    "<<": ("pl.shl", ""), ">>": ("pl.shr", ""), "~x": ("pl.not_", ""),
     **{cmp: ("pl.cmp", f", cmp_type={code}") for code, cmp in enumerate(("==", "!=", "<", "<=", ">", ">="))},
 }
 
@@ -1627,6 +1640,9 @@ class _Parser:
             operand = self.expr(operand_ast, scope)
             self.require_scalar_operands(node, "not", (operand,))
             return self.make("UnaryOp", node, op="not", operand=operand, type=BOOL_TYPE)
+        if isinstance(node.op, (ast.Invert, ast.UAdd)):
+            operand = self.expr(operand_ast, scope)
+            self.require_scalar_operands(node, "~x" if isinstance(node.op, ast.Invert) else "+x", (operand,))
         self.fail(node, f"unsupported unary operator in `{ast.unparse(node)}` (supported: -x, not x)")
 
     def binop_node(self, node: ast.AST, op: str, lhs: Node, rhs: Node) -> Node:
@@ -1643,10 +1659,7 @@ class _Parser:
             if isinstance(ty, ScalarType):
                 continue
             spelled = ast.unparse(node) if isinstance(node, ast.expr) else op
-            callee, extra = _OPERATOR_CALLS.get(op, ("", ""))
-            hint = "Python operators work on scalars only; use the pl.* operator calls for tensors and tiles"
-            if callee:
-                hint = f"Python operators work on scalars only; write {callee}({_operand_text(node)}{extra})"
+            hint = "Python operators work on scalars only; " + _operator_hint(node, op, operands)
             self.fail(node, f"operator `{op}` in `{spelled}` is applied to a {_kind_word(ty)} "
                             f"(`{format_type(ty)}`), not a scalar", hint)
 
@@ -1659,6 +1672,9 @@ class _Parser:
         if op is None and isinstance(node.op, ast.MatMult):
             lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
             self.require_scalar_operands(node, "@", (lhs, rhs))
+        if op is None and type(node.op) in _TENSOR_ONLY_BINOPS:
+            lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
+            self.require_scalar_operands(node, _TENSOR_ONLY_BINOPS[type(node.op)], (lhs, rhs))
         if op is None:
             self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * / // %)",
                       "use // for integer division")
@@ -2767,6 +2783,27 @@ def _reassigns_reference(program: ast.ClassDef) -> bool:
         if len(bound) != len(set(bound)):
             return True
     return False
+
+
+def _operator_hint(node: ast.AST, op: str, operands: Sequence[Node]) -> str:
+    """The pl.* spelling of a Python operator applied to a Tensor / tile (the operands in the
+    user's words). A pl.* call takes the tensor first: `2.0 * t` is pl.mul(t, 2.0), `2.0 - t`
+    pl.add(pl.neg(t), 2.0)."""
+    texts = _operand_text(node).split(", ", 1) if isinstance(node, (ast.BinOp, ast.Compare)) else [_operand_text(node)]
+    a, b = texts[0], texts[-1]
+    if op in _OPERATOR_ADVICE:
+        return _OPERATOR_ADVICE[op].format(a=a, b=b)
+    callee, extra = _OPERATOR_CALLS.get(op, ("", ""))
+    if not callee:
+        return "use the pl.* operator calls for tensors and tiles"
+    scalar_first = len(operands) == 2 and isinstance(expr_type(operands[0]), ScalarType)
+    if scalar_first and op in ("+", "*"):
+        return f"write {callee}({b}, {a}) (the tensor first)"
+    if scalar_first and op == "-":
+        return f"write pl.add(pl.neg({b}), {a}) (a pl.* call takes the tensor first)"
+    if scalar_first and op in ("/", "%"):
+        return f"a pl.* call takes the tensor first: fill a tensor with `{a}` (pl.full) and write {callee}(filled, {b})"
+    return f"write {callee}({_operand_text(node)}{extra})"
 
 
 def _operand_text(node: ast.AST) -> str:

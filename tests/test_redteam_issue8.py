@@ -1519,3 +1519,53 @@ def test_there_are_forty_held_out_kernels() -> None:
 @pytest.mark.parametrize(("name", "backend"), PARAMS)
 def test_held_out_kernel(name: str, backend: str, tmp_path: Path) -> None:
     check_case(name, backend, tmp_path)
+
+
+# -- operators with no scalar form, and operand errors located at the call ---------------------------------
+
+OPERATOR_KERNEL = '''import pypto.language as pl
+
+
+@pl.program
+class Operators:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 64], pl.INT32], b: pl.Tensor[[16, 64], pl.INT32],
+               s: pl.Scalar[pl.INT32]) -> pl.Tensor[[16, 64], pl.INT32]:
+        t = pl.adds(a, 1)
+        {stmt}
+        return c
+'''
+
+
+@pytest.mark.parametrize(("stmt", "hint"), [
+    ("c = t ** 2", "pl.mul(t, t)"), ("c = t & b", "pl.and_(t, b)"), ("c = t | b", "pl.or_(t, b)"),
+    ("c = t ^ b", "pl.xor(t, b)"), ("c = t << 2", "pl.shl(t, 2)"), ("c = t >> s", "pl.shr(t, s)"),
+    ("c = ~t", "pl.not_(t)"), ("c = +t", "drop the unary +"), ("c = s * t", "pl.mul(t, s)"),
+    ("c = 3 - t", "pl.add(pl.neg(t), 3)"), ("c = t // b", "no floor division of tensors"),
+])
+def test_python_operators_without_a_scalar_form_name_the_pl_call(stmt: str, hint: str, tmp_path: Path) -> None:
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATOR_KERNEL.replace("{stmt}", stmt))
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")])
+    log = err.getvalue()
+    assert rc == 1 and "Traceback" not in log, log
+    assert "ops.py:10:13:" in log and "not a scalar" in log and hint in log, log
+
+
+def test_an_operand_error_points_at_the_call_not_at_the_operands_definition(tmp_path: Path) -> None:
+    # `s` is the kernel's parameter (line 8): the wrong call is on line 10.
+    path = tmp_path / "ops.py"
+    path.write_text(OPERATOR_KERNEL.replace("{stmt}", "c = pl.mul(s, t)"))
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = main([str(path), "-o", str(tmp_path / "k.pto")])
+    log = err.getvalue()
+    assert rc == 1 and "ops.py:10:13:" in log and "operand 'lhs'" in log, log
