@@ -1635,6 +1635,14 @@ def _reject_host_compute(function: T.Function) -> None:
     for node in walk(function):
         if isinstance(node, T.Call) and not TileUnplaced.admits_op(node.op):
             kind = function.func_type if function.func_type != "Opaque" else "Opaque (bare @pl.function)"
+            if REGISTRY.is_view(node.op) or node.op == "tensor.assemble":
+                # A view (or a window write) is not compute: PyPTO's orchestration takes them.
+                raise CompileError(Diagnostic.at(
+                    node, RULE,
+                    f"not supported yet: `{node.op}` of a tensor in {kind} function `{function.name}` (a "
+                    "kernel called on a view or window of a GM tensor)",
+                    hint="pass the whole tensor to the InCore function and take the window there (pl.slice / "
+                         "pl.assemble at a loop offset inside the kernel)"))
             raise CompileError(Diagnostic.at(
                 node, RULE,
                 f"`{node.op}` in {kind} function `{function.name}`: tensor compute is lowered only in "

@@ -1455,6 +1455,567 @@ case("matmul_rows100_softmax_fp16_out", text=program('''
      reference=lambda a, b: {"ret0": softmax(matmul_ref(a, b)).astype(F16)})
 
 
+# more held-out kernels: two-level attention, causal masks, views, orchestration loops ------------------------
+
+case("flash_attention_two_level_loops_store_per_block", text=program('''
+    @pl.program
+    class FlashTwoLevel:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, q: pl.Tensor[[48, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP16], v: pl.Tensor[[64, 64], pl.FP16],
+                   out: pl.Out[pl.Tensor[[48, 64], pl.FP32]]) -> pl.Tensor[[48, 64], pl.FP32]:
+            for qi in pl.range(3):
+                qb = pl.slice(q, [16, 64], [qi * 16, 0])
+                m0 = pl.full([16, 1], dtype=pl.FP32, value=-30000.0)
+                l0 = pl.full([16, 1], dtype=pl.FP32, value=0.0)
+                o0 = pl.full([16, 64], dtype=pl.FP32, value=0.0)
+                for j, (m, l, o) in pl.range(2, init_values=(m0, l0, o0)):
+                    kb = pl.slice(k, [32, 64], [j * 32, 0])
+                    vb = pl.slice(v, [32, 64], [j * 32, 0])
+                    s = pl.matmul(qb, kb, b_trans=True, out_dtype=pl.FP32)
+                    m_new = pl.maximum(m, pl.row_max(s))
+                    alpha = pl.exp(pl.sub(m, m_new))
+                    p = pl.exp(pl.row_expand_sub(s, m_new))
+                    l_new = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+                    pv = pl.matmul(pl.cast(p, pl.FP16, "rint"), vb, out_dtype=pl.FP32)
+                    o_new = pl.add(pl.row_expand_mul(o, alpha), pv)
+                    m_out, l_out, o_out = pl.yield_(m_new, l_new, o_new)
+                r = pl.row_expand_div(o_out, l_out)
+                out = pl.assemble(out, r, [qi * 16, 0])
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, q: pl.Tensor[[48, 64], pl.FP16], k: pl.Tensor[[64, 64], pl.FP16],
+                 v: pl.Tensor[[64, 64], pl.FP16]) -> pl.Tensor[[48, 64], pl.FP32]:
+            out = pl.create_tensor([48, 64], dtype=pl.FP32)
+            out = self.kernel(q, k, v, out)
+            return out
+    '''), inputs=lambda: {"q": uniform(86, (48, 64), -1, 1, F16), "k": uniform(87, (64, 64), -1, 1, F16),
+                          "v": uniform(88, (64, 64), -1, 1, F16)},
+     reference=lambda q, k, v: {"ret0": np.concatenate([flash(q[16 * i:16 * i + 16], k, v, 32, lambda p: p.astype(F16),
+                                                              lambda t: t) for i in range(3)])})
+
+case("causal_online_softmax_if_in_loop", text=program('''
+    @pl.program
+    class Causal:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, s: pl.Tensor[[16, 128], pl.FP32], limit: pl.Scalar[pl.INDEX]) -> tuple[pl.Tensor[[16, 1], pl.FP32], pl.Tensor[[16, 1], pl.FP32]]:
+            m0 = pl.full([16, 1], dtype=pl.FP32, value=-1e30)
+            l0 = pl.full([16, 1], dtype=pl.FP32, value=0.0)
+            for j, (m, l) in pl.range(4, init_values=(m0, l0)):
+                if j < limit:
+                    blk = pl.slice(s, [16, 32], [0, j * 32])
+                    m_new = pl.maximum(m, pl.row_max(blk))
+                    alpha = pl.exp(pl.sub(m, m_new))
+                    p = pl.exp(pl.row_expand_sub(blk, m_new))
+                    l_new = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+                    m_phi, l_phi = pl.yield_(m_new, l_new)
+                else:
+                    m_phi, l_phi = pl.yield_(m, l)
+                m_out, l_out = pl.yield_(m_phi, l_phi)
+            return m_out, l_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, s: pl.Tensor[[16, 128], pl.FP32], limit: pl.Scalar[pl.INDEX]) -> tuple[pl.Tensor[[16, 1], pl.FP32], pl.Tensor[[16, 1], pl.FP32]]:
+            m, l = self.kernel(s, limit)
+            return m, l
+    '''), inputs=lambda: {"s": uniform(89, (16, 128)), "limit": np.array(3, np.int64)},
+     reference=lambda s, limit: dict(zip(("ret0", "ret1"), online_softmax_cols(s[:, :96], 3, 32))))
+
+case("online_softmax_rows100_fp16_scores", text=program('''
+    @pl.program
+    class Rows100:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[100, 96], pl.FP16]) -> tuple[pl.Tensor[[100, 1], pl.FP32], pl.Tensor[[100, 1], pl.FP32]]:
+            m0 = pl.full([100, 1], dtype=pl.FP32, value=-1e30)
+            l0 = pl.full([100, 1], dtype=pl.FP32, value=0.0)
+            for i, (m, l) in pl.range(3, init_values=(m0, l0)):
+                h = pl.slice(x, [100, 32], [0, i * 32])
+                s = pl.cast(h, pl.FP32)
+                m_new = pl.maximum(m, pl.row_max(s))
+                alpha = pl.exp(pl.sub(m, m_new))
+                p = pl.exp(pl.row_expand_sub(s, m_new))
+                l_new = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+                m_out, l_out = pl.yield_(m_new, l_new)
+            return m_out, l_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[100, 96], pl.FP16]) -> tuple[pl.Tensor[[100, 1], pl.FP32], pl.Tensor[[100, 1], pl.FP32]]:
+            m, l = self.kernel(x)
+            return m, l
+    '''), inputs=lambda: {"x": uniform(90, (100, 96), -4, 4, F16)},
+     reference=lambda x: dict(zip(("ret0", "ret1"), online_softmax_cols(x.astype(F32), 3, 32))))
+
+case("lse_second_output_uses_final_max", text=program('''
+    @pl.program
+    class Lse:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, q: pl.Tensor[[48, 96], pl.FP16], k: pl.Tensor[[96, 96], pl.FP16],
+                   v: pl.Tensor[[96, 32], pl.FP16]) -> tuple[pl.Tensor[[48, 32], pl.FP32], pl.Tensor[[48, 1], pl.FP32]]:
+            m0 = pl.full([48, 1], dtype=pl.FP32, value=-30000.0)
+            l0 = pl.full([48, 1], dtype=pl.FP32, value=0.0)
+            o0 = pl.full([48, 32], dtype=pl.FP32, value=0.0)
+            for i, (m, l, o) in pl.range(3, init_values=(m0, l0, o0)):
+                kb = pl.slice(k, [32, 96], [i * 32, 0])
+                vb = pl.slice(v, [32, 32], [i * 32, 0])
+                s = pl.matmul(q, kb, b_trans=True, out_dtype=pl.FP32)
+                m_new = pl.maximum(m, pl.row_max(s))
+                alpha = pl.exp(pl.sub(m, m_new))
+                p = pl.exp(pl.row_expand_sub(s, m_new))
+                l_new = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+                pv = pl.matmul(pl.cast(p, pl.FP16, "rint"), vb, out_dtype=pl.FP32)
+                o_new = pl.add(pl.row_expand_mul(o, alpha), pv)
+                m_out, l_out, o_out = pl.yield_(m_new, l_new, o_new)
+            r = pl.row_expand_div(o_out, l_out)
+            lse = pl.add(pl.log(l_out), m_out)
+            return r, lse
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, q: pl.Tensor[[48, 96], pl.FP16], k: pl.Tensor[[96, 96], pl.FP16],
+                 v: pl.Tensor[[96, 32], pl.FP16]) -> tuple[pl.Tensor[[48, 32], pl.FP32], pl.Tensor[[48, 1], pl.FP32]]:
+            r, lse = self.kernel(q, k, v)
+            return r, lse
+    '''), inputs=lambda: {"q": uniform(91, (48, 96), -1, 1, F16), "k": uniform(92, (96, 96), -1, 1, F16),
+                          "v": uniform(93, (96, 32), -1, 1, F16)},
+     reference=lambda q, k, v: dict(zip(("ret0", "ret1"), _lse_flash(q, k, v))))
+
+
+def _lse_flash(q: Array, k: Array, v: Array) -> tuple[Array, Array]:
+    m, l, o = np.full((48, 1), -30000.0, F32), np.zeros((48, 1), F32), np.zeros((48, 32), F32)
+    for i in range(3):
+        s = matmul_ref(q, np.ascontiguousarray(k[32 * i:32 * i + 32].T))
+        m_new = vmax(m, row_max(s))
+        alpha = exp(f32(m - m_new))
+        p = exp(f32(s - m_new))
+        l = f32(f32(l * alpha) + row_sum(p))
+        o = f32(f32(o * alpha) + matmul_ref(p.astype(F16), v[32 * i:32 * i + 32]))
+        m = m_new
+    return f32(o / l), f32(np.log(l.astype(F64)).astype(F32) + m)
+
+
+case("set_validshape_on_plain_tile_then_reduce", text=program('''
+    @pl.program
+    class SvsPlain:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+            t = pl.tile.load(x, [0, 0], [16, 64])
+            u = pl.tile.muls(t, 2.0)
+            v = pl.tile.set_validshape(u, 16, 40)
+            r = pl.tile.row_sum(v, pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec))
+            out = pl.tile.store(r, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 1], pl.FP32]:
+            out = pl.create_tensor([16, 1], dtype=pl.FP32)
+            out = self.kernel(x, out)
+            return out
+    '''), inputs=lambda: {"x": uniform(94, (16, 64))},
+     reference=lambda x: {"ret0": row_sum(f32(x[:, :40] * F32(2.0)))})
+
+case("set_validshape_on_reshape_view_rejected", text=program('''
+    @pl.program
+    class SvsReshape:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+            t = pl.tile.load(x, [0, 0], [16, 64])
+            r = pl.tile.reshape(t, [32, 32])
+            v = pl.tile.set_validshape(r, 20, 32)  # <- here
+            out = pl.tile.store(pl.tile.exp(v), [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[32, 32], pl.FP32]:
+            out = pl.create_tensor([32, 32], dtype=pl.FP32)
+            out = self.kernel(x, out)
+            return out
+    '''), reject="it is a view")
+
+case("tile_slice_of_slice_leaves_inner_view", text=program('''
+    @pl.program
+    class SliceOfSlice:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            t = pl.tile.load(x, [0, 0], [64, 64])
+            half = pl.tile.slice(t, [32, 64], [32, 0])
+            acc = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+            for i in pl.range(3):
+                part = pl.tile.slice(half, [16, 64], [i * 16, 0])  # <- here
+                acc = pl.tile.add(acc, part)
+            out = pl.tile.store(acc, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            out = pl.create_tensor([16, 64], dtype=pl.FP32)
+            out = self.kernel(x, out)
+            return out
+    '''), reject="i = 2")
+
+case("row_stat_reshaped_for_scalar_ops_in_loop", text=program('''
+    @pl.jit
+    def rms_steps(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [32, 64])
+            scratch = pl.create_tile([32, 64], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)
+            for i in pl.range(2):
+                ss: pl.Tile[[32, 1], pl.FP32] = pl.row_sum(pl.mul(t, t), scratch)
+                ms = pl.reshape(ss, [1, 32])
+                ms = pl.add(pl.mul(ms, 0.015625), 1e-6)
+                rms = pl.reshape(pl.sqrt(ms), [32, 1])
+                t = pl.row_expand_div(t, rms)
+            pl.store(t, [0, 0], y)
+        return y
+    '''), inputs=lambda: {"x": uniform(95, (32, 64)), "y": np.zeros((32, 64), F32)},
+     reference=lambda x, y: {"y": _rms_steps(x)})
+
+
+def _rms_steps(x: Array) -> Array:
+    t = x
+    for _ in range(2):
+        ms = f32(f32(row_sum(f32(t * t)) * F32(0.015625)) + F32(1e-6))
+        t = f32(t / np.sqrt(ms))
+    return t
+
+
+case("orchestration_views_not_supported_yet", text=program('''
+    @pl.program
+    class OrchLoop:
+        @pl.function(type=pl.FunctionType.InCore)
+        def block(self, x: pl.Tensor[[16, 64], pl.FP32], w: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            m = pl.row_max(x)
+            y = pl.mul(pl.exp(pl.row_expand_sub(x, m)), w)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 64], pl.FP32], w: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+            out = pl.create_tensor([64, 64], dtype=pl.FP32)
+            for i in pl.range(4):
+                xb = pl.slice(x, [16, 64], [i * 16, 0])  # <- here
+                yb = self.block(xb, w)
+                out = pl.assemble(out, yb, [i * 16, 0])
+            return out
+    '''), reject="not supported yet")  # docs/open_findings/orchestration_views_kernel_call.py
+
+case("matmul_m100_k320_n48_bias", text=program('''
+    @pl.program
+    class M100K320:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[100, 320], pl.FP16], b: pl.Tensor[[320, 48], pl.FP16],
+                   bias: pl.Tensor[[1, 48], pl.FP32]) -> pl.Tensor[[100, 48], pl.FP32]:
+            c = pl.matmul(a, b, out_dtype=pl.FP32)
+            r = pl.relu(pl.col_expand_add(c, bias))
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[100, 320], pl.FP16], b: pl.Tensor[[320, 48], pl.FP16],
+                 bias: pl.Tensor[[1, 48], pl.FP32]) -> pl.Tensor[[100, 48], pl.FP32]:
+            r = self.kernel(a, b, bias)
+            return r
+    '''), inputs=lambda: {"a": uniform(98, (100, 320), -1, 1, F16), "b": uniform(99, (320, 48), -1, 1, F16),
+                          "bias": uniform(100, (1, 48))},
+     reference=lambda a, b, bias: {"ret0": np.maximum(f32(matmul_ref(a, b) + bias), F32(0))})
+
+case("bf16_elementwise_recurrence_carried", text=program('''
+    @pl.program
+    class BF16Carry:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[32, 64], pl.BF16], b: pl.Tensor[[32, 64], pl.BF16]) -> pl.Tensor[[32, 64], pl.BF16]:
+            h0 = pl.muls(a, 1.0)
+            for i, (h,) in pl.range(3, init_values=(h0,)):
+                h_new = pl.add(pl.mul(h, b), a)
+                h_out = pl.yield_(h_new)
+            r = pl.maximum(h_out, a)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[32, 64], pl.BF16], b: pl.Tensor[[32, 64], pl.BF16]) -> pl.Tensor[[32, 64], pl.BF16]:
+            r = self.kernel(a, b)
+            return r
+    '''), inputs=lambda: {"a": bf16(uniform(101, (32, 64), -2, 2)), "b": bf16(uniform(102, (32, 64), -1, 1))},
+     reference=lambda a, b: {"ret0": _bf16_carry(a, b)})
+
+
+def _bf16_carry(a: Array, b: Array) -> Array:
+    af, bf = from_bf16(a), from_bf16(b)
+    h = from_bf16(bf16(f32(af * F32(1.0))))
+    for _ in range(3):
+        h = from_bf16(bf16(f32(from_bf16(bf16(f32(h * bf))) + af)))
+    return bf16(vmax(h, af))
+
+
+case("infix_add_in_orchestration", text=program('''
+    @pl.program
+    class OrchInfix:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            r = pl.exp(a)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            e = self.kernel(a)
+            c = e + b  # <- here
+            return c
+    '''), reject="pl.add(e, b)")
+
+case("infix_in_jit_orchestration_outside_scope", text=program('''
+    @pl.jit
+    def outside(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.store(pl.exp(pl.load(x, [0, 0], [16, 64])), [0, 0], y)
+        z = y * 2.0  # <- here
+        return z
+    '''), inputs=lambda: {"x": uniform(103, (16, 64)), "y": np.zeros((16, 64), F32)}, reject="pl.mul(y, 2.0)")
+
+case("fp16_row_stat_reshaped_row_major", text=program('''
+    @pl.jit
+    def norm16(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [32, 64])
+            scratch = pl.create_tile([32, 64], dtype=pl.FP16, target_memory=pl.MemorySpace.Vec)
+            mx: pl.Tile[[32, 1], pl.FP16] = pl.row_max(t, scratch)
+            row = pl.reshape(mx, [1, 32])
+            row = pl.add(row, 1.0)
+            col = pl.reshape(row, [32, 1])
+            pl.store(pl.row_expand_sub(t, col), [0, 0], y)
+        return y
+    '''), inputs=lambda: {"x": uniform(104, (32, 64), -8, 8, F16), "y": np.zeros((32, 64), F16)},
+     reference=lambda x, y: {"y": (x - (row_max(x) + F16(1.0)).astype(F16)).astype(F16)})
+
+case("dynamic_trip_nested_loops_carry_reductions", text=program('''
+    @pl.program
+    class DynNested:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[32, 256], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[32, 1], pl.FP32]:
+            tot0 = pl.full([32, 1], dtype=pl.FP32, value=0.0)
+            for i, (tot,) in pl.range(n, init_values=(tot0,)):
+                mx0 = pl.full([32, 1], dtype=pl.FP32, value=-1e30)
+                for j, (mx,) in pl.range(2, init_values=(mx0,)):
+                    blk = pl.slice(x, [32, 32], [0, i * 64 + j * 32])
+                    mx_new = pl.maximum(mx, pl.row_max(blk))
+                    mx_out = pl.yield_(mx_new)
+                tot_new = pl.add(tot, mx_out)
+                tot_out = pl.yield_(tot_new)
+            return tot_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[32, 256], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[32, 1], pl.FP32]:
+            r = self.kernel(x, n)
+            return r
+    '''), inputs=lambda: {"x": uniform(105, (32, 256)), "n": np.array(3, np.int64)},
+     reference=lambda x, n: {"ret0": _dyn_nested(x, int(n))})
+
+
+def _dyn_nested(x: Array, n: int) -> Array:
+    tot = np.zeros((32, 1), F32)
+    for i in range(n):
+        tot = f32(tot + vmax(row_max(x[:, i * 64:i * 64 + 32]), row_max(x[:, i * 64 + 32:i * 64 + 64])))
+    return tot
+
+
+case("orchestration_loop_inout_accumulate", text=program('''
+    @pl.program
+    class OrchInOut:
+        @pl.function(type=pl.FunctionType.InCore)
+        def step(self, x: pl.Tensor[[16, 64], pl.FP32], acc: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            t = pl.tile.load(acc, [0, 0], [16, 64])
+            u = pl.tile.load(x, [0, 0], [16, 64])
+            acc = pl.tile.store(pl.tile.add(pl.tile.mul(t, u), u), [0, 0], acc)
+            return acc
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32], acc: pl.InOut[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+            for i in pl.range(3):
+                acc = self.step(x, acc)
+            return acc
+    '''), inputs=lambda: {"x": uniform(106, (16, 64), -1, 1), "acc": uniform(107, (16, 64))},
+     reference=lambda x, acc: {"acc": _orch_inout(x, acc)})
+
+
+def _orch_inout(x: Array, acc: Array) -> Array:
+    for _ in range(3):
+        acc = f32(f32(acc * x) + x)
+    return acc
+
+
+case("two_loop_vars_stepped_offsets_in_bounds", text=program('''
+    @pl.program
+    class TwoVars:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[64, 160], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            acc = pl.full([16, 32], dtype=pl.FP32, value=0.0)
+            for i in pl.range(0, 48, 16):
+                for j in pl.range(1, 5, 2):
+                    blk = pl.slice(x, [16, 32], [i + 16, j * 32 + 32])
+                    acc = pl.add(acc, blk)
+            return acc
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 160], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            r = self.kernel(x)
+            return r
+    '''), inputs=lambda: {"x": uniform(108, (64, 160))},
+     reference=lambda x: {"ret0": _two_vars(x)})
+
+
+def _two_vars(x: Array) -> Array:
+    acc = np.zeros((16, 32), F32)
+    for i in range(0, 48, 16):
+        for j in range(1, 5, 2):
+            acc = f32(acc + x[i + 16:i + 32, j * 32 + 32:j * 32 + 64])
+    return acc
+
+
+case("two_loop_vars_stepped_offsets_leave", text=program('''
+    @pl.program
+    class TwoVarsOut:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[64, 160], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            acc = pl.full([16, 32], dtype=pl.FP32, value=0.0)
+            for i in pl.range(0, 64, 16):
+                for j in pl.range(1, 5, 2):
+                    blk = pl.slice(x, [16, 32], [i + 16, j * 32 + 32])  # <- here
+                    acc = pl.add(acc, blk)
+            return acc
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 160], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            r = self.kernel(x)
+            return r
+    '''), reject="i = 48")
+
+
+case("same_value_yielded_into_two_carries", text=program('''
+    @pl.program
+    class YieldTwice:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            inv = pl.muls(b, 0.5)
+            p0 = pl.adds(a, 0.0)
+            q0 = pl.adds(a, 1.0)
+            for i, (p, q, r) in pl.range(4, init_values=(p0, q0, inv)):
+                n = pl.add(pl.mul(p, inv), q)
+                p_out, q_out, r_out = pl.yield_(n, n, p)
+            y = pl.add(pl.sub(p_out, r_out), pl.mul(q_out, inv))
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+            y = self.kernel(a, b)
+            return y
+    '''), inputs=lambda: {"a": uniform(109, (16, 64), -1, 1), "b": uniform(110, (16, 64), -1, 1)},
+     reference=lambda a, b: {"ret0": _yield_twice(a, b)})
+
+
+def _yield_twice(a: Array, b: Array) -> Array:
+    inv = f32(b * F32(0.5))
+    p, q, r = f32(a + F32(0.0)), f32(a + F32(1.0)), inv
+    for _ in range(4):
+        n = f32(f32(p * inv) + q)
+        p, q, r = n, n, p
+    return f32(f32(p - r) + f32(q * inv))
+
+
+case("loop_invariant_yielded_and_old_max_after_loop", text=program('''
+    @pl.program
+    class InvariantYield:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, s: pl.Tensor[[32, 128], pl.FP32]) -> tuple[pl.Tensor[[32, 1], pl.FP32], pl.Tensor[[32, 1], pl.FP32]]:
+            base = pl.row_sum(pl.slice(s, [32, 32], [0, 0]))
+            m0 = pl.full([32, 1], dtype=pl.FP32, value=-1e30)
+            for i, (m, prev) in pl.range(4, init_values=(m0, base)):
+                blk = pl.slice(s, [32, 32], [0, i * 32])
+                m_new = pl.maximum(m, pl.row_max(blk))
+                m_out, prev_out = pl.yield_(m_new, m)
+            d = pl.sub(m_out, prev_out)
+            e = pl.add(d, base)
+            return d, e
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, s: pl.Tensor[[32, 128], pl.FP32]) -> tuple[pl.Tensor[[32, 1], pl.FP32], pl.Tensor[[32, 1], pl.FP32]]:
+            d, e = self.kernel(s)
+            return d, e
+    '''), inputs=lambda: {"s": uniform(111, (32, 128), -10, 10)},
+     reference=lambda s: dict(zip(("ret0", "ret1"), _invariant_yield(s))))
+
+
+def _invariant_yield(s: Array) -> tuple[Array, Array]:
+    base = row_sum(s[:, :32])
+    m, prev = np.full((32, 1), -1e30, F32), base
+    for i in range(4):
+        m, prev = vmax(m, row_max(s[:, 32 * i:32 * i + 32])), m
+    d = f32(m - prev)
+    return d, f32(d + base)
+
+
+case("reshape_of_matmul_result_then_vector", text=program('''
+    @pl.program
+    class ReshapeAcc:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]) -> pl.Tensor[[64, 32], pl.FP32]:
+            c = pl.matmul(a, b, out_dtype=pl.FP32)
+            r = pl.reshape(c, [64, 32])
+            y = pl.exp(pl.row_expand_sub(r, pl.row_max(r)))
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16]) -> pl.Tensor[[64, 32], pl.FP32]:
+            y = self.kernel(a, b)
+            return y
+    '''), inputs=lambda: {"a": uniform(112, (32, 64), -1, 1, F16), "b": uniform(113, (64, 64), -1, 1, F16)},
+     reference=lambda a, b: {"ret0": _reshape_acc(a, b)})
+
+
+def _reshape_acc(a: Array, b: Array) -> Array:
+    r = matmul_ref(a, b).reshape(64, 32)
+    return exp(f32(r - row_max(r)))
+
+
+case("reshape_right_operand_b_trans", text=program('''
+    @pl.program
+    class ReshapeBT:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[16, 96], pl.FP16], b: pl.Tensor[[24, 128], pl.FP16]) -> pl.Tensor[[16, 32], pl.FP32]:
+            c = pl.matmul(a, pl.reshape(b, [32, 96]), b_trans=True, out_dtype=pl.FP32)
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 96], pl.FP16], b: pl.Tensor[[24, 128], pl.FP16]) -> pl.Tensor[[16, 32], pl.FP32]:
+            c = self.kernel(a, b)
+            return c
+    '''), inputs=lambda: {"a": uniform(114, (16, 96), -1, 1, F16), "b": uniform(115, (24, 128), -1, 1, F16)},
+     reference=lambda a, b: {"ret0": matmul_ref(a, np.ascontiguousarray(b.reshape(32, 96).T))})
+
+case("transpose_square_tile_source_dies", text=program('''
+    @pl.jit
+    def tr(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [32, 32])
+            u = pl.tile.muls(t, 2.0)
+            v = pl.tile.transpose(u, axis1=0, axis2=1)
+            pl.store(pl.tile.adds(v, 1.0), [0, 0], y)
+        return y
+    '''), inputs=lambda: {"x": uniform(116, (32, 32)), "y": np.zeros((32, 32), F32)},
+     reference=lambda x, y: {"y": f32(np.ascontiguousarray(f32(x * F32(2.0)).T) + F32(1.0))})
+
+case("cast_int32_to_fp16_narrowing_dies", text=program('''
+    @pl.program
+    class CastI32F16:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[16, 64], pl.INT32]) -> pl.Tensor[[16, 64], pl.FP16]:
+            t = pl.muls(a, 3)
+            h = pl.cast(t, pl.FP16, "rint")
+            r = pl.adds(h, 0.5)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[16, 64], pl.INT32]) -> pl.Tensor[[16, 64], pl.FP16]:
+            r = self.kernel(a)
+            return r
+    '''), inputs=lambda: {"a": np.random.default_rng(117).integers(-500, 500, (16, 64)).astype(np.int32)},
+     reference=lambda a: {"ret0": ((a * 3).astype(np.float64).astype(F16) + F16(0.5)).astype(F16)})
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
