@@ -318,11 +318,17 @@ def _check_defined(body: Sequence[L.Stmt], defined: set[str], side: str, origin:
         for name, node in _stmt_uses(stmt):
             if name not in defined:
                 other = origin.get(name, "the other core")
+                hint = "compute the value on the core that uses it, or pass it through a GM tensor in a separate kernel"
+                value = stmt.value if isinstance(stmt, (L.AssignStmt, L.EvalStmt)) else None
+                if isinstance(value, L.Call) and value.op == "tile.move" and side == AIC:
+                    hint = (f"move `{name}` to Mat first (pl.move({name}, target_memory=pl.MemorySpace.Mat): the "
+                            f"vector-to-cube FIFO), then from Mat to {attr(value.attrs, 'target_memory', 'Left')}")
+                # A variable's span is its definition's (on the other core): the error is the use.
+                where = stmt if stmt.node_span.known else node
                 raise CompileError(Diagnostic.at(
-                    node, RULE,
+                    where, RULE,
                     f"`{name}` is computed on the {other} but used on the {_CORE_WORDS[side]}; only tiles that "
-                    f"cross through a cross-core FIFO (Acc → Vec, Vec → Mat) can move between the cores",
-                    "compute the value on the core that uses it, or pass it through a GM tensor in a separate kernel"))
+                    f"cross through a cross-core FIFO (Acc → Vec, Vec → Mat) can move between the cores", hint))
         if isinstance(stmt, L.AssignStmt):
             defined.add(stmt.target.name)
         elif isinstance(stmt, L.ForStmt):

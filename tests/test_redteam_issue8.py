@@ -2130,3 +2130,69 @@ def test_an_operand_error_points_at_the_call_not_at_the_operands_definition(tmp_
         rc = main([str(path), "-o", str(tmp_path / "k.pto")])
     log = err.getvalue()
     assert rc == 1 and "ops.py:10:13:" in log and "operand 'lhs'" in log, log
+
+
+# -- MovesOnDataPaths: a tile.move only along the target's data paths --------------------------------------
+
+PLACED_MOVE = '''# nanopass.language: TilePlaced
+import pypto.language as pl
+
+
+@pl.program
+class VecToLeft:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a_vec: pl.Tile[[16, 32], pl.FP16, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Vec)
+        {stage}
+        b_mat: pl.Tile[[32, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        b_right: pl.Tile[[32, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(b_mat, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_left, b_right)
+        out_store: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(c, [0, 0], out)
+        return out_store
+'''
+DIRECT = "a_left: pl.Tile[[16, 32], pl.FP16, pl.Mem.Left] = pl.tile.move(a_vec, target_memory=pl.Mem.Left)"
+STAGED = ("a_mat: pl.Tile[[16, 32], pl.FP16, pl.Mem.Mat] = pl.tile.move(a_vec, target_memory=pl.Mem.Mat)\n        "
+          "a_left: pl.Tile[[16, 32], pl.FP16, pl.Mem.Left] = pl.tile.move(a_mat, target_memory=pl.Mem.Left)")
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_moves_on_data_paths_rejects_a_vec_to_left_move(backend: str) -> None:
+    from backend.targets.handlers import get_backend
+    from languages.decls import TilePlaced
+    from languages.pl_parser import parse_program
+    from verifiers import moves_on_data_paths
+
+    target = get_backend(backend)
+    broken = parse_program(PLACED_MOVE.replace("{stage}", DIRECT), "k.py", language=TilePlaced)
+    found = moves_on_data_paths.verify(broken, target)
+    assert len(found) == 1 and "Vec to Left" in found[0].message and "through Mat" in found[0].hint, found
+    assert found[0].span.line == 10
+    staged = parse_program(PLACED_MOVE.replace("{stage}", STAGED), "k.py", language=TilePlaced)
+    assert moves_on_data_paths.verify(staged, target) == []
+    assert moves_on_data_paths.verify(broken) == []  # no target: nothing checked
+
+
+def test_the_mat_stage_collapsed_mutant_is_caught_by_moves_on_data_paths(tmp_path: Path) -> None:
+    from nanopass_pto.mutants import MUTANTS
+
+    mutant = {m.name: m for m in MUTANTS}["mat-stage-collapsed"]
+    with mutant.applied():
+        rc, log = run_case("flash_attention_fp16_k96", "Ascend950", tmp_path)
+    assert rc == 2 and "MovesOnDataPaths" in log and "auto-tile-matmul-l0" in log, log
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_a_user_vec_to_left_move_is_staged_through_mat(backend: str, tmp_path: Path) -> None:
+    # flash_attention_jit_tiles_rebinding without its explicit Mat stage: Ascend950's TMOV has no
+    # Vec -> Left branch (it used to be emitted as is and copy nothing), Ascend910B refused it.
+    c = CASES["flash_attention_jit_tiles_rebinding"]
+    text = c.text.replace("            pm = pl.move(ph, target_memory=pl.MemorySpace.Mat)\n", "") \
+        .replace("pl.move(pm, target_memory=pl.MemorySpace.Left)", "pl.move(ph, target_memory=pl.MemorySpace.Left)")
+    assert text != c.text
+    CASES["_vec_to_left"] = Case(text=text, inputs=c.inputs, reference=c.reference)
+    try:
+        check_case("_vec_to_left", backend, tmp_path)
+        moves = [line.split("outs(") for line in (tmp_path / "k.pto").read_text().splitlines() if "pto.tmov" in line]
+        assert not [m for m in moves if "loc=vec" in m[0] and "loc=left" in m[1]], moves
+    finally:
+        del CASES["_vec_to_left"]
