@@ -2196,3 +2196,22 @@ def test_a_user_vec_to_left_move_is_staged_through_mat(backend: str, tmp_path: P
         assert not [m for m in moves if "loc=vec" in m[0] and "loc=left" in m[1]], moves
     finally:
         del CASES["_vec_to_left"]
+
+
+def test_the_simulator_refuses_a_tmov_off_the_targets_data_paths(tmp_path: Path) -> None:
+    # Without --verify-all the mutant's Vec -> Left pto.tmov reaches the simulator, which copied it
+    # (agreeing bit for bit with the interpreter) where pto-isa's TMOV copies nothing.
+    import contextlib
+    import io
+
+    from nanopass_pto.mutants import MUTANTS
+
+    c = CASES["flash_attention_fp16_k96"]
+    (tmp_path / "k.py").write_text(c.text)
+    np.savez(tmp_path / "in.npz", **c.inputs())  # type: ignore[arg-type]
+    mutant = {m.name: m for m in MUTANTS}["mat-stage-collapsed"]
+    log = io.StringIO()
+    with mutant.applied(), contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(tmp_path / "k.py"), "--backend", "Ascend950", "--simulate", "--inputs", str(tmp_path / "in.npz"),
+                   "-o", str(tmp_path / "k.pto")])
+    assert rc != 0 and "no Vec → Left data path" in log.getvalue(), log.getvalue()
