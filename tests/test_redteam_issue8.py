@@ -2016,6 +2016,41 @@ case("cast_int32_to_fp16_narrowing_dies", text=program('''
      reference=lambda a: {"ret0": ((a * 3).astype(np.float64).astype(F16) + F16(0.5)).astype(F16)})
 
 
+GUARDED = '''
+    @pl.program
+    class Guarded:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            z = pl.full([16, 32], dtype=pl.FP32, value=0.0)
+            for i, (acc,) in pl.range(5, init_values=(z,)):
+                if {cond}:
+                    {then}
+                else:
+                    {other}
+                acc_out = pl.yield_(phi)
+            return acc_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            r = self.kernel(a)
+            return r
+    '''
+_SLICE_ADD = "s = pl.slice(a, [16, 32], [i * 16, 0]){mark}\n                    n = pl.add(acc, s)\n                    phi = pl.yield_(n)"
+_KEEP = "phi = pl.yield_(acc)"
+
+
+def _guarded(cond: str, then: str, other: str) -> str:
+    return program(GUARDED.replace("{cond}", cond).replace("{then}", then).replace("{other}", other))
+
+
+case("slice_guarded_by_if_in_bounds", text=_guarded("i < 4", _SLICE_ADD.replace("{mark}", ""), _KEEP),
+     inputs=lambda: {"a": uniform(118, (64, 32))}, reference=lambda a: {"ret0": _blocks_sum(a, 16, 4)})
+case("slice_in_else_branch_in_bounds", text=_guarded("i >= 4", _KEEP, _SLICE_ADD.replace("{mark}", "")),
+     inputs=lambda: {"a": uniform(119, (64, 32))}, reference=lambda a: {"ret0": _blocks_sum(a, 16, 4)})
+case("slice_guard_too_weak_rejected", text=_guarded("i % 2 == 0", _SLICE_ADD.replace("{mark}", "  # <- here"), _KEEP),
+     reject="i = 4")
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
