@@ -2051,6 +2051,126 @@ case("slice_guard_too_weak_rejected", text=_guarded("i % 2 == 0", _SLICE_ADD.rep
      reject="i = 4")
 
 
+case("carry_seeded_by_a_view_of_a_live_tile", text=program('''
+    @pl.program
+    class ViewSeed:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[32, 64], pl.FP32]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+            x = pl.muls(a, 1.5)
+            top = pl.slice(x, [16, 64], [0, 0])
+            for i, (c,) in pl.range(3, init_values=(top,)):
+                bottom = pl.slice(x, [16, 64], [16, 0])
+                n = pl.add(pl.mul(c, bottom), top)
+                c_out = pl.yield_(n)
+            y = pl.adds(x, 1.0)
+            return c_out, y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[32, 64], pl.FP32]) -> tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[32, 64], pl.FP32]]:
+            c, y = self.kernel(a)
+            return c, y
+    '''), inputs=lambda: {"a": uniform(120, (32, 64), -1, 1)},
+     reference=lambda a: dict(zip(("ret0", "ret1"), _view_seed(a))))
+
+
+def _view_seed(a: Array) -> tuple[Array, Array]:
+    x = f32(a * F32(1.5))
+    c = x[:16]
+    for _ in range(3):
+        c = f32(f32(c * x[16:]) + x[:16])
+    return c, f32(x + F32(1.0))
+
+
+case("tile_level_carry_of_a_slice_written_in_place", text=program('''
+    @pl.jit
+    def viewcarry(x: pl.Tensor, y: pl.Out[pl.Tensor], z: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [32, 64])
+            c = pl.tile.slice(t, [16, 64], [16, 0])
+            for i in pl.range(3):
+                c = pl.tile.add(pl.tile.muls(c, 0.5), t[0:16, 0:64])
+            pl.store(c, [0, 0], y)
+            pl.store(t, [0, 0], z)
+        return y
+    '''), inputs=lambda: {"x": uniform(121, (32, 64)), "y": np.zeros((16, 64), F32), "z": np.zeros((32, 64), F32)},
+     reference=lambda x, y, z: {"y": _slice_carry(x), "z": x})
+
+
+def _slice_carry(x: Array) -> Array:
+    c = x[16:]
+    for _ in range(3):
+        c = f32(f32(c * F32(0.5)) + x[:16])
+    return c
+
+
+case("carried_col_sum_feeds_a_matmul", text=program('''
+    @pl.program
+    class ColSumMatmul:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 32], pl.FP16]) -> pl.Tensor[[16, 32], pl.FP32]:
+            c0 = pl.full([16, 64], dtype=pl.FP16, value=0.0)
+            for i, (c,) in pl.range(4, init_values=(c0,)):
+                blk = pl.slice(x, [16, 64], [i * 16, 0])
+                c_new = pl.add(c, blk)
+                c_out = pl.yield_(c_new)
+            r = pl.matmul(c_out, w, out_dtype=pl.FP32)
+            m = pl.row_max(r)
+            y = pl.row_expand_sub(r, m)
+            return y
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64, 64], pl.FP16], w: pl.Tensor[[64, 32], pl.FP16]) -> pl.Tensor[[16, 32], pl.FP32]:
+            y = self.kernel(x, w)
+            return y
+    '''), inputs=lambda: {"x": uniform(122, (64, 64), -1, 1, F16), "w": uniform(123, (64, 32), -1, 1, F16)},
+     reference=lambda x, w: {"ret0": _colsum_matmul(x, w)})
+
+
+def _colsum_matmul(x: Array, w: Array) -> Array:
+    c = np.zeros((16, 64), F16)
+    for i in range(4):
+        c = (c + x[16 * i:16 * i + 16]).astype(F16)
+    r = matmul_ref(c, w)
+    return f32(r - row_max(r))
+
+
+case("matmul_carried_through_if_consumed_by_row_reduction", text=program('''
+    @pl.program
+    class IfMatmulReduce:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+                   flag: pl.Scalar[pl.INDEX]) -> pl.Tensor[[32, 1], pl.FP32]:
+            s0 = pl.full([32, 1], dtype=pl.FP32, value=0.0)
+            for i, (s,) in pl.range(2, init_values=(s0,)):
+                if flag > i:
+                    c = pl.matmul(a, b, out_dtype=pl.FP32)
+                    c_phi = pl.yield_(c)
+                else:
+                    d = pl.matmul(a, b, out_dtype=pl.FP32)
+                    e = pl.muls(d, -1.0)
+                    c_phi = pl.yield_(e)
+                s_new = pl.add(s, pl.row_sum(c_phi))
+                s_out = pl.yield_(s_new)
+            return s_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[32, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16],
+                 flag: pl.Scalar[pl.INDEX]) -> pl.Tensor[[32, 1], pl.FP32]:
+            r = self.kernel(a, b, flag)
+            return r
+    '''), inputs=lambda: {"a": uniform(124, (32, 64), -1, 1, F16), "b": uniform(125, (64, 64), -1, 1, F16),
+                          "flag": np.array(1, np.int64)},
+     reference=lambda a, b, flag: {"ret0": _if_matmul_reduce(a, b, int(flag))})
+
+
+def _if_matmul_reduce(a: Array, b: Array, flag: int) -> Array:
+    s = np.zeros((32, 1), F32)
+    c = matmul_ref(a, b)
+    for i in range(2):
+        s = f32(s + row_sum(c if flag > i else f32(c * F32(-1.0))))
+    return s
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
