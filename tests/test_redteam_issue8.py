@@ -2171,6 +2171,84 @@ def _if_matmul_reduce(a: Array, b: Array, flag: int) -> Array:
     return s
 
 
+case("reshape_to_unaligned_rows_not_supported_yet", text=program('''
+    @pl.program
+    class ReshapeRows100:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[50, 64], pl.FP16], b: pl.Tensor[[32, 48], pl.FP16]) -> pl.Tensor[[100, 48], pl.FP32]:
+            c = pl.matmul(pl.reshape(a, [100, 32]), b, out_dtype=pl.FP32)  # <- here
+            return c
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[50, 64], pl.FP16], b: pl.Tensor[[32, 48], pl.FP16]) -> pl.Tensor[[100, 48], pl.FP32]:
+            c = self.kernel(a, b)
+            return c
+    '''), reject="not supported yet")  # docs/open_findings/reshape_unaligned_rows_matmul.py
+
+case("jit_tensor_level_reshape_feeds_matmul", text=program('''
+    @pl.jit
+    def rm(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            r = pl.reshape(a, [32, 192])
+            c = pl.assemble(c, pl.matmul(r, b, out_dtype=pl.FP32), [0, 0])
+        return c
+    '''), inputs=lambda: {"a": uniform(128, (64, 96), -1, 1, F16), "b": uniform(129, (192, 64), -1, 1, F16),
+                          "c": np.zeros((32, 64), F32)},
+     reference=lambda a, b, c: {"c": matmul_ref(a.reshape(32, 192), b)})
+
+case("decode_attention_eight_query_rows", text=program('''
+    @pl.program
+    class Decode8:
+        @pl.function(type=pl.FunctionType.InCore)
+        def attn(self, q: pl.Tensor[[8, 128], pl.FP16], k: pl.Tensor[[1152, 128], pl.FP16]) -> pl.Tensor[[8, 1152], pl.FP32]:
+            s = pl.matmul(q, k, b_trans=True, out_dtype=pl.FP32)
+            m = pl.row_max(s)
+            e = pl.exp(pl.row_expand_sub(s, m))
+            p = pl.row_expand_div(e, pl.row_sum(e))
+            return p
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, q: pl.Tensor[[8, 128], pl.FP16], k: pl.Tensor[[1152, 128], pl.FP16]) -> pl.Tensor[[8, 1152], pl.FP32]:
+            p = self.attn(q, k)
+            return p
+    '''), inputs=lambda: {"q": uniform(130, (8, 128), -1, 1, F16), "k": uniform(131, (1152, 128), -1, 1, F16)},
+     reference=lambda q, k: {"ret0": softmax(matmul_ref(q, np.ascontiguousarray(k.T)))})
+
+case("gemv_one_row_times_matrix", text=program('''
+    @pl.program
+    class Gemv1:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[1, 192], pl.FP16], w: pl.Tensor[[192, 64], pl.FP16]) -> pl.Tensor[[1, 64], pl.FP32]:
+            y = pl.matmul(x, w, out_dtype=pl.FP32)
+            r = pl.relu(y)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[1, 192], pl.FP16], w: pl.Tensor[[192, 64], pl.FP16]) -> pl.Tensor[[1, 64], pl.FP32]:
+            r = self.kernel(x, w)
+            return r
+    '''), inputs=lambda: {"x": uniform(132, (1, 192), -1, 1, F16), "w": uniform(133, (192, 64), -1, 1, F16)},
+     reference=lambda x, w: {"ret0": np.maximum(matmul_ref(x, w), F32(0))})
+
+case("a_trans_matmul_k96_then_softmax", text=program('''
+    @pl.program
+    class ATrans:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[96, 32], pl.FP16], b: pl.Tensor[[96, 64], pl.FP16]) -> pl.Tensor[[32, 64], pl.FP32]:
+            s = pl.matmul(a, b, a_trans=True, out_dtype=pl.FP32)
+            m = pl.row_max(s)
+            e = pl.exp(pl.row_expand_sub(s, m))
+            p = pl.row_expand_div(e, pl.row_sum(e))
+            return p
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[96, 32], pl.FP16], b: pl.Tensor[[96, 64], pl.FP16]) -> pl.Tensor[[32, 64], pl.FP32]:
+            p = self.kernel(a, b)
+            return p
+    '''), inputs=lambda: {"a": uniform(134, (96, 32), -1, 1, F16), "b": uniform(135, (96, 64), -1, 1, F16)},
+     reference=lambda a, b: {"ret0": softmax(matmul_ref(np.ascontiguousarray(a.T), b))})
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
