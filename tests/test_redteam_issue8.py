@@ -2249,6 +2249,147 @@ case("a_trans_matmul_k96_then_softmax", text=program('''
      reference=lambda a, b: {"ret0": softmax(matmul_ref(np.ascontiguousarray(a.T), b))})
 
 
+case("nested_loops_under_vec_pressure", text=program('''
+    @pl.program
+    class Pressure:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[64, 160], pl.FP32], b: pl.Tensor[[64, 160], pl.FP32]) -> pl.Tensor[[64, 160], pl.FP32]:
+            x = pl.muls(a, 0.5)
+            acc = pl.adds(b, 0.0)
+            for i in pl.range(2):
+                y = pl.exp(pl.muls(acc, 0.125))
+                for j in pl.range(2):
+                    t = pl.mul(y, x)
+                    acc = pl.add(acc, t)
+                z = pl.sub(acc, y)
+                acc = pl.muls(z, 0.5)
+            r = pl.add(acc, x)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[64, 160], pl.FP32], b: pl.Tensor[[64, 160], pl.FP32]) -> pl.Tensor[[64, 160], pl.FP32]:
+            r = self.kernel(a, b)
+            return r
+    '''), inputs=lambda: {"a": uniform(136, (64, 160), -1, 1), "b": uniform(137, (64, 160), -1, 1)},
+     reference=lambda a, b: {"ret0": _pressure(a, b)})
+
+
+def _pressure(a: Array, b: Array) -> Array:
+    x, acc = f32(a * F32(0.5)), f32(b + F32(0.0))
+    for _ in range(2):
+        y = exp(f32(acc * F32(0.125)))
+        for _ in range(2):
+            acc = f32(acc + f32(y * x))
+        acc = f32(f32(acc - y) * F32(0.5))
+    return f32(acc + x)
+
+
+case("online_softmax_under_vec_pressure", text=program('''
+    @pl.program
+    class SoftmaxPressure:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, s: pl.Tensor[[64, 512], pl.FP32]) -> tuple[pl.Tensor[[64, 128], pl.FP32], pl.Tensor[[64, 1], pl.FP32]]:
+            m0 = pl.full([64, 1], dtype=pl.FP32, value=-1e30)
+            l0 = pl.full([64, 1], dtype=pl.FP32, value=0.0)
+            o0 = pl.full([64, 128], dtype=pl.FP32, value=0.0)
+            for i, (m, l, o) in pl.range(4, init_values=(m0, l0, o0)):
+                blk = pl.slice(s, [64, 128], [0, i * 128])
+                m_new = pl.maximum(m, pl.row_max(blk))
+                alpha = pl.exp(pl.sub(m, m_new))
+                p = pl.exp(pl.row_expand_sub(blk, m_new))
+                l_new = pl.add(pl.mul(l, alpha), pl.row_sum(p))
+                o_new = pl.add(pl.row_expand_mul(o, alpha), p)
+                m_out, l_out, o_out = pl.yield_(m_new, l_new, o_new)
+            r = pl.row_expand_div(o_out, l_out)
+            return r, m_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, s: pl.Tensor[[64, 512], pl.FP32]) -> tuple[pl.Tensor[[64, 128], pl.FP32], pl.Tensor[[64, 1], pl.FP32]]:
+            r, m = self.kernel(s)
+            return r, m
+    '''), inputs=lambda: {"s": uniform(138, (64, 512), -6, 6)},
+     reference=lambda s: dict(zip(("ret0", "ret1"), _softmax_pressure(s))))
+
+
+def _softmax_pressure(s: Array) -> tuple[Array, Array]:
+    m, l, o = np.full((64, 1), -1e30, F32), np.zeros((64, 1), F32), np.zeros((64, 128), F32)
+    for i in range(4):
+        blk = s[:, 128 * i:128 * i + 128]
+        m_new = vmax(m, row_max(blk))
+        alpha = exp(f32(m - m_new))
+        p = exp(f32(blk - m_new))
+        l = f32(f32(l * alpha) + row_sum(p))
+        o = f32(f32(o * alpha) + p)
+        m = m_new
+    return f32(o / l), m
+
+
+case("fp16_reductions_and_rounding_casts", text=program('''
+    @pl.program
+    class F16Reduce:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[32, 96], pl.FP16]) -> tuple[pl.Tensor[[32, 1], pl.FP16], pl.Tensor[[1, 96], pl.FP16], pl.Tensor[[32, 96], pl.INT32]]:
+            rs = pl.row_sum(x)
+            cs = pl.col_sum(x)
+            cm = pl.col_max(x)
+            d = pl.col_expand_sub(x, cm)
+            w = pl.cast(pl.muls(pl.cast(d, pl.FP32), 3.3), pl.INT32, "floor")
+            return rs, pl.add(cs, cm), w
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[32, 96], pl.FP16]) -> tuple[pl.Tensor[[32, 1], pl.FP16], pl.Tensor[[1, 96], pl.FP16], pl.Tensor[[32, 96], pl.INT32]]:
+            rs, cs, w = self.kernel(x)
+            return rs, cs, w
+    '''), inputs=lambda: {"x": uniform(139, (32, 96), -4, 4, F16)},
+     reference=lambda x: dict(zip(("ret0", "ret1", "ret2"), _f16_reduce(x))))
+
+
+def _col_max(x: Array) -> Array:
+    acc = x[0].copy()
+    for r in range(1, x.shape[0]):
+        acc = np.where(x[r] > acc, x[r], acc)
+    return acc[None, :]
+
+
+def _f16_reduce(x: Array) -> tuple[Array, Array, Array]:
+    rs = row_sum(x).astype(F16)
+    cs, cm = col_sum(x), _col_max(x)
+    d = (x - cm).astype(F16)
+    w = np.floor(f32(d.astype(F32) * F32(3.3))).astype(np.int32)
+    return rs, (cs + cm).astype(F16), w
+
+
+case("cast_rounding_modes_in_loop", text=program('''
+    @pl.program
+    class CastModes:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.INT32]:
+            acc = pl.full([16, 64], dtype=pl.INT32, value=0)
+            for i in pl.range(3):
+                t = pl.muls(x, 1.7)
+                if i == 0:
+                    c = pl.cast(t, pl.INT32, "ceil")
+                elif i == 1:
+                    c = pl.cast(t, pl.INT32, "trunc")
+                else:
+                    c = pl.cast(t, pl.INT32, "round")
+                acc = pl.add(acc, c)
+            return acc
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.INT32]:
+            r = self.kernel(x)
+            return r
+    '''), inputs=lambda: {"x": uniform(140, (16, 64), -50, 50)},
+     reference=lambda x: {"ret0": _cast_modes(x)})
+
+
+def _cast_modes(x: Array) -> Array:
+    t = f32(x * F32(1.7)).astype(F64)
+    away = np.where(t >= 0, np.floor(t + 0.5), np.ceil(t - 0.5))  # "round": ties away from zero
+    return (np.ceil(t).astype(np.int64) + np.trunc(t).astype(np.int64) + away.astype(np.int64)).astype(np.int32)
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
