@@ -1209,6 +1209,8 @@ class _Parser:
         body, trailing = self.block(stmt.body, body_scope)
         if inits and (trailing is None or not trailing.names):
             self.fail(stmt, "a loop with init_values must end with `name = pl.yield_(value)` naming its results")
+        if trailing is not None:
+            self.check_carried_yield(trailing, carried, iter_args)
         results = self.results(trailing, scope)
         self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
@@ -1349,11 +1351,34 @@ class _Parser:
         for element in target.elts[1].elts:
             if not isinstance(element, ast.Name):
                 self.fail(element, "expected a variable name for a loop-carried value")
+            if element.id == target.elts[0].id or element.id in (c.id for c in carried):
+                self.fail(element, f"`{element.id}` names two of the loop's variables (the loop index and the "
+                                   "carried values each need a name of their own)")
             carried.append(element)
         if len(carried) != carried_count:
             self.fail(target, f"init_values has {carried_count} value(s) but the loop names {len(carried)} "
                               "carried variable(s)")
         return target.elts[0], carried
+
+    def check_carried_yield(self, trailing: _YieldTargets, carried: Sequence[ast.Name],
+                            iter_args: Sequence[Node]) -> None:
+        """A loop body's pl.yield_ gives the next value of each carried variable: as many values
+        as the loop carries, each of the carried variable's shape and dtype (the interpreter and
+        the compiled loop would otherwise disagree on what the loop carries)."""
+        if len(trailing.values) != len(carried):
+            names = ", ".join(f"`{c.id}`" for c in carried) or "nothing"
+            self.fail(trailing.node, f"pl.yield_ yields {len(trailing.values)} value(s) but the loop carries "
+                                     f"{len(carried)} ({names})",
+                      "yield one value per name in `for i, (...) in pl.range(..., init_values=(...))`")
+        for index, (name, arg, value) in enumerate(zip(carried, iter_args, trailing.values)):
+            want, got = expr_type(getattr(arg, "var")), expr_type(value)
+            if not isinstance(want, (TensorType, TileType)) or not isinstance(got, (TensorType, TileType)):
+                continue
+            if want.dtype == got.dtype and _same_static_shape(want.shape, got.shape):
+                continue
+            self.fail(trailing.node, f"pl.yield_ value {index} is {format_type(got)}, but the loop carries "
+                                     f"`{name.id}` as {format_type(want)} (its init_values entry)",
+                      "yield a value of the carried shape and dtype, or seed the carry with one")
 
     def results(self, trailing: _YieldTargets | None, scope: _Scope) -> tuple[Node, ...]:
         if trailing is None:
@@ -2783,6 +2808,13 @@ def _reassigns_reference(program: ast.ClassDef) -> bool:
         if len(bound) != len(set(bound)):
             return True
     return False
+
+
+def _same_static_shape(a: Sequence[object], b: Sequence[object]) -> bool:
+    """Whether two shapes agree wherever both are static (a dynamic extent matches anything)."""
+    if len(a) != len(b):
+        return False
+    return all(x == y or not isinstance(x, int) or not isinstance(y, int) for x, y in zip(a, b))
 
 
 def _operator_hint(node: ast.AST, op: str, operands: Sequence[Node]) -> str:

@@ -2348,7 +2348,8 @@ def _col_max(x: Array) -> Array:
     acc = x[0].copy()
     for r in range(1, x.shape[0]):
         acc = np.where(x[r] > acc, x[r], acc)
-    return acc[None, :]
+    out: Array = acc[None, :]
+    return out
 
 
 def _f16_reduce(x: Array) -> tuple[Array, Array, Array]:
@@ -2388,6 +2389,47 @@ def _cast_modes(x: Array) -> Array:
     t = f32(x * F32(1.7)).astype(F64)
     away = np.where(t >= 0, np.floor(t + 0.5), np.ceil(t - 0.5))  # "round": ties away from zero
     return (np.ceil(t).astype(np.int64) + np.trunc(t).astype(np.int64) + away.astype(np.int64)).astype(np.int32)
+
+
+LOOP_KERNEL = '''
+    @pl.program
+    class Loop:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            z = pl.full([16, 32], dtype=pl.FP32, value=0.0)
+            {loop}
+            return acc_out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:
+            r = self.kernel(a)
+            return r
+    '''
+
+
+def _loop(loop: str) -> str:
+    return program(LOOP_KERNEL.replace("{loop}", textwrap.indent(textwrap.dedent(loop), " " * 12).lstrip()))
+
+
+case("yield_of_another_shape_than_the_carry", text=_loop('''
+    for i, (acc,) in pl.range(3, init_values=(z,)):
+        n = pl.row_sum(acc)
+        acc_out = pl.yield_(n)  # <- here
+    '''), reject="the loop carries `acc` as")
+case("yield_of_more_values_than_carries", text=_loop('''
+    for i, (acc,) in pl.range(3, init_values=(z,)):
+        n = pl.adds(acc, 1.0)
+        acc_out, other = pl.yield_(n, n)  # <- here
+    '''), reject="but the loop carries 1")
+case("loop_index_named_like_a_carry", text=_loop('''
+    for i, (i,) in pl.range(3, init_values=(z,)):  # <- here
+        acc_out = pl.yield_(i)
+    '''), reject="names two of the loop's variables")
+case("yield_of_another_dtype_than_the_carry", text=_loop('''
+    for i, (acc,) in pl.range(3, init_values=(z,)):
+        h = pl.cast(acc, pl.FP16, "rint")
+        acc_out = pl.yield_(h)  # <- here
+    '''), reject="FP16")
 
 
 # -- the run ----------------------------------------------------------------------------------------------
