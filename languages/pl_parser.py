@@ -1188,6 +1188,8 @@ class _Parser:
             bounds.insert(0, self.make("ConstInt", None, value=0, dtype=DataType.INDEX))
         if len(bounds) == 2:
             bounds.append(self.make("ConstInt", None, value=1, dtype=DataType.INDEX))
+        if self.user_text and len(call.args) == 3 and bounds[2].KIND == "ConstInt":
+            self.check_step(call, int(getattr(bounds[2], "value")), parts[1])
         inits: list[Node] = []
         attrs: list[tuple[str, AttrValue]] = []
         for kw in call.keywords:
@@ -1209,12 +1211,24 @@ class _Parser:
         body, trailing = self.block(stmt.body, body_scope)
         if inits and (trailing is None or not trailing.names):
             self.fail(stmt, "a loop with init_values must end with `name = pl.yield_(value)` naming its results")
-        if trailing is not None:
+        if trailing is not None and self.user_text:  # (an IR dump is the verifiers' to check)
             self.check_carried_yield(trailing, carried, iter_args)
         results = self.results(trailing, scope)
         self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
+
+    def check_step(self, call: ast.Call, step: int, iterator: str) -> None:
+        """A loop steps forward: Python's range refuses step 0, and PTO's scf.for takes a positive
+        step only (the compiled loop could not count down)."""
+        if step == 0:
+            self.fail(call.args[2], f"pl.{iterator} step must not be zero")
+        if step < 0:
+            start, stop = (ast.unparse(a) for a in call.args[:2])
+            self.fail(call.args[2], f"not supported yet: pl.{iterator} with a negative step ({step}): PTO's scf.for "
+                                    "counts up only",
+                      f"count up and derive the index: `for k in pl.{iterator}(0, ({start}) - ({stop}), {-step}):` "
+                      f"with `i = {start} - k`")
 
     def spmd_loop(self, stmt: ast.For, call: ast.Call, scope: _Scope) -> list[Node]:
         """`for i in pl.spmd(n):` is `with pl.spmd(n):` around a CORE_GROUP scope whose body
@@ -1380,6 +1394,19 @@ class _Parser:
                                      f"`{name.id}` as {format_type(want)} (its init_values entry)",
                       "yield a value of the carried shape and dtype, or seed the carry with one")
 
+    def check_branch_yields(self, then_yield: _YieldTargets, else_yield: _YieldTargets) -> None:
+        """The two branches of an if give each result one shape and dtype (the if's result
+        would otherwise take the then-branch's type, and the mismatch surface far from here)."""
+        for (name, _), a, b in zip(then_yield.names, then_yield.values, else_yield.values):
+            ta, tb = expr_type(a), expr_type(b)
+            if not isinstance(ta, (TensorType, TileType)) or not isinstance(tb, (TensorType, TileType)):
+                continue
+            if ta.dtype == tb.dtype and _same_static_shape(ta.shape, tb.shape):
+                continue
+            self.fail(else_yield.node, f"the branches of the if yield `{name}` as {format_type(ta)} (then-branch, "
+                                       f"line {then_yield.node.lineno}) and {format_type(tb)} (else-branch)",
+                      "yield one shape and dtype from both branches")
+
     def results(self, trailing: _YieldTargets | None, scope: _Scope) -> tuple[Node, ...]:
         if trailing is None:
             return ()
@@ -1402,6 +1429,8 @@ class _Parser:
             self.fail(where, f"both branches of an if must yield the same names: then yields "
                              f"{then_names or 'nothing'}, else yields {else_names or 'nothing'}",
                       "end both branches with `x = pl.yield_(value)`")
+        if then_yield is not None and else_yield is not None and self.user_text:
+            self.check_branch_yields(then_yield, else_yield)
         self.merge_branches(stmt, scope, then_scope, else_scope, set(then_names))
         results = self.results(then_yield, scope)
         return [self.make("IfStmt", stmt, cond=cond, then_body=then_body, else_body=else_body, results=results)]

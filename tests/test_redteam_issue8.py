@@ -2432,6 +2432,43 @@ case("yield_of_another_dtype_than_the_carry", text=_loop('''
     '''), reject="FP16")
 
 
+case("negative_step_range_not_supported_yet", text=_loop('''
+    for i, (acc,) in pl.range(3, -1, -1, init_values=(z,)):  # <- here
+        s = pl.slice(a, [16, 32], [i * 16, 0])
+        n = pl.sub(s, acc)
+        acc_out = pl.yield_(n)
+    '''), reject="i = 3 - k")
+case("zero_step_range_rejected", text=_loop('''
+    for i, (acc,) in pl.range(0, 4, 0, init_values=(z,)):  # <- here
+        acc_out = pl.yield_(acc)
+    '''), reject="must not be zero")
+case("counting_down_by_a_derived_index", text=_loop('''
+    for k, (acc,) in pl.range(0, 4, 1, init_values=(z,)):
+        i = 3 - k
+        s = pl.slice(a, [16, 32], [i * 16, 0])
+        n = pl.sub(s, acc)
+        acc_out = pl.yield_(n)
+    '''), inputs=lambda: {"a": uniform(141, (64, 32))}, reference=lambda a: {"ret0": _count_down(a)})
+
+
+def _count_down(a: Array) -> Array:
+    acc = np.zeros((16, 32), F32)
+    for i in (3, 2, 1, 0):
+        acc = f32(a[16 * i:16 * i + 16] - acc)
+    return acc
+
+
+case("if_branches_yield_different_shapes", text=_loop('''
+    for i, (acc,) in pl.range(2, init_values=(z,)):
+        if i == 0:
+            x = pl.row_sum(acc)
+            phi = pl.yield_(x)
+        else:
+            phi = pl.yield_(acc)  # <- here
+        acc_out = pl.yield_(phi)
+    '''), reject="the branches of the if yield `phi`")
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
