@@ -2469,6 +2469,38 @@ case("if_branches_yield_different_shapes", text=_loop('''
     '''), reject="the branches of the if yield `phi`")
 
 
+case("same_width_cast_of_a_window_of_a_dying_tile", text=program('''
+    @pl.jit
+    def castwin(x: pl.Tensor, y: pl.Out[pl.Tensor]) -> pl.Tensor:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.tile.muls(pl.load(x, [0, 0], [16, 64]), 10.0)
+            s = pl.tile.slice(t, [16, 32], [0, 32])
+            n = pl.tile.cast(s, target_type=pl.INT32, mode="rint")
+            pl.store(pl.tile.adds(n, 1), [0, 0], y)
+        return y
+    '''), inputs=lambda: {"x": uniform(142, (16, 64), -100, 100), "y": np.zeros((16, 32), np.int32)},
+     reference=lambda x, y: {"y": (np.rint(f32(x * F32(10.0))[:, 32:]).astype(np.int32) + 1).astype(np.int32)})
+
+case("same_width_cast_of_a_column_vector", text=program('''
+    @pl.program
+    class CastColumnI32:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.INT32]:
+            m = pl.muls(pl.row_sum(a), 4.0)
+            n = pl.cast(m, pl.INT32, "floor")
+            x = pl.cast(pl.muls(a, 8.0), pl.INT32, "floor")
+            r = pl.row_expand_sub(x, n)
+            return r
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.INT32]:
+            r = self.kernel(a)
+            return r
+    '''), inputs=lambda: {"a": uniform(143, (32, 64), -10, 10)},
+     reference=lambda a: {"ret0": (np.floor(f32(a * F32(8.0))).astype(np.int32)
+                                   - np.floor(f32(row_sum(a) * F32(4.0))).astype(np.int32)).astype(np.int32)})
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 
