@@ -137,11 +137,12 @@ def is_kernel_function(function: Node) -> bool:
 
 
 def straight_line_statements(body: Sequence[Node]) -> Iterator[Node]:
-    """The statements of `body` other than loops and branches, in program order: a loop's body
-    and a branch's arms (then before else) are entered where they stand."""
+    """The statements of `body` other than loops, branches and scopes, in program order: a loop's
+    body, a branch's arms (then before else) and a `with pl.at(...)` / `pl.incore()` scope's body
+    (a kernel-to-be of an Orchestration function) are entered where they stand."""
     for stmt in body:
         kind = stmt.KIND
-        if kind in ("ForStmt", "WhileStmt"):
+        if kind in ("ForStmt", "WhileStmt", "ScopeStmt"):
             yield from straight_line_statements(getattr(stmt, "body"))
         elif kind == "IfStmt":
             yield from straight_line_statements(getattr(stmt, "then_body"))

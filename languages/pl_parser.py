@@ -104,6 +104,18 @@ INDEX_TYPE = ScalarType(DataType.INDEX)
 _AST_BINOPS: dict[type[ast.operator], str] = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Div: "/",
 }
+# Python operators the DSL has no scalar form of; on a Tensor / tile they name a pl.* call.
+_TENSOR_ONLY_BINOPS: dict[type[ast.operator], str] = {
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.Pow: "**",
+}
+# Hints for the operators with no single pl.* call on a Tensor / tile.
+_OPERATOR_ADVICE = {
+    "//": "there is no floor division of tensors: divide with pl.div({a}, {b}) and round the quotient down into an "
+          "integer dtype with pl.cast(..., pl.INT32, \"floor\")",
+    "**": "there is no power operator on tensors: write pl.mul({a}, {a}) for a square, or pl.exp(pl.mul(pl.log({a}), "
+          "{b}))",
+    "+x": "drop the unary +: `{a}` is the value",
+}
 _AST_COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
 }
@@ -112,8 +124,9 @@ _BOOL_RESULT_OPS = frozenset(_AST_COMPARISONS.values()) | {"and", "or", "not"}
 # The pl.* call a Python operator on a Tensor / tile stands for (JIT_FRONTEND.md §4.5, Appendix B.1).
 _OPERATOR_CALLS: dict[str, tuple[str, str]] = {  # operator -> (the call, its extra arguments)
     "+": ("pl.add", ""), "-": ("pl.sub", ""), "*": ("pl.mul", ""), "/": ("pl.div", ""), "@": ("pl.matmul", ""),
-    "//": ("pl.div", ""), "%": ("pl.fmod", ""), "-x": ("pl.neg", ""), "not": ("pl.not_", ""),
-    "and": ("pl.and_", ""), "or": ("pl.or_", ""),
+    "%": ("pl.fmod", ""), "-x": ("pl.neg", ""), "not": ("pl.not_", ""),
+    "and": ("pl.and_", ""), "or": ("pl.or_", ""), "&": ("pl.and_", ""), "|": ("pl.or_", ""), "^": ("pl.xor", ""),
+    "<<": ("pl.shl", ""), ">>": ("pl.shr", ""), "~x": ("pl.not_", ""),
     **{cmp: ("pl.cmp", f", cmp_type={code}") for code, cmp in enumerate(("==", "!=", "<", "<=", ">", ">="))},
 }
 
@@ -1175,6 +1188,8 @@ class _Parser:
             bounds.insert(0, self.make("ConstInt", None, value=0, dtype=DataType.INDEX))
         if len(bounds) == 2:
             bounds.append(self.make("ConstInt", None, value=1, dtype=DataType.INDEX))
+        if self.user_text and len(call.args) == 3 and bounds[2].KIND == "ConstInt":
+            self.check_step(call, int(getattr(bounds[2], "value")), parts[1])
         inits: list[Node] = []
         attrs: list[tuple[str, AttrValue]] = []
         for kw in call.keywords:
@@ -1196,10 +1211,24 @@ class _Parser:
         body, trailing = self.block(stmt.body, body_scope)
         if inits and (trailing is None or not trailing.names):
             self.fail(stmt, "a loop with init_values must end with `name = pl.yield_(value)` naming its results")
+        if trailing is not None and self.user_text:  # (an IR dump is the verifiers' to check)
+            self.check_carried_yield(trailing, carried, iter_args)
         results = self.results(trailing, scope)
         self.hide_loop_locals(stmt, scope, loop_name)
         return [self.make("ForStmt", stmt, loop_var=loop_var, start=bounds[0], stop=bounds[1], step=bounds[2],
                           iter_args=tuple(iter_args), body=body, results=results, kind=kind, attrs=tuple(attrs))]
+
+    def check_step(self, call: ast.Call, step: int, iterator: str) -> None:
+        """A loop steps forward: Python's range refuses step 0, and PTO's scf.for takes a positive
+        step only (the compiled loop could not count down)."""
+        if step == 0:
+            self.fail(call.args[2], f"pl.{iterator} step must not be zero")
+        if step < 0:
+            start, stop = (ast.unparse(a) for a in call.args[:2])
+            self.fail(call.args[2], f"not supported yet: pl.{iterator} with a negative step ({step}): PTO's scf.for "
+                                    "counts up only",
+                      f"count up and derive the index: `for k in pl.{iterator}(0, ({start}) - ({stop}), {-step}):` "
+                      f"with `i = {start} - k`")
 
     def spmd_loop(self, stmt: ast.For, call: ast.Call, scope: _Scope) -> list[Node]:
         """`for i in pl.spmd(n):` is `with pl.spmd(n):` around a CORE_GROUP scope whose body
@@ -1336,11 +1365,47 @@ class _Parser:
         for element in target.elts[1].elts:
             if not isinstance(element, ast.Name):
                 self.fail(element, "expected a variable name for a loop-carried value")
+            if element.id == target.elts[0].id or element.id in (c.id for c in carried):
+                self.fail(element, f"`{element.id}` names two of the loop's variables (the loop index and the "
+                                   "carried values each need a name of their own)")
             carried.append(element)
         if len(carried) != carried_count:
             self.fail(target, f"init_values has {carried_count} value(s) but the loop names {len(carried)} "
                               "carried variable(s)")
         return target.elts[0], carried
+
+    def check_carried_yield(self, trailing: _YieldTargets, carried: Sequence[ast.Name],
+                            iter_args: Sequence[Node]) -> None:
+        """A loop body's pl.yield_ gives the next value of each carried variable: as many values
+        as the loop carries, each of the carried variable's shape and dtype (the interpreter and
+        the compiled loop would otherwise disagree on what the loop carries)."""
+        if len(trailing.values) != len(carried):
+            names = ", ".join(f"`{c.id}`" for c in carried) or "nothing"
+            self.fail(trailing.node, f"pl.yield_ yields {len(trailing.values)} value(s) but the loop carries "
+                                     f"{len(carried)} ({names})",
+                      "yield one value per name in `for i, (...) in pl.range(..., init_values=(...))`")
+        for index, (name, arg, value) in enumerate(zip(carried, iter_args, trailing.values)):
+            want, got = expr_type(getattr(arg, "var")), expr_type(value)
+            if not isinstance(want, (TensorType, TileType)) or not isinstance(got, (TensorType, TileType)):
+                continue
+            if want.dtype == got.dtype and _same_static_shape(want.shape, got.shape):
+                continue
+            self.fail(trailing.node, f"pl.yield_ value {index} is {format_type(got)}, but the loop carries "
+                                     f"`{name.id}` as {format_type(want)} (its init_values entry)",
+                      "yield a value of the carried shape and dtype, or seed the carry with one")
+
+    def check_branch_yields(self, then_yield: _YieldTargets, else_yield: _YieldTargets) -> None:
+        """The two branches of an if give each result one shape and dtype (the if's result
+        would otherwise take the then-branch's type, and the mismatch surface far from here)."""
+        for (name, _), a, b in zip(then_yield.names, then_yield.values, else_yield.values):
+            ta, tb = expr_type(a), expr_type(b)
+            if not isinstance(ta, (TensorType, TileType)) or not isinstance(tb, (TensorType, TileType)):
+                continue
+            if ta.dtype == tb.dtype and _same_static_shape(ta.shape, tb.shape):
+                continue
+            self.fail(else_yield.node, f"the branches of the if yield `{name}` as {format_type(ta)} (then-branch, "
+                                       f"line {then_yield.node.lineno}) and {format_type(tb)} (else-branch)",
+                      "yield one shape and dtype from both branches")
 
     def results(self, trailing: _YieldTargets | None, scope: _Scope) -> tuple[Node, ...]:
         if trailing is None:
@@ -1364,6 +1429,8 @@ class _Parser:
             self.fail(where, f"both branches of an if must yield the same names: then yields "
                              f"{then_names or 'nothing'}, else yields {else_names or 'nothing'}",
                       "end both branches with `x = pl.yield_(value)`")
+        if then_yield is not None and else_yield is not None and self.user_text:
+            self.check_branch_yields(then_yield, else_yield)
         self.merge_branches(stmt, scope, then_scope, else_scope, set(then_names))
         results = self.results(then_yield, scope)
         return [self.make("IfStmt", stmt, cond=cond, then_body=then_body, else_body=else_body, results=results)]
@@ -1627,6 +1694,9 @@ class _Parser:
             operand = self.expr(operand_ast, scope)
             self.require_scalar_operands(node, "not", (operand,))
             return self.make("UnaryOp", node, op="not", operand=operand, type=BOOL_TYPE)
+        if isinstance(node.op, (ast.Invert, ast.UAdd)):
+            operand = self.expr(operand_ast, scope)
+            self.require_scalar_operands(node, "~x" if isinstance(node.op, ast.Invert) else "+x", (operand,))
         self.fail(node, f"unsupported unary operator in `{ast.unparse(node)}` (supported: -x, not x)")
 
     def binop_node(self, node: ast.AST, op: str, lhs: Node, rhs: Node) -> Node:
@@ -1643,10 +1713,7 @@ class _Parser:
             if isinstance(ty, ScalarType):
                 continue
             spelled = ast.unparse(node) if isinstance(node, ast.expr) else op
-            callee, extra = _OPERATOR_CALLS.get(op, ("", ""))
-            hint = "Python operators work on scalars only; use the pl.* operator calls for tensors and tiles"
-            if callee:
-                hint = f"Python operators work on scalars only; write {callee}({_operand_text(node)}{extra})"
+            hint = "Python operators work on scalars only; " + _operator_hint(node, op, operands)
             self.fail(node, f"operator `{op}` in `{spelled}` is applied to a {_kind_word(ty)} "
                             f"(`{format_type(ty)}`), not a scalar", hint)
 
@@ -1659,6 +1726,9 @@ class _Parser:
         if op is None and isinstance(node.op, ast.MatMult):
             lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
             self.require_scalar_operands(node, "@", (lhs, rhs))
+        if op is None and type(node.op) in _TENSOR_ONLY_BINOPS:
+            lhs, rhs = self.expr(node.left, scope), self.expr(node.right, scope)
+            self.require_scalar_operands(node, _TENSOR_ONLY_BINOPS[type(node.op)], (lhs, rhs))
         if op is None:
             self.fail(node, f"unsupported operator in `{ast.unparse(node)}` (supported: + - * / // %)",
                       "use // for integer division")
@@ -2767,6 +2837,34 @@ def _reassigns_reference(program: ast.ClassDef) -> bool:
         if len(bound) != len(set(bound)):
             return True
     return False
+
+
+def _same_static_shape(a: Sequence[object], b: Sequence[object]) -> bool:
+    """Whether two shapes agree wherever both are static (a dynamic extent matches anything)."""
+    if len(a) != len(b):
+        return False
+    return all(x == y or not isinstance(x, int) or not isinstance(y, int) for x, y in zip(a, b))
+
+
+def _operator_hint(node: ast.AST, op: str, operands: Sequence[Node]) -> str:
+    """The pl.* spelling of a Python operator applied to a Tensor / tile (the operands in the
+    user's words). A pl.* call takes the tensor first: `2.0 * t` is pl.mul(t, 2.0), `2.0 - t`
+    pl.add(pl.neg(t), 2.0)."""
+    texts = _operand_text(node).split(", ", 1) if isinstance(node, (ast.BinOp, ast.Compare)) else [_operand_text(node)]
+    a, b = texts[0], texts[-1]
+    if op in _OPERATOR_ADVICE:
+        return _OPERATOR_ADVICE[op].format(a=a, b=b)
+    callee, extra = _OPERATOR_CALLS.get(op, ("", ""))
+    if not callee:
+        return "use the pl.* operator calls for tensors and tiles"
+    scalar_first = len(operands) == 2 and isinstance(expr_type(operands[0]), ScalarType)
+    if scalar_first and op in ("+", "*"):
+        return f"write {callee}({b}, {a}) (the tensor first)"
+    if scalar_first and op == "-":
+        return f"write pl.add(pl.neg({b}), {a}) (a pl.* call takes the tensor first)"
+    if scalar_first and op in ("/", "%"):
+        return f"a pl.* call takes the tensor first: fill a tensor with `{a}` (pl.full) and write {callee}(filled, {b})"
+    return f"write {callee}({_operand_text(node)}{extra})"
 
 
 def _operand_text(node: ast.AST) -> str:

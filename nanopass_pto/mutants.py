@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 from languages.memory_space import MemorySpace
 from languages.types import AttrValue, TileType
-from nanopass.node import Node
+from nanopass.node import Node, preorder
 
 # A node edit: a replacement node, `DELETE` (inside a statement list), or None (keep).
 DELETE: tuple[()] = ()
@@ -375,6 +375,36 @@ def _packed_valid_first_axis(original: Any) -> Any:
 
 
 # -- output edits ---------------------------------------------------------------------------------------
+
+
+def _mat_stage_collapsed() -> Edit:
+    """A Vec tile staged through Mat into Left / Right (`m = move(v, Mat)`, `l = move(m, Left)`)
+    is moved straight from Vec (`l = move(v, Left)`): a path pto.tmov does not have."""
+    def edit(node: Node) -> Any:
+        if node.KIND != "Function":
+            return None
+        staged: dict[str, Node] = {}
+        for inner in preorder(node):
+            if inner.KIND == "AssignStmt" and _is_call(getattr(inner, "value"), "tile.move"):
+                args = getattr(getattr(inner, "value"), "args")
+                source = getattr(args[0], "type", None) if args else None
+                result = getattr(getattr(inner, "target"), "type", None)
+                if getattr(source, "memory_space", None) is MemorySpace.Vec \
+                        and getattr(result, "memory_space", None) is MemorySpace.Mat:
+                    staged[getattr(getattr(inner, "target"), "name")] = args[0]
+
+        def collapse(call: Node) -> Any:
+            if not _is_call(call, "tile.move") or not getattr(call, "args"):
+                return None
+            arg = getattr(call, "args")[0]
+            space = getattr(getattr(call, "type", None), "memory_space", None)
+            if arg.KIND == "Var" and getattr(arg, "name") in staged and space in (MemorySpace.Left, MemorySpace.Right):
+                return dataclasses.replace(call, args=(staged[getattr(arg, "name")],))  # type: ignore[type-var]
+            return None
+
+        return transform(node, first_only(collapse)) if staged else None
+
+    return edit
 
 
 def _swap_sub_operands() -> Edit:
@@ -873,6 +903,9 @@ def _catalogue() -> list[Any]:
         PatchMutant("packed-valid-ignores-middle-axes", "flatten-tile-nd-to-2d",
                     "a rank-3 tile's packed valid rows are valid[0] instead of valid[0] * middle extents",
                     "languages.ops.tile_ops", "packed_valid_2d", _packed_valid_first_axis),
+        OutputEditMutant("mat-stage-collapsed", "auto-tile-matmul-l0",
+                         "a Vec tile staged through Mat into Left / Right is moved straight from Vec (no data path)",
+                         f"{_AUTO_TILE}:AutoTileMatmulL0", _mat_stage_collapsed),
         PatchMutant("zero-seed-predicate-vs-stop", "seed-zero-accumulators",
                     "a zero seed's first-step predicate tests `k == stop` instead of `k == start`",
                     "passes.seed_zero_accumulators", "first_step_predicate", _seed_predicate_vs_stop),

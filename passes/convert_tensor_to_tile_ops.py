@@ -277,6 +277,13 @@ class TensorToTileMutator(U.FromTensor):
         outer = self._scope()
         body = self.visit_Stmt_block(node.body)
         self._restore(outer)
+        reseeded = self._load_gm_seeds(node, iter_args, body, pre)
+        if reseeded:
+            # The carries seeded by a GM tensor are tiles now: the body reads them as such.
+            iter_args = reseeded
+            outer = self._scope()
+            body = self.visit_Stmt_block(node.body)
+            self._restore(outer)
         self._check_carries(node, [a.var for a in iter_args], body)
         results = tuple(self._bind(r, a.var.type) for r, a in zip(node.results, iter_args))
         return (*pre, U.ForStmt(loop_var=self.visit_Var(node.loop_var), start=self.visit_Expr(node.start),
@@ -1505,6 +1512,24 @@ class TensorToTileMutator(U.FromTensor):
             typ = fallback
         return U.Call(op=op, args=args, attrs=attrs, type=typ, span=span)
 
+    def _load_gm_seeds(self, node: T.ForStmt, iter_args: list[U.IterArg], body: tuple[U.Stmt, ...],
+                       pre: list[U.Stmt]) -> list[U.IterArg] | None:
+        """A carry seeded by a GM tensor (`init_values=(b, ...)` with `b` a parameter) whose body
+        yields a tile: the seed is loaded before the loop and the carry is that tile (the body's
+        first iteration reads `b`'s elements, later ones the tile it computed). None when no
+        carry is such."""
+        changed = False
+        out: list[U.IterArg] = []
+        for source, arg, value in zip(node.iter_args, iter_args, _yielded(body)):
+            if isinstance(arg.var.type, TensorType) and isinstance(arg.init, U.Var) \
+                    and isinstance(arg.init.type, TensorType) and isinstance(_expr_type(value), TileType):
+                init = self._load_gm(arg.init, None, arg.span, pre)
+                out.append(U.IterArg(var=self._bind(source.var, init.type), init=init, span=arg.span))
+                changed = True
+            else:
+                out.append(arg)
+        return out if changed else None
+
     def _check_carries(self, node: T.ForStmt, iter_vars: Sequence[U.Var], body: tuple[U.Stmt, ...]) -> None:
         for var, value in zip(iter_vars, _yielded(body)):
             if isinstance(var.type, TileType) != isinstance(_expr_type(value), TileType):
@@ -1610,6 +1635,14 @@ def _reject_host_compute(function: T.Function) -> None:
     for node in walk(function):
         if isinstance(node, T.Call) and not TileUnplaced.admits_op(node.op):
             kind = function.func_type if function.func_type != "Opaque" else "Opaque (bare @pl.function)"
+            if REGISTRY.is_view(node.op) or node.op == "tensor.assemble":
+                # A view (or a window write) is not compute: PyPTO's orchestration takes them.
+                raise CompileError(Diagnostic.at(
+                    node, RULE,
+                    f"not supported yet: `{node.op}` of a tensor in {kind} function `{function.name}` (a "
+                    "kernel called on a view or window of a GM tensor)",
+                    hint="pass the whole tensor to the InCore function and take the window there (pl.slice / "
+                         "pl.assemble at a loop offset inside the kernel)"))
             raise CompileError(Diagnostic.at(
                 node, RULE,
                 f"`{node.op}` in {kind} function `{function.name}`: tensor compute is lowered only in "

@@ -35,7 +35,7 @@ boundary move (everything on Ascend950) are returned untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Sequence
+from typing import ClassVar, Iterable, Iterator, Sequence
 
 from typing_extensions import override
 
@@ -318,11 +318,17 @@ def _check_defined(body: Sequence[L.Stmt], defined: set[str], side: str, origin:
         for name, node in _stmt_uses(stmt):
             if name not in defined:
                 other = origin.get(name, "the other core")
+                hint = "compute the value on the core that uses it, or pass it through a GM tensor in a separate kernel"
+                value = stmt.value if isinstance(stmt, (L.AssignStmt, L.EvalStmt)) else None
+                if isinstance(value, L.Call) and value.op == "tile.move" and side == AIC:
+                    hint = (f"move `{name}` to Mat first (pl.move({name}, target_memory=pl.MemorySpace.Mat): the "
+                            f"vector-to-cube FIFO), then from Mat to {attr(value.attrs, 'target_memory', 'Left')}")
+                # A variable's span is its definition's (on the other core): the error is the use.
+                where = stmt if stmt.node_span.known else node
                 raise CompileError(Diagnostic.at(
-                    node, RULE,
+                    where, RULE,
                     f"`{name}` is computed on the {other} but used on the {_CORE_WORDS[side]}; only tiles that "
-                    f"cross through a cross-core FIFO (Acc → Vec, Vec → Mat) can move between the cores",
-                    "compute the value on the core that uses it, or pass it through a GM tensor in a separate kernel"))
+                    f"cross through a cross-core FIFO (Acc → Vec, Vec → Mat) can move between the cores", hint))
         if isinstance(stmt, L.AssignStmt):
             defined.add(stmt.target.name)
         elif isinstance(stmt, L.ForStmt):
@@ -504,7 +510,10 @@ _CONSUMER = {C2V: AIV, V2C: AIC}
 class _Pipe:
     """The one pipe of a mixed kernel (PyPTO's automatic set-up keeps a single pipe whose
     dir_mask covers both directions): its slot size is the largest tile it carries, and it
-    keeps DEFAULT_SLOT_NUM slots per direction."""
+    keeps DEFAULT_SLOT_NUM slots per direction, or one when no direction carries more than one
+    tile per run (no pop in a loop, at most one per direction): a second slot would never be
+    filled, and it takes a whole tile of the consumer's Vec / Mat (a decode step's [16, 1024]
+    scores popped once reserved 128 KiB of Vec for a 64 KiB tile)."""
 
     kernel: str
     dir_mask: int
@@ -514,13 +523,20 @@ class _Pipe:
     @staticmethod
     def of(sides: dict[str, _Side], kernel: str) -> _Pipe | None:
         dir_mask, slot_size = 0, 0
+        pops: dict[int, int] = {}
+        looped = False
         for side in SIDES:
-            for node in walk(sides[side].function):
-                if isinstance(node, L.Call) and node.op in _POP_DIRECTION:
+            for node, in_loop in _calls(sides[side].function.body, False):
+                if node.op in _POP_DIRECTION:
                     dir_mask |= _POP_DIRECTION[node.op]
+                    pops[_POP_DIRECTION[node.op]] = pops.get(_POP_DIRECTION[node.op], 0) + 1
+                    looped = looped or in_loop
                     if isinstance(node.type, TileType):
                         slot_size = max(slot_size, physical_bytes_2d(node.type))
-        return _Pipe(kernel, dir_mask, slot_size) if dir_mask else None
+        if not dir_mask:
+            return None
+        slot_num = DEFAULT_SLOT_NUM if looped else min(DEFAULT_SLOT_NUM, max(pops.values()))
+        return _Pipe(kernel, dir_mask, slot_size, slot_num)
 
     def gm_slot_buffer(self, span: Span) -> L.Var:
         """The GM ring the a2/a3 pipe moves its slots through (FP32 words)."""
@@ -571,6 +587,18 @@ class _Pipe:
         return L.Function(name=function.name, func_type=function.func_type, params=params,
                           return_types=function.return_types, body=(*prologue, *body), attrs=function.attrs,
                           span=span)
+
+
+def _calls(body: Sequence[L.Stmt], in_loop: bool) -> Iterator[tuple[L.Call, bool]]:
+    """Every call of `body`, with whether it sits inside a loop."""
+    for stmt in body:
+        if isinstance(stmt, L.ForStmt):  # (no while loop below the Tensor language)
+            yield from _calls(stmt.body, True)
+        elif isinstance(stmt, L.IfStmt):
+            yield from _calls(stmt.then_body, in_loop)
+            yield from _calls(stmt.else_body, in_loop)
+        else:
+            yield from ((node, in_loop) for node in walk(stmt) if isinstance(node, L.Call))
 
 
 def _directions(dir_mask: int) -> int:

@@ -467,6 +467,8 @@ class _Placer(P.FromTileUnplaced):
                 hop, args[index] = self._hop(arg, wanted, call, f"{call.op} operand "
                                              f"`{opdef.operand_decl(index).name}`")
                 hops.extend(hop)
+        if opdef.name == "tile.move" and args and isinstance(args[0], P.Var):
+            hops.extend(self._stage_move(call, args))
         self._check_assemble_path(opdef, args, call)
         attrs = self._materialized_attrs(opdef, call.attrs, target)
         touches_tiles = isinstance(call.type, TileType) or any(isinstance(getattr(a, "type", None), TileType)
@@ -477,6 +479,24 @@ class _Placer(P.FromTileUnplaced):
             if ty.memory_space is not self.plan.space(target):
                 self.bump("placement-conflicts")
         return tuple(hops), P.Call(op=call.op, args=tuple(args), attrs=attrs, type=ty, span=call.span)
+
+    def _stage_move(self, call: U.Call, args: list[P.Expr]) -> tuple[P.Stmt, ...]:
+        """A tile.move the user wrote between two spaces no data path (nor cross-core FIFO)
+        connects: a Vec tile bound for L0 (Left / Right / Bias) is staged through Mat, as the
+        compiler stages its own operands (`args[0]` becomes the Mat tile); any other is refused
+        at the move. (Ascend950's TMOV has no Vec -> Left branch: emitted as is, it copies
+        nothing.)"""
+        source, wanted = args[0], attr(call.attrs, "target_memory", None)
+        assert isinstance(source, P.Var)
+        here = source.type.memory_space if isinstance(source.type, TileType) else None
+        if here is None or not isinstance(wanted, MemorySpace) or here is wanted \
+                or self.backend.can_move(here, wanted) or (here, wanted) in CROSS_CORE_TRANSFERS:
+            return ()
+        if here is MemorySpace.Vec and self.backend.can_move(MemorySpace.Mat, wanted):
+            hop, args[0] = self._hop(source, MemorySpace.Mat, call, "tile.move (staged through Mat)")
+            self.bump("moves-staged-through-mat")
+            return hop
+        raise CompileError(self._no_path(source, here, wanted, call, "tile.move"))
 
     def _check_assemble_path(self, opdef: OpDef, args: Sequence[P.Expr], call: U.Call) -> None:
         """An assemble copies its source into a window of its target: the target's space must be
@@ -667,7 +687,7 @@ class InferTileMemorySpace(Pass[U.Program, P.Program]):
     source: ClassVar[Language] = TileUnplaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"SSAForm", "IncoreTileOps", "TileOps2D"})
-    produces: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced", "CubeTileLayouts"})
+    produces: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced", "CubeTileLayouts", "MovesOnDataPaths"})
 
     @override
     def run(self, program: U.Program, ctx: PassContext) -> P.Program:

@@ -34,7 +34,7 @@ def kernel(line: str) -> str:
     ("ta + tb", "pl.add(ta, tb)"), ("ta - tb", "pl.sub(ta, tb)"), ("ta * 2.0", "pl.mul(ta, 2.0)"),
     ("ta / tb", "pl.div(ta, tb)"), ("ta @ tb", "pl.matmul(ta, tb)"), ("-ta", "pl.neg(ta)"),
     ("ta < tb", "pl.cmp(ta, tb, cmp_type=2)"), ("ta == tb", "pl.cmp(ta, tb, cmp_type=0)"),
-    ("a + b", "pl.add(a, b)"), ("2.0 * a", "pl.mul(2.0, a)"),
+    ("a + b", "pl.add(a, b)"), ("2.0 * a", "pl.mul(a, 2.0)"),
 ])
 def test_operators_on_tensors_and_tiles_are_rejected_at_the_operator(expr: str, hint: str) -> None:
     with pytest.raises(CompileError) as caught:

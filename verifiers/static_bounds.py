@@ -6,7 +6,8 @@ write and their tensor forms). Type deduction already checks windows at constant
 verifier checks offsets that are index arithmetic over loop variables of loops with constant
 bounds (`pl.range(5)`, `pl.range(0, 256, 64)`), over the whole iteration space, without running
 the program: the offset expression (scalar assignments substituted) is evaluated for every
-combination of the loop variables it depends on (or, past 65536 combinations, at the corners of
+combination of the loop variables it depends on where the enclosing `if` conditions over loop
+variables hold (`if i < 4:` keeps a window off the last iteration of `pl.range(5)`) (or, past 65536 combinations, at the corners of
 their ranges, exact for the affine offsets kernels use). An offset that depends on anything
 else (a parameter, a loop with dynamic bounds) is left to run time.
 """
@@ -35,6 +36,10 @@ def _mod(a: int, b: int) -> int | None:
 
 _ARITH: dict[str, Callable[[int, int], int | None]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "//": _floordiv, "%": _mod,
+    # an enclosing `if` condition over loop variables (`if i < 4:`): 1 true, 0 false
+    "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b),
+    ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+    "and": lambda a, b: int(bool(a) and bool(b)), "or": lambda a, b: int(bool(a) or bool(b)),
 }
 
 
@@ -46,6 +51,7 @@ class _Scope:
     def __init__(self) -> None:
         self.loops: dict[str, tuple[range, Node]] = {}  # loop variable -> its iteration values, the loop
         self.scalars: dict[str, Node] = {}  # scalar variable -> its defining expression
+        self.guards: list[tuple[Node, bool]] = []  # the enclosing `if` conditions, and the branch taken
 
     def loop_vars(self, expr: Node, seen: int = 0) -> set[str]:
         if seen > 64:
@@ -62,9 +68,29 @@ class _Scope:
             return set()
         if kind == "BinOp" and getattr(expr, "op") in _ARITH:
             return self.loop_vars(getattr(expr, "lhs"), seen + 1) | self.loop_vars(getattr(expr, "rhs"), seen + 1)
-        if kind == "UnaryOp" and getattr(expr, "op") == "-":
+        if kind == "UnaryOp" and getattr(expr, "op") in ("-", "not"):
             return self.loop_vars(getattr(expr, "operand"), seen + 1)
         raise _Unknown
+
+    def reached(self, at: Mapping[str, int]) -> bool:
+        """Whether the enclosing `if` branches are taken at `at` (a guard over anything but
+        these loop variables is assumed taken)."""
+        for cond, taken in self.guards:
+            try:
+                if bool(self.value(cond, at)) != taken:
+                    return False
+            except (_Unknown, KeyError):
+                continue
+        return True
+
+    def guard_vars(self) -> set[str]:
+        names: set[str] = set()
+        for cond, _ in self.guards:
+            try:
+                names |= self.loop_vars(cond)
+            except _Unknown:
+                continue
+        return names
 
     def value(self, expr: Node, at: Mapping[str, int]) -> int:
         kind = expr.KIND
@@ -76,7 +102,8 @@ class _Scope:
         if kind == "ConstBool":
             return int(bool(getattr(expr, "value")))
         if kind == "UnaryOp":
-            return -self.value(getattr(expr, "operand"), at)
+            operand = self.value(getattr(expr, "operand"), at)
+            return int(not operand) if getattr(expr, "op") == "not" else -operand
         result = _ARITH[str(getattr(expr, "op"))](self.value(getattr(expr, "lhs"), at),
                                                   self.value(getattr(expr, "rhs"), at))
         if result is None:
@@ -119,10 +146,13 @@ def _check_call(scope: _Scope, call: Node, out: list[Diagnostic]) -> None:
         if static_int(offset) is not None or size == 0:
             continue  # constant offsets are type deduction's to check
         try:
-            names = sorted(scope.loop_vars(offset))
-            if not names:
+            offset_vars = scope.loop_vars(offset)
+            if not offset_vars:
                 continue
+            names = sorted(offset_vars | scope.guard_vars())
             for at in _assignments(scope, names):
+                if not scope.reached(at):
+                    continue  # an enclosing `if` keeps the window off this iteration
                 start = scope.value(offset, at)
                 if 0 <= start and start + size <= limit:
                     continue
@@ -155,9 +185,13 @@ def _walk(scope: _Scope, body: Sequence[Node], out: list[Diagnostic]) -> None:
             scope.loops.pop(loop_var, None)
         elif kind == "WhileStmt":  # no loop variable: the body's constant windows are checked as they are
             _walk(scope, getattr(stmt, "body"), out)
+        elif kind == "ScopeStmt":  # a `pl.at` / `pl.incore` body: a kernel once outlined, checked in place
+            _walk(scope, getattr(stmt, "body"), out)
         elif kind == "IfStmt":
-            _walk(scope, getattr(stmt, "then_body"), out)
-            _walk(scope, getattr(stmt, "else_body"), out)
+            for branch, taken in (("then_body", True), ("else_body", False)):
+                scope.guards.append((getattr(stmt, "cond"), taken))
+                _walk(scope, getattr(stmt, branch), out)
+                scope.guards.pop()
         elif kind in ("AssignStmt", "EvalStmt"):
             value = getattr(stmt, "value")
             if kind == "AssignStmt" and value.KIND != "Call":

@@ -638,6 +638,11 @@ class Executor:
     def move(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
         inputs, out = self.dps_operands(call, instr, 1)
         src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
+        handler = self.machine.handler
+        if src.space is not dst.space and not handler.can_move(src.space, dst.space):
+            # pto-isa's TMOV has no branch for the pair: the hardware would copy nothing.
+            raise instr.fail(f"pto.tmov from {src.space.name} to {dst.space.name}: {handler.name} has no "
+                             f"{src.space.name} → {dst.space.name} data path")
         if src.space is not MemorySpace.Acc and self.machine.move_block(src, dst.valid, dst, instr.op, instr.span):
             return  # same dtype, both blocks: a byte move (FIXPIPE out of Acc goes the long way)
         values = self.read_source(src, dst.valid, instr, dst)

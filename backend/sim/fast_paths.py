@@ -221,6 +221,9 @@ def move(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
             return False
         if src.storage.memory_space is MemorySpace.Acc or src.storage.dtype is not dst.storage.dtype:
             return False
+        here, there = src.storage.memory_space, dst.storage.memory_space
+        if here is not there and (here is None or there is None or not machine.handler.can_move(here, there)):
+            return False  # no data path: the general handler reports it
         try:
             return machine.move_block(src, dst.valid, dst, op, span)
         except SimulationError:

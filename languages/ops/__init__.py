@@ -71,7 +71,7 @@ from languages.types import (
     known_extents,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import NO_SPAN, Node
+from nanopass.node import NO_SPAN, Node, Span
 from languages.views import make_tile_type
 
 
@@ -630,6 +630,13 @@ def staging_space_for_load(constraint: MemorySpace) -> MemorySpace:
 # -- the registry ----------------------------------------------------------------------------------
 
 
+def _within(inner: Span, outer: Span) -> bool:
+    """Whether `inner` lies on the lines of `outer` (a span without an end covers its line)."""
+    if not inner.known or not outer.known:
+        return not outer.known
+    return outer.line <= inner.line <= max(outer.line, outer.end_line)
+
+
 def _kind_matches(kind: str, node: Node, ty: Type | None) -> bool:
     if kind == "any":
         return True
@@ -951,8 +958,12 @@ class Registry:
         if err.operand is not None and err.operand < len(args):
             name = opdef.operand_decl(err.operand).name
             message = f"{opdef.name}: operand {name!r} (argument {err.operand}) {err.message}"
-            if args[err.operand].node_span.known or node is None:
-                node = args[err.operand]
+            operand = args[err.operand]
+            # A variable's span is its definition's: when that lies outside the call, the error
+            # is the call's (the line that passes it), not the line that defined the value.
+            outside = node is not None and not _within(operand.node_span, node.node_span)
+            if (operand.node_span.known or node is None) and not (operand.KIND == "Var" and outside):
+                node = operand
         if node is None:
             return CompileError(Diagnostic("TypeDeduction", message, hint=err.hint))
         return CompileError(Diagnostic.at(node, "TypeDeduction", message, err.hint))
