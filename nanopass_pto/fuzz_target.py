@@ -25,7 +25,7 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -62,19 +62,28 @@ SIM_ARITH_BLAME = "simulator scalar arithmetic (backend.sim.executor)"
 
 @dataclass(frozen=True)
 class FuzzCase:
-    """One generated program and the seed of its random inputs."""
+    """One generated program, the seed of its random inputs and the backend it is compiled and
+    simulated for ("": the target's configured one)."""
 
     generated: GeneratedProgram
     input_seed: int
+    backend: str = ""
 
     @property
     def text(self) -> str:
         return self.generated.text
 
 
-def cases(features: Features = Features(), arch: str = "", focus: Sequence[str] = ()) -> st.SearchStrategy[FuzzCase]:
+def cases(features: Features = Features(), arch: str = "", focus: Sequence[str] = (),
+          backend: str = "") -> st.SearchStrategy[FuzzCase]:
     # Seeds shrink toward 0 too, so a minimal failure usually replays with `--seed 0`.
-    return st.builds(FuzzCase, programs(features, arch, focus), st.integers(0, 2**16))
+    return st.builds(FuzzCase, programs(features, arch, focus), st.integers(0, 2**16), st.just(backend))
+
+
+# The targets a campaign compiles for when none is named: each case draws one (shrinking toward
+# the first), so the Ascend950-only instructions, cross-core paths and its BF16 forms are fuzzed
+# in every campaign, not only in one run with --backend.
+CAMPAIGN_BACKENDS: tuple[str, ...] = ("Ascend910B", "Ascend950")
 
 
 class _Recorder(Instrument):
@@ -161,8 +170,9 @@ class PtoFuzzTarget:
     def __init__(self) -> None:
         self.features = Features()
         self.backend_name = ""
+        self.backends: tuple[str, ...] = ()  # what the cases draw from (configure: all, or the named one)
         self.pipeline_spec: str | None = None
-        self._pipeline: Pipeline | None = None
+        self._pipelines: dict[str, Pipeline] = {}
         self.verify_all = True
 
     # -- configuration ---------------------------------------------------------------------------
@@ -170,9 +180,10 @@ class PtoFuzzTarget:
     def configure(self, pipeline: str | None, backend: str | None, features: str | None) -> None:
         plugin = get_plugin()
         self.backend_name = backend or plugin.default_backend
+        self.backends = (self.backend_name,) if backend else CAMPAIGN_BACKENDS
         self.pipeline_spec = pipeline
         self.features = Features.parse(features or "")
-        self._pipeline = build_pipeline(pipeline, self.backend_name)
+        self._pipelines = {self.backend_name: build_pipeline(pipeline, self.backend_name)}
 
     @property
     def plugin(self) -> CompilerPlugin:
@@ -180,9 +191,14 @@ class PtoFuzzTarget:
 
     @property
     def pipeline(self) -> Pipeline:
-        if self._pipeline is None:
-            self._pipeline = build_pipeline(self.pipeline_spec, self.backend_name or self.plugin.default_backend)
-        return self._pipeline
+        return self.pipeline_for("")
+
+    def pipeline_for(self, backend: str) -> Pipeline:
+        """The pipeline under test for `backend` ("": the configured one), built once."""
+        name = backend or self.backend_name or self.plugin.default_backend
+        if name not in self._pipelines:
+            self._pipelines[name] = build_pipeline(self.pipeline_spec, name)
+        return self._pipelines[name]
 
     @property
     def passes_total(self) -> int:
@@ -192,10 +208,23 @@ class PtoFuzzTarget:
     def handler(self) -> BackendHandler:
         return get_backend(self.backend_name or self.plugin.default_backend)
 
+    def _backends(self) -> tuple[str, ...]:
+        return self.backends or (self.backend_name or self.plugin.default_backend,)
+
+    def _per_backend(self, make: Callable[[str], st.SearchStrategy[FuzzCase] | None]) -> st.SearchStrategy[FuzzCase] | None:
+        drawn = [strategy for strategy in (make(name) for name in self._backends()) if strategy is not None]
+        if not drawn:
+            return None
+        return drawn[0] if len(drawn) == 1 else st.one_of(drawn)
+
     # -- the FuzzTarget protocol --------------------------------------------------------------------
 
     def strategy(self) -> st.SearchStrategy[FuzzCase]:
-        return cases(self.features, self.handler.arch)
+        single = len(self._backends()) == 1
+        made = self._per_backend(lambda name: cases(self.features, get_backend(name).arch,
+                                                    backend="" if single else name))
+        assert made is not None
+        return made
 
     def steered_strategy(self, exercised: frozenset[str], worker: int, workers: int, chunk: int,
                          size: int, seed: int = 0) -> st.SearchStrategy[FuzzCase] | None:
@@ -206,23 +235,30 @@ class PtoFuzzTarget:
         seeds, a mutation run's each, begin elsewhere)."""
         from languages.ops import REGISTRY
 
-        focus = steering_focus(sorted(op.name for op in REGISTRY), exercised, self.handler.arch)
-        if not focus:
-            return None
-        share = focus[worker % workers::workers] or focus
-        width = max(1, min(size, len(share)))
-        start = (chunk * width + seed * 7919) % len(share)
-        window = (share + share)[start:start + width]
-        return cases(self.features, self.handler.arch, tuple(window))
+        single = len(self._backends()) == 1
+
+        def steered(name: str) -> st.SearchStrategy[FuzzCase] | None:
+            arch = get_backend(name).arch
+            focus = steering_focus(sorted(op.name for op in REGISTRY), exercised, arch)
+            if not focus:
+                return None
+            share = focus[worker % workers::workers] or focus
+            width = max(1, min(size, len(share)))
+            start = (chunk * width + seed * 7919) % len(share)
+            window = (share + share)[start:start + width]
+            return cases(self.features, arch, tuple(window), "" if single else name)
+
+        return self._per_backend(steered)
 
     def describe(self, case: FuzzCase) -> str:
         return case.text
 
     def check(self, case: FuzzCase, blame: bool = True) -> Outcome:
-        return self.check_text(case.text, case.input_seed, "<fuzz>", case.generated.ops, blame)
+        return self.check_text(case.text, case.input_seed, "<fuzz>", case.generated.ops, blame, case.backend)
 
     def regression_file(self, case: FuzzCase, outcome: Outcome) -> tuple[str, str]:
-        return regression_file(case.text, case.input_seed, outcome, self.backend_name, self.pipeline_spec)
+        return regression_file(case.text, case.input_seed, outcome, case.backend or self.backend_name,
+                               self.pipeline_spec)
 
     def mutants(self) -> Sequence[Mutant]:
         from nanopass_pto.mutants import MUTANTS
@@ -235,9 +271,11 @@ class PtoFuzzTarget:
         from backend.fuzzing.registry_calls import generatable, not_generated_reason
         from languages.ops import REGISTRY
 
-        # Ops a step never draws, with the stated reason (those not reached through lowering show it).
-        arch = self.handler.arch
-        gaps = {op.name: not_generated_reason(op, arch) for op in REGISTRY if not generatable(op, arch)}
+        # Ops a step never draws on any of the campaign's backends, with the stated reason (those
+        # not reached through lowering show it).
+        arches = [get_backend(name).arch for name in self._backends()]
+        gaps = {op.name: not_generated_reason(op, arches[0]) for op in REGISTRY
+                if not any(generatable(op, arch) for arch in arches)}
         passes = tuple(type(p).name for p in self.pipeline.passes)
         triggers = {type(p).name: _first_doc_line(type(p)) for p in self.pipeline.passes}
         return CoverageUniverse(tuple(sorted(op.name for op in REGISTRY)), CONSTRUCTS, passes, gaps, triggers)
@@ -245,14 +283,16 @@ class PtoFuzzTarget:
     # -- the oracle ----------------------------------------------------------------------------------
 
     def check_text(self, text: str, seed: int, filename: str = "<fuzz>", coverage: frozenset[str] = frozenset(),
-                   blame: bool = True) -> Outcome:
+                   blame: bool = True, backend: str = "") -> Outcome:
         # NaN / inf operands are part of the input distribution: numpy's floating-point warnings
         # (e.g. a NaN compared in minimum) are expected there, not findings, and would garble the
         # campaign's progress line.
         with np.errstate(all="ignore"):
-            return self._check_text(text, seed, filename, coverage, blame)
+            return self._check_text(text, seed, filename, coverage, blame, backend)
 
-    def _check_text(self, text: str, seed: int, filename: str, coverage: frozenset[str], blame: bool) -> Outcome:
+    def _check_text(self, text: str, seed: int, filename: str, coverage: frozenset[str], blame: bool,
+                    backend: str = "") -> Outcome:
+        backend_name = backend or self.backend_name or self.plugin.default_backend
         run = _Run()
         reached: set[str] = set()
 
@@ -281,9 +321,9 @@ class PtoFuzzTarget:
         plugin = self.plugin
         # The target-dependent verifiers (capacities, L0C footprints) check against the handler
         # the program is compiled and simulated for.
-        recorder = _Recorder(VerifyInstrument(plugin, target=self.handler) if self.verify_all else None)
+        recorder = _Recorder(VerifyInstrument(plugin, target=get_backend(backend_name)) if self.verify_all else None)
         try:
-            compiled = runner.compile_program(source, pipeline=self.pipeline, backend=self.backend_name or None,
+            compiled = runner.compile_program(source, pipeline=self.pipeline_for(backend_name), backend=backend_name,
                                               instruments=[recorder])
         except PassCrash as crash:
             run.add("compilation", time.perf_counter() - start - recorder.verify_seconds)
