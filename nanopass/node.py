@@ -139,9 +139,11 @@ class _IdentityMemo(Generic[_Fact]):
 
     def reserve(self, units: int) -> None:
         """Room for a program of `units` functions: its own entry and its functions', for the
-        program before and after a pass and one more. A fixed capacity below that evicts the
-        functions' entries on every program and makes every re-check start from scratch."""
-        self.capacity = max(self.capacity, 3 * (units + 1))
+        program before and after a pass, the part of it a pass rebuilt, and one more. A fixed
+        capacity below that evicts the functions' entries on every program and makes every
+        re-check start from scratch (eviction drops the oldest half, which at 3x also dropped
+        half of the current program's functions once the loaded input's entries aged out)."""
+        self.capacity = max(self.capacity, 4 * (units + 1))
 
     def get(self, node: Node) -> _Fact | None:
         hit = self.entries.get(id(node))
@@ -155,24 +157,56 @@ class _IdentityMemo(Generic[_Fact]):
         return fact
 
 
+# Two memos per fact: one for programs and their functions (sized by `reserve` to the
+# program), one for smaller subtrees (a statement a verifier walks on its own). Kept apart
+# because a verifier that walks each statement puts ~15 entries per function: in one shared
+# memo they evicted the functions' entries, and every verifier of a step walked every function
+# again (6 walks per function when a 1000-function program was loaded, ~4 per step after).
 _PREORDER: _IdentityMemo[tuple[Node, ...]] = _IdentityMemo(256)
+_SUBTREE_PREORDER: _IdentityMemo[tuple[Node, ...]] = _IdentityMemo(4096)
+
+# Node classes met as items of a unit field (a language's Function): their facts go to the
+# program-sized memos.
+_UNIT_CLASSES: set[type] = set()
+
+
+def _memo_for(node: Node, units: _IdentityMemo[_Fact], subtrees: _IdentityMemo[_Fact]) -> _IdentityMemo[_Fact]:
+    cls = node.__class__
+    return units if cls in _UNIT_CLASSES or _UNIT_FIELDS.intersection(cls.CHILD_FIELDS) else subtrees
 
 
 def preorder(node: Node) -> tuple[Node, ...]:
     """`tuple(walk(node))`, memoized by node identity: the verifiers that check one program one
     after another share a single traversal instead of each walking it again."""
-    hit = _PREORDER.get(node)
+    memo = _memo_for(node, _PREORDER, _SUBTREE_PREORDER)
+    hit = memo.get(node)
     if hit is not None:
         return hit
     if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
         nodes = _composed_preorder(node)
     else:
         nodes = _flat_preorder(node)
-    return _PREORDER.put(node, nodes)
+    return memo.put(node, nodes)
 
 
 def _unit_count(node: Node) -> int:
-    return sum(len(value) for name in _UNIT_FIELDS if isinstance(value := getattr(node, name, ()), tuple))
+    """The number of units (functions) of a program; registers their classes as unit classes."""
+    count = 0
+    for name in _UNIT_FIELDS:
+        value = getattr(node, name, ())
+        if isinstance(value, tuple):
+            count += len(value)
+            _UNIT_CLASSES.update(item.__class__ for item in value)
+    return count
+
+
+def track_units(root: Node) -> None:
+    """Size the program-sized memos for `root` and register its functions' classes, before
+    verifiers that walk it one function at a time (they never walk the program itself, so the
+    memos would not learn of its size or of its units otherwise)."""
+    units = _unit_count(root)
+    _PREORDER.reserve(units)
+    _SUMMARY.reserve(units)
 
 
 def _composed_preorder(node: Node) -> tuple[Node, ...]:
@@ -221,12 +255,14 @@ class Summary:
 
 
 _SUMMARY: _IdentityMemo[Summary] = _IdentityMemo(256)
+_SUBTREE_SUMMARY: _IdentityMemo[Summary] = _IdentityMemo(4096)
 
 
 def summary(node: Node) -> Summary:
     """The summary of `node`'s subtree, memoized by identity (a program's is merged from its
     functions', like `preorder`)."""
-    hit = _SUMMARY.get(node)
+    memo = _memo_for(node, _SUMMARY, _SUBTREE_SUMMARY)
+    hit = memo.get(node)
     if hit is not None:
         return hit
     if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
@@ -240,7 +276,7 @@ def summary(node: Node) -> Summary:
         result = _merge(parts)
     else:
         result = _summarize(preorder(node))
-    return _SUMMARY.put(node, result)
+    return memo.put(node, result)
 
 
 def _summarize(nodes: Sequence[Node]) -> Summary:
@@ -278,3 +314,4 @@ def _merge(parts: Sequence[Summary]) -> Summary:
             for value in values:
                 slot[id(value)] = value
     return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in slots.items()})
+

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node
+from nanopass.node import Node, track_units
 
 Verifier = Callable[..., list[Diagnostic]]  # (program) or, with uses_target, (program, target)
 
@@ -40,6 +40,7 @@ class Property:
 
     def verify(self, program: Node, target: object = None) -> list[Diagnostic]:
         verifier: Callable[..., list[Diagnostic]] = self.load_verifier()
+        track_units(program)  # the shared traversal memos hold every function of `program`
         return verifier(program, target) if self.uses_target else verifier(program)
 
 
