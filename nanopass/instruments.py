@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence, TextIO
 from typing_extensions import override
 
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Node
+from nanopass.node import Node, same_but
 from nanopass.passes import Pass, PassContext, _is_dataclass
 from nanopass.properties import grammar_property
 
@@ -107,33 +107,41 @@ class VerifyInstrument(Instrument):
         self.incremental = incremental
         self.verified_functions = 0
         self.skipped_functions = 0
+        # (property, function) verdicts kept because the pass changed the function only in an
+        # aspect the property's verifier never reads (`Property.blind_to`).
+        self.carried_verdicts = 0
 
-    def changed_part(self, before: Node, after: Node) -> Node:
-        """The program restricted to the functions the pass rebuilt (or all of it)."""
+    def rebuilt_pairs(self, before: Node, after: Node) -> list[tuple[Node, Node]] | None:
+        """(input function, output function) for each function the pass rebuilt, or None when
+        every function must be checked (not incremental, another program shape, or a changed
+        signature: callers depend on it)."""
         if not self.incremental or type(before) is not type(after) or not _is_dataclass(after):
-            return after
+            return None
         old = _functions(before)
         new = _functions(after)
         if [_signature(f) for f in old] != [_signature(f) for f in new]:
-            return after
-        old_ids = {id(f) for f in old}
-        changed = tuple(f for f in new if id(f) not in old_ids)
-        self.skipped_functions += len(new) - len(changed)
-        replaced: Node = dataclasses.replace(after, functions=changed)  # type: ignore[type-var]
-        return replaced
+            return None
+        return [(f, g) for f, g in zip(old, new) if f is not g]
 
     @override
     def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
         unchanged = after is before
-        part = after if unchanged else self.changed_part(before, after)
+        pairs = None if unchanged else self.rebuilt_pairs(before, after)
+        part = after
         if unchanged:
             self.skipped_functions += len(_functions(after))
-        else:
+        elif pairs is not None:
+            self.skipped_functions += len(_functions(after)) - len(pairs)
+            part = _with_functions(after, tuple(g for _, g in pairs))
+        if not unchanged:
             self.verified_functions += len(_functions(part))
         registry = self.plugin.property_registry
         grammar = grammar_property(type(step.pass_).target.name)
         order = [grammar] + sorted(p for p in step.claimed if p != grammar)
         failures: dict[str, list[Diagnostic]] = {}
+        # Per aspect, the rebuilt functions that differ from their input only in that aspect
+        # (computed once per pass, for the first property blind to it).
+        alike: dict[str, frozenset[int]] = {}
         for name in order:
             if name not in registry:
                 continue
@@ -144,6 +152,8 @@ class VerifyInstrument(Instrument):
             # A property the pass newly claims was never checked on the functions it left
             # alone, so those are verified too; a preserved one only where something changed.
             subject = part if prop.scope == "function" and held_before else after
+            if subject is part and pairs and prop.blind_to:
+                subject = self._unseen_part(prop.blind_to, pairs, part, alike)
             found = _run_verifier(name, prop.verify, subject, self.target)
             if found:
                 failures[name] = found
@@ -157,6 +167,29 @@ class VerifyInstrument(Instrument):
                 f"for properties {{{', '.join(failures)}}}",
                 output=after,
             )
+
+    def _unseen_part(self, blind_to: frozenset[str], pairs: list[tuple[Node, Node]], part: Node,
+                     alike: dict[str, frozenset[int]]) -> Node:
+        """`part` without the functions that differ from their input only in aspects the
+        property's verifier never reads: it held on the input (it was verified there, or when
+        the program was loaded), so it holds on them."""
+        carried: set[int] = set()
+        for aspect in sorted(blind_to):
+            agree = self.plugin.aspects.get(aspect)
+            if agree is None:
+                continue  # an aspect the plugin does not define: nothing is carried over for it
+            if aspect not in alike:
+                alike[aspect] = frozenset(id(g) for f, g in pairs if same_but(f, g, agree))
+            carried |= alike[aspect]
+        if not carried:
+            return part
+        self.carried_verdicts += len(carried)
+        return _with_functions(part, tuple(g for _, g in pairs if id(g) not in carried))
+
+
+def _with_functions(program: Node, functions: tuple[Node, ...]) -> Node:
+    replaced: Node = dataclasses.replace(program, functions=functions)  # type: ignore[type-var]
+    return replaced
 
 
 class PassVerificationError(CompileError):

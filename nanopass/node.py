@@ -315,3 +315,53 @@ def _merge(parts: Sequence[Summary]) -> Summary:
                 slot[id(value)] = value
     return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in slots.items()})
 
+
+def same_but(a: Node, b: Node, agree: Callable[[object, object], bool]) -> bool:
+    """Whether `b` is `a` except for terminal values `agree` equates: the same node classes in
+    the same tree shape, the same sharing of node objects (a variable is one object at all its
+    uses, and a verifier may key facts by identity), and at every terminal field the same value
+    or two values `agree` accepts. A pass that rebuilt a function changing only what a verifier
+    never reads (e.g. the buffers bound to its tiles) leaves that verifier's verdict as it was.
+    Linear in the trees; stops at the first difference."""
+    paired: dict[int, Node] = {}  # id(node of a) -> its counterpart in b
+    taken: set[int] = set()  # ids of b's nodes already paired
+    stack: list[tuple[Node, Node]] = [(a, b)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        x, y = pop()
+        cls = x.__class__
+        if y.__class__ is not cls:
+            return False
+        counterpart = paired.get(id(x))
+        if counterpart is not None:
+            if counterpart is not y:
+                return False
+            continue
+        if id(y) in taken:
+            return False
+        paired[id(x)] = y
+        taken.add(id(y))
+        for name in terminal_fields(cls):
+            u = getattr(x, name)
+            v = getattr(y, name)
+            if u is not v and not agree(u, v):
+                return False
+        for name in cls.CHILD_FIELDS:
+            u = getattr(x, name)
+            v = getattr(y, name)
+            if isinstance(u, tuple):
+                if not isinstance(v, tuple) or len(u) != len(v):
+                    return False
+                for i, j in zip(u, v):
+                    if isinstance(i, Node) and isinstance(j, Node):
+                        push((i, j))
+                    elif isinstance(i, Node) or isinstance(j, Node) or (i is not j and not agree(i, j)):
+                        return False
+            elif isinstance(u, Node):
+                if not isinstance(v, Node):
+                    return False
+                push((u, v))
+            elif isinstance(v, Node) or (u is not v and not agree(u, v)):
+                return False
+    return True

@@ -29,6 +29,11 @@ class Property:
     # The verifier also takes the compilation target (the plugin's backend object, e.g. a
     # hardware handler): capacity limits are facts of the target, not of the program.
     uses_target: bool = False
+    # Aspects of the IR (named in the plugin's `aspects`) the verifier never reads, e.g.
+    # "memrefs": where a pass rebuilt a function but changed it only there, --verify-all keeps
+    # the verdict the function had instead of checking it again. A test checks each claim
+    # (the verdicts on programs with that aspect altered are the same).
+    blind_to: frozenset[str] = frozenset()
 
     def meaningful_in(self, language: str) -> bool:
         return language in self.languages
