@@ -9,20 +9,21 @@ reproducers; none of them changes the IR.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import shlex
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from typing_extensions import override
 
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Node, same_but
+from nanopass.node import Node, same_but, terminal_fields
 from nanopass.passes import Pass, PassContext, _is_dataclass
-from nanopass.properties import grammar_property
+from nanopass.properties import LANGUAGE_ASPECT, SHARING_ASPECT, grammar_property
 
 if TYPE_CHECKING:
     from nanopass.plugin import CompilerPlugin
@@ -114,12 +115,18 @@ class VerifyInstrument(Instrument):
     def rebuilt_pairs(self, before: Node, after: Node) -> list[tuple[Node, Node]] | None:
         """(input function, output function) for each function the pass rebuilt, or None when
         every function must be checked (not incremental, another program shape, or a changed
-        signature: callers depend on it)."""
-        if not self.incremental or type(before) is not type(after) or not _is_dataclass(after):
+        signature: callers depend on it). A pass into the next language rebuilds every
+        function; they pair up when the program keeps its functions and their signatures."""
+        if not self.incremental or not _is_dataclass(after) or before.KIND != after.KIND:
             return None
         old = _functions(before)
         new = _functions(after)
-        if [_signature(f) for f in old] != [_signature(f) for f in new]:
+        if len(old) != len(new):
+            return None
+        if type(before) is type(after):
+            if [_signature(f) for f in old] != [_signature(f) for f in new]:
+                return None
+        elif not (_same_terminals(before, after) and all(_same_signature(f, g) for f, g in zip(old, new))):
             return None
         return [(f, g) for f, g in zip(old, new) if f is not g]
 
@@ -139,9 +146,10 @@ class VerifyInstrument(Instrument):
         grammar = grammar_property(type(step.pass_).target.name)
         order = [grammar] + sorted(p for p in step.claimed if p != grammar)
         failures: dict[str, list[Diagnostic]] = {}
-        # Per aspect, the rebuilt functions that differ from their input only in that aspect
-        # (computed once per pass, for the first property blind to it).
-        alike: dict[str, frozenset[int]] = {}
+        # Per set of aspects (and whether language and sharing may differ), the rebuilt
+        # functions that differ from their input only there (computed once per pass, for the
+        # first property blind to that set).
+        alike: dict[tuple[tuple[str, ...], bool, bool], frozenset[int]] = {}
         for name in order:
             if name not in registry:
                 continue
@@ -169,22 +177,51 @@ class VerifyInstrument(Instrument):
             )
 
     def _unseen_part(self, blind_to: frozenset[str], pairs: list[tuple[Node, Node]], part: Node,
-                     alike: dict[str, frozenset[int]]) -> Node:
+                     alike: dict[tuple[tuple[str, ...], bool, bool], frozenset[int]]) -> Node:
         """`part` without the functions that differ from their input only in aspects the
         property's verifier never reads: it held on the input (it was verified there, or when
         the program was loaded), so it holds on them."""
-        carried: set[int] = set()
-        for aspect in sorted(blind_to):
-            agree = self.plugin.aspects.get(aspect)
-            if agree is None:
-                continue  # an aspect the plugin does not define: nothing is carried over for it
-            if aspect not in alike:
-                alike[aspect] = frozenset(id(g) for f, g in pairs if same_but(f, g, agree))
-            carried |= alike[aspect]
+        aspects = tuple(sorted(a for a in blind_to if a in self.plugin.aspects))
+        any_language = LANGUAGE_ASPECT in blind_to
+        any_sharing = SHARING_ASPECT in blind_to
+        if not (aspects or any_language or any_sharing):
+            return part  # only aspects the plugin does not define: nothing is carried over
+        key = (aspects, any_language, any_sharing)
+        if key not in alike:
+            agree = _agreement(tuple(self.plugin.aspects[a] for a in aspects))
+            alike[key] = frozenset(id(g) for f, g in pairs if same_but(f, g, agree, any_language, any_sharing))
+        carried = alike[key]
         if not carried:
             return part
         self.carried_verdicts += len(carried)
         return _with_functions(part, tuple(g for _, g in pairs if id(g) not in carried))
+
+
+def _agreement(aspects: tuple[Callable[[object, object], bool], ...]) -> Callable[[object, object], bool]:
+    """Whether two terminal values agree but for one of `aspects` (or are equal)."""
+    if not aspects:
+        return operator.eq
+    if len(aspects) == 1:
+        return aspects[0]
+    return lambda a, b: any(agree(a, b) for agree in aspects)
+
+
+def _same_terminals(a: Node, b: Node) -> bool:
+    return all(getattr(a, name) == getattr(b, name) for name in terminal_fields(type(a)))
+
+
+def _same_signature(f: Node, g: Node) -> bool:
+    """`_signature(f) == _signature(g)` for functions of two languages: the parameters are nodes
+    of each language's classes, the same in kind and value."""
+    if getattr(f, "name", None) != getattr(g, "name", None) or \
+            getattr(f, "return_types", None) != getattr(g, "return_types", None):
+        return False
+    old: object = getattr(f, "params", ())
+    new: object = getattr(g, "params", ())
+    if not (isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new)):
+        return False
+    return all(isinstance(p, Node) and isinstance(q, Node) and same_but(p, q, operator.eq, any_language=True)
+               for p, q in zip(old, new))
 
 
 def _with_functions(program: Node, functions: tuple[Node, ...]) -> Node:

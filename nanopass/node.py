@@ -316,13 +316,18 @@ def _merge(parts: Sequence[Summary]) -> Summary:
     return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in slots.items()})
 
 
-def same_but(a: Node, b: Node, agree: Callable[[object, object], bool]) -> bool:
+def same_but(a: Node, b: Node, agree: Callable[[object, object], bool], any_language: bool = False,
+             any_sharing: bool = False) -> bool:
     """Whether `b` is `a` except for terminal values `agree` equates: the same node classes in
     the same tree shape, the same sharing of node objects (a variable is one object at all its
     uses, and a verifier may key facts by identity), and at every terminal field the same value
     or two values `agree` accepts. A pass that rebuilt a function changing only what a verifier
     never reads (e.g. the buffers bound to its tiles) leaves that verifier's verdict as it was.
-    Linear in the trees; stops at the first difference."""
+    With `any_language`, classes of different languages count as the same when they have the
+    same kind and fields (a pass into the next language that rebuilt a function as it was);
+    with `any_sharing`, which node objects are shared is not compared (a pass that rebuilds
+    a variable at each use, or shares one object again). Linear in the trees (a shared node
+    is compared at each occurrence); stops at the first difference."""
     paired: dict[int, Node] = {}  # id(node of a) -> its counterpart in b
     taken: set[int] = set()  # ids of b's nodes already paired
     stack: list[tuple[Node, Node]] = [(a, b)]
@@ -331,17 +336,18 @@ def same_but(a: Node, b: Node, agree: Callable[[object, object], bool]) -> bool:
     while stack:
         x, y = pop()
         cls = x.__class__
-        if y.__class__ is not cls:
+        if y.__class__ is not cls and not (any_language and _same_form(cls, y.__class__)):
             return False
-        counterpart = paired.get(id(x))
-        if counterpart is not None:
-            if counterpart is not y:
+        if not any_sharing:
+            counterpart = paired.get(id(x))
+            if counterpart is not None:
+                if counterpart is not y:
+                    return False
+                continue
+            if id(y) in taken:
                 return False
-            continue
-        if id(y) in taken:
-            return False
-        paired[id(x)] = y
-        taken.add(id(y))
+            paired[id(x)] = y
+            taken.add(id(y))
         for name in terminal_fields(cls):
             u = getattr(x, name)
             v = getattr(y, name)
@@ -365,3 +371,8 @@ def same_but(a: Node, b: Node, agree: Callable[[object, object], bool]) -> bool:
             elif isinstance(v, Node) or (u is not v and not agree(u, v)):
                 return False
     return True
+
+
+def _same_form(a: type[Node], b: type[Node]) -> bool:
+    """Two node classes (of two languages) with the same kind and the same fields."""
+    return a.KIND == b.KIND and a.FIELDS == b.FIELDS and a.CHILD_FIELDS == b.CHILD_FIELDS

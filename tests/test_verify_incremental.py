@@ -4,6 +4,11 @@
   same diagnostics on a program whatever its MemRefs are (stripped, all one buffer, or renamed
   and moved): checked on every Addressed program of the bundled examples and on random Addressed
   programs, most of which violate several properties.
+- One blind to sharing (`SHARING_ASPECT`) gives the same diagnostics with no node object
+  shared, and with every two equal variables / constants one object.
+- A property whose verifier declares itself blind to the language (`LANGUAGE_ASPECT`) gives
+  the same diagnostics on a program rebuilt with a neighbouring language's classes (same kinds
+  and fields): the examples' TilePlaced / L0Tiled / Addressed programs and random ones.
 - After a pass that rebuilt functions but changed only their MemRefs, those properties are not
   checked again on them (counted: the functions each verifier is given); the properties about
   buffers are. A rebuilt function that changed anywhere else is checked by every verifier, and
@@ -17,6 +22,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -27,6 +33,7 @@ from typing_extensions import override
 
 import nanopass.node as node_module
 import verifiers.type_checked as type_checked
+from languages.decls import FAMILY
 from languages.types import MemRef, TileType, TupleType, equal_but_memrefs
 from nanopass.diagnostics import Diagnostic
 from nanopass.instruments import Instrument, PassStep, VerifyInstrument
@@ -34,13 +41,15 @@ from nanopass.node import Node, same_but
 from nanopass.passes import PassContext
 from nanopass.pipeline import Pipeline
 from nanopass.plugin import CompilerPlugin, get_plugin
-from nanopass.properties import Property
+from nanopass.properties import LANGUAGE_ASPECT, SHARING_ASPECT, Property
 from tests.strategies import programs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from _common import synthetic_source  # noqa: E402
 
 ADDRESSED = "Addressed"
+# Languages with the same node kinds, neighbours in the pipeline.
+NEIGHBOURS = {"TilePlaced": ("L0Tiled",), "L0Tiled": ("TilePlaced", "Addressed"), "Addressed": ("L0Tiled",)}
 
 
 def _blind_properties(plugin: CompilerPlugin) -> list[Property]:
@@ -75,11 +84,15 @@ def _map_memrefs(program: Node, change: Callable[[MemRef], MemRef | None]) -> No
     return result
 
 
-def _perturbations(memref: MemRef) -> list[Callable[[MemRef], MemRef | None]]:
+def _perturbations() -> list[Callable[[MemRef], MemRef | None]]:
+    fresh = iter(range(10**9))
     return [
         lambda m: None,  # no buffers at all
         lambda m: MemRef("one_buffer", m.space, 0, 32),  # everything in one overlapping buffer
         lambda m: MemRef(m.name + "_moved", m.space, m.offset + 4096, m.size * 2),
+        # A buffer of its own at every occurrence: types that were equal (a call's result and
+        # the callee's return type, an in-place result and its operand) no longer are.
+        lambda m: MemRef(f"fresh_{next(fresh)}", m.space, 64 * next(fresh), m.size),
     ]
 
 
@@ -97,7 +110,7 @@ class _Collect(Instrument):
 
     @override
     def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
-        if type(after).LANGUAGE == ADDRESSED:
+        if after is not before:
             self.programs.append(after)
 
 
@@ -107,25 +120,55 @@ def plugin() -> CompilerPlugin:
 
 
 @pytest.fixture(scope="module")
-def addressed_programs(plugin: CompilerPlugin) -> list[Node]:
-    """Every Addressed program the default pipeline produces on the bundled examples."""
+def stage_programs(plugin: CompilerPlugin) -> list[Node]:
+    """Every program the default pipeline produces on the bundled examples."""
     pipeline = Pipeline.from_spec(plugin.default_pipeline(), plugin)
     collect = _Collect()
     for path in plugin.examples():
         program = plugin.parse(path.read_text(), str(path))
         ctx = PassContext(plugin.default_backend, plugin.make_backend(plugin.default_backend))
         pipeline.run(program, ctx, [collect])
-    assert collect.programs
     return collect.programs
+
+
+@pytest.fixture(scope="module")
+def addressed_programs(stage_programs: list[Node]) -> list[Node]:
+    found = [p for p in stage_programs if type(p).LANGUAGE == ADDRESSED]
+    assert found
+    return found
+
+
+def _reshared(program: Node, share_equal_leaves: bool) -> Node:
+    """`program` with no node object shared (every occurrence its own copy), or with every two
+    equal leaf nodes (variables, constants) one object."""
+    interned: dict[tuple[object, ...], Node] = {}
+
+    def rebuild(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(rebuild(v) for v in value)
+        if not isinstance(value, Node):
+            return value
+        fields = {name: rebuild(getattr(value, name)) for name in value.FIELDS}
+        out: Node = dataclasses.replace(value, **fields)  # type: ignore[type-var]
+        if share_equal_leaves and not value.CHILD_FIELDS:
+            key = (value.__class__, *(repr(fields[n]) for n in value.FIELDS))
+            return interned.setdefault(key, out)
+        return out
+
+    result: Node = rebuild(program)
+    return result
 
 
 def _assert_blind(plugin: CompilerPlugin, program: Node) -> None:
     target = plugin.make_backend(plugin.default_backend)
     for prop in _blind_properties(plugin):
         expected = _diagnostics(prop, program, target)
-        for change in _perturbations(MemRef("m", None, 0, 0)):  # type: ignore[arg-type]
+        for change in _perturbations():
             altered = _map_memrefs(program, change)
             assert _diagnostics(prop, altered, target) == expected, prop.name
+        if SHARING_ASPECT in prop.blind_to:
+            for share in (False, True):
+                assert _diagnostics(prop, _reshared(program, share), target) == expected, (prop.name, share)
 
 
 def test_blind_verifiers_ignore_memrefs_on_the_examples(plugin: CompilerPlugin, addressed_programs: list[Node]) -> None:
@@ -134,10 +177,81 @@ def test_blind_verifiers_ignore_memrefs_on_the_examples(plugin: CompilerPlugin, 
         _assert_blind(plugin, program)
 
 
+def test_sharing_blind_verifiers_in_every_language(plugin: CompilerPlugin, stage_programs: list[Node]) -> None:
+    target = plugin.make_backend(plugin.default_backend)
+    compared = 0
+    for program in stage_programs:
+        language = type(program).LANGUAGE
+        props = [p for p in plugin.properties if SHARING_ASPECT in p.blind_to and p.meaningful_in(language)]
+        variants = [_reshared(program, share) for share in (False, True)]
+        for prop in props:
+            expected = _diagnostics(prop, program, target)
+            for variant in variants:
+                assert _diagnostics(prop, variant, target) == expected, (prop.name, language)
+                compared += 1
+    assert compared > 0
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(programs(ADDRESSED))
 def test_blind_verifiers_ignore_memrefs_on_random_programs(program: Node) -> None:
     _assert_blind(get_plugin(), program)
+
+
+def _in_language(program: Node, language: str) -> Node | None:
+    """`program` rebuilt with `language`'s node classes (sharing kept), or None when that
+    language lacks one of its kinds or has it with other fields."""
+    module = importlib.import_module(FAMILY.by_name(language).module)
+    done: dict[int, Node] = {}
+
+    def rebuild(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(rebuild(v) for v in value)
+        if not isinstance(value, Node):
+            return value
+        if id(value) in done:
+            return done[id(value)]
+        cls = getattr(module, value.KIND, None)
+        if not (isinstance(cls, type) and issubclass(cls, Node) and cls.KIND == value.KIND
+                and cls.FIELDS == value.FIELDS and cls.CHILD_FIELDS == value.CHILD_FIELDS):
+            raise LookupError(value.KIND)
+        fields = {name: rebuild(getattr(value, name)) for name in value.FIELDS}
+        out: Node = cls(**fields, span=value.node_span)  # type: ignore[call-arg]
+        done[id(value)] = out
+        return out
+
+    try:
+        result: Node = rebuild(program)
+    except LookupError:
+        return None
+    return result
+
+
+def _assert_language_blind(plugin: CompilerPlugin, program: Node) -> int:
+    """Compares the verdicts in every neighbouring language; the number of comparisons."""
+    target = plugin.make_backend(plugin.default_backend)
+    language = type(program).LANGUAGE
+    compared = 0
+    for other in NEIGHBOURS.get(language, ()):
+        moved = _in_language(program, other)
+        if moved is None:
+            continue
+        assert type(moved).LANGUAGE == other
+        for prop in plugin.properties:
+            if LANGUAGE_ASPECT in prop.blind_to and prop.meaningful_in(language) and prop.meaningful_in(other):
+                assert _diagnostics(prop, moved, target) == _diagnostics(prop, program, target), (prop.name, other)
+                compared += 1
+    return compared
+
+
+def test_language_blind_verifiers_on_the_examples(plugin: CompilerPlugin, stage_programs: list[Node]) -> None:
+    assert sum(_assert_language_blind(plugin, program) for program in stage_programs) > 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(programs("L0Tiled"))
+def test_language_blind_verifiers_on_random_programs(program: Node) -> None:
+    _assert_language_blind(get_plugin(), program)
 
 
 def test_buffer_properties_are_not_blind(plugin: CompilerPlugin) -> None:
@@ -170,15 +284,6 @@ class _CountFunctions:
         return dataclasses.replace(prop, verifier=verify)
 
 
-def _memory_reuse_step(plugin: CompilerPlugin, program: Node) -> PassStep:
-    """The planned step of `memory-reuse` for `program` (what it claims, what held before)."""
-    pipeline = Pipeline.from_spec("memory-reuse", plugin)
-    available = plugin.verify_loaded(program, also={p for s in pipeline.passes for p in type(s).requires},
-                                     target=plugin.make_backend(plugin.default_backend))
-    (step,) = pipeline.plan(type(program).LANGUAGE, available)
-    return step
-
-
 def _after_allocation(plugin: CompilerPlugin, addressed_programs: list[Node]) -> Node:
     return next(p for p in reversed(addressed_programs) if len(getattr(p, "functions", ())) >= 2)
 
@@ -190,7 +295,7 @@ def test_a_memref_only_rebuild_rechecks_only_the_buffer_properties(
     functions = getattr(moved, "functions")
     assert all(f is not g for f, g in zip(getattr(program, "functions"), functions))  # every function rebuilt
     counting = _CountFunctions(plugin)
-    step = _memory_reuse_step(counting.plugin, program)
+    step = _step_of(counting.plugin, "memory-reuse", program)
     verify = VerifyInstrument(counting.plugin, target=plugin.make_backend(plugin.default_backend))
     counting.counts.clear()
     verify.after_pass(step, program, moved)
@@ -206,28 +311,64 @@ def test_a_memref_only_rebuild_rechecks_only_the_buffer_properties(
 def test_a_rebuild_that_changes_more_than_memrefs_is_checked_and_its_fault_reported(
         plugin: CompilerPlugin, addressed_programs: list[Node]) -> None:
     program = _after_allocation(plugin, addressed_programs)
-    # Move every buffer, and define one variable twice in the first function that has two
-    # assignments: SSAForm (blind to MemRefs) must still see it.
+    # Move every buffer, and define one variable twice in one function: SSAForm (blind to
+    # MemRefs) must still see it.
     moved = _map_memrefs(program, lambda m: MemRef(m.name, m.space, m.offset, m.size))
-    functions = list(getattr(moved, "functions"))
-    for index, function in enumerate(functions):
-        assigns = [s for s in function.body if s.KIND == "AssignStmt"]
-        if len(assigns) >= 2:
-            first, second = assigns[:2]
-            body = tuple(dataclasses.replace(s, target=first.target) if s is second else s for s in function.body)
-            functions[index] = dataclasses.replace(function, body=body)
-            break
-    else:
-        pytest.skip("no function with two assignments")
-    broken = dataclasses.replace(moved, functions=tuple(functions))  # type: ignore[type-var]
+    broken, _ = _with_a_variable_defined_twice(moved)
     counting = _CountFunctions(plugin)
-    step = _memory_reuse_step(counting.plugin, program)
+    step = _step_of(counting.plugin, "memory-reuse", program)
     verify = VerifyInstrument(counting.plugin, target=plugin.make_backend(plugin.default_backend))
     counting.counts.clear()
     with pytest.raises(Exception) as info:
         verify.after_pass(step, program, broken)
     assert "SSAForm" in str(info.value)
     assert counting.counts["SSAForm"] == 1  # only the function that changed more than its buffers
+
+
+def _step_of(plugin: CompilerPlugin, spec: str, program: Node) -> PassStep:
+    pipeline = Pipeline.from_spec(spec, plugin)
+    available = plugin.verify_loaded(program, also={p for s in pipeline.passes for p in type(s).requires},
+                                     target=plugin.make_backend(plugin.default_backend))
+    (step,) = pipeline.plan(type(program).LANGUAGE, available)
+    return step
+
+
+def _with_a_variable_defined_twice(program: Node) -> tuple[Node, str]:
+    """`program` with the second assignment of its first function that has two redefining the
+    first one's target; the function's name."""
+    functions = list(getattr(program, "functions"))
+    for index, function in enumerate(functions):
+        assigns = [s for s in function.body if s.KIND == "AssignStmt"]
+        if len(assigns) >= 2:
+            first, second = assigns[:2]
+            body = tuple(dataclasses.replace(s, target=first.target) if s is second else s for s in function.body)
+            functions[index] = dataclasses.replace(function, body=body)
+            return dataclasses.replace(program, functions=tuple(functions)), function.name  # type: ignore[type-var]
+    pytest.skip("no function with two assignments")
+
+
+def test_a_rebuild_into_the_next_language_keeps_the_language_blind_verdicts(
+        plugin: CompilerPlugin, stage_programs: list[Node]) -> None:
+    program = next(p for p in stage_programs if type(p).LANGUAGE == "TilePlaced" and len(getattr(p, "functions")) >= 2)
+    moved = _in_language(program, "L0Tiled")
+    assert moved is not None
+    counting = _CountFunctions(plugin)
+    step = _step_of(counting.plugin, "auto-tile-matmul-l0", program)
+    verify = VerifyInstrument(counting.plugin, target=plugin.make_backend(plugin.default_backend))
+    counting.counts.clear()
+    verify.after_pass(step, program, moved)
+    kept = {p.name for p in plugin.properties if LANGUAGE_ASPECT in p.blind_to} & step.claimed & step.available_before
+    assert kept and verify.carried_verdicts == len(kept) * len(getattr(moved, "functions"))
+    for name in kept:
+        assert counting.counts.get(name, 0) == 0, name
+    assert counting.counts["L0TiledGrammar"] == len(getattr(moved, "functions"))  # the grammar: always
+    # The same rebuild with a fault in one function: that function is checked, the fault found.
+    broken, _ = _with_a_variable_defined_twice(moved)
+    counting.counts.clear()
+    with pytest.raises(Exception) as info:
+        VerifyInstrument(counting.plugin, target=plugin.make_backend(plugin.default_backend)).after_pass(
+            step, program, broken)
+    assert "SSAForm" in str(info.value) and counting.counts["SSAForm"] == 1
 
 
 def test_same_but_compares_shape_and_sharing(plugin: CompilerPlugin, addressed_programs: list[Node]) -> None:
