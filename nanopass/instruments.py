@@ -182,14 +182,18 @@ class VerifyInstrument(Instrument):
         property's verifier never reads: it held on the input (it was verified there, or when
         the program was loaded), so it holds on them."""
         aspects = tuple(sorted(a for a in blind_to if a in self.plugin.aspects))
-        any_language = LANGUAGE_ASPECT in blind_to
+        # A pass changes the language of every function or of none (rebuilt_pairs).
+        changes_language = type(pairs[0][0]) is not type(pairs[0][1])
+        if changes_language and LANGUAGE_ASPECT not in blind_to:
+            return part  # no function of another language's classes is alike for this verifier
         any_sharing = SHARING_ASPECT in blind_to
-        if not (aspects or any_language or any_sharing):
+        if not (aspects or changes_language or any_sharing):
             return part  # only aspects the plugin does not define: nothing is carried over
-        key = (aspects, any_language, any_sharing)
+        # Within one language, blindness to it changes nothing: one comparison serves both.
+        key = (aspects, changes_language, any_sharing)
         if key not in alike:
             agree = _agreement(tuple(self.plugin.aspects[a] for a in aspects))
-            alike[key] = frozenset(id(g) for f, g in pairs if same_but(f, g, agree, any_language, any_sharing))
+            alike[key] = frozenset(id(g) for f, g in pairs if same_but(f, g, agree, changes_language, any_sharing))
         carried = alike[key]
         if not carried:
             return part
