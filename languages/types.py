@@ -299,3 +299,17 @@ def symbolic_extents(ty: Type) -> tuple[SymbolicExtent, ...]:
     if isinstance(ty, (TensorType, TileType)) and ty.valid_shape is not None:
         return tuple(e for e in ty.valid_shape if isinstance(e, SymbolicExtent))
     return ()
+
+
+def equal_but_memrefs(a: object, b: object) -> bool:
+    """Whether two field values are equal once the MemRefs in them are disregarded: two tile
+    types that differ only in their buffers (or tuples of such types) are. The "memrefs"
+    aspect of the compiler plugin: MemoryReuse and AllocateMemoryAddr rebuild every function
+    but change only these."""
+    if isinstance(a, TileType) and isinstance(b, TileType):
+        return (a.shape == b.shape and a.dtype == b.dtype and a.valid_shape == b.valid_shape
+                and a.memory_space == b.memory_space and a.view == b.view)
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.types) == len(b.types) and all(
+            x is y or equal_but_memrefs(x, y) for x, y in zip(a.types, b.types))
+    return a == b

@@ -9,20 +9,21 @@ reproducers; none of them changes the IR.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import shlex
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from typing_extensions import override
 
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Node
+from nanopass.node import Node, same_but, terminal_fields
 from nanopass.passes import Pass, PassContext, _is_dataclass
-from nanopass.properties import grammar_property
+from nanopass.properties import LANGUAGE_ASPECT, SHARING_ASPECT, grammar_property
 
 if TYPE_CHECKING:
     from nanopass.plugin import CompilerPlugin
@@ -107,33 +108,48 @@ class VerifyInstrument(Instrument):
         self.incremental = incremental
         self.verified_functions = 0
         self.skipped_functions = 0
+        # (property, function) verdicts kept because the pass changed the function only in an
+        # aspect the property's verifier never reads (`Property.blind_to`).
+        self.carried_verdicts = 0
 
-    def changed_part(self, before: Node, after: Node) -> Node:
-        """The program restricted to the functions the pass rebuilt (or all of it)."""
-        if not self.incremental or type(before) is not type(after) or not _is_dataclass(after):
-            return after
+    def rebuilt_pairs(self, before: Node, after: Node) -> list[tuple[Node, Node]] | None:
+        """(input function, output function) for each function the pass rebuilt, or None when
+        every function must be checked (not incremental, another program shape, or a changed
+        signature: callers depend on it). A pass into the next language rebuilds every
+        function; they pair up when the program keeps its functions and their signatures."""
+        if not self.incremental or not _is_dataclass(after) or before.KIND != after.KIND:
+            return None
         old = _functions(before)
         new = _functions(after)
-        if [_signature(f) for f in old] != [_signature(f) for f in new]:
-            return after
-        old_ids = {id(f) for f in old}
-        changed = tuple(f for f in new if id(f) not in old_ids)
-        self.skipped_functions += len(new) - len(changed)
-        replaced: Node = dataclasses.replace(after, functions=changed)  # type: ignore[type-var]
-        return replaced
+        if len(old) != len(new):
+            return None
+        if type(before) is type(after):
+            if [_signature(f) for f in old] != [_signature(f) for f in new]:
+                return None
+        elif not (_same_terminals(before, after) and all(_same_signature(f, g) for f, g in zip(old, new))):
+            return None
+        return [(f, g) for f, g in zip(old, new) if f is not g]
 
     @override
     def after_pass(self, step: PassStep, before: Node, after: Node) -> None:
         unchanged = after is before
-        part = after if unchanged else self.changed_part(before, after)
+        pairs = None if unchanged else self.rebuilt_pairs(before, after)
+        part = after
         if unchanged:
             self.skipped_functions += len(_functions(after))
-        else:
+        elif pairs is not None:
+            self.skipped_functions += len(_functions(after)) - len(pairs)
+            part = _with_functions(after, tuple(g for _, g in pairs))
+        if not unchanged:
             self.verified_functions += len(_functions(part))
         registry = self.plugin.property_registry
         grammar = grammar_property(type(step.pass_).target.name)
         order = [grammar] + sorted(p for p in step.claimed if p != grammar)
         failures: dict[str, list[Diagnostic]] = {}
+        # Per set of aspects (and whether language and sharing may differ), the rebuilt
+        # functions that differ from their input only there (computed once per pass, for the
+        # first property blind to that set).
+        alike: dict[tuple[tuple[str, ...], bool, bool], frozenset[int]] = {}
         for name in order:
             if name not in registry:
                 continue
@@ -144,6 +160,8 @@ class VerifyInstrument(Instrument):
             # A property the pass newly claims was never checked on the functions it left
             # alone, so those are verified too; a preserved one only where something changed.
             subject = part if prop.scope == "function" and held_before else after
+            if subject is part and pairs and prop.blind_to:
+                subject = self._unseen_part(prop.blind_to, pairs, part, alike)
             found = _run_verifier(name, prop.verify, subject, self.target)
             if found:
                 failures[name] = found
@@ -157,6 +175,62 @@ class VerifyInstrument(Instrument):
                 f"for properties {{{', '.join(failures)}}}",
                 output=after,
             )
+
+    def _unseen_part(self, blind_to: frozenset[str], pairs: list[tuple[Node, Node]], part: Node,
+                     alike: dict[tuple[tuple[str, ...], bool, bool], frozenset[int]]) -> Node:
+        """`part` without the functions that differ from their input only in aspects the
+        property's verifier never reads: it held on the input (it was verified there, or when
+        the program was loaded), so it holds on them."""
+        aspects = tuple(sorted(a for a in blind_to if a in self.plugin.aspects))
+        # A pass changes the language of every function or of none (rebuilt_pairs).
+        changes_language = type(pairs[0][0]) is not type(pairs[0][1])
+        if changes_language and LANGUAGE_ASPECT not in blind_to:
+            return part  # no function of another language's classes is alike for this verifier
+        any_sharing = SHARING_ASPECT in blind_to
+        if not (aspects or changes_language or any_sharing):
+            return part  # only aspects the plugin does not define: nothing is carried over
+        # Within one language, blindness to it changes nothing: one comparison serves both.
+        key = (aspects, changes_language, any_sharing)
+        if key not in alike:
+            agree = _agreement(tuple(self.plugin.aspects[a] for a in aspects))
+            alike[key] = frozenset(id(g) for f, g in pairs if same_but(f, g, agree, changes_language, any_sharing))
+        carried = alike[key]
+        if not carried:
+            return part
+        self.carried_verdicts += len(carried)
+        return _with_functions(part, tuple(g for _, g in pairs if id(g) not in carried))
+
+
+def _agreement(aspects: tuple[Callable[[object, object], bool], ...]) -> Callable[[object, object], bool]:
+    """Whether two terminal values agree but for one of `aspects` (or are equal)."""
+    if not aspects:
+        return operator.eq
+    if len(aspects) == 1:
+        return aspects[0]
+    return lambda a, b: any(agree(a, b) for agree in aspects)
+
+
+def _same_terminals(a: Node, b: Node) -> bool:
+    return all(getattr(a, name) == getattr(b, name) for name in terminal_fields(type(a)))
+
+
+def _same_signature(f: Node, g: Node) -> bool:
+    """`_signature(f) == _signature(g)` for functions of two languages: the parameters are nodes
+    of each language's classes, the same in kind and value."""
+    if getattr(f, "name", None) != getattr(g, "name", None) or \
+            getattr(f, "return_types", None) != getattr(g, "return_types", None):
+        return False
+    old: object = getattr(f, "params", ())
+    new: object = getattr(g, "params", ())
+    if not (isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new)):
+        return False
+    return all(isinstance(p, Node) and isinstance(q, Node) and same_but(p, q, operator.eq, any_language=True)
+               for p, q in zip(old, new))
+
+
+def _with_functions(program: Node, functions: tuple[Node, ...]) -> Node:
+    replaced: Node = dataclasses.replace(program, functions=functions)  # type: ignore[type-var]
+    return replaced
 
 
 class PassVerificationError(CompileError):

@@ -139,9 +139,11 @@ class _IdentityMemo(Generic[_Fact]):
 
     def reserve(self, units: int) -> None:
         """Room for a program of `units` functions: its own entry and its functions', for the
-        program before and after a pass and one more. A fixed capacity below that evicts the
-        functions' entries on every program and makes every re-check start from scratch."""
-        self.capacity = max(self.capacity, 3 * (units + 1))
+        program before and after a pass, the part of it a pass rebuilt, and one more. A fixed
+        capacity below that evicts the functions' entries on every program and makes every
+        re-check start from scratch (eviction drops the oldest half, which at 3x also dropped
+        half of the current program's functions once the loaded input's entries aged out)."""
+        self.capacity = max(self.capacity, 4 * (units + 1))
 
     def get(self, node: Node) -> _Fact | None:
         hit = self.entries.get(id(node))
@@ -155,24 +157,56 @@ class _IdentityMemo(Generic[_Fact]):
         return fact
 
 
+# Two memos per fact: one for programs and their functions (sized by `reserve` to the
+# program), one for smaller subtrees (a statement a verifier walks on its own). Kept apart
+# because a verifier that walks each statement puts ~15 entries per function: in one shared
+# memo they evicted the functions' entries, and every verifier of a step walked every function
+# again (6 walks per function when a 1000-function program was loaded, ~4 per step after).
 _PREORDER: _IdentityMemo[tuple[Node, ...]] = _IdentityMemo(256)
+_SUBTREE_PREORDER: _IdentityMemo[tuple[Node, ...]] = _IdentityMemo(4096)
+
+# Node classes met as items of a unit field (a language's Function): their facts go to the
+# program-sized memos.
+_UNIT_CLASSES: set[type] = set()
+
+
+def _memo_for(node: Node, units: _IdentityMemo[_Fact], subtrees: _IdentityMemo[_Fact]) -> _IdentityMemo[_Fact]:
+    cls = node.__class__
+    return units if cls in _UNIT_CLASSES or _UNIT_FIELDS.intersection(cls.CHILD_FIELDS) else subtrees
 
 
 def preorder(node: Node) -> tuple[Node, ...]:
     """`tuple(walk(node))`, memoized by node identity: the verifiers that check one program one
     after another share a single traversal instead of each walking it again."""
-    hit = _PREORDER.get(node)
+    memo = _memo_for(node, _PREORDER, _SUBTREE_PREORDER)
+    hit = memo.get(node)
     if hit is not None:
         return hit
     if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
         nodes = _composed_preorder(node)
     else:
         nodes = _flat_preorder(node)
-    return _PREORDER.put(node, nodes)
+    return memo.put(node, nodes)
 
 
 def _unit_count(node: Node) -> int:
-    return sum(len(value) for name in _UNIT_FIELDS if isinstance(value := getattr(node, name, ()), tuple))
+    """The number of units (functions) of a program; registers their classes as unit classes."""
+    count = 0
+    for name in _UNIT_FIELDS:
+        value = getattr(node, name, ())
+        if isinstance(value, tuple):
+            count += len(value)
+            _UNIT_CLASSES.update(item.__class__ for item in value)
+    return count
+
+
+def track_units(root: Node) -> None:
+    """Size the program-sized memos for `root` and register its functions' classes, before
+    verifiers that walk it one function at a time (they never walk the program itself, so the
+    memos would not learn of its size or of its units otherwise)."""
+    units = _unit_count(root)
+    _PREORDER.reserve(units)
+    _SUMMARY.reserve(units)
 
 
 def _composed_preorder(node: Node) -> tuple[Node, ...]:
@@ -221,12 +255,14 @@ class Summary:
 
 
 _SUMMARY: _IdentityMemo[Summary] = _IdentityMemo(256)
+_SUBTREE_SUMMARY: _IdentityMemo[Summary] = _IdentityMemo(4096)
 
 
 def summary(node: Node) -> Summary:
     """The summary of `node`'s subtree, memoized by identity (a program's is merged from its
     functions', like `preorder`)."""
-    hit = _SUMMARY.get(node)
+    memo = _memo_for(node, _SUMMARY, _SUBTREE_SUMMARY)
+    hit = memo.get(node)
     if hit is not None:
         return hit
     if _UNIT_FIELDS.intersection(node.CHILD_FIELDS):
@@ -240,7 +276,7 @@ def summary(node: Node) -> Summary:
         result = _merge(parts)
     else:
         result = _summarize(preorder(node))
-    return _SUMMARY.put(node, result)
+    return memo.put(node, result)
 
 
 def _summarize(nodes: Sequence[Node]) -> Summary:
@@ -278,3 +314,65 @@ def _merge(parts: Sequence[Summary]) -> Summary:
             for value in values:
                 slot[id(value)] = value
     return Summary(frozenset(classes), {key: tuple(slot.values()) for key, slot in slots.items()})
+
+
+def same_but(a: Node, b: Node, agree: Callable[[object, object], bool], any_language: bool = False,
+             any_sharing: bool = False) -> bool:
+    """Whether `b` is `a` except for terminal values `agree` equates: the same node classes in
+    the same tree shape, the same sharing of node objects (a variable is one object at all its
+    uses, and a verifier may key facts by identity), and at every terminal field the same value
+    or two values `agree` accepts. A pass that rebuilt a function changing only what a verifier
+    never reads (e.g. the buffers bound to its tiles) leaves that verifier's verdict as it was.
+    With `any_language`, classes of different languages count as the same when they have the
+    same kind and fields (a pass into the next language that rebuilt a function as it was);
+    with `any_sharing`, which node objects are shared is not compared (a pass that rebuilds
+    a variable at each use, or shares one object again). Linear in the trees (a shared node
+    is compared at each occurrence); stops at the first difference."""
+    paired: dict[int, Node] = {}  # id(node of a) -> its counterpart in b
+    taken: set[int] = set()  # ids of b's nodes already paired
+    stack: list[tuple[Node, Node]] = [(a, b)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        x, y = pop()
+        cls = x.__class__
+        if y.__class__ is not cls and not (any_language and _same_form(cls, y.__class__)):
+            return False
+        if not any_sharing:
+            counterpart = paired.get(id(x))
+            if counterpart is not None:
+                if counterpart is not y:
+                    return False
+                continue
+            if id(y) in taken:
+                return False
+            paired[id(x)] = y
+            taken.add(id(y))
+        for name in terminal_fields(cls):
+            u = getattr(x, name)
+            v = getattr(y, name)
+            if u is not v and not agree(u, v):
+                return False
+        for name in cls.CHILD_FIELDS:
+            u = getattr(x, name)
+            v = getattr(y, name)
+            if isinstance(u, tuple):
+                if not isinstance(v, tuple) or len(u) != len(v):
+                    return False
+                for i, j in zip(u, v):
+                    if isinstance(i, Node) and isinstance(j, Node):
+                        push((i, j))
+                    elif isinstance(i, Node) or isinstance(j, Node) or (i is not j and not agree(i, j)):
+                        return False
+            elif isinstance(u, Node):
+                if not isinstance(v, Node):
+                    return False
+                push((u, v))
+            elif isinstance(v, Node) or (u is not v and not agree(u, v)):
+                return False
+    return True
+
+
+def _same_form(a: type[Node], b: type[Node]) -> bool:
+    """Two node classes (of two languages) with the same kind and the same fields."""
+    return a.KIND == b.KIND and a.FIELDS == b.FIELDS and a.CHILD_FIELDS == b.CHILD_FIELDS

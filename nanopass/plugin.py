@@ -71,6 +71,10 @@ class CompilerPlugin:
     fuzz_target: Callable[[], object] | None = None
     # Extra `--list-NAME` reports of `python -m nanopass.pipeline`: NAME -> (help, report).
     listings: Mapping[str, tuple[str, Callable[[], str]]] = field(default_factory=dict)
+    # Aspect name -> whether two terminal field values (types, attributes, ...) are equal once
+    # that aspect is disregarded (e.g. "memrefs": two types equal but for their buffers).
+    # Properties name the aspects their verifiers never read (`Property.blind_to`).
+    aspects: Mapping[str, Callable[[object, object], bool]] = field(default_factory=dict)
     _pass_registry: PassRegistry | None = field(default=None, repr=False)
     _property_registry: PropertyRegistry | None = field(default=None, repr=False)
 

@@ -14,9 +14,16 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node
+from nanopass.node import Node, track_units
 
 Verifier = Callable[..., list[Diagnostic]]  # (program) or, with uses_target, (program, target)
+
+# The aspect "which language's node classes": a verifier blind to it gives the same verdict on
+# a function rebuilt in the next language with the same kinds and fields (`Property.blind_to`).
+LANGUAGE_ASPECT = "language"
+# The aspect "which node objects are shared" (a variable one object at all its uses, or one per
+# use): a verifier blind to it reads nodes by kind and fields, never by identity.
+SHARING_ASPECT = "sharing"
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,13 @@ class Property:
     # The verifier also takes the compilation target (the plugin's backend object, e.g. a
     # hardware handler): capacity limits are facts of the target, not of the program.
     uses_target: bool = False
+    # Aspects of the IR the verifier never reads: one the plugin defines (`aspects`, e.g.
+    # "memrefs"), LANGUAGE_ASPECT (the verdict depends on node kinds and fields only, not on
+    # which language's classes hold them) or SHARING_ASPECT (nor on node identity). Where a pass rebuilt a function but changed it
+    # only there, --verify-all keeps the verdict the function had instead of checking it
+    # again. A test checks each claim (the verdicts on programs with that aspect altered are
+    # the same).
+    blind_to: frozenset[str] = frozenset()
 
     def meaningful_in(self, language: str) -> bool:
         return language in self.languages
@@ -40,6 +54,7 @@ class Property:
 
     def verify(self, program: Node, target: object = None) -> list[Diagnostic]:
         verifier: Callable[..., list[Diagnostic]] = self.load_verifier()
+        track_units(program)  # the shared traversal memos hold every function of `program`
         return verifier(program, target) if self.uses_target else verifier(program)
 
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from languages.decls import FAMILY, LANGUAGES, VALUE_LEVEL
 from languages.type_forms import TYPE_FORMS
+from languages.types import equal_but_memrefs
 from nanopass.langdef import Language
 from nanopass.node import Node
 from nanopass.passes import PassContext
 from nanopass.plugin import CompilerPlugin
-from nanopass.properties import Property, grammar_property
+from nanopass.properties import LANGUAGE_ASPECT, SHARING_ASPECT, Property, grammar_property
 
 _ALL = frozenset(lang.name for lang in LANGUAGES)
 _TILE_LEVEL = frozenset({"TileUnplaced", "TilePlaced", "L0Tiled", "Addressed"})
@@ -36,37 +37,58 @@ def _grammar(lang: Language) -> Property:
                     f"membership in {lang.name}: node kinds, type forms, admitted and registered ops")
 
 
+# The verifiers that never read the buffers bound to tiles, nor which node objects are shared,
+# nor (but SymbolicExtentsBound, which reads PTO's `?` rule) which language's classes they are
+# (tests/test_verify_incremental.py checks each: their verdicts do not change when every MemRef
+# does, or when a program is rebuilt in a neighbouring language). After MemoryReuse and
+# AllocateMemoryAddr, which rebuild every function but change only MemRefs, and after a pass
+# into the next language that rebuilt a function as it was (AutoTileMatmulL0 on a kernel
+# without matmuls, InitMemRef but for the MemRefs it binds), --verify-all re-checks there only
+# the other properties.
+_MEMREFS = frozenset({"memrefs", SHARING_ASPECT})
+_MEMREFS_ANY_LANGUAGE = frozenset({"memrefs", LANGUAGE_ASPECT, SHARING_ASPECT})
+
 PROPERTIES: tuple[Property, ...] = (
     *(_grammar(lang) for lang in LANGUAGES),
-    Property("SSAForm", _ALL, "verifiers.ssa_form:verify", "each variable is defined once per function"),
-    Property("UseAfterDef", _ALL, "verifiers.use_after_def:verify", "every use is dominated by its definition"),
+    Property("SSAForm", _ALL, "verifiers.ssa_form:verify", "each variable is defined once per function",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("UseAfterDef", _ALL, "verifiers.use_after_def:verify", "every use is dominated by its definition",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("SymbolicExtentsBound", _ALL, "verifiers.symbolic_extents_bound:verify",
-             "every runtime valid extent in a type names an integer scalar defined before it (`?` in PTO)"),
+             "every runtime valid extent in a type names an integer scalar defined before it (`?` in PTO)",
+             blind_to=_MEMREFS),
     Property("NormalizedStmtStructure", VALUE_LEVEL, "verifiers.normalized_stmt_structure:verify",
-             "calls only as whole statements, over atom arguments"),
+             "calls only as whole statements, over atom arguments", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("TypeChecked", VALUE_LEVEL, "verifiers.type_checked:verify",
              "every call's type equals its op's deduction; self.f(...) has f's return type", scope="program"),
     Property("CallSitesComplete", VALUE_LEVEL, "verifiers.call_sites_complete:verify",
              "every self.f(...) passes one argument per parameter of f", scope="program"),
     Property("ScalarOperators", _ALL, "verifiers.scalar_operators:verify",
-             "Python operators (BinOp, UnaryOp) compute on scalars only; tensors and tiles use pl.* calls"),
+             "Python operators (BinOp, UnaryOp) compute on scalars only; tensors and tiles use pl.* calls",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("NoInlineFunctions", _ALL, "verifiers.no_inline_functions:verify",
-             "no Inline function, and no call to one, is left (InlineFunctions spliced them)"),
+             "no Inline function, and no call to one, is left (InlineFunctions spliced them)",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("NoUnrollLoops", _ALL, "verifiers.no_unroll_loops:verify",
-             "no pl.unroll loop is left (UnrollLoops expanded them)"),
+             "no pl.unroll loop is left (UnrollLoops expanded them)", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("SplitIncoreOrch", frozenset({"DSL"}), "verifiers.split_incore_orch:verify",
              "no pl.at(level=pl.Level.CORE_GROUP) scope is left to outline"),
     Property("IncoreTileOps", _TILE_LEVEL, "verifiers.incore_tile_ops:verify",
-             "no tensor.* compute op left in an InCore function"),
-    Property("TileOps2D", _TILE_LEVEL, "verifiers.tile_ops_2d:verify", "every tile in an InCore function is 2-D"),
+             "no tensor.* compute op left in an InCore function", blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("TileOps2D", _TILE_LEVEL, "verifiers.tile_ops_2d:verify", "every tile in an InCore function is 2-D",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("TileMemoryPlaced", _PLACED, "verifiers.tile_memory_placed:verify",
-             "every tile has a memory space and view; operands sit where their op accepts them"),
+             "every tile has a memory space and view; operands sit where their op accepts them",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("L0TiledFit", _L0_TILED, "verifiers.l0_operands_placed:verify",
-             "every Left / Right / Acc tile fits L0A / L0B / L0C on the target", uses_target=True),
+             "every Left / Right / Acc tile fits L0A / L0B / L0C on the target", uses_target=True,
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("AccCompactValid", _L0_TILED, "verifiers.acc_compact_valid:verify",
-             "a row-narrowed accumulator is compact; nothing outside Left/Right/Acc is"),
+             "a row-narrowed accumulator is compact; nothing outside Left/Right/Acc is",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("GroupLaunchesTogether", _L0_TILED, "verifiers.group_launches_together:verify",
-             "a Group function launches all its kernels before it reads any of their results"),
+             "a Group function launches all its kernels before it reads any of their results",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("HasMemRefs", _ADDRESSED, "verifiers.has_mem_refs:verify", "every tile is bound to a MemRef"),
     Property("MemoryCapacity", _ADDRESSED, "verifiers.memory_capacity:verify",
              "per space, buffers fit the capacity at aligned offsets", uses_target=True),
@@ -75,19 +97,23 @@ PROPERTIES: tuple[Property, ...] = (
     Property("NoCoLiveOverlap", _ADDRESSED, "verifiers.no_co_live_overlap:verify",
              "no two values live at the same time occupy overlapping bytes (whatever their MemRef names)"),
     Property("ViewLegality", VALUE_LEVEL, "verifiers.view_legality:verify",
-             "set_validshape never narrows a view; a reshape never re-views a boxed (non row-major) layout"),
+             "set_validshape never narrows a view; a reshape never re-views a boxed (non row-major) layout",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
-             "every slice / load / store / extract window stays inside its source on every loop iteration"),
+             "every slice / load / store / extract window stays inside its source on every loop iteration",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("DefinedReads", VALUE_LEVEL, "verifiers.defined_reads:verify",
              "no op reads an element that holds no data (padding an element-wise op reads past a narrower "
-             "operand's valid region, a region set_validshape widened)"),
+             "operand's valid region, a region set_validshape widened)", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("TargetOpRules", VALUE_LEVEL, "verifiers.target_op_rules:verify",
              "every call meets its op's constraints on the target (dtypes, scratch size, scratch disjoint from "
              "operands)", uses_target=True),
     Property("GmStoreCoherence", VALUE_LEVEL, "verifiers.gm_store_coherence:verify",
-             "no kernel writes one GM tensor both by bulk (MTE3) and scalar (D-cache) stores"),
+             "no kernel writes one GM tensor both by bulk (MTE3) and scalar (D-cache) stores",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("InPlaceUpdatesBound", VALUE_LEVEL, "verifiers.in_place_updates_bound:verify",
-             "a call that updates a tile in place (tile.write, tile.matmul_acc, ...) binds its result"),
+             "a call that updates a tile in place (tile.write, tile.matmul_acc, ...) binds its result",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("InPlaceSafety", _ADDRESSED, "verifiers.in_place_safety:verify",
              "an op writes its result over an operand's bytes only where the op registry says it is safe"),
     Property("SemanticAliases", _ADDRESSED, "verifiers.semantic_aliases:verify",
@@ -98,11 +124,12 @@ PROPERTIES: tuple[Property, ...] = (
              "every tile.move follows a data path of the target, or crosses between the cores through a FIFO",
              uses_target=True),
     Property("CubeTileLayouts", _PLACED, "verifiers.cube_tile_layouts:verify",
-             "every Mat / Left / Right / Acc tile is in a format the cube hardware keeps there"),
+             "every Mat / Left / Right / Acc tile is in a format the cube hardware keeps there",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("BoxedExtents", frozenset({"Addressed", "PTO"}), "verifiers.boxed_extents:verify",
              "every cube tile's physical extent is a whole number of fractal boxes"),
     Property("WrittenParamsDeclared", _TILE_LEVEL, "verifiers.written_params_declared:verify",
-             "no kernel writes a GM parameter it declares In"),
+             "no kernel writes a GM parameter it declares In", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("UnboxedRowsAligned", frozenset({"PTO"}), "verifiers.unboxed_rows_aligned:verify",
              "every unboxed tile PTO allocates has 32-byte rows (columns, column-major) and a buffer that holds them"),
     Property("SubviewWindows", frozenset({"PTO"}), "verifiers.subview_windows:verify",
@@ -286,6 +313,7 @@ PLUGIN = CompilerPlugin(
     add_arguments=_add_arguments,
     post_compile=_post_compile,
     fuzz_target=_fuzz_target,
+    aspects={"memrefs": equal_but_memrefs},
     listings={"ops": ("list every operator: signature, the languages admitting it, whether it simulates",
                       _list_ops)},
 )

@@ -38,11 +38,20 @@ def return_type(function: Any) -> Type:
 # Verdicts per function object. Copy-on-write passes return an untouched function as the same
 # object, and nodes are immutable, so its calls still type-check exactly as before -- provided
 # the facts read outside the function are unchanged too: the language's placement flag and the
-# signatures of the callees (`self.f(...)` checks). The entry keeps its function alive, so the
-# id cannot be reused while the entry exists.
-_Signatures = tuple[tuple[str, tuple[Type, ...], int], ...]
-_VERDICT_CAPACITY = 256
-_VERDICTS: dict[int, tuple[Node, bool, _Signatures, list[Diagnostic]]] = {}
+# signatures of the functions it calls (`self.f(...)` checks; None for a callee that does not
+# exist). Only the callees a function calls are compared: comparing every function's signature
+# made each hit cost the size of the program, quadratic in it. The entry keeps its function
+# alive, so the id cannot be reused while the entry exists. The memo holds a few programs'
+# worth of functions: at a fixed 256 a program of more functions emptied it on every check, so
+# nothing ever hit.
+_Signature = tuple[tuple[Type, ...], int] | None
+_CalleeSignatures = tuple[tuple[str, _Signature], ...]
+_VERDICT_MIN_CAPACITY = 256
+_VERDICTS: dict[int, tuple[Node, bool, _CalleeSignatures, list[Diagnostic]]] = {}
+
+
+def _signature(function: Any) -> _Signature:
+    return None if function is None else (function.return_types, len(function.params))
 
 
 def verify(program: Node) -> list[Diagnostic]:
@@ -52,30 +61,35 @@ def verify(program: Node) -> list[Diagnostic]:
     functions = {f.name: f for f in program_functions}
     if set(program.CHILD_FIELDS) != {"functions"}:
         return _check_nodes(preorder(program), placed, functions)
-    signatures: _Signatures = tuple((name, f.return_types, len(f.params)) for name, f in functions.items())
+    capacity = max(_VERDICT_MIN_CAPACITY, 4 * len(program_functions))
     diagnostics: list[Diagnostic] = []
     for function in program_functions:
-        diagnostics.extend(_check_function(function, placed, functions, signatures))
+        diagnostics.extend(_check_function(function, placed, functions, capacity))
     return diagnostics
 
 
-def _check_function(function: Node, placed: bool, functions: dict[str, Any], signatures: _Signatures) -> list[Diagnostic]:
+def _check_function(function: Node, placed: bool, functions: dict[str, Any], capacity: int) -> list[Diagnostic]:
     hit = _VERDICTS.get(id(function))
-    if hit is not None and hit[0] is function and hit[1] == placed and hit[2] == signatures:
+    if hit is not None and hit[0] is function and hit[1] == placed and all(
+            _signature(functions.get(name)) == signature for name, signature in hit[2]):
         return list(hit[3])
     misannotated: set[str] = set()
-    found = (_check_sizes(function) + _check_nodes(preorder(function), placed, functions, misannotated)
+    callees: dict[str, _Signature] = {}
+    found = (_check_sizes(function) + _check_nodes(preorder(function), placed, functions, misannotated, callees)
              + _check_returns(function, misannotated))
-    if len(_VERDICTS) >= _VERDICT_CAPACITY:
-        _VERDICTS.clear()
-    _VERDICTS[id(function)] = (function, placed, signatures, list(found))
+    if len(_VERDICTS) >= capacity:
+        for key in list(_VERDICTS)[: capacity // 2]:  # insertion order: oldest first
+            del _VERDICTS[key]
+    _VERDICTS[id(function)] = (function, placed, tuple(callees.items()), list(found))
     return found
 
 
 def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any],
-                 misannotated: set[str] | None = None) -> list[Diagnostic]:
+                 misannotated: set[str] | None = None,
+                 callees: dict[str, _Signature] | None = None) -> list[Diagnostic]:
     """Every call's type against its deduction; the targets whose annotation disagrees are
-    added to `misannotated` (their later uses are reported there, once)."""
+    added to `misannotated` (their later uses are reported there, once), and the signature of
+    every function called, as read, to `callees`."""
     diagnostics: list[Diagnostic] = []
     assigned: dict[int, Node] = {}  # id(call) -> the assignment whose annotation types it
     for node in nodes:
@@ -90,6 +104,9 @@ def _check_nodes(nodes: Sequence[Node], placed: bool, functions: dict[str, Any],
                 misannotated.add(_target_name(assigned[id(node)]))
             diagnostics.extend(found)
         elif kind == "FuncCall":
+            if callees is not None:
+                callee = getattr(node, "callee")
+                callees[callee] = _signature(functions.get(callee))
             diagnostics.extend(_check_func_call(node, functions, assigned.get(id(node))))
     return diagnostics
 
