@@ -277,7 +277,7 @@ def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:
     # (drawn where the scalar recipes are half the kernels: the whole mix calls them too rarely).
     scalars: set[str] = set()
 
-    @settings(max_examples=120, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=200, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(programs(Features(matmul=False, tile_kernels=False, loops=False, dsl_spellings=False)))
     def collect_scalars(generated: object) -> None:

@@ -49,6 +49,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from typing_extensions import override
 
+from backend.targets.handlers import get_backend
 from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
                                             generatable_ops, target_violation)
@@ -609,6 +610,8 @@ class _KernelBuilder:
         self.steps(self.int_draw(2, 7))
         if self.features.partial_valid and self.features.slices and self.chance(50):
             self.param_window_observed(ty)
+        if self.features.partial_valid and self.chance(25):
+            self.padding_read(ty)
         if self.features.assemble and self.chance(30):
             self.assemble_into_param()
 
@@ -633,6 +636,34 @@ class _KernelBuilder:
             return  # a window the registry declines here (e.g. an observer's dtype rule)
         self.tag("construct:window-observed")
         self.returns.extend([*[v for v in self.results(self.values) if v is not observed][-1:], observed])
+
+    def padding_read(self, ty: TensorType) -> None:
+        """A parameter narrowed by set_validshape (its whole tile is loaded, so its padding holds
+        data) meeting a wider operand in an element-wise op, whose result is then full-shape (the
+        spec's exact-region rule covers equal regions only) and reads the narrower operand's
+        padding as data: a pass that re-copies, widens or re-types the narrowed operand over its
+        valid region only (LegalizeVecDtypes' FP32 route for BF16) leaves that padding empty."""
+        narrow_op = _by_semantics("tensor", ("set_validshape",))
+        params = [v for v in self.values if v.name in self.gm and v.type == ty]
+        ops = [op for op in generatable_ops("tensor", self.arch)
+               if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
+        if narrow_op is None or not params or not ops or len(ty.shape) != 2 or ty.shape == (1, 1):
+            return
+        rows, cols = (int(d) for d in ty.shape)
+        valid = (self.int_draw(1, rows), self.int_draw(1, cols))
+        if valid == (rows, cols):
+            return
+        try:
+            narrow = self.call(narrow_op, (self.pick(params), _index(valid[0]), _index(valid[1])), prefix="n")
+            wide = self.pick(params)
+            opdef = self.pick(ops)
+            args = (narrow, wide) if self.chance(50) else (wide, narrow)
+            result = self.call(opdef.name, args, prefix="p")
+        except (CompileError, TargetRuleMiss):
+            return  # an op this dtype or target does not take
+        if tuple(getattr(result.type, "valid", ())) == (rows, cols):
+            self.tag("construct:padding-read")
+        self.returns.append(result)
 
     def scalar_math(self, ty: TensorType) -> None:
         """A scalar read from a tensor, combined with index / float arithmetic, fed back into a
@@ -1254,6 +1285,14 @@ class _KernelBuilder:
             if stored not in self.returns:
                 self.returns.append(stored)
 
+    def fits_l0c(self, ty: TensorType) -> bool:
+        """Whether a product of `ty` fits L0C whole: AutoTileMatmulL0 tiles a bigger accumulator
+        into output blocks only when a store takes it straight away (PH-AT-006), which a
+        set_validshape between them is not."""
+        rows, cols = (-(-int(d) // 16) * 16 for d in ty.shape)
+        capacity = get_backend(self.arch or "a2a3").l0c_capacity_bytes
+        return rows * cols * 4 <= capacity
+
     def defined_rows(self, product: T.Var, lhs: T.Var) -> T.Var:
         """`product` narrowed to the rows its left operand defines. tensor.matmul drops its
         operands' valid_shape (the spec, convert_tensor_to_tile_ops.md), so the product of a
@@ -1263,6 +1302,19 @@ class _KernelBuilder:
         Narrowing the product's valid rows (set_validshape) makes every later read, and the
         comparison, defined."""
         lhs_ty, ty = lhs.type, product.type
+        # An M past a box and not a multiple of it: its accumulator is compact (valid rows short
+        # of the boxed rows), so valid rows narrowed below the last box would re-lay it.
+        boxed_m = isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.shape[0] > 16 and ty.shape[0] % 16 != 0
+        if isinstance(lhs_ty, TensorType) and lhs_ty.valid_shape is None and isinstance(ty, TensorType) \
+                and len(ty.shape) == 2 and ty.shape[0] > 1 and self.features.partial_valid \
+                and self.fits_l0c(ty) and self.chance(50 if boxed_m else 15):
+            # A whole product re-validated to fewer rows and columns (its valid region is still
+            # defined): on chip its accumulator is laid out by its rows, which the narrower valid
+            # shape must not re-lay (a compact accumulator's pitch follows its valid rows).
+            self.tag("cube:revalidated-product")
+            top = ty.shape[0] // 16 * 16 if boxed_m else ty.shape[0] - 1
+            rows, cols = self.int_draw(1, top), self.int_draw(1, ty.shape[1])
+            return self.call("tensor.set_validshape", (product, _index(rows), _index(cols)), prefix="c")
         if not isinstance(lhs_ty, TensorType) or lhs_ty.valid_shape is None or not isinstance(ty, TensorType) \
                 or len(ty.shape) != 2:
             return product
