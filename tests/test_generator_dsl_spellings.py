@@ -17,7 +17,7 @@ from languages.pl_parser import parse_program
 from nanopass.instruments import Instrument, PassStep
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node
-from nanopass_pto.run import compile_program, random_inputs, run
+from nanopass_pto.run import compare_valid, compile_program, random_inputs, run
 
 TARGETED = {"scope": "outline-incore-scopes", "inline": "inline-functions", "reassign": "convert-to-ssa",
             "unroll": "unroll-loops"}
@@ -65,8 +65,9 @@ def test_a_spelling_reaches_its_pass_and_keeps_the_programs_meaning(spelling: st
         inputs: dict[str, Any] = random_inputs(plain.source, 1)
         expected, got = run(plain, inputs), run(spelled, inputs)
         assert expected.keys() == got.keys()
-        for name in expected:
-            assert np.asarray(expected[name]).tobytes() == np.asarray(got[name]).tobytes(), (name, text)
+        # Outside an output's valid_shape the contents are undefined: the valid regions agree.
+        for report in compare_valid(plain.source, expected, got):
+            assert report.ok, (report.line, text)
         checked += 1
         if checked == 3:
             break

@@ -164,10 +164,27 @@ def _unrolled_loop(loop: T.ForStmt) -> tuple[T.Stmt, ...] | None:
     body: tuple[T.Stmt, ...] = loop.body
     if carries:
         assert isinstance(last, T.YieldStmt)
-        body = (*loop.body[:-1], *(T.AssignStmt(var, value) for var, value in zip(carries, last.values)))
+        body = (*loop.body[:-1], *_parallel_assign(carries, last.values))
     after = tuple(T.AssignStmt(result, var) for result, var in zip(loop.results, carries))
     unrolled = replace(loop, kind="unroll", iter_args=(), results=(), body=body)
     return (*before, unrolled, *after)
+
+
+def _parallel_assign(targets: Sequence[T.Var], values: Sequence[T.Expr]) -> tuple[T.Stmt, ...]:
+    """`targets = values` all at once, as a yield assigns them: where a value reads a carry an
+    earlier assignment would already have overwritten (a rotation `a, b = b, a`, or
+    `acc11 = acc9` after `acc9 = ...`), every value goes through a temporary first."""
+    assigned: set[str] = set()
+    clobbered = False
+    for var, value in zip(targets, values):
+        if isinstance(value, T.Var) and value.name in assigned:
+            clobbered = True
+        assigned.add(var.name)
+    if not clobbered:
+        return tuple(T.AssignStmt(var, value) for var, value in zip(targets, values))
+    temps = [T.Var(f"{var.name}_next", var.type) for var in targets]
+    return (*(T.AssignStmt(temp, value) for temp, value in zip(temps, values)),
+            *(T.AssignStmt(var, temp) for var, temp in zip(targets, temps)))
 
 
 def _unroll(program: T.Program, pick: Callable[[int], int], tags: set[str]) -> list[list[str]] | None:
