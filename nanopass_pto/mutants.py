@@ -180,7 +180,7 @@ def _result_as_it_is(original: Any) -> Any:
 
 
 def _operand_as_it_is(original: Any) -> Any:
-    def whole_if_read_past(self: Any, call: Any, opdef: Any, arg: Any, target: Any, pre: Any) -> Any:
+    def whole_if_read_past(self: Any, call: Any, opdef: Any, index: int, arg: Any, target: Any, pre: Any) -> Any:
         return arg
 
     return whole_if_read_past

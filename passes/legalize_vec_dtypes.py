@@ -50,7 +50,8 @@ from backend.numerics import round_float64
 from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
 from languages.memory_space import MemorySpace
-from languages.ops import READS_OVER_RESULT_REGION, REGISTRY, WRITE, OpDef
+from languages.ops import REGISTRY, WRITE, OpDef
+from languages.ops.data_extents import extents, read_extent, reads_past
 from languages.ops.assembler_element_types import Fp32Route, fp32_route
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -129,7 +130,7 @@ class _Widener(TP.Rewriter):
                 assert isinstance(ty, TileType)
                 args.append(self._scratch(ty, f"{getattr(arg, 'name', 'tmp')}_fp32", call, pre))
             else:
-                source = self._whole_if_read_past(call, opdef, arg, node.target, pre)
+                source = self._whole_if_read_past(call, opdef, index, arg, node.target, pre)
                 args.append(self._widen(source, route, f"{getattr(arg, 'name', 'x')}_fp32", pre))
         wide_call = TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
                             type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call),
@@ -143,18 +144,18 @@ class _Widener(TP.Rewriter):
         back = self._narrow(wide_result, route, node.target.name, pre)
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
 
-    def _whole_if_read_past(self, call: TP.Call, opdef: OpDef, arg: TP.Expr, target: TP.Var,
+    def _whole_if_read_past(self, call: TP.Call, opdef: OpDef, index: int, arg: TP.Expr, target: TP.Var,
                             pre: list[TP.Stmt]) -> TP.Expr:
         """The tile to widen for `arg`: `arg` itself, or -- when the op reads it past its valid
-        region (an element-wise op whose result is valid wider than this operand,
-        `READS_OVER_RESULT_REGION`) -- the whole tile, re-validated by set_validshape: a cast
+        region (an element-wise op whose result is valid wider than this operand: the op
+        registry's read extent, `languages.ops.data_extents`) -- the whole tile, re-validated by set_validshape: a cast
         converts its valid region only, and the padding the op reads holds the operand's data
         (the DefinedReads verifier proved it on the input)."""
         ty, result = getattr(arg, "type", None), target.type
-        if not (isinstance(ty, TileType) and isinstance(result, TileType) and opdef.semantics
-                and opdef.semantics[0] in READS_OVER_RESULT_REGION and tuple(ty.shape) == tuple(result.shape)
-                and len(ty.shape) == 2 and tuple(ty.valid_extents) != tuple(ty.shape)
-                and tuple(result.valid_extents) != tuple(ty.valid_extents)):
+        if not (isinstance(ty, TileType) and isinstance(result, TileType) and len(ty.shape) == 2):
+            return arg
+        read = read_extent(opdef, index, ty, result, call.attrs)
+        if read is None or not reads_past(read, extents(ty.valid_extents)):
             return arg
         if not isinstance(arg, TP.Var) or self.views.get(arg.name, False):
             # set_validshape takes no view handle (PTOAS rejects it, ViewLegality refuses it).
@@ -165,9 +166,9 @@ class _Widener(TP.Rewriter):
                 f"over the result's {list(result.valid_extents)}; the widening cannot reach a view's padding",
                 hint="give the operands one valid shape (pl.tile.set_validshape), or compute in FP32 "
                      "(pl.cast before and after)"))
-        extents = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
-        whole = TP.Call(op="tile.set_validshape", args=(arg, *extents), attrs=(),
-                        type=REGISTRY.deduce("tile.set_validshape", (arg, *extents), (), placed=True, at=call),
+        whole_shape = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
+        whole = TP.Call(op="tile.set_validshape", args=(arg, *whole_shape), attrs=(),
+                        type=REGISTRY.deduce("tile.set_validshape", (arg, *whole_shape), (), placed=True, at=call),
                         span=call.span)
         var = TP.Var(self.fresh(f"{arg.name}_whole"), whole.type, span=call.span)
         pre.append(TP.AssignStmt(target=var, value=whole, span=call.span))
