@@ -536,6 +536,13 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")[:40] or "unknown"
 
 
+def replay_command(seed: int, backend: str, pipeline: str | None) -> str:
+    """The command that reproduces a finding by hand: the found backend and pass list are part of it
+    (a replay on the default backend of an Ascend950 finding reports another verdict)."""
+    passes = f' -p "{pipeline}"' if pipeline else ""
+    return f"python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed {seed} --backend {backend}{passes}"
+
+
 def regression_file(text: str, seed: int, outcome: Outcome, backend: str, pipeline: str | None) -> tuple[str, str]:
     """(file stem, contents): the program in the pl DSL under a header the collector reads."""
     digest = hashlib.sha256(f"{seed}\n{text}".encode()).hexdigest()[:10]
@@ -549,7 +556,7 @@ def regression_file(text: str, seed: int, outcome: Outcome, backend: str, pipeli
         f"# pipeline: {pipeline or 'default'}",
         "# verdict when found:",
         detail,
-        f"# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed {seed}",
+        f"# replay: {replay_command(seed, backend, pipeline)}",
         "# (collected by tests/regressions/conftest.py; fails until the bug is fixed)",
     ]
     return stem, "\n".join(line for line in header if line) + "\n" + text

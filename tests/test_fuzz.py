@@ -116,6 +116,15 @@ def test_regression_file_round_trip(tmp_path: Path) -> None:
     get_plugin().parse(body, str(path))
 
 
+def test_replay_line_reproduces_the_found_backend_and_pass_list() -> None:
+    # An Ascend950 finding replayed on the default backend reports another verdict (a capacity the
+    # other target does not have), so the replay line names both.
+    outcome = Outcome("rejected", "compile error", "infer-tile-memory-space", "error")
+    _, body = regression_file("x = 1\n", 3, outcome, "Ascend950", "convert-tensor-to-tile-ops,pto-codegen")
+    replay = next(line for line in body.splitlines() if line.startswith("# replay:"))
+    assert replay.endswith('--seed 3 --backend Ascend950 -p "convert-tensor-to-tile-ops,pto-codegen"')
+
+
 def test_catalogue_has_at_least_twelve_reversible_mutants() -> None:
     mutants = list(MUTANTS)
     assert len(mutants) >= 12

@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   InterpreterError: <fuzz>:29:46: error: [Interpreter] tensor.shl: shl: shift count outside [0, 32) at element 0 (flat, row-major index)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

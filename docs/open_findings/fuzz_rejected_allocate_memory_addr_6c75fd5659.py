@@ -6,7 +6,7 @@
 # verdict when found:
 #   <fuzz>:22:81: error: [AllocateMemoryAddr] Vec usage of kernel `kernel1` is 319488 bytes, over the Ascend950 Vec capacity of 245760 bytes (2 buffers live at once; the largest is `matmul_0_tile_vec`, 212992 bytes, defined here)
 #       hint: use smaller tiles (loop over blocks so each tile holds less than 245760 bytes of Vec), or split the kernel into several InCore functions that each keep fewer tiles alive
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend950
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   <fuzz>:26:9: error: [TypeDeduction] tile.store: operand 'tile' (argument 0) expected a tile valid in [2, 2] (the packed window [2, 1, 2]), got valid [4, 1]
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend950
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

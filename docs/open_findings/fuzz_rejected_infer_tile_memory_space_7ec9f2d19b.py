@@ -6,7 +6,7 @@
 # verdict when found:
 #   <fuzz>:20:81: error: [InferTileMemorySpace] Vec usage of kernel `kernel2`: the tile `matmul_0_tile_vec` alone is [256, 256] FP32, 262144 bytes, over the Ascend950 Vec capacity of 245760 bytes
 #       hint: use smaller tiles: loop over blocks of the tensor, loading a slice per iteration, so each tile holds at most 245760 bytes of Vec
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend950
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -6,7 +6,7 @@
 # verdict when found:
 #   <fuzz>:18:9: error: [MaterializeSemanticAliases] not supported yet: the in-place operand `set_validshape_0_tile` is still read after its buffer is reused, so it would have to be copied within Acc, and Ascend910B has no Acc → Acc data path
 #       hint: compute the value again instead of reading it after it is updated, or keep the value that is still needed in Vec
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

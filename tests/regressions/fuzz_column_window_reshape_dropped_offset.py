@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   ret0: MISMATCH at [0, 0]: compiled 0x415b, interpreter 0xd54a (1 of 1 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # fixed: LegalizeVecLayouts reshaped the [2, 1] column window s4 to [1, 2] itself, a handle at the
 # base of t3's buffer (the window's row offset dropped); it now slices t3's row view, and

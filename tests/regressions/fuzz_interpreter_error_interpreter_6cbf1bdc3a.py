@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   ValueError: When changing to a larger dtype, its size must be a divisor of the total size in bytes of the last axis of the array.
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -8,7 +8,7 @@
 #   the output of update-orchestration-call-sites, interpreted, already differs:
 #   ret1: MISMATCH at [0]: compiled 0x4003d76b, interpreter 0x43302f75 (32 of 32 elements differ)
 # (replayed on Ascend950 since PTOAS's A2/A3 tor takes 8- and 16-bit elements only)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 65536
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 65536 --backend Ascend950
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

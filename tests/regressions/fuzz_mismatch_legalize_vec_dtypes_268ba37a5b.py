@@ -7,7 +7,7 @@
 #   ret0: MISMATCH at [0]: compiled 0xbe5e, interpreter 0xbe5f (4 of 16 elements differ)
 #   the output of legalize-vec-dtypes, interpreted, already differs:
 #   ret0: MISMATCH at [0]: compiled 0xbe5e, interpreter 0xbe5f (4 of 16 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   ret2: MISMATCH at [0, 16]: compiled 0x44d9ebff, interpreter 0x469662ce (6 of 22 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

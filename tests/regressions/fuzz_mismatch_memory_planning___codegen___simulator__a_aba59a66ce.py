@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   ret1: MISMATCH at [0, 0]: compiled 0x3dc13fe7, interpreter 0xbf6abe6c (1 of 2 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   ret0: MISMATCH at [0, 3]: compiled 0xc190, interpreter 0xc191 (1 of 16 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: DSL

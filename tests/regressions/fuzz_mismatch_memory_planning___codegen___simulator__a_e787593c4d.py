@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   ret2: MISMATCH at [12]: compiled 0x7ffc, interpreter 0x7fbc (1 of 32 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 7615
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 7615 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # fixed: LegalizeVecDtypes brings abs (a value-selecting op) to FP32 and back as bits
 # (Fp32Route.BITS), so the signalling NaN is kept; the widening tcvt used to quiet it

@@ -8,7 +8,7 @@
 #       hint: the program reads uninitialised memory: a missing load, a wrong address, or padding consumed as data
 #   the output of update-orchestration-call-sites, interpreted, already differs:
 #   ret2: MISMATCH at [1, 13]: compiled 0xffffffff, interpreter 0x00000000 (1 of 320 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

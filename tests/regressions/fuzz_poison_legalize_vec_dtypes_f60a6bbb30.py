@@ -8,7 +8,7 @@
 #       hint: the program reads uninitialised memory: a missing load, a wrong address, or padding consumed as data
 #   the output of legalize-vec-dtypes, interpreted, already differs:
 #   ret0: MISMATCH at [0, 1]: compiled 0xffff, interpreter 0x0000 (15 of 16 elements differ)
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -6,7 +6,7 @@
 # verdict when found:
 #   <fuzz>:14:58: error: [Simulator] pto.tmov reads 0[16, 0], which no instruction has written (its bytes still hold the 0xFF poison pattern)
 #       hint: the program reads uninitialised memory: a missing load, a wrong address, or padding consumed as data
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   <fuzz>:15:9: error: [TypeDeduction] tile.row_expand_mul: operand 'row' (argument 1) expected shape [32, 1] (one value per row), got [32, 16]
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 243
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 243 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -6,7 +6,7 @@
 # verdict when found:
 #   <fuzz>:15:5: error: [ExpandMixedKernel] GM tensor `y1` is written on the cube core (AIC) and also accessed on the vector core (AIV); the two cores run concurrently and nothing orders their GM accesses
 #       hint: write each output tensor from one core only (store the vector result from the vector core and the cube result from the cube core), or split the work into two kernels
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   <fuzz>:11:43: error: [TypeDeduction] tile.ci: operand 'shape' (argument 1) expected a shape [1, ..., n] with n > 1 (leading dims 1), got [1, 1]
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 480
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 480 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # fixed: tensor.scatter_update of one-column rows built its flat index with tile.ci([1, 1]), which ci
 # rejects (a sequence has at least two elements); one column's flat index is the row index itself.

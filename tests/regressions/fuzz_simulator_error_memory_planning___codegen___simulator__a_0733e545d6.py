@@ -5,7 +5,7 @@
 # pipeline: default
 # verdict when found:
 #   <fuzz>:11:43: error: [Simulator] pto.tscatter: index 16 at [2, 0] outside the 16 elements of 0 (Vec @ 0, [16, 1] FP32, valid [16, 1])
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 7351
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 7351 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

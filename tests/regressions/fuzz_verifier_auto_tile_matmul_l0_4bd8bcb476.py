@@ -11,7 +11,7 @@
 #       hint: declare the accumulator seed compact: tile.create(..., target_memory=Acc, compact=True)
 #   <fuzz>:27:9: error: [AccCompactValid] tile.matmul_acc result [32, 64] is not compact, but MAD writes it at row pitch 16 (Left valid rows 1) while readers use its 32 physical rows
 #   ...
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor

@@ -9,7 +9,7 @@
 #       hint: for pass authors: fix the pass, or declare the property in its `invalidates` so later passes re-establish it
 #   <fuzz>:10:44: error: [TargetOpRules] tile.full on Ascend910B: the result has element type UINT16, expected one of BF16, FP16, FP32, INT16, INT32; PTOAS's texpands takes BF16 / FP16 / FP32 / INT16 / INT32 elements on A2/A3 (its scalar is a signless MLIR integer that must equal the element type, so no unsigned one)
 #       hint: compute in one of those types (pl.cast before and after), or compile for Ascend950
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor
