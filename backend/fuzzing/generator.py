@@ -52,7 +52,7 @@ from typing_extensions import override
 from backend.targets.handlers import get_backend
 from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
-                                            generatable_ops, target_violation)
+                                            generatable_ops, operand_domain, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef
@@ -191,6 +191,26 @@ def _ops_of(prefix: str, family: str) -> list[str]:
     return sorted(op.name for op in REGISTRY if op.prefix == prefix and op.family == family)
 
 
+def _width_minus_log2(dtype: DataType) -> int:
+    return dtype.bits - (dtype.bits.bit_length() - 1)
+
+
+# How a random integer value is brought into an operand's domain, recipe by recipe (each a list of
+# scalar steps (semantics, scalar of the element type)); the first the target takes is used.
+# shift: AND (width - 1); else an arithmetic shift right keeping log2(width) bits ([-w/2, w/2) when
+# signed) plus w/2. nonzero: OR 1; else 2x + 1 (odd, so nonzero even when the product wraps).
+DOMAIN_RECIPES: dict[str, tuple[tuple[tuple[str, Callable[[DataType], int]], ...], ...]] = {
+    "shift": (
+        (("and", lambda dtype: dtype.bits - 1),),
+        (("shr", _width_minus_log2), ("add", lambda dtype: dtype.bits // 2 if dtype.is_signed else 0)),
+    ),
+    "nonzero": (
+        (("or", lambda dtype: 1),),
+        (("mul", lambda dtype: 2), ("add", lambda dtype: 1)),
+    ),
+}
+
+
 @dataclass
 class _KernelBuilder:
     """Draws one InCore kernel: parameters, a body (straight-line, looped, branching), results."""
@@ -226,6 +246,7 @@ class _KernelBuilder:
     # paths (languages.ops.gm_store_paths) the kernel has written each parameter by.
     gm_roots: dict[str, frozenset[str]] = field(default_factory=dict)
     gm_stores: dict[str, set[str]] = field(default_factory=dict)
+    conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -265,6 +286,7 @@ class _KernelBuilder:
 
     def call(self, op: str, args: Sequence[T.Expr], attrs: tuple[tuple[str, AttrValue], ...] = (),
              prefix: str = "t", block: list[T.Stmt] | None = None, pool: list[T.Var] | None = None) -> T.Var:
+        args = self.conditioned(op, args, block)
         ty = REGISTRY.deduce(op, tuple(args), attrs)
         if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots):
             raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
@@ -280,6 +302,48 @@ class _KernelBuilder:
         self.note_data(var, op, args, ty)
         (self.values if pool is None else pool).append(var)
         return var
+
+    def condition(self, value: T.Var, domain: str, block: list[T.Stmt] | None) -> T.Var | None:
+        """`value` brought into an operand domain on integer data (NUMERICS.md section 2) by the first
+        recipe of DOMAIN_RECIPES whose steps the target takes (A2/A3's tands / tors take no 32-bit
+        elements, so a 32-bit shift count is brought into range by shifting instead)."""
+        ty = value.type
+        if not isinstance(ty, (TileType, TensorType)) or ty.dtype.is_float:
+            return None
+        prefix = "tile" if isinstance(ty, TileType) else "tensor"
+        for recipe in DOMAIN_RECIPES[domain]:
+            made: T.Var | None = value
+            try:
+                for operation, operand in recipe:
+                    op = _by_semantics(prefix, ("scalar_binary", operation))
+                    scalar = operand(ty.dtype)
+                    if op is None or made is None:
+                        made = None
+                    elif scalar != 0 or operation not in ("add", "or"):
+                        made = self.call(op, (made, T.ConstInt(scalar, ty.dtype)), prefix="d", block=block, pool=[])
+            except (TargetRuleMiss, CompileError):
+                continue  # a step this element type or target does not take: the next recipe
+            if made is not None and made is not value:
+                self.tag(f"domain:{domain}")
+                self.conditioned_values.add(made.name)
+                return made
+        return None
+
+    def conditioned(self, op: str, args: Sequence[T.Expr], block: list[T.Stmt] | None) -> Sequence[T.Expr]:
+        """`args` with the operands `op` reads in a domain conditioned: a recipe's own call (a
+        construct that calls an op directly, not through the registry step's operand draw) must not
+        hand random data to a divisor or shift count, or the program faults in the reference."""
+        if op not in REGISTRY:
+            return args
+        opdef = REGISTRY.get(op)
+        out = list(args)
+        for index, arg in enumerate(args):
+            domain = operand_domain(opdef, index)
+            if domain and isinstance(arg, T.Var) and arg.name not in self.conditioned_values:
+                made = self.condition(arg, domain, block)
+                if made is not None:
+                    out[index] = made
+        return out
 
     def load(self, tensor: T.Var, space: MemorySpace | None, block: list[T.Stmt] | None = None,
              pool: list[T.Var] | None = None) -> T.Var:
@@ -319,18 +383,7 @@ class _KernelBuilder:
                              pool=[])
 
         def condition(value: T.Var, domain: str) -> T.Var | None:
-            ty = value.type
-            if not isinstance(ty, (TileType, TensorType)):
-                return None
-            prefix = "tile" if isinstance(ty, TileType) else "tensor"
-            if domain == "nonzero":
-                op, operand = _by_semantics(prefix, ("scalar_binary", "or")), 1
-            else:
-                op, operand = _by_semantics(prefix, ("scalar_binary", "and")), ty.dtype.bits - 1
-            if op is None:
-                return None
-            self.tag(f"domain:{domain}")
-            return self.call(op, (value, T.ConstInt(operand, ty.dtype)), prefix="d", block=block, pool=[])
+            return self.condition(value, domain, block)
 
         return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
                     roots=self.roots, fresh_index=fresh_index, transposed=self.transposed)
