@@ -26,6 +26,7 @@ from typing_extensions import override
 
 import languages.gen.tile_unplaced as U
 from languages.decls import TileUnplaced
+from languages.layout import physical_2d
 from languages.ops import REGISTRY, static_int, static_ints, type_of
 from languages.memory_space import MemorySpace
 from languages.types import INDEX, Attrs, AttrValue, DataType, Dims, TileType, TupleType, Type
@@ -41,9 +42,9 @@ INCORE = "InCore"
 
 
 def packed_dims(shape: Dims) -> Dims:
-    if len(shape) == 1:
-        return (1, shape[0])
-    return (math.prod(shape[:-1]), shape[-1])
+    """The 2-D form of an N-D tile: leading axes fold into rows (the layout fact every stage
+    shares, `languages.layout.physical_2d`)."""
+    return physical_2d(shape)
 
 
 def packed_valid(shape: Dims, valid: Dims) -> Dims | None:

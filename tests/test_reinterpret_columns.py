@@ -189,3 +189,47 @@ def test_a_column_viewed_as_rows_and_columns_is_declined_and_not_drawn() -> None
     result = TensorType((8, 2), DataType.FP16)
     attrs = (("dtype", DataType.FP16), ("shape", (8, 2)))
     assert on_chip_view_gap(opdef, (T.Var("x", column),), attrs, result, True)
+
+
+def test_an_nd_column_is_judged_by_its_packed_tile() -> None:
+    # A [2, 1, 1] FP32 tile packs to the [2, 1] column (leading axes fold into rows), whose FP16
+    # bytes are [4, 1]: the tensor view's [2, 1, 2] (packed [2, 2]) is other bytes. It passed the
+    # rank-2 check, and FlattenTileNdTo2D's store then met a [4, 1] tile (an Ascend950 campaign's
+    # finding, blamed on the pass); now ConvertTensorToTileOps declines it, naming the packing.
+    from languages.ops.vector_ops import reinterpret_on_chip_gap
+    from languages.types import TensorType
+
+    gap = reinterpret_on_chip_gap(TensorType((2, 1, 1), DataType.FP32), DataType.FP16)
+    assert "[2, 1, 1] (packed on chip as [2, 1])" in gap and "[4, 1] tile" in gap
+    # A packed row keeps the tensor view's order; so does a 3-D tile whose last axis is wide.
+    assert not reinterpret_on_chip_gap(TensorType((1, 1, 8), DataType.FP32), DataType.FP16)
+    assert not reinterpret_on_chip_gap(TensorType((2, 3, 8), DataType.FP32), DataType.FP16)
+
+
+ND_COLUMN = """\
+import pypto.language as pl
+
+
+@pl.program
+class NdColumn:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[2, 1, 1], pl.FP32]) -> pl.Tensor[[2, 1, 2], pl.FP16]:
+        h: pl.Tensor[[2, 1, 2], pl.FP16] = pl.tensor.reinterpret_view(x, dtype=pl.FP16)
+        a: pl.Tensor[[2, 1, 2], pl.FP16] = pl.tensor.abs(h)
+        return a
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[2, 1, 1], pl.FP32]) -> pl.Tensor[[2, 1, 2], pl.FP16]:
+        o: pl.Tensor[[2, 1, 2], pl.FP16] = self.k(x)
+        return o
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_an_nd_column_reinterpreted_is_refused_at_the_users_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 backend: str) -> None:
+    (tmp_path / "k.py").write_text(ND_COLUMN)
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in log, log
+    assert "k.py:8:" in log and "not supported yet" in log and "[ConvertTensorToTileOps]" in log, log

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from languages.layout import is_row_major_linear
+from languages.layout import is_row_major_linear, physical_2d, shape_blayout
 from languages.memory_space import MemorySpace
 from languages.ops import (
     WRITE,
@@ -460,6 +460,14 @@ def reinterpreted_shape(value: Value, dtype: DataType) -> Dims:
     return tuple(shape)
 
 
+def _byte_rows(shape: tuple[int, ...], dtype: DataType) -> tuple[int, int]:
+    """A 2-D tile's bytes as rows of bytes in storage order: a column is stored column-major
+    (`languages.layout.shape_blayout`), its elements contiguous, so it is one row of bytes."""
+    if shape_blayout(shape) == "col_major":
+        return (1, shape[0] * dtype.bits // 8)
+    return (shape[0], shape[1] * dtype.bits // 8)
+
+
 def _explicit_shape_gap(value: TensorType, dtype: DataType, shape: tuple[int, ...]) -> str:
     """A reinterpretation into an explicit 2-D `shape` is a zero-copy view on chip only where both
     tiles' padded Vec rows keep the bytes in row-major order: the same fact as a reshape
@@ -474,8 +482,8 @@ def _explicit_shape_gap(value: TensorType, dtype: DataType, shape: tuple[int, ..
         return (f"not supported yet: reinterpreting the column {list(value.shape)} of {value.dtype.name} as "
                 f"{list(shape)} {dtype.name} on chip: the column's tile is column-major, so the view would be a "
                 f"column-major {list(shape)} tile, which the vector unit does not compute on")
-    source = (int(value.shape[0]), int(value.shape[1]) * value.dtype.bits // 8)
-    result = (shape[0], shape[1] * dtype.bits // 8)
+    source = _byte_rows((int(value.shape[0]), int(value.shape[1])), value.dtype)
+    result = _byte_rows(shape, dtype)
     gap = flat_reshape_gap(source, result, DataType.INT8) if source != result else ""
     if not gap:
         return ""
@@ -491,18 +499,24 @@ def reinterpret_on_chip_gap(value: TensorType, dtype: DataType, shape: Dims | No
     there scales the rows ([8, 1] FP32 is [32, 1] INT8, not the tensor's [8, 4], whose 32-byte
     padded rows are other bytes). ConvertTensorToTileOps refuses such a call with this reason and
     the generator does not draw it."""
+    # An N-D tile is computed on as its packed 2-D form (FlattenTileNdTo2D: leading axes fold into
+    # rows, `languages.layout.physical_2d`), so the question is asked of that form: a [2, 1, 1]
+    # FP32 tile is the [2, 1] column, whose FP16 bytes are [4, 1], not the packed [2, 1, 2].
+    packed = value if len(value.shape) == 2 else TensorType(physical_2d(value.shape), value.dtype)
+    shown = list(value.shape) if packed is value else f"{list(value.shape)} (packed on chip as {list(packed.shape)})"
     if shape is not None:
-        return _explicit_shape_gap(value, dtype, tuple(int(d) for d in shape))
+        explicit = tuple(int(d) for d in shape)
+        return _explicit_shape_gap(packed, dtype, explicit if packed is value else physical_2d(explicit))
     if value.dtype.bits == dtype.bits:
         return ""
     try:
-        tensor_shape = reinterpreted_shape(value, dtype)
-        tile_shape = reinterpreted_shape(make_tile_type(value.shape, value.dtype), dtype)
+        tensor_shape = physical_2d(reinterpreted_shape(value, dtype))
+        tile_shape = reinterpreted_shape(make_tile_type(packed.shape, value.dtype), dtype)
     except DeductionError:
         return ""  # the deduction reports it
     if tensor_shape == tile_shape:
         return ""
-    return (f"not supported yet: reinterpreting the column {list(value.shape)} of {value.dtype.name} as "
+    return (f"not supported yet: reinterpreting the column {shown} of {value.dtype.name} as "
             f"{dtype.name} on chip: its tile is column-major (the column's elements are contiguous), so the same "
             f"bytes form a {list(tile_shape)} tile, not the {list(tensor_shape)} the tensor view reads")
 
