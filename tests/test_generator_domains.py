@@ -84,3 +84,19 @@ def test_a_conditioned_value_is_not_conditioned_again_and_floats_are_left_alone(
     a, b = builder.param(floats), builder.param(floats)
     builder.call("tensor.div", (a, b))
     assert len(builder.body) == size + 2
+
+
+@pytest.mark.parametrize(("arch", "shape", "dtype", "fits"), [
+    ("a5", (256, 256), DataType.FP32, True),    # stays in Acc: A5's 256 KiB L0C holds it
+    ("a5", (256, 256), DataType.FP16, False),   # converted in Vec: 256 KiB + 128 KiB > 240 KiB
+    ("a5", (200, 256), DataType.FP16, False),
+    ("a5", (128, 256), DataType.FP16, True),
+    ("a2a3", (256, 256), DataType.FP32, False),  # 910B's L0C is 128 KiB
+    ("a2a3", (128, 128), DataType.FP16, True),
+])
+def test_a_revalidated_product_is_drawn_only_where_its_route_fits(arch: str, shape: tuple[int, int],
+                                                                  dtype: DataType, fits: bool) -> None:
+    # Two Ascend950 findings: a [256, 256] FP16 product re-validated by set_validshape is moved
+    # to Vec to be converted, and the accumulator alone is over A5's Vec.
+    builder = _KernelBuilder(_never_drawn, Features(), "kernel0", arch=arch)
+    assert builder.fits_l0c(TensorType(shape, dtype)) is fits

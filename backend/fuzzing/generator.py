@@ -1339,12 +1339,17 @@ class _KernelBuilder:
                 self.returns.append(stored)
 
     def fits_l0c(self, ty: TensorType) -> bool:
-        """Whether a product of `ty` fits L0C whole: AutoTileMatmulL0 tiles a bigger accumulator
+        """Whether a product of `ty` fits L0C whole (AutoTileMatmulL0 tiles a bigger accumulator
         into output blocks only when a store takes it straight away (PH-AT-006), which a
-        set_validshape between them is not."""
+        set_validshape between them is not), and Vec where it is converted there."""
         rows, cols = (-(-int(d) // 16) * 16 for d in ty.shape)
-        capacity = get_backend(self.arch or "a2a3").l0c_capacity_bytes
-        return rows * cols * 4 <= capacity
+        target = get_backend(self.arch or "a2a3")
+        if rows * cols * 4 > target.l0c_capacity_bytes:
+            return False
+        # A product narrower than its 32-bit accumulator (FP16 out of an FP16 matmul) is converted
+        # in Vec when a set_validshape stands between it and its store: the moved accumulator and
+        # its cast live there at once (A5's L0C holds a [256, 256] FP32 accumulator its Vec does not).
+        return ty.dtype.bits == 32 or rows * cols * (4 + ty.dtype.bits // 8) <= target.vec_capacity_bytes
 
     def defined_rows(self, product: T.Var, lhs: T.Var) -> T.Var:
         """`product` narrowed to the rows its left operand defines. tensor.matmul drops its
