@@ -34,6 +34,11 @@ subnormals and ±inf included:
   lower half is zero (an FP32 instruction's NaN is an operand's NaN, quieted or not, or the
   default NaN), so it comes back as it is: quiet where the sum or product made it, signalling
   where it was copied.
+
+The BITS routes bring a result back as a tile.reinterpret_view of its INT16 bits (a view), so
+an op that rewrites its operand's handle (tile.set_validshape, which takes no view) acts on the
+bits' own tile instead, re-viewed as BF16 under the original name; so does the whole-tile
+re-validation of an operand an FP32 op reads past its valid region.
 """
 
 from __future__ import annotations
@@ -79,6 +84,10 @@ class _Widener(TP.Rewriter):
         self.instructions = backend.fp32_only_vec_instructions
         self.used = used
         self.views: dict[str, bool] = {}  # variable -> whether it is a view handle (a slice, a reshape)
+        # BF16 results brought back by the BITS routes: the name is a tile.reinterpret_view (a
+        # pto.treshape view) of the narrowed INT16 tile, whose own handle an op that rewrites its
+        # operand's handle (`handle_only`: tile.set_validshape) acts on instead.
+        self.handles: dict[str, TP.Var] = {}
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -105,6 +114,12 @@ class _Widener(TP.Rewriter):
             self.views[node.target.name] = call.op in REGISTRY and REGISTRY.makes_view_handle(call.op)
         elif isinstance(call, TP.Var):
             self.views[node.target.name] = self.views.get(call.name, False)
+            if call.name in self.handles:
+                self.handles[node.target.name] = self.handles[call.name]
+        if isinstance(call, TP.Call) and call.op in REGISTRY:
+            on_handle = self._on_handle(node, call, REGISTRY.get(call.op))
+            if on_handle is not None:
+                return on_handle
         if not isinstance(call, TP.Call) or not self._needs_wide(call, node.target):
             return super().visit_AssignStmt(node)
         pre: list[TP.Stmt] = []
@@ -142,7 +157,50 @@ class _Widener(TP.Rewriter):
         if not (isinstance(target, TileType) and target.dtype is NARROW):
             return (*pre, TP.AssignStmt(target=node.target, value=wide_result, span=node.span))
         back = self._narrow(wide_result, route, node.target.name, pre)
+        if back.op == "tile.reinterpret_view":
+            handle = back.args[0]
+            assert isinstance(handle, TP.Var)
+            self.handles[node.target.name] = handle
+            self.views[node.target.name] = True
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _on_handle(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef) -> tuple[TP.Stmt, ...] | None:
+        """`tile.set_validshape(x, vr, vc)` of a BF16 result the BITS routes brought back (a view
+        of the narrowed INT16 tile): that tile's handle narrowed, then seen as BF16 again under
+        the target's name; None for every other call."""
+        handles = [i for i, arg in enumerate(call.args) if i < len(opdef.operands)
+                   and opdef.operand_decl(i).handle_only and isinstance(arg, TP.Var) and arg.name in self.handles]
+        if not handles:
+            return None
+        if opdef.semantics[:1] != ("set_validshape",) or handles != [0] or len(call.args) != 3:
+            raise CompileError(Diagnostic.at(
+                call, "LegalizeVecDtypes",
+                f"not supported yet: `{call.op}` of a BF16 result this target computes in FP32 (brought back as a "
+                "view of its bits)", hint="apply it before the BF16 arithmetic, or compute in FP32 "
+                                          "(pl.cast before and after)"))
+        source = call.args[0]
+        assert isinstance(source, TP.Var)
+        pre: list[TP.Stmt] = []
+        view = self._revalidated(self.handles[source.name], call.args[1:], node.target.name, call, pre)
+        if view.type != node.target.type:
+            raise CompileError(Diagnostic.at(node, "LegalizeVecDtypes", f"the BF16 bits of `{source.name}` narrowed "
+                                             f"do not re-view as {node.target.type}", hint="this is a compiler bug"))
+        handle = view.args[0]
+        assert isinstance(handle, TP.Var)
+        self.handles[node.target.name] = handle
+        self.views[node.target.name] = True
+        self.bump("bf16_bit_handles_narrowed")
+        return (*pre, TP.AssignStmt(target=node.target, value=view, span=node.span))
+
+    def _revalidated(self, handle: TP.Var, valid: tuple[TP.Expr, ...], name: str, call: TP.Call,
+                     pre: list[TP.Stmt]) -> TP.Call:
+        """The BF16 view of `handle` (the INT16 bits of a BITS-route result) set_validshape'd to
+        `valid` (the narrowed handle is bound; the view is returned)."""
+        args = (handle, *valid)
+        narrowed = TP.Call(op="tile.set_validshape", args=args, attrs=(),
+                           type=REGISTRY.deduce("tile.set_validshape", args, (), placed=True, at=call), span=call.span)
+        bits = self._bind(narrowed, f"{name}_bits", pre)
+        return self._view_call(bits, NARROW)
 
     def _whole_if_read_past(self, call: TP.Call, opdef: OpDef, index: int, arg: TP.Expr, target: TP.Var,
                             pre: list[TP.Stmt]) -> TP.Expr:
@@ -157,6 +215,11 @@ class _Widener(TP.Rewriter):
         read = read_extent(opdef, index, ty, result, call.attrs)
         if read is None or not reads_past(read, extents(ty.valid_extents)):
             return arg
+        whole_shape = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
+        if isinstance(arg, TP.Var) and arg.name in self.handles:
+            # A BF16 result of the BITS routes is a view of its INT16 bits: that handle is re-validated.
+            return self._bind(self._revalidated(self.handles[arg.name], whole_shape, f"{arg.name}_whole", call, pre),
+                              f"{arg.name}_whole", pre)
         if not isinstance(arg, TP.Var) or self.views.get(arg.name, False):
             # set_validshape takes no view handle (PTOAS rejects it, ViewLegality refuses it).
             raise CompileError(Diagnostic.at(
@@ -166,7 +229,6 @@ class _Widener(TP.Rewriter):
                 f"over the result's {list(result.valid_extents)}; the widening cannot reach a view's padding",
                 hint="give the operands one valid shape (pl.tile.set_validshape), or compute in FP32 "
                      "(pl.cast before and after)"))
-        whole_shape = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
         whole = TP.Call(op="tile.set_validshape", args=(arg, *whole_shape), attrs=(),
                         type=REGISTRY.deduce("tile.set_validshape", (arg, *whole_shape), (), placed=True, at=call),
                         span=call.span)

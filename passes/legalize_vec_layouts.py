@@ -6,7 +6,11 @@ instructions only on row-major Vec tiles (PTO_DIALECT.md row 6; the tiles each f
 read and write row-major are `languages.layout.row_major_vec_tiles`). As PyPTO does, such an
 operation runs on the same bytes seen as one row: each [N, 1] column operand is reshaped
 (zero-copy) to [1, N], the operation computes the [1, N] row, and its result is reshaped back to
-[N, 1] under the original name, so every other use is unchanged.
+[N, 1] under the original name, so every other use is unchanged. A reshape keeps its source's
+valid region, so a column the operation reads past its valid region (an element-wise op whose
+result is valid wider: `languages.ops.data_extents.read_extent`, which DefinedReads reads too)
+is re-validated to its whole shape first (set_validshape on its own handle, or on its row's
+handle when it was computed as a row): the row then reads the same padding the column did.
 
 A column-major Vec operand of any other shape has no zero-copy row view and is reported
 (not supported yet).
@@ -30,6 +34,7 @@ from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_v
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.column_twins import column_twin, twin_refusal
+from languages.ops.data_extents import extents, read_extent, reads_past
 from languages.types import DataType, TileType
 from languages.views import assemble_window_gap
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -68,6 +73,9 @@ class _Legalizer(TP.Rewriter):
         # column is a pto.treshape view, so an op that rewrites its operand's handle
         # (`handle_only`: tile.set_validshape) must act on the row's handle instead.
         self.rows: dict[str, TP.Var] = {}
+        # Whether a variable is a view handle (a slice, a reshape; the columns in `rows` too):
+        # set_validshape takes no view.
+        self.views: dict[str, bool] = {}
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret re-views a buffer from its first byte, and a window's bytes sit at an
@@ -113,8 +121,11 @@ class _Legalizer(TP.Rewriter):
     @override
     def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:
         call = node.value
+        if isinstance(call, TP.Var):
+            self.views[node.target.name] = self.views.get(call.name, False)
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
+        self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
         if REGISTRY.is_window_view(call.op):
             self.windows[node.target.name] = call
         opdef = REGISTRY.get(call.op)
@@ -172,7 +183,10 @@ class _Legalizer(TP.Rewriter):
                             "yet", "PTO's vector unit computes on row-major tiles; broadcast a [1, 1] value, or "
                             "compute on a row-major tile"))
         for i in columns:
-            args[i] = self._reshaped(args[i], pre, node.span)
+            if self._read_past(opdef, i, call, node.target):
+                args[i] = self._whole_row(args[i], call, pre, node.span)
+            else:
+                args[i] = self._reshaped(args[i], pre, node.span)
         if result_column and "shape" in opdef.operand_names:
             # A fill (pl.full) states its result's shape: it fills the [1, N] row instead.
             target_tile = node.target.type
@@ -192,7 +206,51 @@ class _Legalizer(TP.Rewriter):
             raise CompileError(Diagnostic.at(node, RULE, f"the row form of `{call.op}` does not reshape back to "
                                              f"{node.target.type}", "this is a compiler bug"))
         self.rows[node.target.name] = row
+        self.views[node.target.name] = True
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    @staticmethod
+    def _read_past(opdef: OpDef, index: int, call: TP.Call, target: TP.Var) -> bool:
+        """Whether the op reads argument `index` past its valid region (an element-wise op whose
+        result is valid wider than this operand: the registry's read extent,
+        `languages.ops.data_extents`); the input's DefinedReads proved those elements hold data."""
+        ty = getattr(call.args[index], "type", None)
+        if not isinstance(ty, TileType):
+            return False
+        read = read_extent(opdef, index, ty, target.type, call.attrs)
+        return read is not None and reads_past(read, extents(ty.valid_extents))
+
+    def _whole_row(self, operand: TP.Expr, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Expr:
+        """The row form of a column the op reads past its valid region: the whole tile's [1, N]
+        row. A reshape keeps the column's valid region (and a treshape holds only it), so the
+        handle is re-validated to its shape by set_validshape first -- the column's own handle,
+        or the row's handle of a column this pass computed as a row (the column is a view of it)."""
+        tile = getattr(operand, "type")
+        assert isinstance(tile, TileType)
+        name = getattr(operand, "name", "")
+        row = self.rows.get(name)
+        if not isinstance(operand, TP.Var) or (row is None and self.views.get(name, False)):
+            raise CompileError(Diagnostic.at(
+                call, RULE,
+                f"not supported yet: `{call.op}` on an [N, 1] column runs on its [1, N] row view, and it reads its "
+                f"operand `{name or 'x'}` (a view valid in {list(tile.valid_extents)}) past its valid region; the row "
+                "view of a view cannot reach the padding",
+                "give the operands one valid shape (pl.tile.set_validshape), or narrow the source tile before "
+                "taking the view"))
+        if row is not None:
+            assert isinstance(row.type, TileType)
+            return self._set_valid(row, tuple(row.type.shape), call, pre, span)
+        return self._reshaped(self._set_valid(operand, tuple(tile.shape), call, pre, span), pre, span)
+
+    def _set_valid(self, handle: TP.Var, valid: tuple[int, ...], call: TP.Call, pre: list[TP.Stmt],
+                   span: Span) -> TP.Var:
+        dims = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in valid)
+        args: tuple[TP.Expr, ...] = (handle, *dims)
+        whole = TP.Call(op="tile.set_validshape", args=args, attrs=(),
+                        type=REGISTRY.deduce("tile.set_validshape", args, (), placed=True, at=call), span=span)
+        var = TP.Var(self.fresh(f"{handle.name}_whole"), whole.type, span=span)
+        pre.append(TP.AssignStmt(target=var, value=whole, span=span))
+        return var
 
     def _handle_on_row(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef) -> tuple[TP.Stmt, ...] | None:
         """`tile.set_validshape(col, vr, vc)` of a column this pass re-viewed from a row: the
@@ -222,6 +280,7 @@ class _Legalizer(TP.Rewriter):
                 f"shape {target}", "narrow the tile before the vector instruction that produces it"))
         self.bump("column_handles_narrowed_as_rows")
         self.rows[node.target.name] = var
+        self.views[node.target.name] = True
         return (TP.AssignStmt(target=var, value=narrowed, span=node.span),
                 TP.AssignStmt(target=node.target, value=back, span=node.span))
 

@@ -17,7 +17,7 @@ from languages.pl_parser import parse_program
 from languages.types import DataType, TileType
 from nanopass.node import walk
 from nanopass.passes import PassContext
-from nanopass_pto.run import compare, compile_program, reference, run
+from nanopass_pto.run import compare, compare_valid, compile_program, reference, run
 from passes.legalize_vec_dtypes import LegalizeVecDtypes
 from verifiers import tile_memory_placed
 
@@ -121,3 +121,56 @@ def test_a_widened_bf16_literal_is_the_bf16_value_not_the_written_one(backend: s
     expected = (x.astype(np.float32) * scale).astype(ml_dtypes.bfloat16)  # exact product, one rounding
     got = np.asarray(outputs["ret0"]).view(np.uint16)
     assert np.array_equal(got, expected.view(np.uint16))
+
+
+# abs runs on A2/A3 through the BITS route: its BF16 result comes back as a reinterpret_view of
+# the narrowed INT16 bits (a pto.treshape view). A set_validshape of that result cannot take the
+# view (PTOAS rejects it; ViewLegality), so it narrows the bits' own handle and re-views it.
+NARROWED_BITS = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, x: pl.Tensor[[2, 16], pl.BF16]) -> pl.Tensor[[2, 16], pl.BF16, pl.TensorView(valid_shape=[1, 4])]:
+        a = pl.abs(x)
+        return pl.set_validshape(a, 1, 4)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[2, 16], pl.BF16]) -> pl.Tensor[[2, 16], pl.BF16, pl.TensorView(valid_shape=[1, 4])]:
+        r: pl.Tensor[[2, 16], pl.BF16, pl.TensorView(valid_shape=[1, 4])] = self.k(x)
+        return r
+    """), "    ")
+# The narrowed result read past its valid region by another BITS op (maximum over the whole tile).
+NARROWED_BITS_READ_PAST = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, x: pl.Tensor[[2, 16], pl.BF16]) -> pl.Tensor[[2, 16], pl.BF16]:
+        a = pl.abs(x)
+        n = pl.set_validshape(a, 1, 4)
+        return pl.maximum(n, a)
+    """), "    ")
+
+
+def _bf16_with_nans() -> np.ndarray:
+    bits = np.random.default_rng(3).integers(0, 1 << 16, size=(2, 16), dtype=np.uint16)
+    bits[0, :3] = (0x7F81, 0xFFC1, 0x8000)  # a signalling NaN, a negative quiet NaN, -0
+    return bits.view(ml_dtypes.bfloat16)
+
+
+def test_a_narrowed_bits_route_result_is_narrowed_on_its_bits_handle() -> None:
+    program = _legalized(NARROWED_BITS, "Ascend910B")
+    narrows = [c for c in walk(program) if isinstance(c, P.Call) and c.op == "tile.set_validshape"]
+    assert len(narrows) == 1
+    operand = narrows[0].args[0]
+    assert isinstance(operand, P.Var) and isinstance(operand.type, TileType)
+    assert operand.type.dtype is DataType.INT16, operand  # the cast's own tile, not the BF16 view
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("text", [NARROWED_BITS, NARROWED_BITS_READ_PAST], ids=["narrowed", "read-past"])
+def test_a_narrowed_bits_route_result_compiles_and_keeps_the_bits(backend: str, text: str) -> None:
+    source = parse_program(text, "k.py")
+    compiled = compile_program(source, backend=backend, verify_all=True)
+    x = _bf16_with_nans()
+    outputs = run(compiled, {"x": x})
+    reports = compare_valid(compiled.source, reference(compiled.source, {"x": x}), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    expected = x.view(np.uint16) & 0x7FFF  # abs clears the sign bit, NaN payloads kept
+    got = np.asarray(next(iter(outputs.values()))).view(np.uint16)
+    if text is NARROWED_BITS:
+        got, expected = got[:1, :4], expected[:1, :4]
+    assert got.tolist() == expected.tolist()

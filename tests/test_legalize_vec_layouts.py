@@ -307,3 +307,66 @@ def test_an_assemble_without_a_window_write_is_not_supported_yet_at_the_users_li
 def test_a_column_assembled_into_a_row_major_tile_simulates_on_a5() -> None:
     # A5's vector tmov copies across layouts: the same assemble A2/A3 refuses compiles there.
     _simulates_bit_exactly(_assemble_program((16, 16), (16, 1), (0, 3), "FP32", ), "Ascend950")
+
+
+# An element-wise op over a column narrowed by set_validshape and a whole column computes the
+# whole column, so it reads the narrowed operand's padding (which holds the loaded data). Its row
+# form must read the same elements: a reshape of the narrowed column would be a row valid in
+# [1, 5] only, so the row is re-validated whole first.
+READ_PAST_NARROWED = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, a: pl.Tensor[[16, 1], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        t: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        {narrowed}
+        s: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.add(n, {whole})
+        o: pl.Tensor[[16, 1], pl.FP32] = pl.tile.store(s, [0, 0], out)
+        return o
+    """), "    ")
+# `n` narrows the loaded tile's own handle; or the handle of `e`'s row (`e` is computed as a row).
+LOADED = ("n: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[5, 1])] = "
+          "pl.tile.set_validshape(t, 5, 1)", "t")
+ROW_COMPUTED = ("e: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.abs(t)\n"
+                "        n: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[5, 1])] = "
+                "pl.tile.set_validshape(e, 5, 1)", "e")
+
+
+@pytest.mark.parametrize("case", [LOADED, ROW_COMPUTED], ids=["loaded", "row-computed"])
+def test_a_narrowed_column_read_past_its_valid_rows_runs_on_the_whole_row(case: tuple[str, str]) -> None:
+    from verifiers import defined_reads
+    text = READ_PAST_NARROWED.format(narrowed=case[0], whole=case[1])
+    program = parse_program(text, "k.py", language=TilePlaced)
+    assert isinstance(program, P.Program) and defined_reads.verify(program) == []
+    out = LegalizeVecLayouts().run(program, PassContext("Ascend910B", get_backend("Ascend910B")))
+    assert defined_reads.verify(out) == []
+    add = next(n for n in walk(out) if isinstance(n, P.Call) and n.op == "tile.add")
+    for arg in add.args:
+        ty = getattr(arg, "type", None)
+        assert isinstance(ty, TileType) and ty.shape == (1, 16) and ty.valid == (1, 16), add
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("case", [LOADED, ROW_COMPUTED], ids=["loaded", "row-computed"])
+def test_a_narrowed_column_read_past_its_valid_rows_simulates_bit_exactly(backend: str,
+                                                                         case: tuple[str, str]) -> None:
+    text = READ_PAST_NARROWED.format(narrowed=case[0], whole=case[1])
+    compiled = compile_program(parse_program(text, "k.py", language=TilePlaced), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, 11)
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    a = np.asarray(inputs["a"], dtype=np.float32)
+    operand = np.abs(a) if case is ROW_COMPUTED else a  # n is the whole operand narrowed
+    expected = operand + operand
+    got = np.asarray(next(iter(outputs.values())), dtype=np.float32)
+    assert got.view(np.uint32).tolist() == expected.view(np.uint32).tolist()
+
+
+def test_the_mutant_re_viewing_the_valid_rows_only_is_caught_after_the_pass(tmp_path: Path) -> None:
+    from nanopass_pto.mutants import MUTANTS
+    from verifiers import defined_reads
+    mutant = {m.name: m for m in MUTANTS}["column-row-view-drops-padding"]
+    program = parse_program(READ_PAST_NARROWED.format(narrowed=LOADED[0], whole=LOADED[1]), "k.py",
+                            language=TilePlaced)
+    assert isinstance(program, P.Program)
+    with mutant.applied():
+        out = LegalizeVecLayouts().run(program, PassContext("Ascend910B", get_backend("Ascend910B")))
+    assert [d.rule for d in defined_reads.verify(out)] == ["DefinedReads"]
