@@ -184,6 +184,49 @@ def reshape_is_reinterpretation(source: TileType, result: TileType) -> bool:
             and is_row_major_linear(result.view, result.shape, result.dtype))
 
 
+def _byte_runs(tile: TileType) -> tuple[int, int] | None:
+    """How a flat (none_box) tile lays out its elements' bytes taken in row-major order: runs of
+    `run` bits, one every `pitch` bits of its buffer ((total, total) when they are contiguous);
+    None for a layout that is no such run pattern (a boxed tile, a column-major one of more
+    than one row and column, whose row-major neighbours are a column apart)."""
+    view = tile.view
+    if view is None and tile.memory_space not in (None, MemorySpace.Vec):
+        return None
+    if view is not None and view.slayout != _NONE:
+        return None
+    rows, cols = physical_2d(tile.shape)
+    bits = tile.dtype.bits
+    padded_rows, padded_cols = padded_2d(tile)
+    total = rows * cols * bits
+    blayout = view.blayout if view is not None else shape_blayout(tuple(tile.shape))
+    if blayout == _ROW:
+        run, pitch = cols * bits, padded_cols * bits
+        return (total, total) if rows == 1 or run == pitch else (run, pitch)
+    if cols == 1:
+        return (total, total)
+    if rows == 1:
+        return (bits, padded_rows * bits) if padded_rows != 1 else (total, total)
+    return None
+
+
+def reinterpret_keeps_order(source: TileType, result: TileType) -> bool:
+    """Whether `result` re-reading `source`'s bytes (tile.reinterpret_view, a pto.treshape) sees
+    them in the order the op means: the bytes of both in row-major element order, re-read as the
+    new dtype and shape (NUMERICS.md section 5). It does where both tiles place those bytes
+    alike: the same shape and view, or the same runs at the same pitch ([4, 8] INT8 and [4, 2]
+    FP32 both put 8-byte rows 32 bytes apart). A column-major [16, 1] column re-viewed as a
+    column-major [8, 2] tile does not: its element (r, c) is the column's byte run c * 8 + r,
+    not the row-major 2 * r + c. An N-D tile has no layout yet (FlattenTileNdTo2D gives it one,
+    and the call is deduced again there): it is not refused here."""
+    if len(source.shape) > 2 or len(result.shape) > 2:
+        return True
+    if tuple(source.shape) == tuple(result.shape) and source.view == result.view \
+            and source.dtype.bits == result.dtype.bits:
+        return True
+    runs = _byte_runs(source), _byte_runs(result)
+    return runs[0] is not None and runs[0] == runs[1]
+
+
 # -- what the vector unit computes on ----------------------------------------------------------------
 
 # PTOAS verifies that the vector instructions below read and write row-major Vec tiles

@@ -582,21 +582,26 @@ class TensorToTileMutator(U.FromTensor):
                                     f"empty seed) and add `{name}` to the result with pl.add")
 
     def _logical_valid(self, call: T.Call, result: U.Call, pre: list[U.Stmt]) -> U.Call:
-        """The tile result with the tensor result's valid region. A boxed tile (a matmul result
+        """The tile result with the tensor result's valid region, wherever the tile op's
+        deduction makes more of it valid than the tensor op's. A boxed tile (a matmul result
         whose M / N is rounded up to a fractal box) holds the user's value in its valid region
         only; an op that makes its whole tile valid (fillpad) would otherwise let the box's
         extra rows / columns into what its consumers read (a reduction sums them, a row
         broadcast finds more rows than its other operand), so the result is narrowed back to
-        the logical extent."""
+        the logical extent. The shapes need not differ: tensor.matmul_acc's result is its
+        accumulator (so a re-validated accumulator keeps its narrow valid region), while
+        tile.matmul_acc's valid region is the product's."""
         logical, ty = call.type, result.type
         if not isinstance(logical, TensorType) or not isinstance(ty, TileType) or len(ty.shape) != 2 \
-                or tuple(ty.shape) == tuple(logical.shape) or REGISTRY.is_view(result.op):
+                or len(logical.shape) != 2 or REGISTRY.is_view(result.op) \
+                or not all(isinstance(v, int) for v in (*ty.valid_extents, *logical.valid_extents)):
             return result
         wanted = tuple(int(v) for v in logical.valid)
         if tuple(ty.valid) == wanted or any(int(v) < w for v, w in zip(ty.valid, wanted)):
             return result
-        full = self._temp(f"{call.op.rsplit('.', 1)[-1]}_boxed", result, pre)
-        self.bump("boxed_results_narrowed")
+        boxed = tuple(ty.shape) != tuple(logical.shape)
+        full = self._temp(f"{call.op.rsplit('.', 1)[-1]}_{'boxed' if boxed else 'full'}", result, pre)
+        self.bump("boxed_results_narrowed" if boxed else "results_narrowed")
         return self._call("tile.set_validshape", (full, _index(wanted[0], call.span), _index(wanted[1], call.span)),
                           (), call.span)
 

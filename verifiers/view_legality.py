@@ -11,6 +11,11 @@
   keep their elements in row-major order (`languages.layout.is_row_major_linear`); a reshape of
   an NZ / Zn / boxed tile would pair each element with another element's bytes.
 
+- A reinterpret_view re-reads its source's bytes in row-major order as the new dtype and shape
+  (what the op means, NUMERICS.md section 5): the two tiles must place those bytes alike
+  (`languages.layout.reinterpret_keeps_order`); a column-major [16, 1] column re-viewed as a
+  column-major [8, 2] tile reads element (r, c) from byte run c * 8 + r, not 2 * r + c.
+
 - A placed reshape never re-views a window (`Registry.is_window_view`: a tile.slice result): a reshape
   is a handle on its source's buffer from the buffer's base, so a window's offset (and its row
   pitch inside the source) would be dropped; reshape the source and slice the reshaped tile.
@@ -24,7 +29,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from languages.functions import straight_line_statements
-from languages.layout import is_row_major_linear
+from languages.layout import is_row_major_linear, reinterpret_keeps_order
 from languages.ops import REGISTRY
 from languages.types import TileType
 from nanopass.diagnostics import Diagnostic
@@ -53,6 +58,8 @@ class _Checker:
                         self.windows[str(getattr(target, "name"))] = value
                     if target is not None and REGISTRY.is_reshape(str(getattr(value, "op"))):
                         self.reshape(value, target)
+                    if target is not None and REGISTRY.get(str(getattr(value, "op"))).semantics[:1] == ("reinterpret",):
+                        self.reinterpret(value, target)
                 elif value.KIND == "Var" and target is not None:
                     for table in (self.views, self.windows):
                         if str(getattr(value, "name")) in table:
@@ -112,6 +119,23 @@ class _Checker:
             f"pairs elements with other elements' bytes",
             hint="reshape where both tiles are flat row-major (Vec ND) and move the result, or reshape "
                  "the tensor in GM"))
+
+
+    def reinterpret(self, call: Node, target: Node) -> None:
+        source = getattr(call, "args")[0]
+        src, dst = getattr(source, "type", None), getattr(target, "type", None)
+        if not isinstance(src, TileType) or not isinstance(dst, TileType) or reinterpret_keeps_order(src, dst):
+            return
+        what = (f"`{getattr(source, 'name')}`" if source.KIND == "Var"
+                else f"the {getattr(source, 'op', 'operand')} result")
+        src_layout = src.view.blayout if src.view is not None else "unplaced"
+        dst_layout = dst.view.blayout if dst.view is not None else "unplaced"
+        self.out.append(Diagnostic.at(
+            call, RULE,
+            f"{getattr(call, 'op')} re-reads {what} ({list(src.shape)} {src.dtype.name}, {src_layout}) as "
+            f"{list(dst.shape)} {dst.dtype.name} ({dst_layout}): the result's buffer order is not the source's "
+            f"bytes in row-major order, so the re-view pairs elements with other elements' bytes",
+            hint="reinterpret into the automatic shape (the source's rows), or into one row or one column"))
 
 
 def verify(program: Node) -> list[Diagnostic]:

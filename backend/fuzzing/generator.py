@@ -1048,8 +1048,12 @@ class _KernelBuilder:
         # deduction); a matmul_acc chain accumulates at FP32, so its seed asks for FP32.
         if dtype.is_float and (chain or self.chance(60)):
             attrs = (("out_dtype", F32 if chain else self.pick((F32, F16, BF16))),)
-        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), attrs, prefix="c"), lhs)
+        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), attrs, prefix="c"), lhs, chain)
         if chain:
+            if isinstance(c.type, TensorType) and c.type.valid_shape is not None:
+                # tensor.matmul_acc's result is its accumulator, valid region included, while
+                # tile.matmul_acc's is the product's (ConvertTensorToTileOps narrows it back).
+                self.tag("cube:revalidated-accumulator")
             for _ in range(self.int_draw(1, 2)):
                 k2 = self.pick(CUBE_K[:4])
                 if dtype is I8:
@@ -1351,21 +1355,22 @@ class _KernelBuilder:
         # its cast live there at once (A5's L0C holds a [256, 256] FP32 accumulator its Vec does not).
         return ty.dtype.bits == 32 or rows * cols * (4 + ty.dtype.bits // 8) <= target.vec_capacity_bytes
 
-    def defined_rows(self, product: T.Var, lhs: T.Var) -> T.Var:
+    def defined_rows(self, product: T.Var, lhs: T.Var, accumulated: bool = False) -> T.Var:
         """`product` narrowed to the rows its left operand defines. tensor.matmul drops its
         operands' valid_shape (the spec, convert_tensor_to_tile_ops.md), so the product of a
         row-narrowed left operand is typed whole while its rows past the valid ones come from
         the operand's undefined rows: a program reading them reads undefined data (the compiled
         and the interpreted undefined bits legitimately differ once an op touches them).
         Narrowing the product's valid rows (set_validshape) makes every later read, and the
-        comparison, defined."""
+        comparison, defined. A product a matmul_acc chain `accumulated` onto is re-validated
+        more often: the chain's results keep the accumulator's narrow valid region."""
         lhs_ty, ty = lhs.type, product.type
         # An M past a box and not a multiple of it: its accumulator is compact (valid rows short
         # of the boxed rows), so valid rows narrowed below the last box would re-lay it.
         boxed_m = isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.shape[0] > 16 and ty.shape[0] % 16 != 0
         if isinstance(lhs_ty, TensorType) and lhs_ty.valid_shape is None and isinstance(ty, TensorType) \
                 and len(ty.shape) == 2 and ty.shape[0] > 1 and self.features.partial_valid \
-                and self.fits_l0c(ty) and self.chance(50 if boxed_m else 15):
+                and self.fits_l0c(ty) and self.chance(50 if boxed_m or accumulated else 15):
             # A whole product re-validated to fewer rows and columns (its valid region is still
             # defined): on chip its accumulator is laid out by its rows, which the narrower valid
             # shape must not re-lay (a compact accumulator's pitch follows its valid rows).

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from languages.layout import is_row_major_linear, physical_2d, shape_blayout
+from languages.layout import is_row_major_linear, physical_2d, reinterpret_keeps_order, shape_blayout
 from languages.memory_space import MemorySpace
 from languages.ops import (
     WRITE,
@@ -568,7 +568,16 @@ def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
             view = replace(implicit, pad=view.pad)
     if view is not None and view.pad in ("max", "min"):
         view = replace(view, pad="null")  # a dtype-dependent pad means nothing in the new dtype
-    return TileType(shape, dtype, normalize_valid(shape, valid), value.memory_space, view)
+    result = TileType(shape, dtype, normalize_valid(shape, valid), value.memory_space, view)
+    if not reinterpret_keeps_order(value, result):
+        layout = effective_view(result).blayout
+        raise DeductionError(
+            f"not supported yet: reinterpreting the {list(value.shape)} {value.dtype.name} tile "
+            f"({effective_view(value).blayout}) as {list(shape)} {dtype.name}: the {layout} {list(shape)} tile "
+            f"over the same bytes holds them in another order than the row-major one the view reads", 0,
+            hint="reinterpret into a shape whose rows are the source's (the automatic shape), or into one row "
+                 "([1, n]) or one column ([n, 1])")
+    return result
 
 
 def deduce_tensor_view(args: Sequence[Node], attrs: Attrs) -> Type:
