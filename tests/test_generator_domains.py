@@ -100,3 +100,18 @@ def test_a_revalidated_product_is_drawn_only_where_its_route_fits(arch: str, sha
     # to Vec to be converted, and the accumulator alone is over A5's Vec.
     builder = _KernelBuilder(_never_drawn, Features(), "kernel0", arch=arch)
     assert builder.fits_l0c(TensorType(shape, dtype)) is fits
+
+
+def test_an_in_place_update_through_a_re_view_retires_the_viewed_value() -> None:
+    # matmul_acc(set_validshape(c3, 1, 1), a, b) updates c3's accumulator in place; a kernel that
+    # then returned c3 too needed an Acc -> Acc copy Ascend910B has no path for (finding
+    # dcf4bca3c3, a located refusal the generator should not draw).
+    builder = _KernelBuilder(_never_drawn, Features(), "kernel0", arch="a2a3")
+    operand = TensorType((16, 16), DataType.FP16)
+    a, b, a2, b2 = (builder.param(operand) for _ in range(4))
+    product = builder.call("tensor.matmul", (a, b), (("out_dtype", DataType.FP32),))
+    narrowed = builder.call("tensor.set_validshape", (product, T.ConstInt(1, DataType.INDEX),
+                                                      T.ConstInt(1, DataType.INDEX)))
+    builder.call("tensor.matmul_acc", (narrowed, a2, b2))
+    assert {product.name, narrowed.name} <= builder.updated
+    assert not builder.usable(product) and not builder.usable(narrowed)

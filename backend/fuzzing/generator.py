@@ -55,7 +55,7 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
                                             generatable_ops, operand_domain, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, OpDef
+from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef
 from languages.ops.data_extents import WHOLE, Written, array_type, extents, read_extent, reads_past, result_data
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
@@ -246,6 +246,7 @@ class _KernelBuilder:
     # paths (languages.ops.gm_store_paths) the kernel has written each parameter by.
     gm_roots: dict[str, frozenset[str]] = field(default_factory=dict)
     gm_stores: dict[str, set[str]] = field(default_factory=dict)
+    same_bytes: dict[str, str] = field(default_factory=dict)  # a same-bytes view -> the value it re-views
     conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
 
     # -- drawing ------------------------------------------------------------------------------
@@ -547,13 +548,22 @@ class _KernelBuilder:
             self.undefined.add(var.name)  # the registry: "a fresh buffer of the shape; contents undefined"
         rule = REGISTRY.get(op).output_memory if op in REGISTRY else None
         reused = getattr(rule, "index", None) if type(rule).__name__ == "ReusesInput" else None
+        if op in REGISTRY and REGISTRY.get(op).semantics[:1] and REGISTRY.get(op).semantics[0] in SAME_BYTES_VIEWS \
+                and args and isinstance(args[0], T.Var):
+            self.same_bytes[var.name] = args[0].name
         if reused is not None and reused < len(args) and isinstance(args[reused], T.Var):
-            self.updated.add(args[reused].name)
-            if args[reused].name not in self.gm:
-                # Not read again: ConvertTensorToTileOps lowers an on-chip tensor.assemble to the
-                # in-place tile.assemble without copying a destination that is still live (an
-                # open miscompile, issue 8's report), so the generator keeps off it for now.
-                self.overwritten.add(args[reused].name)
+            # The operand and every value it re-views the bytes of (matmul_acc on set_validshape(c)
+            # updates c's accumulator): none is read again (on 910B a value still read after the
+            # in-place update needs an Acc -> Acc copy it has no path for).
+            name: str | None = args[reused].name
+            while name is not None:
+                self.updated.add(name)
+                if name not in self.gm:
+                    # Not read again: ConvertTensorToTileOps lowers an on-chip tensor.assemble to the
+                    # in-place tile.assemble without copying a destination that is still live (an
+                    # open miscompile, issue 8's report), so the generator keeps off it for now.
+                    self.overwritten.add(name)
+                name = self.same_bytes.get(name)
         if reused is not None and reused < len(args) and isinstance(args[reused], T.Var) \
                 and getattr(args[reused], "name") in self.gm:
             self.gm.add(var.name)
