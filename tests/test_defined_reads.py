@@ -237,3 +237,22 @@ def test_gatherb_of_whole_blocks_runs_bit_exact(tmp_path: Path, capsys: pytest.C
     got = np.load(tmp_path / "out.npz")["ret0"]
     blocks = x.reshape(-1, 8)
     assert (got.reshape(8, 8) == blocks[idx.reshape(-1) // 32]).all()
+
+
+def test_a_same_width_reinterpretation_keeps_its_sources_padding_data() -> None:
+    # LegalizeVecDtypes' BITS route narrows a BF16 value as INT16 bits and views them as BF16
+    # again; the view's padding is the bits' padding, which holds data when the bits were
+    # written whole. Counting only the view's valid region refused a correct program after the
+    # pass (an Ascend950 campaign's finding, e0f4e06871).
+    from languages.gen import tile_unplaced as U
+    from languages.ops import REGISTRY
+    from languages.ops.data_extents import result_data
+    from languages.types import DataType
+    from languages.views import make_tile_type
+
+    bits = U.Var("bits", make_tile_type((1, 16), DataType.INT16, (1, 1)))
+    opdef = REGISTRY.get("tile.reinterpret_view")
+    same = make_tile_type((1, 16), DataType.BF16, (1, 1))
+    assert result_data(opdef, (bits,), same, [(1, 16)]) == (1, 16)
+    wider = make_tile_type((1, 8), DataType.FP32, (1, 1))  # other elements: only its own region is known
+    assert result_data(opdef, (bits,), wider, [(1, 16)]) == (1, 1)

@@ -119,11 +119,21 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
             return source
         if kind == "slice":
             return _sliced(opdef, args, source, result)
+        if kind == "reinterpret" and args and _same_grid(args[0], result):
+            # The same elements at the same places, read as another type of one width (the BITS
+            # route's BF16 view of INT16 bits): the source's data, its padding included.
+            return source
         return own
     target = in_place_target(opdef)
     if target is not None and target < len(operands):
         return _join(operands[target], own)
     return own
+
+
+def _same_grid(operand: Node, result: TensorType | TileType) -> bool:
+    """Whether `result` re-views `operand`'s elements one for one: one shape, one element width."""
+    ty = array_type(operand)
+    return ty is not None and tuple(ty.shape) == tuple(result.shape) and ty.dtype.bits == result.dtype.bits
 
 
 def _sliced(opdef: OpDef, args: Sequence[Node], source: Extents, result: TensorType | TileType) -> Written:
