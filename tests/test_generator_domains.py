@@ -115,3 +115,20 @@ def test_an_in_place_update_through_a_re_view_retires_the_viewed_value() -> None
     builder.call("tensor.matmul_acc", (narrowed, a2, b2))
     assert {product.name, narrowed.name} <= builder.updated
     assert not builder.usable(product) and not builder.usable(narrowed)
+
+
+def test_a_move_of_an_unplaced_tile_is_drawn_only_to_a_space_it_can_reach() -> None:
+    # An unplaced load lands in Vec (or Mat, for a cube operand); neither reaches Acc on
+    # Ascend910B, where a drawn tile.move of it to Acc was a located refusal (finding ffcfbacb8f).
+    from backend.fuzzing.registry_calls import Pool, _Drawer
+    from languages.memory_space import MemorySpace
+    from languages.ops import REGISTRY
+    from languages.types import TileType
+
+    move = REGISTRY.get("tile.move")
+    unplaced = T.Var("l2", TileType((1, 16), DataType.INT32))
+    for arch, target, refused in (("a2a3", MemorySpace.Acc, True), ("a2a3", MemorySpace.Left, False),
+                                  ("a2a3", MemorySpace.Vec, False)):
+        drawer = _Drawer(lambda low, high: low, move, Pool([unplaced], lambda ty: None, arch=arch))
+        result = TileType((1, 16), DataType.INT32, memory_space=target)
+        assert drawer.unconnected_move(move, (unplaced,), {"target_memory": target}, result) is refused, target

@@ -824,9 +824,13 @@ class _Drawer:
             return False
         source = getattr(_value_type(args[0]), "memory_space", None)
         target = getattr(ty, "memory_space", None)
-        if source is None or target is None:
+        if target is None:
             return False
-        return target not in _reachable(self.pool.arch, source)
+        # An unplaced source is placed where its producer and users put it: Vec for the vector
+        # unit, or Mat for a load a cube operand demands (a move of an unplaced load to Acc on
+        # Ascend910B reaches from neither: a campaign's finding, ffcfbacb8f).
+        sources = (source,) if source is not None else (MemorySpace.Vec, MemorySpace.Mat)
+        return all(target not in _reachable(self.pool.arch, space) for space in sources)
 
     def attr_scalar(self, decl: OperandDecl, attrs: dict[str, AttrValue]) -> T.Expr:
         named = attrs.get(str(decl.literal_dtype))
