@@ -132,3 +132,21 @@ def test_a_move_of_an_unplaced_tile_is_drawn_only_to_a_space_it_can_reach() -> N
         drawer = _Drawer(lambda low, high: low, move, Pool([unplaced], lambda ty: None, arch=arch))
         result = TileType((1, 16), DataType.INT32, memory_space=target)
         assert drawer.unconnected_move(move, (unplaced,), {"target_memory": target}, result) is refused, target
+
+
+def test_a_tile_window_is_never_reshaped() -> None:
+    # A placed reshape is a handle at its source buffer's base, so ViewLegality refuses one over a
+    # tile.slice window; the generator drew it and its own program was refused (finding fa693a3b29).
+    from backend.fuzzing.generator import TargetRuleMiss
+    from languages.memory_space import MemorySpace
+
+    builder = _KernelBuilder(_never_drawn, Features(), "kernel0", arch="a2a3")
+    x = builder.param(TensorType((1, 16), DataType.INT32))
+    loaded = builder.load(x, MemorySpace.Vec)
+    index = DataType.INDEX
+    window = builder.call("tile.slice", (loaded, T.TupleExpr((T.ConstInt(1, index), T.ConstInt(1, index))),
+                                         T.TupleExpr((T.ConstInt(0, index), T.ConstInt(0, index)))))
+    assert builder.reshapes_a_window("tile.reshape", (window,))
+    assert not builder.reshapes_a_window("tile.reshape", (loaded,))
+    with pytest.raises(TargetRuleMiss):
+        builder.call("tile.reshape", (window, T.TupleExpr((T.ConstInt(1, index), T.ConstInt(1, index)))))

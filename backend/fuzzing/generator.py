@@ -246,6 +246,7 @@ class _KernelBuilder:
     # paths (languages.ops.gm_store_paths) the kernel has written each parameter by.
     gm_roots: dict[str, frozenset[str]] = field(default_factory=dict)
     gm_stores: dict[str, set[str]] = field(default_factory=dict)
+    windows: set[str] = field(default_factory=set)  # on-chip tile windows (tile.slice results)
     same_bytes: dict[str, str] = field(default_factory=dict)  # a same-bytes view -> the value it re-views
     conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
 
@@ -295,6 +296,8 @@ class _KernelBuilder:
             raise TargetRuleMiss(op)  # GmStoreCoherence would refuse the kernel: it is redrawn
         if op in REGISTRY and self.reads_no_data(op, args, ty):
             raise TargetRuleMiss(op)  # DefinedReads would refuse the kernel: it is redrawn
+        if self.reshapes_a_window(op, args):
+            raise TargetRuleMiss(op)  # ViewLegality would refuse the kernel: it is redrawn
         var = T.Var(self.fresh(prefix), ty)
         (self.body if block is None else block).append(T.AssignStmt(var, T.Call(op, tuple(args), attrs, ty)))
         self.ops.add(op)
@@ -423,6 +426,8 @@ class _KernelBuilder:
                 drawn = None  # GmStoreCoherence: one GM tensor written by bulk and scalar stores
             if drawn is not None and self.reads_no_data(drawn.op, drawn.args, drawn.type, drawn.attrs):
                 drawn = None  # DefinedReads: it would read padding no op has written
+            if drawn is not None and self.reshapes_a_window(drawn.op, drawn.args):
+                drawn = None  # ViewLegality: a placed reshape is a handle at its source buffer's base
             if drawn is not None:
                 break
         if drawn is None:
@@ -447,6 +452,13 @@ class _KernelBuilder:
         if isinstance(drawn.type, (TensorType, TileType, ScalarType)):
             scope.append(var)
         return var
+
+    def reshapes_a_window(self, op: str, args: Sequence[T.Expr]) -> bool:
+        """Whether a tile-level reshape would re-view an on-chip window (a tile.slice result): once
+        placed, a reshape is a handle on its source's whole buffer from its base, which the
+        ViewLegality verifier refuses for a window (its offset and pitch would be dropped)."""
+        return op in REGISTRY and op.startswith("tile.") and REGISTRY.is_reshape(op) and bool(args) \
+            and isinstance(args[0], T.Var) and args[0].name in self.windows
 
     def _gm_of(self, arg: T.Expr) -> frozenset[str]:
         return self.gm_roots.get(arg.name, frozenset()) if isinstance(arg, T.Var) else frozenset()
@@ -541,6 +553,8 @@ class _KernelBuilder:
         as a GM tensor when its op writes into a GM operand in place (assemble, write)."""
         if op in REGISTRY and REGISTRY.get(op).family == "create":
             self.created.add(var.name)
+        if op.startswith("tile.") and op in REGISTRY and REGISTRY.is_window_view(op):
+            self.windows.add(var.name)
         if op in REGISTRY and REGISTRY.get(op).semantics[:1] == ("transpose_view",):
             self.transposed.add(var.name)
         self.note_boxed(var, op, args)
