@@ -56,7 +56,7 @@ from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, WRITE, OpDef
-from languages.ops.data_extents import extents, read_extent, reads_past
+from languages.ops.data_extents import reads_past_valid
 from languages.ops.assembler_element_types import Fp32Route, fp32_route
 from languages.types import DataType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -212,8 +212,7 @@ class _Widener(TP.Rewriter):
         ty, result = getattr(arg, "type", None), target.type
         if not (isinstance(ty, TileType) and isinstance(result, TileType) and len(ty.shape) == 2):
             return arg
-        read = read_extent(opdef, index, ty, result, call.attrs)
-        if read is None or not reads_past(read, extents(ty.valid_extents)):
+        if not reads_past_valid(opdef, index, ty, result, call.attrs):
             return arg
         whole_shape = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
         if isinstance(arg, TP.Var) and arg.name in self.handles:

@@ -34,7 +34,7 @@ from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_v
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.column_twins import column_twin, twin_refusal
-from languages.ops.data_extents import extents, read_extent, reads_past
+from languages.ops.data_extents import reads_past_valid
 from languages.types import DataType, TileType
 from languages.views import assemble_window_gap
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -217,8 +217,7 @@ class _Legalizer(TP.Rewriter):
         ty = getattr(call.args[index], "type", None)
         if not isinstance(ty, TileType):
             return False
-        read = read_extent(opdef, index, ty, target.type, call.attrs)
-        return read is not None and reads_past(read, extents(ty.valid_extents))
+        return reads_past_valid(opdef, index, ty, target.type, call.attrs)
 
     def _whole_row(self, operand: TP.Expr, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Expr:
         """The row form of a column the op reads past its valid region: the whole tile's [1, N]

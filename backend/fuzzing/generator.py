@@ -56,7 +56,8 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef
-from languages.ops.data_extents import WHOLE, Written, array_type, extents, read_extent, reads_past, result_data
+from languages.ops.data_extents import (WHOLE, Written, array_type, read_extent, reads_past, reads_past_valid,
+                                         result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
 from languages.ops.tensor_ops import CAST_MODES
@@ -316,18 +317,18 @@ class _KernelBuilder:
             return None
         prefix = "tile" if isinstance(ty, TileType) else "tensor"
         for recipe in DOMAIN_RECIPES[domain]:
-            made: T.Var | None = value
+            made = value
             try:
                 for operation, operand in recipe:
                     op = _by_semantics(prefix, ("scalar_binary", operation))
+                    if op is None:
+                        raise TargetRuleMiss(operation)  # the registry has no such step
                     scalar = operand(ty.dtype)
-                    if op is None or made is None:
-                        made = None
-                    elif scalar != 0 or operation not in ("add", "or"):
+                    if scalar != 0 or operation not in ("add", "or"):  # adding / OR-ing 0 changes nothing
                         made = self.call(op, (made, T.ConstInt(scalar, ty.dtype)), prefix="d", block=block, pool=[])
             except (TargetRuleMiss, CompileError):
                 continue  # a step this element type or target does not take: the next recipe
-            if made is not None and made is not value:
+            if made is not value:
                 self.tag(f"domain:{domain}")
                 self.conditioned_values.add(made.name)
                 return made
@@ -543,8 +544,7 @@ class _KernelBuilder:
             self.data[var.name] = written
         for index, arg in enumerate(args):
             operand = array_type(arg)
-            read = read_extent(opdef, index, operand, ty) if operand is not None else None
-            if operand is not None and read is not None and reads_past(read, extents(operand.valid_extents)):
+            if operand is not None and reads_past_valid(opdef, index, operand, ty):
                 self.tag("construct:padding-read")  # an operand's loaded padding read as data
 
     def note_view(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:

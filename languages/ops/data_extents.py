@@ -84,6 +84,15 @@ def reads_past(read: Extents, written: Written) -> bool:
     return any(r is not None and w is not None and r > w for r, w in zip(read, written))
 
 
+def reads_past_valid(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type,
+                     attrs: Attrs = ()) -> bool:
+    """Whether the op reads argument `index` past the argument's own valid region (an
+    element-wise op whose result is valid wider than this operand): the question LegalizeVecDtypes'
+    widening, LegalizeVecLayouts' row views and the generator's padding-read tag ask."""
+    read = read_extent(opdef, index, operand, result, attrs)
+    return read is not None and reads_past(read, extents(operand.valid_extents))
+
+
 def _join(a: Written, b: Written) -> Written:
     if a is None or b is None or len(a) != len(b):
         return WHOLE
