@@ -249,8 +249,9 @@ ROW_MAJOR_VEC_TILES: dict[str, tuple[int | str, ...]] = {
 }
 
 # Families whose [N, 1] column has a row form only in one case: a column broadcast of a column
-# by a [1, 1] value is the row broadcast of its row by that value (LegalizeVecLayouts); by any
-# other value it is declined ("not supported yet"), and the generator draws no column there.
+# by its one value (a [1, 1] tile, or a taller column valid over [1, 1], the only operands the
+# deduction admits) is the row broadcast of its row by that value (LegalizeVecLayouts); an op
+# without such a twin is declined ("not supported yet").
 WITHOUT_ROW_FORM = frozenset({"col_expand"})
 
 # The same fact for single instructions of otherwise layout-free families: on Ascend910B PTOAS

@@ -56,6 +56,12 @@ def _is_column(tile: TileType) -> bool:
     return len(tile.shape) == 2 and tile.shape[1] == 1
 
 
+def _one_value(tile: object) -> bool:
+    """A tile holding one value at element 0: [1, 1], or an [N, 1] column valid over [1, 1]."""
+    return isinstance(tile, TileType) and len(tile.shape) == 2 and tile.shape[1] == 1 \
+        and (tile.shape[0] == 1 or tuple(tile.valid_extents) == (1, 1))
+
+
 def _is_row_viewable_column(tile: object) -> bool:
     """A column-major [N, 1] Vec tile (it has the zero-copy [1, N] row view)."""
     return isinstance(tile, TileType) and _needs_row(tile) and _is_column(tile)
@@ -157,9 +163,12 @@ class _Legalizer(TP.Rewriter):
         twin = column_twin(opdef) if 0 in columns else None
         others = [i for i in range(1, len(args)) if isinstance(getattr(args[i], "type", None), TileType)]
         if twin is not None and opdef.family == "col_expand":
-            # A column broadcast of an [N, 1] column by its [1, 1] value: the row broadcast of the
-            # [1, N] row by the same value (the value is both a row and a column).
-            if not all(getattr(getattr(args[i], "type"), "shape", None) == (1, 1) for i in others):
+            # A column broadcast of an [N, 1] column by its one value: the row broadcast of the
+            # [1, N] row by the same value (the value is both a row and a column). The value is a
+            # [1, 1] tile, or a taller column valid over [1, 1] (its row 0, which the deduction
+            # admits as a one-row operand): element 0 either way, in either layout, and the row
+            # broadcast reads it as a one-row per-row operand as it stands.
+            if not all(_one_value(getattr(args[i], "type")) for i in others):
                 twin = None
             else:
                 op = twin

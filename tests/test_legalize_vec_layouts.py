@@ -130,6 +130,35 @@ def test_row_wise_ops_on_columns_simulate_bit_exactly_and_match_numpy(backend: s
     assert np.array_equal(got, expected.astype(np.float32).astype(np.float64))
 
 
+ONE_VALUE_BROADCAST = HEADER + textwrap.indent(textwrap.dedent("""\
+    def k(self, a: pl.Tensor[[16, 1], pl.FP32], b: pl.Tensor[[16, 1], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        x: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        w: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(b, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        v: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 1])] = pl.tile.set_validshape(w, 1, 1)
+        y: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(x, v)
+        return pl.tile.store(y, [0, 0], out)
+    """), "    ")
+
+
+def test_a_column_broadcast_by_a_taller_one_value_column_runs_as_a_row_broadcast() -> None:
+    # col_expand_mul(x [16, 1], v [16, 1] valid [1, 1]) multiplies every row by v[0, 0]: on x's
+    # [1, 16] row view that is the row broadcast by the same one value (once declined).
+    ops = {n.op for n in walk(_legalized(ONE_VALUE_BROADCAST)) if isinstance(n, P.Call)}
+    assert "tile.row_expand_mul" in ops and "tile.col_expand_mul" not in ops, ops
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_one_value_column_broadcast_simulates_bit_exactly_and_matches_numpy(backend: str) -> None:
+    compiled = compile_program(parse_program(ONE_VALUE_BROADCAST, "k.py"), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, 3)
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    a, b = (np.asarray(inputs[name], dtype=np.float32) for name in ("a", "b"))
+    got = np.asarray(next(iter(outputs.values())), dtype=np.float32)
+    assert np.array_equal(got.view(np.uint32), (a * b[0, 0]).view(np.uint32))
+
+
 NARROWED_COLUMN = HEADER + textwrap.indent(textwrap.dedent("""\
     def k(self, a: pl.Tensor[[16, 1], pl.FP32], out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
         t: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 1], target_memory=pl.Mem.Vec)

@@ -37,7 +37,7 @@ from typing import Any, Callable, Collection, Sequence
 from backend.targets.handlers import get_backend
 from languages.cube_boxing import declines_boxed_column, unaligned_k, unaligned_n, unboxed_batched_axis
 from languages.gen import tensor as T
-from languages.layout import (WITHOUT_ROW_FORM, assembler_checked_box, physical_2d, reshape_is_reinterpretation,
+from languages.layout import (assembler_checked_box, physical_2d, reshape_is_reinterpretation,
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
@@ -548,9 +548,8 @@ class _Drawer:
         if (self.opdef.name, index) in ON_CHIP_OPERANDS:
             candidates = [v for v in candidates if v.name not in self.pool.gm]
         if _row_major_only(self.opdef, decl):
-            columns_too = self.opdef.family in WITHOUT_ROW_FORM
-            candidates = [v for v in candidates if not _column_major_view(v, columns_too)
-                          and not (v.name in self.pool.transposed and (columns_too or not _is_column(v)))]
+            candidates = [v for v in candidates if not _column_major_view(v)
+                          and not (v.name in self.pool.transposed and not _is_column(v))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
         if declines_boxed_column(self.opdef, index):
@@ -917,12 +916,12 @@ def _row_major_only(opdef: OpDef, decl: OperandDecl) -> bool:
     return decl.name in (row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ())
 
 
-def _column_major_view(value: T.Var, columns_too: bool = False) -> bool:
-    """A column-major tile other than an [N, 1] column (a transpose_view's result); with
-    `columns_too`, [N, 1] columns as well (the op has no row form: WITHOUT_ROW_FORM)."""
+def _column_major_view(value: T.Var) -> bool:
+    """A column-major tile other than an [N, 1] column (a transpose_view's result): an [N, 1]
+    column has its zero-copy row view, a column broadcast's included (LegalizeVecLayouts)."""
     ty = value.type
     return isinstance(ty, TileType) and ty.view is not None and ty.view.blayout == "col_major" \
-        and (columns_too or not (len(ty.shape) == 2 and ty.shape[1] == 1))
+        and not (len(ty.shape) == 2 and ty.shape[1] == 1)
 
 
 def _is_column(value: T.Var) -> bool:
