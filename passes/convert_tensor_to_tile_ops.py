@@ -701,16 +701,24 @@ class TensorToTileMutator(U.FromTensor):
                                   pre: list[U.Stmt]) -> list[U.Expr]:
         """A column broadcast whose per-column operand ([1, n], one value per column) is a cube
         result with M = 1, boxed a fractal tall (a [16, n] tile valid in its first row): the op
-        reads it as a [1, n] row, which is that tile's first row, a zero-copy window of it."""
+        reads it as a [1, n] row, which is that tile's first row, a zero-copy window of it. The
+        window is as wide as the lhs's physical columns: a cube result is boxed in N as well (an
+        [16, 1] result is a [16, 16] tile), and the op reads one value per lhs column."""
         semantics = REGISTRY.get(tile_op).semantics
         row = _expr_type(args[1]) if len(args) > 1 else None
+        lhs = _expr_type(args[0]) if args else None
         if semantics[:1] not in (("col_expand",), ("col_broadcast",)) or not isinstance(row, TileType) \
                 or len(row.shape) != 2 or row.shape[0] == 1 or row.valid[0] != 1:
             return args
+        width = row.shape[1]
+        if isinstance(lhs, TileType) and len(lhs.shape) == 2 and isinstance(lhs.shape[1], int) \
+                and lhs.shape[1] < width:
+            width = lhs.shape[1]
+        valid = row.valid[1] if not isinstance(row.valid[1], int) else min(int(row.valid[1]), width)
         span = call.span
         window = self._temp(f"{_base_name(args[1])}_row0", self._call(
-            "tile.slice", (args[1], index_list((1, row.shape[1]), span), index_list((0, 0), span),
-                           index_list((1, int(row.valid[1])), span)), (), span), pre)
+            "tile.slice", (args[1], index_list((1, width), span), index_list((0, 0), span),
+                           index_list((1, int(valid)), span)), (), span), pre)
         self.bump("boxed_row_operands")
         return [args[0], window, *args[2:]]
 

@@ -422,3 +422,41 @@ class V:
         runner.compile_program(parse(text, "view.py"), verify_all=True)
     [diag] = info.value.diagnostics
     assert message in diag.message and diag.span.line == 8
+
+
+ONE_VALUE_OF_A_BOXED_COLUMN = """\
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 1], pl.FP32], a: pl.Tensor[[16, 16], pl.FP16],
+          b: pl.Tensor[[16, 1], pl.FP16]) -> pl.Tensor[[16, 1], pl.FP32]:
+        p: pl.Tensor[[16, 1], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
+        v: pl.Tensor[[16, 1], pl.FP32] = pl.tensor.set_validshape(p, 1, 1)
+        return pl.tensor.col_expand_add(x, v)
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_boxed_cube_result_as_a_one_column_broadcast_operand_is_read_through_its_first_row(backend: str) -> None:
+    # The [16, 1] matmul result is boxed to a [16, 16] tile; its first row, the per-column
+    # operand, is as wide as the [16, 1] lhs's one column (it was cut 16 wide, which the column
+    # broadcast's deduction refused at the user's line).
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compare, compile_program, reference, run
+
+    compiled = compile_program(parse_program(ONE_VALUE_OF_A_BOXED_COLUMN, "k.py"), backend=backend, verify_all=True)
+    rng = np.random.default_rng(7)
+    # Small integers: every product and partial sum is exact, so NumPy's sum is the device's.
+    inputs = {"x": rng.integers(-8, 8, (16, 1)).astype(np.float32),
+              "a": rng.integers(-4, 4, (16, 16)).astype(np.float16),
+              "b": rng.integers(-4, 4, (16, 1)).astype(np.float16)}
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    product = inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32)
+    expected = inputs["x"] + product[0, 0]
+    got = np.asarray(next(iter(outputs.values())), dtype=np.float32)
+    assert np.array_equal(got.view(np.uint32), expected.view(np.uint32))
