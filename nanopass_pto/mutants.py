@@ -186,6 +186,13 @@ def _operand_as_it_is(original: Any) -> Any:
     return whole_if_read_past
 
 
+def _direct_readers_only(original: Any) -> Any:
+    def slot_readers(name: str, rest: Any) -> set[str]:
+        return {name}
+
+    return slot_readers
+
+
 def _row_as_it_is(original: Any) -> Any:
     def whole_row(self: Any, operand: Any, call: Any, pre: Any, span: Any) -> Any:
         return self._reshaped(operand, pre, span)
@@ -834,6 +841,9 @@ def _catalogue() -> list[Any]:
     return [
         PatchMutant("drop-compact-acc-seed", "auto-tile-matmul-l0",
                     "a row-narrowed Acc seed is created without the compact flag", rewriter, "_seed", _drop_compact),
+        PatchMutant("slot-freed-before-view-read", "expand-mixed-kernel",
+                    "a popped slot is released after the popped tile's last direct use, before a view of it is read",
+                    "passes.expand_mixed_kernel", "_slot_readers", _direct_readers_only),
         PatchMutant("shift-one-address", "allocate-memory-addr",
                     "one allocated address moves down by one alignment unit", "passes.allocate_memory_addr",
                     "address_mapping", _shift_one_address),

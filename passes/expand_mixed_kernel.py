@@ -641,8 +641,9 @@ def _free_after_pops(body: list[L.Stmt], used: set[str]) -> list[L.Stmt]:
             continue
         var, direction = pop
         rest = body[index:]
-        last = max((k for k, s in enumerate(rest) if var.name in _uses(s)), default=-1)
-        escapes = var.name in _uses_all(s for s in rest if isinstance(s, (L.YieldStmt, L.ReturnStmt)))
+        readers = _slot_readers(var.name, rest)
+        last = max((k for k, s in enumerate(rest) if readers & _uses(s)), default=-1)
+        escapes = bool(readers & _uses_all(s for s in rest if isinstance(s, (L.YieldStmt, L.ReturnStmt))))
         if escapes or any(_pops_in(s, direction) for s in rest[:last + 1]):
             copy_var, copy = _slot_copy(var, used)
             out.append(copy)
@@ -658,6 +659,34 @@ def _free_after_pops(body: list[L.Stmt], used: set[str]) -> list[L.Stmt]:
         out.append(pending)
         index += last + 1
     return out
+
+
+def _slot_readers(name: str, rest: Sequence[L.Stmt]) -> set[str]:
+    """`name` and every value that reads its bytes in `rest`: zero-copy views of it (a slice, a
+    reshape, a reinterpret: `Registry.is_view`), views of those, plain copies of the name, and
+    the results of a loop or branch that yields one. The slot holds their bytes too, so it is
+    released only after their last use (a tfree before a read of a window of the popped tile
+    hands the slot back to the producer while the window is still to be read)."""
+    readers = {name}
+
+    def scan(body: Sequence[L.Stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, L.AssignStmt):
+                value = stmt.value
+                if isinstance(value, L.Var) and value.name in readers:
+                    readers.add(stmt.target.name)
+                elif isinstance(value, L.Call) and REGISTRY.is_view(value.op) and value.args \
+                        and isinstance(value.args[0], L.Var) and value.args[0].name in readers:
+                    readers.add(stmt.target.name)
+            elif isinstance(stmt, (L.ForStmt, L.IfStmt)):
+                for region in ((stmt.body,) if isinstance(stmt, L.ForStmt) else (stmt.then_body, stmt.else_body)):
+                    scan(region)
+                    yields = [s for s in region if isinstance(s, L.YieldStmt)]
+                    if readers & _uses_all(yields):
+                        readers.update(r.name for r in stmt.results)
+
+    scan(rest)
+    return readers
 
 
 def _free_in_regions(stmt: L.ForStmt | L.IfStmt, used: set[str]) -> L.Stmt:
@@ -759,7 +788,7 @@ class ExpandMixedKernel(Pass[L.Program, L.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = L0Tiled
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether"})
+    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> L.Program:

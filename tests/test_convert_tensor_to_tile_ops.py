@@ -450,13 +450,14 @@ def test_a_boxed_cube_result_as_a_one_column_broadcast_operand_is_read_through_i
     compiled = compile_program(parse_program(ONE_VALUE_OF_A_BOXED_COLUMN, "k.py"), backend=backend, verify_all=True)
     rng = np.random.default_rng(7)
     # Small integers: every product and partial sum is exact, so NumPy's sum is the device's.
-    inputs = {"x": rng.integers(-8, 8, (16, 1)).astype(np.float32),
-              "a": rng.integers(-4, 4, (16, 16)).astype(np.float16),
-              "b": rng.integers(-4, 4, (16, 1)).astype(np.float16)}
+    x = rng.integers(-8, 8, (16, 1)).astype(np.float32)
+    a = rng.integers(-4, 4, (16, 16)).astype(np.float16)
+    b = rng.integers(-4, 4, (16, 1)).astype(np.float16)
+    inputs = {"x": x, "a": a, "b": b}
     outputs = run(compiled, inputs)
     reports = compare(reference(compiled.source, inputs), outputs)
     assert reports and all(r.ok for r in reports), reports
-    product = inputs["a"].astype(np.float32) @ inputs["b"].astype(np.float32)
-    expected = inputs["x"] + product[0, 0]
+    product = a.astype(np.float32) @ b.astype(np.float32)
+    expected = x + product[0, 0]
     got = np.asarray(next(iter(outputs.values())), dtype=np.float32)
     assert np.array_equal(got.view(np.uint32), expected.view(np.uint32))

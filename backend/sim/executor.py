@@ -133,6 +133,9 @@ class Executor:
         self._fast: dict[int, tuple[P.Call, Callable[[], Any] | None]] = {}
         # Per block, its steps (`_plan_block`), keyed likewise.
         self._plans: dict[int, tuple[tuple[P.Stmt, ...], list[tuple[str, P.Stmt, Callable[[], Any] | None]]]] = {}
+        # Per FIFO, the buffers of the slots this side popped and holds, oldest first: a tfree
+        # hands the oldest back to the producer, whose next push overwrites it.
+        self._held_slots: dict[str, list[MemRef]] = {}
 
     # -- values -----------------------------------------------------------------------------
 
@@ -531,6 +534,7 @@ class Executor:
         if slot.dtype is not dst.dtype:
             values = ins.convert_move(values, slot.dtype.name, dst.dtype.name, slot.from_acc)
         self.machine.write_tile(dst, values, instr.op, instr.span)
+        self._held_slots.setdefault(SEMANTICS[call.op][1], []).append(target.type.memref)
         return dst
 
     # -- data movement ----------------------------------------------------------------------
@@ -1071,10 +1075,18 @@ class Executor:
         return 0
 
     def tfree(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
+        """TFREE: the oldest held slot goes back to the producer. Its bytes become unwritten
+        (poison), as the producer's next push may replace them at any time: a read of the popped
+        tile or of a view of it after the free is a poison read, not a silent stale value."""
+        fifo = SEMANTICS[call.op][1]
         try:
-            cross_core.free(SEMANTICS[call.op][1])
+            cross_core.free(fifo)
         except cross_core.CrossCoreError as err:
             raise instr.fail(err.message) from None
+        held = self._held_slots.get(fifo)
+        if held:
+            slot = held.pop(0)
+            self.machine.release_bytes(slot.space, slot.offset, slot.size)
         return 0
 
 

@@ -530,6 +530,15 @@ class Machine:
         """The space's flags were rewritten other than by marking (a byte move of flags)."""
         self.known[space].clear()
 
+    def release_bytes(self, space: MemorySpace, offset: int, size: int) -> None:
+        """Bytes [offset, offset + size) of `space` hold no data any more (a released pipe slot):
+        poison values, unwritten flags, and no known-written range over them."""
+        if offset < 0 or size <= 0:
+            return
+        self.memory[space][offset:offset + size] = POISON_BYTE
+        self.written[space][offset:offset + size] = False
+        self.forget_written(space)
+
     @staticmethod
     def _span_written(flags: npt.NDArray[np.bool_], known: KnownWritten, span: ByteSpan | None,
                       block: tuple[int, tuple[int, int, int, int], tuple[int, int, int, int]], width: int) -> bool:
