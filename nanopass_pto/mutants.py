@@ -193,6 +193,20 @@ def _direct_readers_only(original: Any) -> Any:
     return slot_readers
 
 
+def _operand_unpacked(original: Any) -> Any:
+    def packed(self: Any, operand: Any, pre: Any) -> Any:
+        return operand
+
+    return packed
+
+
+def _reinterpret_in_place(original: Any) -> Any:
+    def reinterpret_packed(self: Any, node: Any, call: Any) -> Any:
+        return (node,)
+
+    return reinterpret_packed
+
+
 def _row_as_it_is(original: Any) -> Any:
     def whole_row(self: Any, operand: Any, call: Any, pre: Any, span: Any) -> Any:
         return self._reshaped(operand, pre, span)
@@ -963,6 +977,13 @@ def _catalogue() -> list[Any]:
         OutputEditMutant("column-sum-as-column-max", "legalize-vec-layouts",
                          "a row_sum on an [N, 1] column becomes col_max on its row view (the wrong twin)",
                          "passes.legalize_vec_layouts:LegalizeVecLayouts", _rename_op("tile.col_sum", "tile.col_max")),
+        PatchMutant("bits-route-window-unpacked", "legalize-vec-dtypes",
+                    "a BF16 window (tile.slice) a BITS route re-views as INT16 is not copied out first: the view "
+                    "starts at its source buffer's first byte", "passes.legalize_vec_dtypes:_Widener", "_packed",
+                    _operand_unpacked),
+        PatchMutant("window-re-viewed-unpacked", "legalize-vec-layouts",
+                    "a reinterpret_view of a Vec window re-views it in place, from its source buffer's first byte",
+                    "passes.legalize_vec_layouts:_Legalizer", "_reinterpret_packed", _reinterpret_in_place),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

@@ -102,6 +102,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("ViewLegality", VALUE_LEVEL, "verifiers.view_legality:verify",
              "set_validshape never narrows a view; a reshape never re-views a boxed (non row-major) layout",
              blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("NoRebasedWindows", _PLACED, "verifiers.no_rebased_windows:verify",
+             "no reinterpret_view re-views a placed window (tile.slice) from its source buffer's first byte",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration",
              blind_to=_MEMREFS_ANY_LANGUAGE),
@@ -163,6 +166,9 @@ _TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
 # What UpgradeParamDirections establishes (on TileUnplaced, again on TilePlaced): a program
 # written at a later language is checked for it when loaded.
 _DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
+# What LegalizeVecLayouts establishes on TilePlaced: a program written at a later language is
+# checked for it when loaded.
+_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
 
 # What the loader verifies on a PTO program read from a `.pto` file (a hand-written window
@@ -307,7 +313,8 @@ PLUGIN = CompilerPlugin(
     print_program=print_program,
     load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE
                      | (frozenset() if lang in _TENSOR_AND_BEFORE else _NORMALIZED)
-                     | (_DIRECTIONS_UPGRADED if lang in _AFTER_DIRECTIONS else frozenset()) for lang in VALUE_LEVEL}
+                     | (_DIRECTIONS_UPGRADED | _LAYOUTS_LEGALIZED if lang in _AFTER_DIRECTIONS else frozenset())
+                     for lang in VALUE_LEVEL}
     | {"PTO": _PTO_LOADED},
     print_final=print_pto,
     final_suffix=PTO_SUFFIX,

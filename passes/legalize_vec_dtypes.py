@@ -88,6 +88,10 @@ class _Widener(TP.Rewriter):
         # pto.treshape view) of the narrowed INT16 tile, whose own handle an op that rewrites its
         # operand's handle (`handle_only`: tile.set_validshape) acts on instead.
         self.handles: dict[str, TP.Var] = {}
+        # Windows (tile.slice results, copies and views of them): their bytes sit at an offset
+        # and at their source's row pitch, so a BITS route, whose reinterpret_view re-views a
+        # buffer from its first byte, reads a copy of the window instead (NoRebasedWindows).
+        self.windows: set[str] = set()
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -112,7 +116,12 @@ class _Widener(TP.Rewriter):
         call = node.value
         if isinstance(call, TP.Call):
             self.views[node.target.name] = call.op in REGISTRY and REGISTRY.makes_view_handle(call.op)
+            if call.op in REGISTRY and (REGISTRY.is_window_view(call.op) or (
+                    REGISTRY.is_view(call.op) and call.args and getattr(call.args[0], "name", None) in self.windows)):
+                self.windows.add(node.target.name)
         elif isinstance(call, TP.Var):
+            if call.name in self.windows:
+                self.windows.add(node.target.name)
             self.views[node.target.name] = self.views.get(call.name, False)
             if call.name in self.handles:
                 self.handles[node.target.name] = self.handles[call.name]
@@ -239,7 +248,7 @@ class _Widener(TP.Rewriter):
         """The FP32 copy of a BF16 tile (the module docstring says why each way is exact)."""
         if route is Fp32Route.CONVERTED:
             return self._cast(operand, WIDE, _WIDEN_MODE, name, pre)
-        bits = self._bind(self._view_call(operand, NARROW_BITS), f"{name}_bits", pre)
+        bits = self._bind(self._view_call(self._packed(operand, pre), NARROW_BITS), f"{name}_bits", pre)
         as_float = self._cast(bits, WIDE, _NARROW_MODE, f"{name}_bits_f", pre)
         as_int = self._cast(as_float, WIDE_BITS, _NARROW_MODE, f"{name}_bits_i", pre)
         high = self._bind(self._scalar_call("tile.shls", as_int, _HALF), f"{name}_high", pre)
@@ -267,6 +276,22 @@ class _Widener(TP.Rewriter):
         var = TP.Var(self.fresh(name), call.type, span=call.span)
         pre.append(TP.AssignStmt(target=var, value=call, span=call.span))
         return var
+
+    def _packed(self, operand: TP.Expr, pre: list[TP.Stmt]) -> TP.Expr:
+        """`operand`, or a copy of it in a tile of its own when it is a window (its bits are
+        re-viewed from the buffer's first byte next)."""
+        if not (isinstance(operand, TP.Var) and operand.name in self.windows):
+            return operand
+        self.bump("windows_packed_for_bit_views")
+        return self._bind(self._move_call(operand), f"{operand.name}_packed", pre)
+
+    @staticmethod
+    def _move_call(window: TP.Var) -> TP.Call:
+        """A copy of `window` into a tile of its own in the same space (TMOV)."""
+        assert isinstance(window.type, TileType)
+        attrs = (("target_memory", window.type.memory_space),)
+        return TP.Call(op="tile.move", args=(window,), attrs=attrs,
+                       type=REGISTRY.deduce("tile.move", (window,), attrs, placed=True), span=window.span)
 
     @staticmethod
     def _view_call(operand: TP.Expr, dtype: DataType) -> TP.Call:

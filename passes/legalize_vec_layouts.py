@@ -358,6 +358,7 @@ class LegalizeVecLayouts(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+    produces: ClassVar[frozenset[str]] = frozenset({"NoRebasedWindows"})
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:

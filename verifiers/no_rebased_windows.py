@@ -1,0 +1,77 @@
+"""NoRebasedWindows: no reinterpret_view re-views a placed window of another tile.
+
+A `tile.reinterpret_view` is lowered to a handle on its source's buffer from the buffer's first
+byte (a pto.treshape of the allocation; NUMERICS.md section 5: the bytes re-read in row-major
+order). A window (`Registry.is_window_view`: a tile.slice result) sits at an offset inside its
+source and at the source's row pitch, so a reinterpret of it would read the source's first rows
+instead of the window's elements. From LegalizeVecLayouts on, every such reinterpret reads a
+copy of the window in a tile of its own (LegalizeVecLayouts for the user's reinterprets,
+LegalizeVecDtypes for the BF16 bit views of its FP32 routes). The same rule for reshapes is
+ViewLegality's, which holds from placement on.
+
+Windows are followed through plain `v = u` assignments and through views of a window (a
+reinterpret of a window is itself at the window's offset).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from languages.ops import REGISTRY
+from languages.types import TileType
+from nanopass.diagnostics import Diagnostic
+from nanopass.node import Node
+
+RULE = "NoRebasedWindows"
+
+
+def _regions(stmt: Node) -> list[Sequence[Node]]:
+    if stmt.KIND in ("ForStmt", "WhileStmt"):
+        return [getattr(stmt, "body")]
+    if stmt.KIND == "IfStmt":
+        return [getattr(stmt, "then_body"), getattr(stmt, "else_body")]
+    return []
+
+
+def _is_reinterpret(op: str) -> bool:
+    return op in REGISTRY and REGISTRY.get(op).semantics[:1] == ("reinterpret",)
+
+
+def _check(body: Sequence[Node], windows: dict[str, Node], out: list[Diagnostic]) -> None:
+    """`windows`: variable -> the window-view call (tile.slice) its bytes sit in."""
+    for stmt in body:
+        if stmt.KIND == "AssignStmt":
+            target, value = getattr(stmt, "target"), getattr(stmt, "value")
+            name = str(getattr(target, "name"))
+            if value.KIND == "Var" and str(getattr(value, "name")) in windows:
+                windows[name] = windows[str(getattr(value, "name"))]
+            elif value.KIND == "Call":
+                op = str(getattr(value, "op"))
+                args = getattr(value, "args")
+                source = args[0] if args else None
+                window = windows.get(str(getattr(source, "name"))) if source is not None and source.KIND == "Var" \
+                    else None
+                src = getattr(source, "type", None)
+                if window is not None and _is_reinterpret(op) and isinstance(src, TileType) \
+                        and src.memory_space is not None:
+                    where = f" at {window.node_span}" if window.node_span.known else ""
+                    out.append(Diagnostic.at(
+                        value, RULE,
+                        f"{op} re-views `{getattr(source, 'name')}`, a window of another tile "
+                        f"({getattr(window, 'op')}{where}): a reinterpret is a handle on the whole buffer from its "
+                        "first byte, so the window's offset and row pitch would be dropped",
+                        hint="copy the window into a tile of its own (tile.move within its space) and "
+                             "reinterpret the copy"))
+                if op in REGISTRY and REGISTRY.is_window_view(op):
+                    windows[name] = value
+                elif window is not None and op in REGISTRY and REGISTRY.is_view(op):
+                    windows[name] = window
+        for region in _regions(stmt):
+            _check(region, windows, out)
+
+
+def verify(program: Node) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for function in getattr(program, "functions"):
+        _check(getattr(function, "body"), {}, out)
+    return out
