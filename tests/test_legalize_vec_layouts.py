@@ -7,6 +7,7 @@ import re
 import subprocess
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -47,6 +48,17 @@ def _legalized(text: str) -> P.Program:
     assert isinstance(out, P.Program)
     assert tile_memory_placed.verify(out) == []
     return out
+
+
+def _simulated_bit_exactly(text: str, backend: str, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Inputs and outputs of `text` compiled under --verify-all and simulated on random inputs,
+    after checking the outputs against the reference interpreter bit for bit."""
+    compiled = compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True)
+    inputs = random_inputs(compiled.source, seed)
+    outputs = run(compiled, inputs)
+    reports = compare(reference(compiled.source, inputs), outputs)
+    assert reports and all(r.ok for r in reports), reports
+    return dict(inputs), dict(outputs)
 
 
 def _vec_compute(program: P.Program) -> list[P.Call]:
@@ -119,11 +131,7 @@ def test_row_wise_ops_on_columns_become_their_column_twins_on_rows() -> None:
 
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
 def test_row_wise_ops_on_columns_simulate_bit_exactly_and_match_numpy(backend: str) -> None:
-    compiled = compile_program(parse_program(ROW_WISE_ON_COLUMNS, "k.py"), backend=backend, verify_all=True)
-    inputs = random_inputs(compiled.source, 5)
-    outputs = run(compiled, inputs)
-    reports = compare(reference(compiled.source, inputs), outputs)
-    assert reports and all(r.ok for r in reports), reports
+    inputs, outputs = _simulated_bit_exactly(ROW_WISE_ON_COLUMNS, backend, 5)
     a, b = (np.asarray(inputs[name], dtype=np.float64) for name in ("a", "b"))
     expected = (a * b).astype(np.float32).astype(np.float64) - b  # row_sum / row_max of one column are the column itself
     got = np.asarray(next(iter(outputs.values())), dtype=np.float64)
@@ -149,11 +157,7 @@ def test_a_column_broadcast_by_a_taller_one_value_column_runs_as_a_row_broadcast
 
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
 def test_a_one_value_column_broadcast_simulates_bit_exactly_and_matches_numpy(backend: str) -> None:
-    compiled = compile_program(parse_program(ONE_VALUE_BROADCAST, "k.py"), backend=backend, verify_all=True)
-    inputs = random_inputs(compiled.source, 3)
-    outputs = run(compiled, inputs)
-    reports = compare(reference(compiled.source, inputs), outputs)
-    assert reports and all(r.ok for r in reports), reports
+    inputs, outputs = _simulated_bit_exactly(ONE_VALUE_BROADCAST, backend, 3)
     a, b = (np.asarray(inputs[name], dtype=np.float32) for name in ("a", "b"))
     got = np.asarray(next(iter(outputs.values())), dtype=np.float32)
     assert np.array_equal(got.view(np.uint32), (a * b[0, 0]).view(np.uint32))
