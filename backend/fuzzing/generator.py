@@ -55,7 +55,7 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
                                             generatable_ops, operand_domain, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef
+from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.data_extents import (WHOLE, Written, array_type, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
@@ -178,6 +178,10 @@ def _uses(body: Sequence[T.Stmt], name: str) -> int:
     from nanopass.node import walk
 
     return sum(1 for stmt in body for node in walk(stmt) if node.KIND == "Var" and getattr(node, "name") == name) - 1
+
+
+# The vector families a window is computed on by `window_computed` (its elements read in place).
+_WINDOW_COMPUTE_FAMILIES = frozenset({"unary", "elementwise_binary", "reduce_col", "reduce_row"})
 
 
 def _by_semantics(prefix: str, semantics: tuple[str, ...]) -> str | None:
@@ -1246,7 +1250,37 @@ class _KernelBuilder:
         self.tag("construct:tile-kernel")
         tiles = self.tile_parameters()
         self.steps(self.int_draw(2, 8), None, tiles, prefix="tile")
+        if self.features.slices and self.chance(30):
+            self.window_computed(tiles)
         self.store_tiles(tiles)
+
+    def window_computed(self, tiles: list[T.Var]) -> None:
+        """A window of a loaded Vec tile (tile.slice at an offset) computed on by a vector op of
+        the registry, stored last: the op must read the window's elements at its offset and its
+        source's row pitch. A copy, a bit view (LegalizeVecDtypes' BF16 routes re-view their
+        operand as INT16) or a row view that started at the source buffer's first byte would read
+        the source's first elements instead (NoRebasedWindows)."""
+        slice_op = _by_semantics("tile", ("slice",))
+        sources = [t for t in tiles if isinstance(t.type, TileType) and t.type.memory_space is MemorySpace.Vec
+                   and len(t.type.shape) == 2 and t.name.startswith("l")]
+        ops = [op for op in generatable_ops("tile", self.arch) if op.family in _WINDOW_COMPUTE_FAMILIES
+               and 1 <= len([d for d in op.operands if not d.optional]) <= 2
+               and all(d.kind == "tile" and d.effect is Effect.READ for d in op.operands if not d.optional)]
+        if slice_op is None or not sources or not ops:
+            return
+        source = self.pick(sources)
+        assert isinstance(source.type, TileType)
+        rows, cols = (int(d) for d in source.type.shape)
+        shape = (self.int_draw(1, rows), self.int_draw(1, cols))
+        offsets = (self.int_draw(0, rows - shape[0]), self.int_draw(0, cols - shape[1]))
+        op = self.pick(ops)
+        try:
+            window = self.call(slice_op, (source, _dims(shape), _dims(offsets)), prefix="w", pool=tiles)
+            operands = [window] * len([d for d in op.operands if not d.optional])
+            self.call(op.name, tuple(operands), prefix="tile", pool=tiles)
+        except (CompileError, TargetRuleMiss):
+            return  # a window or an op the registry or the target declines here (nothing was added)
+        self.tag("construct:window-computed")
 
     def tile_cube_kernel(self, target: OpDef | None = None) -> None:
         """A cube op of the registry's matmul family (tile.matmul / _acc / _bias, the gemv forms,
@@ -1558,7 +1592,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
     "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
-    "padding-read"))
+    "padding-read", "window-computed"))
 
 
 @dataclass(frozen=True)
