@@ -66,6 +66,10 @@ SCALAR_ACCESS_TILE_FORM = {"tensor.read": "tile.read", "tensor.write": "tile.wri
 GM_ONLY_OPS = frozenset({"tensor.dim"})
 
 
+# The semantics of the column broadcasts, whose second operand holds one value per column in its
+# first row (col_expand_*, col_expdif and the value-level col_broadcast): all read it alike.
+_COLUMN_BROADCASTS = (("col_expand",), ("col_broadcast",), ("col_expdif",))
+
 def _tile_by_semantics(semantics: tuple[str, ...]) -> str | None:
     """The tile op with these registry semantics (e.g. ("binary", "sub") -> tile.sub), or None."""
     return next((op.name for op in REGISTRY if op.prefix == "tile" and tuple(op.semantics) == semantics), None)
@@ -650,7 +654,7 @@ class TensorToTileMutator(U.FromTensor):
         row_expand_<op>, row_expand_expdif) with the value spread down the column (one value per
         row), which reads the boxed column's valid region as `_boxed_row_operand`'s do."""
         semantics = REGISTRY.get(tile_op).semantics
-        if len(args) < 2 or semantics[:1] not in (("col_expand",), ("col_broadcast",), ("col_expdif",)):
+        if len(args) < 2 or semantics[:1] not in _COLUMN_BROADCASTS:
             return tile_op, args
         lhs, value = _expr_type(args[0]), _expr_type(args[1])
         logical, logical_value = type_of(call.args[0]), type_of(call.args[1])
@@ -679,7 +683,7 @@ class TensorToTileMutator(U.FromTensor):
         boxed), so the row is widened to the box by tile.fillpad_expand and keeps its valid
         columns; its padding meets only the lhs's padding columns, outside the valid region."""
         semantics = REGISTRY.get(tile_op).semantics
-        if len(args) < 2 or semantics[:1] not in (("col_expand",), ("col_broadcast",), ("col_expdif",)):
+        if len(args) < 2 or semantics[:1] not in _COLUMN_BROADCASTS:
             return args
         lhs, row, logical = _expr_type(args[0]), _expr_type(args[1]), type_of(call.args[0])
         if not isinstance(lhs, TileType) or not isinstance(row, TileType) or not isinstance(logical, TensorType) \
@@ -707,7 +711,7 @@ class TensorToTileMutator(U.FromTensor):
         semantics = REGISTRY.get(tile_op).semantics
         row = _expr_type(args[1]) if len(args) > 1 else None
         lhs = _expr_type(args[0]) if args else None
-        if semantics[:1] not in (("col_expand",), ("col_broadcast",)) or not isinstance(row, TileType) \
+        if semantics[:1] not in _COLUMN_BROADCASTS or not isinstance(row, TileType) \
                 or len(row.shape) != 2 or row.shape[0] == 1 or row.valid[0] != 1:
             return args
         width = row.shape[1]

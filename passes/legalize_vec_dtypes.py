@@ -93,6 +93,13 @@ class _Widener(TP.Rewriter):
         # buffer from its first byte, reads a copy of the window instead (NoRebasedWindows).
         self.windows: set[str] = set()
 
+    @override
+    def visit_Function(self, node: TP.Function) -> TP.Function:
+        # Names are per function: what one kernel's variable is (a view, a window, a bit view
+        # with its own handle) says nothing of a variable of the same name in the next.
+        self.views, self.handles, self.windows = {}, {}, set()
+        return super().visit_Function(node)
+
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
         while name in self.used:

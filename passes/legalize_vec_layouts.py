@@ -116,6 +116,14 @@ class _Legalizer(TP.Rewriter):
                 "assemble tiles of one layout (an [N, 1] column into a column, rows into rows) at offsets that "
                 "keep the source's 32-byte padded buffer inside the target"))
 
+    @override
+    def visit_Function(self, node: TP.Function) -> TP.Function:
+        # Names are per function: a column computed as a row in one kernel says nothing of a
+        # variable of the same name in the next (a campaign found a [1, 32] row of a later kernel
+        # taken for an earlier kernel's [16, 1] column, finding a4e231bc62).
+        self.windows, self.rows, self.views = {}, {}, {}
+        return super().visit_Function(node)
+
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
         while name in self.used:
