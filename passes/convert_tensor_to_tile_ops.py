@@ -70,6 +70,7 @@ GM_ONLY_OPS = frozenset({"tensor.dim"})
 # first row (col_expand_*, col_expdif and the value-level col_broadcast): all read it alike.
 _COLUMN_BROADCASTS = (("col_expand",), ("col_broadcast",), ("col_expdif",))
 
+
 def _tile_by_semantics(semantics: tuple[str, ...]) -> str | None:
     """The tile op with these registry semantics (e.g. ("binary", "sub") -> tile.sub), or None."""
     return next((op.name for op in REGISTRY if op.prefix == "tile" and tuple(op.semantics) == semantics), None)
@@ -714,15 +715,12 @@ class TensorToTileMutator(U.FromTensor):
         if semantics[:1] not in _COLUMN_BROADCASTS or not isinstance(row, TileType) \
                 or len(row.shape) != 2 or row.shape[0] == 1 or row.valid[0] != 1:
             return args
-        width = row.shape[1]
-        if isinstance(lhs, TileType) and len(lhs.shape) == 2 and isinstance(lhs.shape[1], int) \
-                and lhs.shape[1] < width:
-            width = lhs.shape[1]
-        valid = row.valid[1] if not isinstance(row.valid[1], int) else min(int(row.valid[1]), width)
+        width = min(row.shape[1], lhs.shape[1]) if isinstance(lhs, TileType) and len(lhs.shape) == 2 \
+            else row.shape[1]
         span = call.span
         window = self._temp(f"{_base_name(args[1])}_row0", self._call(
             "tile.slice", (args[1], index_list((1, width), span), index_list((0, 0), span),
-                           index_list((1, int(valid)), span)), (), span), pre)
+                           index_list((1, min(int(row.valid[1]), width)), span)), (), span), pre)
         self.bump("boxed_row_operands")
         return [args[0], window, *args[2:]]
 

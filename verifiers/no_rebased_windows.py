@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from languages.functions import straight_line_statements
 from languages.ops import REGISTRY
 from languages.types import TileType
 from nanopass.diagnostics import Diagnostic
@@ -25,21 +26,13 @@ from nanopass.node import Node
 RULE = "NoRebasedWindows"
 
 
-def _regions(stmt: Node) -> list[Sequence[Node]]:
-    if stmt.KIND in ("ForStmt", "WhileStmt"):
-        return [getattr(stmt, "body")]
-    if stmt.KIND == "IfStmt":
-        return [getattr(stmt, "then_body"), getattr(stmt, "else_body")]
-    return []
-
-
 def _is_reinterpret(op: str) -> bool:
     return op in REGISTRY and REGISTRY.get(op).semantics[:1] == ("reinterpret",)
 
 
-def _check(body: Sequence[Node], windows: dict[str, Node], out: list[Diagnostic]) -> None:
-    """`windows`: variable -> the window-view call (tile.slice) its bytes sit in."""
-    for stmt in body:
+def _check(body: Sequence[Node], out: list[Diagnostic]) -> None:
+    windows: dict[str, Node] = {}  # variable -> the window-view call (tile.slice) its bytes sit in
+    for stmt in straight_line_statements(body):
         if stmt.KIND == "AssignStmt":
             target, value = getattr(stmt, "target"), getattr(stmt, "value")
             name = str(getattr(target, "name"))
@@ -66,12 +59,10 @@ def _check(body: Sequence[Node], windows: dict[str, Node], out: list[Diagnostic]
                     windows[name] = value
                 elif window is not None and op in REGISTRY and REGISTRY.is_view(op):
                     windows[name] = window
-        for region in _regions(stmt):
-            _check(region, windows, out)
 
 
 def verify(program: Node) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for function in getattr(program, "functions"):
-        _check(getattr(function, "body"), {}, out)
+        _check(getattr(function, "body"), out)
     return out
