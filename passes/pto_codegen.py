@@ -100,6 +100,9 @@ class _FunctionState:
     float_constants: int = 0
     # The split code of each popped tile (its tfree releases the slot with the same code).
     pop_splits: dict[str, AttrValue] = field(default_factory=dict)
+    # The tiles bound to a pto.subview (tile.slice results): PTOAS checks a tmov against the
+    # subview's parent buffer, so a copy out of one is a tinsert (`_CodegenCalls.move`).
+    windows: set[str] = field(default_factory=set)
 
 
 # The statements that define a tile_buf handle: an assignment, or a region carrying a tile.
@@ -756,6 +759,7 @@ class _CodegenCalls:
         the `valid [...]` clause only when a valid shape was given."""
         if target is None or not isinstance(target.type, TileType):
             raise CompileError(Diagnostic.at(call, RULE, "tile.slice must define a tile variable"))
+        cg.fn.windows.add(target.name)
         source = cg.operand(call.args[0], span)
         sizes = static_ints(call.args[1])
         if sizes is None:
@@ -806,15 +810,17 @@ class _CodegenCalls:
              span: Span) -> tuple[P.Stmt, ...]:
         """`pto.tmov ins(src) outs(dst)`; a row-major Vec window (a `pto.subview`, typed by its
         sizes) copied into a tile of its own is `pto.tinsert` at [0, 0] instead, since A2/A3's
-        vector tmov takes only equal tile shapes and the window is narrower than the padded
-        buffer it lands in."""
+        vector tmov takes only equal tile shapes and PTOAS measures a subview by its parent
+        buffer ("expects A2/A3 non-mat tmov to use matching src/dst shapes" for an [8, 16] window
+        of a [16, 32] tile copied to an [8, 16] tile)."""
         emitted = _CodegenCalls.dps(cg, call, opdef, instruction, target, span)
         if len(emitted) != 1 or not isinstance(emitted[0], P.EvalStmt) or not isinstance(emitted[0].value, P.Call):
             return emitted
         source, dst = emitted[0].value.args[0], emitted[0].value.args[-1]
         if not (isinstance(source, P.Var) and isinstance(dst, P.Var)
                 and isinstance(source.type, TileType) and isinstance(dst.type, TileType)
-                and _vec_insert(source.type, dst.type) and tuple(source.type.shape) != tuple(dst.type.shape)):
+                and _vec_insert(source.type, dst.type) and (tuple(source.type.shape) != tuple(dst.type.shape)
+                                                             or getattr(call.args[0], "name", None) in cg.fn.windows)):
             return emitted
         zeros = cg.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
                                         span=span), span)

@@ -19,14 +19,9 @@ from verifiers import no_rebased_windows
 HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass K:\n    @pl.function(type=pl.FunctionType.InCore)\n"
 
 # On both targets a BF16 maximum runs in FP32 through the BITS route: the window's bits are
-# re-viewed as INT16 (a reinterpret_view), widened, compared and narrowed back.
-BF16_MAX_OF_A_WINDOW = HEADER + """\
-    def k(self, a: pl.Tensor[[16, 32], pl.BF16], out: pl.Out[pl.Tensor[[8, 16], pl.BF16]]) -> pl.Tensor[[8, 16], pl.BF16]:
-        t: pl.Tile[[16, 32], pl.BF16, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Vec)
-        s: pl.Tile[[8, 16], pl.BF16, pl.Mem.Vec] = pl.tile.slice(t, [8, 16], [8, 16])
-        m: pl.Tile[[8, 16], pl.BF16, pl.Mem.Vec] = pl.tile.maximum(s, s)
-        return pl.tile.store(m, [0, 0], out)
-"""
+# re-viewed as INT16 (a reinterpret_view), widened, compared and narrowed back (the kernel is also
+# one of tests/kernels, which tests/test_ptoas.py hands to the assembler).
+BF16_MAX_OF_A_WINDOW = (Path(__file__).parent / "kernels" / "ops" / "bf16_max_of_a_window.py").read_text()
 
 # A user's reinterpret of a window: the window's FP32 bits as INT32.
 BITS_OF_A_WINDOW = HEADER + """\
