@@ -2562,6 +2562,10 @@ def _parse(text: str, filename: str, language: Language | None, program: str | N
         for annotation in _annotations(cls):
             types.append(_param_annotation(reader, annotation)[0])
         language = detect_language(types)
+        if language in (TileUnplaced, TilePlaced) and _calls_tensor_compute(cls, language):
+            # Tile annotations with a tensor op the tile languages do not admit (a kernel on
+            # tiles beside one on tensors): the program enters where that op is lowered.
+            language = Tensor
         if language is Tensor:
             scopes = _has_scopes(cls)
             if scopes or _reassigns(cls):
@@ -2725,6 +2729,16 @@ def _is_jit_module(module: ast.Module) -> bool:
     decorated = [_dotted(d.func if isinstance(d, ast.Call) else d) or [] for s in module.body
                  if isinstance(s, (ast.FunctionDef, ast.ClassDef)) for d in s.decorator_list]
     return any(parts[:2] == ["pl", "jit"] for parts in decorated) and ["pl", "program"] not in decorated
+
+
+def _calls_tensor_compute(program: ast.ClassDef, language: Language) -> bool:
+    """Whether the class calls a `pl.tensor.*` op that `language` does not admit."""
+    for node in ast.walk(program):
+        if isinstance(node, ast.Call):
+            dotted = _dotted(node.func)
+            if len(dotted) == 3 and dotted[:2] == ["pl", "tensor"] and not language.admits_op(f"tensor.{dotted[2]}"):
+                return True
+    return False
 
 
 def _has_scopes(program: ast.ClassDef) -> bool:

@@ -193,6 +193,28 @@ def _direct_readers_only(original: Any) -> Any:
     return slot_readers
 
 
+def _rebind_written_tiles(original: Any) -> Any:
+    """ConvertTensorToTileOps rebinds the name of a *tile* an in-place op writes to the op's
+    result, as it does for a tensor that became a tile: a later read of the old tile reads the
+    update (value semantics say the old contents)."""
+    from languages.ops import REGISTRY, WRITE, ReusesInput
+
+    def rebind(self: Any, call: Any, result: Any) -> None:
+        original(self, call, result)
+        if call.op not in REGISTRY or not isinstance(result.type, TileType):
+            return
+        opdef = REGISTRY.get(call.op)
+        rule = opdef.output_memory
+        if not isinstance(rule, ReusesInput) or rule.index >= len(call.args):
+            return
+        written = call.args[rule.index]
+        if written.KIND == "Var" and isinstance(written.type, TileType) \
+                and opdef.effect_of(rule.index, call.attrs) & WRITE:
+            self._require_state().env[written.name] = result
+
+    return rebind
+
+
 def _operand_unpacked(original: Any) -> Any:
     def packed(self: Any, operand: Any, pre: Any) -> Any:
         return operand
@@ -858,6 +880,9 @@ def _catalogue() -> list[Any]:
         PatchMutant("slot-freed-before-view-read", "expand-mixed-kernel",
                     "a popped slot is released after the popped tile's last direct use, before a view of it is read",
                     "passes.expand_mixed_kernel", "_slot_readers", _direct_readers_only),
+        PatchMutant("in-place-write-rebinds-tile", "convert-tensor-to-tile-ops",
+                    "a tile written in place (tile.write, tile.scatter_mask) names the updated tile afterwards",
+                    convert, "_rebind_written_local", _rebind_written_tiles),
         PatchMutant("shift-one-address", "allocate-memory-addr",
                     "one allocated address moves down by one alignment unit", "passes.allocate_memory_addr",
                     "address_mapping", _shift_one_address),

@@ -1464,6 +1464,11 @@ class TensorToTileMutator(U.FromTensor):
         written = call.args[rule.index]
         if not isinstance(written, T.Var) or not opdef.effect_of(rule.index, call.attrs) & Effect.WRITE:
             return
+        if isinstance(written.type, TileType):
+            # A tile the user wrote is a value: `t1 = pl.tile.write(t, ...)` leaves `t` naming the
+            # old contents (the reference semantics), and MaterializeSemanticAliases copies `t`
+            # when it is still read after the update.
+            return
         state = self._require_state()
         current = state.env.get(written.name)
         if current is not None and isinstance(current.type, TileType):
