@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from languages.functions import ORCHESTRATION
-from languages.ops import REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of
+from languages.ops import PACKED_MASK_OPERAND, REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of
 from languages.ops.data_extents import (
-    WHOLE, Written, array_type, block_bytes, in_place_target, read_extent, reads_past, result_data,
+    WHOLE, Written, array_type, block_bytes, extents, in_place_target, read_extent, reads_past, result_data,
 )
 from languages.types import TensorType, TileType
 from nanopass.diagnostics import Diagnostic
@@ -135,6 +135,11 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
         why = (f"{opdef.name} reads {name} in whole {block}-byte blocks at byte offsets anywhere in it ({list(read)} "
                f"elements at least), but {what}")
         hint = "gather from a tile whose every block holds data (load or fill it whole)"
+    elif index == 0 and opdef.semantics[:1] and opdef.semantics[0] in PACKED_MASK_OPERAND:
+        why = (f"{opdef.name} reads its mask {name} one row per result row, as packed predicate words "
+               f"({list(read)} [rows, words] for a result valid over {list(_valid(call))}), but {what}")
+        hint = ("give the mask as many written rows as the result has valid rows (compute or load the mask "
+                "over the result's rows), or narrow the result's valid rows to the mask's")
     elif over_result:
         why = (f"{opdef.name} computes its result over its valid region {list(read)}, so it reads {name} "
                f"there, past {name}'s valid region; {what}")
@@ -144,6 +149,11 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
         why = f"{opdef.name} reads {name} over its valid region {list(read)}, but {what}"
         hint = "set_validshape widens the metadata only: write the elements first (load or fill them)"
     return Diagnostic.at(call, RULE, f"{why}: the elements beyond hold no data", hint=hint)
+
+
+def _valid(call: Node) -> tuple[int | None, ...]:
+    ty = array_type(call)
+    return extents(ty.valid_extents) if ty is not None else ()
 
 
 def verify(program: Node) -> list[Diagnostic]:

@@ -545,7 +545,14 @@ READS_OVER_RESULT_REGION = frozenset({
 # fills, generators and a window extract (which copies its whole extent); a fresh `create` has no
 # data at all, which this table does not model (an accumulator or output buffer is created to be
 # written, and what a read of it means is the seeding passes' business).
-WRITES_WHOLE_RESULT = frozenset({"full", "expands", "ci", "tri", "random", "fillpad", "extract", "create"})
+# tri is not one: pto-isa's TTRI (include/pto/npu/a2a3/TTri.hpp, TTRI_IMPL) writes the dst's
+# validRow x validCol only, as the interpreter's tri does.
+WRITES_WHOLE_RESULT = frozenset({"full", "expands", "ci", "random", "fillpad", "extract", "create"})
+
+# Semantics kinds that read operand 0 as a packed predicate mask: result row r reads mask row r,
+# bit c % w of its word c // w (w: the mask's element width; numerics.unpack_mask, TSEL/TSELS).
+# Its extent follows the result's valid region, whatever the mask's own shape.
+PACKED_MASK_OPERAND = frozenset({"select"})
 
 # View kinds: the result is the operand's bytes (re-viewed), so its data is the operand's.
 # set_validshape keeps the buffer as it is; a slice is the window at its offsets; the others

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from languages.ops import (
-    READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
+    PACKED_MASK_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
 from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
@@ -49,6 +49,9 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         return None
     if not effect & Effect.READ:
         return None
+    if index == 0 and opdef.semantics[:1] and opdef.semantics[0] in PACKED_MASK_OPERAND \
+            and isinstance(result, (TensorType, TileType)) and len(result.shape) == len(operand.shape) == 2:
+        return _mask_words(operand, result)
     over = (bool(opdef.semantics) and opdef.semantics[0] in READS_OVER_RESULT_REGION
             and isinstance(result, (TensorType, TileType)) and tuple(operand.shape) == tuple(result.shape))
     read = extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
@@ -61,6 +64,14 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         per_block = max(block // max(operand.dtype.byte_width, 1), 1)
         read = (*operand.shape[:-1], max(operand.shape[-1], per_block))
     return read
+
+
+def _mask_words(mask: TensorType | TileType, result: TensorType | TileType) -> Extents:
+    """The [rows, words] of a packed mask a select reads: one mask row per result row, and as
+    many words as the result's valid columns need bits."""
+    rows, cols = extents(result.valid_extents)
+    width = 8 * max(mask.dtype.byte_width, 1)
+    return (rows, None if cols is None else -(-cols // width))
 
 
 def block_bytes(opdef: OpDef, index: int) -> int:
