@@ -215,6 +215,13 @@ def _rebind_written_tiles(original: Any) -> Any:
     return rebind
 
 
+def _broadcast_lhs_as_it_is(original: Any) -> Any:
+    def as_it_is(self: Any, call: Any, tile_op: Any, args: Any, pre: Any) -> Any:
+        return args
+
+    return as_it_is
+
+
 def _operand_unpacked(original: Any) -> Any:
     def packed(self: Any, operand: Any, pre: Any) -> Any:
         return operand
@@ -883,6 +890,9 @@ def _catalogue() -> list[Any]:
         PatchMutant("in-place-write-rebinds-tile", "convert-tensor-to-tile-ops",
                     "a tile written in place (tile.write, tile.scatter_mask) names the updated tile afterwards",
                     convert, "_rebind_written_local", _rebind_written_tiles),
+        PatchMutant("broadcast-lhs-keeps-valid", "convert-tensor-to-tile-ops",
+                    "a broadcast op's narrower lhs is not widened to the tensor result's valid region",
+                    convert, "_broadcast_lhs_over_result", _broadcast_lhs_as_it_is),
         PatchMutant("shift-one-address", "allocate-memory-addr",
                     "one allocated address moves down by one alignment unit", "passes.allocate_memory_addr",
                     "address_mapping", _shift_one_address),

@@ -118,6 +118,10 @@ def _is_col_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
     return rhs.shape == (1, lhs.shape[1]) and lhs.shape[0] != 1
 
 
+# The broadcast ops' semantics kinds: their result is valid where their lhs is.
+_BROADCAST_FAMILIES = frozenset({("row_expand",), ("row_expdif",), ("col_expand",), ("col_expdif",)})
+
+
 def _broadcast_kind(operand: tuple[int, ...], result: tuple[int, ...]) -> tuple[str, ...] | None:
     """How a 2-D operand expands to `result`: across the columns ([m, 1]), down the rows
     ([1, n]), or both ([1, 1]: first to [1, n], then down); None if it is not such a broadcast."""
@@ -478,6 +482,7 @@ class TensorToTileMutator(U.FromTensor):
         args = self._boxed_per_column_operand(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             args[0] = self._logical_window(call, args[0], pre)
+        args = self._broadcast_lhs_over_result(call, tile_op, args, pre)
         self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
         if conversion.scratch_like is not None and wants_scratch:
@@ -609,6 +614,28 @@ class TensorToTileMutator(U.FromTensor):
         self.bump("boxed_results_narrowed" if boxed else "results_narrowed")
         return self._call("tile.set_validshape", (full, _index(wanted[0], call.span), _index(wanted[1], call.span)),
                           (), call.span)
+
+    def _broadcast_lhs_over_result(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                   pre: list[U.Stmt]) -> list[U.Expr]:
+        """A broadcast op (row_expand_* / col_expand_*) computes over its lhs's valid region, while
+        the tensor op it lowers computes over the tensor result's (full-shape when the operands'
+        valid regions differ: `tensor.add(x_valid_1x1, y[1, 1])` is valid [1, 16]). An lhs valid
+        over less than the result is widened to the result's region first (set_validshape: its
+        padding is data there, which DefinedReads proved on the tensor program)."""
+        logical = call.type
+        lhs = _expr_type(args[0]) if args else None
+        if REGISTRY.get(tile_op).semantics[:1] not in _BROADCAST_FAMILIES or not isinstance(logical, TensorType) \
+                or not isinstance(lhs, TileType) or len(lhs.shape) != 2 or tuple(lhs.shape) != tuple(logical.shape) \
+                or not all(isinstance(v, int) for v in (*lhs.valid_extents, *logical.valid_extents)):
+            return args
+        wanted = tuple(int(v) for v in logical.valid)
+        if all(int(v) >= w for v, w in zip(lhs.valid, wanted)):
+            return args
+        span = call.span
+        widened = self._temp(f"{_base_name(args[0])}_over_result", self._call(
+            "tile.set_validshape", (args[0], _index(wanted[0], span), _index(wanted[1], span)), (), span), pre)
+        self.bump("broadcast_lhs_widened")
+        return [widened, *args[1:]]
 
     def _boxed_row_operand(self, call: T.Call, tile_op: str, args: list[U.Expr],
                            pre: list[U.Stmt]) -> tuple[str, list[U.Expr]]:
