@@ -2736,7 +2736,8 @@ def _calls_tensor_compute(program: ast.ClassDef, language: Language) -> bool:
     for node in ast.walk(program):
         if isinstance(node, ast.Call):
             dotted = _dotted(node.func)
-            if len(dotted) == 3 and dotted[:2] == ["pl", "tensor"] and not language.admits_op(f"tensor.{dotted[2]}"):
+            if dotted is not None and len(dotted) == 3 and dotted[:2] == ["pl", "tensor"] \
+                    and not language.admits_op(f"tensor.{dotted[2]}"):
                 return True
     return False
 

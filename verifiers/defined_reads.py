@@ -42,6 +42,7 @@ class _Checker:
     def __init__(self) -> None:
         self.written: dict[str, tuple[Written, str]] = {}  # variable -> its data extent, the op that wrote it
         self.gm: set[str] = set()  # GM tensors: a kernel's tensor parameters and views of them
+        self.kernel = False  # the function runs on the cores (its returned tensors are stored)
         self.out: list[Diagnostic] = []
 
     def of(self, expr: Node) -> tuple[Written, str]:
@@ -62,7 +63,7 @@ class _Checker:
         opdef = REGISTRY.get(op)
         self.check(call, opdef, result, operands)
         in_gm = bool(args) and args[0].KIND == "Var" and str(getattr(args[0], "name")) in self.gm
-        written = result_data(opdef, args, result, [w for w, _ in operands], in_gm)
+        written = result_data(opdef, args, result, [w for w, _ in operands], in_gm, getattr(call, "attrs"))
         if opdef.semantics[:1] and opdef.semantics[0] in SAME_BYTES_VIEWS and operands and operands[0][1]:
             return written, operands[0][1]  # a view's data was written by its source's producer
         return written, op
@@ -98,8 +99,11 @@ class _Checker:
                 for field in stmt.CHILD_FIELDS:
                     value = getattr(stmt, field)
                     for expr in value if isinstance(value, tuple) else (value,):
-                        if isinstance(expr, Node) and expr.KIND == "Call":
-                            self.of(expr)
+                        if not isinstance(expr, Node) or expr.KIND not in ("Call", "Var"):
+                            continue
+                        found = self.of(expr)
+                        if kind == "ReturnStmt" and self.kernel:
+                            self.returned(stmt, expr, found)
                 continue
             # A loop body reads the previous iteration's values (and, before SSA form, names
             # reassigned in it): nothing is known about them on entry, nor after the statement.
@@ -111,6 +115,24 @@ class _Checker:
                 self.block(body)
             for name in assigned:
                 self.written.pop(name, None)
+
+
+    def returned(self, stmt: Node, expr: Node, found: tuple[Written, str]) -> None:
+        """A kernel's returned tensor is stored to its output over its valid region."""
+        ty = array_type(expr)
+        if not isinstance(ty, TensorType):
+            return
+        written, producer = found
+        valid = extents(ty.valid_extents)
+        if written is None or not reads_past(valid, written):
+            return
+        name = f"`{getattr(expr, 'name')}`" if expr.KIND == "Var" else "its value"
+        what = f"{producer} wrote only {list(written)} of it" if producer else f"only {list(written)} of it holds data"
+        self.out.append(Diagnostic.at(
+            stmt, RULE, f"the kernel returns {name}, which is stored over its valid region {list(valid)}, but {what}: "
+                        "the elements beyond hold no data",
+            hint="narrow the returned value's valid region to what was computed (pl.set_validshape), or compute "
+                 "the rest"))
 
 
 def _keeps_gm(value: Node, gm: set[str]) -> bool:
@@ -164,5 +186,6 @@ def verify(program: Node) -> list[Diagnostic]:
         checker.gm = set() if getattr(function, "func_type", "") == ORCHESTRATION else {
             str(getattr(getattr(p, "var"), "name")) for p in getattr(function, "params")
             if isinstance(getattr(getattr(p, "var"), "type", None), TensorType)}
+        checker.kernel = getattr(function, "func_type", "") != ORCHESTRATION
         checker.block(getattr(function, "body"))
     return checker.out

@@ -56,7 +56,7 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
-from languages.ops.data_extents import (WHOLE, Written, array_type, read_extent, reads_past, reads_past_valid,
+from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
@@ -308,7 +308,7 @@ class _KernelBuilder:
         self.ops.add(op)
         self.note_stores(var, op, args, attrs)
         self.note_view(var, op, args)
-        self.note_data(var, op, args, ty)
+        self.note_data(var, op, args, ty, attrs)
         (self.values if pool is None else pool).append(var)
         return var
 
@@ -452,7 +452,7 @@ class _KernelBuilder:
         target.append(T.AssignStmt(var, T.Call(drawn.op, drawn.args, drawn.attrs, drawn.type)))
         self.note_stores(var, drawn.op, drawn.args, drawn.attrs)
         self.note_view(var, drawn.op, drawn.args)
-        self.note_data(var, drawn.op, drawn.args, drawn.type)
+        self.note_data(var, drawn.op, drawn.args, drawn.type, drawn.attrs)
         self.ops.update(drawn.tags)
         if isinstance(drawn.type, (TensorType, TileType, ScalarType)):
             scope.append(var)
@@ -537,13 +537,14 @@ class _KernelBuilder:
                 return True
         return False
 
-    def note_data(self, var: T.Var, op: str, args: Sequence[T.Expr], ty: Type) -> None:
+    def note_data(self, var: T.Var, op: str, args: Sequence[T.Expr], ty: Type,
+                  attrs: tuple[tuple[str, AttrValue], ...] = ()) -> None:
         """Record the data extent of `var` when its padding holds no data."""
         if op not in REGISTRY or not isinstance(ty, (TensorType, TileType)):
             return
         opdef = REGISTRY.get(op)
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.gm
-        written = result_data(opdef, args, ty, [self._data_of(a) for a in args], in_gm)
+        written = result_data(opdef, args, ty, [self._data_of(a) for a in args], in_gm, attrs)
         if written is not None:  # a whole-shape extent too: a block read (gatherb) reaches past the shape
             self.data[var.name] = written
         for index, arg in enumerate(args):
@@ -627,7 +628,8 @@ class _KernelBuilder:
         """Computed tensors a kernel can return (not a parameter, nor a bare view of one)."""
         params = {p.var.name for p in self.params}
         return [v for v in values if isinstance(v.type, TensorType) and v.name not in params and self.usable(v)
-                and v.name not in self.param_views]
+                and v.name not in self.param_views
+                and not reads_past(extents(v.type.valid_extents), self._data_of(v))]  # stored over its valid region
 
     # -- dtypes and shapes --------------------------------------------------------------------
 

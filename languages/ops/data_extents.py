@@ -38,6 +38,11 @@ def array_type(node: Node) -> TensorType | TileType | None:
     return ty if isinstance(ty, (TensorType, TileType)) else None
 
 
+# Views whose data extent follows their source's exactly (`result_data`): they read nothing
+# themselves, and a read past the data through them is their consumer's.
+_WINDOW_VIEWS = frozenset({("set_validshape",), ("slice",)})
+
+
 def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type,
                 attrs: Attrs = ()) -> Extents | None:
     """The region of argument `index` the op reads (None: it does not read the argument's
@@ -47,8 +52,8 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         effect = opdef.effect_of(index, attrs)
     except IndexError:
         return None
-    if not effect & Effect.READ:
-        return None
+    if not effect & Effect.READ or opdef.semantics[:1] in _WINDOW_VIEWS:
+        return None  # a re-labelled buffer or a window of it: its consumers read what it shows
     if index == 0 and opdef.semantics[:1] and opdef.semantics[0] in PACKED_MASK_OPERAND \
             and isinstance(result, (TensorType, TileType)) and len(result.shape) == len(operand.shape) == 2:
         return _mask_words(operand, result)
@@ -120,7 +125,7 @@ def in_place_target(opdef: OpDef) -> int | None:
 
 
 def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileType,
-                operands: Sequence[Written], source_in_gm: bool = False) -> Written:
+                operands: Sequence[Written], source_in_gm: bool = False, attrs: Attrs = ()) -> Written:
     """The data extent of a call's result, given its operands' (`operands[i]` for `args[i]`);
     `source_in_gm`: its first operand is a GM tensor (a kernel's parameter or a view of one),
     whose slice is a load of its valid region only (ConvertTensorToTileOps: tile.load with the
@@ -147,7 +152,22 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
     target = in_place_target(opdef)
     if target is not None and target < len(operands):
         return _join(operands[target], own)
+    if kind == "matmul":
+        return _product_data(opdef, own, operands, attrs)
     return own
+
+
+def _product_data(opdef: OpDef, own: Extents, operands: Sequence[Written], attrs: Attrs) -> Written:
+    """A product's data: row i holds data when the lhs's row i does (tensor.matmul's result is
+    valid over the whole product, whatever its operands' valid regions), column j when the rhs's
+    column j does: out[i, j] reads lhs row i and rhs column j (after a_trans / b_trans)."""
+    if len(own) != 2 or len(operands) < 2:
+        return own
+    settings = dict(opdef.with_defaults(attrs))
+    lhs, rhs = operands[0], operands[1]
+    rows = None if lhs is None or len(lhs) != 2 else lhs[1 if settings.get("a_trans") else 0]
+    cols = None if rhs is None or len(rhs) != 2 else rhs[0 if settings.get("b_trans") else 1]
+    return tuple(e if w is None or e is None else min(e, w) for e, w in zip(own, (rows, cols)))
 
 
 def _same_grid(operand: Node, result: TensorType | TileType) -> bool:
