@@ -850,6 +850,14 @@ class TensorToTileMutator(U.FromTensor):
             return value
         if len(shape) > 2:
             return self._expand_nd(call, value, ty, shape, pre)
+        if len(ty.shape) < len(shape):
+            # NumPy broadcasting aligns the trailing axes: an [n] operand of a 2-D op is its
+            # [1, n] row (a reshape of a 1-D tile, which packs as one row, moves no data).
+            value = self._reshaped(call, value, (1,) * (len(shape) - len(ty.shape)) + tuple(ty.shape), pre)
+            ty = _expr_type(value)
+            assert isinstance(ty, TileType)
+            if ty.shape == shape:
+                return value
         if _is_boxed_column(ty) and len(shape) == 2 and ty.valid[0] == shape[0]:
             # A boxed column (see _boxed_row_operand): tile.row_expand reads its valid column.
             zero: U.Expr = (U.ConstFloat(0.0, ty.dtype, span=call.span) if ty.dtype.is_float

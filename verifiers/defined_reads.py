@@ -27,7 +27,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from languages.functions import ORCHESTRATION
-from languages.ops import PACKED_MASK_OPERAND, REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of
+from languages.ops import (
+    PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of,
+)
 from languages.ops.data_extents import (
     WHOLE, Written, array_type, block_bytes, extents, in_place_target, read_extent, reads_past, result_data,
 )
@@ -162,6 +164,12 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
                f"({list(read)} [rows, words] for a result valid over {list(_valid(call))}), but {what}")
         hint = ("give the mask as many written rows as the result has valid rows (compute or load the mask "
                 "over the result's rows), or narrow the result's valid rows to the mask's")
+    elif index == 1 and opdef.semantics[:1] and opdef.semantics[0] in PER_ROW_OPERAND | PER_COLUMN_OPERAND:
+        axis = "row" if opdef.semantics[0] in PER_ROW_OPERAND else "column"
+        why = (f"{opdef.name} spreads {name} over its result, one value per result {axis} ({list(read)} of "
+               f"{name} for a result valid over {list(_valid(call))}), but {what}")
+        hint = (f"give {name} a value for every valid {axis} of the result, or narrow the result's valid "
+                f"{axis}s to the ones {name} holds")
     elif over_result:
         why = (f"{opdef.name} computes its result over its valid region {list(read)}, so it reads {name} "
                f"there, past {name}'s valid region; {what}")

@@ -554,6 +554,12 @@ WRITES_WHOLE_RESULT = frozenset({"full", "expands", "ci", "random", "fillpad", "
 # Its extent follows the result's valid region, whatever the mask's own shape.
 PACKED_MASK_OPERAND = frozenset({"select"})
 
+# Semantics kinds whose operand 1 is a vector spread over the result: one value per result row
+# (column 0 of rows [0, valid rows)) or one per result column (row 0 of columns [0, valid
+# columns)), whatever that operand's own valid region (TROWEXPAND* / TCOLEXPAND*).
+PER_ROW_OPERAND = frozenset({"row_expand", "row_expdif", "row_broadcast"})
+PER_COLUMN_OPERAND = frozenset({"col_expand", "col_expdif", "col_broadcast"})
+
 # View kinds: the result is the operand's bytes (re-viewed), so its data is the operand's.
 # set_validshape keeps the buffer as it is; a slice is the window at its offsets; the others
 # re-view the whole buffer in another shape or dtype.

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from languages.ops import (
-    PACKED_MASK_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
+    PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
 from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
@@ -57,6 +57,9 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
     if index == 0 and opdef.semantics[:1] and opdef.semantics[0] in PACKED_MASK_OPERAND \
             and isinstance(result, (TensorType, TileType)) and len(result.shape) == len(operand.shape) == 2:
         return _mask_words(operand, result)
+    spread = _spread_vector(opdef, index, operand, result)
+    if spread is not None:
+        return spread
     over = (bool(opdef.semantics) and opdef.semantics[0] in READS_OVER_RESULT_REGION
             and isinstance(result, (TensorType, TileType)) and tuple(operand.shape) == tuple(result.shape))
     read = extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
@@ -69,6 +72,17 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         per_block = max(block // max(operand.dtype.byte_width, 1), 1)
         read = (*operand.shape[:-1], max(operand.shape[-1], per_block))
     return read
+
+
+def _spread_vector(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type) -> Extents | None:
+    """The part of a row / column broadcast's vector operand it reads: column 0 of the result's
+    valid rows, or row 0 of its valid columns (None: not such an operand)."""
+    kind = opdef.semantics[0] if opdef.semantics else ""
+    if index != 1 or kind not in PER_ROW_OPERAND | PER_COLUMN_OPERAND or not isinstance(result, (TensorType, TileType)) \
+            or len(result.shape) != 2 or len(operand.shape) != 2 or tuple(operand.shape) == tuple(result.shape):
+        return None
+    rows, cols = extents(result.valid_extents)
+    return (rows, 1) if kind in PER_ROW_OPERAND else (1, cols)
 
 
 def _mask_words(mask: TensorType | TileType, result: TensorType | TileType) -> Extents:
