@@ -55,3 +55,22 @@ def test_returning_the_computed_rows_matches_numpy(backend: str) -> None:
     for k in range(16):
         expected = (expected + a[:2, k:k + 1] * b[k:k + 1, :]).astype(np.float32)
     assert np.array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+# The cube sums over the left operand's valid K; a right operand valid over fewer K rows would
+# feed its padding into every sum (finding ad5626022d: the interpreter refused it at run time).
+SHORT_RIGHT_K = HEADER + """\
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP32]:
+        c: pl.Tensor[[16, 16], pl.FP16, pl.TensorView(valid_shape=[16, 4])] = pl.tensor.set_validshape(b, 16, 4)
+        return pl.tensor.matmul(a, c, b_trans=True, out_dtype=pl.FP32)
+"""
+
+
+def test_a_right_operand_valid_over_fewer_k_rows_is_refused_at_the_matmul(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(SHORT_RIGHT_K)
+    assert main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")]) != 0
+    err = capsys.readouterr().err
+    assert "k.py:9:" in err and "is valid over K = 4 only, but the left operand over K = 16" in err, err
+    assert "Traceback" not in err

@@ -313,6 +313,15 @@ def matmul_dims(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> tuple[i
     if k != k_rhs:
         raise DeductionError(f"expected K = {k} rows (lhs is {list(lhs.shape)}), got K = {k_rhs} "
                              f"(rhs is {list(rhs.shape)})", 1)
+    valid_k = lhs.valid[0] if a_trans else lhs.valid[1]
+    valid_k_rhs = rhs.valid[1] if b_trans else rhs.valid[0]
+    if isinstance(valid_k, int) and isinstance(valid_k_rhs, int) and valid_k_rhs < valid_k:
+        # The cube sums over the left operand's valid K (NUMERICS.md): rhs rows past its own
+        # valid region would enter the sum.
+        raise DeductionError(f"is valid over K = {valid_k_rhs} only, but the left operand over K = {valid_k}: the "
+                             "product would sum rows of the right operand past its valid region", 1,
+                             hint="give both operands one valid K (pl.set_validshape on the left one), or load the "
+                                  "right operand over the whole K")
     return m, n, k
 
 
