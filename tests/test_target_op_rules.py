@@ -257,3 +257,22 @@ def test_the_verifier_checks_only_the_rules_of_the_target_it_is_given() -> None:
     assert [d.rule for d in a2a3] == ["TargetOpRules"] and "shares bytes" in a2a3[0].message
     assert target_op_rules.verify(program, ASCEND_950) == []
     assert target_op_rules.verify(program) == []  # no target, nothing to check against
+
+
+SELS_RESULT_NAMED_AFTER_ITS_SCRATCH = """\
+x_t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+positive: pl.Tile[[16, 32], pl.UINT8] = pl.tile.cmps(x_t, 0.0, cmp_type=4)
+picked: pl.Tile[[16, 16], pl.FP32] = pl.tile.create([16, 16], dtype=pl.FP32)
+picked: pl.Tile[[16, 16], pl.FP32] = pl.tile.sels(positive, x_t, picked, -3.0)
+return pl.store(picked, [0, 0], out)
+"""
+
+
+def test_a_select_result_reassigning_its_scratchs_name_is_a_new_buffer(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # `picked = sels(..., picked, ...)` names a new value (ConvertToSSA renames it): the scratch
+    # and the result share a name, not bytes (finding ffbcd3c399 was refused on Ascend910B).
+    text = _kernel(SELS_PARAMS, SELS_RESULT_NAMED_AFTER_ITS_SCRATCH)
+    rc, log = _run(tmp_path, capsys, text, A2A3, {"x": X, "out": np.zeros_like(X)})
+    assert rc == 0 and "bit-exact" in log, log
+    assert (_bits(np.load(tmp_path / "out.npz")["ret0"]) == _bits(_sels_expected(X))).all()

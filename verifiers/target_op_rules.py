@@ -74,7 +74,9 @@ def _bytes_overlap(a: MemRef, b: MemRef) -> bool:
 def _share_bytes(a: _Storage, b: _Storage) -> bool:
     if a.root == b.root:
         return _intersect(a.rows, b.rows) and _intersect(a.cols, b.cols)
-    return a.memref is not None and b.memref is not None and _bytes_overlap(a.memref, b.memref)
+    if a.memref is None or b.memref is None:
+        return False
+    return (a.memref.name == b.memref.name and a.memref.space is b.memref.space) or _bytes_overlap(a.memref, b.memref)
 
 
 class _Checker:
@@ -185,14 +187,25 @@ class _Checker:
         accepted = ", ".join(sorted(d.name for d in rule.dtypes))
         return f"{_name(opdef, rule.operand)} has element type {ty.dtype.name}, expected one of {accepted}"
 
+    def storage_at(self, call: Node, target: Node | None, index: int) -> tuple[Node | None, _Storage | None]:
+        """An operand and its storage; the result of a (non-view) call is a buffer of its own, also
+        when it takes an operand's name (`t = pl.tile.sels(m, s, t, c)` before ConvertToSSA
+        names a new value): only a MemRef shared with an operand makes them overlap."""
+        node = self.operand(call, target, index)
+        if node is None:
+            return None, None
+        ty = getattr(node, "type", None)
+        if index == RESULT and target is not None and isinstance(ty, TileType) \
+                and not REGISTRY.is_view(str(getattr(call, "op"))):
+            return node, _root(f"{getattr(node, 'name')} (the result)", ty)
+        return node, self.storage_of(node)
+
     def overlap_violation(self, rule: Disjoint, opdef: OpDef, call: Node, target: Node | None) -> str | None:
-        node = self.operand(call, target, rule.operand)
-        mine = self.storage_of(node) if node is not None else None
-        if mine is None:
+        node, mine = self.storage_at(call, target, rule.operand)
+        if node is None or mine is None:
             return None
         for other_index in rule.others:
-            other = self.operand(call, target, other_index)
-            theirs = self.storage_of(other) if other is not None else None
+            other, theirs = self.storage_at(call, target, other_index)
             if theirs is None or not _share_bytes(mine, theirs):
                 continue
             return (f"{_name(opdef, rule.operand)} `{getattr(node, 'name')}` shares bytes with "
