@@ -84,9 +84,10 @@ class _Legalizer(TP.Rewriter):
         self.views: dict[str, bool] = {}
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
-        """A reinterpret re-views a buffer from its first byte, and a window's bytes sit at an
-        offset and at its source's row pitch: the window is copied into a tile of its own
-        (tile.move within Vec) and that tile is reinterpreted."""
+        """A reinterpret or a transpose_view re-views a buffer from its first byte
+        (`Registry.re_views_from_base`), and a window's bytes sit at an offset and at its source's
+        row pitch: the window is copied into a tile of its own (tile.move within Vec) and that
+        tile is re-viewed. (A reshape of a window is ViewLegality's refusal.)"""
         window = call.args[0]
         assert isinstance(window, TP.Var) and isinstance(window.type, TileType)
         attrs = (("target_memory", window.type.memory_space),)
@@ -145,7 +146,8 @@ class _Legalizer(TP.Rewriter):
         opdef = REGISTRY.get(call.op)
         if call.op == "tile.assemble":
             self._check_assemble_window(call)
-        if opdef.semantics[:1] == ("reinterpret",) and call.args and getattr(call.args[0], "name", None) in self.windows:
+        if REGISTRY.re_views_from_base(call.op) and not REGISTRY.is_reshape(call.op) and call.args \
+                and getattr(call.args[0], "name", None) in self.windows:
             return self._reinterpret_packed(node, call)
         on_row = self._handle_on_row(node, call, opdef)
         if on_row is not None:

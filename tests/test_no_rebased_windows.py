@@ -79,3 +79,30 @@ def test_the_mutants_that_re_view_a_window_in_place_are_caught(mutant: str, kern
         rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto"), "--reproducer-dir", str(tmp_path / "r")])
     log = capsys.readouterr().err
     assert rc == 2 and blamed in log and "[NoRebasedWindows]" in log, log
+
+
+# A transpose_view is a pto.treshape of its operand's buffer too (finding 758691348c read the
+# source's first element instead of the window's).
+TRANSPOSED_WINDOW = HEADER + """\
+    def k(self, a: pl.Tensor[[16, 32], pl.FP32], out: pl.Out[pl.Tensor[[8, 1], pl.FP32]]) -> pl.Tensor[[8, 1], pl.FP32]:
+        t: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Vec)
+        s: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 8], [3, 5])
+        c: pl.Tile[[8, 1], pl.FP32, pl.Mem.Vec] = pl.tile.transpose_view(s)
+        return pl.tile.store(c, [0, 0], out)
+"""
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_transpose_view_of_a_window_reads_the_window(backend: str) -> None:
+    inputs, got = _run(TRANSPOSED_WINDOW, backend)
+    window = np.asarray(inputs["a"], dtype=np.float32)[3:4, 5:13].T
+    assert np.array_equal(got.astype(np.float32).view(np.uint32), np.ascontiguousarray(window).view(np.uint32))
+
+
+def test_the_verifier_fires_on_a_transpose_view_of_a_placed_window() -> None:
+    spec = "convert-to-ssa,normalize-stmt-structure,convert-tensor-to-tile-ops,flatten-tile-nd-to-2d,infer-tile-memory-space"
+    placed = compile_program(parse_program(TRANSPOSED_WINDOW, "k.py"), pipeline=spec).final
+    messages = [d.message for d in no_rebased_windows.verify(placed)]
+    assert len(messages) == 1 and "tile.transpose_view re-views `s`" in messages[0], messages
+    legalized = compile_program(parse_program(TRANSPOSED_WINDOW, "k.py"), pipeline=spec + ",legalize-vec-layouts").final
+    assert no_rebased_windows.verify(legalized) == []

@@ -1,6 +1,6 @@
-"""NoRebasedWindows: no reinterpret_view re-views a placed window of another tile.
+"""NoRebasedWindows: no reinterpret_view or transpose_view re-views a placed window of another tile.
 
-A `tile.reinterpret_view` is lowered to a handle on its source's buffer from the buffer's first
+A `tile.reinterpret_view` (and a `tile.transpose_view`: `Registry.re_views_from_base`) is lowered to a handle on its source's buffer from the buffer's first
 byte (a pto.treshape of the allocation; NUMERICS.md section 5: the bytes re-read in row-major
 order). A window (`Registry.is_window_view`: a tile.slice result) sits at an offset inside its
 source and at the source's row pitch, so a reinterpret of it would read the source's first rows
@@ -27,7 +27,8 @@ RULE = "NoRebasedWindows"
 
 
 def _is_reinterpret(op: str) -> bool:
-    return op in REGISTRY and REGISTRY.get(op).semantics[:1] == ("reinterpret",)
+    """A re-view of the whole buffer from its first byte other than a reshape (ViewLegality's)."""
+    return REGISTRY.re_views_from_base(op) and not REGISTRY.is_reshape(op)
 
 
 def _check(body: Sequence[Node], out: list[Diagnostic]) -> None:
@@ -51,7 +52,7 @@ def _check(body: Sequence[Node], out: list[Diagnostic]) -> None:
                     out.append(Diagnostic.at(
                         value, RULE,
                         f"{op} re-views `{getattr(source, 'name')}`, a window of another tile "
-                        f"({getattr(window, 'op')}{where}): a reinterpret is a handle on the whole buffer from its "
+                        f"({getattr(window, 'op')}{where}): such a view is a handle on the whole buffer from its "
                         "first byte, so the window's offset and row pitch would be dropped",
                         hint="copy the window into a tile of its own (tile.move within its space) and "
                              "reinterpret the copy"))

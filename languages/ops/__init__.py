@@ -1014,6 +1014,13 @@ class Registry:
         tile.slice, tile.reshape, tile.transpose_view) rather than a handle of its own."""
         return self.is_view(op) and self.get(op).pto[:1] in (("pto.subview",), ("pto.treshape",))
 
+    def re_views_from_base(self, op: str) -> bool:
+        """Whether `op` is a view lowered to a pto.treshape: a handle on its operand's whole buffer
+        from the buffer's first byte (tile.reshape, tile.reinterpret_view, tile.transpose_view),
+        so of a window (a subview at an offset and its source's row pitch) it would read the
+        source's first bytes instead of the window's elements."""
+        return self.is_view(op) and self.get(op).pto[:1] == ("pto.treshape",)
+
     def is_reshape(self, op: str) -> bool:
         """Whether `op` is a zero-copy reshape: the same bytes read under another shape, which
         holds only where both shapes keep their elements in row-major order
