@@ -698,7 +698,9 @@ class TensorToTileMutator(U.FromTensor):
         twin = next((op.name for op in REGISTRY if op.prefix == "tile" and op.semantics == row_semantics), None)
         if twin is None:
             return tile_op, args
-        column = self._expand_to(call, args[1], (int(logical.shape[0]), 1), pre)
+        # One value per physical row: a cube result is boxed in M as well (a [20, 1] result is
+        # a [32, 16] tile valid over [20, 1]).
+        column = self._expand_to(call, args[1], (int(lhs.shape[0]), 1), pre)
         self.bump("boxed_column_broadcasts")
         return twin, [args[0], column, *args[2:]]
 
