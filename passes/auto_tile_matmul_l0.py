@@ -784,7 +784,7 @@ class _AutoTiler(L.FromTilePlaced):
             matmul.stmt, RULE,
             f"PH-AT-006: the accumulator `{matmul.target}` of {matmul.call.op} is {list(result.shape)} "
             f"{result.dtype.name} and needs {need} bytes, but L0C holds {have} bytes on {self.backend.name}; "
-            f"it cannot be tiled into output blocks because {reason}",
+            f"not supported yet: tiling it into output blocks when {reason}",
             hint=hint or "compute the output in blocks in the kernel (a loop over N or M blocks that slices "
                  "the operands and stores each block), or consume the matmul result directly with one "
                  "pl.store / return so AutoTileMatmulL0 can tile the output grid itself")

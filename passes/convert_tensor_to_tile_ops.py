@@ -701,6 +701,11 @@ class TensorToTileMutator(U.FromTensor):
         # One value per physical row: a cube result is boxed in M as well (a [20, 1] result is
         # a [32, 16] tile valid over [20, 1]).
         column = self._expand_to(call, args[1], (int(lhs.shape[0]), 1), pre)
+        if isinstance(lhs.valid[0], int) and int(lhs.valid[0]) != int(lhs.shape[0]):
+            # ... valid over the column's valid rows (PTOAS: src1's valid rows are dst's).
+            span = call.span
+            column = self._temp(f"{_base_name(args[1])}_rows", self._call(
+                "tile.set_validshape", (column, _index(int(lhs.valid[0]), span), _index(1, span)), (), span), pre)
         self.bump("boxed_column_broadcasts")
         return twin, [args[0], column, *args[2:]]
 

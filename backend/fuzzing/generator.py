@@ -63,7 +63,8 @@ from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
-from languages.views import flat_reshape_gap
+from languages.layout import box_shape
+from languages.views import flat_reshape_gap, implicit_view
 from nanopass.diagnostics import CompileError
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -1402,11 +1403,16 @@ class _KernelBuilder:
             if stored not in self.returns:
                 self.returns.append(stored)
 
-    def fits_l0c(self, ty: TensorType) -> bool:
-        """Whether a product of `ty` fits L0C whole (AutoTileMatmulL0 tiles a bigger accumulator
-        into output blocks only when a store takes it straight away (PH-AT-006), which a
-        set_validshape between them is not), and Vec where it is converted there."""
-        rows, cols = (-(-int(d) // 16) * 16 for d in ty.shape)
+    def fits_l0c(self, ty: TensorType, operand: DataType | None = None) -> bool:
+        """Whether a product of `ty` of `operand`-typed matrices fits L0C whole (AutoTileMatmulL0
+        tiles a bigger accumulator into output blocks only when a store takes it straight away
+        (PH-AT-006), which a set_validshape between them is not), and Vec where it is converted
+        there. The accumulator is boxed as its operands are in Mat (M by the lhs's box rows, N
+        by the rhs's box columns: 32 for INT8)."""
+        box_rows, box_cols = box_shape(implicit_view(MemorySpace.Mat, tuple(ty.shape)), operand or ty.dtype) \
+            or (16, 16)
+        rows = -(-int(ty.shape[0]) // max(box_rows, 16)) * max(box_rows, 16)
+        cols = -(-int(ty.shape[1]) // max(box_cols, 16)) * max(box_cols, 16)
         target = get_backend(self.arch or "a2a3")
         if rows * cols * 4 > target.l0c_capacity_bytes:
             return False
@@ -1430,7 +1436,7 @@ class _KernelBuilder:
         boxed_m = isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.shape[0] > 16 and ty.shape[0] % 16 != 0
         if isinstance(lhs_ty, TensorType) and lhs_ty.valid_shape is None and isinstance(ty, TensorType) \
                 and len(ty.shape) == 2 and ty.shape[0] > 1 and self.features.partial_valid \
-                and self.fits_l0c(ty) and self.chance(50 if boxed_m or accumulated else 15):
+                and self.fits_l0c(ty, lhs_ty.dtype) and self.chance(50 if boxed_m or accumulated else 15):
             # A whole product re-validated to fewer rows and columns (its valid region is still
             # defined): on chip its accumulator is laid out by its rows, which the narrower valid
             # shape must not re-lay (a compact accumulator's pitch follows its valid rows).
