@@ -481,7 +481,11 @@ class TensorToTileMutator(U.FromTensor):
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
         args = self._boxed_per_column_operand(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
-            args[0] = self._logical_window(call, args[0], pre)
+            same = self._same_shape_reshape(call, args)
+            if same is not None:
+                args = same
+            else:
+                args[0] = self._logical_window(call, args[0], pre)
         args = self._broadcast_lhs_over_result(call, tile_op, args, pre)
         self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
@@ -952,6 +956,18 @@ class TensorToTileMutator(U.FromTensor):
         if gap:
             raise _error(call, gap, "reshape the column to a row ([1, N]) and reinterpret that: its bytes read "
                                     "in row-major order, as the tensor view's do")
+
+    def _same_shape_reshape(self, call: T.Call, args: list[U.Expr]) -> list[U.Expr] | None:
+        """A reshape to its operand's own shape moves nothing: of a cube-boxed tile it reshapes
+        the physical box to itself (the valid region stays), instead of needing a buffer holding
+        exactly the logical shape (finding 63b875b796)."""
+        ty, logical, result = _expr_type(args[0]), type_of(call.args[0]), call.type
+        if len(args) != 2 or not isinstance(ty, TileType) or not isinstance(logical, TensorType) \
+                or not isinstance(result, TensorType) or tuple(result.shape) != tuple(logical.shape) \
+                or tuple(ty.shape) == tuple(logical.shape) or result.valid_shape is not None:
+            return None
+        self.bump("same_shape_reshapes")
+        return [args[0], index_list(tuple(ty.shape), call.span)]
 
     def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
         """A reshape reads its operand's logical shape; a cube-boxed tile (a matmul result whose M
