@@ -5,26 +5,15 @@ boxed in M too (a [20, 1] product is a [32, 16] tile; finding 9a075d82f4 was ref
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from languages.pl_parser import parse_program
 from nanopass_pto.run import compile_program, random_inputs, run
 
-KERNEL = """\
-import pypto.language as pl
-
-
-@pl.program
-class K:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, a: pl.Tensor[[20, 16], pl.FP16], b: pl.Tensor[[16, 1], pl.FP16],
-          v: pl.Tensor[[1, 1], pl.FP32]) -> pl.Tensor[[20, 1], pl.FP32, pl.TensorView(valid_shape=[2, 1])]:
-        c: pl.Tensor[[20, 1], pl.FP32] = pl.tensor.matmul(pl.tensor.slice(a, [20, 16], [0, 0], [2, 16]), b,
-                                                          out_dtype=pl.FP32)
-        top: pl.Tensor[[20, 1], pl.FP32, pl.TensorView(valid_shape=[2, 1])] = pl.tensor.set_validshape(c, 2, 1)
-        return pl.tensor.col_expand_sub(top, v)
-"""
+KERNEL = (Path(__file__).parent / "kernels" / "ops" / "boxed_column_minus_one_value.py").read_text()
 
 
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])

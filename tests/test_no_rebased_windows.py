@@ -83,13 +83,7 @@ def test_the_mutants_that_re_view_a_window_in_place_are_caught(mutant: str, kern
 
 # A transpose_view is a pto.treshape of its operand's buffer too (finding 758691348c read the
 # source's first element instead of the window's).
-TRANSPOSED_WINDOW = HEADER + """\
-    def k(self, a: pl.Tensor[[16, 32], pl.FP32], out: pl.Out[pl.Tensor[[8, 1], pl.FP32]]) -> pl.Tensor[[8, 1], pl.FP32]:
-        t: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Vec)
-        s: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 8], [3, 5])
-        c: pl.Tile[[8, 1], pl.FP32, pl.Mem.Vec] = pl.tile.transpose_view(s)
-        return pl.tile.store(c, [0, 0], out)
-"""
+TRANSPOSED_WINDOW = (Path(__file__).parent / "kernels" / "ops" / "transpose_view_of_a_window.py").read_text()
 
 
 @pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
