@@ -959,7 +959,10 @@ def _sem_full(call: _CallSite) -> Value:
 def _sem_reshape(call: _CallSite) -> Value:
     source = call.array(0)
     ty = call.result_type
-    return ArrayValue(source.data.reshape(ty.shape).copy(), source.dtype, tuple(ty.valid), source.is_tensor)
+    data = source.data.reshape(ty.shape)
+    # A reshape of a GM tensor is a view of its bytes (a write through it reaches the source, a read
+    # sees the source's writes: spec convert_tensor_to_tile_ops.md); a tile's is a new value.
+    return ArrayValue(data if source.is_tensor else data.copy(), source.dtype, tuple(ty.valid), source.is_tensor)
 
 
 def _sem_transpose(call: _CallSite) -> Value:

@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
+from languages.ops import REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
@@ -74,6 +74,79 @@ _COLUMN_BROADCASTS = (("col_expand",), ("col_broadcast",), ("col_expdif",))
 def _tile_by_semantics(semantics: tuple[str, ...]) -> str | None:
     """The tile op with these registry semantics (e.g. ("binary", "sub") -> tile.sub), or None."""
     return next((op.name for op in REGISTRY if op.prefix == "tile" and tuple(op.semantics) == semantics), None)
+
+
+def _defines_gm_view(state: _FunctionState, stmt: T.Stmt) -> bool:
+    """`stmt` names a view (or an alias) of a GM parameter loaded at each use."""
+    if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.target.type, TensorType):
+        return False
+    value = stmt.value
+    if isinstance(value, T.Var):
+        return value.name in state.gm_views
+    if not isinstance(value, T.Call) or not value.op.startswith("tensor.") or value.op not in REGISTRY \
+            or not value.args:
+        return False
+    return REGISTRY.get(value.op).semantics[:1] in {(kind,) for kind in SAME_BYTES_VIEWS} \
+        and state.names_mutable_gm(value.args[0])
+
+
+def _own_reads(stmt: T.Stmt) -> frozenset[str]:
+    """The names `stmt` reads itself: a loop's or an if's header, not its bodies (their own
+    statements are visited one by one)."""
+    if isinstance(stmt, T.ForStmt):
+        roots: tuple[Node, ...] = (stmt.start, stmt.stop, stmt.step, *(a.init for a in stmt.iter_args))
+    elif isinstance(stmt, T.IfStmt):
+        roots = (stmt.cond,)
+    elif isinstance(stmt, T.WhileStmt):
+        roots = tuple(a.init for a in stmt.iter_args)
+    elif isinstance(stmt, T.AssignStmt):
+        roots = (stmt.value,)
+    else:
+        roots = (stmt,)
+    return frozenset(n.name for root in roots for n in walk(root) if isinstance(n, T.Var))
+
+
+_INDEX_FOLDS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "*": lambda a, b: a * b, "//": lambda a, b: a // b, "%": lambda a, b: a % b}
+
+
+def _index_arith(op: str, lhs: T.Expr, rhs: T.Expr) -> T.Expr:
+    """`lhs op rhs` on indices, folded when both are constants."""
+    if isinstance(lhs, T.ConstInt) and isinstance(rhs, T.ConstInt):
+        return T.ConstInt(_INDEX_FOLDS[op](lhs.value, rhs.value), DataType.INDEX, span=rhs.span)
+    return T.BinOp(op, lhs, rhs, INDEX, span=rhs.span)
+
+
+def _index_sum(offset: T.Expr, index: T.Expr) -> T.Expr:
+    if isinstance(offset, T.ConstInt) and offset.value == 0:
+        return index
+    return _index_arith("+", offset, index)
+
+
+def _static_shape(expr: T.Expr) -> tuple[int, ...] | None:
+    typ = _expr_type_of(expr)
+    if not isinstance(typ, TensorType) or not all(isinstance(d, int) for d in typ.shape):
+        return None
+    return tuple(int(d) for d in typ.shape)
+
+
+def _expr_type_of(expr: T.Expr) -> Type | None:
+    return getattr(expr, "type", None)
+
+
+def _reshaped_indices(indices: T.TupleExpr, view_shape: Sequence[int], source_shape: Sequence[int]) -> T.TupleExpr:
+    """The source's indices of element `indices` of a row-major reshape of it."""
+    span = indices.span
+    flat: T.Expr = T.ConstInt(0, DataType.INDEX, span=span)
+    for index, extent in zip(indices.elements, view_shape):
+        flat = _index_arith("+", _index_arith("*", flat, T.ConstInt(extent, DataType.INDEX, span=span)), index)
+    out: list[T.Expr] = []
+    stride = 1
+    for extent in reversed(source_shape):
+        out.append(_index_arith("%", _index_arith("//", flat, T.ConstInt(stride, DataType.INDEX, span=span)),
+                                T.ConstInt(extent, DataType.INDEX, span=span)))
+        stride *= extent
+    return T.TupleExpr(tuple(reversed(out)), span=span)
 
 
 def _error(node: Node, message: str, hint: str = "") -> CompileError:
@@ -157,6 +230,11 @@ class _FunctionState:
     # Tiles that are views of another tile's buffer (tile.slice, tile.reshape, ...), by name: the
     # user's call that made each one, for the message rejecting set_validshape on a view.
     views: dict[str, Node] = field(default_factory=dict)
+    # Views (slice, set_validshape, reshape, ...) of a GM parameter that is loaded at each use, by
+    # name: a view names the parameter's bytes as they are when it is read (spec "GM Identity and
+    # Read/Write Ordering"), so it is converted right before each statement that reads it, not
+    # where it is defined, and a scalar write through it goes to the parameter.
+    gm_views: dict[str, T.AssignStmt] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -170,6 +248,14 @@ class _FunctionState:
         """Read-only parameters share one load at function entry; anything written (or touched
         by a call with unknown effects) is reloaded where it is used."""
         return var.name in self.params and not self.access.has_opaque_calls and not self.access.is_written(var.name)
+
+    def names_mutable_gm(self, expr: T.Expr) -> bool:
+        """`expr` names a GM parameter loaded at each use, or a view of one."""
+        if not isinstance(expr, T.Var) or not isinstance(expr.type, TensorType):
+            return False
+        if expr.name in self.gm_views:
+            return True
+        return expr.name in self.params and (self.access.has_opaque_calls or self.access.is_written(expr.name))
 
 
 class TensorToTileMutator(U.FromTensor):
@@ -213,6 +299,78 @@ class TensorToTileMutator(U.FromTensor):
             return self._state.env[node.name]
         return super().visit_Var(node)
 
+    # -- views of mutable GM parameters ---------------------------------------------------------
+
+    @override
+    def visit_Stmt_block(self, block: tuple[T.Stmt, ...]) -> tuple[U.Stmt, ...]:
+        state = self._state
+        if state is None:
+            return super().visit_Stmt_block(block)
+        out: list[U.Stmt] = []
+        for stmt in block:
+            if _defines_gm_view(state, stmt):
+                assert isinstance(stmt, T.AssignStmt)
+                state.gm_views[stmt.target.name] = stmt
+                self.bump("gm_views_deferred")
+                continue
+            stmt = self._write_through_gm_view(state, stmt)
+            materialized: dict[str, U.Var] = {}
+            for name in _own_reads(stmt):
+                self._materialize_gm_view(name, out, materialized)
+            new = self.visit_Stmt(stmt)
+            out.extend(new) if isinstance(new, tuple) else out.append(new)
+            for name, var in materialized.items():
+                # The next statement reading the view converts it again: a GM write may lie between.
+                if state.env.get(name) is var:
+                    del state.env[name]
+        return tuple(out)
+
+    def _materialize_gm_view(self, name: str, out: list[U.Stmt], materialized: dict[str, U.Var]) -> None:
+        """Convert the deferred view `name` (and the views it is taken of) into `out`, here."""
+        state = self._require_state()
+        view = state.gm_views.get(name)
+        if view is None or name in materialized:
+            return
+        for read in _own_reads(view):
+            self._materialize_gm_view(read, out, materialized)
+        new = self.visit_Stmt(view)
+        out.extend(new) if isinstance(new, tuple) else out.append(new)
+        materialized[name] = state.env[name]
+        self.bump("gm_views_materialized")
+
+    def _write_through_gm_view(self, state: _FunctionState, stmt: T.Stmt) -> T.Stmt:
+        """`pl.tensor.write(view, idx, v)` on a view of a mutable GM parameter writes the parameter:
+        the indices are mapped through the view chain to the parameter's own."""
+        if not (isinstance(stmt, T.EvalStmt) and isinstance(stmt.value, T.Call) and stmt.value.op == "tensor.write"):
+            return stmt
+        call = stmt.value
+        target, indices = call.args[0], call.args[1]
+        while isinstance(target, T.Var) and target.name in state.gm_views:
+            view = state.gm_views[target.name]
+            if isinstance(view.value, T.Var):
+                target = view.value
+                continue
+            assert isinstance(view.value, T.Call)
+            kind = REGISTRY.get(view.value.op).semantics[:1]
+            if kind == ("set_validshape",):
+                target = view.value.args[0]
+            elif kind == ("slice",) and isinstance(indices, T.TupleExpr) \
+                    and isinstance(view.value.args[2], T.TupleExpr):
+                offsets = view.value.args[2].elements
+                indices = T.TupleExpr(tuple(_index_sum(off, idx) for off, idx in zip(offsets, indices.elements)),
+                                      span=indices.span)
+                target = view.value.args[0]
+            elif kind == ("reshape",) and isinstance(indices, T.TupleExpr) \
+                    and _static_shape(view.value.args[0]) is not None and _static_shape(view.target) is not None:
+                indices = _reshaped_indices(indices, _static_shape(view.target) or (), _static_shape(view.value.args[0]) or ())
+                target = view.value.args[0]
+            else:
+                raise _error(stmt, f"not supported yet: a scalar write through `{view.target.name}`, a "
+                                   f"{view.value.op} view of a GM parameter that the function writes",
+                             "write the element into the parameter itself, at its own indices")
+        return T.EvalStmt(value=T.Call(op=call.op, args=(target, indices, *call.args[2:]), attrs=call.attrs,
+                                       type=call.type, span=call.span), span=stmt.span)
+
     # -- statements -----------------------------------------------------------------------------
 
     @override
@@ -221,6 +379,9 @@ class TensorToTileMutator(U.FromTensor):
             return self._convert_alias(node, node.value)
         if self._state is None or not isinstance(node.value, T.Call):
             return super().visit_AssignStmt(node)
+        extent = self._on_chip_extent(node.value)
+        if extent is not None:
+            return U.AssignStmt(target=self._bind(node.target, None), value=extent, span=node.span)
         pre: list[U.Stmt] = []
         value = self._convert_call(node.value, node.target, pre)
         self._check_handle_operands(node.value, value, pre)
@@ -232,6 +393,25 @@ class TensorToTileMutator(U.FromTensor):
             assert isinstance(node.target.type, TensorType)
             self._require_state().narrowed[target.name] = node.target.type.dtype
         return (*pre, U.AssignStmt(target=target, value=value, span=node.span))
+
+    def _on_chip_extent(self, call: T.Call) -> U.ConstInt | None:
+        """`tensor.dim` of a value the kernel computed (a tile now, no GM tensor to ask) is its
+        static extent; None for any other call (a GM tensor's dim stays a runtime query)."""
+        if call.op != "tensor.dim" or not call.args or not isinstance(call.args[0], T.Var):
+            return None
+        source = self.visit_Var(call.args[0])
+        if not isinstance(source.type, TileType):
+            return None
+        tensor = call.args[0].type
+        assert isinstance(tensor, TensorType)
+        axis = int(cast(int, attr(call.attrs, "axis", 0)))
+        extent = tensor.shape[axis]
+        if not isinstance(extent, int):
+            raise _error(call, f"not supported yet: tensor.dim of `{call.args[0].name}`, a value the kernel computed "
+                               f"with the dynamic extent {extent} on axis {axis}",
+                         "take the extent from the kernel parameter the value was computed from")
+        self.bump("on_chip_dims")
+        return U.ConstInt(extent, DataType.INDEX, span=call.span)
 
     def _convert_alias(self, node: T.AssignStmt, source: T.Var) -> U.Stmt:
         """`b = a` names the same value: when `a` became a tile, so does `b` (keeping the name

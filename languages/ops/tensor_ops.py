@@ -23,6 +23,7 @@ from languages.ops import (
     DeductionError,
     OpDef,
     OperandDecl,
+    InheritInput,
     ReusesInput,
     TileConversion,
     TileInput,
@@ -35,6 +36,11 @@ from languages.ops import (
     type_of,
 )
 from languages.ops.target_rules import A2A3, A5, DtypeIn
+
+# A tensor view (slice, reshape, set_validshape, ...) names its operand's GM bytes: a write through
+# it lands on the operand (spec convert_tensor_to_tile_ops.md: these ops declare
+# set_output_memory_inherit_input()).
+VIEW_OF_OPERAND = InheritInput(0)
 from languages.types import INDEX, Attrs, DataType, Dims, ScalarType, Extent, SymbolicExtent, TensorType, TileType, Type, ValidDims, attr, known_extents
 from languages.layout import reader_row_pitch
 from languages.views import make_tile_type, normalize_valid
@@ -798,17 +804,18 @@ def _shape_ops() -> list[OpDef]:
                      AttrDecl("mode", "str", "round", CAST_MODES, positional=True)),
               to_tile=TileConversion("tile.cast", _vec_inputs("tile.cast", 1))),
         OpDef("tensor.reshape", (_X, OperandDecl("shape", "int_list"), OperandDecl("valid_shape", "int_list", optional=True)),
-              deduce_reshape, ("reshape",), "view",
+              deduce_reshape, ("reshape",), "view", output_memory=VIEW_OF_OPERAND,
               to_tile=TileConversion("tile.reshape", (TileInput(0),))),
         OpDef("tensor.transpose", (_X,), deduce_transpose, ("transpose",), "transpose",
               attrs=(AttrDecl("axis1", "int", positional=True), AttrDecl("axis2", "int", positional=True)),
               to_tile=TileConversion("tile.transpose", _vec_inputs("tile.transpose", 1))),
         OpDef("tensor.set_validshape", (_X, OperandDecl("rows", "scalar"), OperandDecl("cols", "scalar")),
-              deduce_set_validshape, ("set_validshape",), "view",
+              deduce_set_validshape, ("set_validshape",), "view", output_memory=VIEW_OF_OPERAND,
               to_tile=TileConversion("tile.set_validshape", (TileInput(0),))),
         OpDef("tensor.slice", (_X, OperandDecl("shape", "int_list"), OperandDecl("offsets", "int_list"),
                                OperandDecl("valid_shape", "int_list", optional=True)),
-              deduce_slice, ("slice",), "view", to_tile=TileConversion("tile.load", self_loading=True),
+              deduce_slice, ("slice",), "view", output_memory=VIEW_OF_OPERAND,
+              to_tile=TileConversion("tile.load", self_loading=True),
               window=SLICE_WINDOW,
               doc="Lowers to a tile.load of the window (or a tile.slice of an on-chip source)."),
         OpDef("tensor.assemble", (OperandDecl("target", _T, effect=WRITE), OperandDecl("source", "tensor_or_tile"),

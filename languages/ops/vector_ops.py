@@ -890,9 +890,11 @@ def _shape_ops() -> list[OpDef]:
               output_memory=InheritInput(0), pto=("pto.treshape",),
               doc="The same bytes seen as another dtype (packed flat tiles)."),
         OpDef("tensor.reinterpret_view", (_ten("x"),), deduce_reinterpret_view, ("reinterpret",), "view",
+              output_memory=InheritInput(0),
               attrs=(AttrDecl("dtype", "dtype", positional=True), AttrDecl("shape", "int_list")),
               to_tile=TileConversion("tile.reinterpret_view", (TileInput(0),))),
         OpDef("tensor.view", (_ten("x"),), deduce_tensor_view, ("view",), "view",
+              output_memory=InheritInput(0),
               attrs=(AttrDecl("shape", "int_list"), AttrDecl("valid_shape", "int_list"), AttrDecl("layout", "str")),
               to_tile=TileConversion("tile.reshape", self_loading=True),
               doc="Metadata-only: the same GM elements under another shape (a passthrough in "
