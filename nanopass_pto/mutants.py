@@ -229,6 +229,13 @@ def _operand_unpacked(original: Any) -> Any:
     return packed
 
 
+def _never_a_gm_view(original: Any) -> Any:
+    def defines_gm_view(state: Any, stmt: Any) -> bool:
+        return False
+
+    return defines_gm_view
+
+
 def _reinterpret_in_place(original: Any) -> Any:
     def reinterpret_packed(self: Any, node: Any, call: Any) -> Any:
         return (node,)
@@ -1025,6 +1032,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("column-row-view-drops-padding", "legalize-vec-layouts",
                     "an [N, 1] column an element-wise op reads past its valid region is re-viewed as a row over its "
                     "valid region only", "passes.legalize_vec_layouts:_Legalizer", "_whole_row", _row_as_it_is),
+        PatchMutant("gm-view-loaded-where-defined", "convert-tensor-to-tile-ops",
+                    "a view of a GM parameter the kernel writes is loaded where it is defined: a read after a later "
+                    "write sees the old bytes, and a write through the view stays on chip",
+                    "passes.convert_tensor_to_tile_ops", "_defines_gm_view", _never_a_gm_view),
         PatchMutant("compact-acc-revalidated-compact", "infer-tile-memory-space",
                     "set_validshape of a compact accumulator keeps it compact whatever its new valid rows (its "
                     "row pitch follows them, so the box columns past the first are read from other bytes)",

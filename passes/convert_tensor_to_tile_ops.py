@@ -64,6 +64,9 @@ ACCUMULATOR_SPACE = MemorySpace.Acc
 # through the D-cache) and become their tile form on an on-chip one.
 SCALAR_ACCESS_TILE_FORM = {"tensor.read": "tile.read", "tensor.write": "tile.write"}
 GM_ONLY_OPS = frozenset({"tensor.dim"})
+# Ops that write into their operand 0 at the indices / offsets of the given operand: through a view
+# of a GM parameter they write the parameter.
+GM_VIEW_WRITES = {"tensor.write": 1, "tensor.assemble": 2}
 
 
 # The semantics of the column broadcasts, whose second operand holds one value per column in its
@@ -74,6 +77,26 @@ _COLUMN_BROADCASTS = (("col_expand",), ("col_broadcast",), ("col_expdif",))
 def _tile_by_semantics(semantics: tuple[str, ...]) -> str | None:
     """The tile op with these registry semantics (e.g. ("binary", "sub") -> tile.sub), or None."""
     return next((op.name for op in REGISTRY if op.prefix == "tile" and tuple(op.semantics) == semantics), None)
+
+
+def _written_in_place_chain(body: Sequence[T.Stmt], carry: str, yielded: T.Expr) -> bool:
+    """`yielded` is `carry` written in place by a chain of the body's own statements (aliases
+    and GM_VIEW_WRITES results, each writing the previous one)."""
+    definitions = {s.target.name: s.value for s in body if isinstance(s, T.AssignStmt)}
+    current = yielded
+    for _ in range(len(body) + 1):
+        if not isinstance(current, T.Var):
+            return False
+        if current.name == carry:
+            return True
+        value = definitions.get(current.name)
+        if isinstance(value, T.Call) and value.op in GM_VIEW_WRITES and value.args:
+            current = value.args[0]
+        elif isinstance(value, T.Var):
+            current = value
+        else:
+            return False
+    return False
 
 
 def _defines_gm_view(state: _FunctionState, stmt: T.Stmt) -> bool:
@@ -313,7 +336,7 @@ class TensorToTileMutator(U.FromTensor):
                 state.gm_views[stmt.target.name] = stmt
                 self.bump("gm_views_deferred")
                 continue
-            stmt = self._write_through_gm_view(state, stmt)
+            stmt = self._write_through_gm_view(state, self._uncarry_gm_views(state, stmt))
             materialized: dict[str, U.Var] = {}
             for name in _own_reads(stmt):
                 self._materialize_gm_view(name, out, materialized)
@@ -338,38 +361,94 @@ class TensorToTileMutator(U.FromTensor):
         materialized[name] = state.env[name]
         self.bump("gm_views_materialized")
 
-    def _write_through_gm_view(self, state: _FunctionState, stmt: T.Stmt) -> T.Stmt:
-        """`pl.tensor.write(view, idx, v)` on a view of a mutable GM parameter writes the parameter:
-        the indices are mapped through the view chain to the parameter's own."""
-        if not (isinstance(stmt, T.EvalStmt) and isinstance(stmt.value, T.Call) and stmt.value.op == "tensor.write"):
+    @staticmethod
+    def _uncarry_gm_views(state: _FunctionState, stmt: T.Stmt) -> T.Stmt:
+        """A loop carrying a view of a mutable GM parameter that each iteration writes into
+        (`acc = pl.assemble(acc, t, ...)`, yielded) carries the view's bytes, not a value: the
+        carry is dropped and its variable and the loop's result name the view, so the writes go
+        to the parameter (a tile carry would keep them on chip)."""
+        if not isinstance(stmt, T.ForStmt) or not stmt.iter_args:
             return stmt
-        call = stmt.value
-        target, indices = call.args[0], call.args[1]
-        while isinstance(target, T.Var) and target.name in state.gm_views:
-            view = state.gm_views[target.name]
+        closing = stmt.body[-1] if stmt.body and isinstance(stmt.body[-1], T.YieldStmt) else None
+        dropped: list[int] = []
+        for index, carry in enumerate(stmt.iter_args):
+            if not isinstance(carry.init, T.Var) or carry.init.name not in state.gm_views:
+                continue
+            if closing is not None and _written_in_place_chain(stmt.body, carry.var.name, closing.values[index]):
+                dropped.append(index)
+            elif any(isinstance(n, T.Call) and n.op in GM_VIEW_WRITES and n.args and isinstance(n.args[0], T.Var)
+                     and n.args[0].name == carry.var.name for n in walk(stmt)):
+                raise _error(carry, f"not supported yet: a loop carry `{carry.var.name}` that starts as "
+                                    f"`{carry.init.name}`, a view of a GM parameter, and is written other than by "
+                                    "one chain of assembles yielded back",
+                             "assemble into the view itself in the loop (pl.assemble(view, tile, offsets)) "
+                             "without carrying it")
+        if not dropped:
+            return stmt
+        for index in dropped:
+            carry, result = stmt.iter_args[index], stmt.results[index]
+            state.gm_views[carry.var.name] = T.AssignStmt(target=carry.var, value=carry.init, span=carry.span)
+            state.gm_views[result.name] = T.AssignStmt(target=result, value=carry.init, span=result.span)
+        assert closing is not None
+        kept = [i for i in range(len(stmt.iter_args)) if i not in dropped]
+        values = tuple(closing.values[i] for i in kept)
+        body = stmt.body[:-1] + ((T.YieldStmt(values=values, span=closing.span),) if kept else ())
+        return T.ForStmt(loop_var=stmt.loop_var, start=stmt.start, stop=stmt.stop, step=stmt.step,
+                         iter_args=tuple(stmt.iter_args[i] for i in kept), body=body,
+                         results=tuple(stmt.results[i] for i in kept), kind=stmt.kind, attrs=stmt.attrs,
+                         span=stmt.span)
+
+    def _write_through_gm_view(self, state: _FunctionState, stmt: T.Stmt) -> T.Stmt:
+        """A scalar write (`pl.tensor.write`) or an assemble into a view of a mutable GM parameter
+        writes the parameter: the indices / offsets are mapped through the view chain to the
+        parameter's own. An assemble's result names the view again (a deferred alias of it)."""
+        call = stmt.value if isinstance(stmt, (T.EvalStmt, T.AssignStmt)) else None
+        if not isinstance(call, T.Call) or call.op not in GM_VIEW_WRITES or not call.args \
+                or not isinstance(call.args[0], T.Var) or call.args[0].name not in state.gm_views:
+            return stmt
+        position = GM_VIEW_WRITES[call.op]
+        root, indices = self._through_gm_views(state, stmt, call.args[0], call.args[position], call.op)
+        args = list(call.args)
+        args[0], args[position] = root, indices
+        written = T.Call(op=call.op, args=tuple(args), attrs=call.attrs, type=_expr_type_of(root) or call.type,
+                         span=call.span)
+        if isinstance(stmt, T.EvalStmt):
+            return T.EvalStmt(value=written, span=stmt.span)
+        assert isinstance(stmt, T.AssignStmt)
+        state.gm_views[stmt.target.name] = T.AssignStmt(target=stmt.target, value=call.args[0], span=stmt.span)
+        stored = T.Var(state.fresh(f"{stmt.target.name}_stored"), written.type, span=stmt.target.span)
+        return T.AssignStmt(target=stored, value=written, span=stmt.span)
+
+    @staticmethod
+    def _through_gm_views(state: _FunctionState, stmt: T.Stmt, target: T.Var, indices: T.Expr,
+                          op: str) -> tuple[T.Expr, T.Expr]:
+        """The GM parameter a deferred view chain starts at, and `indices` of the view as its own."""
+        current: T.Expr = target
+        while isinstance(current, T.Var) and current.name in state.gm_views:
+            view = state.gm_views[current.name]
             if isinstance(view.value, T.Var):
-                target = view.value
+                current = view.value
                 continue
             assert isinstance(view.value, T.Call)
             kind = REGISTRY.get(view.value.op).semantics[:1]
             if kind == ("set_validshape",):
-                target = view.value.args[0]
+                current = view.value.args[0]
             elif kind == ("slice",) and isinstance(indices, T.TupleExpr) \
                     and isinstance(view.value.args[2], T.TupleExpr):
                 offsets = view.value.args[2].elements
                 indices = T.TupleExpr(tuple(_index_sum(off, idx) for off, idx in zip(offsets, indices.elements)),
                                       span=indices.span)
-                target = view.value.args[0]
-            elif kind == ("reshape",) and isinstance(indices, T.TupleExpr) \
+                current = view.value.args[0]
+            elif kind == ("reshape",) and op == "tensor.write" and isinstance(indices, T.TupleExpr) \
                     and _static_shape(view.value.args[0]) is not None and _static_shape(view.target) is not None:
-                indices = _reshaped_indices(indices, _static_shape(view.target) or (), _static_shape(view.value.args[0]) or ())
-                target = view.value.args[0]
+                indices = _reshaped_indices(indices, _static_shape(view.target) or (),
+                                            _static_shape(view.value.args[0]) or ())
+                current = view.value.args[0]
             else:
-                raise _error(stmt, f"not supported yet: a scalar write through `{view.target.name}`, a "
-                                   f"{view.value.op} view of a GM parameter that the function writes",
-                             "write the element into the parameter itself, at its own indices")
-        return T.EvalStmt(value=T.Call(op=call.op, args=(target, indices, *call.args[2:]), attrs=call.attrs,
-                                       type=call.type, span=call.span), span=stmt.span)
+                raise _error(stmt, f"not supported yet: {op} through `{view.target.name}`, a {view.value.op} view of "
+                                   "a GM parameter that the function writes",
+                             "write into the parameter itself, at its own indices")
+        return current, indices
 
     # -- statements -----------------------------------------------------------------------------
 
