@@ -267,7 +267,7 @@ def test_generator_reaches_the_compact_seed_and_shape_corners() -> None:
     collect()
     expected = {"cube:narrowed-left", "shape:m-unaligned", "shape:k-split", "shape:big", "shape:1-row",
                 "tensor.matmul_acc", "tensor.row_expand_sub", "tensor.assemble", "valid:partial", "for",
-                "kernels:3", "dtype:pl.INT8", "construct:window-computed"}
+                "kernels:3", "dtype:pl.INT8", "construct:window-computed", "construct:assemble-through-view"}
     assert expected <= seen, sorted(expected - seen)
     # tensor.cast's rounding modes come from the registry's choices: some non-default one is
     # drawn (in programs steered to tensor.cast: the free draw calls it too rarely to count on).

@@ -880,13 +880,22 @@ class _KernelBuilder:
         big = (rows + self.int_draw(0, 8), cols + self.pick((0, 8, 16)))
         target = self.param(TensorType(big, x.type.dtype), "big")
         offsets = (self.int_draw(0, big[0] - rows), self.int_draw(0, big[1] - cols))
-        written = self.call("tensor.assemble", (target, x, _dims(offsets)), prefix="asm")
+        reread = target
+        if self.chance(35):
+            # Through a window of the parameter taken first (a GM view): the assemble lands in
+            # the parameter, and a re-read of the window sees it (spec "GM Identity").
+            window = self.call("tensor.slice", (target, _dims((rows, cols)), _dims(offsets)), prefix="win")
+            written = self.call("tensor.assemble", (window, x, _dims((0, 0))), prefix="asm")
+            reread = window
+            self.tag("construct:assemble-through-view")
+        else:
+            written = self.call("tensor.assemble", (target, x, _dims(offsets)), prefix="asm")
         self.tag("construct:assemble")
         if self.chance(50):
             self.tag("param:read-after-write")
             scalar = _by_semantics("tensor", ("scalar_binary", "mul"))
             if scalar is not None:
-                self.returns.append(self.call(scalar, (target, self.scalar_for(x.type.dtype))))
+                self.returns.append(self.call(scalar, (reread, self.scalar_for(x.type.dtype))))
                 return
         self.returns.append(written)
 
@@ -1600,7 +1609,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
     "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
-    "padding-read", "window-computed"))
+    "padding-read", "window-computed", "assemble-through-view"))
 
 
 @dataclass(frozen=True)

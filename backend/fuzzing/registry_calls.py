@@ -153,6 +153,18 @@ KNOWN_OPEN: dict[str, str] = {
 }
 
 
+# PTO-level ops PTOCodegen never emits, so no generated program reaches them, with why. The
+# registry keeps them for the PTO text PyPTO emits (the text parser reads them).
+NEVER_EMITTED: dict[str, str] = {
+    "arith.addf": "never emitted: a float scalar `a + b` reaches PTO as `a - (-0.0 - b)` "
+                  "(languages.ops.pto_ops.FLOAT_ADD_AS_SUBTRACTIONS: PTOAS 0.44 has no arith.addf lowering)",
+    "pto.treshape": "never emitted: PTOCodegen spells a same-address re-view as a pto.alloc_tile of the view's type at "
+                    "the shared address (passes/pto_codegen.py, _HELPER_INSTRUCTIONS)",
+    "pto.set_ffts": "never emitted: system.set_ffts, its only source, is not supported yet (PTOAS wants a "
+                    "memref<..xi64> FFTS workspace parameter, which this compiler does not emit)",
+}
+
+
 # The same, on one target only (op, arch): the op is drawn for the other targets.
 KNOWN_OPEN_ON: dict[tuple[str, str], str] = {
     ("tile.prelu", "a2a3"): "PTOAS 0.44 wants TPRELU's tmp the same shape as src and dst, while pto-isa's A2/A3 "
@@ -280,7 +292,7 @@ def not_generated_reason(opdef: OpDef, arch: str = "") -> str:
     if generatable(opdef, arch):
         return ""
     gap = (emission_gap(opdef) or UNCONDITIONED_FAMILIES.get(opdef.family, "") or KNOWN_OPEN.get(opdef.name, "")
-           or seeded_on_chip(opdef) or unavailable_somewhere(opdef, arch))
+           or NEVER_EMITTED.get(opdef.name, "") or seeded_on_chip(opdef) or unavailable_somewhere(opdef, arch))
     if gap:
         return gap
     if opdef.prefix in ("pto", "arith"):
