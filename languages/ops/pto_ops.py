@@ -338,7 +338,12 @@ def scalar_conversion_chain(source: DataType, target: DataType) -> tuple[tuple[s
     Signed <-> unsigned of one width changes no bit: `arith.bitcast iN to iN` (PTOAS folds it
     away; the result's DSL type is what later operations read). An unsigned source narrower than
     64 bits reaches INDEX through `extui` to INT64: `arith.index_cast` sign-extends, and PTOAS
-    0.44 emits `arith.index_castui` as a signed C cast, so it is not used."""
+    0.44 emits `arith.index_castui` as a signed C cast, so it is not used.
+
+    Open, in PTOAS 0.44's C++ (not in the MLIR this emits): `index` becomes `int32_t`, so an
+    INDEX value outside the int32 range (an INT64 or unsigned one cast to INDEX) is truncated
+    there; and a float -> int conversion folded into one expression with a later int -> float
+    loses its parentheses (`(float) ((int16_t) v2 * v6)` for fptosi(v2 * 3.0), fptoui alike)."""
     if source is target:
         return ()
     if source is DataType.INDEX:
