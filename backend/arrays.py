@@ -265,9 +265,13 @@ def random_inputs(program: Node, seed: int, entry: str | None = None) -> dict[st
                 for element, count in sorted(offsets[name].items()):
                     flat[element] = rng.integers(0, count)
         elif isinstance(ty, ScalarType):
-            # Scalars are usually extents or loop bounds: small positive values.
+            # Scalars are usually extents or loop bounds: small positive values, as an array of
+            # the parameter's own integer dtype (uint32 for a pl.UINT32 scalar), so a caller
+            # redrawing them (fuzz_target.signed_scalars) sees which are unsigned.
             value = int(rng.integers(1, 5))
-            inputs[name] = np.asarray(coerce_scalar(name, value, ty))
+            coerced = coerce_scalar(name, value, ty)
+            inputs[name] = np.asarray(coerced, dtype=numerics.np_dtype(ty.dtype.name)) \
+                if ty.dtype.is_int else np.asarray(coerced)
         else:
             raise io_error(f"cannot generate an input for parameter {name} of type {type(ty).__name__}")
     return inputs

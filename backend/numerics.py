@@ -598,17 +598,31 @@ def cast(x: Array, src: str, dst: str, mode: str = "round") -> Array:
 
 
 def scalar_cast(value: float | int, src: str, dst: str) -> float | int:
-    """A scalar conversion (the DSL's scalar `pl.cast`, MLIR arith's sitofp / fptosi / extf /
-    truncf / extsi / trunci / index_cast): to a float it rounds to nearest even, a float to an
-    integer truncates toward zero (saturating, NaN -> 0), an integer to an integer wraps.
-    INDEX is a 64-bit signed integer. The result is exact as a Python int / float."""
+    """A scalar conversion (the DSL's scalar `pl.cast`, MLIR arith's sitofp / uitofp / fptosi /
+    fptoui / extf / truncf / extsi / extui / trunci / bitcast / index_cast): to a float it rounds
+    to nearest even, a float to an integer truncates toward zero (saturating, NaN -> 0), an
+    integer to an integer wraps. INDEX is a 64-bit signed integer. The result is exact as a
+    Python int / float: an unsigned one is in [0, 2**width).
+
+    An integer `value` is first taken modulo 2**width of `src` (a signless register's bits read
+    as `src`), so an unsigned source may be given with either sign. Integer -> unsigned is
+    modulo 2**width (NUMERICS.md section 4, "Integer -> integer: wrap"). Float -> unsigned:
+    NUMERICS.md section 4 states one rule for every integer target, "round per mode, then
+    saturate to the target range; NaN -> 0" (the same rule as fptosi, with the unsigned range
+    [0, 2**width - 1]): a scalar cast truncates toward zero, so -0.75 -> 0, -1.0 -> 0 (below
+    the range: saturates to 0), 2**32 -> 2**32 - 1 for UINT32, +inf -> max, -inf -> 0, NaN -> 0."""
     source = "INT64" if src == "INDEX" else src
     target = "INT64" if dst == "INDEX" else dst
-    array = np.asarray(value, dtype=np.float64 if is_float(source) else np.int64)
-    converted = cast(array.astype(np_dtype(source)), source, target, "trunc" if not is_float(target) else "rint")
+    if is_float(source):
+        array = np.asarray(value, dtype=np.float64).astype(np_dtype(source))
+    else:
+        bits = 8 * byte_width(source)
+        wrapped = int(value) % (1 << bits)
+        array = np.asarray(wrapped, dtype=_unsigned_dtype(bits // 8)).view(np_dtype(source))
+    converted = cast(array, source, target, "trunc" if not is_float(target) else "rint")
     if is_float(target):
         return float(widen_to_float64(np.asarray(converted), target))
-    return int(np.asarray(converted).astype(np.int64))
+    return int(np.asarray(converted).item())
 
 
 def fixpipe_cast(x: Array, dst: str) -> Array:

@@ -2053,7 +2053,8 @@ class _Parser:
         for dtype in (source, target):
             if dtype not in supported:
                 self.fail(node, f"not supported yet: a scalar pl.cast from or to {dtype.pl_name}",
-                          "scalar casts convert between pl.INDEX, signed integers and FP16 / BF16 / FP32"
+                          "scalar casts convert between pl.INDEX, the 8- to 64-bit signed and unsigned "
+                          "integers and FP16 / BF16 / FP32"
                           + ("; compare instead (`x != 0`)" if dtype is DataType.BOOL else ""))
         return self.make("UnaryOp", node, op="cast", operand=operand, type=ScalarType(target))
 

@@ -413,7 +413,9 @@ class PtoFuzzTarget:
 def signed_scalars(source: Node, inputs: dict[str, Any], seed: int) -> dict[str, Any]:
     """Inputs with the generator's arithmetic-only scalar parameters (named `k<n>`) drawn with
     either sign: random_inputs keeps scalars small and positive (they are usually extents), which
-    would hide floor division / modulo and sign handling."""
+    would hide floor division / modulo and sign handling. An unsigned one (random_inputs gives
+    it its uintN dtype) is drawn either small (0 .. 9) or near its type's max (max - 9 .. max),
+    so a cast of it to a narrower or a signed type, or to a float, wraps or rounds."""
     from backend.fuzzing.generator import SIGNED_SCALAR_PREFIX
 
     rng = np.random.default_rng(seed + 7919)
@@ -422,7 +424,12 @@ def signed_scalars(source: Node, inputs: dict[str, Any], seed: int) -> dict[str,
         rest = name.split("_")[-1]
         if rest[:1] == SIGNED_SCALAR_PREFIX and rest[1:].isdigit() and np.ndim(value) == 0:
             dtype = np.asarray(value).dtype
-            drawn = int(rng.integers(-9, 10)) if dtype.kind != "u" else int(rng.integers(0, 10))
+            if dtype.kind == "u":
+                top = int(np.iinfo(dtype).max)
+                small = int(rng.integers(0, 2)) == 0
+                drawn = int(rng.integers(0, 10)) if small else top - int(rng.integers(0, 10))
+            else:
+                drawn = int(rng.integers(-9, 10))
             out[name] = np.asarray(drawn, dtype=dtype)
     return out
 

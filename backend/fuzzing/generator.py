@@ -59,7 +59,7 @@ from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
-from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES
+from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
@@ -816,10 +816,25 @@ class _KernelBuilder:
         """`pl.cast(x, dtype)` of a scalar of another type (UnaryOp "cast"): a scalar parameter
         of that type, or an INDEX constant; float -> int truncation, int -> float rounding and
         INDEX -> float through i64, widening and narrowing between the integer and the float
-        widths (extsi / trunci / extf / truncf) each emit different arith conversions."""
-        sources = sorted((d for d in SCALAR_CAST_TYPES if d is not dtype), key=lambda d: d.name)
-        source = self.pick(sources)
+        widths (extsi / extui / trunci / extf / truncf), signed <-> unsigned of one width
+        (bitcast), unsigned -> float (uitofp) and float -> unsigned (fptoui) each emit different
+        arith conversions. Sometimes the cast goes through an intermediate type, usually an
+        unsigned one, with unsigned arithmetic on it (`+ - *` wrap, `//` / `%` are divui /
+        remui): a cast to an unsigned type then meets the kernel's own scalar type."""
+        ordered = sorted(SCALAR_CAST_TYPES, key=lambda d: d.name)
+        source = self.pick([d for d in ordered if d is not dtype])
         operand: T.Expr = _index(self.int_draw(0, 9)) if source is INDEX.dtype else self.scalar_param(source)
+        if self.chance(40):
+            middles = [d for d in ordered if d not in (source, dtype)]
+            unsigned = [d for d in middles if is_unsigned_int(d)]
+            middle = self.pick(unsigned if unsigned and self.chance(70) else middles)
+            self.tag(f"scalar:cast:{source.pl_name}->{middle.pl_name}")
+            operand = T.UnaryOp("cast", operand, ScalarType(middle))
+            if is_unsigned_int(middle) and self.chance(50):
+                op = self.pick(("+", "-", "*", "//", "%"))
+                self.tag(f"scalar:{op}:{middle.pl_name}")
+                operand = T.BinOp(op, operand, T.ConstInt(self.pick((3, 1, 2)), middle), ScalarType(middle))
+            source = middle
         self.tag(f"scalar:cast:{source.pl_name}->{dtype.pl_name}")
         return T.UnaryOp("cast", operand, ScalarType(dtype))
 

@@ -356,10 +356,6 @@ class Executor:
                 operand_dtype = _scalar_dtype(call.args[0])
                 lhs, rhs = _as_unsigned(lhs, operand_dtype), _as_unsigned(rhs, operand_dtype)
             return bool(_PREDICATES[predicate](lhs, rhs))
-        if call.op == "arith.index_cast":
-            dtype = attr(call.attrs, "dtype")
-            value = self.index(call.args[0])
-            return _wrap_int(value, dtype) if isinstance(dtype, DataType) else value
         if call.op in SCALAR_CONVERSIONS:
             target, source = attr(call.attrs, "dtype"), _scalar_dtype(call.args[0])
             if not isinstance(target, DataType) or source is None:
@@ -367,15 +363,7 @@ class Executor:
             operand = self.scalar(call.args[0])
             if isinstance(operand, bool):
                 raise instr.fail(f"{call.op} of a flag")
-            # MLIR's integers are signless: uitofp / extui read the operand's bits as unsigned,
-            # fptoui writes an unsigned value of the target's width.
-            read_as, write_as = source, target
-            if call.op in ("arith.uitofp", "arith.extui") and source.is_int:
-                read_as = _unsigned_of(source)
-                operand = _as_unsigned(operand, read_as)
-            if call.op == "arith.fptoui" and target.is_int:
-                write_as = _unsigned_of(target)
-            return numerics.scalar_cast(operand, read_as.name, write_as.name)
+            return _convert_scalar(call.op, operand, source, target, instr)
         values = [self.scalar(a) for a in call.args]
         name = call.op.split(".", 1)[1]
         if name in _INT_ARITH:
@@ -1188,6 +1176,53 @@ def _signless_pair(gm: DataType, tile: DataType) -> bool:
     how to read them (`dtype=ui16`), and a load or store between them copies the bits."""
     return gm is not tile and gm.is_int and tile.is_int and gm.bits == tile.bits \
         and DataType.BOOL not in (gm, tile) and DataType.INDEX not in (gm, tile)
+
+
+# How each integer-reading conversion reads its signless operand: as signed (sign-extending
+# ones) or unsigned of the operand's width; and which conversions write an unsigned value.
+_READS_SIGNED: Final = frozenset({"arith.extsi", "arith.sitofp", "arith.index_cast"})
+_READS_UNSIGNED: Final = frozenset({"arith.extui", "arith.uitofp"})
+_BITS_ONLY: Final = frozenset({"arith.trunci", "arith.bitcast"})
+
+
+def _convert_scalar(op: str, operand: int | float, source: DataType, target: DataType, instr: _Instr) -> int | float:
+    """An arith scalar conversion, as MLIR defines it on signless integers: the operation, not
+    the operand's DSL type, says how the bits are read (extsi / sitofp / index_cast sign-extend,
+    extui / uitofp zero-extend, fptoui saturates to the unsigned range, trunci / bitcast keep the
+    low bits); the result is then carried as its DSL type reads it (an unsigned one in
+    [0, 2**width)). numerics.scalar_cast does the arithmetic, as the interpreter's scalar cast."""
+    if op == "arith.bitcast" and (source.is_float or target.is_float or source.bits != target.bits):
+        raise instr.fail(f"the simulator implements arith.bitcast between integers of one width only "
+                         f"({source.name} to {target.name})")
+    if op in ("arith.extsi", "arith.extui", "arith.trunci") and (not source.is_int or not target.is_int):
+        raise instr.fail(f"{op} converts between integers, not {source.name} to {target.name}")
+    if op in ("arith.sitofp", "arith.uitofp") and (not source.is_int or not target.is_float):
+        raise instr.fail(f"{op} converts an integer to a float, not {source.name} to {target.name}")
+    if op in ("arith.fptosi", "arith.fptoui") and (not source.is_float or not target.is_int):
+        raise instr.fail(f"{op} converts a float to an integer, not {source.name} to {target.name}")
+    if op == "arith.index_cast" and (not source.is_int or not target.is_int or DataType.INDEX not in (source, target)):
+        raise instr.fail(f"arith.index_cast converts between index and an integer, not {source.name} to {target.name}")
+    read_as, write_as = source, target
+    if source.is_int and source is not DataType.INDEX:
+        if op in _READS_SIGNED:
+            read_as = _signed_of(source)
+        elif op in _READS_UNSIGNED:
+            read_as = _unsigned_of(source)
+    if op == "arith.fptoui" and target is not DataType.INDEX:
+        write_as = _unsigned_of(target)
+    elif op == "arith.fptosi" and target is not DataType.INDEX:
+        write_as = _signed_of(target)
+    if op in _BITS_ONLY:
+        read_as = source
+    result = numerics.scalar_cast(operand, read_as.name, write_as.name)
+    # The result as its DSL type holds it (fptosi into an unsigned-typed value keeps its bits).
+    return _wrap_int(int(result), target) if target.is_int else result
+
+
+def _signed_of(dtype: DataType) -> DataType:
+    """The signed integer type of `dtype`'s width (MLIR's signless `iN` read as signed)."""
+    return DataType[f"INT{dtype.bits}"] if dtype.is_int and dtype is not DataType.INDEX and dtype.bits in (8, 16, 32, 64) \
+        else dtype
 
 
 def _unsigned_of(dtype: DataType) -> DataType:

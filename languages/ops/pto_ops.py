@@ -313,28 +313,50 @@ ARITH_COMPARE: dict[str, tuple[str, str]] = {
 
 # MLIR arith's scalar conversions (each `%r = op %x : T0 to T1`, the target type in attribute
 # `dtype`). The DSL's scalar `pl.cast(x, dtype)` (UnaryOp "cast") is spelled as the chain
-# `scalar_conversion_chain` names; its semantics: int -> float and float -> float round to
-# nearest even, float -> int truncates toward zero (saturating, NaN -> 0), int -> int wraps.
+# `scalar_conversion_chain` names; its semantics (backend.numerics.scalar_cast): int -> float and
+# float -> float round to nearest even, float -> int truncates toward zero (saturating to the
+# target's range, unsigned ones included: a negative float -> 0; NaN -> 0), int -> int wraps
+# (modulo 2**width, read as the target's signedness).
 SCALAR_CONVERSIONS: frozenset[str] = frozenset({
     "arith.index_cast", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui",
-    "arith.extsi", "arith.extui", "arith.trunci", "arith.extf", "arith.truncf"})
+    "arith.extsi", "arith.extui", "arith.trunci", "arith.extf", "arith.truncf", "arith.bitcast"})
+
+
+def is_unsigned_int(dtype: DataType) -> bool:
+    """UINT8 .. UINT64 (MLIR spells their scalars as the signless `iN` of their width)."""
+    return dtype.is_int and not dtype.is_signed and dtype is not DataType.BOOL
 
 
 def scalar_conversion_chain(source: DataType, target: DataType) -> tuple[tuple[str, DataType], ...]:
     """The arith conversions (op, result dtype) that turn a `source` scalar into a `target`
     one, in order; empty when the two are the same type. INDEX reaches or leaves a float
-    through INT64 (arith has no index <-> float conversion)."""
+    through INT64 (arith has no index <-> float conversion).
+
+    MLIR's integers are signless (an unsigned scalar is its width's `iN`), so the operation says
+    how the bits are read: an unsigned source widens with `extui` and becomes a float with
+    `uitofp`, a float becomes an unsigned integer with `fptoui` (saturating, as `fptosi`).
+    Signed <-> unsigned of one width changes no bit: `arith.bitcast iN to iN` (PTOAS folds it
+    away; the result's DSL type is what later operations read). An unsigned source narrower than
+    64 bits reaches INDEX through `extui` to INT64: `arith.index_cast` sign-extends, and PTOAS
+    0.44 emits `arith.index_castui` as a signed C cast, so it is not used.
+
+    Open, in PTOAS 0.44's C++ (not in the MLIR this emits): `index` becomes `int32_t`, so an
+    INDEX value outside the int32 range (an INT64 or unsigned one cast to INDEX) is truncated
+    there; and a float -> int conversion folded into one expression with a later int -> float
+    loses its parentheses (`(float) ((int16_t) v2 * v6)` for fptosi(v2 * 3.0), fptoui alike)."""
     if source is target:
         return ()
     if source is DataType.INDEX:
         if target.is_float:
             return (("arith.index_cast", DataType.INT64), ("arith.sitofp", target))
         return (("arith.index_cast", target),)
+    unsigned = is_unsigned_int(source)
     if target is DataType.INDEX:
         if source.is_float:
             return (("arith.fptosi", DataType.INT64), ("arith.index_cast", DataType.INDEX))
+        if unsigned and source.bits < 64:
+            return (("arith.extui", DataType.INT64), ("arith.index_cast", DataType.INDEX))
         return (("arith.index_cast", DataType.INDEX),)
-    unsigned = source.name.startswith("UINT")
     if source.is_float and target.is_float:
         if source.bits == target.bits:  # FP16 <-> BF16: through FP32, each step exact or RNE
             return (("arith.extf", DataType.FP32), ("arith.truncf", target))
@@ -342,16 +364,19 @@ def scalar_conversion_chain(source: DataType, target: DataType) -> tuple[tuple[s
     if target.is_float:
         return (("arith.uitofp" if unsigned else "arith.sitofp", target),)
     if source.is_float:
-        return (("arith.fptoui" if target.name.startswith("UINT") else "arith.fptosi", target),)
+        return (("arith.fptoui" if is_unsigned_int(target) else "arith.fptosi", target),)
+    if target.bits == source.bits:  # signed <-> unsigned: the same bits
+        return (("arith.bitcast", target),)
     if target.bits > source.bits:
         return (("arith.extui" if unsigned else "arith.extsi", target),)
     return (("arith.trunci", target),)
 
 
-# The scalar types a DSL `pl.cast(scalar, dtype)` converts between (signless MLIR integers
-# cannot tell INT32 from UINT32, so unsigned scalars are not among them yet).
+# The scalar types a DSL `pl.cast(scalar, dtype)` converts between. Unsigned scalars are MLIR's
+# signless integers; scalar_conversion_chain picks the conversions that read them as unsigned.
 SCALAR_CAST_TYPES: frozenset[DataType] = frozenset({
     DataType.INDEX, DataType.INT8, DataType.INT16, DataType.INT32, DataType.INT64,
+    DataType.UINT8, DataType.UINT16, DataType.UINT32, DataType.UINT64,
     DataType.FP16, DataType.BF16, DataType.FP32})
 
 
