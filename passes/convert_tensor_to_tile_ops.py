@@ -1365,6 +1365,15 @@ class TensorToTileMutator(U.FromTensor):
             tile_form = SCALAR_ACCESS_TILE_FORM.get(op)
             if tile_form is None:
                 raise self._unsupported(call)
+            tile = _expr_type(args[0])
+            assert isinstance(tile, TileType)
+            if tile_form == "tile.read" and tile.dtype.is_int and not tile.dtype.is_signed:
+                raise _error(call, f"not supported yet: reading an element of `{getattr(call.args[0], 'name', '?')}`, "
+                                   f"a {tile.dtype.pl_name} value the kernel computed (it lives in a tile, and "
+                                   "PTOAS's tgetval reads no unsigned tile: its scalar must be signless and equal the "
+                                   "element type)",
+                             "read it as the signed type of its width (pl.cast the value, or store it and read the "
+                             "GM tensor)")
             op = tile_form
         return self._call(op, args, call.attrs, call.span)
 

@@ -107,6 +107,8 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
     # taxpy (src and dst), texpands (dst), textract (A5: the fp8 / f16 / bf16 / f32 / int8 family).
     "pto.taxpy": ("result", {"a2a3": "f16/f32", "a5": "f16/bf16/f32"}),
     "pto.texpands": ("result", {"a2a3": "i16/i32/f16/bf16/f32", "a5": "i8/i16/i32/f16/bf16/f32"}),
+    # tgetval: "expects dst type to match src element type", and its dst is a signless ScalarType.
+    "pto.tgetval": ("operand", {"a2a3": "i8/i16/i32/i64/f16/bf16/f32", "a5": "i8/i16/i32/i64/f16/bf16/f32"}),
     "pto.textract": ("result", {"a2a3": "i8/f16/bf16/f32",
                                 "a5": "i8/f16/bf16/f32/f8E4M3FN/f8E5M2/f8E8M0FNU/hf8"}),
 }
@@ -114,12 +116,13 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
 
 # Instructions whose scalar operand PTOAS types as a signless `ScalarType` and also wants equal
 # to the tile's element type (TExpandsOp "expects scalar type == dst element type", TRemSOp and
-# TFModSOp "... to match the tile element type", TAxpyOp "... to match src element type"): no
+# TFModSOp "... to match the tile element type", TAxpyOp "... to match src element type", TGetValOp
+# "expects dst type to match src element type"): no
 # unsigned tile can satisfy both, so their `iN` admits INTN only.
 # (pto.texpands has the same verifier, but the passes fill unsigned tiles themselves, e.g.
 # scatter_update's zero base: refusing it would blame a pass. Its unsigned fills stay an open
 # PTOAS rejection until LegalizeVecDtypes fills the signed twin and reinterprets the bits.)
-SCALAR_TYPED_AS_ELEMENTS: frozenset[str] = frozenset({"pto.trems", "pto.tfmods", "pto.taxpy"})
+SCALAR_TYPED_AS_ELEMENTS: frozenset[str] = frozenset({"pto.trems", "pto.tfmods", "pto.taxpy", "pto.tgetval"})
 
 
 def _bf16_widened(*names: str) -> frozenset[str]:
