@@ -49,7 +49,7 @@ def _drawn(count: int) -> list[GeneratedProgram]:
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_a_spelling_reaches_its_pass_and_keeps_the_programs_meaning(spelling: str) -> None:
     checked = 0
-    for generated in _drawn(30):
+    for generated in _drawn(60):
         tags: set[str] = set()
         text = dsl_text(generated.program, spelling, lambda n: n - 1, tags)
         if text is None:
