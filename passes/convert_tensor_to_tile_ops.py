@@ -33,6 +33,7 @@ import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
+from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
@@ -1367,7 +1368,7 @@ class TensorToTileMutator(U.FromTensor):
                 raise self._unsupported(call)
             tile = _expr_type(args[0])
             assert isinstance(tile, TileType)
-            if tile_form == "tile.read" and tile.dtype.is_int and not tile.dtype.is_signed:
+            if tile_form == "tile.read" and tile_element_unreadable(tile.dtype):
                 raise _error(call, f"not supported yet: reading an element of `{getattr(call.args[0], 'name', '?')}`, "
                                    f"a {tile.dtype.pl_name} value the kernel computed (it lives in a tile, and "
                                    "PTOAS's tgetval reads no unsigned tile: its scalar must be signless and equal the "

@@ -59,6 +59,7 @@ from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
+from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
@@ -763,7 +764,8 @@ class _KernelBuilder:
         scalar_op = _by_semantics("tensor", ("scalar_binary", "add"))
         limit = RANK_LIMITS.get(REGISTRY.get(read).family) if read is not None else None
         if read is None or scalar_op is None or not generatable(REGISTRY.get(read), self.arch) \
-                or (limit is not None and len(source.type.shape) != limit[0]):
+                or (limit is not None and len(source.type.shape) != limit[0]) \
+                or tile_element_unreadable(source.type.dtype):  # the on-chip read (tgetval) has no unsigned form
             self.index_math(source)
             return
         indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))

@@ -125,6 +125,12 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
 SCALAR_TYPED_AS_ELEMENTS: frozenset[str] = frozenset({"pto.trems", "pto.tfmods", "pto.taxpy", "pto.tgetval"})
 
 
+def tile_element_unreadable(dtype: DataType) -> bool:
+    """No element of a tile of `dtype` can be read into a scalar (pto.tgetval, above): the
+    unsigned integers. A GM element (pto.load_scalar) can."""
+    return dtype.is_int and not dtype.is_signed
+
+
 def _bf16_widened(*names: str) -> frozenset[str]:
     return frozenset(f"pto.t{name}" for name in names + ("abs", "sqrt", "recip"))
 
