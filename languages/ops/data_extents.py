@@ -20,6 +20,7 @@ from languages.ops import (
     PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
+from languages.ops.tensor_ops import reshape_valid
 from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
 from nanopass.node import Node
 
@@ -162,6 +163,8 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
             # The same elements at the same places, read as another type of one width (the BITS
             # route's BF16 view of INT16 bits): the source's data, its padding included.
             return source
+        if kind == "reshape" and args:
+            return _reshaped(args[0], source, result, own)
         return own
     target = in_place_target(opdef)
     if target is not None and target < len(operands):
@@ -182,6 +185,19 @@ def _product_data(opdef: OpDef, own: Extents, operands: Sequence[Written], attrs
     rows = None if lhs is None or len(lhs) != 2 else lhs[1 if settings.get("a_trans") else 0]
     cols = None if rhs is None or len(rhs) != 2 else rhs[0 if settings.get("b_trans") else 1]
     return tuple(e if w is None or e is None else min(e, w) for e, w in zip(own, (rows, cols)))
+
+
+def _reshaped(operand: Node, source: Extents, result: TensorType | TileType, own: Extents) -> Written:
+    """A reshape's data: the same bytes under another shape, so its source's data box carried
+    into the new shape by the reshape rule (`reshape_valid`), whatever valid shape the reshape
+    narrows its result to (tensor.reshape's third operand only narrows the valid region; the
+    elements past it still hold the source's data). Its own valid region when the data box of a
+    runtime extent, or one the new shape cannot spell as a box, cannot be carried."""
+    ty = array_type(operand)
+    if ty is None or len(source) != len(ty.shape) or any(e is None for e in source):
+        return own
+    mapped = reshape_valid(tuple(ty.shape), tuple(int(e) for e in source if e is not None), tuple(result.shape))
+    return own if mapped is None else _join(mapped, own)
 
 
 def _same_grid(operand: Node, result: TensorType | TileType) -> bool:
