@@ -861,6 +861,14 @@ class TensorToTileMutator(U.FromTensor):
             return value
         if len(shape) > 2:
             return self._expand_nd(call, value, ty, shape, pre)
+        if len(shape) < 2 and len(ty.shape) < 2:
+            # A 1-D result ([n], an [1] operand spread along it, e.g. a 1-D reduction's value):
+            # broadcast as the [1, n] row a 1-D tile packs as, and view the row as [n] again
+            # (both reshapes move no data).
+            row = self._expand_to(call, self._reshaped(call, value, (1,) * (2 - len(ty.shape)) + tuple(ty.shape), pre),
+                                  (1,) * (2 - len(shape)) + tuple(shape), pre)
+            self.bump("rank_one_broadcasts")
+            return self._reshaped(call, row, tuple(shape), pre)
         if len(ty.shape) < len(shape):
             # NumPy broadcasting aligns the trailing axes: an [n] operand of a 2-D op is its
             # [1, n] row (a reshape of a 1-D tile, which packs as one row, moves no data).
