@@ -62,9 +62,10 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
     if spread is not None:
         return spread
     over = (bool(opdef.semantics) and opdef.semantics[0] in READS_OVER_RESULT_REGION
-            and isinstance(result, (TensorType, TileType)) and tuple(operand.shape) == tuple(result.shape))
-    read = extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
-                   else operand.valid_extents)
+            and isinstance(result, (TensorType, TileType)))
+    read = _broadcast_read(operand, result) if over and isinstance(result, (TensorType, TileType)) else None
+    if read is None:
+        read = extents(operand.valid_extents)
     block = _block_bytes_into(opdef, index)
     if block and operand.shape:
         # Addressed by byte offsets of whole blocks anywhere in it (gatherb; its index domain):
@@ -73,6 +74,22 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         per_block = max(block // max(operand.dtype.byte_width, 1), 1)
         read = (*operand.shape[:-1], max(operand.shape[-1], per_block))
     return read
+
+
+def _broadcast_read(operand: TensorType | TileType, result: TensorType | TileType) -> Extents | None:
+    """The part of an element-wise op's operand it reads over the result's valid region, under
+    NumPy broadcasting (trailing axes aligned): on an axis as long as the result's, the result's
+    valid extent; on a unit axis spread along a longer one, the operand's own (its element 0).
+    So a same-shape operand is read over the result's region, and so is an [n] operand of an
+    [m, n] result along its columns. None: the operand does not broadcast to the result."""
+    shape, target = tuple(operand.shape), tuple(result.shape)
+    if len(shape) > len(target):
+        return None
+    aligned = target[len(target) - len(shape):]
+    if any(s != t and s != 1 for s, t in zip(shape, aligned)):
+        return None
+    own, over = extents(operand.valid_extents), extents(result.valid_extents)[len(target) - len(shape):]
+    return tuple(o if s == t else w for s, t, o, w in zip(shape, aligned, over, own))
 
 
 def _spread_vector(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type) -> Extents | None:
