@@ -2,7 +2,9 @@
 [n] vector gives) broadcasts the value along the vector, as NumPy does (the operator catalogue:
 tensor.add/sub/mul/div/maximum/minimum broadcast fully). ConvertTensorToTileOps lowers the [1]
 operand as the [1, 1] row of a 1-D tile, spreads it over the [1, n] row and views that as [n]
-again; it refused the 1-D result with 'only 2-D ... operands broadcast on chip'."""
+again; it refused the 1-D result with 'only 2-D ... operands broadcast on chip' (finding
+f4a5397247). tests/kernels/ops/one_value_of_a_vector_reduction_broadcast.py is the `sub` kernel,
+which tests/test_ptoas.py assembles for both targets."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ them as data. ConvertTensorToTileOps loads the parameter whole and re-views the 
 right; DefinedReads counted a reshape's data as its own narrowed valid region, so it refused the
 pass's output (finding 081a3461c9). The data of a reshape is now its source's data box carried
 into the new shape by the reshape rule; a reshape of a value whose padding holds nothing is
-still refused where it is read."""
+still refused where it is read. The op itself reads the reshape's source re-viewed over the
+region it reads, so its operands have one valid shape, as PTOAS requires."""
 
 from __future__ import annotations
 
@@ -126,3 +127,20 @@ def test_a_reshapes_data_is_its_sources_box_in_the_new_shape(shape: tuple[int, .
                                                              new_shape: tuple[int, ...], valid: tuple[int, ...],
                                                              expected: tuple[int, ...]) -> None:
     assert _data_of_reshape(shape, data, new_shape, valid) == expected
+
+
+def test_the_add_reads_the_source_re_viewed_over_its_region() -> None:
+    # PTOAS wants the operands of an element-wise op of one valid shape ("'pto.tadd' op expects
+    # src0 and src1 to have the same valid_shape"), and a treshape takes no set_validshape: the
+    # add reads the reshape's source re-viewed whole. The kernel is tests/kernels/ops's, which
+    # tests/test_ptoas.py assembles for both targets.
+    from languages.ops import type_of
+    from nanopass.node import walk
+    from nanopass_pto.run import compile_program
+
+    text = (Path(__file__).parent / "kernels" / "ops" / "narrowing_reshape_read_whole.py").read_text()
+    converted = compile_program(parse_program(text, "k.py"), pipeline="convert-tensor-to-tile-ops",
+                                verify_all=True).final
+    add = next(n for n in walk(converted) if n.KIND == "Call" and getattr(n, "op") == "tile.add")
+    valid = {tuple(getattr(type_of(a), "valid")) for a in getattr(add, "args")}
+    assert valid == {(1, 16)}, add
