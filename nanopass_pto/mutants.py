@@ -243,12 +243,6 @@ def _reinterpret_in_place(original: Any) -> Any:
     return reinterpret_packed
 
 
-def _row_as_it_is(original: Any) -> Any:
-    def whole_row(self: Any, operand: Any, call: Any, pre: Any, span: Any) -> Any:
-        return self._reshaped(operand, pre, span)
-
-    return whole_row
-
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1029,9 +1023,6 @@ def _catalogue() -> list[Any]:
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),
-        PatchMutant("column-row-view-drops-padding", "legalize-vec-layouts",
-                    "an [N, 1] column an element-wise op reads past its valid region is re-viewed as a row over its "
-                    "valid region only", "passes.legalize_vec_layouts:_Legalizer", "_whole_row", _row_as_it_is),
         PatchMutant("gm-view-loaded-where-defined", "convert-tensor-to-tile-ops",
                     "a view of a GM parameter the kernel writes is loaded where it is defined: a read after a later "
                     "write sees the old bytes, and a write through the view stays on chip",

@@ -32,8 +32,9 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
+from languages.ops import READS_OVER_RESULT_REGION, REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
 from languages.ops.assembler_element_types import tile_element_unreadable
+from languages.ops.data_extents import extents, read_extent, reads_past
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
@@ -259,6 +260,9 @@ class _FunctionState:
     # Read/Write Ordering"), so it is converted right before each statement that reads it, not
     # where it is defined, and a scalar write through it goes to the parameter.
     gm_views: dict[str, T.AssignStmt] = field(default_factory=dict)
+    # Reshapes narrowing their valid region (tensor.reshape's valid_shape), by the user's name:
+    # the tile they view and the shape, for a consumer reading one past its valid region.
+    narrowing_reshapes: dict[str, tuple[U.Expr, U.Expr]] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -746,6 +750,9 @@ class TensorToTileMutator(U.FromTensor):
                 args = same
             else:
                 args[0] = self._logical_window(call, args[0], pre)
+                if len(args) == 3 and target is not None:
+                    self._require_state().narrowing_reshapes[target.name] = (args[0], args[1])
+        args = self._reshapes_read_past_their_valid_region(call, tile_op, args, pre)
         args = self._broadcast_lhs_over_result(call, tile_op, args, pre)
         self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
@@ -1121,6 +1128,14 @@ class TensorToTileMutator(U.FromTensor):
             return value
         if len(shape) > 2:
             return self._expand_nd(call, value, ty, shape, pre)
+        if len(shape) < 2 and len(ty.shape) < 2:
+            # A 1-D result ([n], an [1] operand spread along it, e.g. a 1-D reduction's value):
+            # broadcast as the [1, n] row a 1-D tile packs as, and view the row as [n] again
+            # (both reshapes move no data).
+            row = self._expand_to(call, self._reshaped(call, value, (1,) * (2 - len(ty.shape)) + tuple(ty.shape), pre),
+                                  (1,) * (2 - len(shape)) + tuple(shape), pre)
+            self.bump("rank_one_broadcasts")
+            return self._reshaped(call, row, tuple(shape), pre)
         if len(ty.shape) < len(shape):
             # NumPy broadcasting aligns the trailing axes: an [n] operand of a 2-D op is its
             # [1, n] row (a reshape of a 1-D tile, which packs as one row, moves no data).
@@ -1228,6 +1243,40 @@ class TensorToTileMutator(U.FromTensor):
             return None
         self.bump("same_shape_reshapes")
         return [args[0], index_list(tuple(ty.shape), call.span)]
+
+    def _reshapes_read_past_their_valid_region(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                               pre: list[U.Stmt]) -> list[U.Expr]:
+        """An element-wise op reading a narrowing reshape (tensor.reshape(x, s, valid_shape=v))
+        past its valid region reads the elements the reshape keeps from its source (finding
+        081a3461c9); PTOAS wants the operands of one valid shape (pto.tadd: "expects src0 and src1
+        to have the same valid_shape"), and a treshape takes no set_validshape, so the operand is
+        the source re-viewed over the region the op reads."""
+        tile_def, result = REGISTRY.get(tile_op), call.type
+        if not tile_def.semantics or tile_def.semantics[0] not in READS_OVER_RESULT_REGION \
+                or not isinstance(result, TensorType):
+            return args
+        narrowing = self._require_state().narrowing_reshapes
+        out = list(args)
+        for index, (arg, value) in enumerate(zip(call.args, args)):
+            ty = _expr_type(value)
+            if not isinstance(arg, T.Var) or arg.name not in narrowing or not isinstance(ty, TileType) \
+                    or tuple(ty.shape) != tuple(result.shape) or value is not self._require_state().env.get(arg.name):
+                continue
+            read = read_extent(tile_def, index, ty, result, call.attrs)
+            if read is None or not reads_past(read, extents(ty.valid_extents)) or any(e is None for e in read):
+                continue
+            source, shape = narrowing[arg.name]
+            wide = self._call("tile.reshape", (source, shape), (), call.span)
+            wide_type = wide.type
+            assert isinstance(wide_type, TileType)
+            if reads_past(read, extents(wide_type.valid_extents)):
+                continue  # the source holds no more: the read past is the user's (DefinedReads says so)
+            if extents(wide_type.valid_extents) != read:
+                wide = self._call("tile.reshape", (source, shape, index_list([int(e or 0) for e in read], call.span)),
+                                  (), call.span)
+            out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
+            self.bump("narrowing_reshapes_read_whole")
+        return out
 
     def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
         """A reshape reads its operand's logical shape; a cube-boxed tile (a matmul result whose M

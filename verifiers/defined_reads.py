@@ -7,12 +7,14 @@ undefined where they are not. The reads that reach padding:
 
 - an element-wise op over operands of different valid regions: its result is full-shape (the
   spec's exact-region rule keeps a valid shape only for equal regions), so it reads the
-  narrower operand over the result's region (`READS_OVER_RESULT_REGION` in the op registry);
+  narrower operand over the result's region (`READS_OVER_RESULT_REGION` in the op registry),
+  a broadcast operand ([n] of an [m, n] result) along the axes it is not spread on;
 - any op reading an operand whose valid region set_validshape widened past what was written.
 
 Each array value's data extent follows the registry's facts (`languages.ops.data_extents`):
-a fresh result holds its valid region, a fill or a padded load all of it, a view its source's,
-an in-place update its target's joined with its own. Parameters, loop-carried values, `if`
+a fresh result holds its valid region, a fill or a padded load all of it, a view its source's
+(a reshape: its source's data box in the new shape, whatever valid shape it narrows to -- the
+same bytes), an in-place update its target's joined with its own. Parameters, loop-carried values, `if`
 results and call results hold data everywhere as far as this check knows, as do runtime
 extents: it refuses only what it proves.
 
@@ -80,8 +82,7 @@ class _Checker:
             read = read_extent(opdef, index, ty, result, getattr(call, "attrs"))
             if read is not None and reads_past(read, written):
                 self.out.append(_finding(call, opdef, index, arg, read, written, producer,
-                                         tuple(ty.valid_extents) != tuple(result.valid_extents)
-                                         and read == tuple(result.valid_extents)))
+                                         tuple(read) != extents(ty.valid_extents)))
                 return
 
     def block(self, body: Sequence[Node]) -> None:
@@ -171,8 +172,10 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
         hint = (f"give {name} a value for every valid {axis} of the result, or narrow the result's valid "
                 f"{axis}s to the ones {name} holds")
     elif over_result:
-        why = (f"{opdef.name} computes its result over its valid region {list(read)}, so it reads {name} "
-               f"there, past {name}'s valid region; {what}")
+        region = list(_valid(call))
+        there = "there" if list(read) == region else f"over {list(read)} (broadcast to the result)"
+        why = (f"{opdef.name} computes its result over its valid region {region}, so it reads {name} "
+               f"{there}, past {name}'s valid region; {what}")
         hint = ("give the operands one valid shape (pl.set_validshape on the wider one), or fill the "
                 "narrower one's padding first (pl.tile.fillpad), or load it at its full extent")
     else:

@@ -20,6 +20,7 @@ from languages.ops import (
     PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
+from languages.ops.tensor_ops import reshape_valid
 from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
 from nanopass.node import Node
 
@@ -61,9 +62,10 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
     if spread is not None:
         return spread
     over = (bool(opdef.semantics) and opdef.semantics[0] in READS_OVER_RESULT_REGION
-            and isinstance(result, (TensorType, TileType)) and tuple(operand.shape) == tuple(result.shape))
-    read = extents(result.valid_extents if over and isinstance(result, (TensorType, TileType))
-                   else operand.valid_extents)
+            and isinstance(result, (TensorType, TileType)))
+    read = _broadcast_read(operand, result) if over and isinstance(result, (TensorType, TileType)) else None
+    if read is None:
+        read = extents(operand.valid_extents)
     block = _block_bytes_into(opdef, index)
     if block and operand.shape:
         # Addressed by byte offsets of whole blocks anywhere in it (gatherb; its index domain):
@@ -72,6 +74,22 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
         per_block = max(block // max(operand.dtype.byte_width, 1), 1)
         read = (*operand.shape[:-1], max(operand.shape[-1], per_block))
     return read
+
+
+def _broadcast_read(operand: TensorType | TileType, result: TensorType | TileType) -> Extents | None:
+    """The part of an element-wise op's operand it reads over the result's valid region, under
+    NumPy broadcasting (trailing axes aligned): on an axis as long as the result's, the result's
+    valid extent; on a unit axis spread along a longer one, the operand's own (its element 0).
+    So a same-shape operand is read over the result's region, and so is an [n] operand of an
+    [m, n] result along its columns. None: the operand does not broadcast to the result."""
+    shape, target = tuple(operand.shape), tuple(result.shape)
+    if len(shape) > len(target):
+        return None
+    aligned = target[len(target) - len(shape):]
+    if any(s != t and s != 1 for s, t in zip(shape, aligned)):
+        return None
+    own, over = extents(operand.valid_extents), extents(result.valid_extents)[len(target) - len(shape):]
+    return tuple(o if s == t else w for s, t, o, w in zip(shape, aligned, over, own))
 
 
 def _spread_vector(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type) -> Extents | None:
@@ -162,6 +180,8 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
             # The same elements at the same places, read as another type of one width (the BITS
             # route's BF16 view of INT16 bits): the source's data, its padding included.
             return source
+        if kind == "reshape" and args:
+            return _reshaped(args[0], source, result, own)
         return own
     target = in_place_target(opdef)
     if target is not None and target < len(operands):
@@ -182,6 +202,19 @@ def _product_data(opdef: OpDef, own: Extents, operands: Sequence[Written], attrs
     rows = None if lhs is None or len(lhs) != 2 else lhs[1 if settings.get("a_trans") else 0]
     cols = None if rhs is None or len(rhs) != 2 else rhs[0 if settings.get("b_trans") else 1]
     return tuple(e if w is None or e is None else min(e, w) for e, w in zip(own, (rows, cols)))
+
+
+def _reshaped(operand: Node, source: Extents, result: TensorType | TileType, own: Extents) -> Written:
+    """A reshape's data: the same bytes under another shape, so its source's data box carried
+    into the new shape by the reshape rule (`reshape_valid`), whatever valid shape the reshape
+    narrows its result to (tensor.reshape's third operand only narrows the valid region; the
+    elements past it still hold the source's data). Its own valid region when the data box of a
+    runtime extent, or one the new shape cannot spell as a box, cannot be carried."""
+    ty = array_type(operand)
+    if ty is None or len(source) != len(ty.shape) or any(e is None for e in source):
+        return own
+    mapped = reshape_valid(tuple(ty.shape), tuple(int(e) for e in source if e is not None), tuple(result.shape))
+    return own if mapped is None else _join(mapped, own)
 
 
 def _same_grid(operand: Node, result: TensorType | TileType) -> bool:
