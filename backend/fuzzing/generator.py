@@ -756,7 +756,7 @@ class _KernelBuilder:
             narrow = self.call(narrow_op, (self.pick(params), _index(valid[0]), _index(valid[1])), prefix="n")
             wide = self.pick(params)
             opdef = self.pick(ops)
-            broadcast = self.chance(35)
+            broadcast = self.chance(50)
             if broadcast:
                 # A [rows, 1] / [1, cols] / [1, 1] parameter broadcast against the narrowed lhs
                 # (a row / column broadcast op once lowered): the result is valid over the whole
@@ -834,7 +834,7 @@ class _KernelBuilder:
                 return leaf
             return self.scalar_for(dtype) if dtype is not INDEX.dtype else _index(self.int_draw(1, 4))
         ty = ScalarType(dtype)
-        if dtype is F32 and self.chance(12):
+        if dtype is F32 and self.chance(20):
             return self.round_trip(self.scalar_expr(dtype, leaves, depth + 1))
         if self.chance(15):
             self.tag("scalar:neg")
@@ -873,7 +873,14 @@ class _KernelBuilder:
         shape = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
         x = self.param(TensorType(shape, dtype))
         k = self.scalar_param(dtype)
-        expr = self.scalar_expr(dtype, [k])
+        leaves: list[T.Expr] = [k]
+        read = _by_semantics("tensor", ("read",))
+        if read is not None and generatable(REGISTRY.get(read), self.arch) and self.chance(50):
+            # An element of the GM parameter in the arithmetic (pto.load_scalar, the D-cache path).
+            indices = _dims(tuple(self.int_draw(0, d - 1) for d in shape))
+            leaves.append(self.call(read, (x, indices), prefix="s", pool=[]))
+            self.tag("construct:scalar-read-gm")
+        expr = self.scalar_expr(dtype, leaves)
         value = T.Var(self.fresh("s"), ScalarType(dtype))
         self.body.append(T.AssignStmt(value, expr))
         scalar_ops = [op for op in generatable_ops("tensor", self.arch) if op.family == "elementwise_scalar"
