@@ -24,7 +24,12 @@ What it draws from, and why nothing here lists operators:
   out_dtype, narrowed left operands, user-written split-K loops), matmuls inside loops with a
   carried accumulator, mixed cube + vector kernels (a matmul result feeding vector steps, flash
   attention), views (slice, set_validshape, reshape, transpose) feeding matmuls and vector ops,
-  values with several consumers, and orchestration with several kernels and GM re-reads.
+  values with several consumers, and orchestration with several kernels and GM re-reads;
+  scalars read from GM parameters (pto.load_scalar) and tile elements (tile.read), FP32 scalars
+  round-tripped through FP16 / BF16, unsigned `//` / `%` / compares in `if` conditions, windows
+  re-viewed (reinterpret / transpose) and computed on, broadcasts against a narrowed operand, and
+  runtime valid extents (a load narrowed by an INDEX parameter, stored into an InOut one). A
+  scalar nothing reads is folded into a result (`consume_scalars`), so no scalar is dead code.
 
 Coverage tags (the campaign's coverage table): the name of every op called, `op/DTYPE` per
 operand dtype, `op:operand@Space` per operand memory space, `construct:...` per recipe, and the
