@@ -351,6 +351,7 @@ class PtoFuzzTarget:
         start = time.perf_counter()
         try:
             inputs = signed_scalars(source, runner.random_inputs(source, seed), seed)
+            inputs = valid_extents(inputs, seed)
             expected = runner.reference(source, inputs)
         except Exception as exc:
             run.add("interpretation", time.perf_counter() - start)
@@ -431,6 +432,22 @@ def signed_scalars(source: Node, inputs: dict[str, Any], seed: int) -> dict[str,
             else:
                 drawn = int(rng.integers(-9, 10))
             out[name] = np.asarray(drawn, dtype=dtype)
+    return out
+
+
+def valid_extents(inputs: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Inputs with the generator's runtime valid extents (INDEX parameters named
+    `ve<bound>n<counter>`, `backend.fuzzing.generator.valid_extent_bound`) drawn in 1..bound,
+    every extent of the tile being as likely (random_inputs' 1..4 would miss the larger ones and
+    run past a bound below 4)."""
+    from backend.fuzzing.generator import valid_extent_bound
+
+    rng = np.random.default_rng(seed + 104729)
+    out = dict(inputs)
+    for name, value in inputs.items():
+        bound = valid_extent_bound(name.split("_")[-1])
+        if bound is not None and np.ndim(value) == 0:
+            out[name] = np.asarray(int(rng.integers(1, bound + 1)), dtype=np.asarray(value).dtype)
     return out
 
 

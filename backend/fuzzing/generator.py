@@ -24,7 +24,12 @@ What it draws from, and why nothing here lists operators:
   out_dtype, narrowed left operands, user-written split-K loops), matmuls inside loops with a
   carried accumulator, mixed cube + vector kernels (a matmul result feeding vector steps, flash
   attention), views (slice, set_validshape, reshape, transpose) feeding matmuls and vector ops,
-  values with several consumers, and orchestration with several kernels and GM re-reads.
+  values with several consumers, and orchestration with several kernels and GM re-reads;
+  scalars read from GM parameters (pto.load_scalar) and tile elements (tile.read), FP32 scalars
+  round-tripped through FP16 / BF16, unsigned `//` / `%` / compares in `if` conditions, windows
+  re-viewed (reinterpret / transpose) and computed on, broadcasts against a narrowed operand, and
+  runtime valid extents (a load narrowed by an INDEX parameter, stored into an InOut one). A
+  scalar nothing reads is folded into a result (`consume_scalars`), so no scalar is dead code.
 
 Coverage tags (the campaign's coverage table): the name of every op called, `op/DTYPE` per
 operand dtype, `op:operand@Space` per operand memory space, `construct:...` per recipe, and the
@@ -60,7 +65,7 @@ from languages.ops.data_extents import (WHOLE, Written, array_type, extents, rea
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
 from languages.ops.assembler_element_types import tile_element_unreadable
-from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
+from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
@@ -71,6 +76,7 @@ from nanopass.diagnostics import CompileError
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
 F32, F16, BF16, I8, I32 = DataType.FP32, DataType.FP16, DataType.BF16, DataType.INT8, DataType.INT32
+U16, U32 = DataType.UINT16, DataType.UINT32
 
 
 @dataclass(frozen=True)
@@ -170,6 +176,19 @@ FLOAT_DECLINED = frozenset({"//", "%"})
 # Scalar parameters the generator names `k<n>` feed arithmetic only (never an extent or a loop
 # bound): the fuzz target draws them with either sign, so floor division / modulo see negatives.
 SIGNED_SCALAR_PREFIX = "k"
+# An INDEX scalar parameter giving a runtime valid extent (`ragged_rows`) is named
+# `ve<bound>n<counter>`: the fuzz target draws its value in 1..bound (`valid_extent_bound`).
+VALID_EXTENT_PREFIX = "ve"
+# Same-width element types a window may be re-viewed as (`window_view`: tile.reinterpret_view).
+SAME_WIDTH = {bits: tuple(d for d in ELEMENT_TYPES if d.bits == bits) for bits in (8, 16, 32)}
+
+
+def valid_extent_bound(name: str) -> int | None:
+    """The bound of a `ragged_rows` extent parameter named `name` (`ve<bound>n<counter>`), else None."""
+    if not name.startswith(VALID_EXTENT_PREFIX):
+        return None
+    bound, sep, counter = name[len(VALID_EXTENT_PREFIX):].partition("n")
+    return int(bound) if sep and bound.isdigit() and counter.isdigit() else None
 
 
 # Op families whose result depends on an operand's valid extent, not only on its valid elements.
@@ -738,16 +757,27 @@ class _KernelBuilder:
         valid = (self.int_draw(1, rows), self.int_draw(1, cols))
         if valid == (rows, cols):
             return
+        broadcasts = [s for s in ((rows, 1), (1, cols), (1, 1)) if s != (rows, cols)]
         try:
             narrow = self.call(narrow_op, (self.pick(params), _index(valid[0]), _index(valid[1])), prefix="n")
             wide = self.pick(params)
             opdef = self.pick(ops)
-            args = (narrow, wide) if self.chance(50) else (wide, narrow)
+            broadcast = self.chance(50)
+            if broadcast:
+                # A [rows, 1] / [1, cols] / [1, 1] parameter broadcast against the narrowed lhs
+                # (a row / column broadcast op once lowered): the result is valid over the whole
+                # shape, so the lhs must be widened to it, its padding read as data.
+                wide = self.param(TensorType(self.pick(broadcasts), ty.dtype), "bc")
+                args = (narrow, wide)
+            else:
+                args = (narrow, wide) if self.chance(50) else (wide, narrow)
             result = self.call(opdef.name, args, prefix="p")
         except (CompileError, TargetRuleMiss):
             return  # an op this dtype or target does not take
         if tuple(getattr(result.type, "valid", ())) == (rows, cols):
             self.tag("construct:padding-read")
+            if broadcast:
+                self.tag("construct:padding-broadcast")
         self.returns.append(result)
 
     def scalar_math(self, ty: TensorType) -> None:
@@ -757,29 +787,44 @@ class _KernelBuilder:
         scalar_first = _by_semantics("tensor", ("scalar_binary", "mul"))
         if scalar_first is None or not params:
             return
-        # Reads of a computed (on-chip) value: a GM read inside a kernel has no PTO form yet.
-        source = self.call(scalar_first, (self.pick(params), self.scalar_for(ty.dtype)))
+        param = self.pick(params)
+        source = self.call(scalar_first, (param, self.scalar_for(ty.dtype)))
         assert isinstance(source.type, TensorType)
+        # About half the reads are of the GM parameter itself (tensor.read of GM is
+        # pto.load_scalar, through the D-cache), the others of the computed on-chip value.
+        read_source = param if param.name in self.gm and self.chance(50) else source
         read = _by_semantics("tensor", ("read",))
         scalar_op = _by_semantics("tensor", ("scalar_binary", "add"))
         limit = RANK_LIMITS.get(REGISTRY.get(read).family) if read is not None else None
         if read is None or scalar_op is None or not generatable(REGISTRY.get(read), self.arch) \
                 or (limit is not None and len(source.type.shape) != limit[0]) \
-                or tile_element_unreadable(source.type.dtype):  # the on-chip read (tgetval) has no unsigned form
-            self.index_math(source)
+                or (read_source is source and tile_element_unreadable(source.type.dtype)):  # no unsigned tgetval
+            self.index_math(param if param.name in self.gm else source)
             return
         indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))
-        value = self.call(read, (source, indices), prefix="s")
+        value = self.call(read, (read_source, indices), prefix="s")
+        if read_source is param:
+            self.tag("construct:scalar-read-gm")
         assert isinstance(value.type, ScalarType)
         dtype = value.type.dtype
         const: T.Expr = T.ConstFloat(self.pick(SCALARS[:4]), dtype) if dtype.is_float else T.ConstInt(3, dtype)
         op = self.pick(("+", "-", "*"))
         combined = T.Var(self.fresh("s"), ScalarType(dtype))
-        self.body.append(T.AssignStmt(combined, T.BinOp(op, value, const, ScalarType(dtype))))
+        expr: T.Expr = T.BinOp(op, value, const, ScalarType(dtype))
+        if dtype is F32 and self.chance(30):
+            expr = self.round_trip(expr)
+        self.body.append(T.AssignStmt(combined, expr))
         self.tag("construct:scalar-math", f"scalar:{op}:{dtype.pl_name}")
         self.call(scalar_op, (source, combined))
         if self.chance(50):
-            self.index_math(source)
+            self.index_math(param if param.name in self.gm else source)
+
+    def round_trip(self, expr: T.Expr) -> T.Expr:
+        """An FP32 scalar cast to FP16 or BF16 and back (arith.truncf then arith.extf): the value
+        rounded to the narrower type's precision and range (overflowing to infinity), RNE."""
+        narrow = self.pick((F16, BF16))
+        self.tag("construct:scalar-round-trip", f"scalar:round-trip:{narrow.pl_name}")
+        return T.UnaryOp("cast", T.UnaryOp("cast", expr, ScalarType(narrow)), ScalarType(F32))
 
     def scalar_param(self, dtype: DataType) -> T.Var:
         var = T.Var(self.fresh(SIGNED_SCALAR_PREFIX), ScalarType(dtype))
@@ -796,6 +841,8 @@ class _KernelBuilder:
                 return leaf
             return self.scalar_for(dtype) if dtype is not INDEX.dtype else _index(self.int_draw(1, 4))
         ty = ScalarType(dtype)
+        if dtype is F32 and self.chance(20):
+            return self.round_trip(self.scalar_expr(dtype, leaves, depth + 1))
         if self.chance(15):
             self.tag("scalar:neg")
             return T.UnaryOp("-", self.scalar_expr(dtype, leaves, depth + 1), ty)
@@ -848,7 +895,14 @@ class _KernelBuilder:
         shape = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
         x = self.param(TensorType(shape, dtype))
         k = self.scalar_param(dtype)
-        expr = self.scalar_expr(dtype, [k])
+        leaves: list[T.Expr] = [k]
+        read = _by_semantics("tensor", ("read",))
+        if read is not None and generatable(REGISTRY.get(read), self.arch) and self.chance(50):
+            # An element of the GM parameter in the arithmetic (pto.load_scalar, the D-cache path).
+            indices = _dims(tuple(self.int_draw(0, d - 1) for d in shape))
+            leaves.append(self.call(read, (x, indices), prefix="s", pool=[]))
+            self.tag("construct:scalar-read-gm")
+        expr = self.scalar_expr(dtype, leaves)
         value = T.Var(self.fresh("s"), ScalarType(dtype))
         self.body.append(T.AssignStmt(value, expr))
         scalar_ops = [op for op in generatable_ops("tensor", self.arch) if op.family == "elementwise_scalar"
@@ -857,12 +911,16 @@ class _KernelBuilder:
             return
         op = self.pick(scalar_ops)
         y = self.call(op.name, (x, value))
-        if self.features.branches and self.chance(60):
+        unsigned = self.features.integers and self.features.branches and self.chance(35)
+        if self.features.branches and (unsigned or self.chance(60)):
             cmp_op = self.pick(tuple(ARITH_COMPARE))
             cond: T.Expr = T.BinOp(cmp_op, value, self.scalar_for(dtype), BOOL)
             if self.chance(30):
                 cond = T.BinOp(self.pick(("and", "or")), cond, T.BinOp("<", k, self.scalar_for(dtype), BOOL), BOOL)
                 self.tag("scalar:bool-logic")
+            if unsigned:
+                extra = self.unsigned_condition()
+                cond = extra if self.chance(40) else T.BinOp(self.pick(("and", "or")), cond, extra, BOOL)
             self.tag(f"scalar:cmp:{cmp_op}:{dtype.pl_name}", "construct:if-scalar")
             then_block: list[T.Stmt] = []
             else_block: list[T.Stmt] = []
@@ -874,6 +932,26 @@ class _KernelBuilder:
             phi = T.Var(self.fresh("phi"), y.type)
             self.body.append(T.IfStmt(cond, tuple(then_block), tuple(else_block), (phi,)))
             self.values.append(phi)
+
+    def unsigned_condition(self) -> T.Expr:
+        """A UINT32 / UINT16 scalar parameter minus a constant, floor-divided and / or reduced
+        modulo a constant, compared with a constant (arith.divui / remui, cmpi ult / ugt ...): the
+        parameters are small, so the subtraction often wraps past zero, where a signed division,
+        modulo or compare would take the other branch."""
+        dtype = self.pick((U32, U16))
+        ty = ScalarType(dtype)
+        k = self.scalar_param(dtype)
+        value: T.Expr = T.BinOp("-", k, T.ConstInt(self.int_draw(0, 9), dtype), ty)
+        for _ in range(self.int_draw(1, 2)):
+            op = self.pick(("//", "%"))
+            value = T.BinOp(op, value, T.ConstInt(self.pick((3, 2, 7, 1000)), dtype), ty)
+            self.tag(f"scalar:{op}:{dtype.pl_name}")
+        cmp_op = self.pick(tuple(ARITH_COMPARE))
+        bound = T.ConstInt(self.pick((1, 1000, 2, 40000)), dtype)
+        self.tag("construct:unsigned-condition", f"scalar:cmp:{cmp_op}:{dtype.pl_name}")
+        if cmp_op in ARITH_UNSIGNED_COMPARE:
+            self.tag(f"scalar:cmp:{ARITH_UNSIGNED_COMPARE[cmp_op]}")
+        return T.BinOp(cmp_op, value, bound, BOOL)
 
     def index_math(self, source: T.Var) -> None:
         """A tensor extent (`tensor.dim`) in index arithmetic."""
@@ -915,6 +993,62 @@ class _KernelBuilder:
                 self.returns.append(self.call(scalar, (reread, self.scalar_for(x.type.dtype))))
                 return
         self.returns.append(written)
+
+    def dead_scalars(self) -> list[T.Var]:
+        """Scalar parameters and top-level scalar values of the kernel nothing reads (a registry
+        step's tensor.read / tile.read / dim result, index arithmetic): dead code the compiler
+        would drop, so what computed them would never reach an output."""
+        from nanopass.node import walk
+
+        counts: dict[str, int] = {}
+        for stmt in self.body:
+            for node in walk(stmt):
+                if node.KIND == "Var":
+                    name = getattr(node, "name")
+                    counts[name] = counts.get(name, 0) + 1
+        params = [p.var for p in self.params if isinstance(p.var.type, ScalarType)]
+        defined: list[T.Var] = []
+        # tensor.dim is GM-only (ConvertTensorToTileOps' GM_ONLY_OPS: pto.get_tensor_view_dim): the
+        # extent of an on-chip tensor, and what is computed from it, compiles only while dead.
+        on_chip_dims: set[str] = set()
+        for stmt in self.body:
+            if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.target.type, ScalarType):
+                continue
+            value = stmt.value
+            if isinstance(value, T.Call) and value.op == "tensor.dim" and not (
+                    isinstance(value.args[0], T.Var) and value.args[0].name in self.gm) \
+                    or any(n.KIND == "Var" and getattr(n, "name") in on_chip_dims for n in walk(value)):
+                on_chip_dims.add(stmt.target.name)
+                continue
+            defined.append(stmt.target)
+        return [v for v in params if not counts.get(v.name)] + [v for v in defined if counts.get(v.name, 0) <= 1]
+
+    def consume_scalars(self, scope: list[T.Var], prefix: str) -> T.Var | None:
+        """Every dead scalar (`dead_scalars`) cast to the element type of `scope`'s last value and
+        added to it (tensor.adds / tile.adds), so the scalar parameters and reads reach the
+        output; the folded value is appended to `scope` and returned (None: nothing folded)."""
+        adds = _by_semantics(prefix, ("scalar_binary", "add"))
+        if adds is None or not scope or not isinstance(scope[-1].type, (TensorType, TileType)):
+            return None
+        target = scope[-1]
+        assert isinstance(target.type, (TensorType, TileType))
+        dtype = target.type.dtype
+        folded = target
+        for scalar in self.dead_scalars():
+            assert isinstance(scalar.type, ScalarType)
+            source = scalar.type.dtype
+            if source is not dtype and (source not in SCALAR_CAST_TYPES or dtype not in SCALAR_CAST_TYPES):
+                continue  # no scalar pl.cast between them (unsigned, bool)
+            operand: T.Expr = scalar if source is dtype else T.UnaryOp("cast", scalar, ScalarType(dtype))
+            try:
+                folded = self.call(adds, (folded, operand), prefix="sc", pool=[])
+            except (CompileError, TargetRuleMiss):
+                continue  # an element type or target the scalar add does not take
+            self.tag("construct:scalar-consumed", f"scalar-consumed:{source.pl_name}->{dtype.pl_name}")
+        if folded is target:
+            return None
+        scope.append(folded)
+        return folded
 
     def scalar_for(self, dtype: DataType) -> T.Expr:
         if dtype.is_float:
@@ -1278,10 +1412,141 @@ class _KernelBuilder:
         steps over them, results stored into Out parameters."""
         self.tag("construct:tile-kernel")
         tiles = self.tile_parameters()
+        if self.features.scalar_math and self.chance(25):
+            self.tile_scalar_math(tiles)
         self.steps(self.int_draw(2, 8), None, tiles, prefix="tile")
         if self.features.slices and self.chance(30):
             self.window_computed(tiles)
+        if self.features.slices and self.chance(25):
+            self.window_view(tiles)
+        if self.features.partial_valid and self.chance(15):
+            self.ragged_rows()
         self.store_tiles(tiles)
+
+    def tile_scalar_math(self, tiles: list[T.Var]) -> None:
+        """An element of a loaded Vec tile read as a scalar (tile.read), combined with a constant
+        in scalar arithmetic, and fed back into a tile-scalar op (tile.adds / muls / ...)."""
+        read = _by_semantics("tile", ("read",))
+        sources = [t for t in tiles if isinstance(t.type, TileType) and t.type.memory_space is MemorySpace.Vec
+                   and all(isinstance(d, int) for d in t.type.valid)]
+        scalar_ops = [op.name for op in generatable_ops("tile", self.arch) if op.family == "elementwise_scalar"
+                      and op.semantics[1:2] in (("add",), ("mul",), ("sub",), ("max",), ("min",))]
+        if read is None or not sources or not scalar_ops:
+            return
+        source = self.pick(sources)
+        assert isinstance(source.type, TileType)
+        indices = _dims(tuple(self.int_draw(0, int(d) - 1) for d in source.type.valid))
+        try:
+            value = self.call(read, (source, indices), prefix="s", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        assert isinstance(value.type, ScalarType)
+        dtype = value.type.dtype
+        self.tag("construct:scalar-read-tile")
+        const: T.Expr = T.ConstFloat(self.pick(SCALARS[:4]), dtype) if dtype.is_float else T.ConstInt(3, dtype)
+        op = self.pick(("+", "-", "*"))
+        expr: T.Expr = T.BinOp(op, value, const, ScalarType(dtype))
+        if dtype is F32 and self.chance(30):
+            expr = self.round_trip(expr)
+        combined = T.Var(self.fresh("s"), ScalarType(dtype))
+        self.body.append(T.AssignStmt(combined, expr))
+        self.tag(f"scalar:{op}:{dtype.pl_name}")
+        targets = [t for t in tiles if isinstance(t.type, TileType) and t.type.dtype is dtype
+                   and t.type.memory_space is MemorySpace.Vec and self.usable(t)]
+        for _ in range(2):  # an op this element type or target does not take gives way to another
+            try:
+                self.call(self.pick(scalar_ops), (self.pick(targets), combined), prefix="tile", pool=tiles)
+                return
+            except (CompileError, TargetRuleMiss):
+                continue  # the scalar stays dead: store_tiles folds it in
+
+    def window_view(self, tiles: list[T.Var]) -> None:
+        """A window of a loaded Vec tile (tile.slice) re-viewed -- a same-width reinterpret_view
+        (another element type of its width, or its own) or a transpose_view of a one-row window --
+        and the view computed on by a vector op, stored last: a re-view starts at its buffer's
+        first byte, so the window must be copied out of its source first (LegalizeVecLayouts);
+        a view of the window in place would read the source's first elements."""
+        slice_op = _by_semantics("tile", ("slice",))
+        reinterpret = _by_semantics("tile", ("reinterpret",))
+        transpose = _by_semantics("tile", ("transpose_view",))
+        sources = [t for t in tiles if isinstance(t.type, TileType) and t.type.memory_space is MemorySpace.Vec
+                   and len(t.type.shape) == 2 and t.name.startswith("l") and tuple(t.type.shape) != (1, 1)]
+        ops = [op for op in generatable_ops("tile", self.arch) if op.family in _WINDOW_COMPUTE_FAMILIES
+               and 1 <= len([d for d in op.operands if not d.optional]) <= 2
+               and all(d.kind == "tile" and d.effect is Effect.READ for d in op.operands if not d.optional)]
+        if slice_op is None or reinterpret is None or transpose is None or not sources or not ops:
+            return
+        source = self.pick(sources)
+        assert isinstance(source.type, TileType)
+        rows, cols = (int(d) for d in source.type.shape)
+        how = self.pick(("reinterpret", "transpose"))
+        if how == "transpose":
+            shape = (1, self.int_draw(1, cols))  # a row, re-viewed as an [n, 1] column
+        else:
+            shape = (self.int_draw(1, rows), self.int_draw(1, cols))
+        offsets = (self.int_draw(0, rows - shape[0]), self.int_draw(0, cols - shape[1]))
+        if offsets == (0, 0) and (shape[0] == 1 or shape[1] == cols):
+            # A window at the buffer's start with its source's pitch is its source's prefix: a view
+            # of it in place reads the same bytes. Move it off the start where the source allows.
+            if rows > shape[0]:
+                offsets = (self.int_draw(1, rows - shape[0]), 0)
+            elif cols > shape[1]:
+                offsets = (0, self.int_draw(1, cols - shape[1]))
+        try:
+            window = self.call(slice_op, (source, _dims(shape), _dims(offsets)), prefix="w", pool=[])
+            if how == "reinterpret":
+                dtype = self.pick(SAME_WIDTH[source.type.dtype.bits])
+                view = self.call(reinterpret, (window,), (("dtype", dtype),), prefix="v", pool=[])
+                how = f"reinterpret:{source.type.dtype.pl_name}->{dtype.pl_name}"
+            else:
+                view = self.call(transpose, (window,), prefix="v", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        for _ in range(3):  # an op the view's element type or the target does not take gives way
+            op = self.pick(ops)
+            try:
+                self.call(op.name, tuple([view] * len([d for d in op.operands if not d.optional])), prefix="tile",
+                          pool=tiles)
+            except (CompileError, TargetRuleMiss):
+                continue
+            self.tag("construct:window-re-viewed", f"window-re-viewed:{how}")
+            return
+
+    def ragged_rows(self) -> None:
+        """A ragged block: a parameter loaded with a runtime valid_shape ([r, C] or [R, r], `r` an
+        INDEX scalar parameter the fuzz target draws in 1..R / 1..C), computed on by tile-scalar
+        ops and stored into an InOut parameter: the elements past `r` keep their input values.
+        The runtime extent reaches PTO as a `v_row=?` / `v_col=?` handle narrowed by
+        pto.set_validshape."""
+        dtype = self.vector_dtype()
+        shape = (self.pick_common(VECTOR_ROWS), self.pick_common(VECTOR_COLS))
+        if shape == (1, 1):
+            shape = (16, 16)
+        axis = self.int_draw(0, 1)
+        if shape[axis] == 1:
+            axis = 1 - axis
+        rows, cols = shape
+        x = self.param(TensorType(shape, dtype), "x")
+        self.values.remove(x)
+        extent = T.Var(self.fresh(f"{VALID_EXTENT_PREFIX}{shape[axis]}n"), INDEX)
+        self.params.append(T.Param(extent, "In"))
+        valid = (extent, _index(cols)) if axis == 0 else (_index(rows), extent)
+        head = self.call("tile.load", (x, _zeros(2), _dims(shape), T.TupleExpr(valid)),
+                         (("target_memory", MemorySpace.Vec),), prefix="l", pool=[])
+        scalar_ops = [op.name for op in generatable_ops("tile", self.arch) if op.family == "elementwise_scalar"
+                      and op.semantics[1:2] in (("add",), ("mul",), ("max",))]
+        value = head
+        for _ in range(self.int_draw(1, 3)):
+            if not scalar_ops:
+                break
+            try:
+                value = self.call(self.pick(scalar_ops), (value, self.scalar_for(dtype)), prefix="rg", pool=[])
+            except (CompileError, TargetRuleMiss):
+                continue  # an element type or target the op does not take
+        out = self.param(TensorType(shape, dtype), "io", "InOut")
+        self.values.remove(out)
+        self.returns.append(self.call("tile.store", (value, _zeros(2), out), prefix="st", pool=[]))
+        self.tag("construct:runtime-valid", f"runtime-valid:{'rows' if axis == 0 else 'cols'}")
 
     def window_computed(self, tiles: list[T.Var]) -> None:
         """A window of a loaded Vec tile (tile.slice at an offset) computed on by a vector op of
@@ -1411,7 +1676,8 @@ class _KernelBuilder:
         return self.call(opdef.name, args, attrs, pool=tiles)
 
     def store_tiles(self, tiles: Sequence[T.Var]) -> None:
-        """Store one or two computed tiles (in a space tile.store reads from) into Out params."""
+        """Store one or two computed tiles (in a space tile.store reads from) into Out params; the
+        kernel's dead scalars are folded into a Vec tile first (`consume_scalars`)."""
         store = REGISTRY.get("tile.store")
         accepted = store.operands[0].legal_spaces
         candidates = [t for t in tiles if isinstance(t.type, TileType) and not t.name.startswith("l")
@@ -1422,6 +1688,9 @@ class _KernelBuilder:
         if not candidates:
             return
         for tile in [candidates[-1]] + ([self.pick(candidates)] if len(candidates) > 1 and self.chance(30) else []):
+            assert isinstance(tile.type, TileType)
+            if tile.type.memory_space is MemorySpace.Vec and self.dead_scalars():
+                tile = self.consume_scalars([tile], "tile") or tile
             assert isinstance(tile.type, TileType)
             out = self.param(TensorType(tile.type.shape, tile.type.dtype), "out", "Out")
             self.values.remove(out)
@@ -1546,6 +1815,15 @@ class _KernelBuilder:
             if extra not in results:
                 results.append(extra)
                 self.tag("construct:multi-output")
+        for index, result in enumerate(results):
+            # Dead scalars folded into the first computed result that takes them (a tile kernel's
+            # were folded into the tiles it stores: its results are the stores).
+            if result.name in self.gm | self.updated or not self.dead_scalars():
+                continue
+            folded = self.consume_scalars([result], "tensor")
+            if folded is not None:
+                results[index] = folded
+                break
         self.body.append(T.ReturnStmt(tuple(results)))
         body = self.nest_calls(self.body) if self.chance(30) else self.body
         return T.Function(self.name, "InCore", tuple(self.params), tuple(r.type for r in results), tuple(body), ())
@@ -1626,7 +1904,9 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "loop-carries:3", "nested-loop", "if", "if-stores", "online-softmax", "foldable-index", "cube", "mixed",
     "matmul-in-loop", "flash", "view-chain", "reshape-feeds-matmul", "multi-consumer", "multi-output",
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
-    "padding-read", "window-computed", "assemble-through-view"))
+    "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
+    "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
+    "runtime-valid"))
 
 
 @dataclass(frozen=True)
