@@ -550,7 +550,8 @@ def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
             raise DeductionError(f"a partially valid source (valid {list(value.valid)}) only takes the "
                                  f"automatic shape {list(auto)}", 0)
         ratio_axis = next(i for i, (a, b) in enumerate(zip(value.shape, auto)) if a != b) if auto != value.shape else -1
-        valid = tuple(value.valid)
+        # A same-width reinterpret moves no element: a runtime valid extent carries over as it is.
+        valid = tuple(value.valid_shape) if ratio_axis < 0 else tuple(value.valid)
         if ratio_axis >= 0:
             bits_valid = value.valid[ratio_axis] * value.dtype.bits
             if bits_valid % dtype.bits:
