@@ -57,7 +57,7 @@ from languages.ops.tensor_ops import (
     scalar_at,
     value_at,
 )
-from languages.types import Attrs, DataType, Dims, ScalarType, TensorType, TileType, TileView, Type, attr
+from languages.types import Attrs, DataType, Dims, ScalarType, TensorType, TileType, TileView, Type, ValidDims, attr
 from languages.views import effective_view, flat_reshape_gap, implicit_view, make_tile_type, normalize_valid
 from nanopass.node import Node
 
@@ -544,7 +544,7 @@ def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
     if bits != total_bits:
         raise DeductionError(f"shape {list(shape)} of {dtype.name} is {bits // 8} bytes, the view covers "
                              f"{total_bits // 8}", hint="an explicit shape must be byte-equivalent")
-    valid: Dims | None = None
+    valid: ValidDims | None = None
     if value.valid_shape is not None:
         if shape != auto:
             raise DeductionError(f"a partially valid source (valid {list(value.valid)}) only takes the "
