@@ -32,7 +32,7 @@ import languages.gen.tensor as T
 import languages.gen.tile_unplaced as U
 from languages.decls import Tensor, TileUnplaced
 from languages.memory_space import MemorySpace
-from languages.ops import READS_OVER_RESULT_REGION, REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
+from languages.ops import PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
 from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.data_extents import extents, read_extent, reads_past
 from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
@@ -263,6 +263,9 @@ class _FunctionState:
     # Reshapes narrowing their valid region (tensor.reshape's valid_shape), by the user's name:
     # the tile they view and the shape, for a consumer reading one past its valid region.
     narrowing_reshapes: dict[str, tuple[U.Expr, U.Expr]] = field(default_factory=dict)
+    # set_validshape results of a tile that is not a view, by the user's name: the tile they narrow,
+    # for a consumer reading one past its valid region.
+    revalidations: dict[str, U.Var] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -752,8 +755,12 @@ class TensorToTileMutator(U.FromTensor):
                 args[0] = self._logical_window(call, args[0], pre)
                 if len(args) == 3 and target is not None:
                     self._require_state().narrowing_reshapes[target.name] = (args[0], args[1])
+        if tile_op == "tile.set_validshape" and target is not None and isinstance(args[0], U.Var) \
+                and isinstance(args[0].type, TileType) and args[0].name not in self._require_state().views:
+            self._require_state().revalidations[target.name] = args[0]
         args = self._reshapes_read_past_their_valid_region(call, tile_op, args, pre)
         args = self._broadcast_lhs_over_result(call, tile_op, args, pre)
+        args = self._revalidations_read_past_their_valid_region(call, tile_op, args, pre)
         self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
         if conversion.scratch_like is not None and wants_scratch:
@@ -1276,6 +1283,42 @@ class TensorToTileMutator(U.FromTensor):
                                   (), call.span)
             out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
             self.bump("narrowing_reshapes_read_whole")
+        return out
+
+    def _revalidations_read_past_their_valid_region(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                                    pre: list[U.Stmt]) -> list[U.Expr]:
+        """An element-wise op reading a set_validshape-narrowed tile past its valid region reads its
+        source's bytes there (DefinedReads holds they are written); PTOAS wants the operands of
+        one valid shape ("'pto.tadd' op expects src0 and src1 to have the same valid_shape"), so
+        the operand is the source, re-validated over the region the op reads when it differs. (A
+        row / column broadcast's lhs is widened by `_broadcast_lhs_over_result`.)"""
+        tile_def, result = REGISTRY.get(tile_op), call.type
+        if not tile_def.semantics or tile_def.semantics[0] not in READS_OVER_RESULT_REGION \
+                or tile_def.semantics[0] in PER_ROW_OPERAND | PER_COLUMN_OPERAND or not isinstance(result, TensorType):
+            return args
+        state = self._require_state()
+        out = list(args)
+        for index, (arg, value) in enumerate(zip(call.args, args)):
+            ty = _expr_type(value)
+            if not isinstance(arg, T.Var) or arg.name not in state.revalidations or not isinstance(ty, TileType) \
+                    or value is not state.env.get(arg.name):
+                continue
+            read = read_extent(tile_def, index, ty, result, call.attrs)
+            if read is None or any(e is None for e in read) or not reads_past(read, extents(ty.valid_extents)):
+                continue
+            source = state.revalidations[arg.name]
+            source_type = source.type
+            assert isinstance(source_type, TileType)
+            if tuple(source_type.shape) != tuple(ty.shape) or len(read) != 2 \
+                    or reads_past(read, extents(source_type.valid_extents)):
+                continue  # the source holds no more: the read past is the user's (DefinedReads says so)
+            if extents(source_type.valid_extents) == read:
+                out[index] = source
+            else:
+                wide = self._call("tile.set_validshape", (source, *(_index(int(e or 0), call.span) for e in read)), (),
+                                  call.span)
+                out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
+            self.bump("revalidations_read_whole")
         return out
 
     def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
