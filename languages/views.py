@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from languages.layout import (ACC_FRACTAL_BYTES, FRACTAL_BYTES, is_row_major_linear, padded_2d, physical_2d,
-                              shape_blayout)
+from languages.layout import (ACC_FRACTAL_BYTES, FRACTAL_BYTES, assembler_checked_box, is_row_major_linear, padded_2d,
+                              physical_2d, shape_blayout)
 from languages.memory_space import MemorySpace
 from languages.types import DataType, Dims, TileType, TileView, ValidDims
 
@@ -175,3 +175,20 @@ def assemble_window_gap(target: TileType, source: TileType, offsets: Sequence[in
         return ""
     return (f"the source's buffer is padded to {list(window)} (32-byte columns), and that window at "
             f"{[row, col]} leaves the target's [{target_rows}, {target_cols}] buffer")
+
+
+def reshape_into_boxes_gap(space: MemorySpace, shape: Dims, dtype: DataType) -> tuple[str, int, int] | None:
+    """Why a reshaped (flat) value cannot move into boxed `space` as it is: (axis, extent, box
+    unit) of the first axis that is not a whole number of boxes, or None. The cube-boxing of M /
+    N happens where an operand is loaded; a reshape's demand stops at the flat data it reshapes
+    (InferTileMemorySpace refuses it, and the generator does not draw it)."""
+    box = assembler_checked_box(implicit_view(space, shape), dtype)
+    if box is None or len(shape) != 2:
+        return None
+    rows, cols = shape
+    if rows % box[0]:
+        return ("rows", rows, box[0])
+    if cols % box[1]:
+        return ("columns", cols, box[1])
+    return None
+

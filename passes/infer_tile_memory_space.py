@@ -30,7 +30,7 @@ from languages.ops import REGISTRY, FromAttr, InheritInput, OpDef, ReusesInput, 
 from languages.ops.tile_ops import CROSS_CORE_TRANSFERS
 from languages.types import Attrs, DataType, TileType, Type, attr, with_attr
 from languages.layout import assembler_checked_box, is_row_major_linear, l0_footprint_bytes
-from languages.views import flat_reshape_gap, implicit_view
+from languages.views import flat_reshape_gap, implicit_view, reshape_into_boxes_gap
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -634,13 +634,12 @@ class _Placer(P.FromTileUnplaced):
         boxes: the cube-boxing of M / N happens where an operand is loaded, and a reshape's
         demand stops at the flat data it reshapes."""
         assert isinstance(value.type, TileType)
+        gap = reshape_into_boxes_gap(space, value.type.shape, value.type.dtype)
+        if gap is None:
+            return
         box = assembler_checked_box(implicit_view(space, value.type.shape), value.type.dtype)
-        if box is None or len(value.type.shape) != 2:
-            return
-        rows, cols = value.type.shape
-        if rows % box[0] == 0 and cols % box[1] == 0:
-            return
-        axis, extent, unit = ("rows", rows, box[0]) if rows % box[0] else ("columns", cols, box[1])
+        assert box is not None
+        axis, extent, unit = gap
         raise CompileError(Diagnostic.at(
             at, "InferTileMemorySpace",
             f"not supported yet: `{value.name}` is a reshape ({list(value.type.shape)}) moved into {space.name}, "

@@ -257,6 +257,7 @@ class _KernelBuilder:
     undefined: set[str] = field(default_factory=set)  # buffers with undefined contents (tensor / tile create)
     updated: set[str] = field(default_factory=set)  # values an in-place op (ReusesInput) or a loop updates
     boxed: set[str] = field(default_factory=set)  # cube results with a box-rounded M / N, and their derivatives
+    reshaped: set[str] = field(default_factory=set)  # reshape / view / reinterpret results (flat data)
     overwritten: set[str] = field(default_factory=set)  # on-chip values an in-place op wrote over
     # The data extent of a value whose padding holds no data (languages.ops.data_extents): an
     # element-wise step over it and a wider operand would read that padding (DefinedReads).
@@ -416,7 +417,7 @@ class _KernelBuilder:
             return self.condition(value, domain, block)
 
         return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
-                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed)
+                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed, reshaped=self.reshaped)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -583,6 +584,8 @@ class _KernelBuilder:
             self.windows.add(var.name)
         if op in REGISTRY and REGISTRY.get(op).semantics[:1] == ("transpose_view",):
             self.transposed.add(var.name)
+        if op in REGISTRY and REGISTRY.get(op).semantics[:1] in (("reshape",), ("view",), ("reinterpret",)):
+            self.reshaped.add(var.name)
         self.note_boxed(var, op, args)
         if op in REGISTRY and REGISTRY.get(op).semantics == ("create",):
             self.undefined.add(var.name)  # the registry: "a fresh buffer of the shape; contents undefined"

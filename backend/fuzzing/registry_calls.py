@@ -49,7 +49,7 @@ from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, P
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
-from languages.views import assemble_window_gap, flat_reshape_gap
+from languages.views import assemble_window_gap, flat_reshape_gap, reshape_into_boxes_gap
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node
 
@@ -473,6 +473,9 @@ class Pool:
     fresh_index: Callable[[Type], T.Var | None] = lambda ty: None
     # Transposed views (tile.transpose_view results): column-major before placement gives them
     # a TileView, so a row-major-only operand keeps off them (see _column_major_view).
+    # Reshaped values (a reshape / view / reinterpret result): flat data, which the cube takes
+    # only when already a whole number of its boxes (languages.views.reshape_into_boxes_gap).
+    reshaped: set[str] = field(default_factory=set)
     transposed: set[str] = field(default_factory=set)
 
     def of_kind(self, kind: str) -> list[T.Var]:
@@ -569,6 +572,8 @@ class _Drawer:
         handle_only = _handle_only(self.opdef, index)
         if handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
+        if self.opdef.family == "matmul" and index < 2:
+            candidates = [v for v in candidates if not (v.name in self.pool.reshaped and _unboxed_flat(v))]
         first = self.source_type()
         if decl.name == "tmp" and decl.effect is not Effect.READ and first is not None:
             scratch = scratch_type(self.opdef, self.pool.arch, index, first)
@@ -966,6 +971,13 @@ def _reachable(arch: str, source: MemorySpace) -> frozenset[MemorySpace]:
                 seen.add(space)
                 todo.append(space)
     return frozenset(seen)
+
+
+def _unboxed_flat(value: T.Var) -> bool:
+    """A flat (reshaped) value the cube cannot take as it is: not a whole number of Mat boxes."""
+    ty = value.type
+    return isinstance(ty, (TensorType, TileType)) and len(ty.shape) == 2 and all(isinstance(d, int) for d in ty.shape) \
+        and reshape_into_boxes_gap(MemorySpace.Mat, tuple(int(d) for d in ty.shape), ty.dtype) is not None
 
 
 def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
