@@ -101,6 +101,17 @@ def _written_in_place_chain(body: Sequence[T.Stmt], carry: str, yielded: T.Expr)
     return False
 
 
+def _defines_param_view(state: _FunctionState, stmt: T.Stmt) -> bool:
+    """`stmt` names a view (or an alias) of a GM parameter, or of such a view."""
+    if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.target.type, TensorType):
+        return False
+    value = stmt.value
+    source = value if isinstance(value, T.Var) else value.args[0] if isinstance(value, T.Call) and value.args \
+        and value.op.startswith("tensor.") and value.op in REGISTRY \
+        and REGISTRY.get(value.op).semantics[:1] in {(kind,) for kind in SAME_BYTES_VIEWS} else None
+    return isinstance(source, T.Var) and (source.name in state.params or source.name in state.param_views)
+
+
 def _defines_gm_view(state: _FunctionState, stmt: T.Stmt) -> bool:
     """`stmt` names a view (or an alias) of a GM parameter loaded at each use."""
     if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.target.type, TensorType):
@@ -260,6 +271,9 @@ class _FunctionState:
     # Read/Write Ordering"), so it is converted right before each statement that reads it, not
     # where it is defined, and a scalar write through it goes to the parameter.
     gm_views: dict[str, T.AssignStmt] = field(default_factory=dict)
+    # Every view of a GM parameter (deferred or not), by name: a scalar read of one reads the
+    # parameter at mapped indices.
+    param_views: dict[str, T.AssignStmt] = field(default_factory=dict)
     # Reshapes narrowing their valid region (tensor.reshape's valid_shape), by the user's name:
     # the tile they view and the shape, for a consumer reading one past its valid region.
     narrowing_reshapes: dict[str, tuple[U.Expr, U.Expr]] = field(default_factory=dict)
@@ -342,9 +356,14 @@ class TensorToTileMutator(U.FromTensor):
             if _defines_gm_view(state, stmt):
                 assert isinstance(stmt, T.AssignStmt)
                 state.gm_views[stmt.target.name] = stmt
+                state.param_views[stmt.target.name] = stmt
                 self.bump("gm_views_deferred")
                 continue
             stmt = self._write_through_gm_view(state, self._uncarry_gm_views(state, stmt))
+            stmt = self._read_through_param_view(state, stmt)
+            if _defines_param_view(state, stmt):
+                assert isinstance(stmt, T.AssignStmt)
+                state.param_views[stmt.target.name] = stmt
             materialized: dict[str, U.Var] = {}
             for name in _own_reads(stmt):
                 self._materialize_gm_view(name, out, materialized)
@@ -415,7 +434,7 @@ class TensorToTileMutator(U.FromTensor):
                 or not isinstance(call.args[0], T.Var) or call.args[0].name not in state.gm_views:
             return stmt
         position = GM_VIEW_WRITES[call.op]
-        root, indices = self._through_gm_views(state, stmt, call.args[0], call.args[position], call.op)
+        root, indices = self._through_gm_views(state.gm_views, stmt, call.args[0], call.args[position], call.op)
         args = list(call.args)
         args[0], args[position] = root, indices
         written = T.Call(op=call.op, args=tuple(args), attrs=call.attrs, type=_expr_type_of(root) or call.type,
@@ -427,13 +446,33 @@ class TensorToTileMutator(U.FromTensor):
         stored = T.Var(state.fresh(f"{stmt.target.name}_stored"), written.type, span=stmt.target.span)
         return T.AssignStmt(target=stored, value=written, span=stmt.span)
 
+    def _read_through_param_view(self, state: _FunctionState, stmt: T.Stmt) -> T.Stmt:
+        """`pl.tensor.read(view, idx)` of a view (slice, set_validshape, row-major reshape) of a GM
+        parameter reads the parameter, at the indices mapped through the view chain: a GM read
+        (pto.load_scalar), as the view names the parameter's bytes, whatever the element type
+        (an on-chip read, pto.tgetval, takes no unsigned tile)."""
+        if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.value, T.Call) or stmt.value.op != "tensor.read":
+            return stmt
+        call = stmt.value
+        source = call.args[0]
+        if not isinstance(source, T.Var) or source.name not in state.param_views or len(call.args) < 2:
+            return stmt
+        try:
+            root, indices = self._through_gm_views(state.param_views, stmt, source, call.args[1], call.op)
+        except CompileError:
+            return stmt  # a view the mapping does not cover is read on chip, as before
+        self.bump("reads_through_param_views")
+        return T.AssignStmt(target=stmt.target, value=T.Call(op=call.op, args=(root, indices, *call.args[2:]),
+                                                             attrs=call.attrs, type=call.type, span=call.span),
+                            span=stmt.span)
+
     @staticmethod
-    def _through_gm_views(state: _FunctionState, stmt: T.Stmt, target: T.Var, indices: T.Expr,
+    def _through_gm_views(views: dict[str, T.AssignStmt], stmt: T.Stmt, target: T.Var, indices: T.Expr,
                           op: str) -> tuple[T.Expr, T.Expr]:
-        """The GM parameter a deferred view chain starts at, and `indices` of the view as its own."""
+        """The GM parameter a view chain starts at, and `indices` of the view as its own."""
         current: T.Expr = target
-        while isinstance(current, T.Var) and current.name in state.gm_views:
-            view = state.gm_views[current.name]
+        while isinstance(current, T.Var) and current.name in views:
+            view = views[current.name]
             if isinstance(view.value, T.Var):
                 current = view.value
                 continue
@@ -447,7 +486,7 @@ class TensorToTileMutator(U.FromTensor):
                 indices = T.TupleExpr(tuple(_index_sum(off, idx) for off, idx in zip(offsets, indices.elements)),
                                       span=indices.span)
                 current = view.value.args[0]
-            elif kind == ("reshape",) and op == "tensor.write" and isinstance(indices, T.TupleExpr) \
+            elif kind == ("reshape",) and op in ("tensor.write", "tensor.read") and isinstance(indices, T.TupleExpr) \
                     and _static_shape(view.value.args[0]) is not None and _static_shape(view.target) is not None:
                 indices = _reshaped_indices(indices, _static_shape(view.target) or (),
                                             _static_shape(view.value.args[0]) or ())

@@ -193,3 +193,21 @@ def test_the_mutant_that_loads_a_view_where_it_is_defined_is_caught(tmp_path: Pa
     with {m.name: m for m in MUTANTS}["gm-view-loaded-where-defined"].applied():
         rc, log = compile_kernel(tmp_path, capsys, program_text(body), _inputs(x=(16, 16), y=(8, 16)))
     assert rc != 0 and "ret0: MISMATCH" in log, log
+
+
+def test_a_scalar_read_of_a_view_of_an_unsigned_parameter_reads_gm(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # An on-chip read (pto.tgetval) takes no unsigned tile; the view names GM bytes, so the read
+    # is a GM read of the parameter at the mapped indices (campaign finding e135b03d7a).
+    x = (np.arange(64, dtype=np.uint8) * np.uint8(7)).reshape(2, 32)
+    rc, log = compile_kernel(tmp_path, capsys, program_text("""\
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[2, 32], pl.UINT8]) -> pl.Tensor[[2, 32], pl.INT32]:
+        flat = pl.tensor.reshape(x, [1, 64])
+        row = pl.tensor.slice(flat, [1, 32], [0, 32])
+        v = pl.tensor.read(row, [0, 3])
+        return pl.tensor.adds(pl.tensor.cast(x, pl.INT32), pl.cast(v, pl.INT32))
+    """), {"x": x})
+    assert rc == 0, log
+    got = np.load(tmp_path / "out.npz")["ret0"]
+    assert np.array_equal(got, x.astype(np.int32) + np.int32(x[1, 3]))
