@@ -57,7 +57,7 @@ from typing_extensions import override
 from backend.targets.handlers import get_backend
 from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
-                                            generatable_ops, operand_domain, target_violation)
+                                            column_major_view, generatable_ops, operand_domain, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
@@ -1035,6 +1035,9 @@ class _KernelBuilder:
             return None
         target = scope[-1]
         assert isinstance(target.type, (TensorType, TileType))
+        if column_major_view(target) or (isinstance(target.type, TileType) and target.name in self.transposed
+                                         and not (len(target.type.shape) == 2 and target.type.shape[1] == 1)):
+            return None  # the vector unit's tadds takes row-major tiles (LegalizeVecLayouts; finding 99abc5125d)
         dtype = target.type.dtype
         folded = target
         for scalar in self.dead_scalars():

@@ -472,7 +472,7 @@ class Pool:
     # its values, and the orchestration never feeds it a computed tensor.
     fresh_index: Callable[[Type], T.Var | None] = lambda ty: None
     # Transposed views (tile.transpose_view results): column-major before placement gives them
-    # a TileView, so a row-major-only operand keeps off them (see _column_major_view).
+    # a TileView, so a row-major-only operand keeps off them (see column_major_view).
     # Reshaped values (a reshape / view / reinterpret result): flat data, which the cube takes
     # only when already a whole number of its boxes (languages.views.reshape_into_boxes_gap).
     reshaped: set[str] = field(default_factory=set)
@@ -563,7 +563,7 @@ class _Drawer:
         if (self.opdef.name, index) in ON_CHIP_OPERANDS:
             candidates = [v for v in candidates if v.name not in self.pool.gm]
         if _row_major_only(self.opdef, decl):
-            candidates = [v for v in candidates if not _column_major_view(v)
+            candidates = [v for v in candidates if not column_major_view(v)
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
@@ -933,7 +933,7 @@ def _row_major_only(opdef: OpDef, decl: OperandDecl) -> bool:
     return decl.name in (row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ())
 
 
-def _column_major_view(value: T.Var) -> bool:
+def column_major_view(value: T.Var) -> bool:
     """A column-major tile other than an [N, 1] column (a transpose_view's result): an [N, 1]
     column has its zero-copy row view, a column broadcast's included (LegalizeVecLayouts)."""
     ty = value.type
@@ -1048,5 +1048,5 @@ def generatable_ops(prefix: str, arch: str = "") -> list[OpDef]:
     return sorted((op for op in REGISTRY if op.prefix == prefix and generatable(op, arch)), key=lambda o: o.name)
 
 
-__all__ = ["reaching_ops", "steering_focus", "admitted_dtypes", "rules_on", "unavailable_somewhere", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable",
+__all__ = ["reaching_ops", "steering_focus", "admitted_dtypes", "rules_on", "unavailable_somewhere", "scratch_type", "target_violation", "emission_gap", "not_generated_reason", "DrawnCall", "ELEMENT_TYPES", "FLOAT_TYPES", "INT_TYPES", "Pool", "draw_call", "generatable", "column_major_view",
            "generatable_ops", "operand_domain"]
