@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence, cast
+from typing import Callable, ClassVar, Iterator, Mapping, Sequence, cast
 
 from typing_extensions import override
 
@@ -101,29 +101,32 @@ def _written_in_place_chain(body: Sequence[T.Stmt], carry: str, yielded: T.Expr)
     return False
 
 
+def _view_operand(value: T.Expr) -> T.Var | None:
+    """The value a tensor view call re-views (a SAME_BYTES_VIEWS kind: its result is that
+    operand's bytes), or None for any other expression."""
+    if not isinstance(value, T.Call) or not value.op.startswith("tensor.") or value.op not in REGISTRY \
+            or not value.args or not isinstance(value.args[0], T.Var):
+        return None
+    semantics = REGISTRY.get(value.op).semantics
+    return value.args[0] if semantics[:1] and semantics[0] in SAME_BYTES_VIEWS else None
+
+
 def _defines_param_view(state: _FunctionState, stmt: T.Stmt) -> bool:
     """`stmt` names a view (or an alias) of a GM parameter, or of such a view."""
     if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.target.type, TensorType):
         return False
-    value = stmt.value
-    source = value if isinstance(value, T.Var) else value.args[0] if isinstance(value, T.Call) and value.args \
-        and value.op.startswith("tensor.") and value.op in REGISTRY \
-        and REGISTRY.get(value.op).semantics[:1] in {(kind,) for kind in SAME_BYTES_VIEWS} else None
-    return isinstance(source, T.Var) and (source.name in state.params or source.name in state.param_views)
+    source = stmt.value if isinstance(stmt.value, T.Var) else _view_operand(stmt.value)
+    return source is not None and (source.name in state.params or source.name in state.param_views)
 
 
 def _defines_gm_view(state: _FunctionState, stmt: T.Stmt) -> bool:
     """`stmt` names a view (or an alias) of a GM parameter loaded at each use."""
     if not isinstance(stmt, T.AssignStmt) or not isinstance(stmt.target.type, TensorType):
         return False
-    value = stmt.value
-    if isinstance(value, T.Var):
-        return value.name in state.gm_views
-    if not isinstance(value, T.Call) or not value.op.startswith("tensor.") or value.op not in REGISTRY \
-            or not value.args:
-        return False
-    return REGISTRY.get(value.op).semantics[:1] in {(kind,) for kind in SAME_BYTES_VIEWS} \
-        and state.names_mutable_gm(value.args[0])
+    if isinstance(stmt.value, T.Var):
+        return stmt.value.name in state.gm_views
+    source = _view_operand(stmt.value)
+    return source is not None and state.names_mutable_gm(source)
 
 
 def _own_reads(stmt: T.Stmt) -> frozenset[str]:
@@ -160,14 +163,10 @@ def _index_sum(offset: T.Expr, index: T.Expr) -> T.Expr:
 
 
 def _static_shape(expr: T.Expr) -> tuple[int, ...] | None:
-    typ = _expr_type_of(expr)
+    typ = type_of(expr)
     if not isinstance(typ, TensorType) or not all(isinstance(d, int) for d in typ.shape):
         return None
     return tuple(int(d) for d in typ.shape)
-
-
-def _expr_type_of(expr: T.Expr) -> Type | None:
-    return getattr(expr, "type", None)
 
 
 def _reshaped_indices(indices: T.TupleExpr, view_shape: Sequence[int], source_shape: Sequence[int]) -> T.TupleExpr:
@@ -437,7 +436,7 @@ class TensorToTileMutator(U.FromTensor):
         root, indices = self._through_gm_views(state.gm_views, stmt, call.args[0], call.args[position], call.op)
         args = list(call.args)
         args[0], args[position] = root, indices
-        written = T.Call(op=call.op, args=tuple(args), attrs=call.attrs, type=_expr_type_of(root) or call.type,
+        written = T.Call(op=call.op, args=tuple(args), attrs=call.attrs, type=type_of(root) or call.type,
                          span=call.span)
         if isinstance(stmt, T.EvalStmt):
             return T.EvalStmt(value=written, span=stmt.span)
@@ -1290,6 +1289,26 @@ class TensorToTileMutator(U.FromTensor):
         self.bump("same_shape_reshapes")
         return [args[0], index_list(tuple(ty.shape), call.span)]
 
+    def _operands_read_past(self, call: T.Call, tile_op: str, args: list[U.Expr], known: Mapping[str, object]
+                            ) -> Iterator[tuple[int, str, TileType, tuple[int, ...]]]:
+        """(index, user's name, tile type, region read) of each operand of an element-wise call
+        (one that reads its operands over the result's region) that is still the converted value
+        of a name in `known` and is read past its valid region."""
+        tile_def, result = REGISTRY.get(tile_op), call.type
+        if not tile_def.semantics or tile_def.semantics[0] not in READS_OVER_RESULT_REGION \
+                or not isinstance(result, TensorType):
+            return
+        env = self._require_state().env
+        for index, (arg, value) in enumerate(zip(call.args, args)):
+            ty = _expr_type(value)
+            if not isinstance(arg, T.Var) or arg.name not in known or not isinstance(ty, TileType) \
+                    or value is not env.get(arg.name):
+                continue
+            read = read_extent(tile_def, index, ty, result, call.attrs)
+            if read is None or any(e is None for e in read) or not reads_past(read, extents(ty.valid_extents)):
+                continue
+            yield index, arg.name, ty, tuple(int(e or 0) for e in read)
+
     def _reshapes_read_past_their_valid_region(self, call: T.Call, tile_op: str, args: list[U.Expr],
                                                pre: list[U.Stmt]) -> list[U.Expr]:
         """An element-wise op reading a narrowing reshape (tensor.reshape(x, s, valid_shape=v))
@@ -1297,28 +1316,20 @@ class TensorToTileMutator(U.FromTensor):
         081a3461c9); PTOAS wants the operands of one valid shape (pto.tadd: "expects src0 and src1
         to have the same valid_shape"), and a treshape takes no set_validshape, so the operand is
         the source re-viewed over the region the op reads."""
-        tile_def, result = REGISTRY.get(tile_op), call.type
-        if not tile_def.semantics or tile_def.semantics[0] not in READS_OVER_RESULT_REGION \
-                or not isinstance(result, TensorType):
-            return args
         narrowing = self._require_state().narrowing_reshapes
         out = list(args)
-        for index, (arg, value) in enumerate(zip(call.args, args)):
-            ty = _expr_type(value)
-            if not isinstance(arg, T.Var) or arg.name not in narrowing or not isinstance(ty, TileType) \
-                    or tuple(ty.shape) != tuple(result.shape) or value is not self._require_state().env.get(arg.name):
+        for index, name, ty, read in self._operands_read_past(call, tile_op, args, narrowing):
+            if tuple(ty.shape) != tuple(cast(TensorType, call.type).shape):
                 continue
-            read = read_extent(tile_def, index, ty, result, call.attrs)
-            if read is None or not reads_past(read, extents(ty.valid_extents)) or any(e is None for e in read):
-                continue
-            source, shape = narrowing[arg.name]
+            value = args[index]
+            source, shape = narrowing[name]
             wide = self._call("tile.reshape", (source, shape), (), call.span)
             wide_type = wide.type
             assert isinstance(wide_type, TileType)
             if reads_past(read, extents(wide_type.valid_extents)):
                 continue  # the source holds no more: the read past is the user's (DefinedReads says so)
             if extents(wide_type.valid_extents) != read:
-                wide = self._call("tile.reshape", (source, shape, index_list([int(e or 0) for e in read], call.span)),
+                wide = self._call("tile.reshape", (source, shape, index_list(read, call.span)),
                                   (), call.span)
             out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
             self.bump("narrowing_reshapes_read_whole")
@@ -1331,21 +1342,14 @@ class TensorToTileMutator(U.FromTensor):
         one valid shape ("'pto.tadd' op expects src0 and src1 to have the same valid_shape"), so
         the operand is the source, re-validated over the region the op reads when it differs. (A
         row / column broadcast's lhs is widened by `_broadcast_lhs_over_result`.)"""
-        tile_def, result = REGISTRY.get(tile_op), call.type
-        if not tile_def.semantics or tile_def.semantics[0] not in READS_OVER_RESULT_REGION \
-                or tile_def.semantics[0] in PER_ROW_OPERAND | PER_COLUMN_OPERAND or not isinstance(result, TensorType):
+        semantics = REGISTRY.get(tile_op).semantics
+        if semantics and semantics[0] in PER_ROW_OPERAND | PER_COLUMN_OPERAND:
             return args
-        state = self._require_state()
+        revalidations = self._require_state().revalidations
         out = list(args)
-        for index, (arg, value) in enumerate(zip(call.args, args)):
-            ty = _expr_type(value)
-            if not isinstance(arg, T.Var) or arg.name not in state.revalidations or not isinstance(ty, TileType) \
-                    or value is not state.env.get(arg.name):
-                continue
-            read = read_extent(tile_def, index, ty, result, call.attrs)
-            if read is None or any(e is None for e in read) or not reads_past(read, extents(ty.valid_extents)):
-                continue
-            source = state.revalidations[arg.name]
+        for index, name, ty, read in self._operands_read_past(call, tile_op, args, revalidations):
+            value = args[index]
+            source = revalidations[name]
             source_type = source.type
             assert isinstance(source_type, TileType)
             if tuple(source_type.shape) != tuple(ty.shape) or len(read) != 2 \
@@ -1354,7 +1358,7 @@ class TensorToTileMutator(U.FromTensor):
             if extents(source_type.valid_extents) == read:
                 out[index] = source
             else:
-                wide = self._call("tile.set_validshape", (source, *(_index(int(e or 0), call.span) for e in read)), (),
+                wide = self._call("tile.set_validshape", (source, *(_index(e, call.span) for e in read)), (),
                                   call.span)
                 out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
             self.bump("revalidations_read_whole")
