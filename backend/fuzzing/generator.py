@@ -264,6 +264,9 @@ class _KernelBuilder:
     data: dict[str, Written] = field(default_factory=dict)
     arch: str = ""  # the target architecture (BackendHandler.arch): whose OpDef.target_rules steps keep
     roots: dict[str, str] = field(default_factory=dict)  # a view -> the value whose buffer it re-views
+    # Views of some columns of a wider tile (an on-chip slice): their rows lie the parent's pitch
+    # apart, which a `WholeRows` operand (the index form of gather / scatter) must not be.
+    column_windows: set[str] = field(default_factory=set)
     # The op a steered campaign wants this kernel to call (`programs(focus=...)`): the recipe,
     # the element type and the first steps are drawn for it; None: nothing is steered.
     focus: OpDef | None = None
@@ -317,7 +320,8 @@ class _KernelBuilder:
              prefix: str = "t", block: list[T.Stmt] | None = None, pool: list[T.Var] | None = None) -> T.Var:
         args = self.conditioned(op, args, block)
         ty = REGISTRY.deduce(op, tuple(args), attrs)
-        if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots):
+        if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots,
+                                                                      self.column_windows):
             raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
         if op in REGISTRY and self.mixes_store_paths(op, args, attrs):
             raise TargetRuleMiss(op)  # GmStoreCoherence would refuse the kernel: it is redrawn
@@ -417,7 +421,8 @@ class _KernelBuilder:
             return self.condition(value, domain, block)
 
         return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
-                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed, reshaped=self.reshaped)
+                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed, reshaped=self.reshaped,
+                    column_windows=self.column_windows)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -627,6 +632,9 @@ class _KernelBuilder:
             return
         self.views.add(var.name)
         self.roots[var.name] = self.roots.get(source.name, source.name)
+        narrower = tuple(getattr(var.type, "shape", ()))[-1:] != tuple(getattr(source.type, "shape", ()))[-1:]
+        if source.name in self.column_windows or (REGISTRY.is_window_view(op) and narrower):
+            self.column_windows.add(var.name)
 
     def note_boxed(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
         ty = var.type

@@ -15,7 +15,8 @@ one's declaration to build a call (a new op shows up in campaigns with no edit h
 * `OpDef.target_rules`: what the campaign's backend (`Pool.arch`) admits -- an operand's element
   types (`DtypeIn`: a scratch or an operand is drawn of an admitted type), a compare scratch's
   extent (`MaskScratch`: the scratch is drawn that big), operands that must not share bytes
-  (`Disjoint`: a drawn call naming one value, or one buffer through views, twice is redrawn);
+  (`Disjoint`: a drawn call naming one value, or one buffer through views, twice is redrawn),
+  operands that must own their rows (`WholeRows`: no column window of a wider tile);
 * `Registry.deduce`: the final word. A drawn call is kept only when the registry's own type
   deduction accepts it; otherwise another draw is tried (a few attempts, then the op is left
   for another step).
@@ -45,7 +46,7 @@ from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, Opera
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
@@ -380,7 +381,7 @@ def _valid_2d(ty: TileType | TensorType) -> tuple[int, int]:
 
 
 def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Sequence[tuple[str, AttrValue]],
-                     result: Type, roots: dict[str, str]) -> str:
+                     result: Type, roots: dict[str, str], column_windows: Collection[str] = ()) -> str:
     """Why the call breaks one of `opdef`'s rules on `arch` ("" when it keeps them all): the
     generator's own reading of the registry's rules, so a drawn call that breaks one is redrawn
     instead of reaching the TargetOpRules verifier as a generator bug."""
@@ -420,6 +421,9 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
             tmp_rows, tmp_cols = _valid_2d(ty)
             if tmp_rows < rows + rule.extra_rows or tmp_cols < mask_cols(cols) * 8 // ty.dtype.bits:
                 return f"operand {rule.operand} has no room for the mask"
+        if isinstance(rule, WholeRows) and rule.operand < len(args) and isinstance(args[rule.operand], T.Var) \
+                and getattr(args[rule.operand], "name") in column_windows:
+            return f"operand {rule.operand} is a column window, which the instruction indexes at the wrong pitch"
         if isinstance(rule, Disjoint):
             mine = root(rule.operand)
             if mine is not None and any(root(other) == mine for other in rule.others):
@@ -477,6 +481,8 @@ class Pool:
     # only when already a whole number of its boxes (languages.views.reshape_into_boxes_gap).
     reshaped: set[str] = field(default_factory=set)
     transposed: set[str] = field(default_factory=set)
+    # Views of some columns of a wider tile: no `WholeRows` operand (gather / scatter's index form).
+    column_windows: set[str] = field(default_factory=set)
 
     def of_kind(self, kind: str) -> list[T.Var]:
         wanted: tuple[type, ...] = {
@@ -803,7 +809,8 @@ class _Drawer:
             return None
         if self.unconnected_move(opdef, args, dict(attr_items), ty):
             return None
-        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):
+        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots,
+                            self.pool.column_windows) or boxed_extent_gap(ty):
             return None
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
         if on_chip_view_gap(opdef, args, attr_items, ty, in_gm):

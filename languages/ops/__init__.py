@@ -99,6 +99,9 @@ class IndexDomain:
     inside the operand).  `distinct`: no two indices (of one row, for axis -1) name the same
     place (a scatter writing one place twice depends on the order of its writes).  `when`
     restricts it to calls whose attributes have these values (mgather's coalesce mode).
+    `pitched`: flat indices count a 2-D tile's Vec buffer, whose rows are padded to 32 bytes
+    (`languages.layout.flat_index_pitch`: TGATHER / TSCATTER's index form), so the elements
+    are the first `cols` positions of every pitch-long row.
     Random inputs (backend.arrays.random_inputs) and the generator read it."""
 
     into: int
@@ -106,6 +109,7 @@ class IndexDomain:
     block_bytes: int = 0
     distinct: bool = False
     when: tuple[tuple[str, "AttrValue"], ...] = ()
+    pitched: bool = False
 
 
 @dataclass(frozen=True)
