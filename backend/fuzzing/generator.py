@@ -135,7 +135,7 @@ class Features:
 
 # Choice lists are ordered simplest first: Hypothesis shrinks toward index 0.
 VECTOR_ROWS = (1, 16, 8, 2, 3, 17, 32, 5)
-VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40)
+VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40, 12)  # 12: rows padded at every width (48 B FP32)
 CUBE_M = (16, 1, 20, 32, 7, 64, 100, 33)
 CUBE_N = (16, 32, 1, 64, 48, 128, 20)
 CUBE_K = (16, 32, 64, 48, 80, 128, 272)
@@ -1920,7 +1920,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid"))
+    "runtime-valid", "padded-index-rows"))
 
 
 @dataclass(frozen=True)

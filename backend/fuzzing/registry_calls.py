@@ -44,7 +44,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
                            static_ints)
 from languages.ops.column_twins import twin_refusal
-from languages.ops.index_ops import scatter_update_flat_gap
+from languages.ops.index_ops import GATHER_DTYPES, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
@@ -515,6 +515,7 @@ class _Drawer:
         self.opdef = opdef
         self.pool = pool
         self.args: dict[int, T.Expr] = {}
+        self.tags_drawn: set[str] = set()  # construct tags of how the operands were drawn
 
     def pick(self, options: Sequence[Any]) -> Any:
         return options[self.draw(0, len(options) - 1)]
@@ -535,13 +536,35 @@ class _Drawer:
         return None
 
     def value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
-        value = self.admitted(index, decl, self._value_operand(index, decl))
+        value = self.admitted(index, decl, self._padded_rows_source(index) or self._value_operand(index, decl))
         domain = operand_domain(self.opdef, index)
         ty = _value_type(value) if value is not None else None
         if value is not None and domain and isinstance(value, T.Var) and isinstance(ty, (TensorType, TileType)) \
                 and not ty.dtype.is_float:
             return self.pool.condition(value, domain)
         return value
+
+    def _padded_rows_source(self, index: int) -> T.Var | None:
+        """Sometimes a fresh source of several padded rows (12 columns: 48 bytes of FP32, 24 of
+        FP16) for an op that indexes operand `index` flat: the shape where a flat element index
+        and the Vec buffer's flat position part (TGATHER counts the buffer's padded rows)."""
+        if not any(domain.into == index and domain.axis is None and not domain.block_bytes
+                   for decl in self.opdef.operands for domain in decl.index_domain) or not self.chance(25):
+            return None
+        decl = self.opdef.operands[index]
+        windows = [v for v in self.pool.of_kind(_kind_of(decl)) if v.name in self.pool.column_windows
+                   and _reaches(v, decl) and getattr(v.type, "dtype", None) in GATHER_DTYPES]
+        if windows and self.chance(60):
+            # A column window of a wider value: its rows lie the parent's pitch apart (a tile op
+            # refuses it, the tensor op's lowering copies it first).
+            self.tags_drawn.add("construct:padded-index-rows")
+            return self.pick_var(windows)
+        kind = TileType if decl.kind == "tile" else TensorType
+        dtype = self.pick(sorted(GATHER_DTYPES, key=lambda d: d.name))
+        made = self.pool.fresh_value(kind((self.pick((16, 3, 8)), 12), dtype))
+        if made is not None:
+            self.tags_drawn.add("construct:padded-index-rows")
+        return made
 
     def admitted(self, index: int, decl: OperandDecl, value: T.Expr | None) -> T.Expr | None:
         """`value`, or one of an element type the target admits for operand `index` (a value of
@@ -746,6 +769,10 @@ class _Drawer:
         if decl.kind == "int":
             if decl.default is not None:
                 return None
+            if self.chance(30):
+                # An int attribute without a default may be absent, a form of its own (a gather
+                # without `dim` is flat); where the op needs it, the deduction refuses the draw.
+                return None
             rank = len(source.shape) if source is not None else 2
             return int(self.draw(0, max(0, rank - 1)))
         if decl.kind == "int_list" and source is not None:
@@ -917,7 +944,7 @@ class _Drawer:
 
     def tags(self, args: Sequence[T.Expr], ty: Type) -> set[str]:
         op = self.opdef.name
-        tags = {op}
+        tags = {op, *self.tags_drawn}
         dtypes = {getattr(_value_type(a), "dtype", None) for a in args} - {None}
         for dtype in dtypes:
             tags.add(f"{op}/{getattr(dtype, 'name', dtype)}")
