@@ -44,7 +44,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
                            static_ints)
 from languages.ops.column_twins import twin_refusal
-from languages.ops.index_ops import GATHER_DTYPES, scatter_update_flat_gap
+from languages.ops.index_ops import GATHER_DTYPES, SORT_DTYPES, pair_elements, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
@@ -596,6 +596,12 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
+        if index == 0 and self.opdef.semantics[:1] == ("reinterpret",):
+            # A column-major (transposed) tile's bytes are in another order than a re-read of
+            # another width sees (languages.layout.reinterpret_keeps_order): TypeDeduction
+            # refuses it once placement gives the tile its layout.
+            candidates = [v for v in candidates if not column_major_view(v)
+                          and not (v.name in self.pool.transposed and not _is_column(v))]
         if declines_boxed_column(self.opdef, index):
             candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
         handle_only = _handle_only(self.opdef, index)
@@ -671,6 +677,11 @@ class _Drawer:
         dtype = self.literal_dtype(decl)
         if dtype is DataType.BOOL:
             return T.ConstBool(self.chance(50))
+        source = self.source_type()
+        if decl.name == "block_len" and source is not None and source.dtype in SORT_DTYPES and dtype is not None:
+            # A merge block is a positive number of whole (score, index) pairs (the deduction's
+            # rule): 4 FP16 or 2 FP32 elements each, which few plain integer literals are.
+            return T.ConstInt(self.pick((1, 2, 4)) * pair_elements(source.dtype), dtype)
         if dtype is None or dtype is INDEX.dtype:
             source = self.source_type()
             if decl.name in ("rows", "cols") and source is not None and len(source.shape) == 2:
