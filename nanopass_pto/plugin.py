@@ -172,8 +172,9 @@ _LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
 
 # What the loader verifies on a PTO program read from a `.pto` file (a hand-written window
-# outside its source would otherwise run, addressing its neighbour's bytes).
-_PTO_LOADED = frozenset({"SubviewWindows"})
+# outside its source would otherwise run, addressing its neighbour's bytes; an instruction in an
+# element type the assembler refuses, pto.tinsert's, would otherwise run too).
+_PTO_LOADED = frozenset({"SubviewWindows", "TargetOpRules"})
 
 PTO_SUFFIX = ".pto"
 

@@ -118,8 +118,8 @@ class _Legalizer(TP.Rewriter):
                 at, RULE, f"not supported yet: a Vec window copy or window write of {tile.dtype.name} tiles (PTO's "
                           f"pto.tinsert copies {taken} elements on this target, and none of them is "
                           f"{tile.dtype.bits} bits wide, so not even the bits can be copied)",
-                "copy the window in a type of 8, 16 or 32 bits (pl.cast, or pl.tile.reinterpret_view of the whole "
-                "tile)"))
+                "load the window from GM as a tile of its own (pl.tile.load at its offsets), or keep such data in "
+                "a type of 8, 16 or 32 bits"))
         return None if bits is tile.dtype else bits
 
     def _bits(self, operand: TP.Expr, dtype: DataType, pre: list[TP.Stmt], span: Span) -> TP.Var:
