@@ -19,6 +19,19 @@ Two more pitch facts of Vec windows: a `tile.reinterpret_view` of a window (a ti
 the window copied into a tile of its own (a reinterpret re-views a buffer from its first byte),
 and an assemble whose window write has no PTO form (`languages.views.assemble_window_gap`) is
 refused at the user's line.
+
+A window's copy into a Vec tile of its own (that one, or a user's tile.move) and a window write
+between row-major Vec tiles (tile.assemble) are a Vec -> Vec pto.tinsert
+(`languages.views.is_vec_insert`), which takes only some element types (PTOAS: i8 / f16 / bf16 /
+f32 on A2/A3; the 8-bit types, f16, bf16, f32 and i32 on A5: `vec_insert_type`). A copy in another
+type copies the bits of a type of its width the instruction takes instead (INT16 / UINT16 as
+FP16, INT32 / UINT32 as FP32 on A2/A3): each tile operand is re-viewed in that type -- a window as
+the same window cut from its source's re-view, since a reinterpret re-views a buffer from its
+first byte -- and the result, a whole tile, is re-viewed in its own type under its own name. A
+copy moves bytes (pto-isa's Vec -> Vec TINSERT is a UB-to-UB DMA copy, vector loads and stores or a
+scalar element move on both targets, and the simulator's converts nothing between equal types), so
+a NaN pattern of the copy's type survives (tests/test_window_repack_bits.py). A type no tinsert type is as wide as (64-bit) is
+refused at the user's line.
 """
 
 from __future__ import annotations

@@ -253,3 +253,19 @@ def test_a_window_copy_no_tinsert_type_is_wide_enough_for_is_refused_at_the_user
     text = log.getvalue()
     assert rc == 1 and f"{kernel}:10:" in text and "[LegalizeVecLayouts] not supported yet" in text, text
     assert "64 bits wide" in text and "hint:" in text and "Traceback" not in text, text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_mutant_that_copies_in_the_windows_own_type_is_caught(backend: str, tmp_path: Path) -> None:
+    # The INT16 tinsert the bit copy replaces is TargetOpRules' finding on the PTO program.
+    from nanopass_pto.mutants import MUTANTS
+
+    kernel = tmp_path / "k.py"
+    kernel.write_text((KERNELS / "window_repack_int16.py").read_text())
+    log = io.StringIO()
+    with {m.name: m for m in MUTANTS}["vec-insert-in-its-own-type"].applied(), \
+            contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(kernel), "--backend", backend, "--verify-all", "-o", str(tmp_path / "k.pto"),
+                   "--reproducer-dir", str(tmp_path / "r")])
+    text = log.getvalue()
+    assert rc == 2 and f"[TargetOpRules] pto.tinsert on {backend}" in text and "INT16" in text, text
