@@ -30,8 +30,8 @@ the same window cut from its source's re-view, since a reinterpret re-views a bu
 first byte -- and the result, a whole tile, is re-viewed in its own type under its own name. A
 copy moves bytes (pto-isa's Vec -> Vec TINSERT is a UB-to-UB DMA copy, vector loads and stores or a
 scalar element move on both targets, and the simulator's converts nothing between equal types), so
-a NaN pattern of the copy's type survives (tests/test_window_repack_bits.py). A type no tinsert type is as wide as (64-bit) is
-refused at the user's line.
+a NaN pattern of the copy's type survives (tests/test_window_repack_bits.py). A type no tinsert
+type is as wide as (64-bit) is refused at the user's line.
 """
 
 from __future__ import annotations
@@ -112,7 +112,9 @@ class _Legalizer(TP.Rewriter):
         move = TP.Call(op="tile.move", args=(window,), attrs=attrs,
                        type=REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=call), span=call.span)
         packed = TP.Var(self.fresh(f"{window.name}_packed"), move.type, span=window.span)
-        stmts = list(self._copied(TP.AssignStmt(target=packed, value=move, span=node.span), move, call))
+        copy = TP.AssignStmt(target=packed, value=move, span=node.span)
+        assert isinstance(move.type, TileType)
+        stmts = self._copied(copy, move, call) if is_vec_insert(window.type, move.type) else (copy,)
         args = (packed, *call.args[1:])
         view = TP.Call(op=call.op, args=args, attrs=call.attrs,
                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
