@@ -257,6 +257,13 @@ def _reinterpret_in_place(original: Any) -> Any:
     return reinterpret_packed
 
 
+def _copied_as_it_is(original: Any) -> Any:
+    def insert_type(self: Any, tile: Any, at: Any) -> Any:
+        return None
+
+    return insert_type
+
+
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1034,6 +1041,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("window-re-viewed-unpacked", "legalize-vec-layouts",
                     "a reinterpret_view of a Vec window re-views it in place, from its source buffer's first byte",
                     "passes.legalize_vec_layouts:_Legalizer", "_reinterpret_packed", _reinterpret_in_place),
+        PatchMutant("vec-insert-in-its-own-type", "legalize-vec-layouts",
+                    "a Vec window copy or window write (a pto.tinsert) is made in its own element type even where "
+                    "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes",
+                    "passes.legalize_vec_layouts:_Legalizer", "_insert_type", _copied_as_it_is),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

@@ -149,13 +149,12 @@ CAST_PITCH = re.compile(r"'pto\.tcvt' op expects src and dst to have compatible 
                         r"|'pto\.tmov' op expects A2/A3 non-mat tmov to use matching src/dst shapes"
                         r"|'pto\.tcmp' op expects src0, src1, and dst to have the same shape")
 GATHER_PADDED = re.compile(r"'pto\.tgather' op expects dst valid_shape\[1\] to equal dst cols")
-# The generator's re-viewed windows (construct:window-re-viewed): the copy LegalizeVecLayouts makes
-# of a window before a re-view is a vec -> vec tinsert, whose element types PTOAS limits (INT16 on
-# both targets, INT32 on A2/A3: docs/open_findings/window_repack_tinsert_dtype.py), and a
-# transpose_view of a [1, 1] window is a treshape between differently padded tiles
+# The generator's re-viewed windows (construct:window-re-viewed): a transpose_view of a [1, 1]
+# window is a treshape between differently padded tiles
 # (docs/open_findings/transpose_view_of_a_one_element_window.py; its a3 form is CAST_PITCH's tmov).
-WINDOW_REPACK = re.compile(r"'pto\.tinsert' op expects (A2/A3|A5) vec->vec tinsert src/dst to have same supported dtype"
-                           r"|'pto\.treshape' op expects src and dst to have the same total byte size")
+# (The copy LegalizeVecLayouts makes of a window before a re-view, a vec -> vec tinsert, is made in
+# an element type tinsert takes since the bit copies of tests/test_window_repack_bits.py.)
+WINDOW_REPACK = re.compile(r"'pto\.treshape' op expects src and dst to have the same total byte size")
 
 
 def _check_generated(generated: GeneratedProgram, backend: str, work: Path) -> None:

@@ -15,7 +15,10 @@ the target architectures it holds on; the target arrives as any object with an `
 - `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
   rows the instruction uses after it.
 
-It runs on the program the user wrote (the loader), so a violation names the user's line.
+It runs on the program the user wrote (the loader), so a violation names the user's line. On
+the PTO program it checks the instruction-level rules (`INSTRUCTION_LEVEL` in
+languages/ops/assembler_element_types.py: pto.tinsert's element types), which the tile ops that
+emit such an instruction meet by the bit copies LegalizeVecLayouts makes.
 """
 
 from __future__ import annotations
@@ -259,7 +262,8 @@ def _result_type(call: Node, target: Node | None) -> Type | None:
 def _name(opdef: OpDef, index: int) -> str:
     if index == RESULT:
         return "the result"
-    return f"operand {opdef.operand_decl(index).name!r}"
+    decl = opdef.operand_decl(index)
+    return f"operand {index}" if decl.variadic else f"operand {decl.name!r}"  # a PTO instruction's: by position
 
 
 def verify(program: Node, target: object = None) -> list[Diagnostic]:

@@ -1155,17 +1155,21 @@ for _module in (tile_ops, tensor_ops, vector_ops, index_ops, system_ops, pipe_op
 
 def _assembler_rules(opdef: OpDef) -> tuple[TargetRule, ...]:
     """The assembler's element-type rules on `opdef`: those of the instructions it emits (a
-    tensor op: those its tile forms emit), checked on its first operand or its result."""
-    from languages.ops.assembler_element_types import instruction_rules
+    tensor op: those its tile forms emit), checked on its first operand or its result; an
+    instruction-level rule (`INSTRUCTION_LEVEL`: pto.tinsert) sits on the PTO instruction itself."""
+    from languages.ops.assembler_element_types import INSTRUCTION_LEVEL, instruction_rules
 
     if opdef.prefix == "tile":
         instructions = opdef.pto
     elif opdef.prefix == "tensor" and opdef.to_tile is not None:
         instructions = tuple(name for tile_op in opdef.to_tile.target_ops if tile_op in REGISTRY
                              for name in REGISTRY.get(tile_op).pto)
+    elif opdef.prefix == "pto" and opdef.name in INSTRUCTION_LEVEL:
+        return instruction_rules(opdef.name, 0)
     else:
         return ()
-    return tuple(rule for name in dict.fromkeys(instructions) for rule in instruction_rules(name, 0))
+    return tuple(rule for name in dict.fromkeys(instructions) if name not in INSTRUCTION_LEVEL
+                 for rule in instruction_rules(name, 0))
 
 
 for _op in list(REGISTRY):
