@@ -250,6 +250,13 @@ def _gather_source_unpacked(original: Any) -> Any:
     return packed
 
 
+def _on_chip_cube_operand_unboxed(original: Any) -> Any:
+    def boxed_on_chip(self: Any, value: Any, demand: Any, span: Any, pre: Any) -> Any:
+        return value
+
+    return boxed_on_chip
+
+
 def _reinterpret_in_place(original: Any) -> Any:
     def reinterpret_packed(self: Any, node: Any, call: Any) -> Any:
         return (node,)
@@ -1057,6 +1064,11 @@ def _catalogue() -> list[Any]:
                     "a column window of an on-chip tensor is gathered from (scattered into) in place: TGATHER counts "
                     "its own columns while its rows lie the parent's pitch apart",
                     "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_packed", _gather_source_unpacked),
+        PatchMutant("cube-operand-computed-on-chip-unboxed", "convert-tensor-to-tile-ops",
+                    "a matmul operand computed in Vec crosses into Mat at its own shape, not boxed as its load would "
+                    "be (M = 20 or M = 1 left operands, N = 20 right operands)",
+                    "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_boxed_on_chip",
+                    _on_chip_cube_operand_unboxed),
         PatchMutant("gm-view-loaded-where-defined", "convert-tensor-to-tile-ops",
                     "a view of a GM parameter the kernel writes is loaded where it is defined: a read after a later "
                     "write sees the old bytes, and a write through the view stays on chip",

@@ -1425,6 +1425,8 @@ class TensorToTileMutator(U.FromTensor):
         if isinstance(value, U.Var) and isinstance(value.type, TensorType):
             demand = operand_demand(call, tile_input) if tile_input.space_of else self._result_demand(call, target)
             value = self._load_gm(value, demand, call.span, pre)
+        elif isinstance(value, U.Var) and isinstance(value.type, TileType) and tile_input.space_of:
+            value = self._boxed_on_chip(value, operand_demand(call, tile_input), call.span, pre)
         if tile_input.transpose_attr is not None and attr(call.attrs, tile_input.transpose_attr, False):
             view = self._call("tile.transpose_view", (value,), (), call.span)
             name = self._require_state().fresh(f"{_base_name(value)}_t")
@@ -1433,6 +1435,31 @@ class TensorToTileMutator(U.FromTensor):
             self.bump("transpose_views")
             value = transposed
         return value
+
+    def _boxed_on_chip(self, value: U.Var, demand: SpaceDemand | None, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """A cube operand computed on chip, boxed as its load would be (`_load_call`): the Vec
+        value is written into a zero tile of the boxed extent (a [20, 16] FP32 left operand into
+        [32, 16]) whose valid region is the value's, so the move into Mat carries whole boxes
+        (mad reads the box's rows past M as zeros, whose products land in accumulator rows no
+        one reads). A value already in a cube space, or already boxed, is left as it is."""
+        ty = value.type
+        assert isinstance(ty, TileType)
+        if demand is None or demand.box is None or len(ty.shape) != 2 \
+                or ty.memory_space not in (None, MemorySpace.Vec) or ty.view is not None and ty.view.slayout != "none_box":
+            return value
+        shape = tuple(int(d) for d in ty.shape)
+        physical = demand.box.physical_shape(shape)
+        valid = ty.valid_extents
+        if physical == shape or not all(isinstance(e, int) for e in valid):
+            return value
+        zero: U.Expr = U.ConstFloat(0.0, ty.dtype, span=span) if ty.dtype.is_float else U.ConstInt(0, ty.dtype, span=span)
+        box = self._temp(f"{value.name}_box", self._call("tile.full", (index_list(physical, span), zero),
+                                                           (("dtype", ty.dtype),), span), pre)
+        filled = self._temp(f"{value.name}_boxed", self._call("tile.assemble", (box, value, index_list((0, 0), span)),
+                                                               (), span), pre)
+        self.bump("boxed_on_chip_operands")
+        return self._temp(f"{value.name}_boxed_valid", self._call(
+            "tile.set_validshape", (filled, *(_index(cast(int, e), span) for e in valid)), (), span), pre)
 
     def _narrowed_read(self, value: U.Expr, span: Span, pre: list[U.Stmt]) -> U.Expr:
         """A matmul result narrowed by out_dtype, as its consumer sees it: the accumulator cast

@@ -596,10 +596,11 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
-        if index == 0 and self.opdef.semantics[:1] == ("reinterpret",):
+        if index == 0 and self.opdef.semantics[:1] in (("reinterpret",), ("reshape",), ("view",)):
             # A column-major (transposed) tile's bytes are in another order than a re-read of
-            # another width sees (languages.layout.reinterpret_keeps_order): TypeDeduction
-            # refuses it once placement gives the tile its layout.
+            # another width or shape sees (languages.layout.reinterpret_keeps_order): TypeDeduction
+            # refuses a reinterpret once placement gives the tile its layout, InferTileMemorySpace a
+            # reshape (campaign findings 5f3efc54f4, 7bf8208bc5).
             candidates = [v for v in candidates if not column_major_view(v)
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if declines_boxed_column(self.opdef, index):
@@ -607,7 +608,9 @@ class _Drawer:
         handle_only = _handle_only(self.opdef, index)
         if handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
-        if self.opdef.family == "matmul" and index < 2:
+        if self.opdef.family == "matmul" and index < 2 and self.opdef.prefix == "tile":
+            # A tensor matmul boxes an operand computed on chip (ConvertTensorToTileOps'
+            # _boxed_on_chip); a tile matmul takes its Mat tiles as they are.
             candidates = [v for v in candidates if not (v.name in self.pool.reshaped and _unboxed_flat(v))]
         first = self.source_type()
         if decl.name == "tmp" and decl.effect is not Effect.READ and first is not None:

@@ -117,6 +117,13 @@ def deduce_mrgsort1(args: Sequence[Node], attrs: Attrs) -> Type:
         # TMRGSORT merges whole (score, index) pairs: a block is a positive number of them.
         raise DeductionError(f"expected block_len a positive multiple of {pair} (the {src.dtype.name} elements of "
                              f"one (score, index) pair), got {constant}", 1)
+    cols = src.valid[-1] if src.valid else src.shape[-1]
+    if isinstance(constant, int) and isinstance(cols, int) and cols % (4 * constant):
+        # TMRGSORT merges whole groups of four blocks and leaves the columns after the last
+        # whole group unwritten: a row ending in a partial group would read as garbage there.
+        raise DeductionError(f"expected the row's {cols} valid columns to be whole merge groups of 4 blocks of "
+                             f"block_len ({4 * constant} elements): TMRGSORT leaves a partial group unwritten", 1,
+                             hint=f"choose a block_len that divides {cols} into groups of four blocks, or pad the row")
     return _tile_or_tensor_like(src, src.shape, src.dtype, src.valid_shape)
 
 

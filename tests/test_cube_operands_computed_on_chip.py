@@ -1,0 +1,119 @@
+"""A matmul operand computed on chip is boxed as its load would be.
+
+A GM operand of `pl.matmul` is loaded into Mat boxed (a [20, 16] FP32 left operand as [32, 16],
+valid [20, 16]); one computed in Vec first (`pl.matmul(pl.muls(a, 0.5), b)`) reached the cube at
+its own shape, which the cube cannot address: M = 1 was a 'not supported yet' blaming the
+user's tile loads, M = 20 a BoxedExtents error telling the user to round a shape they never
+wrote (campaign finding d0d6a3777f), a reshape to 100 rows the same (red-team finding
+reshape_unaligned_rows_matmul). ConvertTensorToTileOps now writes such a value into a zero tile
+of the boxed extent, narrowed to the value's valid region, before it crosses into Mat.
+
+Values are small integers, so every product and sum is exact in FP32 and NumPy's matmul is an
+independent reference bit for bit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from nanopass.pipeline import main
+
+BACKENDS = ("Ascend910B", "Ascend950")
+
+
+PARAM = re.compile(r"(\w+): pl\.Tensor\[\[([\d, ]+)\], pl\.(\w+)\]")
+
+
+def _kernel(params: str, body: str, result: str) -> str:
+    args = ", ".join(name for name, _, _ in PARAM.findall(params))
+    return f"""\
+import pypto.language as pl
+
+
+@pl.program
+class Computed:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, {params}) -> {result}:
+{body}
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, {params}) -> {result}:
+        r: {result} = self.k({args})
+        return r
+"""
+
+
+Reference = Callable[[np.ndarray, np.ndarray], np.ndarray]
+CASES: dict[str, tuple[str, str, str, Reference]] = {
+    "one_row_lhs": (
+        "a: pl.Tensor[[1, 16], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32]",
+        "        t: pl.Tensor[[1, 16], pl.FP32] = pl.muls(a, 2.0)\n"
+        "        c: pl.Tensor[[1, 32], pl.FP32] = pl.matmul(t, b, b_trans=True, out_dtype=pl.FP32)\n"
+        "        return c",
+        "pl.Tensor[[1, 32], pl.FP32]",
+        lambda a, b: (a * 2) @ b.T),
+    "twenty_row_fp16_lhs": (
+        "a: pl.Tensor[[20, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16]",
+        "        t: pl.Tensor[[20, 32], pl.FP16] = pl.add(a, a)\n"
+        "        c: pl.Tensor[[20, 16], pl.FP32] = pl.matmul(t, b, out_dtype=pl.FP32)\n"
+        "        return c",
+        "pl.Tensor[[20, 16], pl.FP32]",
+        lambda a, b: (a + a) @ b),
+    "twenty_column_rhs": (
+        "a: pl.Tensor[[32, 32], pl.FP16], b: pl.Tensor[[20, 32], pl.FP16]",
+        "        t: pl.Tensor[[20, 32], pl.FP16] = pl.muls(b, 2.0)\n"
+        "        c: pl.Tensor[[32, 20], pl.FP32] = pl.matmul(a, t, b_trans=True, out_dtype=pl.FP32)\n"
+        "        return c",
+        "pl.Tensor[[32, 20], pl.FP32]",
+        lambda a, b: a @ (b * 2).T),
+    "reshaped_to_100_rows": (
+        "a: pl.Tensor[[50, 64], pl.FP32], b: pl.Tensor[[32, 48], pl.FP32]",
+        "        t: pl.Tensor[[100, 32], pl.FP32] = pl.reshape(pl.muls(a, 1.0), [100, 32])\n"
+        "        c: pl.Tensor[[100, 48], pl.FP32] = pl.matmul(t, b, out_dtype=pl.FP32)\n"
+        "        return c",
+        "pl.Tensor[[100, 48], pl.FP32]",
+        lambda a, b: a.reshape(100, 32) @ b),
+    "carried_through_a_k_loop": (
+        "a: pl.Tensor[[20, 64], pl.FP32], b: pl.Tensor[[64, 16], pl.FP32]",
+        "        acc: pl.Tensor[[20, 16], pl.FP32] = pl.matmul(pl.muls(pl.slice(a, [20, 32], [0, 0]), 3.0),\n"
+        "                                                       pl.slice(b, [32, 16], [0, 0]), out_dtype=pl.FP32)\n"
+        "        for i in pl.range(1, 2):\n"
+        "            lhs: pl.Tensor[[20, 32], pl.FP32] = pl.muls(pl.slice(a, [20, 32], [0, i * 32]), 3.0)\n"
+        "            acc = pl.matmul_acc(acc, lhs, pl.slice(b, [32, 16], [i * 32, 0]))\n"
+        "        return acc",
+        "pl.Tensor[[20, 16], pl.FP32]",
+        lambda a, b: (a * 3) @ b),
+}
+
+
+def _inputs(params: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for name, dims, dtype in PARAM.findall(params):
+        shape = tuple(int(d) for d in dims.split(", "))
+        arrays[name] = rng.integers(-3, 4, shape).astype(np.float16 if dtype == "FP16" else np.float32)
+    return arrays
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_computed_cube_operand_is_boxed_and_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     backend: str, case: str) -> None:
+    params, body, result, reference = CASES[case]
+    (tmp_path / "k.py").write_text(_kernel(params, body, result))
+    inputs = _inputs(params, np.random.default_rng(len(case)))
+    np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
+    rc = main([str(tmp_path / "k.py"), "--backend", backend, "--verify-all", "--simulate", "-o",
+               str(tmp_path / "k.pto"), "--inputs", str(tmp_path / "in.npz"), "--save-outputs",
+               str(tmp_path / "out.npz")])
+    log = capsys.readouterr().err
+    assert rc == 0 and "bit-exact" in log, log
+    got = np.load(tmp_path / "out.npz")["ret0"]
+    a, b = (inputs[name].astype(np.float32) for name in ("a", "b"))
+    expected = reference(a, b).astype(np.float32)
+    assert (got.view(np.uint32) == expected.view(np.uint32)).all()
+    assert "pto.texpands" in (tmp_path / "k.pto").read_text()  # the zero box the value is written into
