@@ -2171,19 +2171,20 @@ def _if_matmul_reduce(a: Array, b: Array, flag: int) -> Array:
     return s
 
 
-case("reshape_to_unaligned_rows_not_supported_yet", text=program('''
+case("reshape_to_unaligned_rows_feeds_the_cube", text=program('''
     @pl.program
     class ReshapeRows100:
         @pl.function(type=pl.FunctionType.InCore)
         def kernel(self, a: pl.Tensor[[50, 64], pl.FP16], b: pl.Tensor[[32, 48], pl.FP16]) -> pl.Tensor[[100, 48], pl.FP32]:
-            c = pl.matmul(pl.reshape(a, [100, 32]), b, out_dtype=pl.FP32)  # <- here
+            c = pl.matmul(pl.reshape(a, [100, 32]), b, out_dtype=pl.FP32)
             return c
 
         @pl.function(type=pl.FunctionType.Orchestration)
         def main(self, a: pl.Tensor[[50, 64], pl.FP16], b: pl.Tensor[[32, 48], pl.FP16]) -> pl.Tensor[[100, 48], pl.FP32]:
             c = self.kernel(a, b)
             return c
-    '''), reject="not supported yet")  # docs/open_findings/reshape_unaligned_rows_matmul.py
+    '''), inputs=lambda: {"a": uniform(130, (50, 64), -1, 1, F16), "b": uniform(131, (32, 48), -1, 1, F16)},
+     reference=lambda a, b: {"ret0": matmul_ref(a.reshape(100, 32), b)})  # the reshaped rows are boxed on chip
 
 case("jit_tensor_level_reshape_feeds_matmul", text=program('''
     @pl.jit
