@@ -4,11 +4,14 @@ program drawn with `focus` calls one of them in its first kernel."""
 
 from __future__ import annotations
 
+from typing import Any, Iterator
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from backend.fuzzing.generator import Features, GeneratedProgram, programs
 from backend.fuzzing.registry_calls import reaching_ops, steering_focus
+from languages.ops import REGISTRY
 
 
 def test_a_pto_instruction_is_reached_through_the_dsl_ops_that_emit_it() -> None:
@@ -42,22 +45,19 @@ def test_a_focused_program_calls_its_op(op: str) -> None:
     assert all("campaign:steered" in p.ops for p in drawn)
 
 
-def test_a_transposed_view_never_feeds_a_row_major_only_operand() -> None:
-    # A transpose_view is column-major once placed (the Tensor-level type has no TileView yet);
-    # LegalizeVecLayouts declines such an operand of a row-major-only op ("not supported yet"),
-    # which a campaign had reported as a rejected valid program.
-    from languages.layout import row_major_vec_tiles
-    from languages.ops import REGISTRY
-
+def _steps_after_transposes(focus: tuple[str, ...]) -> Iterator[tuple[str, Any, set[str], GeneratedProgram]]:
+    """Every registry call of 40 derandomized programs drawn for `focus`, with the names the
+    kernel made by tile.transpose_view before it."""
     drawn: list[GeneratedProgram] = []
 
     @settings(max_examples=40, database=None, deadline=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
-    @given(programs(Features(), "a2a3", ("tile.transpose_view", "tile.lrelu", "tile.exp", "tile.adds")))
+    @given(programs(Features(), "a2a3", focus))
     def draw(program: GeneratedProgram) -> None:
         drawn.append(program)
 
     draw()
+    assert drawn
     for program in drawn:
         for function in program.program.functions:
             transposed: set[str] = set()
@@ -66,43 +66,36 @@ def test_a_transposed_view_never_feeds_a_row_major_only_operand() -> None:
                 op = str(getattr(value, "op", ""))
                 if op == "tile.transpose_view":
                     transposed.add(getattr(stmt, "target").name)
-                    continue
-                if op not in REGISTRY:
-                    continue
-                opdef = REGISTRY.get(op)
-                needs = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ()
-                for name, arg in zip(opdef.operand_names, getattr(value, "args", ())):
-                    if name in needs and getattr(arg, "name", None) in transposed:
-                        shape = tuple(getattr(arg.type, "shape", ()))
-                        assert shape[-1:] == (1,), (op, name, program.text)
-    assert drawn
+                elif op in REGISTRY:
+                    yield op, value, transposed, program
+
+
+def test_a_transposed_view_never_feeds_a_row_major_only_operand() -> None:
+    # A transpose_view is column-major once placed (the Tensor-level type has no TileView yet);
+    # LegalizeVecLayouts declines such an operand of a row-major-only op ("not supported yet"),
+    # which a campaign had reported as a rejected valid program.
+    from languages.layout import row_major_vec_tiles
+
+    for op, value, transposed, program in _steps_after_transposes(
+            ("tile.transpose_view", "tile.lrelu", "tile.exp", "tile.adds")):
+        opdef = REGISTRY.get(op)
+        needs = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ()
+        for name, arg in zip(opdef.operand_names, getattr(value, "args", ())):
+            if name in needs and getattr(arg, "name", None) in transposed:
+                shape = tuple(getattr(arg.type, "shape", ()))
+                assert shape[-1:] == (1,), (op, name, program.text)
 
 
 def test_a_transposed_view_is_never_reinterpreted() -> None:
     # A column-major tile's bytes are in another order than a re-read of another width sees:
     # TypeDeduction refuses such a tile.reinterpret_view once placement gives the tile its layout,
     # which a campaign had reported as a rejected program (5f3efc54f4).
-    drawn: list[GeneratedProgram] = []
-
-    @settings(max_examples=40, database=None, deadline=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
-    @given(programs(Features(), "a2a3", ("tile.transpose_view", "tile.reinterpret_view")))
-    def draw(program: GeneratedProgram) -> None:
-        drawn.append(program)
-
-    draw()
     reinterpreted = 0
-    for program in drawn:
-        for function in program.program.functions:
-            transposed: set[str] = set()
-            for stmt in function.body:
-                value = getattr(stmt, "value", None)
-                op = str(getattr(value, "op", ""))
-                if op == "tile.transpose_view":
-                    transposed.add(getattr(stmt, "target").name)
-                elif op == "tile.reinterpret_view":
-                    reinterpreted += 1
-                    arg = getattr(value, "args")[0]
-                    assert getattr(arg, "name", None) not in transposed \
-                        or tuple(getattr(arg.type, "shape", ()))[-1:] == (1,), program.text
+    for op, value, transposed, program in _steps_after_transposes(("tile.transpose_view", "tile.reinterpret_view")):
+        if op != "tile.reinterpret_view":
+            continue
+        reinterpreted += 1
+        arg = getattr(value, "args")[0]
+        assert getattr(arg, "name", None) not in transposed \
+            or tuple(getattr(arg.type, "shape", ()))[-1:] == (1,), program.text
     assert reinterpreted
