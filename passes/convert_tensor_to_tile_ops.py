@@ -35,10 +35,10 @@ from languages.memory_space import MemorySpace
 from languages.ops import PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
 from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.data_extents import extents, read_extent, reads_past
-from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
+from languages.ops.index_ops import GATHER_UNPADDED_ROWS, MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
-from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
+from languages.types import INDEX, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
@@ -194,6 +194,13 @@ def index_list(values: Sequence[int], span: Span) -> U.TupleExpr:
 
 def _index(value: int, span: Span) -> U.ConstInt:
     return U.ConstInt(value, DataType.INDEX, span=span)
+
+
+def _extent(value: int | SymbolicExtent, span: Span) -> U.Expr:
+    """A valid extent as an index operand: a constant, or the INDEX variable a runtime one names."""
+    if isinstance(value, SymbolicExtent):
+        return U.Var(value.name, INDEX, span=span)
+    return _index(int(value), span)
 
 
 # The scatter-update lowering's written-mask element type, by the data's byte width.
@@ -684,13 +691,15 @@ class TensorToTileMutator(U.FromTensor):
             self._check_gm_operands(call, args)
             if call.op == "system.syncall":
                 args = self._syncall_workspaces(call, args, pre)
-            if call.op == "tile.gather" and len(args) == 2 and isinstance(_expr_type(args[1]), TileType):
+            if call.op == "tile.gather" and len(args) in (2, 3) and all(
+                    isinstance(a, U.Var) and isinstance(a.type, TileType) for a in args):
                 # The index form's scratch is the compiler's (the operator catalogue: "compiler-
                 # managed scratch"; PTOAS: "index-form tgather expects both indices and tmp"):
-                # an INT32 tile of the indices' shape, as tensor.gather's lowering allocates.
-                indices = _expr_type(args[1])
-                assert isinstance(indices, TileType)
-                args = (*args, self._vec_create("gather_tmp", indices.shape, DataType.INT32, call.span, pre))
+                # an INT32 tile of the indices' shape, as tensor.gather's lowering allocates;
+                # an index narrowed by set_validshape is gathered over its whole rows.
+                src, indices = args[0], args[1]
+                assert isinstance(src, U.Var) and isinstance(indices, U.Var)
+                return self._gather_whole_rows(src, indices, args[2] if len(args) == 3 else None, call.span, pre)
             return self._call(call.op, args, call.attrs, call.span, fallback=call.type)
         if call.op not in REGISTRY:
             raise self._unsupported(call)
@@ -1732,10 +1741,53 @@ class TensorToTileMutator(U.FromTensor):
         skip = self._temp("gather_row_gap", self._call("tile.muls", (row, self._i32(gap, span)), (), span), pre)
         return self._temp("gather_padded_idx", self._call("tile.add", (index, skip), (), span), pre)
 
+    def _gather_whole_rows(self, src: U.Var, index: U.Var, tmp: U.Expr | None, span: Span,
+                           pre: list[U.Stmt]) -> U.Call:
+        """tile.gather as PTOAS's index-form tgather takes it: index, scratch and result valid
+        over whole buffer rows (PTOAS: "expects dst valid_shape[1] to equal dst cols", the same
+        of the indices, and on A2/A3 a scratch of the indices' valid shape), the rows whole
+        32-byte blocks of the source's element type (GATHER_UNPADDED_ROWS). An index that is not
+        so (an axis gather's flat index of the user's [16, 4] for an FP32 source, a
+        set_validshape-narrowed flat index) is copied by tile.fillpad_expand into [R, W], W
+        its columns rounded up to whole rows, its padding zero (index 0, an element the source
+        holds), so every index the instruction reads holds data; the result is gathered over
+        [R, W] and narrowed back to the index's shape and valid region (a window when W is
+        wider, set_validshape otherwise: the result keeps the index's valid shape)."""
+        ty, src_ty = index.type, src.type
+        assert isinstance(ty, TileType) and isinstance(src_ty, TileType) and len(ty.shape) == 2
+        rows, cols = int(ty.shape[0]), int(ty.shape[1])
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(src_ty.dtype)
+        width = max(multiple, -(-cols // multiple) * multiple)
+        if width == cols and ty.valid_shape is None:
+            if tmp is None:
+                tmp = self._vec_create("gather_tmp", ty.shape, DataType.INT32, span, pre)
+            return self._call("tile.gather", (src, index, tmp), (), span)
+        if cols == 1 and rows > 1:
+            # A column is stored column-major, which TFILLPAD copies as rows of one element at a
+            # stride of its columns' bytes (none): each row takes its index across the row instead
+            # (every index there names the element the column's names).
+            zeros = self._temp("gather_idx_zeros", self._call(
+                "tile.full", (index_list((rows, width), span), U.ConstInt(0, DataType.INT32, span=span)),
+                (("dtype", DataType.INT32),), span), pre)
+            widened = self._call("tile.row_expand_add", (zeros, index), (), span)
+        else:
+            widened = self._call("tile.fillpad_expand", (index, index_list((rows, width), span)),
+                                 (("pad_value", "zero"),), span)
+        wide = self._temp("gather_idx_rows", widened, pre)
+        scratch = self._vec_create("gather_tmp", (rows, width), DataType.INT32, span, pre)
+        gathered = self._temp("gathered_rows", self._call("tile.gather", (src, wide, scratch), (), span), pre)
+        valid = tuple(_extent(e, span) for e in ty.valid_extents)
+        self.bump("gathers_over_whole_rows")
+        if width != cols:
+            return self._call("tile.slice", (gathered, index_list((rows, cols), span), index_list((0, 0), span),
+                                             U.TupleExpr(valid, span=span)), (), span)
+        return self._call("tile.set_validshape", (gathered, *valid), (), span)
+
     def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the
         index's shape; with dim, the flat index is built first: index + r * cols (dim -1,
-        PyPTO's row-base lowering) or index * cols + c (dim 0)."""
+        PyPTO's row-base lowering) or index * cols + c (dim 0). The gather runs over whole
+        32-byte rows (`_gather_whole_rows`)."""
         src = self._packed(self._on_chip(call, call.args[0], pre), call.span, pre)
         index = self._on_chip(call, call.args[1], pre)
         assert isinstance(src.type, TileType) and isinstance(index.type, TileType)
@@ -1763,9 +1815,8 @@ class TensorToTileMutator(U.FromTensor):
                 index = scaled if column is None else self._temp(
                     "gather_flat_idx", self._call("tile.col_expand_add", (scaled, column), (), span), pre)
         assert isinstance(index.type, TileType)
-        tmp = self._vec_create("gather_tmp", index.type.shape, DataType.INT32, span, pre)
         self.bump("gathers")
-        return self._call("tile.gather", (src, index, tmp), (), span)
+        return self._gather_whole_rows(src, index, None, span, pre)
 
     def convert_scatter(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tensor.scatter (rank 2, dim -1): the flat index index + r * cols, narrowed to INT16

@@ -87,5 +87,33 @@ class MaskScratch(TargetRule):
     extra_rows: int = 1
 
 
+@dataclass(frozen=True)
+class UnpaddedRows(TargetRule):
+    """Operand `operand`'s (RESULT: the instruction's dst's) rows are whole `row_bytes`-byte
+    blocks of its element type: its columns are a positive multiple of `row_multiple(dtype)`,
+    so the buffer's rows hold no padding past them (a Vec row is padded to 32 bytes, and the
+    instruction wants its valid columns equal to its buffer's columns)."""
+
+    operand: int = RESULT
+    row_bytes: int = 32
+
+    def row_multiple(self, dtype: DataType) -> int:
+        """Elements of `dtype` in one whole row block."""
+        return max(1, self.row_bytes * 8 // dtype.bits)
+
+    def gap(self, shape: tuple[object, ...], dtype: DataType, name: str = "the result") -> str | None:
+        """Why a value of `shape` and `dtype` breaks the rule (None: its rows are whole blocks,
+        or it is no 2-D array of static columns)."""
+        if len(shape) != 2 or not isinstance(shape[1], int):
+            return None
+        rows, cols = shape[0], shape[1]
+        multiple = self.row_multiple(dtype)
+        if cols > 0 and cols % multiple == 0:
+            return None
+        padded = max(multiple, -(-cols // multiple) * multiple)
+        return (f"{name} is [{rows}, {cols}] {dtype.name}, {cols * dtype.bits // 8} bytes a row: expected a positive "
+                f"multiple of {multiple} columns (whole {self.row_bytes}-byte rows; pad it to [{rows}, {padded}])")
+
+
 __all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable",
-           "WholeRows"]
+           "UnpaddedRows", "WholeRows"]
