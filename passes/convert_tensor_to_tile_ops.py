@@ -1759,22 +1759,27 @@ class TensorToTileMutator(U.FromTensor):
         multiple = GATHER_UNPADDED_ROWS.row_multiple(src_ty.dtype)
         width = max(multiple, -(-cols // multiple) * multiple)
         if width == cols and ty.valid_shape is None:
-            if tmp is None:
-                tmp = self._vec_create("gather_tmp", ty.shape, DataType.INT32, span, pre)
+            tmp_ty = _expr_type(tmp) if tmp is not None else None
+            if tmp is None or not isinstance(tmp_ty, TileType) or tmp_ty.dtype is not ty.dtype \
+                    or tmp_ty.valid_shape is not None:
+                # (A2/A3's TGATHER: "expects tmp and indices to have the same element type", and
+                # of one valid shape; the scratch is the compiler's, so a user's that is not is
+                # replaced rather than refused.)
+                tmp = self._vec_create("gather_tmp", ty.shape, ty.dtype, span, pre)
             return self._call("tile.gather", (src, index, tmp), (), span)
         if cols == 1 and rows > 1:
             # A column is stored column-major, which TFILLPAD copies as rows of one element at a
             # stride of its columns' bytes (none): each row takes its index across the row instead
             # (every index there names the element the column's names).
             zeros = self._temp("gather_idx_zeros", self._call(
-                "tile.full", (index_list((rows, width), span), U.ConstInt(0, DataType.INT32, span=span)),
-                (("dtype", DataType.INT32),), span), pre)
+                "tile.full", (index_list((rows, width), span), U.ConstInt(0, ty.dtype, span=span)),
+                (("dtype", ty.dtype),), span), pre)
             widened = self._call("tile.row_expand_add", (zeros, index), (), span)
         else:
             widened = self._call("tile.fillpad_expand", (index, index_list((rows, width), span)),
                                  (("pad_value", "zero"),), span)
         wide = self._temp("gather_idx_rows", widened, pre)
-        scratch = self._vec_create("gather_tmp", (rows, width), DataType.INT32, span, pre)
+        scratch = self._vec_create("gather_tmp", (rows, width), ty.dtype, span, pre)
         gathered = self._temp("gathered_rows", self._call("tile.gather", (src, wide, scratch), (), span), pre)
         valid = tuple(_extent(e, span) for e in ty.valid_extents)
         self.bump("gathers_over_whole_rows")
