@@ -1791,37 +1791,95 @@ class TensorToTileMutator(U.FromTensor):
     def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the
         index's shape; with dim, the flat index is built first: index + r * cols (dim -1,
-        PyPTO's row-base lowering) or index * cols + c (dim 0). The gather runs over whole
-        32-byte rows (`_gather_whole_rows`)."""
+        PyPTO's row-base lowering) or index * cols + c (dim 0), in INT32. The gather runs over
+        whole 32-byte rows (`_gather_whole_rows`): the result has the index's shape and valid
+        region whatever its rows' bytes."""
         src = self._packed(self._on_chip(call, call.args[0], pre), call.span, pre)
         index = self._on_chip(call, call.args[1], pre)
         assert isinstance(src.type, TileType) and isinstance(index.type, TileType)
         dim = attr(call.attrs, "dim")
         span = call.span
-        index_shape = index.type.shape
-        if dim is not None and index.type.dtype is not DataType.INT32:
-            # The flat index (index + r * cols) is built in INT32: widen an INT16 index first.
-            index = self._temp("gather_idx_i32", self._call(
-                "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        self.bump("gathers")
         if dim is None:
             index = self._flat_index_over_pitch(src.type, index, span, pre)
-        else:
-            if int(cast(int, dim)) % 2 == 1:
-                base = self._row_offsets(index_shape, _pitch(src.type), span, pre)
-                if base is not None:
-                    index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
-            else:
-                scaled = self._temp("gather_row_off", self._call(
-                    "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
-                width = index_shape[1]
-                column = self._temp("col_arange", self._call(
-                    "tile.ci", (self._i32(0, span), index_list((1, width), span)), (("dtype", DataType.INT32),), span),
-                    pre) if width > 1 else None
-                index = scaled if column is None else self._temp(
-                    "gather_flat_idx", self._call("tile.col_expand_add", (scaled, column), (), span), pre)
+            return self._gather_whole_rows(src, index, None, span, pre)
+        user = index.type
+        rows, cols = int(user.shape[0]), int(user.shape[1])
+        column = cols == 1 and rows > 1
+        if column:
+            index = self._column_across_rows(index, src.type.dtype, span, pre)
+        elif user.dtype is not DataType.INT32:
+            index = self._index_as_i32(index, span, pre)
         assert isinstance(index.type, TileType)
-        self.bump("gathers")
-        return self._gather_whole_rows(src, index, None, span, pre)
+        shape = index.type.shape
+        if int(cast(int, dim)) % 2 == 1:
+            base = self._row_offsets(shape, _pitch(src.type), span, pre)
+            if base is not None:
+                index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
+        else:
+            scaled = self._temp("gather_row_off", self._call(
+                "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
+            # (A column's every lane holds its row's index, of column 0: no column offsets.)
+            arange = self._temp("col_arange", self._call(
+                "tile.ci", (self._i32(0, span), index_list((1, cols), span)), (("dtype", DataType.INT32),), span),
+                pre) if cols > 1 else None
+            index = scaled if arange is None else self._temp(
+                "gather_flat_idx", self._call("tile.col_expand_add", (scaled, arange), (), span), pre)
+        assert isinstance(index.type, TileType)
+        gathered = self._gather_whole_rows(src, index, None, span, pre)
+        if not column:
+            return gathered
+        wide = self._temp("gathered_rows", gathered, pre)
+        valid = U.TupleExpr(tuple(_extent(e, span) for e in user.valid_extents), span=span)
+        return self._call("tile.slice", (wide, index_list((rows, 1), span), index_list((0, 0), span), valid), (), span)
+
+    def _column_across_rows(self, index: U.Var, dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """An axis gather's [R, 1] index column (stored column-major) as an INT32 [R, W] tile
+        whose every lane holds its row's index: W whole 32-byte rows of the source's `dtype`
+        and of the index's own element type, so an INT16 column is cast between tiles of one
+        shape (PTOAS's tcvt wants them so), and the gather over them needs no padding copy
+        (TFILLPAD copies a column-major column as rows of one element at no stride). Rows past
+        the index's valid ones stay outside the result's valid region."""
+        ty = index.type
+        assert isinstance(ty, TileType)
+        rows = int(ty.shape[0])
+        width = max(GATHER_UNPADDED_ROWS.row_multiple(dtype), GATHER_UNPADDED_ROWS.row_multiple(ty.dtype))
+        zeros = self._temp("gather_idx_zeros", self._call(
+            "tile.full", (index_list((rows, width), span), U.ConstInt(0, ty.dtype, span=span)),
+            (("dtype", ty.dtype),), span), pre)
+        valid_rows = ty.valid_extents[0]
+        if valid_rows != rows:
+            zeros = self._temp("gather_idx_zeros_valid", self._call(
+                "tile.set_validshape", (zeros, _extent(valid_rows, span), _index(width, span)), (), span), pre)
+        across = self._temp("gather_idx_rows", self._call("tile.row_expand_add", (zeros, index), (), span), pre)
+        if ty.dtype is DataType.INT32:
+            return across
+        return self._temp("gather_idx_i32", self._call(
+            "tile.cast", (across,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+
+    def _index_as_i32(self, index: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """An axis gather's INT16 index widened to INT32 for the flat-index arithmetic. TCVT
+        wants its source and destination of one shape (PTOAS: "expects src and dst to have
+        compatible shapes"), and a Vec row pads to 32 bytes per element width (an INT16 [R, 4]
+        is [R, 16], an INT32 one [R, 8]): unless both pad alike, the index is copied into whole
+        INT16 rows first (fillpad_expand, zero padding), cast there, and viewed at its own
+        shape and valid region."""
+        ty = index.type
+        assert isinstance(ty, TileType)
+        rows, cols = int(ty.shape[0]), int(ty.shape[1])
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(ty.dtype)
+        width = -(-cols // multiple) * multiple
+        wide32 = GATHER_UNPADDED_ROWS.row_multiple(DataType.INT32)
+        if width == -(-cols // wide32) * wide32:
+            return self._temp("gather_idx_i32", self._call(
+                "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        rows16 = self._temp("gather_idx_rows", self._call(
+            "tile.fillpad_expand", (index, index_list((rows, width), span)), (("pad_value", "zero"),), span), pre)
+        rows32 = self._temp("gather_idx_i32_rows", self._call(
+            "tile.cast", (rows16,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        valid = U.TupleExpr(tuple(_extent(e, span) for e in ty.valid_extents), span=span)
+        return self._temp("gather_idx_i32", self._call(
+            "tile.slice", (rows32, index_list((rows, cols), span), index_list((0, 0), span), valid), (), span), pre)
 
     def convert_scatter(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tensor.scatter (rank 2, dim -1): the flat index index + r * cols, narrowed to INT16
