@@ -1,0 +1,181 @@
+"""Index-form gathers whose rows are not whole 32-byte blocks (GATHER_PADDED, stop 19).
+
+PTOAS's index-form tgather wants its dst's valid columns equal to the dst buffer's columns, the
+same of its indices, and (A2/A3) a scratch of the indices' valid shape and element type; a Vec
+row is padded to 32 bytes, so a [16, 4] FP32 result ([16, 8] in UB) or a set_validshape-narrowed
+index was refused by PTOAS alone. Now:
+
+- the rule is data on tile.gather (GATHER_UNPADDED_ROWS, a `UnpaddedRows` target rule, the flat-gather
+  contract's number): a hand-written tile.gather whose result rows are not whole blocks is refused
+  by TargetOpRules at the user's line, with the fix (pad the index, narrow it with set_validshape);
+- ConvertTensorToTileOps lowers the axis forms (dim) and narrowed indices over whole rows: the
+  flat index is copied into [R, W] (W whole rows of the source's element type; zero padding, which
+  names an element the source holds), gathered, and the result narrowed back to the index's shape
+  and valid region;
+- the generator draws no tile-level gather the rule refuses.
+
+Each kernel runs bit-exact against the interpreter under --verify-all on both backends, matches
+NumPy (take_along_axis / a flat take, written here), and PTOAS assembles it on a3 and a5.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from backend.fuzzing.generator import reaching_kernel
+from backend.fuzzing.registry_calls import rules_on, target_violation
+from languages.gen import tensor as T
+from languages.memory_space import MemorySpace
+from languages.ops import REGISTRY, type_of
+from languages.ops.index_ops import GATHER_UNPADDED_ROWS
+from languages.types import DataType, TileType
+from languages.views import make_tile_type
+from nanopass.node import walk
+from tests.test_kernels_matmul import B910, B950, assert_bits_equal, run_cli
+from tests.test_ptoas import ARCH, PTOAS, _ptoas
+
+Array = npt.NDArray[Any]
+KERNELS = Path(__file__).resolve().parent / "kernels" / "ops"
+BOTH = (B910, B950)
+
+
+def _assembled(pto: Path, backend: str, tmp: Path) -> None:
+    """PTOAS assembles the emitted kernel for the backend's arch (skipped where it is not built)."""
+    if PTOAS is None or not PTOAS.is_file():
+        return
+    result = _ptoas(pto, ARCH[backend], tmp / "k.cpp")
+    assert result.returncode == 0, f"PTOAS ({ARCH[backend]}) rejects {pto.name}:\n{result.stderr}"
+
+
+def _run(kernel: str, inputs: dict[str, Array], backend: str, tmp: Path) -> dict[str, Array]:
+    rc, log, outputs = run_cli(KERNELS / kernel, inputs, backend, tmp)
+    assert rc == 0 and "bit-exact" in log and "MISMATCH" not in log, log
+    _assembled(tmp / "out.pto", backend, tmp)
+    return outputs
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_axis_gathers_of_indices_narrower_than_a_row_run_and_assemble(tmp_path: Path, backend: str) -> None:
+    rng = np.random.default_rng(23)
+    x = rng.uniform(-4, 4, (16, 16)).astype(np.float32)
+    t = rng.uniform(-4, 4, (8, 4)).astype(np.float32)
+    c = rng.uniform(-4, 4, (8, 1)).astype(np.float32)
+    h = rng.uniform(-4, 4, (6, 12)).astype(np.float16)
+    inputs = {
+        "x": x, "i4": rng.integers(0, 16, (16, 4)).astype(np.int32), "i1": rng.integers(0, 16, (16, 1)).astype(np.int32),
+        "t": t, "r": rng.integers(0, 8, (16, 4)).astype(np.int32), "r1": rng.integers(0, 8, (1, 4)).astype(np.int32),
+        "c": c, "rc": rng.integers(0, 8, (16, 1)).astype(np.int16), "h": h,
+        "hi": rng.integers(0, 12, (6, 4)).astype(np.int16), "hc": rng.integers(0, 12, (6, 1)).astype(np.int16),
+    }
+    got = _run("gather_axis_unaligned_rows.py", inputs, backend, tmp_path)
+    y = x + np.float32(1.0)
+    expected = [
+        np.take_along_axis(y, inputs["i4"].astype(np.int64), axis=1),   # out[i, j] = y[i, i4[i, j]]
+        np.take_along_axis(y, inputs["i1"].astype(np.int64), axis=1),
+        np.take_along_axis(t, inputs["r"].astype(np.int64), axis=0),    # out[i, j] = t[r[i, j], j]
+        np.take_along_axis(t, inputs["r1"].astype(np.int64), axis=0),
+        np.take_along_axis(c, inputs["rc"].astype(np.int64), axis=0),
+        np.take_along_axis(h, inputs["hi"].astype(np.int64), axis=1),
+        np.take_along_axis(h, inputs["hc"].astype(np.int64), axis=1),
+    ]
+    for index, reference in enumerate(expected):
+        assert_bits_equal(f"ret{index}", reference, got[f"ret{index}"])
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_flat_gathers_of_narrowed_indices_never_read_the_padding_indices(tmp_path: Path, backend: str) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-4, 4, (4, 16)).astype(np.float16)
+    w = rng.uniform(-4, 4, (2, 8)).astype(np.float32)
+    i = np.full((1, 16), 1_000_000, dtype=np.int32)  # padding columns: far outside the source
+    i[0, :8] = rng.integers(0, 64, 8)
+    j = np.full((2, 8), -7, dtype=np.int32)
+    j[:, :5] = rng.integers(0, 16, (2, 5))
+    got = _run("gather_flat_narrowed_index.py", {"x": x, "i": i, "w": w, "j": j}, backend, tmp_path)
+    y = (x + np.float16(1.0)).reshape(-1)
+    z = (w * np.float32(2.0)).reshape(-1)
+    assert_bits_equal("ret0", y[i[:, :8]], got["ret0"][:, :8])  # valid [1, 8] of physical [1, 16]
+    assert_bits_equal("ret1", z[j[:, :5]], got["ret1"][:, :5])  # valid [2, 5] of physical [2, 8]
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_tile_gather_of_a_padded_narrowed_index_runs_and_assembles(tmp_path: Path, backend: str) -> None:
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-4, 4, (16, 16)).astype(np.float32)
+    i = np.full((16, 8), 2**30, dtype=np.int32)
+    i[:, :4] = rng.integers(0, 256, (16, 4))
+    got = _run("tile_gather_narrowed_index.py", {"x": x, "i": i}, backend, tmp_path)
+    assert_bits_equal("ret0", x.reshape(-1)[i[:, :4]], got["ret0"])
+
+
+TILE_GATHER = """\
+import pypto.language as pl
+
+
+@pl.program
+class TileGather:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.{dtype}], i: pl.Tensor[[16, {cols}], pl.INT32],
+          out: pl.Out[pl.Tensor[[16, {cols}], pl.{dtype}]]) -> pl.Tensor[[16, {cols}], pl.{dtype}]:
+        src = pl.tile.load(x, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        idx = pl.tile.load(i, [0, 0], [16, {cols}], target_memory=pl.Mem.Vec)
+        g = pl.tile.gather(src, idx)
+        out = pl.tile.store(g, [0, 0], out)
+        return out
+"""
+
+
+@pytest.mark.parametrize("backend", BOTH)
+@pytest.mark.parametrize("dtype, cols, padded", [("FP32", 4, 8), ("FP32", 1, 8), ("FP16", 8, 16), ("INT16", 12, 16)])
+def test_a_tile_gather_whose_rows_are_not_whole_is_refused_at_the_users_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, dtype: str, cols: int, padded: int) -> None:
+    from nanopass.pipeline import main
+
+    path = tmp_path / "kernel.py"
+    path.write_text(TILE_GATHER.format(dtype=dtype, cols=cols))
+    rc = main([str(path), "--backend", backend, "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in log, log
+    assert f"kernel.py:11:13: error: [TargetOpRules] tile.gather on {backend}: the result is [16, {cols}] {dtype}" in log, log
+    assert f"pad it to [16, {padded}]" in log and "tgather" in log, log
+    assert "hint: pad the index's columns" in log and "pl.tile.set_validshape" in log, log
+
+
+def test_the_flat_gather_contract_and_the_target_rule_are_one_number() -> None:
+    # tensor.gather's flat-index check reads the rule's multiple: 8 for 4-byte sources, 16 for 2-byte.
+    assert GATHER_UNPADDED_ROWS.archs == frozenset({"a2a3", "a5"})
+    assert [GATHER_UNPADDED_ROWS.row_multiple(d) for d in (DataType.FP32, DataType.INT32, DataType.FP16, DataType.INT16)] \
+        == [8, 8, 16, 16]
+    assert GATHER_UNPADDED_ROWS in REGISTRY.get("tile.gather").target_rules
+
+
+@pytest.mark.parametrize("arch", ["a2a3", "a5"])
+def test_the_generator_keeps_tile_gathers_to_whole_rows(arch: str) -> None:
+    opdef = REGISTRY.get("tile.gather")
+    assert GATHER_UNPADDED_ROWS in rules_on(opdef, arch)
+
+    def tile(name: str, shape: tuple[int, int], dtype: DataType) -> T.Var:
+        return T.Var(name, make_tile_type(shape, dtype, None, MemorySpace.Vec))
+
+    src = tile("src", (16, 16), DataType.FP32)
+    for cols, refused in ((4, True), (1, True), (8, False), (16, False)):
+        index = tile("idx", (16, cols), DataType.INT32)
+        result = make_tile_type((16, cols), DataType.FP32, None, MemorySpace.Vec)
+        why = target_violation(opdef, arch, (src, index), (), result, {})
+        assert bool(why) is refused, (cols, why)
+        if refused:
+            assert "whole 32-byte rows" in why
+    # The kernels a steered campaign draws to reach tile.gather keep to the rule.
+    for seed in range(4):
+        kernel = reaching_kernel(opdef, seed, kernels=10, arch=arch)
+        assert kernel is not None, seed
+        gathers = [n for n in walk(kernel) if n.KIND == "Call" and getattr(n, "op") == "tile.gather"]
+        assert gathers, seed
+        for call in gathers:
+            ty = type_of(call)
+            assert isinstance(ty, TileType) and GATHER_UNPADDED_ROWS.gap(tuple(ty.shape), ty.dtype) is None, (seed, ty)
