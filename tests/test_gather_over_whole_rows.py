@@ -30,6 +30,7 @@ import pytest
 from backend.fuzzing.generator import reaching_kernel
 from backend.fuzzing.registry_calls import rules_on, target_violation
 from languages.gen import tensor as T
+from languages.gen import tile_unplaced as U
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.ops.index_ops import GATHER_UNPADDED_ROWS
@@ -66,7 +67,7 @@ def test_axis_gathers_of_indices_narrower_than_a_row_run_and_assemble(tmp_path: 
     t = rng.uniform(-4, 4, (8, 4)).astype(np.float32)
     c = rng.uniform(-4, 4, (8, 1)).astype(np.float32)
     h = rng.uniform(-4, 4, (6, 12)).astype(np.float16)
-    inputs = {
+    inputs: dict[str, Array] = {
         "x": x, "i4": rng.integers(0, 16, (16, 4)).astype(np.int32), "i1": rng.integers(0, 16, (16, 1)).astype(np.int32),
         "t": t, "r": rng.integers(0, 8, (16, 4)).astype(np.int32), "r1": rng.integers(0, 8, (1, 4)).astype(np.int32),
         "c": c, "rc": rng.integers(0, 8, (16, 1)).astype(np.int16), "h": h,
@@ -179,3 +180,25 @@ def test_the_generator_keeps_tile_gathers_to_whole_rows(arch: str) -> None:
         for call in gathers:
             ty = type_of(call)
             assert isinstance(ty, TileType) and GATHER_UNPADDED_ROWS.gap(tuple(ty.shape), ty.dtype) is None, (seed, ty)
+
+
+@pytest.mark.parametrize("kernel", ["gather_axis_unaligned_rows.py", "gather_flat_narrowed_index.py",
+                                    "tile_gather_narrowed_index.py"])
+def test_every_lowered_gather_runs_over_whole_valid_rows(kernel: str) -> None:
+    # What PTOAS checks of the index-form tgather, on ConvertTensorToTileOps' output: index,
+    # scratch and result valid over their whole shape, rows whole blocks of the source's
+    # element type, the scratch of the index's element type.
+    from languages.pl_parser import parse_program_as
+    from tests.test_convert_tensor_to_tile_ops import assert_verified, convert
+
+    lowered = convert(parse_program_as((KERNELS / kernel).read_text(), T.Program))
+    assert_verified(lowered)
+    gathers = [n for n in walk(lowered) if isinstance(n, U.Call) and n.op == "tile.gather"]
+    assert gathers
+    for call in gathers:
+        index, tmp, result = type_of(call.args[1]), type_of(call.args[2]), type_of(call)
+        for ty in (index, tmp, result):
+            assert isinstance(ty, TileType) and ty.valid_shape is None, (kernel, ty)
+        assert isinstance(index, TileType) and isinstance(tmp, TileType) and isinstance(result, TileType)
+        assert tmp.dtype is index.dtype and tuple(tmp.shape) == tuple(index.shape)
+        assert GATHER_UNPADDED_ROWS.gap(tuple(result.shape), result.dtype) is None, (kernel, result)
