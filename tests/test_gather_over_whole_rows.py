@@ -202,3 +202,44 @@ def test_every_lowered_gather_runs_over_whole_valid_rows(kernel: str) -> None:
         assert isinstance(index, TileType) and isinstance(tmp, TileType) and isinstance(result, TileType)
         assert tmp.dtype is index.dtype and tuple(tmp.shape) == tuple(index.shape)
         assert GATHER_UNPADDED_ROWS.gap(tuple(result.shape), result.dtype) is None, (kernel, result)
+
+
+RUNTIME_COLUMNS = """\
+import pypto.language as pl
+
+
+@pl.program
+class Kernel:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], c: pl.Scalar[pl.INDEX],
+               y: pl.InOut[pl.Tensor[[16, 8], pl.FP32]]) -> pl.Tensor[[16, 8], pl.FP32]:
+        src = pl.load(x, [0, 0], [16, 16])
+        t = pl.load(i, [0, 0], [16, 8])
+        n = pl.tile.set_validshape(t, 16, c)
+        g = pl.tile.gather(src, n)
+        y = pl.store(g, [0, 0], y)
+        return y
+"""
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_an_index_narrowed_at_run_time_is_gathered_over_its_whole_rows(tmp_path: Path, backend: str) -> None:
+    # The result is narrowed back to the runtime extent: the store writes its c columns only.
+    from backend.pto_text.printer import print_mlir
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compare, compile_program, reference, run
+
+    source = parse_program(RUNTIME_COLUMNS, "kernel.py")
+    compiled = compile_program(source, backend=backend, verify_all=True)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-4, 4, (16, 16)).astype(np.float32)
+    i = rng.integers(0, 256, (16, 8)).astype(np.int32)
+    y = np.full((16, 8), 7.0, dtype=np.float32)
+    for cols in (3, 8):
+        inputs = {"x": x, "i": i, "c": np.asarray(cols), "y": y}
+        got = run(compiled, inputs)
+        assert all(r.ok for r in compare(reference(source, inputs), got))
+        assert_bits_equal("y[:, :c]", x.reshape(-1)[i[:, :cols]], got["y"][:, :cols])
+        assert_bits_equal("y[:, c:]", y[:, cols:], got["y"][:, cols:])
+    (tmp_path / "out.pto").write_text(print_mlir(compiled.final, emit_loc=False))  # type: ignore[arg-type]
+    _assembled(tmp_path / "out.pto", backend, tmp_path)
