@@ -691,16 +691,15 @@ class TensorToTileMutator(U.FromTensor):
             self._check_gm_operands(call, args)
             if call.op == "system.syncall":
                 args = self._syncall_workspaces(call, args, pre)
-            if call.op == "tile.gather" and len(args) in (2, 3) and all(
-                    isinstance(a, U.Var) and isinstance(a.type, TileType) for a in args):
+            if call.op == "tile.gather" and len(args) in (2, 3) \
+                    and all(isinstance(_expr_type(a), TileType) for a in args):
                 # The index form's scratch is the compiler's (the operator catalogue: "compiler-
                 # managed scratch"; PTOAS: "index-form tgather expects both indices and tmp"):
-                # an INT32 tile of the indices' shape, as tensor.gather's lowering allocates;
-                # an index narrowed by set_validshape is gathered over its whole rows.
-                src, indices = args[0], args[1]
-                assert isinstance(src, U.Var) and isinstance(indices, U.Var)
-                return self._gather_whole_rows(src, indices, args[2] if len(args) == 3 else None, call.span, pre)
-            return self._call(call.op, args, call.attrs, call.span, fallback=call.type)
+                # a tile of the indices' shape and element type, as tensor.gather's lowering
+                # allocates; an index narrowed by set_validshape is gathered over its whole rows.
+                return self._gather_whole_rows(args[0], args[1], args[2] if len(args) == 3 else None, call.span, pre)
+            converted = self._call(call.op, args, call.attrs, call.span, fallback=call.type)
+            return self._gather_mask_whole_rows(converted, pre) if call.op == "tile.gather_mask" else converted
         if call.op not in REGISTRY:
             raise self._unsupported(call)
         opdef = REGISTRY.get(call.op)
@@ -716,7 +715,8 @@ class TensorToTileMutator(U.FromTensor):
             if converter is None:
                 raise self._unsupported(call)
             return converter(self, call, target, pre)
-        return self._convert_default(call, opdef, conversion, target, pre)
+        converted = self._convert_default(call, opdef, conversion, target, pre)
+        return self._gather_mask_whole_rows(converted, pre) if converted.op == "tile.gather_mask" else converted
 
     def _on_chip_transfer(self, call: T.Call) -> U.Call | None:
         """A hand-written tile.load from, or tile.store into, an InCore-local tensor that this
@@ -1741,7 +1741,7 @@ class TensorToTileMutator(U.FromTensor):
         skip = self._temp("gather_row_gap", self._call("tile.muls", (row, self._i32(gap, span)), (), span), pre)
         return self._temp("gather_padded_idx", self._call("tile.add", (index, skip), (), span), pre)
 
-    def _gather_whole_rows(self, src: U.Var, index: U.Var, tmp: U.Expr | None, span: Span,
+    def _gather_whole_rows(self, src: U.Expr, index: U.Expr, tmp: U.Expr | None, span: Span,
                            pre: list[U.Stmt]) -> U.Call:
         """tile.gather as PTOAS's index-form tgather takes it: index, scratch and result valid
         over whole buffer rows (PTOAS: "expects dst valid_shape[1] to equal dst cols", the same
@@ -1752,8 +1752,11 @@ class TensorToTileMutator(U.FromTensor):
         its columns rounded up to whole rows, its padding zero (index 0, an element the source
         holds), so every index the instruction reads holds data; the result is gathered over
         [R, W] and narrowed back to the index's shape and valid region (a window when W is
-        wider, set_validshape otherwise: the result keeps the index's valid shape)."""
-        ty, src_ty = index.type, src.type
+        wider, set_validshape otherwise: the result keeps the index's valid shape). No [R, 1]
+        column comes here (TFILLPAD would copy its column-major elements as rows of one element
+        at no stride): GATHER_UNPADDED_ROWS refuses a hand-written one, and the axis forms spread
+        theirs across whole rows first (`_column_across_rows`)."""
+        ty, src_ty = _expr_type(index), _expr_type(src)
         assert isinstance(ty, TileType) and isinstance(src_ty, TileType) and len(ty.shape) == 2
         rows, cols = int(ty.shape[0]), int(ty.shape[1])
         multiple = GATHER_UNPADDED_ROWS.row_multiple(src_ty.dtype)
@@ -1767,24 +1770,48 @@ class TensorToTileMutator(U.FromTensor):
                 # replaced rather than refused.)
                 tmp = self._vec_create("gather_tmp", ty.shape, ty.dtype, span, pre)
             return self._call("tile.gather", (src, index, tmp), (), span)
-        if cols == 1 and rows > 1:
-            # A column is stored column-major, which TFILLPAD copies as rows of one element at a
-            # stride of its columns' bytes (none): each row takes its index across the row instead
-            # (every index there names the element the column's names).
-            zeros = self._temp("gather_idx_zeros", self._call(
-                "tile.full", (index_list((rows, width), span), U.ConstInt(0, ty.dtype, span=span)),
-                (("dtype", ty.dtype),), span), pre)
-            widened = self._call("tile.row_expand_add", (zeros, index), (), span)
-        else:
-            widened = self._call("tile.fillpad_expand", (index, index_list((rows, width), span)),
-                                 (("pad_value", "zero"),), span)
-        wide = self._temp("gather_idx_rows", widened, pre)
+        wide = self._temp("gather_idx_rows", self._call(
+            "tile.fillpad_expand", (index, index_list((rows, width), span)), (("pad_value", "zero"),), span), pre)
         scratch = self._vec_create("gather_tmp", (rows, width), ty.dtype, span, pre)
         gathered = self._temp("gathered_rows", self._call("tile.gather", (src, wide, scratch), (), span), pre)
         valid = tuple(_extent(e, span) for e in ty.valid_extents)
         self.bump("gathers_over_whole_rows")
         if width != cols:
             return self._call("tile.slice", (gathered, index_list((rows, cols), span), index_list((0, 0), span),
+                                             U.TupleExpr(valid, span=span)), (), span)
+        return self._call("tile.set_validshape", (gathered, *valid), (), span)
+
+    def _gather_mask_whole_rows(self, gather: U.Call, pre: list[U.Stmt]) -> U.Call:
+        """tile.gather_mask as PTOAS's mask-form tgather takes it: its result valid over whole
+        buffer rows (PTOAS: "expects dst valid_shape[1] to equal dst cols"; pto-isa's TGATHER
+        writes the compacted rows as one continuous stream, "expect continuous memory for
+        dst", so a padded dst row would shift every row after the first). A source whose
+        compacted rows are not whole 32-byte blocks (a [1, 16] INT32 source under P0001 gives
+        [1, 4]), or whose valid region is narrower than its shape, is copied by
+        tile.fillpad_expand into [R, W * stride], W the compacted columns rounded up to whole
+        rows (zero padding: the extra columns gathered are zeros), gathered whole and narrowed
+        back to the result's shape and valid region. A column (column-major, which the mask
+        form refuses anyway) or a runtime valid extent is left as it is."""
+        src, result = _expr_type(gather.args[0]), gather.type
+        if not isinstance(src, TileType) or not isinstance(result, TileType) or len(src.shape) != 2 \
+                or len(result.shape) != 2 or not all(isinstance(e, int) for e in result.valid_extents):
+            return gather
+        rows, cols = int(src.shape[0]), int(src.shape[1])
+        _, stride = MASK_PATTERNS[int(cast(int, attr(gather.attrs, "mask_pattern")))]
+        out_cols = int(result.shape[1])
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(result.dtype)
+        width = max(multiple, -(-out_cols // multiple) * multiple)
+        if cols == 1 or (width == out_cols and src.valid_shape is None):
+            return gather
+        span = gather.span
+        wide = self._temp("gather_mask_src_rows", self._call(
+            "tile.fillpad_expand", (gather.args[0], index_list((rows, width * stride), span)), (("pad_value", "zero"),),
+            span), pre)
+        gathered = self._temp("gathered_rows", self._call("tile.gather_mask", (wide,), gather.attrs, span), pre)
+        valid = tuple(_extent(e, span) for e in result.valid_extents)
+        self.bump("gather_masks_over_whole_rows")
+        if width != out_cols:
+            return self._call("tile.slice", (gathered, index_list((rows, out_cols), span), index_list((0, 0), span),
                                              U.TupleExpr(valid, span=span)), (), span)
         return self._call("tile.set_validshape", (gathered, *valid), (), span)
 

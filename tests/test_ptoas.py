@@ -139,8 +139,9 @@ ONE_ELEMENT_WINDOW = re.compile(r"'pto\.tpart\w+' op expects src0/src1/dst to ha
 # of one shape, and the padding is per element width: [4, 4] FP32 -> [4, 8], FP16 -> [4, 16]; the
 # fix is a per-value pitch that a cast's two tiles share). (A tgather whose destination's row is
 # padded, GATHER_PADDED, is closed: a tile.gather's result rows are whole 32-byte blocks by a
-# target rule, GATHER_UNPADDED_ROWS, and the axis forms and narrowed indices are gathered over whole
-# rows: tests/test_gather_over_whole_rows.py.) (A soft syncall gets
+# target rule, GATHER_UNPADDED_ROWS, and the axis forms, narrowed indices and the mask form, which
+# PTOAS refuses with the same message, are gathered over whole rows:
+# tests/test_gather_over_whole_rows.py.) (A soft syncall gets
 # its partition-view GM workspace and on-chip staging tiles since stop 20: tests/test_soft_syncall.py;
 # a row broadcast's row-major per-row operand is passed as its rows' 32-byte blocks:
 # ROW_BLOCK_OPERANDS, tests/kernels/ops/row_expand_one_row.py.)
