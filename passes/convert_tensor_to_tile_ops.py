@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Iterator, Mapping, Sequence, cast
 
 from typing_extensions import override
@@ -45,7 +45,7 @@ from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from languages.cube_boxing import (BoxRequest, declines_boxed_column, reads_operands_unboxed, unaligned_k, unaligned_n,
                                    unboxed_batched_axis)
-from languages.layout import padded_2d, unboxed_row_multiple
+from languages.layout import padded_2d, shape_blayout, unboxed_row_multiple
 from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (
     ConsumerDemand,
@@ -1743,33 +1743,35 @@ class TensorToTileMutator(U.FromTensor):
 
     def _gather_whole_rows(self, src: U.Expr, index: U.Expr, tmp: U.Expr | None, span: Span,
                            pre: list[U.Stmt]) -> U.Call:
-        """tile.gather as PTOAS's index-form tgather takes it: index, scratch and result valid
-        over whole buffer rows (PTOAS: "expects dst valid_shape[1] to equal dst cols", the same
-        of the indices, and on A2/A3 a scratch of the indices' valid shape), the rows whole
-        32-byte blocks of the source's element type (GATHER_UNPADDED_ROWS). An index that is not
-        so (an axis gather's flat index of the user's [16, 4] for an FP32 source, a
-        set_validshape-narrowed flat index) is copied by tile.fillpad_expand into [R, W], W
-        its columns rounded up to whole rows, its padding zero (index 0, an element the source
-        holds), so every index the instruction reads holds data; the result is gathered over
-        [R, W] and narrowed back to the index's shape and valid region (a window when W is
-        wider, set_validshape otherwise: the result keeps the index's valid shape). No [R, 1]
-        column comes here (TFILLPAD would copy its column-major elements as rows of one element
-        at no stride): GATHER_UNPADDED_ROWS refuses a hand-written one, and the axis forms spread
-        theirs across whole rows first (`_column_across_rows`)."""
+        """tile.gather as PTOAS's index-form tgather takes it: index and result valid over their
+        buffers' whole columns (PTOAS: "expects dst valid_shape[1] to equal dst cols", the same
+        of the indices), and on A2/A3 a scratch of the indices' element type and valid shape. A
+        row-major Vec row is padded to 32 bytes (GATHER_UNPADDED_ROWS), so an index whose rows are
+        not whole blocks of the source's element type (an axis gather's flat index of the user's
+        [16, 4] for an FP32 source), or whose valid columns are narrower (set_validshape), is
+        copied by tile.fillpad_expand into [R, W], W its columns rounded up to whole rows, its
+        padding zero (index 0, an element the source holds), so every index the instruction
+        reads holds data; the result is gathered over [R, W] and narrowed back to the index's
+        shape and valid region (a window when W is wider, set_validshape otherwise: the result
+        keeps the index's valid shape). A column-major [R, 1] column pads its rows, not its
+        column: it is gathered as it is."""
         ty, src_ty = _expr_type(index), _expr_type(src)
         assert isinstance(ty, TileType) and isinstance(src_ty, TileType) and len(ty.shape) == 2
         rows, cols = int(ty.shape[0]), int(ty.shape[1])
-        multiple = GATHER_UNPADDED_ROWS.row_multiple(src_ty.dtype)
-        width = max(multiple, -(-cols // multiple) * multiple)
-        if width == cols and ty.valid_shape is None:
+        if GATHER_UNPADDED_ROWS.gap((rows, cols), src_ty.dtype) is None and ty.valid_extents[1] == cols:
             tmp_ty = _expr_type(tmp) if tmp is not None else None
             if tmp is None or not isinstance(tmp_ty, TileType) or tmp_ty.dtype is not ty.dtype \
-                    or tmp_ty.valid_shape is not None:
+                    or tmp_ty.valid_shape != ty.valid_shape:
                 # (A2/A3's TGATHER: "expects tmp and indices to have the same element type", and
                 # of one valid shape; the scratch is the compiler's, so a user's that is not is
                 # replaced rather than refused.)
                 tmp = self._vec_create("gather_tmp", ty.shape, ty.dtype, span, pre)
+                if ty.valid_shape is not None:
+                    tmp = self._temp("gather_tmp_valid", self._call(
+                        "tile.set_validshape", (tmp, *(_extent(e, span) for e in ty.valid_extents)), (), span), pre)
             return self._call("tile.gather", (src, index, tmp), (), span)
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(src_ty.dtype)
+        width = max(multiple, -(-cols // multiple) * multiple)
         wide = self._temp("gather_idx_rows", self._call(
             "tile.fillpad_expand", (index, index_list((rows, width), span)), (("pad_value", "zero"),), span), pre)
         scratch = self._vec_create("gather_tmp", (rows, width), ty.dtype, span, pre)
@@ -1790,8 +1792,8 @@ class TensorToTileMutator(U.FromTensor):
         [1, 4]), or whose valid region is narrower than its shape, is copied by
         tile.fillpad_expand into [R, W * stride], W the compacted columns rounded up to whole
         rows (zero padding: the extra columns gathered are zeros), gathered whole and narrowed
-        back to the result's shape and valid region. A column (column-major, which the mask
-        form refuses anyway) or a runtime valid extent is left as it is."""
+        back to the result's shape and valid region. A column-major [R, 1] column (its rows
+        pad, not its column) or a runtime valid extent is left as it is."""
         src, result = _expr_type(gather.args[0]), gather.type
         if not isinstance(src, TileType) or not isinstance(result, TileType) or len(src.shape) != 2 \
                 or len(result.shape) != 2 or not all(isinstance(e, int) for e in result.valid_extents):
@@ -1799,10 +1801,10 @@ class TensorToTileMutator(U.FromTensor):
         rows, cols = int(src.shape[0]), int(src.shape[1])
         _, stride = MASK_PATTERNS[int(cast(int, attr(gather.attrs, "mask_pattern")))]
         out_cols = int(result.shape[1])
+        if GATHER_UNPADDED_ROWS.gap((rows, out_cols), result.dtype) is None and src.valid_extents[1] == cols:
+            return gather
         multiple = GATHER_UNPADDED_ROWS.row_multiple(result.dtype)
         width = max(multiple, -(-out_cols // multiple) * multiple)
-        if cols == 1 or (width == out_cols and src.valid_shape is None):
-            return gather
         span = gather.span
         wide = self._temp("gather_mask_src_rows", self._call(
             "tile.fillpad_expand", (gather.args[0], index_list((rows, width * stride), span)), (("pad_value", "zero"),),
@@ -1831,11 +1833,8 @@ class TensorToTileMutator(U.FromTensor):
             index = self._flat_index_over_pitch(src.type, index, span, pre)
             return self._gather_whole_rows(src, index, None, span, pre)
         user = index.type
-        rows, cols = int(user.shape[0]), int(user.shape[1])
-        column = cols == 1 and rows > 1
-        if column:
-            index = self._column_across_rows(index, src.type.dtype, span, pre)
-        elif user.dtype is not DataType.INT32:
+        cols = int(user.shape[1])
+        if user.dtype is not DataType.INT32:
             index = self._index_as_i32(index, span, pre)
         assert isinstance(index.type, TileType)
         shape = index.type.shape
@@ -1846,43 +1845,13 @@ class TensorToTileMutator(U.FromTensor):
         else:
             scaled = self._temp("gather_row_off", self._call(
                 "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
-            # (A column's every lane holds its row's index, of column 0: no column offsets.)
             arange = self._temp("col_arange", self._call(
                 "tile.ci", (self._i32(0, span), index_list((1, cols), span)), (("dtype", DataType.INT32),), span),
                 pre) if cols > 1 else None
             index = scaled if arange is None else self._temp(
                 "gather_flat_idx", self._call("tile.col_expand_add", (scaled, arange), (), span), pre)
         assert isinstance(index.type, TileType)
-        gathered = self._gather_whole_rows(src, index, None, span, pre)
-        if not column:
-            return gathered
-        wide = self._temp("gathered_rows", gathered, pre)
-        valid = U.TupleExpr(tuple(_extent(e, span) for e in user.valid_extents), span=span)
-        return self._call("tile.slice", (wide, index_list((rows, 1), span), index_list((0, 0), span), valid), (), span)
-
-    def _column_across_rows(self, index: U.Var, dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
-        """An axis gather's [R, 1] index column (stored column-major) as an INT32 [R, W] tile
-        whose every lane holds its row's index: W whole 32-byte rows of the source's `dtype`
-        and of the index's own element type, so an INT16 column is cast between tiles of one
-        shape (PTOAS's tcvt wants them so), and the gather over them needs no padding copy
-        (TFILLPAD copies a column-major column as rows of one element at no stride). Rows past
-        the index's valid ones stay outside the result's valid region."""
-        ty = index.type
-        assert isinstance(ty, TileType)
-        rows = int(ty.shape[0])
-        width = max(GATHER_UNPADDED_ROWS.row_multiple(dtype), GATHER_UNPADDED_ROWS.row_multiple(ty.dtype))
-        zeros = self._temp("gather_idx_zeros", self._call(
-            "tile.full", (index_list((rows, width), span), U.ConstInt(0, ty.dtype, span=span)),
-            (("dtype", ty.dtype),), span), pre)
-        valid_rows = ty.valid_extents[0]
-        if valid_rows != rows:
-            zeros = self._temp("gather_idx_zeros_valid", self._call(
-                "tile.set_validshape", (zeros, _extent(valid_rows, span), _index(width, span)), (), span), pre)
-        across = self._temp("gather_idx_rows", self._call("tile.row_expand_add", (zeros, index), (), span), pre)
-        if ty.dtype is DataType.INT32:
-            return across
-        return self._temp("gather_idx_i32", self._call(
-            "tile.cast", (across,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        return self._gather_whole_rows(src, index, None, span, pre)
 
     def _index_as_i32(self, index: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
         """An axis gather's INT16 index widened to INT32 for the flat-index arithmetic. TCVT
@@ -1890,14 +1859,16 @@ class TensorToTileMutator(U.FromTensor):
         compatible shapes"), and a Vec row pads to 32 bytes per element width (an INT16 [R, 4]
         is [R, 16], an INT32 one [R, 8]): unless both pad alike, the index is copied into whole
         INT16 rows first (fillpad_expand, zero padding), cast there, and viewed at its own
-        shape and valid region."""
+        shape and valid region. (A column-major [R, 1] column pads its rows per width, which a
+        row copy does not mend: it is cast as it is, CAST_PITCH's open class when R INT16
+        elements are not whole 32-byte blocks.)"""
         ty = index.type
         assert isinstance(ty, TileType)
         rows, cols = int(ty.shape[0]), int(ty.shape[1])
         multiple = GATHER_UNPADDED_ROWS.row_multiple(ty.dtype)
         width = -(-cols // multiple) * multiple
-        wide32 = GATHER_UNPADDED_ROWS.row_multiple(DataType.INT32)
-        if width == -(-cols // wide32) * wide32:
+        wide = replace(ty, dtype=DataType.INT32)
+        if padded_2d(ty) == padded_2d(wide) or shape_blayout(ty.shape) != "row_major":
             return self._temp("gather_idx_i32", self._call(
                 "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
         rows16 = self._temp("gather_idx_rows", self._call(

@@ -8,6 +8,7 @@ index was refused by PTOAS alone. Now:
 - the rule is data on tile.gather (GATHER_UNPADDED_ROWS, a `UnpaddedRows` target rule, the flat-gather
   contract's number): a hand-written tile.gather whose result rows are not whole blocks is refused
   by TargetOpRules at the user's line, with the fix (pad the index, narrow it with set_validshape);
+  a column-major [N, 1] column pads its rows, not its column, and is gathered as it is;
 - ConvertTensorToTileOps lowers the axis forms (dim) and narrowed indices over whole rows: the
   flat index is copied into [R, W] (W whole rows of the source's element type; zero padding, which
   names an element the source holds), gathered, and the result narrowed back to the index's shape
@@ -74,7 +75,8 @@ def test_axis_gathers_of_indices_narrower_than_a_row_run_and_assemble(tmp_path: 
         "x": x, "i4": rng.integers(0, 16, (16, 4)).astype(np.int32), "i1": rng.integers(0, 16, (16, 1)).astype(np.int32),
         "t": t, "r": rng.integers(0, 8, (16, 4)).astype(np.int32), "r1": rng.integers(0, 8, (1, 4)).astype(np.int32),
         "c": c, "rc": rng.integers(0, 8, (16, 1)).astype(np.int16), "h": h,
-        "hi": rng.integers(0, 12, (6, 4)).astype(np.int16), "hc": rng.integers(0, 12, (6, 1)).astype(np.int16),
+        "hi": rng.integers(0, 12, (6, 4)).astype(np.int16), "h16": rng.uniform(-4, 4, (16, 12)).astype(np.float16),
+        "hc": rng.integers(0, 12, (16, 1)).astype(np.int16),
     }
     got = _run("gather_axis_unaligned_rows.py", inputs, backend, tmp_path)
     y = x + np.float32(1.0)
@@ -85,7 +87,7 @@ def test_axis_gathers_of_indices_narrower_than_a_row_run_and_assemble(tmp_path: 
         np.take_along_axis(t, inputs["r1"].astype(np.int64), axis=0),
         np.take_along_axis(c, inputs["rc"].astype(np.int64), axis=0),
         np.take_along_axis(h, inputs["hi"].astype(np.int64), axis=1),
-        np.take_along_axis(h, inputs["hc"].astype(np.int64), axis=1),
+        np.take_along_axis(inputs["h16"], inputs["hc"].astype(np.int64), axis=1),
     ]
     for index, reference in enumerate(expected):
         assert_bits_equal(f"ret{index}", reference, got[f"ret{index}"])
@@ -135,7 +137,7 @@ class TileGather:
 
 
 @pytest.mark.parametrize("backend", BOTH)
-@pytest.mark.parametrize("dtype, cols, padded", [("FP32", 4, 8), ("FP32", 1, 8), ("FP16", 8, 16), ("INT16", 12, 16)])
+@pytest.mark.parametrize("dtype, cols, padded", [("FP32", 4, 8), ("FP32", 12, 16), ("FP16", 8, 16), ("INT16", 12, 16)])
 def test_a_tile_gather_whose_rows_are_not_whole_is_refused_at_the_users_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str, dtype: str, cols: int, padded: int) -> None:
     from nanopass.pipeline import main
@@ -148,6 +150,27 @@ def test_a_tile_gather_whose_rows_are_not_whole_is_refused_at_the_users_line(
     assert f"kernel.py:11:13: error: [TargetOpRules] tile.gather on {backend}: the result is [16, {cols}] {dtype}" in log, log
     assert f"pad it to [16, {padded}]" in log and "tgather" in log, log
     assert "hint: pad the index's columns" in log and "pl.tile.set_validshape" in log, log
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_a_tile_gather_of_a_column_is_gathered_as_it_is(tmp_path: Path, backend: str) -> None:
+    # A [16, 1] column is column-major: its buffer pads its rows, never its one column, so its
+    # valid columns are its buffer's and PTOAS takes it (the rule reads the padded buffer).
+    (tmp_path / "kernel.py").write_text(TILE_GATHER.format(dtype="FP32", cols=1) + """
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], i: pl.Tensor[[16, 1], pl.INT32]) -> pl.Tensor[[16, 1], pl.FP32]:
+        out = pl.create_tensor([16, 1], dtype=pl.FP32)
+        r = self.k(x, i, out)
+        return r
+""")
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-4, 4, (16, 16)).astype(np.float32)
+    i = rng.integers(0, 256, (16, 1)).astype(np.int32)
+    rc, log, got = run_cli(tmp_path / "kernel.py", {"x": x, "i": i}, backend, tmp_path)
+    assert rc == 0 and "bit-exact" in log, log
+    assert_bits_equal("ret0", x.reshape(-1)[i], got["ret0"])
+    _assembled(tmp_path / "out.pto", backend, tmp_path)
+    assert "pto.tfillpad_expand" not in (tmp_path / "out.pto").read_text()  # no copy into whole rows
 
 
 def test_the_flat_gather_contract_and_the_target_rule_are_one_number() -> None:
@@ -167,7 +190,7 @@ def test_the_generator_keeps_tile_gathers_to_whole_rows(arch: str) -> None:
         return T.Var(name, make_tile_type(shape, dtype, None, MemorySpace.Vec))
 
     src = tile("src", (16, 16), DataType.FP32)
-    for cols, refused in ((4, True), (1, True), (8, False), (16, False)):
+    for cols, refused in ((4, True), (12, True), (1, False), (8, False), (16, False)):
         index = tile("idx", (16, cols), DataType.INT32)
         result = make_tile_type((16, cols), DataType.FP32, None, MemorySpace.Vec)
         why = target_violation(opdef, arch, (src, index), (), result, {})

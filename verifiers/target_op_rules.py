@@ -255,7 +255,8 @@ class _Checker:
         ty = _result_type(call, target) if rule.operand == RESULT else type_of(node) if node is not None else None
         if not isinstance(ty, (TileType, TensorType)):
             return None
-        return rule.gap(tuple(ty.shape), ty.dtype, _name(opdef, rule.operand))
+        return rule.gap(tuple(ty.shape), ty.dtype, _name(opdef, rule.operand),
+                        ty.view if isinstance(ty, TileType) else None)
 
 
 def _valid(ty: TileType) -> tuple[int, int]:

@@ -433,7 +433,8 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
                 return f"operand {rule.operand} shares its buffer with another operand the rule keeps apart"
         if isinstance(rule, UnpaddedRows):
             ty = operand_type(rule.operand)
-            gap = rule.gap(tuple(ty.shape), ty.dtype) if isinstance(ty, (TileType, TensorType)) else None
+            gap = rule.gap(tuple(ty.shape), ty.dtype, view=ty.view if isinstance(ty, TileType) else None) \
+                if isinstance(ty, (TileType, TensorType)) else None
             if gap is not None:
                 return gap
     return ""

@@ -156,10 +156,11 @@ def deduce_tensor_mrgsort2(args: Sequence[Node], attrs: Attrs) -> Type:
 
 
 # PTOAS's index-form tgather runs over whole rows: it wants its dst's valid columns equal to the
-# dst buffer's columns (and the indices' to theirs), and a Vec tile's row is padded to whole
-# 32-byte blocks, so a gather whose rows are not whole blocks has padding PTOAS refuses. The
-# index's columns are the result's, so one rule on the result states it for both; the flat
-# gather's contract (check_flat_gather_index) is this rule, checked at tensor.gather.
+# dst buffer's columns (and the indices' to theirs), and a Vec tile's row-major row is padded to
+# whole 32-byte blocks, so a gather whose rows are not whole blocks has padding PTOAS refuses (a
+# column-major [N, 1] column pads its rows instead, and is taken). The index's columns are the
+# result's, so one rule on the result states it for both; the flat gather's contract
+# (check_flat_gather_index) reads its number, and asks it of every index, a column's too.
 GATHER_UNPADDED_ROWS = UnpaddedRows(
     A2A3 | A5,
     "PTOAS's index-form tgather wants its dst's and its indices' valid columns equal to their buffers' columns, "
