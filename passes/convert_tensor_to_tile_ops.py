@@ -1833,6 +1833,7 @@ class TensorToTileMutator(U.FromTensor):
             index = self._flat_index_over_pitch(src.type, index, span, pre)
             return self._gather_whole_rows(src, index, None, span, pre)
         user = index.type
+        assert isinstance(user, TileType)
         cols = int(user.shape[1])
         if user.dtype is not DataType.INT32:
             index = self._index_as_i32(index, span, pre)
