@@ -1752,8 +1752,8 @@ class TensorToTileMutator(U.FromTensor):
         copied by tile.fillpad_expand into [R, W], W its columns rounded up to whole rows, its
         padding zero (index 0, an element the source holds), so every index the instruction
         reads holds data; the result is gathered over [R, W] and narrowed back to the index's
-        shape and valid region (a window when W is wider, set_validshape otherwise: the result
-        keeps the index's valid shape). A column-major [R, 1] column pads its rows, not its
+        shape and valid region (`_gathered_as`: the result keeps the index's valid shape). A
+        column-major [R, 1] column pads its rows, not its
         column: it is gathered as it is."""
         ty, src_ty = _expr_type(index), _expr_type(src)
         assert isinstance(ty, TileType) and isinstance(src_ty, TileType) and len(ty.shape) == 2
@@ -1776,12 +1776,23 @@ class TensorToTileMutator(U.FromTensor):
             "tile.fillpad_expand", (index, index_list((rows, width), span)), (("pad_value", "zero"),), span), pre)
         scratch = self._vec_create("gather_tmp", (rows, width), ty.dtype, span, pre)
         gathered = self._temp("gathered_rows", self._call("tile.gather", (src, wide, scratch), (), span), pre)
-        valid = tuple(_extent(e, span) for e in ty.valid_extents)
         self.bump("gathers_over_whole_rows")
-        if width != cols:
-            return self._call("tile.slice", (gathered, index_list((rows, cols), span), index_list((0, 0), span),
-                                             U.TupleExpr(valid, span=span)), (), span)
-        return self._call("tile.set_validshape", (gathered, *valid), (), span)
+        return self._gathered_as(gathered, (rows, cols), ty.valid_extents, span, pre)
+
+    def _gathered_as(self, gathered: U.Var, shape: tuple[int, int], valid: Sequence[int | SymbolicExtent],
+                     span: Span, pre: list[U.Stmt]) -> U.Call:
+        """A gather made over whole rows ([R, W]) as the value the user's call names: its shape
+        [R, C] and valid region. Narrower columns are a window of it copied into a tile of its
+        own (tile.move: the same bytes as a fresh [R, C] tile, whose rows pad to W, but no view,
+        which a later gather would index at the window's columns and set_validshape could not
+        narrow); the same columns narrow by set_validshape."""
+        extents = tuple(_extent(e, span) for e in valid)
+        if int(shape[1]) == int(cast(TileType, gathered.type).shape[1]):
+            return self._call("tile.set_validshape", (gathered, *extents), (), span)
+        window = self._temp("gathered_window", self._call(
+            "tile.slice", (gathered, index_list(shape, span), index_list((0, 0), span), U.TupleExpr(extents, span=span)),
+            (), span), pre)
+        return self._call("tile.move", (window,), (("target_memory", MemorySpace.Vec),), span)
 
     def _gather_mask_whole_rows(self, gather: U.Call, pre: list[U.Stmt]) -> U.Call:
         """tile.gather_mask as PTOAS's mask-form tgather takes it: its result valid over whole
@@ -1810,12 +1821,8 @@ class TensorToTileMutator(U.FromTensor):
             "tile.fillpad_expand", (gather.args[0], index_list((rows, width * stride), span)), (("pad_value", "zero"),),
             span), pre)
         gathered = self._temp("gathered_rows", self._call("tile.gather_mask", (wide,), gather.attrs, span), pre)
-        valid = tuple(_extent(e, span) for e in result.valid_extents)
         self.bump("gather_masks_over_whole_rows")
-        if width != out_cols:
-            return self._call("tile.slice", (gathered, index_list((rows, out_cols), span), index_list((0, 0), span),
-                                             U.TupleExpr(valid, span=span)), (), span)
-        return self._call("tile.set_validshape", (gathered, *valid), (), span)
+        return self._gathered_as(gathered, (rows, out_cols), result.valid_extents, span, pre)
 
     def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the

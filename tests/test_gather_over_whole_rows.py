@@ -323,3 +323,49 @@ def test_a_hand_written_mask_gather_of_four_columns_runs_and_assembles(tmp_path:
     assert rc == 0 and "bit-exact" in log, log
     assert_bits_equal("ret0", x[:, 1::4], got["ret0"])  # P0010: column 1 of every 4
     _assembled(tmp_path / "out.pto", backend, tmp_path)
+
+
+GATHERED_AGAIN = """\
+import pypto.language as pl
+
+
+@pl.program
+class GatheredAgain:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], i4: pl.Tensor[[16, 4], pl.INT32], w: pl.Tensor[[2, 16], pl.FP32],
+          j: pl.Tensor[[2, 8], pl.INT32]) -> tuple[pl.Tensor[[16, 4], pl.FP32], pl.Tensor[[2, 8], pl.FP32]]:
+        a: pl.Tensor[[16, 4], pl.FP32] = pl.tensor.gather(x, dim=1, index=i4)
+        b: pl.Tensor[[16, 4], pl.FP32] = pl.tensor.set_validshape(a, 16, 2)
+        c: pl.Tensor[[16, 4], pl.FP32] = pl.tensor.gather(a, dim=1, index=i4)
+        d: pl.Tensor[[16, 4], pl.FP32] = pl.tensor.add(b, c)
+        m: pl.Tensor[[2, 4], pl.FP32] = pl.tensor.gather_mask(w, mask_pattern=3)
+        e: pl.Tensor[[2, 8], pl.FP32] = pl.gather(m, j)
+        return d, e
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], i4: pl.Tensor[[16, 4], pl.INT32], w: pl.Tensor[[2, 16], pl.FP32],
+             j: pl.Tensor[[2, 8], pl.INT32]) -> tuple[pl.Tensor[[16, 4], pl.FP32], pl.Tensor[[2, 8], pl.FP32]]:
+        r: tuple[pl.Tensor[[16, 4], pl.FP32], pl.Tensor[[2, 8], pl.FP32]] = self.k(x, i4, w, j)
+        return r
+"""
+
+
+@pytest.mark.parametrize("backend", BOTH)
+def test_a_result_gathered_over_whole_rows_is_a_tile_of_its_own(tmp_path: Path, backend: str) -> None:
+    # The [16, 4] result is a copy of the [16, 8] gather's window, no view: set_validshape narrows
+    # it, and a gather reads it at its own padded pitch (a flat index of the [2, 4] mask gather).
+    (tmp_path / "kernel.py").write_text(GATHERED_AGAIN)
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-4, 4, (16, 16)).astype(np.float32)
+    i4 = rng.integers(0, 4, (16, 4)).astype(np.int32)
+    w = rng.uniform(-4, 4, (2, 16)).astype(np.float32)
+    j = rng.integers(0, 8, (2, 8)).astype(np.int32)
+    rc, log, got = run_cli(tmp_path / "kernel.py", {"x": x, "i4": i4, "w": w, "j": j}, backend, tmp_path)
+    assert rc == 0 and "bit-exact" in log and "MISMATCH" not in log, log
+    a = np.take_along_axis(x, i4.astype(np.int64), axis=1)
+    # The operands' valid regions differ, so the sum is over the whole [16, 4], reading b past
+    # its 2 columns (the data of a, which set_validshape narrowed: DefinedReads).
+    d = a + np.take_along_axis(a, i4.astype(np.int64), axis=1)
+    assert_bits_equal("ret0", d, got["ret0"])
+    assert_bits_equal("ret1", w[:, 0::4].reshape(-1)[j], got["ret1"])
+    _assembled(tmp_path / "out.pto", backend, tmp_path)
