@@ -14,8 +14,9 @@ the target architectures it holds on; the target arrives as any object with an `
   columns of a wider tile); a window of whole rows, a reshape or the buffer itself is.
 - `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
   rows the instruction uses after it.
-- `UnpaddedRows`: an operand's (or the result's) rows are whole 32-byte blocks of its element type
-  (an index-form gather's: its buffer's rows hold no padding past its columns).
+- `UnpaddedRows`: an operand's (or the result's) buffer holds no padding past its columns: its
+  row-major rows are whole 32-byte blocks of its element type (a column-major [N, 1] column pads
+  its rows, not its column); an index-form gather's result, whose columns are its index's.
 
 It runs on the program the user wrote (the loader), so a violation names the user's line. On
 the PTO program it checks the instruction-level rules (`INSTRUCTION_LEVEL` in
