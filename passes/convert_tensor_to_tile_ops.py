@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Iterator, Mapping, Sequence, cast
 
 from typing_extensions import override
@@ -35,17 +35,17 @@ from languages.memory_space import MemorySpace
 from languages.ops import PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, REGISTRY, SAME_BYTES_VIEWS, WRITE, Effect, OpDef, ReusesInput, TileConversion, TileInput, never_loaded, static_ints, type_of
 from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.data_extents import extents, read_extent, reads_past
-from languages.ops.index_ops import MASK_PATTERNS, mask_phase, scatter_update_flat_gap
+from languages.ops.index_ops import GATHER_UNPADDED_ROWS, MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
 from languages.ops.vector_ops import reinterpret_on_chip_gap
-from languages.types import INDEX, Attrs, DataType, ScalarType, TensorType, TileType, Type, attr
+from languages.types import INDEX, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from languages.cube_boxing import (BoxRequest, declines_boxed_column, reads_operands_unboxed, unaligned_k, unaligned_n,
                                    unboxed_batched_axis)
-from languages.layout import padded_2d, unboxed_row_multiple
+from languages.layout import padded_2d, shape_blayout, unboxed_row_multiple
 from languages.views import flat_reshape_gap, make_tile_type
 from passes.analysis.consumer_space import (
     ConsumerDemand,
@@ -194,6 +194,13 @@ def index_list(values: Sequence[int], span: Span) -> U.TupleExpr:
 
 def _index(value: int, span: Span) -> U.ConstInt:
     return U.ConstInt(value, DataType.INDEX, span=span)
+
+
+def _extent(value: int | SymbolicExtent, span: Span) -> U.Expr:
+    """A valid extent as an index operand: a constant, or the INDEX variable a runtime one names."""
+    if isinstance(value, SymbolicExtent):
+        return U.Var(value.name, INDEX, span=span)
+    return _index(int(value), span)
 
 
 # The scatter-update lowering's written-mask element type, by the data's byte width.
@@ -684,14 +691,15 @@ class TensorToTileMutator(U.FromTensor):
             self._check_gm_operands(call, args)
             if call.op == "system.syncall":
                 args = self._syncall_workspaces(call, args, pre)
-            if call.op == "tile.gather" and len(args) == 2 and isinstance(_expr_type(args[1]), TileType):
+            if call.op == "tile.gather" and len(args) in (2, 3) \
+                    and all(isinstance(_expr_type(a), TileType) for a in args):
                 # The index form's scratch is the compiler's (the operator catalogue: "compiler-
                 # managed scratch"; PTOAS: "index-form tgather expects both indices and tmp"):
-                # an INT32 tile of the indices' shape, as tensor.gather's lowering allocates.
-                indices = _expr_type(args[1])
-                assert isinstance(indices, TileType)
-                args = (*args, self._vec_create("gather_tmp", indices.shape, DataType.INT32, call.span, pre))
-            return self._call(call.op, args, call.attrs, call.span, fallback=call.type)
+                # a tile of the indices' shape and element type, as tensor.gather's lowering
+                # allocates; an index narrowed by set_validshape is gathered over its whole rows.
+                return self._gather_whole_rows(args[0], args[1], args[2] if len(args) == 3 else None, call.span, pre)
+            converted = self._call(call.op, args, call.attrs, call.span, fallback=call.type)
+            return self._gather_mask_whole_rows(converted, pre) if call.op == "tile.gather_mask" else converted
         if call.op not in REGISTRY:
             raise self._unsupported(call)
         opdef = REGISTRY.get(call.op)
@@ -707,7 +715,8 @@ class TensorToTileMutator(U.FromTensor):
             if converter is None:
                 raise self._unsupported(call)
             return converter(self, call, target, pre)
-        return self._convert_default(call, opdef, conversion, target, pre)
+        converted = self._convert_default(call, opdef, conversion, target, pre)
+        return self._gather_mask_whole_rows(converted, pre) if converted.op == "tile.gather_mask" else converted
 
     def _on_chip_transfer(self, call: T.Call) -> U.Call | None:
         """A hand-written tile.load from, or tile.store into, an InCore-local tensor that this
@@ -1732,40 +1741,151 @@ class TensorToTileMutator(U.FromTensor):
         skip = self._temp("gather_row_gap", self._call("tile.muls", (row, self._i32(gap, span)), (), span), pre)
         return self._temp("gather_padded_idx", self._call("tile.add", (index, skip), (), span), pre)
 
+    def _gather_whole_rows(self, src: U.Expr, index: U.Expr, tmp: U.Expr | None, span: Span,
+                           pre: list[U.Stmt]) -> U.Call:
+        """tile.gather as PTOAS's index-form tgather takes it: index and result valid over their
+        buffers' whole columns (PTOAS: "expects dst valid_shape[1] to equal dst cols", the same
+        of the indices), and on A2/A3 a scratch of the indices' element type and valid shape. A
+        row-major Vec row is padded to 32 bytes (GATHER_UNPADDED_ROWS), so an index whose rows are
+        not whole blocks of the source's element type (an axis gather's flat index of the user's
+        [16, 4] for an FP32 source), or whose valid columns are narrower (set_validshape), is
+        copied by tile.fillpad_expand into [R, W], W its columns rounded up to whole rows, its
+        padding zero (index 0, an element the source holds), so every index the instruction
+        reads holds data; the result is gathered over [R, W] and narrowed back to the index's
+        shape and valid region (`_gathered_as`: the result keeps the index's valid shape). A
+        column-major [R, 1] column pads its rows, not its
+        column: it is gathered as it is."""
+        ty, src_ty = _expr_type(index), _expr_type(src)
+        assert isinstance(ty, TileType) and isinstance(src_ty, TileType) and len(ty.shape) == 2
+        rows, cols = int(ty.shape[0]), int(ty.shape[1])
+        if GATHER_UNPADDED_ROWS.gap((rows, cols), src_ty.dtype) is None and ty.valid_extents[1] == cols:
+            tmp_ty = _expr_type(tmp) if tmp is not None else None
+            if tmp is None or not isinstance(tmp_ty, TileType) or tmp_ty.dtype is not ty.dtype \
+                    or tmp_ty.valid_shape != ty.valid_shape:
+                # (A2/A3's TGATHER: "expects tmp and indices to have the same element type", and
+                # of one valid shape; the scratch is the compiler's, so a user's that is not is
+                # replaced rather than refused.)
+                tmp = self._vec_create("gather_tmp", ty.shape, ty.dtype, span, pre)
+                if ty.valid_shape is not None:
+                    tmp = self._temp("gather_tmp_valid", self._call(
+                        "tile.set_validshape", (tmp, *(_extent(e, span) for e in ty.valid_extents)), (), span), pre)
+            return self._call("tile.gather", (src, index, tmp), (), span)
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(src_ty.dtype)
+        width = max(multiple, -(-cols // multiple) * multiple)
+        wide = self._temp("gather_idx_rows", self._call(
+            "tile.fillpad_expand", (index, index_list((rows, width), span)), (("pad_value", "zero"),), span), pre)
+        scratch = self._vec_create("gather_tmp", (rows, width), ty.dtype, span, pre)
+        gathered = self._temp("gathered_rows", self._call("tile.gather", (src, wide, scratch), (), span), pre)
+        self.bump("gathers_over_whole_rows")
+        return self._gathered_as(gathered, (rows, cols), ty.valid_extents, span, pre)
+
+    def _gathered_as(self, gathered: U.Var, shape: tuple[int, int], valid: Sequence[int | SymbolicExtent],
+                     span: Span, pre: list[U.Stmt]) -> U.Call:
+        """A gather made over whole rows ([R, W]) as the value the user's call names: its shape
+        [R, C] and valid region. Narrower columns are a window of it copied into a tile of its
+        own (tile.move: the same bytes as a fresh [R, C] tile, whose rows pad to W, but no view,
+        which a later gather would index at the window's columns and set_validshape could not
+        narrow); the same columns narrow by set_validshape."""
+        extents = tuple(_extent(e, span) for e in valid)
+        if int(shape[1]) == int(cast(TileType, gathered.type).shape[1]):
+            return self._call("tile.set_validshape", (gathered, *extents), (), span)
+        window = self._temp("gathered_window", self._call(
+            "tile.slice", (gathered, index_list(shape, span), index_list((0, 0), span), U.TupleExpr(extents, span=span)),
+            (), span), pre)
+        return self._call("tile.move", (window,), (("target_memory", MemorySpace.Vec),), span)
+
+    def _gather_mask_whole_rows(self, gather: U.Call, pre: list[U.Stmt]) -> U.Call:
+        """tile.gather_mask as PTOAS's mask-form tgather takes it: its result valid over whole
+        buffer rows (PTOAS: "expects dst valid_shape[1] to equal dst cols"; pto-isa's TGATHER
+        writes the compacted rows as one continuous stream, "expect continuous memory for
+        dst", so a padded dst row would shift every row after the first). A source whose
+        compacted rows are not whole 32-byte blocks (a [1, 16] INT32 source under P0001 gives
+        [1, 4]), or whose valid region is narrower than its shape, is copied by
+        tile.fillpad_expand into [R, W * stride], W the compacted columns rounded up to whole
+        rows (zero padding: the extra columns gathered are zeros), gathered whole and narrowed
+        back to the result's shape and valid region. A column-major [R, 1] column (its rows
+        pad, not its column) or a runtime valid extent is left as it is."""
+        src, result = _expr_type(gather.args[0]), gather.type
+        if not isinstance(src, TileType) or not isinstance(result, TileType) or len(src.shape) != 2 \
+                or len(result.shape) != 2 or not all(isinstance(e, int) for e in result.valid_extents):
+            return gather
+        rows, cols = int(src.shape[0]), int(src.shape[1])
+        _, stride = MASK_PATTERNS[int(cast(int, attr(gather.attrs, "mask_pattern")))]
+        out_cols = int(result.shape[1])
+        if GATHER_UNPADDED_ROWS.gap((rows, out_cols), result.dtype) is None and src.valid_extents[1] == cols:
+            return gather
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(result.dtype)
+        width = max(multiple, -(-out_cols // multiple) * multiple)
+        span = gather.span
+        wide = self._temp("gather_mask_src_rows", self._call(
+            "tile.fillpad_expand", (gather.args[0], index_list((rows, width * stride), span)), (("pad_value", "zero"),),
+            span), pre)
+        gathered = self._temp("gathered_rows", self._call("tile.gather_mask", (wide,), gather.attrs, span), pre)
+        self.bump("gather_masks_over_whole_rows")
+        return self._gathered_as(gathered, (rows, out_cols), result.valid_extents, span, pre)
+
     def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the
         index's shape; with dim, the flat index is built first: index + r * cols (dim -1,
-        PyPTO's row-base lowering) or index * cols + c (dim 0)."""
+        PyPTO's row-base lowering) or index * cols + c (dim 0), in INT32. The gather runs over
+        whole 32-byte rows (`_gather_whole_rows`): the result has the index's shape and valid
+        region whatever its rows' bytes."""
         src = self._packed(self._on_chip(call, call.args[0], pre), call.span, pre)
         index = self._on_chip(call, call.args[1], pre)
         assert isinstance(src.type, TileType) and isinstance(index.type, TileType)
         dim = attr(call.attrs, "dim")
         span = call.span
-        index_shape = index.type.shape
-        if dim is not None and index.type.dtype is not DataType.INT32:
-            # The flat index (index + r * cols) is built in INT32: widen an INT16 index first.
-            index = self._temp("gather_idx_i32", self._call(
-                "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        self.bump("gathers")
         if dim is None:
             index = self._flat_index_over_pitch(src.type, index, span, pre)
-        else:
-            if int(cast(int, dim)) % 2 == 1:
-                base = self._row_offsets(index_shape, _pitch(src.type), span, pre)
-                if base is not None:
-                    index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
-            else:
-                scaled = self._temp("gather_row_off", self._call(
-                    "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
-                width = index_shape[1]
-                column = self._temp("col_arange", self._call(
-                    "tile.ci", (self._i32(0, span), index_list((1, width), span)), (("dtype", DataType.INT32),), span),
-                    pre) if width > 1 else None
-                index = scaled if column is None else self._temp(
-                    "gather_flat_idx", self._call("tile.col_expand_add", (scaled, column), (), span), pre)
+            return self._gather_whole_rows(src, index, None, span, pre)
+        user = index.type
+        assert isinstance(user, TileType)
+        cols = int(user.shape[1])
+        if user.dtype is not DataType.INT32:
+            index = self._index_as_i32(index, span, pre)
         assert isinstance(index.type, TileType)
-        tmp = self._vec_create("gather_tmp", index.type.shape, DataType.INT32, span, pre)
-        self.bump("gathers")
-        return self._call("tile.gather", (src, index, tmp), (), span)
+        shape = index.type.shape
+        if int(cast(int, dim)) % 2 == 1:
+            base = self._row_offsets(shape, _pitch(src.type), span, pre)
+            if base is not None:
+                index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
+        else:
+            scaled = self._temp("gather_row_off", self._call(
+                "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
+            arange = self._temp("col_arange", self._call(
+                "tile.ci", (self._i32(0, span), index_list((1, cols), span)), (("dtype", DataType.INT32),), span),
+                pre) if cols > 1 else None
+            index = scaled if arange is None else self._temp(
+                "gather_flat_idx", self._call("tile.col_expand_add", (scaled, arange), (), span), pre)
+        assert isinstance(index.type, TileType)
+        return self._gather_whole_rows(src, index, None, span, pre)
+
+    def _index_as_i32(self, index: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """An axis gather's INT16 index widened to INT32 for the flat-index arithmetic. TCVT
+        wants its source and destination of one shape (PTOAS: "expects src and dst to have
+        compatible shapes"), and a Vec row pads to 32 bytes per element width (an INT16 [R, 4]
+        is [R, 16], an INT32 one [R, 8]): unless both pad alike, the index is copied into whole
+        INT16 rows first (fillpad_expand, zero padding), cast there, and viewed at its own
+        shape and valid region. (A column-major [R, 1] column pads its rows per width, which a
+        row copy does not mend: it is cast as it is, CAST_PITCH's open class when R INT16
+        elements are not whole 32-byte blocks.)"""
+        ty = index.type
+        assert isinstance(ty, TileType)
+        rows, cols = int(ty.shape[0]), int(ty.shape[1])
+        multiple = GATHER_UNPADDED_ROWS.row_multiple(ty.dtype)
+        width = -(-cols // multiple) * multiple
+        wide = replace(ty, dtype=DataType.INT32)
+        if padded_2d(ty) == padded_2d(wide) or shape_blayout(ty.shape) != "row_major":
+            return self._temp("gather_idx_i32", self._call(
+                "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        rows16 = self._temp("gather_idx_rows", self._call(
+            "tile.fillpad_expand", (index, index_list((rows, width), span)), (("pad_value", "zero"),), span), pre)
+        rows32 = self._temp("gather_idx_i32_rows", self._call(
+            "tile.cast", (rows16,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
+        valid = U.TupleExpr(tuple(_extent(e, span) for e in ty.valid_extents), span=span)
+        return self._temp("gather_idx_i32", self._call(
+            "tile.slice", (rows32, index_list((rows, cols), span), index_list((0, 0), span), valid), (), span), pre)
 
     def convert_scatter(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tensor.scatter (rank 2, dim -1): the flat index index + r * cols, narrowed to INT16

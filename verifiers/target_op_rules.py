@@ -14,6 +14,9 @@ the target architectures it holds on; the target arrives as any object with an `
   columns of a wider tile); a window of whole rows, a reshape or the buffer itself is.
 - `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
   rows the instruction uses after it.
+- `UnpaddedRows`: an operand's (or the result's) buffer holds no padding past its columns: its
+  row-major rows are whole 32-byte blocks of its element type (a column-major [N, 1] column pads
+  its rows, not its column); an index-form gather's result, whose columns are its index's.
 
 It runs on the program the user wrote (the loader), so a violation names the user's line. On
 the PTO program it checks the instruction-level rules (`INSTRUCTION_LEVEL` in
@@ -28,7 +31,8 @@ from typing import Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
+from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable,
+                                       UnpaddedRows, WholeRows)
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type
 from nanopass.diagnostics import Diagnostic
@@ -186,6 +190,8 @@ class _Checker:
             return self.scratch_violation(rule, opdef, call, target)
         if isinstance(rule, WholeRows):
             return self.window_violation(rule, opdef, call, target)
+        if isinstance(rule, UnpaddedRows):
+            return self.rows_violation(rule, opdef, call, target)
         return None
 
     def window_violation(self, rule: WholeRows, opdef: OpDef, call: Node, target: Node | None) -> str | None:
@@ -244,6 +250,14 @@ class _Checker:
             return None
         return (f"{_name(opdef, rule.operand)} has a valid region of [{tmp_rows}, {tmp_cols}], expected at least "
                 f"[{need_rows}, {need_cols}] for a [{rows}, {cols}] result")
+
+    def rows_violation(self, rule: UnpaddedRows, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        node = self.operand(call, target, rule.operand)
+        ty = _result_type(call, target) if rule.operand == RESULT else type_of(node) if node is not None else None
+        if not isinstance(ty, (TileType, TensorType)):
+            return None
+        return rule.gap(tuple(ty.shape), ty.dtype, _name(opdef, rule.operand),
+                        ty.view if isinstance(ty, TileType) else None)
 
 
 def _valid(ty: TileType) -> tuple[int, int]:

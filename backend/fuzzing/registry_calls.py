@@ -16,7 +16,9 @@ one's declaration to build a call (a new op shows up in campaigns with no edit h
   types (`DtypeIn`: a scratch or an operand is drawn of an admitted type), a compare scratch's
   extent (`MaskScratch`: the scratch is drawn that big), operands that must not share bytes
   (`Disjoint`: a drawn call naming one value, or one buffer through views, twice is redrawn),
-  operands that must own their rows (`WholeRows`: no column window of a wider tile);
+  operands that must own their rows (`WholeRows`: no column window of a wider tile), results of
+  rows of whole 32-byte blocks (`UnpaddedRows`: a gather's index is drawn with such rows, and a
+  drawn call whose result rows are not whole is redrawn);
 * `Registry.deduce`: the final word. A drawn call is kept only when the registry's own type
   deduction accepts it; otherwise another draw is tried (a few attempts, then the op is left
   for another step).
@@ -46,7 +48,8 @@ from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, Opera
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import GATHER_DTYPES, SORT_DTYPES, pair_elements, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
+from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable,
+                                       UnpaddedRows, WholeRows)
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
@@ -428,6 +431,12 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
             mine = root(rule.operand)
             if mine is not None and any(root(other) == mine for other in rule.others):
                 return f"operand {rule.operand} shares its buffer with another operand the rule keeps apart"
+        if isinstance(rule, UnpaddedRows):
+            ty = operand_type(rule.operand)
+            gap = rule.gap(tuple(ty.shape), ty.dtype, view=ty.view if isinstance(ty, TileType) else None) \
+                if isinstance(ty, (TileType, TensorType)) else None
+            if gap is not None:
+                return gap
     return ""
 
 
@@ -664,6 +673,12 @@ class _Drawer:
         if len(first.shape) == 2:
             align = max(1, 32 // first.dtype.byte_width)
             shapes += [(first.shape[0], align), (1, first.shape[0]), (first.shape[0], 1)]
+        whole = [rule for rule in rules_on(self.opdef, self.pool.arch)
+                 if isinstance(rule, UnpaddedRows) and rule.operand == RESULT]
+        if whole:
+            # The index gives the result its shape, the source its element type (tile.gather):
+            # an index whose rows the rule keeps whole (a narrower one is a set_validshape of it).
+            shapes = [s for s in shapes if all(rule.gap(s, first.dtype) is None for rule in whole)] or shapes
         shape = self.pick(shapes)
         tile = decl.kind == "tile" or (decl.kind != "tensor" and isinstance(first, TileType))
         if any(self._drawable(domain) for domain in decl.index_domain):

@@ -40,7 +40,7 @@ from languages.ops import (
     describe,
     type_of,
 )
-from languages.ops.target_rules import A2A3, A5, TargetRule, Unavailable, WholeRows
+from languages.ops.target_rules import A2A3, A5, RESULT, TargetRule, Unavailable, UnpaddedRows, WholeRows
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
 from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
 from languages.views import flat_reshape_gap, make_tile_type
@@ -155,13 +155,30 @@ def deduce_tensor_mrgsort2(args: Sequence[Node], attrs: Attrs) -> Type:
 # -- gathers --------------------------------------------------------------------------------------
 
 
+# PTOAS's index-form tgather runs over whole rows: it wants its dst's valid columns equal to the
+# dst buffer's columns (and the indices' to theirs), and a Vec tile's row-major row is padded to
+# whole 32-byte blocks, so a gather whose rows are not whole blocks has padding PTOAS refuses (a
+# column-major [N, 1] column pads its rows instead, and is taken). The index's columns are the
+# result's, so one rule on the result states it for both; the flat gather's contract
+# (check_flat_gather_index) reads its number, and asks it of every index, a column's too.
+GATHER_UNPADDED_ROWS = UnpaddedRows(
+    A2A3 | A5,
+    "PTOAS's index-form tgather wants its dst's and its indices' valid columns equal to their buffers' columns, "
+    "and a Vec row is padded to whole 32-byte blocks",
+    "pad the index's columns to whole 32-byte rows of the source's element type (a multiple of 8 for FP32 / "
+    "INT32, 16 for FP16 / INT16) and narrow it with pl.tile.set_validshape: the result keeps the index's valid "
+    "shape",
+    operand=RESULT, row_bytes=32)
+
+
 def check_flat_gather_index(index: Value, src_dtype: DataType, operand: int) -> None:
     """The flat-gather contract: a 2-D INT32 index whose physical columns are a positive
-    multiple of 16 for 2-byte sources and 8 for 4-byte ones (32-byte index and output rows),
-    checked even for a single row; pl.set_validshape narrows the valid columns."""
+    multiple of 16 for 2-byte sources and 8 for 4-byte ones (32-byte index and output rows,
+    GATHER_UNPADDED_ROWS), checked even for a single row; pl.set_validshape narrows the valid
+    columns."""
     if index.dtype is not DataType.INT32 or len(index.shape) != 2:
         raise DeductionError(f"expected a 2-D INT32 index, got {describe_value(index)}", operand)
-    align = 32 // src_dtype.byte_width
+    align = GATHER_UNPADDED_ROWS.row_multiple(src_dtype)
     cols = index.shape[1]
     if cols <= 0 or cols % align:
         raise DeductionError(f"index columns {cols} must be a positive multiple of {align} for a {src_dtype.name} "
@@ -484,7 +501,7 @@ def _gather_ops() -> list[OpDef]:
         OpDef("tile.gather", (_vec("src"), _vec("indices", (IndexDomain(0, pitched=True),)),
                               OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)),
               deduce_tile_gather, ("gather",), "gather", output_memory=_VEC_OUT, in_place_safe=False,
-              pto=("pto.tgather",), target_rules=_index_form_whole_rows(0, "reads"),
+              pto=("pto.tgather",), target_rules=(*_index_form_whole_rows(0, "reads"), GATHER_UNPADDED_ROWS),
               doc="out[r, c] = src's buffer flat at indices[r, c], rows padded to 32 bytes (a [16, 4] FP32 "
                   "source's rows are 8 apart); indices must name source elements (pto-isa reads 0 past the end)."),
         OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile", index_domain=_GATHER_INDEX_DOMAIN)),

@@ -14,8 +14,11 @@ instruction's dst).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
-from languages.types import AttrValue, DataType
+from languages.layout import padded_2d
+from languages.memory_space import MemorySpace
+from languages.types import AttrValue, DataType, TileType, TileView
 
 RESULT = -1
 
@@ -87,5 +90,36 @@ class MaskScratch(TargetRule):
     extra_rows: int = 1
 
 
+@dataclass(frozen=True)
+class UnpaddedRows(TargetRule):
+    """Operand `operand`'s (RESULT: the instruction's dst's) buffer holds no padding past its
+    columns: a Vec tile's row-major rows are padded to whole `row_bytes`-byte blocks, so its
+    columns are a positive multiple of `row_multiple(dtype)` (a column-major [N, 1] column pads
+    its rows, never its one column). The instruction wants its valid columns equal to its
+    buffer's columns."""
+
+    operand: int = RESULT
+    row_bytes: int = 32
+
+    def row_multiple(self, dtype: DataType) -> int:
+        """Elements of `dtype` in one whole row block."""
+        return max(1, self.row_bytes * 8 // dtype.bits)
+
+    def gap(self, shape: tuple[object, ...], dtype: DataType, name: str = "the result",
+            view: TileView | None = None) -> str | None:
+        """Why a tile of `shape` and `dtype` (laid out by `view`, else as a flat Vec buffer lays
+        out its shape) breaks the rule (None: its buffer's columns are its own, or it is no 2-D
+        tile of static columns)."""
+        if len(shape) != 2 or not all(isinstance(e, int) for e in shape):
+            return None
+        rows, cols = int(cast(int, shape[0])), int(cast(int, shape[1]))
+        if cols > 0 and padded_2d(TileType((rows, cols), dtype, None, MemorySpace.Vec, view))[1] == cols:
+            return None
+        multiple = self.row_multiple(dtype)
+        padded = max(multiple, -(-cols // multiple) * multiple)
+        return (f"{name} is [{rows}, {cols}] {dtype.name}, {cols * dtype.bits // 8} bytes a row: expected a positive "
+                f"multiple of {multiple} columns (whole {self.row_bytes}-byte rows; pad it to [{rows}, {padded}])")
+
+
 __all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable",
-           "WholeRows"]
+           "UnpaddedRows", "WholeRows"]
