@@ -44,11 +44,11 @@ from backend.targets.l0_chooser import BiasSource, L0Choice, MemoryPlanner, choo
 from languages.decls import L0Tiled, TilePlaced
 from languages.functions import OPAQUE, is_kernel_function
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, type_of
+from languages.ops import REGISTRY, static_int, static_ints, type_of
 from languages.pl_printer import format_expr
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, attr
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Span, walk
+from nanopass.node import Node, Span, walk
 from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
 from passes.analysis.matmul_tiling import (
@@ -186,6 +186,31 @@ class _BiasWindows:
 
 
 _TileReduction = Callable[[list[L.Stmt], SubTile, str], L.Var]
+
+
+@dataclass(frozen=True)
+class _Consumer:
+    """One consumer of an oversized product that its output grid serves tile by tile: a
+    tile.store of the product or of an origin-anchored view of it (set_validshape), or a move of
+    the whole product to Vec."""
+
+    stmt: S.AssignStmt
+    position: int
+    store: bool
+    # The valid extent of the view stored, anchored at the product's origin (None: the product).
+    region: tuple[int, int] | None = None
+    # The GM tensor a store writes (stores chained through one another share it).
+    chain: str = ""
+
+
+@dataclass(frozen=True)
+class _ConsumerPlan:
+    """Every use of an oversized product, served per output tile by one grid emitted after
+    block position `at` (consumers before it sink to it, those after it are hoisted to it)."""
+
+    consumers: tuple[_Consumer, ...]
+    absorbed: frozenset[int]  # block positions the grid replaces: views, stores, moves
+    at: int
 
 
 @dataclass(frozen=True)
@@ -727,6 +752,13 @@ class _AutoTiler(L.FromTilePlaced):
                 self.bump("mn-tiled-vec-scratch")
                 self._dropped.update(id(move) for move in moves)
                 return 1, self._vec_scratch_grid(matmul, choice, moves)
+            if not self._fits_whole(matmul):
+                # Left whole it cannot be placed: serve all its consumers from one grid.
+                plan = self._consumer_plan(matmul, block, index)
+                if isinstance(plan, _ConsumerPlan):
+                    self.bump("mn-tiled-consumers")
+                    return self._consumer_grid(matmul, choice, block, index, plan)
+                reason = plan
         if reason is not None:
             # Left whole, the accumulator cannot be allocated at all (nothing but the cube writes
             # L0C, so there is no smaller legal placement): say so here, at the user's line,
@@ -786,8 +818,9 @@ class _AutoTiler(L.FromTilePlaced):
             f"{result.dtype.name} and needs {need} bytes, but L0C holds {have} bytes on {self.backend.name}; "
             f"not supported yet: tiling it into output blocks when {reason}",
             hint=hint or "compute the output in blocks in the kernel (a loop over N or M blocks that slices "
-                 "the operands and stores each block), or consume the matmul result directly with one "
-                 "pl.store / return so AutoTileMatmulL0 can tile the output grid itself")
+                 "the operands and stores each block), or consume the matmul result outside loops and "
+                 "branches, by pl.store / return of it or of pl.set_validshape views of it, so "
+                 "AutoTileMatmulL0 can tile the output grid itself")
 
     def _operand_overflow(self, matmul: _Matmul, choice: L0Choice, reason: str) -> Diagnostic:
         dims, backend = matmul.dims, self.backend
@@ -798,8 +831,8 @@ class _AutoTiler(L.FromTilePlaced):
             matmul.stmt, RULE,
             f"PH-AT-006: {matmul.call.op} `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} needs its "
             f"{role} operand split ({need} bytes, but {name} holds {backend.capacity(space)} bytes on "
-            f"{backend.name}; the chooser picks [{choice.m}, {choice.n}] output tiles), and the output "
-            f"cannot be tiled because {reason}",
+            f"{backend.name}; the chooser picks [{choice.m}, {choice.n}] output tiles), and tiling the "
+            f"output is not supported yet when {reason}",
             hint="consume the matmul result with one pl.store, with vector ops (on-chip, through one "
                  "move to Vec), or as the operand of another matmul; or compute the output in blocks "
                  "in the kernel (a loop over N or M blocks that slices the operands)")
@@ -854,16 +887,7 @@ class _AutoTiler(L.FromTilePlaced):
         base = moves[0].target.name
         out: list[L.Stmt] = []
         lhs = self._stage_lhs(out, matmul)
-        scratch_attrs: tuple[tuple[str, AttrValue], ...] = (
-            ("dtype", whole.dtype), ("target_memory", MemorySpace.Vec))
-        create = self._call("tile.create", (self._shape((whole.shape[0], whole.shape[1]), span),),
-                            scratch_attrs, span)
-        scratch = self._assign(out, f"{base}_scratch", create, span)
-        valid = whole.valid
-        if tuple(valid) != tuple(whole.shape):
-            narrowed = self._call("tile.set_validshape", (
-                scratch, self._index(int(valid[0]), span), self._index(int(valid[1]), span)), (), span)
-            scratch = self._assign(out, f"{base}_scratch", narrowed, span)
+        scratch = self._gathered_scratch(out, whole, base, span)
         blocks = KBlocks(matmul.dims.K, choice.k)
         for tile in output_grid(matmul.dims, choice.m, choice.n):
             name = f"{matmul.target}_t{tile.index}"
@@ -876,6 +900,20 @@ class _AutoTiler(L.FromTilePlaced):
         for move in moves:
             self._rename[move.target.name] = scratch
         return out
+
+    def _gathered_scratch(self, out: list[L.Stmt], whole: TileType, base: str, span: Span) -> L.Var:
+        """The Vec tile of the whole moved result's type that the sub-tiles are assembled into."""
+        scratch_attrs: tuple[tuple[str, AttrValue], ...] = (
+            ("dtype", whole.dtype), ("target_memory", MemorySpace.Vec))
+        create = self._call("tile.create", (self._shape((whole.shape[0], whole.shape[1]), span),),
+                            scratch_attrs, span)
+        scratch = self._assign(out, f"{base}_scratch", create, span)
+        valid = whole.valid
+        if tuple(valid) != tuple(whole.shape):
+            narrowed = self._call("tile.set_validshape", (
+                scratch, self._index(int(valid[0]), span), self._index(int(valid[1]), span)), (), span)
+            scratch = self._assign(out, f"{base}_scratch", narrowed, span)
+        return scratch
 
     def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
         if not matmul.is_fresh:
@@ -927,6 +965,229 @@ class _AutoTiler(L.FromTilePlaced):
             previous = self._assign(out, target, value, store.span, name=target)
         self._rename[store.target.name] = cast(L.Var, previous)
         return out
+
+    # -- several consumers of one oversized product ----------------------------------------------
+
+    def _consumer_plan(self, matmul: _Matmul, block: tuple[S.Stmt, ...], index: int) -> _ConsumerPlan | str:
+        """How one output grid serves every use of a fresh product whose accumulator must be
+        tiled (the spec tiles only a direct store; several consumers are this compiler's
+        extension): each tile.store of the product, or of an origin-anchored set_validshape
+        view of it, becomes a store of the matching window per output tile, and moves of the
+        whole product to Vec are gathered into one Vec tile as for the Vec-scratch grid. Else
+        why not, naming the consumer the grid cannot serve."""
+        if not matmul.is_fresh:
+            return "a caller-owned accumulator has no supported M/N placement"
+        if cast(TileType, matmul.lhs.type).memory_space is not MemorySpace.Mat:
+            return "the left operand is not Mat-resident (Vec left operand)"
+        dims = matmul.dims
+        regions: dict[str, tuple[int, int] | None] = {matmul.target: None}
+        found: dict[str, int] = {}
+        consumers: list[_Consumer] = []
+        absorbed: set[int] = set()
+        store_chains: dict[str, str] = {}  # a consumer store's result -> the GM tensor it wrote
+        served = "only stores, origin-anchored set_validshape views of it and moves of it to Vec are"
+        for position in range(index + 1, len(block)):
+            stmt = block[position]
+            scope: Node = stmt.value if isinstance(stmt, S.AssignStmt) else stmt
+            reads = [n.name for n in walk(scope) if isinstance(n, S.Var) and n.name in regions]
+            if not reads:
+                continue
+            for name in reads:
+                found[name] = found.get(name, 0) + 1
+            if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)):
+                return (f"its result is read by {_STMT_KINDS.get(stmt.KIND, 'a ' + stmt.KIND)} at line "
+                        f"{stmt.span.line}, which the output grid cannot serve per tile ({served})")
+            call = stmt.value
+            what = f"{call.op} `{stmt.target.name}` at line {stmt.span.line}"
+            source = call.args[0] if call.args else None
+            if len(reads) != 1 or not (isinstance(source, S.Var) and source.name in regions):
+                return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
+            region = regions[source.name]
+            if call.op == "tile.set_validshape":
+                rows, cols = static_int(call.args[1]), static_int(call.args[2])
+                if rows is None or cols is None:
+                    return f"its result is re-validated by {what} to a runtime valid shape"
+                if rows > dims.valid_m or cols > dims.valid_n:
+                    return (f"its result is re-validated by {what} to [{rows}, {cols}], past the product's "
+                            f"valid [{dims.valid_m}, {dims.valid_n}]")
+                regions[stmt.target.name] = (rows, cols)
+            elif call.op == "tile.store":
+                tensor = call.args[2] if len(call.args) > 2 else None
+                offsets = _offsets_arg(call)
+                if offsets is None or len(offsets[1].elements) != 2 or not isinstance(tensor, S.Var):
+                    return f"its result is stored by {what}, which is not a 2-D store with an offset list"
+                if attr(call.attrs, "window", None) is not None:
+                    return f"its result is stored by {what} into an N-D window"
+                chain = store_chains.get(tensor.name)
+                if chain is not None and self._use_count(tensor.name) != 1:
+                    return f"the store result `{tensor.name}` that {what} writes again is also read elsewhere"
+                chain = chain or self._gm_root(tensor.name)
+                store_chains[stmt.target.name] = chain
+                consumers.append(_Consumer(stmt, position, True, region, chain))
+            elif call.op == "tile.move" and region is None and isinstance(call.type, TileType) \
+                    and call.type.memory_space is MemorySpace.Vec:
+                consumers.append(_Consumer(stmt, position, False))
+            else:
+                return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
+            absorbed.add(position)
+        for name in regions:
+            if found.get(name, 0) != self._use_count(name):
+                return f"`{name}` is read outside the matmul's block, which the output grid cannot serve per tile"
+        if not any(c.store for c in consumers):
+            return "its result is not consumed by a store"
+        moves = [cast(S.Call, c.stmt.value) for c in consumers if not c.store]
+        if any(m.attrs != moves[0].attrs or m.type != moves[0].type for m in moves):
+            return "its moves to Vec differ from one another"
+        overlap = self._overlapping_stores(matmul, consumers)
+        if overlap is not None:
+            return overlap
+        at = self._grid_position(block, index, consumers, frozenset(absorbed))
+        if at is None:
+            return ("its consumers cannot be served together: a statement between them reads or writes global "
+                    "memory, or one of them reads or defines a value of another")
+        return _ConsumerPlan(tuple(consumers), frozenset(absorbed), at)
+
+    def _gm_root(self, name: str) -> str:
+        """The GM tensor (a parameter, or a tensor created in the kernel) that `name` is a store
+        result or a view of."""
+        seen: set[str] = set()
+        while name not in seen:
+            seen.add(name)
+            stmt = self._defs.get(name)
+            if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)):
+                break
+            call = stmt.value
+            tensors = [a for a in call.args if isinstance(a, S.Var) and isinstance(a.type, TensorType)]
+            if not tensors:
+                break
+            name = tensors[-1].name if call.op == "tile.store" else tensors[0].name
+        return name
+
+    def _overlapping_stores(self, matmul: _Matmul, consumers: list[_Consumer]) -> str | None:
+        """Per output tile the grid stores every consumer's window in program order, so two stores
+        into one tensor keep their order only where their GM windows are disjoint or the same
+        elements come from the same tile (one base offset)."""
+        dims = matmul.dims
+        stores = [c for c in consumers if c.store]
+        for i, first in enumerate(stores):
+            for second in stores[i + 1:]:
+                if first.chain != second.chain:
+                    continue
+                a, b = (_offsets_arg(cast(S.Call, c.stmt.value)) for c in (first, second))
+                assert a is not None and b is not None
+                if format_expr(a[1]) == format_expr(b[1]):
+                    continue
+                origins = [static_ints(a[1]), static_ints(b[1])]
+                if origins[0] is not None and origins[1] is not None:
+                    extents = [c.region or (dims.valid_m, dims.valid_n) for c in (first, second)]
+                    if not all(origins[0][d] + extents[0][d] > origins[1][d] and
+                               origins[1][d] + extents[1][d] > origins[0][d] for d in (0, 1)):
+                        continue
+                return (f"its result is stored twice into `{first.chain}` at different offsets "
+                        f"(`{first.stmt.target.name}` at line {first.stmt.span.line} and `{second.stmt.target.name}` "
+                        f"at line {second.stmt.span.line}) whose windows may overlap")
+        return None
+
+    def _grid_position(self, block: tuple[S.Stmt, ...], index: int, consumers: list[_Consumer],
+                       absorbed: frozenset[int]) -> int | None:
+        """The first block position after which the grid can stand: every consumer statement
+        before it sinks to it and every one after it is hoisted to it, across statements that
+        neither read nor define what it reads or defines and, for a store, touch no GM."""
+        stores = {c.position for c in consumers if c.store}
+        gone = {p for p in range(index + 1, len(block)) if p in absorbed or id(block[p]) in self._dropped}
+        for at in range(index, max(absorbed) + 1):
+            if at not in gone and at != index and _matmul_calls(block[at]):
+                break  # the grid emits what it sinks past, and a matmul is this pass's to rewrite
+            if all(self._may_cross(block[q], [block[p] for p in (range(q + 1, at + 1) if q <= at else range(at + 1, q))
+                                              if p not in gone], q in stores, block[index])
+                   for q in absorbed):
+                return at
+        return None
+
+    @staticmethod
+    def _may_cross(stmt: S.Stmt, crossed: list[S.Stmt], store: bool, matmul: S.Stmt) -> bool:
+        assert isinstance(stmt, S.AssignStmt)
+        product = cast(S.AssignStmt, matmul).target.name
+        names = {n.name for n in walk(stmt) if isinstance(n, S.Var)} - {product}
+        for other in crossed:
+            if names & {n.name for n in walk(other) if isinstance(n, S.Var)}:
+                return False
+            if store and _touches_gm(other):
+                return False
+        return True
+
+    def _consumer_grid(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int,
+                       plan: _ConsumerPlan) -> tuple[int, list[L.Stmt]]:
+        """One [m, n] sub-tile K reduction per output tile, serving every consumer of the plan:
+        each store writes the tile's part of the window it stored (a set_validshape of the
+        sub-tile where a view narrowed the product), chained in SSA per GM tensor; the moves to
+        Vec are served by one Vec tile each sub-tile is moved into and assembled at its origin."""
+        span = matmul.span
+        out: list[L.Stmt] = []
+        for position in range(index + 1, plan.at + 1):
+            if position not in plan.absorbed and id(block[position]) not in self._dropped:
+                new = self.visit_Stmt(block[position])
+                out.extend(new if isinstance(new, tuple) else (new,))
+        self._dropped.update(id(block[p]) for p in plan.absorbed if p > plan.at)
+        moves = [c for c in plan.consumers if not c.store]
+        scratch: L.Var | None = None
+        move_attrs: tuple[tuple[str, AttrValue], ...] = ()
+        if moves:
+            move_call = cast(S.Call, moves[0].stmt.value)
+            move_attrs = move_call.attrs
+            choice = self._vec_scratch_choice(matmul, choice, move_call)
+            scratch = self._gathered_scratch(out, cast(TileType, move_call.type), moves[0].stmt.target.name, span)
+        chains: dict[str, L.Expr] = {}
+        roots: dict[str, str] = {}
+        for consumer in plan.consumers:
+            if consumer.store and consumer.chain not in chains:
+                chains[consumer.chain] = self.visit_Expr(cast(S.Call, consumer.stmt.value).args[2])
+                roots[consumer.chain] = _root(chains[consumer.chain])
+        blocks = KBlocks(matmul.dims.K, choice.k)
+        for tile in output_grid(matmul.dims, choice.m, choice.n):
+            name = f"{matmul.target}_t{tile.index}"
+            start = self._acc_start(out, matmul, tile, name)
+            sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
+            for consumer in plan.consumers:
+                if consumer.store:
+                    self._store_window(out, consumer, tile, sub, chains, roots[consumer.chain])
+            if scratch is not None:
+                base = moves[0].stmt.target.name
+                moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_attrs, span), span)
+                window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
+                scratch = self._assign(out, f"{base}_t{tile.index}",
+                                       self._call("tile.assemble", (scratch, moved, window), (), span), span)
+        for consumer in plan.consumers:
+            final = chains[consumer.chain] if consumer.store else scratch
+            assert isinstance(final, L.Var)
+            self._rename[consumer.stmt.target.name] = final
+        return plan.at + 1 - index, out
+
+    def _store_window(self, out: list[L.Stmt], consumer: _Consumer, tile: SubTile, sub: L.Var,
+                      chains: dict[str, L.Expr], root: str) -> None:
+        """The part of `consumer`'s stored window that output tile `tile` computed, stored at
+        the matching GM offset (nothing when the window misses the tile)."""
+        store = consumer.stmt
+        call = cast(S.Call, store.value)
+        span = store.span
+        rows, cols = tile.valid_rows, tile.valid_cols
+        if consumer.region is not None:
+            rows, cols = min(rows, consumer.region[0] - tile.row), min(cols, consumer.region[1] - tile.col)
+        if rows <= 0 or cols <= 0:
+            return
+        value = sub
+        if (rows, cols) != (tile.valid_rows, tile.valid_cols):
+            view = self._call("tile.set_validshape", (sub, self._index(rows, span), self._index(cols, span)), (), span)
+            value = self._assign(out, f"{sub.name}_view", view, span)
+        offsets = _offsets_arg(call)
+        assert offsets is not None
+        base_row, base_col = (self.visit_Expr(e) for e in offsets[1].elements)
+        previous = chains[consumer.chain]
+        args: list[L.Expr] = [value, L.TupleExpr(elements=(_offset(base_row, tile.row, span), _offset(base_col, tile.col, span)),
+                                   span=span), previous]
+        target = self._fresh(f"{root}_t{tile.index}")
+        chains[consumer.chain] = self._assign(out, target, self._call(call.op, args, call.attrs, span), span,
+                                              name=target)
 
     # -- tile.matmul_bias M/N tiling (PH-AT-011) ------------------------------------------------------
 
@@ -1342,6 +1603,21 @@ class _AutoTiler(L.FromTilePlaced):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+# How a diagnostic names a statement that is not an assignment.
+_STMT_KINDS = {"ForStmt": "a loop", "WhileStmt": "a while loop", "IfStmt": "a branch", "ReturnStmt": "the return",
+               "YieldStmt": "a yield", "EvalStmt": "a call"}
+
+
+def _touches_gm(stmt: S.Stmt) -> bool:
+    """Whether a statement reads or writes a GM tensor, or is a system operation (a barrier)."""
+    for node in walk(stmt):
+        if isinstance(getattr(node, "type", None), TensorType):
+            return True
+        if isinstance(node, S.Call) and node.op.startswith("system."):
+            return True
+    return False
 
 
 def _is_load(stmt: S.Stmt) -> bool:
