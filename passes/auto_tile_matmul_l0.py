@@ -66,6 +66,7 @@ from passes.analysis.matmul_tiling import (
 )
 from languages.layout import assembler_checked_box, box_shape, buffer_name, l0_footprint_bytes
 from passes.analysis.boxed_extents import check_tile, has_partial_row_box
+from passes.analysis.sliced_products import sliced_for_stores, tile_over_capacity
 
 RULE = "AutoTileMatmulL0"
 
@@ -190,17 +191,23 @@ _TileReduction = Callable[[list[L.Stmt], SubTile, str], L.Var]
 
 @dataclass(frozen=True)
 class _Consumer:
-    """One consumer of an oversized product that its output grid serves tile by tile: a
-    tile.store of the product or of an origin-anchored view of it (set_validshape), or a move of
-    the whole product to Vec."""
+    """One consumer of an oversized product that its output grid serves tile by tile."""
 
     stmt: S.AssignStmt
     position: int
-    store: bool
-    # The valid extent of the view stored, anchored at the product's origin (None: the product).
-    region: tuple[int, int] | None = None
+    # "store": a tile.store of the product or of an origin-anchored set_validshape view of it;
+    # "window": a tile.store of a tile.slice of the product moved to Vec;
+    # "vec": a move of the whole product to Vec (gathered into one Vec tile).
+    kind: str
+    # A store's source in product coordinates (row, col, rows, cols): the product's valid
+    # region, a view's valid extent or a window.
+    source: tuple[int, int, int, int] = (0, 0, 0, 0)
     # The GM tensor a store writes (stores chained through one another share it).
     chain: str = ""
+
+    @property
+    def stores(self) -> bool:
+        return self.kind != "vec"
 
 
 @dataclass(frozen=True)
@@ -209,8 +216,9 @@ class _ConsumerPlan:
     block position `at` (consumers before it sink to it, those after it are hoisted to it)."""
 
     consumers: tuple[_Consumer, ...]
-    absorbed: frozenset[int]  # block positions the grid replaces: views, stores, moves
+    absorbed: frozenset[int]  # block positions the grid replaces: views, moves, slices, stores
     at: int
+    window_move: S.Call | None  # the move to Vec the windows were sliced from
 
 
 @dataclass(frozen=True)
@@ -244,6 +252,9 @@ class _AutoTiler(L.FromTilePlaced):
         self._dropped: set[int] = set()
         # Definitions already emitted that a later rewrite replaced (a biased grid's full bias load).
         self._retract: set[str] = set()
+        # Moves of matmul results to Vec that are only sliced, the slices only stored.
+        self._sliced: frozenset[str] = frozenset()
+        self._function = ""
 
     # -- per-function state --------------------------------------------------------------------
 
@@ -258,6 +269,8 @@ class _AutoTiler(L.FromTilePlaced):
         self._defs = {}
         self._chain_refusals = {}
         self._grid_k = {}
+        self._sliced = sliced_for_stores(node)
+        self._function = node.name
         for n in walk(node):
             if isinstance(n, S.Var):
                 self._uses[n.name] = self._uses.get(n.name, 0) + 1
@@ -303,6 +316,11 @@ class _AutoTiler(L.FromTilePlaced):
                 continue
             matmul = self._matmul_stmt(stmt)
             if matmul is None:
+                if isinstance(stmt, S.AssignStmt) and stmt.target.name in self._sliced:
+                    # A product moved to Vec whole for its windows that no grid took apart.
+                    overflow = tile_over_capacity(stmt, self._function, self.backend, RULE)
+                    if overflow is not None:
+                        raise CompileError(overflow)
                 new = self.visit_Stmt(stmt)
                 out.extend(new if isinstance(new, tuple) else (new,))
                 index += 1
@@ -748,12 +766,14 @@ class _AutoTiler(L.FromTilePlaced):
         reason = chain_refusal.reason if chain_refusal is not None else self._mn_refusal(matmul, store)
         if reason is not None and chain_refusal is None:
             moves = self._vec_consumer_moves(matmul, block, index)
-            if moves:
+            windowed = bool(moves) and all(move.target.name in self._sliced for move in moves)
+            if moves and not windowed:
                 self.bump("mn-tiled-vec-scratch")
                 self._dropped.update(id(move) for move in moves)
                 return 1, self._vec_scratch_grid(matmul, choice, moves)
-            if not self._fits_whole(matmul):
-                # Left whole it cannot be placed: serve all its consumers from one grid.
+            if windowed or not self._fits_whole(matmul):
+                # Left whole it cannot be placed (or its windows would need the whole product in
+                # Vec): serve all its consumers from one grid.
                 plan = self._consumer_plan(matmul, block, index)
                 if isinstance(plan, _ConsumerPlan):
                     self.bump("mn-tiled-consumers")
@@ -970,26 +990,36 @@ class _AutoTiler(L.FromTilePlaced):
 
     def _consumer_plan(self, matmul: _Matmul, block: tuple[S.Stmt, ...], index: int) -> _ConsumerPlan | str:
         """How one output grid serves every use of a fresh product whose accumulator must be
-        tiled (the spec tiles only a direct store; several consumers are this compiler's
-        extension): each tile.store of the product, or of an origin-anchored set_validshape
-        view of it, becomes a store of the matching window per output tile, and moves of the
-        whole product to Vec are gathered into one Vec tile as for the Vec-scratch grid. Else
-        why not, naming the consumer the grid cannot serve."""
+        tiled (the spec tiles it into one direct store; several consumers are this compiler's
+        extension): each tile.store of the product, or of an origin-anchored set_validshape view
+        of it, becomes a store of the matching window per output tile; a move of the product to
+        Vec that is only sliced, each slice only stored, becomes per output tile a move of the
+        sub-tile and a store of the part of each window it holds; other moves of the whole
+        product to Vec are gathered into one Vec tile as for the Vec-scratch grid. Else why
+        not, naming the consumer the grid cannot serve."""
         if not matmul.is_fresh:
             return "a caller-owned accumulator has no supported M/N placement"
         if cast(TileType, matmul.lhs.type).memory_space is not MemorySpace.Mat:
             return "the left operand is not Mat-resident (Vec left operand)"
         dims = matmul.dims
-        regions: dict[str, tuple[int, int] | None] = {matmul.target: None}
+        valid = (0, 0, dims.valid_m, dims.valid_n)
+        # What each name derived from the product holds, in product coordinates: an Acc view
+        # (`acc`) or a Vec window (`vec`; the whole moved product first, then its slices).
+        acc: dict[str, tuple[int, int, int, int]] = {matmul.target: valid}
+        vec: dict[str, tuple[int, int, int, int]] = {}
+        moves = [stmt for stmt in block[index + 1:] if isinstance(stmt, S.AssignStmt) and _moves_to_vec(stmt, matmul.target)]
+        windowed = bool(moves) and all(m.target.name in self._sliced for m in moves)
         found: dict[str, int] = {}
         consumers: list[_Consumer] = []
         absorbed: set[int] = set()
         store_chains: dict[str, str] = {}  # a consumer store's result -> the GM tensor it wrote
-        served = "only stores, origin-anchored set_validshape views of it and moves of it to Vec are"
+        window_move: S.Call | None = None
+        served = ("only stores of it, of origin-anchored set_validshape views of it or of windows of it, and moves "
+                  "of it to Vec are")
         for position in range(index + 1, len(block)):
             stmt = block[position]
             scope: Node = stmt.value if isinstance(stmt, S.AssignStmt) else stmt
-            reads = [n.name for n in walk(scope) if isinstance(n, S.Var) and n.name in regions]
+            reads = [n.name for n in walk(scope) if isinstance(n, S.Var) and (n.name in acc or n.name in vec)]
             if not reads:
                 continue
             for name in reads:
@@ -1000,9 +1030,32 @@ class _AutoTiler(L.FromTilePlaced):
             call = stmt.value
             what = f"{call.op} `{stmt.target.name}` at line {stmt.span.line}"
             source = call.args[0] if call.args else None
-            if len(reads) != 1 or not (isinstance(source, S.Var) and source.name in regions):
+            if len(reads) != 1 or not isinstance(source, S.Var) or source.name not in reads:
                 return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
-            region = regions[source.name]
+            if source.name in vec:
+                # The product moved to Vec to be windowed: slices of it, stores of the slices.
+                held = vec[source.name]
+                if call.op == "tile.slice" and held == valid:
+                    window = _static_window(call)
+                    if window is None:
+                        return f"its result is sliced by {what} with a runtime shape, offset or valid shape"
+                    if window[0] + window[2] > dims.valid_m or window[1] + window[3] > dims.valid_n:
+                        return (f"its result is sliced by {what} past the product's valid "
+                                f"[{dims.valid_m}, {dims.valid_n}]")
+                    vec[stmt.target.name] = window
+                elif call.op == "tile.store" and held != valid:
+                    refusal = self._store_refusal(call, what)
+                    if refusal is not None:
+                        return refusal
+                    chain = self._store_chain(stmt, store_chains)
+                    if chain is None:
+                        return f"the store result that {what} writes again is also read elsewhere"
+                    consumers.append(_Consumer(stmt, position, "window", held, chain))
+                else:
+                    return f"its result, moved to Vec to be sliced, is read by {what}"
+                absorbed.add(position)
+                continue
+            held = acc[source.name]
             if call.op == "tile.set_validshape":
                 rows, cols = static_int(call.args[1]), static_int(call.args[2])
                 if rows is None or cols is None:
@@ -1010,42 +1063,61 @@ class _AutoTiler(L.FromTilePlaced):
                 if rows > dims.valid_m or cols > dims.valid_n:
                     return (f"its result is re-validated by {what} to [{rows}, {cols}], past the product's "
                             f"valid [{dims.valid_m}, {dims.valid_n}]")
-                regions[stmt.target.name] = (rows, cols)
+                acc[stmt.target.name] = (0, 0, rows, cols)
             elif call.op == "tile.store":
-                tensor = call.args[2] if len(call.args) > 2 else None
-                offsets = _offsets_arg(call)
-                if offsets is None or len(offsets[1].elements) != 2 or not isinstance(tensor, S.Var):
-                    return f"its result is stored by {what}, which is not a 2-D store with an offset list"
-                if attr(call.attrs, "window", None) is not None:
-                    return f"its result is stored by {what} into an N-D window"
-                chain = store_chains.get(tensor.name)
-                if chain is not None and self._use_count(tensor.name) != 1:
-                    return f"the store result `{tensor.name}` that {what} writes again is also read elsewhere"
-                chain = chain or self._gm_root(tensor.name)
-                store_chains[stmt.target.name] = chain
-                consumers.append(_Consumer(stmt, position, True, region, chain))
-            elif call.op == "tile.move" and region is None and isinstance(call.type, TileType) \
-                    and call.type.memory_space is MemorySpace.Vec:
-                consumers.append(_Consumer(stmt, position, False))
+                refusal = self._store_refusal(call, what)
+                if refusal is not None:
+                    return refusal
+                chain = self._store_chain(stmt, store_chains)
+                if chain is None:
+                    return f"the store result that {what} writes again is also read elsewhere"
+                consumers.append(_Consumer(stmt, position, "store", held, chain))
+            elif _moves_to_vec(stmt, matmul.target):
+                if windowed:
+                    vec[stmt.target.name] = valid
+                    window_move = call
+                else:
+                    consumers.append(_Consumer(stmt, position, "vec"))
             else:
                 return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
             absorbed.add(position)
-        for name in regions:
+        for name in (*acc, *vec):
             if found.get(name, 0) != self._use_count(name):
                 return f"`{name}` is read outside the matmul's block, which the output grid cannot serve per tile"
-        if not any(c.store for c in consumers):
+        if not any(c.stores for c in consumers):
             return "its result is not consumed by a store"
-        moves = [cast(S.Call, c.stmt.value) for c in consumers if not c.store]
-        if any(m.attrs != moves[0].attrs or m.type != moves[0].type for m in moves):
+        vec_moves = [cast(S.Call, c.stmt.value) for c in consumers if c.kind == "vec"]
+        if any(m.attrs != vec_moves[0].attrs or m.type != vec_moves[0].type for m in vec_moves):
             return "its moves to Vec differ from one another"
-        overlap = self._overlapping_stores(matmul, consumers)
+        overlap = _overlapping_stores(consumers)
         if overlap is not None:
             return overlap
         at = self._grid_position(block, index, consumers, frozenset(absorbed))
         if at is None:
             return ("its consumers cannot be served together: a statement between them reads or writes global "
                     "memory, or one of them reads or defines a value of another")
-        return _ConsumerPlan(tuple(consumers), frozenset(absorbed), at)
+        return _ConsumerPlan(tuple(consumers), frozenset(absorbed), at, window_move)
+
+    @staticmethod
+    def _store_refusal(call: S.Call, what: str) -> str | None:
+        offsets = _offsets_arg(call)
+        tensor = call.args[2] if len(call.args) > 2 else None
+        if offsets is None or len(offsets[1].elements) != 2 or not isinstance(tensor, S.Var):
+            return f"its result is stored by {what}, which is not a 2-D store with an offset list"
+        if attr(call.attrs, "window", None) is not None:
+            return f"its result is stored by {what} into an N-D window"
+        return None
+
+    def _store_chain(self, stmt: S.AssignStmt, store_chains: dict[str, str]) -> str | None:
+        """The GM tensor a consumer store writes, through the consumer stores before it (None
+        when it writes a consumer store's result that something else reads too)."""
+        tensor = cast(S.Var, cast(S.Call, stmt.value).args[2])
+        chain = store_chains.get(tensor.name)
+        if chain is not None and self._use_count(tensor.name) != 1:
+            return None
+        chain = chain or self._gm_root(tensor.name)
+        store_chains[stmt.target.name] = chain
+        return chain
 
     def _gm_root(self, name: str) -> str:
         """The GM tensor (a parameter, or a tensor created in the kernel) that `name` is a store
@@ -1063,65 +1135,30 @@ class _AutoTiler(L.FromTilePlaced):
             name = tensors[-1].name if call.op == "tile.store" else tensors[0].name
         return name
 
-    def _overlapping_stores(self, matmul: _Matmul, consumers: list[_Consumer]) -> str | None:
-        """Per output tile the grid stores every consumer's window in program order, so two stores
-        into one tensor keep their order only where their GM windows are disjoint or the same
-        elements come from the same tile (one base offset)."""
-        dims = matmul.dims
-        stores = [c for c in consumers if c.store]
-        for i, first in enumerate(stores):
-            for second in stores[i + 1:]:
-                if first.chain != second.chain:
-                    continue
-                a, b = (_offsets_arg(cast(S.Call, c.stmt.value)) for c in (first, second))
-                assert a is not None and b is not None
-                if format_expr(a[1]) == format_expr(b[1]):
-                    continue
-                origins = [static_ints(a[1]), static_ints(b[1])]
-                if origins[0] is not None and origins[1] is not None:
-                    extents = [c.region or (dims.valid_m, dims.valid_n) for c in (first, second)]
-                    if not all(origins[0][d] + extents[0][d] > origins[1][d] and
-                               origins[1][d] + extents[1][d] > origins[0][d] for d in (0, 1)):
-                        continue
-                return (f"its result is stored twice into `{first.chain}` at different offsets "
-                        f"(`{first.stmt.target.name}` at line {first.stmt.span.line} and `{second.stmt.target.name}` "
-                        f"at line {second.stmt.span.line}) whose windows may overlap")
-        return None
-
     def _grid_position(self, block: tuple[S.Stmt, ...], index: int, consumers: list[_Consumer],
                        absorbed: frozenset[int]) -> int | None:
         """The first block position after which the grid can stand: every consumer statement
         before it sinks to it and every one after it is hoisted to it, across statements that
         neither read nor define what it reads or defines and, for a store, touch no GM."""
-        stores = {c.position for c in consumers if c.store}
+        stores = {c.position for c in consumers if c.stores}
+        product = cast(S.AssignStmt, block[index]).target.name
         gone = {p for p in range(index + 1, len(block)) if p in absorbed or id(block[p]) in self._dropped}
         for at in range(index, max(absorbed) + 1):
             if at not in gone and at != index and _matmul_calls(block[at]):
                 break  # the grid emits what it sinks past, and a matmul is this pass's to rewrite
-            if all(self._may_cross(block[q], [block[p] for p in (range(q + 1, at + 1) if q <= at else range(at + 1, q))
-                                              if p not in gone], q in stores, block[index])
+            if all(_may_cross(block[q], [block[p] for p in (range(q + 1, at + 1) if q <= at else range(at + 1, q))
+                                         if p not in gone], q in stores, product)
                    for q in absorbed):
                 return at
         return None
 
-    @staticmethod
-    def _may_cross(stmt: S.Stmt, crossed: list[S.Stmt], store: bool, matmul: S.Stmt) -> bool:
-        assert isinstance(stmt, S.AssignStmt)
-        product = cast(S.AssignStmt, matmul).target.name
-        names = {n.name for n in walk(stmt) if isinstance(n, S.Var)} - {product}
-        for other in crossed:
-            if names & {n.name for n in walk(other) if isinstance(n, S.Var)}:
-                return False
-            if store and _touches_gm(other):
-                return False
-        return True
-
     def _consumer_grid(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int,
                        plan: _ConsumerPlan) -> tuple[int, list[L.Stmt]]:
         """One [m, n] sub-tile K reduction per output tile, serving every consumer of the plan:
-        each store writes the tile's part of the window it stored (a set_validshape of the
-        sub-tile where a view narrowed the product), chained in SSA per GM tensor; the moves to
-        Vec are served by one Vec tile each sub-tile is moved into and assembled at its origin."""
+        each store writes the tile's part of what it stored (a set_validshape of the sub-tile
+        where a view narrowed the product, a slice of the sub-tile moved to Vec for a window),
+        chained in SSA per GM tensor; moves of the whole product to Vec are served by one Vec
+        tile each sub-tile is moved into and assembled at its origin."""
         span = matmul.span
         out: list[L.Stmt] = []
         for position in range(index + 1, plan.at + 1):
@@ -1129,18 +1166,17 @@ class _AutoTiler(L.FromTilePlaced):
                 new = self.visit_Stmt(block[position])
                 out.extend(new if isinstance(new, tuple) else (new,))
         self._dropped.update(id(block[p]) for p in plan.absorbed if p > plan.at)
-        moves = [c for c in plan.consumers if not c.store]
+        moves = [c for c in plan.consumers if c.kind == "vec"]
+        move_call = cast(S.Call, moves[0].stmt.value) if moves else plan.window_move
         scratch: L.Var | None = None
-        move_attrs: tuple[tuple[str, AttrValue], ...] = ()
-        if moves:
-            move_call = cast(S.Call, moves[0].stmt.value)
-            move_attrs = move_call.attrs
+        if move_call is not None:
             choice = self._vec_scratch_choice(matmul, choice, move_call)
+        if moves and move_call is not None:
             scratch = self._gathered_scratch(out, cast(TileType, move_call.type), moves[0].stmt.target.name, span)
         chains: dict[str, L.Expr] = {}
         roots: dict[str, str] = {}
         for consumer in plan.consumers:
-            if consumer.store and consumer.chain not in chains:
+            if consumer.stores and consumer.chain not in chains:
                 chains[consumer.chain] = self.visit_Expr(cast(S.Call, consumer.stmt.value).args[2])
                 roots[consumer.chain] = _root(chains[consumer.chain])
         blocks = KBlocks(matmul.dims.K, choice.k)
@@ -1148,43 +1184,60 @@ class _AutoTiler(L.FromTilePlaced):
             name = f"{matmul.target}_t{tile.index}"
             start = self._acc_start(out, matmul, tile, name)
             sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
+            moved: L.Var | None = None
             for consumer in plan.consumers:
-                if consumer.store:
-                    self._store_window(out, consumer, tile, sub, chains, roots[consumer.chain])
+                if not consumer.stores:
+                    continue
+                part = _part(consumer.source, tile)
+                if part is None:
+                    continue
+                if consumer.kind == "window":
+                    if moved is None:
+                        assert move_call is not None
+                        moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span),
+                                             span)
+                    self._store_part(out, consumer, tile, moved, part, chains, roots[consumer.chain])
+                else:
+                    self._store_part(out, consumer, tile, sub, part, chains, roots[consumer.chain])
             if scratch is not None:
-                base = moves[0].stmt.target.name
-                moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_attrs, span), span)
+                assert move_call is not None
+                if moved is None:
+                    moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span),
+                                         span)
                 window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
-                scratch = self._assign(out, f"{base}_t{tile.index}",
+                scratch = self._assign(out, f"{moves[0].stmt.target.name}_t{tile.index}",
                                        self._call("tile.assemble", (scratch, moved, window), (), span), span)
         for consumer in plan.consumers:
-            final = chains[consumer.chain] if consumer.store else scratch
+            final = chains[consumer.chain] if consumer.stores else scratch
             assert isinstance(final, L.Var)
             self._rename[consumer.stmt.target.name] = final
         return plan.at + 1 - index, out
 
-    def _store_window(self, out: list[L.Stmt], consumer: _Consumer, tile: SubTile, sub: L.Var,
-                      chains: dict[str, L.Expr], root: str) -> None:
-        """The part of `consumer`'s stored window that output tile `tile` computed, stored at
-        the matching GM offset (nothing when the window misses the tile)."""
+    def _store_part(self, out: list[L.Stmt], consumer: _Consumer, tile: SubTile, value: L.Var,
+                    part: tuple[int, int, int, int], chains: dict[str, L.Expr], root: str) -> None:
+        """The part `part` (product coordinates) of what `consumer` stores, held by output tile
+        `tile` in `value` (its Acc sub-tile, or that moved to Vec for a window), stored at the
+        matching GM offset: a set_validshape of the sub-tile for an origin-anchored part, a
+        slice of it otherwise."""
         store = consumer.stmt
         call = cast(S.Call, store.value)
         span = store.span
-        rows, cols = tile.valid_rows, tile.valid_cols
-        if consumer.region is not None:
-            rows, cols = min(rows, consumer.region[0] - tile.row), min(cols, consumer.region[1] - tile.col)
-        if rows <= 0 or cols <= 0:
-            return
-        value = sub
-        if (rows, cols) != (tile.valid_rows, tile.valid_cols):
-            view = self._call("tile.set_validshape", (sub, self._index(rows, span), self._index(cols, span)), (), span)
-            value = self._assign(out, f"{sub.name}_view", view, span)
+        row, col, rows, cols = part
+        if consumer.kind == "window":
+            piece = self._call("tile.slice", (value, self._shape((rows, cols), span),
+                                              self._shape((row - tile.row, col - tile.col), span)), (), span)
+            value = self._assign(out, f"{value.name}_window", piece, span)
+        elif (rows, cols) != (tile.valid_rows, tile.valid_cols):
+            assert (row, col) == (tile.row, tile.col)
+            view = self._call("tile.set_validshape", (value, self._index(rows, span), self._index(cols, span)), (), span)
+            value = self._assign(out, f"{value.name}_view", view, span)
         offsets = _offsets_arg(call)
         assert offsets is not None
         base_row, base_col = (self.visit_Expr(e) for e in offsets[1].elements)
-        previous = chains[consumer.chain]
-        args: list[L.Expr] = [value, L.TupleExpr(elements=(_offset(base_row, tile.row, span), _offset(base_col, tile.col, span)),
-                                   span=span), previous]
+        origin_row, origin_col = consumer.source[:2]
+        args: list[L.Expr] = [value, L.TupleExpr(elements=(
+            _offset(base_row, row - origin_row, span), _offset(base_col, col - origin_col, span)), span=span),
+            chains[consumer.chain]]
         target = self._fresh(f"{root}_t{tile.index}")
         chains[consumer.chain] = self._assign(out, target, self._call(call.op, args, call.attrs, span), span,
                                               name=target)
@@ -1603,6 +1656,73 @@ class _AutoTiler(L.FromTilePlaced):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _moves_to_vec(stmt: S.AssignStmt, name: str) -> bool:
+    """Whether `stmt` moves the tile `name` to Vec."""
+    call = stmt.value
+    return (isinstance(call, S.Call) and call.op == "tile.move" and len(call.args) == 1
+            and isinstance(call.args[0], S.Var) and call.args[0].name == name
+            and isinstance(call.type, TileType) and call.type.memory_space is MemorySpace.Vec)
+
+
+def _static_window(call: S.Call) -> tuple[int, int, int, int] | None:
+    """(row, col, rows, cols) a static 2-D tile.slice reads (its valid extent, when it has one)."""
+    shape, offsets = static_ints(call.args[1]), static_ints(call.args[2])
+    valid = static_ints(call.args[3]) if len(call.args) > 3 else shape
+    if shape is None or offsets is None or valid is None or len(shape) != 2 or len(offsets) != 2 or len(valid) != 2:
+        return None
+    return offsets[0], offsets[1], valid[0], valid[1]
+
+
+def _part(source: tuple[int, int, int, int], tile: SubTile) -> tuple[int, int, int, int] | None:
+    """The part of `source` (product coordinates) that output tile `tile` computes, or None."""
+    row, col = max(source[0], tile.row), max(source[1], tile.col)
+    end_row = min(source[0] + source[2], tile.row + tile.valid_rows)
+    end_col = min(source[1] + source[3], tile.col + tile.valid_cols)
+    if end_row <= row or end_col <= col:
+        return None
+    return row, col, end_row - row, end_col - col
+
+
+def _overlapping_stores(consumers: list[_Consumer]) -> str | None:
+    """Per output tile the grid stores every consumer's part in program order, so two stores
+    into one tensor keep their order only where their GM windows are disjoint or each GM element
+    they both write comes from one product element (so from one tile)."""
+    stores = [c for c in consumers if c.stores]
+    for i, first in enumerate(stores):
+        for second in stores[i + 1:]:
+            if first.chain != second.chain:
+                continue
+            a, b = (_offsets_arg(cast(S.Call, c.stmt.value)) for c in (first, second))
+            assert a is not None and b is not None
+            one, two = static_ints(a[1]), static_ints(b[1])
+            if one is None or two is None:
+                if format_expr(a[1]) == format_expr(b[1]) and first.source[:2] == second.source[:2]:
+                    continue
+            else:
+                if (first.source[0] - one[0], first.source[1] - one[1]) == \
+                        (second.source[0] - two[0], second.source[1] - two[1]):
+                    continue
+                if not all(one[d] + first.source[2 + d] > two[d] and two[d] + second.source[2 + d] > one[d]
+                           for d in (0, 1)):
+                    continue
+            return (f"its result is stored twice into `{first.chain}` (`{first.stmt.target.name}` at line "
+                    f"{first.stmt.span.line} and `{second.stmt.target.name}` at line {second.stmt.span.line}) at "
+                    "GM windows that may overlap from different product elements")
+    return None
+
+
+def _may_cross(stmt: S.Stmt, crossed: list[S.Stmt], store: bool, product: str) -> bool:
+    """Whether consumer `stmt` can move past `crossed`: none of them reads or defines a name it
+    reads or defines, and none touches GM when it is a store."""
+    names = {n.name for n in walk(stmt) if isinstance(n, S.Var)} - {product}
+    for other in crossed:
+        if names & {n.name for n in walk(other) if isinstance(n, S.Var)}:
+            return False
+        if store and _touches_gm(other):
+            return False
+    return True
 
 
 # How a diagnostic names a statement that is not an assignment.
