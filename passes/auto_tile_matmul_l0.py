@@ -1028,7 +1028,10 @@ class _AutoTiler(L.FromTilePlaced):
                 return (f"its result is read by {_STMT_KINDS.get(stmt.KIND, 'a ' + stmt.KIND)} at line "
                         f"{stmt.span.line}, which the output grid cannot serve per tile ({served})")
             call = stmt.value
-            what = f"{call.op} `{stmt.target.name}` at line {stmt.span.line}"
+            space = call.type.memory_space if call.op == "tile.move" and isinstance(call.type, TileType) else None
+            what = f"{call.op} `{stmt.target.name}`{f' to {space.name}' if space else ''} at line {stmt.span.line}"
+            if space is MemorySpace.Mat:
+                what += " (a chained matmul's operand: the Mat-scratch placement is not implemented)"
             source = call.args[0] if call.args else None
             if len(reads) != 1 or not isinstance(source, S.Var) or source.name not in reads:
                 return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
