@@ -394,6 +394,7 @@ class _AutoTiler(L.FromTilePlaced):
         if grid_k is not None and (choice.m, choice.n) != (dims.M, dims.N):
             # A split-K grid window was sized so its Acc fits L0C: only K is left to tile.
             choice = replace(choice, m=dims.M, n=dims.N, k=min(grid_k, dims.K))
+        choice = self._window_choice(matmul, choice, block, index)
         if (choice.m, choice.n, choice.k) == (dims.M, dims.N, dims.K):
             self.bump("single-hop")
             return 1, self._hop(matmul)
@@ -766,7 +767,8 @@ class _AutoTiler(L.FromTilePlaced):
         reason = chain_refusal.reason if chain_refusal is not None else self._mn_refusal(matmul, store)
         if reason is not None and chain_refusal is None:
             moves = self._vec_consumer_moves(matmul, block, index)
-            windowed = bool(moves) and all(move.target.name in self._sliced for move in moves)
+            windowed = any(isinstance(stmt, S.AssignStmt) and stmt.target.name in self._sliced
+                           and _moves_to_vec(stmt, matmul.target) for stmt in block[index + 1:])
             if moves and not windowed:
                 self.bump("mn-tiled-vec-scratch")
                 self._dropped.update(id(move) for move in moves)
@@ -920,6 +922,24 @@ class _AutoTiler(L.FromTilePlaced):
         for move in moves:
             self._rename[move.target.name] = scratch
         return out
+
+    def _window_choice(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int) -> L0Choice:
+        """A product that fits L0C whole but is moved to Vec only to be sliced and stored, by
+        moves that take more than half of Vec, is given an output grid anyway (sub-tiles of at
+        most half of Vec), so that each sub-tile, not the product, is moved there
+        (`_consumer_plan`)."""
+        dims = matmul.dims
+        if (choice.m, choice.n) != (dims.M, dims.N) or not matmul.is_fresh or matmul.bias is not None:
+            return choice
+        vec = self.backend.capacity(MemorySpace.Vec)
+        moved = sum(l0_footprint_bytes(cast(TileType, stmt.target.type), self.backend) for stmt in block[index + 1:]
+                    if isinstance(stmt, S.AssignStmt) and stmt.target.name in self._sliced
+                    and _moves_to_vec(stmt, matmul.target))
+        if moved <= vec // 2:
+            return choice
+        capped = replace(self.backend, l0c_capacity_bytes=min(self.backend.l0c_capacity_bytes, vec // 2))
+        smaller = choose(dims, capped, False, self.gates)
+        return smaller if smaller is not None else choice
 
     def _gathered_scratch(self, out: list[L.Stmt], whole: TileType, base: str, span: Span) -> L.Var:
         """The Vec tile of the whole moved result's type that the sub-tiles are assembled into."""
