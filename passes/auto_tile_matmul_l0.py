@@ -10,6 +10,17 @@ Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns t
   A K tail that k does not divide is peeled as a straight-line 3-operand `tile.matmul_acc`.
 - M/N tiling: when the Acc footprint exceeds L0C, a fresh matmul consumed by one direct store
   becomes a grid of sub-tile K reductions, each stored straight to GM, chained in SSA.
+- Several consumers (beyond the spec, which tiles only that one direct store and refuses the
+  rest with PH-AT-006): when the matmul left whole cannot be placed, one grid serves every use
+  of its result in its block, per output tile -- a store of it, or of an origin-anchored
+  set_validshape view of it, becomes a store of the matching part of each sub-tile; a window
+  (tile.slice of its Vec move) that is only stored becomes a Vec move of each sub-tile and a
+  store of the part of the window it holds (also for a product that fits L0C but whose windows'
+  moves would fill Vec); other moves of it to Vec are gathered into one Vec tile. The grid
+  stands where the consumers can all be brought without crossing a GM access or a dependence;
+  any other use (a loop, a Mat move for a chained matmul, a runtime valid shape, stores into
+  one tensor whose windows overlap from different elements) stays a located PH-AT-006
+  'not supported yet' naming it.
 - Canonical split-K chains (an Acc seed `tile.create([M, N])`, one range / pipeline loop
   carrying it through per-iteration GM → Mat panel loads, one 2-D store of the loop result)
   whose [M, N] accumulator exceeds L0C: the grid encloses the user's K loop — per [m, n]
