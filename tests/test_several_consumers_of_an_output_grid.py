@@ -189,3 +189,35 @@ def test_stores_into_disjoint_windows_of_one_tensor_are_served() -> None:
     stores = [n for n in walk(out) if getattr(n, "KIND", "") == "Call" and getattr(n, "op") == "tile.store"]
     # The [100, 100] view lies in the first output tile: one store of its part per store.
     assert len(stores) == 2
+
+
+CAST_OF_A_WIDE_PRODUCT = '''import pypto.language as pl
+
+
+@pl.program
+class CastOfAWideProduct:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 384], pl.FP16]) -> tuple[pl.Tensor[[256, 384], pl.FP32], pl.Tensor[[256, 384], pl.BF16]]:
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
+        d = pl.cast(c, pl.BF16, mode="rint")
+        return c, d
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[256, 64], pl.FP16], b: pl.Tensor[[64, 384], pl.FP16]) -> tuple[pl.Tensor[[256, 384], pl.FP32], pl.Tensor[[256, 384], pl.BF16]]:
+        x, y = self.mm(a, b)
+        return x, y
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_vector_op_reading_all_of_a_product_past_vec_is_named(tmp_path: Path, backend: str) -> None:
+    # The cast needs the whole [256, 384] FP32 product in Vec (384 KiB, past both targets' Vec):
+    # a located 'not supported yet' at the cast, naming the moved product.
+    path = tmp_path / "cast.py"
+    path.write_text(CAST_OF_A_WIDE_PRODUCT)
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(path), "--backend", backend, "-o", str(tmp_path / "k.pto")])
+    text = log.getvalue()
+    assert rc == 1 and "Traceback" not in text, text
+    assert f"{path}:9:" in text and "`c_tile_vec`" in text and "not supported yet" in text, text

@@ -73,10 +73,18 @@ def tile_over_capacity(stmt: Node, function: str, backend: BackendHandler, rule:
     have = backend.capacity(space)
     if need <= have:
         return None
-    return Diagnostic.at(
-        stmt, rule,
-        f"{space.name} usage of kernel `{function}`: the tile `{getattr(stmt, 'target').name}` alone is "
-        f"{list(tile.shape)} {tile.dtype.name}, {need} bytes, over the {backend.name} {space.name} "
-        f"capacity of {have} bytes",
-        hint=f"use smaller tiles: loop over blocks of the tensor, loading a slice per iteration, so "
-             f"each tile holds at most {have} bytes of {space.name}")
+    message = (f"{space.name} usage of kernel `{function}`: the tile `{getattr(stmt, 'target').name}` alone is "
+               f"{list(tile.shape)} {tile.dtype.name}, {need} bytes, over the {backend.name} {space.name} "
+               f"capacity of {have} bytes")
+    hint = (f"use smaller tiles: loop over blocks of the tensor, loading a slice per iteration, so "
+            f"each tile holds at most {have} bytes of {space.name}")
+    if _is_call(stmt, "tile.move") and space is MemorySpace.Vec:
+        source = getattr(getattr(stmt, "value"), "args")[0].type
+        if isinstance(source, TileType) and source.memory_space is MemorySpace.Acc:
+            message += ("; it is a matmul result moved to Vec whole for a vector op (an out_dtype conversion "
+                        "through a view included): not supported yet for a result that large (its stores, "
+                        "set_validshape views and stored windows are served per output tile, a vector op "
+                        "reading all of it is not)")
+            hint = ("compute the product in blocks in the kernel (a loop over M or N blocks that slices the "
+                    f"operands), so that each block's vector work holds at most {have} bytes of Vec")
+    return Diagnostic.at(stmt, rule, message, hint=hint)
