@@ -20,7 +20,8 @@ Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns t
   stands where the consumers can all be brought without crossing a GM access or a dependence;
   any other use (a loop, a Mat move for a chained matmul, a runtime valid shape, stores into
   one tensor whose windows overlap from different elements) stays a located PH-AT-006
-  'not supported yet' naming it.
+  'not supported yet' naming it. A biased product is served the same way when its consumers
+  are stores (each output tile over its own [1, n] bias window, as below).
 - Canonical split-K chains (an Acc seed `tile.create([M, N])`, one range / pipeline loop
   carrying it through per-iteration GM → Mat panel loads, one 2-D store of the loop result)
   whose [M, N] accumulator exceeds L0C: the grid encloses the user's K loop — per [m, n]
@@ -418,7 +419,25 @@ class _AutoTiler(L.FromTilePlaced):
             windows = self._bias_windows(matmul, choice, block, index)
             store_at = self._direct_store_at(matmul, block, index)
             if isinstance(windows, _BiasWindows) and store_at is None:
-                windows = "its result is not consumed by one direct 2-D tile.store right after it"
+                plan: _ConsumerPlan | str = "its result is not consumed by one direct 2-D tile.store right after it"
+                if not self._fits_whole(matmul):
+                    plan = self._consumer_plan(matmul, block, index)
+                if isinstance(plan, _ConsumerPlan) and any(c.kind != "store" for c in plan.consumers):
+                    plan = "its result is moved to Vec, which no biased output grid serves"
+                if isinstance(plan, _ConsumerPlan):
+                    self.bump("mn-tiled-biased-consumers")
+                    self._retract_bias(windows)
+                    return self._consumer_grid(matmul, choice, block, index, plan,
+                                               self._bias_window_reduce(matmul, choice, windows))
+                if not self._fits_whole(matmul):
+                    raise CompileError(Diagnostic.at(
+                        matmul.stmt, RULE,
+                        f"PH-AT-011: tile.matmul_bias `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} "
+                        f"needs output tiling (the chooser picks [{choice.m}, {choice.n}] tiles on "
+                        f"{self.backend.name}); not supported yet: tiling it when {plan}",
+                        hint="store the result (or set_validshape views of it) with pl.store outside loops and "
+                             "branches, or loop over N blocks in the kernel loading the matching [1, n] bias window"))
+                windows = plan
             if isinstance(windows, _BiasWindows):
                 assert store_at is not None
                 self.bump("mn-tiled-biased")
@@ -1028,7 +1047,7 @@ class _AutoTiler(L.FromTilePlaced):
         sub-tile and a store of the part of each window it holds; other moves of the whole
         product to Vec are gathered into one Vec tile as for the Vec-scratch grid. Else why
         not, naming the consumer the grid cannot serve."""
-        if not matmul.is_fresh:
+        if matmul.acc is not None:
             return "a caller-owned accumulator has no supported M/N placement"
         if cast(TileType, matmul.lhs.type).memory_space is not MemorySpace.Mat:
             return "the left operand is not Mat-resident (Vec left operand)"
@@ -1187,7 +1206,7 @@ class _AutoTiler(L.FromTilePlaced):
         return None
 
     def _consumer_grid(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int,
-                       plan: _ConsumerPlan) -> tuple[int, list[L.Stmt]]:
+                       plan: _ConsumerPlan, reduce: _TileReduction | None = None) -> tuple[int, list[L.Stmt]]:
         """One [m, n] sub-tile K reduction per output tile, serving every consumer of the plan:
         each store writes the tile's part of what it stored (a set_validshape of the sub-tile
         where a view narrowed the product, a slice of the sub-tile moved to Vec for a window),
@@ -1216,8 +1235,11 @@ class _AutoTiler(L.FromTilePlaced):
         blocks = KBlocks(matmul.dims.K, choice.k)
         for tile in output_grid(matmul.dims, choice.m, choice.n):
             name = f"{matmul.target}_t{tile.index}"
-            start = self._acc_start(out, matmul, tile, name)
-            sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
+            if reduce is not None:
+                sub = reduce(out, tile, name)
+            else:
+                start = self._acc_start(out, matmul, tile, name)
+                sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
             moved: L.Var | None = None
             for consumer in plan.consumers:
                 if not consumer.stores:
@@ -1343,17 +1365,26 @@ class _AutoTiler(L.FromTilePlaced):
         """The [M, N] biased Acc overflows L0C (or N the Bias table): [m, n] sub-tiles, each a
         head-peeled biased K reduction over its own [1, n] bias window (a tensor → Mat load and a
         Mat → Bias move), stored straight to the output. The full bias load is dropped."""
-        span = matmul.span
         store = block[store_at]
         assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
         out: list[L.Stmt] = []
         for between in block[index + 1:store_at]:
             new = self.visit_Stmt(between)
             out.extend(new if isinstance(new, tuple) else (new,))
+        self._retract_bias(windows)
+        out.extend(self._grid(matmul, choice, store, store.value, self._bias_window_reduce(matmul, choice, windows)))
+        return store_at + 1 - index, out
+
+    def _retract_bias(self, windows: _BiasWindows) -> None:
+        """The full bias load (and its Mat → Bias move) the per-N windows replace is dropped."""
         if windows.load is not None:
             self._retract.add(windows.load.target.name)
         if windows.move is not None:
             self._retract.add(windows.move.target.name)
+
+    def _bias_window_reduce(self, matmul: _Matmul, choice: L0Choice, windows: _BiasWindows) -> _TileReduction:
+        """Each output tile's head-peeled biased K reduction over its own [1, n] bias window."""
+        span = matmul.span
         blocks = KBlocks(matmul.dims.K, choice.k)
 
         def reduce(out: list[L.Stmt], tile: SubTile, name: str) -> L.Var:
@@ -1366,8 +1397,7 @@ class _AutoTiler(L.FromTilePlaced):
             return self._biased_k_reduction(out, replace(matmul, bias=bias), matmul.lhs, tile, blocks,
                                             self._fresh(name))
 
-        out.extend(self._grid(matmul, choice, store, store.value, reduce))
-        return store_at + 1 - index, out
+        return reduce
 
 
     # -- canonical split-K chains --------------------------------------------------------------------
