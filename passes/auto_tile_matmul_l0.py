@@ -1056,7 +1056,7 @@ class _AutoTiler(L.FromTilePlaced):
         # What each name derived from the product holds, in product coordinates: an Acc view
         # (`acc`) or a Vec window (`vec`; the whole moved product first, then its slices).
         acc: dict[str, tuple[int, int, int, int]] = {matmul.target: valid}
-        vec: dict[str, tuple[int, int, int, int]] = {}
+        vec: dict[str, tuple[int, int, int, int] | None] = {}  # None: the whole moved product
         moves = [stmt for stmt in block[index + 1:] if isinstance(stmt, S.AssignStmt) and _moves_to_vec(stmt, matmul.target)]
         windowed = bool(moves) and all(m.target.name in self._sliced for m in moves)
         found: dict[str, int] = {}
@@ -1087,8 +1087,8 @@ class _AutoTiler(L.FromTilePlaced):
                 return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
             if source.name in vec:
                 # The product moved to Vec to be windowed: slices of it, stores of the slices.
-                held = vec[source.name]
-                if call.op == "tile.slice" and held == valid:
+                window_held = vec[source.name]
+                if call.op == "tile.slice" and window_held is None:
                     window = _static_window(call)
                     if window is None:
                         return f"its result is sliced by {what} with a runtime shape, offset or valid shape"
@@ -1096,14 +1096,14 @@ class _AutoTiler(L.FromTilePlaced):
                         return (f"its result is sliced by {what} past the product's valid "
                                 f"[{dims.valid_m}, {dims.valid_n}]")
                     vec[stmt.target.name] = window
-                elif call.op == "tile.store" and held != valid:
+                elif call.op == "tile.store" and window_held is not None:
                     refusal = self._store_refusal(call, what)
                     if refusal is not None:
                         return refusal
                     chain = self._store_chain(stmt, store_chains)
                     if chain is None:
                         return f"the store result that {what} writes again is also read elsewhere"
-                    consumers.append(_Consumer(stmt, position, "window", held, chain))
+                    consumers.append(_Consumer(stmt, position, "window", window_held, chain))
                 else:
                     return f"its result, moved to Vec to be sliced, is read by {what}"
                 absorbed.add(position)
@@ -1127,7 +1127,7 @@ class _AutoTiler(L.FromTilePlaced):
                 consumers.append(_Consumer(stmt, position, "store", held, chain))
             elif _moves_to_vec(stmt, matmul.target):
                 if windowed:
-                    vec[stmt.target.name] = valid
+                    vec[stmt.target.name] = None
                     window_move = call
                 else:
                     consumers.append(_Consumer(stmt, position, "vec"))
