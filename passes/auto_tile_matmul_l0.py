@@ -1147,8 +1147,8 @@ class _AutoTiler(L.FromTilePlaced):
             return overlap
         at = self._grid_position(block, index, consumers, frozenset(absorbed))
         if at is None:
-            return ("its consumers cannot be served together: a statement between them reads or writes global "
-                    "memory, or one of them reads or defines a value of another")
+            return ("its consumers cannot be served together: a statement between them reads or writes a tensor "
+                    "one of them stores into, is a barrier, or reads or defines a value one of them reads")
         return _ConsumerPlan(tuple(consumers), frozenset(absorbed), at, window_move)
 
     @staticmethod
@@ -1193,17 +1193,36 @@ class _AutoTiler(L.FromTilePlaced):
         """The first block position after which the grid can stand: every consumer statement
         before it sinks to it and every one after it is hoisted to it, across statements that
         neither read nor define what it reads or defines and, for a store, touch no GM."""
-        stores = {c.position for c in consumers if c.stores}
+        chains = {c.position: c.chain for c in consumers if c.stores}
         product = cast(S.AssignStmt, block[index]).target.name
         gone = {p for p in range(index + 1, len(block)) if p in absorbed or id(block[p]) in self._dropped}
         for at in range(index, max(absorbed) + 1):
             if at not in gone and at != index and _matmul_calls(block[at]):
                 break  # the grid emits what it sinks past, and a matmul is this pass's to rewrite
-            if all(_may_cross(block[q], [block[p] for p in (range(q + 1, at + 1) if q <= at else range(at + 1, q))
-                                         if p not in gone], q in stores, product)
+            if all(self._may_cross(block[q], [block[p] for p in (range(q + 1, at + 1) if q <= at else range(at + 1, q))
+                                              if p not in gone], chains.get(q), product)
                    for q in absorbed):
                 return at
         return None
+
+    def _may_cross(self, stmt: S.Stmt, crossed: list[S.Stmt], chain: str | None, product: str) -> bool:
+        """Whether consumer `stmt` can move past `crossed`: none of them reads or defines a name it
+        reads or defines and, for a store into the GM tensor `chain`, none touches that tensor
+        (through any view or store result of it) or is a system operation (a barrier). Distinct
+        GM tensors are taken not to alias (each Out tensor is its own allocation)."""
+        names = {n.name for n in walk(stmt) if isinstance(n, S.Var)} - {product}
+        for other in crossed:
+            used = {n.name for n in walk(other) if isinstance(n, S.Var)}
+            if names & used:
+                return False
+            if chain is None:
+                continue
+            if any(isinstance(n, S.Call) and n.op.startswith("system.") for n in walk(other)):
+                return False
+            if chain in {self._gm_root(n.name) for n in walk(other)
+                         if isinstance(n, S.Var) and isinstance(n.type, TensorType)}:
+                return False
+        return True
 
     def _consumer_grid(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int,
                        plan: _ConsumerPlan, reduce: _TileReduction | None = None) -> tuple[int, list[L.Stmt]]:
@@ -1777,31 +1796,9 @@ def _overlapping_stores(consumers: list[_Consumer]) -> str | None:
     return None
 
 
-def _may_cross(stmt: S.Stmt, crossed: list[S.Stmt], store: bool, product: str) -> bool:
-    """Whether consumer `stmt` can move past `crossed`: none of them reads or defines a name it
-    reads or defines, and none touches GM when it is a store."""
-    names = {n.name for n in walk(stmt) if isinstance(n, S.Var)} - {product}
-    for other in crossed:
-        if names & {n.name for n in walk(other) if isinstance(n, S.Var)}:
-            return False
-        if store and _touches_gm(other):
-            return False
-    return True
-
-
 # How a diagnostic names a statement that is not an assignment.
 _STMT_KINDS = {"ForStmt": "a loop", "WhileStmt": "a while loop", "IfStmt": "a branch", "ReturnStmt": "the return",
                "YieldStmt": "a yield", "EvalStmt": "a call"}
-
-
-def _touches_gm(stmt: S.Stmt) -> bool:
-    """Whether a statement reads or writes a GM tensor, or is a system operation (a barrier)."""
-    for node in walk(stmt):
-        if isinstance(getattr(node, "type", None), TensorType):
-            return True
-        if isinstance(node, S.Call) and node.op.startswith("system."):
-            return True
-    return False
 
 
 def _is_load(stmt: S.Stmt) -> bool:
