@@ -231,3 +231,48 @@ def test_a_vector_op_reading_all_of_a_product_past_vec_is_named(tmp_path: Path, 
     text = log.getvalue()
     assert rc == 1 and "Traceback" not in text, text
     assert f"{path}:9:" in text and "`c_tile_vec`" in text and "not supported yet" in text, text
+
+
+F16_PRODUCT_AND_ITS_VIEW = '''import pypto.language as pl
+
+
+@pl.program
+class AnF16ProductAndItsView:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[20, 64], pl.FP16], b: pl.Tensor[[64, 1152], pl.FP16]) -> tuple[pl.Tensor[[20, 1152], pl.FP16, pl.TensorView(valid_shape=[7, 900])], pl.Tensor[[20, 1152], pl.FP16]]:
+        c = pl.matmul(a, b, out_dtype=pl.FP16)
+        v = pl.tensor.set_validshape(c, 7, 900)
+        return v, c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[20, 64], pl.FP16], b: pl.Tensor[[64, 1152], pl.FP16]) -> tuple[pl.Tensor[[20, 1152], pl.FP16, pl.TensorView(valid_shape=[7, 900])], pl.Tensor[[20, 1152], pl.FP16]]:
+        v, c = self.mm(a, b)
+        return v, c
+'''
+
+
+def test_an_f16_product_and_its_converted_view(tmp_path: Path) -> None:
+    # Ascend950 (a campaign's draw): the right panel is past L0B, so the chooser tiles N; the
+    # product is stored from each Acc sub-tile (narrowed by FIXPIPE) and its view is converted in
+    # Vec from the sub-tiles gathered there (an RNE cast, as FIXPIPE rounds). On Ascend910B the
+    # gathered FP32 tile, its cast and the cross-core FIFO do not fit Vec together.
+    path = tmp_path / "f16.py"
+    path.write_text(F16_PRODUCT_AND_ITS_VIEW)
+    rng = np.random.default_rng(3)
+    a, b = _fp16(rng, (20, 64)), _fp16(rng, (64, 1152))
+    np.savez(tmp_path / "in.npz", a=a, b=b)
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(path), "--verify-all", "--simulate", "--backend", "Ascend950", "--inputs",
+                   str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz"), "-o", str(tmp_path / "k.pto"),
+                   "--statistics"])
+    text = log.getvalue()
+    assert rc == 0 and "bit-exact" in text and "mn-tiled-consumers" in text, text
+    c = matmul_ref(a, b).astype(np.float16)  # FP32 -> FP16 rounds to nearest even
+    out = np.load(tmp_path / "out.npz")
+    assert np.array_equal(_bits(out["ret1"]), _bits(c))
+    assert np.array_equal(_bits(out["ret0"][:7, :900]), _bits(c[:7, :900]))
+    if PTOAS is not None and PTOAS.is_file():
+        result = subprocess.run([str(PTOAS), "--pto-arch=a5", "--pto-level=level3", str(tmp_path / "k.pto"), "-o",
+                                 str(tmp_path / "k.cpp")], capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
