@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from backend import numerics
 from languages.functions import entry_function
+from languages.layout import flat_index_pitch
 from languages.ops import REGISTRY, IndexDomain, static_ints, window_extent, window_offsets
 from languages.types import DataType, ScalarType, TensorType, TileType, Type
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -287,12 +288,15 @@ _VALUE_PRESERVING: Final = frozenset({"load", "slice", "move", "reshape", "view"
 @dataclass(frozen=True)
 class IndexBound:
     """Values in [0, count) (times `step`, the block size of a byte-offset domain); `distinct`
-    per row (`per_row`) or over the whole tensor."""
+    per row (`per_row`) or over the whole tensor. `pitch` (cols, pitch): value k names element
+    k of a [count / cols, cols] tile whose buffer rows are `pitch` apart, so it is drawn as
+    (k // cols) * pitch + k % cols (IndexDomain.pitched)."""
 
     count: int
     step: int = 1
     distinct: bool = False
     per_row: bool = False
+    pitch: tuple[int, int] | None = None
 
     def tighter(self, other: "IndexBound") -> "IndexBound":
         if (other.count * other.step, other.step) < (self.count * self.step, self.step):
@@ -309,7 +313,9 @@ def _bound_of(domain: IndexDomain, indexed: object) -> IndexBound | None:
         total = int(np.prod(shape, dtype=np.int64)) * dtype.byte_width
         return IndexBound(max(total // domain.block_bytes, 1), domain.block_bytes, domain.distinct)
     if domain.axis is None:
-        return IndexBound(int(np.prod(shape, dtype=np.int64)), 1, domain.distinct)
+        count = int(np.prod(shape, dtype=np.int64))
+        pitch = flat_index_pitch(shape, dtype) if domain.pitched and len(shape) == 2 else shape[-1]
+        return IndexBound(count, 1, domain.distinct, pitch=(int(shape[-1]), pitch) if pitch != shape[-1] else None)
     if -len(shape) <= domain.axis < len(shape):
         return IndexBound(int(shape[domain.axis]), 1, domain.distinct, per_row=domain.axis == -1)
     if domain.axis < -len(shape):
@@ -477,7 +483,11 @@ def _random_indices(rng: np.random.Generator, ty: TensorType, bound: IndexBound)
         values = rng.choice(count, int(np.prod(shape, dtype=np.int64)), replace=False).reshape(shape)
     else:
         values = rng.integers(0, count, shape)
-    return (values.astype(np.int64) * bound.step).astype(np_dtype_of(ty.dtype))
+    values = values.astype(np.int64)
+    if bound.pitch is not None:
+        cols, pitch = bound.pitch
+        values = values // cols * pitch + values % cols
+    return (values * bound.step).astype(np_dtype_of(ty.dtype))
 
 
 __all__ = [

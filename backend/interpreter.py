@@ -36,6 +36,7 @@ from backend.cross_core import run_group
 from backend.arrays import check_input_names, coerce_input, poison_array
 from backend.numerics import ArithmeticFault, NumericsError
 from languages.functions import GROUP, describe_launch, entry_function, is_kernel_function, launches
+from languages.layout import flat_index_pitch
 from languages.ops import REGISTRY, OpDef, ReusesInput
 from languages.ops.system_ops import SINGLE_LAUNCH, Launch
 from languages.types import (
@@ -1208,9 +1209,17 @@ def _sem_mrgsort2(call: _CallSite) -> Value:
     return out
 
 
+def _index_pitch(value: ArrayValue) -> int | None:
+    """The row pitch a tile op's flat index counts in a 2-D tile (TGATHER / TSCATTER index the
+    Vec buffer, rows padded to 32 bytes); None for a tensor, whose flat index is its elements."""
+    shape = np.asarray(value.data).shape
+    return None if value.is_tensor or len(shape) != 2 else flat_index_pitch(shape, value.dtype)
+
+
 def _sem_gather(call: _CallSite) -> Value:
     src = call.array(0)
-    return _result_with(call, numerics.gather_flat(np.asarray(src.data), np.asarray(call.array(1).region)))
+    return _result_with(call, numerics.gather_flat(np.asarray(src.data), np.asarray(call.array(1).region),
+                                                   _index_pitch(src)))
 
 
 def _sem_tensor_gather(call: _CallSite) -> Value:
@@ -1285,7 +1294,8 @@ def _sem_mgather(call: _CallSite) -> Value:
 
 def _sem_scatter(call: _CallSite) -> Value:
     dst, src, index = call.array(0), call.array(1), call.array(2)
-    data = numerics.scatter_flat(np.asarray(dst.data), np.asarray(index.region), np.asarray(src.region))
+    data = numerics.scatter_flat(np.asarray(dst.data), np.asarray(index.region), np.asarray(src.region),
+                                 _index_pitch(dst))
     return ArrayValue(data, dst.dtype, tuple(call.result_type.valid), dst.is_tensor)
 
 

@@ -1409,27 +1409,50 @@ def mask_pattern_columns(pattern: int, cols: int) -> Array:
     return np.arange(phase, cols, stride)
 
 
-def gather_flat(src: Array, indices: Array) -> Array:
+def buffer_elements(indices: Array, cols: int, pitch: int) -> Array:
+    """Flat positions in a buffer whose rows are `pitch` elements apart, of which the first
+    `cols` hold a row of a [rows, cols] value, as positions in that value's row-major elements
+    (TGATHER / TSCATTER index the padded buffer); a position in a row's padding becomes -1."""
+    raw = np.asarray(indices).astype(np.int64)
+    if pitch == cols:
+        return raw
+    row, col = np.divmod(raw, pitch)
+    return np.where((raw >= 0) & (col < cols), row * cols + col, -1)
+
+
+def gather_flat(src: Array, indices: Array, pitch: int | None = None) -> Array:
     """TGATHER index form: out[r, c] = src.flat[indices[r, c]] over the source's row-major
-    elements; an index outside [0, src.size) reads 0 (pto-isa's bounds rule)."""
+    elements; an index outside [0, src.size) reads 0 (pto-isa's bounds rule). With `pitch`,
+    indices count a buffer of 2-D rows `pitch` apart (`buffer_elements`); an index into a row's
+    padding is undefined (the simulator reports the read of unwritten padding) and reads 0."""
     flat = np.asarray(src).reshape(-1)
     raw = np.asarray(indices).astype(np.int64)
+    if pitch is not None:
+        rows, cols = np.asarray(src).shape
+        inside_buffer = (raw >= 0) & (raw < rows * pitch)
+        raw = np.where(inside_buffer, buffer_elements(raw, cols, pitch), -1)
     inside = (raw >= 0) & (raw < flat.size)
     picked = flat[np.where(inside, raw, 0)]
     return np.where(inside, picked, np.zeros((), dtype=flat.dtype)).astype(flat.dtype)
 
 
-def scatter_flat(dst: Array, indices: Array, src: Array) -> Array:
+def scatter_flat(dst: Array, indices: Array, src: Array, pitch: int | None = None) -> Array:
     """TSCATTER index form: dst.flat[indices[r, c]] = src[r, c] in row-major order (a later
-    duplicate wins); an index outside the destination is a fault, never a silent write."""
+    duplicate wins); an index outside the destination is a fault, never a silent write. With
+    `pitch`, indices count a buffer of 2-D rows `pitch` apart (`buffer_elements`): the fault is
+    outside that buffer, and a write into a row's padding changes no element."""
     out = np.array(dst, copy=True)
     flat = out.reshape(-1)
     raw = np.asarray(indices).astype(np.int64).reshape(-1)
-    bad = (raw < 0) | (raw >= flat.size)
+    size = flat.size if pitch is None else out.shape[0] * pitch
+    bad = (raw < 0) | (raw >= size)
     if np.any(bad):
-        raise ArithmeticFault("scatter", _first_index(bad), f"index {int(raw[bad][0])} outside the {flat.size} "
+        raise ArithmeticFault("scatter", _first_index(bad), f"index {int(raw[bad][0])} outside the {size} "
                               "destination elements")
+    if pitch is not None:
+        raw = buffer_elements(raw, out.shape[1], pitch)
     values = np.asarray(src).reshape(-1)
     for position, target in enumerate(raw):
-        flat[target] = values[position]
+        if target >= 0:
+            flat[target] = values[position]
     return out

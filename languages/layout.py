@@ -75,6 +75,16 @@ def padded_2d(tile: TileType) -> tuple[int, int]:
     return (_align(rows, multiple), cols)
 
 
+def flat_index_pitch(shape: Sequence[int], dtype: DataType) -> int:
+    """Elements from one row to the next of a flat (none_box) Vec tile of `shape`, as the index
+    form of TGATHER / TSCATTER counts them: pto-isa reads index k at buffer row k // Cols, column
+    k % Cols, with Cols the padded extent (a [16, 4] FP32 tile's rows are 8 apart)."""
+    rows, cols = physical_2d(shape)
+    if shape_blayout(tuple(shape)) != _ROW:
+        return cols  # an [N, 1] column is column-major: one element per row either way
+    return _align(cols, unboxed_row_multiple(dtype))
+
+
 def padded_bytes(tile: TileType) -> int:
     """Bytes of a tile's buffer at its padded extent (`padded_2d`)."""
     rows, cols = padded_2d(tile)

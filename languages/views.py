@@ -110,6 +110,15 @@ def transposed_view(view: TileView) -> TileView:
     return replace(view, blayout=_FLIP[view.blayout], slayout=_FLIP[view.slayout])
 
 
+def is_vec_insert(source: TileType, target: TileType) -> bool:
+    """Whether PTO writes `source` into `target` -- a window write (tile.assemble), a window's copy
+    into a tile of its own (tile.move) -- with a Vec -> Vec pto.tinsert: both tiles in Vec, row-major
+    ND (the layout both targets' tinsert takes for vec -> vec), whose element types the instruction
+    limits (`languages.ops.assembler_element_types.vec_insert_type`)."""
+    return all(t.memory_space is MemorySpace.Vec and (t.view or TileView()).blayout == _ROW
+               and (t.view or TileView()).slayout == _NONE for t in (source, target))
+
+
 def effective_view(tile: TileType) -> TileView:
     """The tile's view, or (for an unplaced tile) the flat layout its shape implies."""
     if tile.view is not None:

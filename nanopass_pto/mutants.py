@@ -236,11 +236,32 @@ def _never_a_gm_view(original: Any) -> Any:
     return defines_gm_view
 
 
+def _gather_index_unpitched(original: Any) -> Any:
+    def flat_index_over_pitch(self: Any, src: Any, index: Any, span: Any, pre: Any) -> Any:
+        return index
+
+    return flat_index_over_pitch
+
+
+def _gather_source_unpacked(original: Any) -> Any:
+    def packed(self: Any, src: Any, span: Any, pre: Any) -> Any:
+        return src
+
+    return packed
+
+
 def _reinterpret_in_place(original: Any) -> Any:
     def reinterpret_packed(self: Any, node: Any, call: Any) -> Any:
         return (node,)
 
     return reinterpret_packed
+
+
+def _copied_as_it_is(original: Any) -> Any:
+    def insert_type(self: Any, tile: Any, at: Any) -> Any:
+        return None
+
+    return insert_type
 
 
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
@@ -1020,9 +1041,22 @@ def _catalogue() -> list[Any]:
         PatchMutant("window-re-viewed-unpacked", "legalize-vec-layouts",
                     "a reinterpret_view of a Vec window re-views it in place, from its source buffer's first byte",
                     "passes.legalize_vec_layouts:_Legalizer", "_reinterpret_packed", _reinterpret_in_place),
+        PatchMutant("vec-insert-in-its-own-type", "legalize-vec-layouts",
+                    "a Vec window copy or window write (a pto.tinsert) is made in its own element type even where "
+                    "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes",
+                    "passes.legalize_vec_layouts:_Legalizer", "_insert_type", _copied_as_it_is),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),
+        PatchMutant("gather-index-at-logical-pitch", "convert-tensor-to-tile-ops",
+                    "a flat tensor.gather hands TGATHER the user's index unchanged, though a source whose rows are "
+                    "padded has them a pitch apart (index 4 of a [16, 4] FP32 source reads padding)",
+                    "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_flat_index_over_pitch",
+                    _gather_index_unpitched),
+        PatchMutant("gather-window-not-packed", "convert-tensor-to-tile-ops",
+                    "a column window of an on-chip tensor is gathered from (scattered into) in place: TGATHER counts "
+                    "its own columns while its rows lie the parent's pitch apart",
+                    "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_packed", _gather_source_unpacked),
         PatchMutant("gm-view-loaded-where-defined", "convert-tensor-to-tile-ops",
                     "a view of a GM parameter the kernel writes is loaded where it is defined: a read after a later "
                     "write sees the old bytes, and a write through the view stays on chip",

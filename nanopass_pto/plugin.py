@@ -111,9 +111,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("DefinedReads", VALUE_LEVEL, "verifiers.defined_reads:verify",
              "no op reads an element that holds no data (padding an element-wise op reads past a narrower "
              "operand's valid region, a region set_validshape widened)", blind_to=_MEMREFS_ANY_LANGUAGE),
-    Property("TargetOpRules", VALUE_LEVEL, "verifiers.target_op_rules:verify",
+    Property("TargetOpRules", VALUE_LEVEL | {"PTO"}, "verifiers.target_op_rules:verify",
              "every call meets its op's constraints on the target (dtypes, scratch size, scratch disjoint from "
-             "operands)", uses_target=True),
+             "operands; on PTO, the instruction-level element types: pto.tinsert's)", uses_target=True),
     Property("GmStoreCoherence", VALUE_LEVEL, "verifiers.gm_store_coherence:verify",
              "no kernel writes one GM tensor both by bulk (MTE3) and scalar (D-cache) stores",
              blind_to=_MEMREFS_ANY_LANGUAGE),
@@ -172,8 +172,9 @@ _LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
 
 # What the loader verifies on a PTO program read from a `.pto` file (a hand-written window
-# outside its source would otherwise run, addressing its neighbour's bytes).
-_PTO_LOADED = frozenset({"SubviewWindows"})
+# outside its source would otherwise run, addressing its neighbour's bytes; an instruction in an
+# element type the assembler refuses, pto.tinsert's, would otherwise run too).
+_PTO_LOADED = frozenset({"SubviewWindows", "TargetOpRules"})
 
 PTO_SUFFIX = ".pto"
 

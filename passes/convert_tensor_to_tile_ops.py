@@ -1681,11 +1681,35 @@ class TensorToTileMutator(U.FromTensor):
         window = self._call("tile.slice", (base, index_list((rows, width), span), index_list((0, 0), span)), (), span)
         return self._temp("row_base_window", window, pre)
 
+    def _packed(self, src: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """An on-chip gather source (or scatter destination) in storage of its own (spec "Flat Gather Lowering": strided
+        on-chip windows are packed first): a view of another tile (a column window's rows lie
+        its parent's pitch apart, and TGATHER counts the window's own columns) is copied into a
+        Vec tile; fresh results, plain aliases and set_validshape keep their storage."""
+        made_by = self._require_state().views.get(src.name)
+        if made_by is None or str(getattr(made_by, "op", "")).endswith(".set_validshape"):
+            return src
+        self.bump("gather_source_copies")
+        return self._temp(f"{src.name}_packed", self._call(
+            "tile.move", (src,), (("target_memory", MemorySpace.Vec),), span), pre)
+
+    def _flat_index_over_pitch(self, src: TileType, index: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """A flat index into src.reshape(-1) as TGATHER reads it, flat over the padded buffer:
+        index + (index // cols) * (pitch - cols) when src's rows are padded (a [16, 4] FP32
+        source has a pitch of 8), the index itself for one row or unpadded rows."""
+        rows, cols = src.shape
+        gap = _pitch(src) - cols
+        if rows == 1 or gap == 0:
+            return index
+        row = self._temp("gather_src_row", self._call("tile.divs", (index, self._i32(cols, span)), (), span), pre)
+        skip = self._temp("gather_row_gap", self._call("tile.muls", (row, self._i32(gap, span)), (), span), pre)
+        return self._temp("gather_padded_idx", self._call("tile.add", (index, skip), (), span), pre)
+
     def convert_gather(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """Flat gather (no dim): tile.gather over the packed source with an INT32 scratch of the
         index's shape; with dim, the flat index is built first: index + r * cols (dim -1,
         PyPTO's row-base lowering) or index * cols + c (dim 0)."""
-        src = self._on_chip(call, call.args[0], pre)
+        src = self._packed(self._on_chip(call, call.args[0], pre), call.span, pre)
         index = self._on_chip(call, call.args[1], pre)
         assert isinstance(src.type, TileType) and isinstance(index.type, TileType)
         dim = attr(call.attrs, "dim")
@@ -1695,7 +1719,9 @@ class TensorToTileMutator(U.FromTensor):
             # The flat index (index + r * cols) is built in INT32: widen an INT16 index first.
             index = self._temp("gather_idx_i32", self._call(
                 "tile.cast", (index,), (("target_type", DataType.INT32), ("mode", "rint")), span), pre)
-        if dim is not None:
+        if dim is None:
+            index = self._flat_index_over_pitch(src.type, index, span, pre)
+        else:
             if int(cast(int, dim)) % 2 == 1:
                 base = self._row_offsets(index_shape, _pitch(src.type), span, pre)
                 if base is not None:
@@ -1717,7 +1743,7 @@ class TensorToTileMutator(U.FromTensor):
     def convert_scatter(self, call: T.Call, target: T.Var | None, pre: list[U.Stmt]) -> U.Call:
         """tensor.scatter (rank 2, dim -1): the flat index index + r * cols, narrowed to INT16
         for 2- and 1-byte data, then tile.scatter into the loaded input."""
-        dst = self._on_chip_dense(call, call.args[0], pre)
+        dst = self._packed(self._on_chip_dense(call, call.args[0], pre), call.span, pre)
         index = self._on_chip_dense(call, call.args[1], pre)
         src = self._on_chip_dense(call, call.args[2], pre)
         assert isinstance(dst.type, TileType) and isinstance(index.type, TileType)
@@ -1759,7 +1785,7 @@ class TensorToTileMutator(U.FromTensor):
         """tile.scatter_mask / tensor.scatter_mask (no pto-isa instruction: PTOAS has no
         tscatter mask form): an indexed tile.scatter whose flat index is r * dst_cols +
         c * stride + phase, built in INT32 from two aranges (narrowed once for 2-byte data)."""
-        dst = self._on_chip_dense(call, call.args[0], pre)
+        dst = self._packed(self._on_chip_dense(call, call.args[0], pre), call.span, pre)
         src = self._on_chip_dense(call, call.args[1], pre)
         assert isinstance(dst.type, TileType) and isinstance(src.type, TileType)
         span = call.span

@@ -19,6 +19,19 @@ Two more pitch facts of Vec windows: a `tile.reinterpret_view` of a window (a ti
 the window copied into a tile of its own (a reinterpret re-views a buffer from its first byte),
 and an assemble whose window write has no PTO form (`languages.views.assemble_window_gap`) is
 refused at the user's line.
+
+A window's copy into a Vec tile of its own (that one, or a user's tile.move) and a window write
+between row-major Vec tiles (tile.assemble) are a Vec -> Vec pto.tinsert
+(`languages.views.is_vec_insert`), which takes only some element types (PTOAS: i8 / f16 / bf16 /
+f32 on A2/A3; the 8-bit types, f16, bf16, f32 and i32 on A5: `vec_insert_type`). A copy in another
+type copies the bits of a type of its width the instruction takes instead (INT16 / UINT16 as
+FP16, INT32 / UINT32 as FP32 on A2/A3): each tile operand is re-viewed in that type -- a window as
+the same window cut from its source's re-view, since a reinterpret re-views a buffer from its
+first byte -- and the result, a whole tile, is re-viewed in its own type under its own name. A
+copy moves bytes (pto-isa's Vec -> Vec TINSERT is a UB-to-UB DMA copy, vector loads and stores or a
+scalar element move on both targets, and the simulator's converts nothing between equal types), so
+a NaN pattern of the copy's type survives (tests/test_window_repack_bits.py). A type no tinsert
+type is as wide as (64-bit) is refused at the user's line.
 """
 
 from __future__ import annotations
@@ -33,10 +46,11 @@ from languages.decls import TilePlaced
 from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
+from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
 from languages.ops.column_twins import column_twin, twin_refusal
 from languages.ops.data_extents import reads_past_valid
 from languages.types import DataType, TileType
-from languages.views import assemble_window_gap
+from languages.views import assemble_window_gap, is_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
@@ -82,24 +96,141 @@ class _Legalizer(TP.Rewriter):
         # Whether a variable is a view handle (a slice, a reshape; the columns in `rows` too):
         # set_validshape takes no view.
         self.views: dict[str, bool] = {}
+        # Window copies and window writes made as the bits of another type (`_copied`), by name:
+        # the name is a reinterpret_view of the copy, whose own handle an op that rewrites its
+        # operand's handle (tile.set_validshape) acts on instead.
+        self.bit_handles: dict[str, TP.Var] = {}
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret or a transpose_view re-views a buffer from its first byte
         (`Registry.re_views_from_base`), and a window's bytes sit at an offset and at its source's
-        row pitch: the window is copied into a tile of its own (tile.move within Vec) and that
-        tile is re-viewed. (A reshape of a window is ViewLegality's refusal.)"""
+        row pitch: the window is copied into a tile of its own (tile.move within Vec, as `_copied`
+        makes it) and that tile is re-viewed. (A reshape of a window is ViewLegality's refusal.)"""
         window = call.args[0]
         assert isinstance(window, TP.Var) and isinstance(window.type, TileType)
         attrs = (("target_memory", window.type.memory_space),)
         move = TP.Call(op="tile.move", args=(window,), attrs=attrs,
                        type=REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=call), span=call.span)
         packed = TP.Var(self.fresh(f"{window.name}_packed"), move.type, span=window.span)
+        copy = TP.AssignStmt(target=packed, value=move, span=node.span)
+        assert isinstance(move.type, TileType)
+        stmts = self._copied(copy, move, call) if is_vec_insert(window.type, move.type) else (copy,)
         args = (packed, *call.args[1:])
         view = TP.Call(op=call.op, args=args, attrs=call.attrs,
                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
         self.bump("reinterpreted_windows_packed")
-        return (TP.AssignStmt(target=packed, value=move, span=node.span),
-                TP.AssignStmt(target=node.target, value=view, span=node.span))
+        return (*stmts, TP.AssignStmt(target=node.target, value=view, span=node.span))
+
+    # -- Vec -> Vec copies PTO writes with pto.tinsert, in the element types tinsert takes ----------
+
+    def _insert_type(self, tile: TileType, at: Node) -> DataType | None:
+        """The type a pto.tinsert of `tile`'s elements copies them as on this target (None: its
+        own); a located refusal when the instruction takes no type of that width."""
+        bits = vec_insert_type(tile.dtype, self.arch)
+        if bits is None:
+            taken = " / ".join(sorted(d.name for d in vec_insert_types(self.arch)))
+            raise CompileError(Diagnostic.at(
+                at, RULE, f"not supported yet: a Vec window copy or window write of {tile.dtype.name} tiles (PTO's "
+                          f"pto.tinsert copies {taken} elements on this target, and none of them is "
+                          f"{tile.dtype.bits} bits wide, so not even the bits can be copied)",
+                "load the window from GM as a tile of its own (pl.tile.load at its offsets), or keep such data in "
+                "a type of 8, 16 or 32 bits"))
+        return None if bits is tile.dtype else bits
+
+    def _bits(self, operand: TP.Expr, dtype: DataType, pre: list[TP.Stmt], span: Span) -> TP.Var:
+        """`operand`'s bytes seen as `dtype` (a type of its width): a plain reinterpret_view of a
+        tile that starts at its buffer's first byte, and for a window (a tile.slice) the same
+        window cut from its source's bits (a reinterpret re-views a buffer from its first byte)."""
+        assert isinstance(operand, TP.Var) and isinstance(operand.type, TileType)
+        window = self.windows.get(operand.name)
+        if window is not None:
+            args: tuple[TP.Expr, ...] = (self._bits(window.args[0], dtype, pre, span), *window.args[1:])
+            call = TP.Call(op=window.op, args=args, attrs=window.attrs,
+                           type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
+        else:
+            call = self._view_call(operand, dtype, span)
+        var = TP.Var(self.fresh(f"{operand.name}_bits"), call.type, span=span)
+        pre.append(TP.AssignStmt(target=var, value=call, span=span))
+        if window is not None:
+            self.windows[var.name] = call
+        return var
+
+    @staticmethod
+    def _view_call(operand: TP.Var, dtype: DataType, span: Span) -> TP.Call:
+        attrs = (("dtype", dtype),)
+        return TP.Call(op="tile.reinterpret_view", args=(operand,), attrs=attrs,
+                       type=REGISTRY.deduce("tile.reinterpret_view", (operand,), attrs, placed=True), span=span)
+
+    def _copied(self, node: TP.AssignStmt, call: TP.Call, at: Node) -> tuple[TP.Stmt, ...]:
+        """`node` (`x = tile.move(window)` within Vec, or `x = tile.assemble(target, source,
+        offsets)`) as it stands when PTO's pto.tinsert takes its element type; else the same
+        copy of the operands' bits in a type of their width it takes (`vec_insert_type`: INT16 /
+        UINT16 as FP16, INT32 / UINT32 as FP32 on A2/A3), and `x` that result's bits re-viewed
+        in its own type (a plain re-view: the result is a whole tile). A copy moves bytes, a NaN
+        pattern's included, on the hardware and in the simulator."""
+        result = node.target.type
+        assert isinstance(result, TileType)
+        bits = self._insert_type(result, at)
+        if bits is None:
+            return (node,)
+        pre: list[TP.Stmt] = []
+        tiles = 1 if call.op == "tile.move" else 2
+        args = tuple(self._bits(a, bits, pre, node.span) if i < tiles else a for i, a in enumerate(call.args))
+        copy = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                       type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
+        copied = TP.Var(self.fresh(f"{node.target.name}_bits"), copy.type, span=node.target.span)
+        back = self._view_call(copied, result.dtype, node.span)
+        if back.type != result:
+            raise CompileError(Diagnostic.at(node, RULE, f"the {bits.name} bits of `{node.target.name}` do not "
+                                             f"re-view as {result}", "this is a compiler bug"))
+        self.bump("vec_inserts_copied_as_bits")
+        self.bit_handles[node.target.name] = copied
+        self.views[node.target.name] = True
+        return (*pre, TP.AssignStmt(target=copied, value=copy, span=node.span),
+                TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    def _vec_insert(self, node: TP.AssignStmt, call: TP.Call) -> bool:
+        """Whether PTO writes `node`'s call with a Vec -> Vec pto.tinsert: a window write between
+        row-major Vec tiles, or a window's copy into a Vec tile of its own (passes/pto_codegen.py)."""
+        result = node.target.type
+        if not isinstance(result, TileType) or not call.args:
+            return False
+        source = getattr(call.args[1 if call.op == "tile.assemble" else 0], "type", None)
+        if not isinstance(source, TileType) or not is_vec_insert(source, result):
+            return False
+        if call.op == "tile.assemble":
+            return True
+        return call.op == "tile.move" and getattr(call.args[0], "name", None) in self.windows \
+            and not dict(call.attrs).get("cross_core", False)
+
+    def _handle_of_bits(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef) -> tuple[TP.Stmt, ...] | None:
+        """`tile.set_validshape(x, vr, vc)` of a copy `_copied` made of other bits (`x` is a view
+        of them): their tile's handle narrowed, then re-viewed as `x`'s type again under the
+        target's name; None for every other call."""
+        handles = [i for i, arg in enumerate(call.args) if i < len(opdef.operands)
+                   and opdef.operand_decl(i).handle_only and isinstance(arg, TP.Var) and arg.name in self.bit_handles]
+        if not handles:
+            return None
+        if opdef.semantics[:1] != ("set_validshape",) or handles != [0] or len(call.args) != 3:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"not supported yet: `{call.op}` of a Vec window copy or window write this target copies "
+                            "as the bits of another type (a view of them)",
+                "narrow the tile before the copy"))
+        source = call.args[0]
+        target = node.target.type
+        assert isinstance(source, TP.Var) and isinstance(target, TileType)
+        args = (self.bit_handles[source.name], *call.args[1:])
+        narrowed = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                           type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
+        handle = TP.Var(self.fresh(f"{node.target.name}_bits"), narrowed.type, span=node.target.span)
+        back = self._view_call(handle, target.dtype, node.span)
+        if back.type != target:
+            raise CompileError(Diagnostic.at(node, RULE, f"the bits of `{source.name}` narrowed do not re-view as "
+                                             f"{target}", "this is a compiler bug"))
+        self.bit_handles[node.target.name] = handle
+        self.views[node.target.name] = True
+        return (TP.AssignStmt(target=handle, value=narrowed, span=node.span),
+                TP.AssignStmt(target=node.target, value=back, span=node.span))
 
     def _check_assemble_window(self, call: TP.Call) -> None:
         """An assemble between Vec tiles whose window write has no PTO form is refused at the
@@ -122,7 +253,7 @@ class _Legalizer(TP.Rewriter):
         # Names are per function: a column computed as a row in one kernel says nothing of a
         # variable of the same name in the next (a campaign found a [1, 32] row of a later kernel
         # taken for an earlier kernel's [16, 1] column, finding a4e231bc62).
-        self.windows, self.rows, self.views = {}, {}, {}
+        self.windows, self.rows, self.views, self.bit_handles = {}, {}, {}, {}
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -138,6 +269,8 @@ class _Legalizer(TP.Rewriter):
         call = node.value
         if isinstance(call, TP.Var):
             self.views[node.target.name] = self.views.get(call.name, False)
+            if call.name in self.bit_handles:
+                self.bit_handles[node.target.name] = self.bit_handles[call.name]
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
         self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
@@ -152,6 +285,11 @@ class _Legalizer(TP.Rewriter):
         on_row = self._handle_on_row(node, call, opdef)
         if on_row is not None:
             return on_row
+        on_bits = self._handle_of_bits(node, call, opdef)
+        if on_bits is not None:
+            return on_bits
+        if call.op in ("tile.move", "tile.assemble") and self._vec_insert(node, call):
+            return self._copied(node, call, call)
         required = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names)
         if required is None:
             return super().visit_AssignStmt(node)

@@ -44,13 +44,13 @@ from languages.types import (
     SymbolicExtent,
     TensorType,
     TileType,
-    TileView,
     Type,
     ValidDims,
     ViewType,
     attr,
     is_symbolic,
 )
+from languages.views import is_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
 from nanopass.passes import Pass, PassContext
@@ -819,7 +819,7 @@ class _CodegenCalls:
         source, dst = emitted[0].value.args[0], emitted[0].value.args[-1]
         if not (isinstance(source, P.Var) and isinstance(dst, P.Var)
                 and isinstance(source.type, TileType) and isinstance(dst.type, TileType)
-                and _vec_insert(source.type, dst.type) and (tuple(source.type.shape) != tuple(dst.type.shape)
+                and is_vec_insert(source.type, dst.type) and (tuple(source.type.shape) != tuple(dst.type.shape)
                                                              or getattr(call.args[0], "name", None) in cg.fn.windows)):
             return emitted
         zeros = cg.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
@@ -839,7 +839,7 @@ class _CodegenCalls:
         if not isinstance(whole.type, TileType) or whole.type.memref != dst.type.memref:
             stmts.append(_instr("pto.tmov", (whole, dst), (), span))
         offsets = cg.operands(call.args[2], span)
-        if _vec_insert(source.type, dst.type):
+        if is_vec_insert(source.type, dst.type):
             # A subview of a row-major Vec tile keeps its parent's row pitch, and A2/A3's tmov
             # demands equal source and destination shapes: the window write is pto.tinsert.
             return (*stmts, *cg.take_pending(), _instr("pto.tinsert", (source, *offsets.elements, dst), (), span))
@@ -1137,13 +1137,6 @@ def _target(stmts: tuple[P.Stmt, ...]) -> P.Var:
     last = stmts[-1]
     assert isinstance(last, P.AssignStmt)
     return last.target
-
-
-def _vec_insert(source: TileType, target: TileType) -> bool:
-    """A Vec -> Vec window write between row-major ND tiles (the layout both targets' pto.tinsert
-    accepts for vec -> vec)."""
-    return all(t.memory_space is MemorySpace.Vec and (t.view or TileView()).blayout == "row_major"
-               and (t.view or TileView()).slayout == "none_box" for t in (source, target))
 
 
 def _instr(op: str, args: tuple[P.Expr, ...], attrs: Attrs, span: Span) -> P.EvalStmt:

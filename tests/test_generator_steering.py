@@ -76,3 +76,33 @@ def test_a_transposed_view_never_feeds_a_row_major_only_operand() -> None:
                         shape = tuple(getattr(arg.type, "shape", ()))
                         assert shape[-1:] == (1,), (op, name, program.text)
     assert drawn
+
+
+def test_a_transposed_view_is_never_reinterpreted() -> None:
+    # A column-major tile's bytes are in another order than a re-read of another width sees:
+    # TypeDeduction refuses such a tile.reinterpret_view once placement gives the tile its layout,
+    # which a campaign had reported as a rejected program (5f3efc54f4).
+    drawn: list[GeneratedProgram] = []
+
+    @settings(max_examples=40, database=None, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(programs(Features(), "a2a3", ("tile.transpose_view", "tile.reinterpret_view")))
+    def draw(program: GeneratedProgram) -> None:
+        drawn.append(program)
+
+    draw()
+    reinterpreted = 0
+    for program in drawn:
+        for function in program.program.functions:
+            transposed: set[str] = set()
+            for stmt in function.body:
+                value = getattr(stmt, "value", None)
+                op = str(getattr(value, "op", ""))
+                if op == "tile.transpose_view":
+                    transposed.add(getattr(stmt, "target").name)
+                elif op == "tile.reinterpret_view":
+                    reinterpreted += 1
+                    arg = getattr(value, "args")[0]
+                    assert getattr(arg, "name", None) not in transposed \
+                        or tuple(getattr(arg.type, "shape", ()))[-1:] == (1,), program.text
+    assert reinterpreted

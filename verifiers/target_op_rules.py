@@ -10,10 +10,15 @@ the target architectures it holds on; the target arrives as any object with an `
   value, or windows of one buffer whose static rectangles intersect, share bytes (a window with
   a dynamic offset or behind a reshape covers, conservatively, its whole buffer). Once
   addresses are assigned, two buffers whose byte ranges in one space intersect share bytes too.
+- `WholeRows`: an operand is not a window narrower than the buffer it views (a slice of some
+  columns of a wider tile); a window of whole rows, a reshape or the buffer itself is.
 - `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
   rows the instruction uses after it.
 
-It runs on the program the user wrote (the loader), so a violation names the user's line.
+It runs on the program the user wrote (the loader), so a violation names the user's line. On
+the PTO program it checks the instruction-level rules (`INSTRUCTION_LEVEL` in
+languages/ops/assembler_element_types.py: pto.tinsert's element types), which the tile ops that
+emit such an instruction meet by the bit copies LegalizeVecLayouts makes.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type
 from nanopass.diagnostics import Diagnostic
@@ -50,13 +55,14 @@ class _Storage:
     rows: tuple[int, int] | None
     cols: tuple[int, int] | None
     memref: MemRef | None
+    root_cols: int | None = None  # the root buffer's columns (None: unknown or not 2-D)
 
 
 def _root(name: str, ty: TileType) -> _Storage:
     """A buffer of its own: its window is all of it."""
     if len(ty.shape) != 2:
         return _Storage(name, None, None, ty.memref)
-    return _Storage(name, (0, int(ty.shape[0])), (0, int(ty.shape[1])), ty.memref)
+    return _Storage(name, (0, int(ty.shape[0])), (0, int(ty.shape[1])), ty.memref, int(ty.shape[1]))
 
 
 def _intersect(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
@@ -128,7 +134,7 @@ class _Checker:
             self.storage[name] = _root(name, ty)
             return
         if not REGISTRY.is_window_view(str(getattr(value, "op"))):
-            self.storage[name] = _Storage(source.root, None, None, source.memref)  # reshape: whole buffer
+            self.storage[name] = _Storage(source.root, None, None, source.memref)  # reshape: whole buffer (its rows)
             return
         self.storage[name] = self.window(source, value, ty)
 
@@ -139,7 +145,8 @@ class _Checker:
         if offsets is None or len(offsets) != 2 or len(ty.shape) != 2 or source.rows is None or source.cols is None:
             return _Storage(source.root, None, None, source.memref)
         row0, col0 = source.rows[0] + offsets[0], source.cols[0] + offsets[1]
-        return _Storage(source.root, (row0, row0 + int(ty.shape[0])), (col0, col0 + int(ty.shape[1])), source.memref)
+        return _Storage(source.root, (row0, row0 + int(ty.shape[0])), (col0, col0 + int(ty.shape[1])), source.memref,
+                        source.root_cols)
 
     # -- the rules ----------------------------------------------------------------------------------
 
@@ -177,7 +184,19 @@ class _Checker:
             return self.overlap_violation(rule, opdef, call, target)
         if isinstance(rule, MaskScratch):
             return self.scratch_violation(rule, opdef, call, target)
+        if isinstance(rule, WholeRows):
+            return self.window_violation(rule, opdef, call, target)
         return None
+
+    def window_violation(self, rule: WholeRows, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        node, storage = self.storage_at(call, target, rule.operand)
+        if node is None or storage is None or storage.cols is None or storage.root_cols is None:
+            return None
+        width = storage.cols[1] - storage.cols[0]
+        if width == storage.root_cols:
+            return None
+        return (f"{_name(opdef, rule.operand)} `{getattr(node, 'name')}` is a {width}-column window of "
+                f"`{storage.root}`, whose rows are {storage.root_cols} columns apart")
 
     def dtype_violation(self, rule: DtypeIn, opdef: OpDef, call: Node, target: Node | None) -> str | None:
         node = self.operand(call, target, rule.operand)
@@ -243,7 +262,8 @@ def _result_type(call: Node, target: Node | None) -> Type | None:
 def _name(opdef: OpDef, index: int) -> str:
     if index == RESULT:
         return "the result"
-    return f"operand {opdef.operand_decl(index).name!r}"
+    decl = opdef.operand_decl(index)
+    return f"operand {index}" if decl.variadic else f"operand {decl.name!r}"  # a PTO instruction's: by position
 
 
 def verify(program: Node, target: object = None) -> list[Diagnostic]:

@@ -136,7 +136,7 @@ class Features:
 
 # Choice lists are ordered simplest first: Hypothesis shrinks toward index 0.
 VECTOR_ROWS = (1, 16, 8, 2, 3, 17, 32, 5)
-VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40)
+VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40, 12)  # 12: rows padded at every width (48 B FP32)
 CUBE_M = (16, 1, 20, 32, 7, 64, 100, 33)
 CUBE_N = (16, 32, 1, 64, 48, 128, 20)
 CUBE_K = (16, 32, 64, 48, 80, 128, 272)
@@ -265,6 +265,9 @@ class _KernelBuilder:
     data: dict[str, Written] = field(default_factory=dict)
     arch: str = ""  # the target architecture (BackendHandler.arch): whose OpDef.target_rules steps keep
     roots: dict[str, str] = field(default_factory=dict)  # a view -> the value whose buffer it re-views
+    # Views of some columns of a wider tile (an on-chip slice): their rows lie the parent's pitch
+    # apart, which a `WholeRows` operand (the index form of gather / scatter) must not be.
+    column_windows: set[str] = field(default_factory=set)
     # The op a steered campaign wants this kernel to call (`programs(focus=...)`): the recipe,
     # the element type and the first steps are drawn for it; None: nothing is steered.
     focus: OpDef | None = None
@@ -318,7 +321,8 @@ class _KernelBuilder:
              prefix: str = "t", block: list[T.Stmt] | None = None, pool: list[T.Var] | None = None) -> T.Var:
         args = self.conditioned(op, args, block)
         ty = REGISTRY.deduce(op, tuple(args), attrs)
-        if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots):
+        if self.arch and op in REGISTRY and target_violation(REGISTRY.get(op), self.arch, args, attrs, ty, self.roots,
+                                                                      self.column_windows):
             raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
         if op in REGISTRY and self.mixes_store_paths(op, args, attrs):
             raise TargetRuleMiss(op)  # GmStoreCoherence would refuse the kernel: it is redrawn
@@ -418,7 +422,8 @@ class _KernelBuilder:
             return self.condition(value, domain, block)
 
         return Pool(values, fresh_value, scratch, condition, self.views, self.boxed, self.gm, arch=self.arch,
-                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed, reshaped=self.reshaped)
+                    roots=self.roots, fresh_index=fresh_index, transposed=self.transposed, reshaped=self.reshaped,
+                    column_windows=self.column_windows)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
                       only: Sequence[OpDef] | None = None) -> T.Var | None:
@@ -628,6 +633,9 @@ class _KernelBuilder:
             return
         self.views.add(var.name)
         self.roots[var.name] = self.roots.get(source.name, source.name)
+        narrower = tuple(getattr(var.type, "shape", ()))[-1:] != tuple(getattr(source.type, "shape", ()))[-1:]
+        if source.name in self.column_windows or (REGISTRY.is_window_view(op) and narrower):
+            self.column_windows.add(var.name)
 
     def note_boxed(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
         ty = var.type
@@ -1935,7 +1943,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid"))
+    "runtime-valid", "padded-index-rows"))
 
 
 @dataclass(frozen=True)

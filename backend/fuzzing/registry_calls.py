@@ -15,7 +15,8 @@ one's declaration to build a call (a new op shows up in campaigns with no edit h
 * `OpDef.target_rules`: what the campaign's backend (`Pool.arch`) admits -- an operand's element
   types (`DtypeIn`: a scratch or an operand is drawn of an admitted type), a compare scratch's
   extent (`MaskScratch`: the scratch is drawn that big), operands that must not share bytes
-  (`Disjoint`: a drawn call naming one value, or one buffer through views, twice is redrawn);
+  (`Disjoint`: a drawn call naming one value, or one buffer through views, twice is redrawn),
+  operands that must own their rows (`WholeRows`: no column window of a wider tile);
 * `Registry.deduce`: the final word. A drawn call is kept only when the registry's own type
   deduction accepts it; otherwise another draw is tried (a few attempts, then the op is left
   for another step).
@@ -43,9 +44,9 @@ from languages.memory_space import MemorySpace
 from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
                            static_ints)
 from languages.ops.column_twins import twin_refusal
-from languages.ops.index_ops import scatter_update_flat_gap
+from languages.ops.index_ops import GATHER_DTYPES, SORT_DTYPES, pair_elements, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
-from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable
+from languages.ops.target_rules import RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable, WholeRows
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
@@ -380,7 +381,7 @@ def _valid_2d(ty: TileType | TensorType) -> tuple[int, int]:
 
 
 def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Sequence[tuple[str, AttrValue]],
-                     result: Type, roots: dict[str, str]) -> str:
+                     result: Type, roots: dict[str, str], column_windows: Collection[str] = ()) -> str:
     """Why the call breaks one of `opdef`'s rules on `arch` ("" when it keeps them all): the
     generator's own reading of the registry's rules, so a drawn call that breaks one is redrawn
     instead of reaching the TargetOpRules verifier as a generator bug."""
@@ -420,6 +421,9 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
             tmp_rows, tmp_cols = _valid_2d(ty)
             if tmp_rows < rows + rule.extra_rows or tmp_cols < mask_cols(cols) * 8 // ty.dtype.bits:
                 return f"operand {rule.operand} has no room for the mask"
+        if isinstance(rule, WholeRows) and rule.operand < len(args) and isinstance(args[rule.operand], T.Var) \
+                and getattr(args[rule.operand], "name") in column_windows:
+            return f"operand {rule.operand} is a column window, which the instruction indexes at the wrong pitch"
         if isinstance(rule, Disjoint):
             mine = root(rule.operand)
             if mine is not None and any(root(other) == mine for other in rule.others):
@@ -477,6 +481,8 @@ class Pool:
     # only when already a whole number of its boxes (languages.views.reshape_into_boxes_gap).
     reshaped: set[str] = field(default_factory=set)
     transposed: set[str] = field(default_factory=set)
+    # Views of some columns of a wider tile: no `WholeRows` operand (gather / scatter's index form).
+    column_windows: set[str] = field(default_factory=set)
 
     def of_kind(self, kind: str) -> list[T.Var]:
         wanted: tuple[type, ...] = {
@@ -509,6 +515,7 @@ class _Drawer:
         self.opdef = opdef
         self.pool = pool
         self.args: dict[int, T.Expr] = {}
+        self.tags_drawn: set[str] = set()  # construct tags of how the operands were drawn
 
     def pick(self, options: Sequence[Any]) -> Any:
         return options[self.draw(0, len(options) - 1)]
@@ -529,13 +536,35 @@ class _Drawer:
         return None
 
     def value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
-        value = self.admitted(index, decl, self._value_operand(index, decl))
+        value = self.admitted(index, decl, self._padded_rows_source(index) or self._value_operand(index, decl))
         domain = operand_domain(self.opdef, index)
         ty = _value_type(value) if value is not None else None
         if value is not None and domain and isinstance(value, T.Var) and isinstance(ty, (TensorType, TileType)) \
                 and not ty.dtype.is_float:
             return self.pool.condition(value, domain)
         return value
+
+    def _padded_rows_source(self, index: int) -> T.Var | None:
+        """Sometimes a fresh source of several padded rows (12 columns: 48 bytes of FP32, 24 of
+        FP16) for an op that indexes operand `index` flat: the shape where a flat element index
+        and the Vec buffer's flat position part (TGATHER counts the buffer's padded rows)."""
+        if not any(domain.into == index and domain.axis is None and not domain.block_bytes
+                   for decl in self.opdef.operands for domain in decl.index_domain) or not self.chance(25):
+            return None
+        decl = self.opdef.operands[index]
+        windows = [v for v in self.pool.of_kind(_kind_of(decl)) if v.name in self.pool.column_windows
+                   and _reaches(v, decl) and getattr(v.type, "dtype", None) in GATHER_DTYPES]
+        if windows and self.chance(60):
+            # A column window of a wider value: its rows lie the parent's pitch apart (a tile op
+            # refuses it, the tensor op's lowering copies it first).
+            self.tags_drawn.add("construct:padded-index-rows")
+            return self.pick_var(windows)
+        kind = TileType if decl.kind == "tile" else TensorType
+        dtype = self.pick(sorted(GATHER_DTYPES, key=lambda d: d.name))
+        made = self.pool.fresh_value(kind((self.pick((16, 3, 8)), 12), dtype))
+        if made is not None:
+            self.tags_drawn.add("construct:padded-index-rows")
+        return made
 
     def admitted(self, index: int, decl: OperandDecl, value: T.Expr | None) -> T.Expr | None:
         """`value`, or one of an element type the target admits for operand `index` (a value of
@@ -567,6 +596,12 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if index == 0 and self.opdef.semantics[:1] in _RESHAPING:
             candidates = [v for v in candidates if v.name not in self.pool.boxed]
+        if index == 0 and self.opdef.semantics[:1] == ("reinterpret",):
+            # A column-major (transposed) tile's bytes are in another order than a re-read of
+            # another width sees (languages.layout.reinterpret_keeps_order): TypeDeduction
+            # refuses it once placement gives the tile its layout.
+            candidates = [v for v in candidates if not column_major_view(v)
+                          and not (v.name in self.pool.transposed and not _is_column(v))]
         if declines_boxed_column(self.opdef, index):
             candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
         handle_only = _handle_only(self.opdef, index)
@@ -642,6 +677,11 @@ class _Drawer:
         dtype = self.literal_dtype(decl)
         if dtype is DataType.BOOL:
             return T.ConstBool(self.chance(50))
+        source = self.source_type()
+        if decl.name == "block_len" and source is not None and source.dtype in SORT_DTYPES and dtype is not None:
+            # A merge block is a positive number of whole (score, index) pairs (the deduction's
+            # rule): 4 FP16 or 2 FP32 elements each, which few plain integer literals are.
+            return T.ConstInt(self.pick((1, 2, 4)) * pair_elements(source.dtype), dtype)
         if dtype is None or dtype is INDEX.dtype:
             source = self.source_type()
             if decl.name in ("rows", "cols") and source is not None and len(source.shape) == 2:
@@ -740,6 +780,10 @@ class _Drawer:
         if decl.kind == "int":
             if decl.default is not None:
                 return None
+            if self.chance(30):
+                # An int attribute without a default may be absent, a form of its own (a gather
+                # without `dim` is flat); where the op needs it, the deduction refuses the draw.
+                return None
             rank = len(source.shape) if source is not None else 2
             return int(self.draw(0, max(0, rank - 1)))
         if decl.kind == "int_list" and source is not None:
@@ -803,7 +847,8 @@ class _Drawer:
             return None
         if self.unconnected_move(opdef, args, dict(attr_items), ty):
             return None
-        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots) or boxed_extent_gap(ty):
+        if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots,
+                            self.pool.column_windows) or boxed_extent_gap(ty):
             return None
         in_gm = bool(args) and isinstance(args[0], T.Var) and args[0].name in self.pool.gm
         if on_chip_view_gap(opdef, args, attr_items, ty, in_gm):
@@ -910,7 +955,7 @@ class _Drawer:
 
     def tags(self, args: Sequence[T.Expr], ty: Type) -> set[str]:
         op = self.opdef.name
-        tags = {op}
+        tags = {op, *self.tags_drawn}
         dtypes = {getattr(_value_type(a), "dtype", None) for a in args} - {None}
         for dtype in dtypes:
             tags.add(f"{op}/{getattr(dtype, 'name', dtype)}")

@@ -6,8 +6,8 @@
 # shapes". A [1, 1] window of a [16, 16] tile instead reaches the vector op column-major ("'pto.tadd'
 # op expects src0, src1, and dst to use row-major layout": LegalizeVecLayouts re-views an [N, 1]
 # column as a row only for N > 1). The simulator and the interpreter agree on all three. A [1, n]
-# window (n > 1) re-viewed as an [n, 1] column assembles on both targets (INT16 / INT32 aside,
-# window_repack_tinsert_dtype.py).
+# window (n > 1) re-viewed as an [n, 1] column assembles on both targets (INT16 / INT32 too since
+# their copies are made as FP16 / FP32 bits: tests/kernels/ops/window_repack_int16.py).
 # replay: python -m nanopass.pipeline THIS_FILE --backend Ascend950 -o k.pto && ptoas --pto-arch=a5 --pto-level=level3 k.pto -o k.cpp
 # Root fix: a transpose of a [1, 1] tile is the tile itself (a same-layout re-view, or no view at
 # all); and a [1, 1] column-major tile is row-major for the vector unit's purposes.

@@ -99,6 +99,9 @@ class IndexDomain:
     inside the operand).  `distinct`: no two indices (of one row, for axis -1) name the same
     place (a scatter writing one place twice depends on the order of its writes).  `when`
     restricts it to calls whose attributes have these values (mgather's coalesce mode).
+    `pitched`: flat indices count a 2-D tile's Vec buffer, whose rows are padded to 32 bytes
+    (`languages.layout.flat_index_pitch`: TGATHER / TSCATTER's index form), so the elements
+    are the first `cols` positions of every pitch-long row.
     Random inputs (backend.arrays.random_inputs) and the generator read it."""
 
     into: int
@@ -106,6 +109,7 @@ class IndexDomain:
     block_bytes: int = 0
     distinct: bool = False
     when: tuple[tuple[str, "AttrValue"], ...] = ()
+    pitched: bool = False
 
 
 @dataclass(frozen=True)
@@ -1151,17 +1155,21 @@ for _module in (tile_ops, tensor_ops, vector_ops, index_ops, system_ops, pipe_op
 
 def _assembler_rules(opdef: OpDef) -> tuple[TargetRule, ...]:
     """The assembler's element-type rules on `opdef`: those of the instructions it emits (a
-    tensor op: those its tile forms emit), checked on its first operand or its result."""
-    from languages.ops.assembler_element_types import instruction_rules
+    tensor op: those its tile forms emit), checked on its first operand or its result; an
+    instruction-level rule (`INSTRUCTION_LEVEL`: pto.tinsert) sits on the PTO instruction itself."""
+    from languages.ops.assembler_element_types import INSTRUCTION_LEVEL, instruction_rules
 
     if opdef.prefix == "tile":
         instructions = opdef.pto
     elif opdef.prefix == "tensor" and opdef.to_tile is not None:
         instructions = tuple(name for tile_op in opdef.to_tile.target_ops if tile_op in REGISTRY
                              for name in REGISTRY.get(tile_op).pto)
+    elif opdef.prefix == "pto" and opdef.name in INSTRUCTION_LEVEL:
+        return instruction_rules(opdef.name, 0)
     else:
         return ()
-    return tuple(rule for name in dict.fromkeys(instructions) for rule in instruction_rules(name, 0))
+    return tuple(rule for name in dict.fromkeys(instructions) if name not in INSTRUCTION_LEVEL
+                 for rule in instruction_rules(name, 0))
 
 
 for _op in list(REGISTRY):

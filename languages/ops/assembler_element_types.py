@@ -10,7 +10,9 @@ the verifiers of PTOAS 0.44 (`lib/PTO/IR/PTO.cpp`, the `verify()` of each op and
 `instruction_rules` turns the table into `DtypeIn` target rules on every op whose PTO emission names
 such an instruction -- the tile op itself, and a tensor op through the tile ops it lowers to --
 so the TargetOpRules verifier rejects the call at the user's line, and the program generator
-draws only what the assembler accepts.
+draws only what the assembler accepts. The instructions in `INSTRUCTION_LEVEL` (pto.tinsert) are
+the exception: their rules sit on the PTO instruction's own OpDef, checked on the PTO program,
+since the passes copy the other types as bits of one the instruction takes.
 """
 
 from __future__ import annotations
@@ -111,7 +113,20 @@ ACCEPTED: dict[str, tuple[str, dict[str, str]]] = {
     "pto.tgetval": ("operand", {"a2a3": "i8/i16/i32/i64/f16/bf16/f32", "a5": "i8/i16/i32/i64/f16/bf16/f32"}),
     "pto.textract": ("result", {"a2a3": "i8/f16/bf16/f32",
                                 "a5": "i8/f16/bf16/f32/f8E4M3FN/f8E5M2/f8E8M0FNU/hf8"}),
+    # tinsert between Vec tiles (TInsertOp: isA2A3VecInsertElemType; A5's isA5SupportedVecElemType,
+    # any 8- or 32-bit integer and the 8-bit floats, f16, bf16, f32), src and dst of one type. It
+    # is an instruction-level rule (INSTRUCTION_LEVEL below): the tile ops that emit it copy the
+    # other types as bits (`vec_insert_type`).
+    "pto.tinsert": ("first", {"a2a3": "i8/f16/bf16/f32", "a5": "i8/i32/f16/bf16/f32/f8E4M3FN/f8E5M2/f8E8M0FNU"}),
 }
+
+# Instructions whose element types are a rule of the PTO instruction itself (`pto.tinsert`'s
+# OpDef, which TargetOpRules checks on the PTO program), not of the tile ops that emit it: a Vec
+# window copy (tile.move) or window write (tile.assemble) is a pto.tinsert only between row-major
+# Vec tiles (`languages.views.is_vec_insert`), and LegalizeVecLayouts copies a type the
+# instruction does not take as the bits of one it takes (`vec_insert_type`), so every 8-, 16- and
+# 32-bit tile is admitted at the user's line.
+INSTRUCTION_LEVEL: frozenset[str] = frozenset({"pto.tinsert"})
 
 
 # Instructions whose scalar operand PTOAS types as a signless `ScalarType` and also wants equal
@@ -229,10 +244,11 @@ def instruction_rules(instruction: str, first_operand: int) -> tuple[TargetRule,
             because += " (BF16 runs in FP32: LegalizeVecDtypes)"
         if instruction in SCALAR_TYPED_AS_ELEMENTS:
             because += " (its scalar is a signless MLIR integer that must equal the element type, so no unsigned one)"
-        rules.append(AssemblerDtypeIn(
-            frozenset({arch}), because,
-            f"compute in one of those types (pl.cast before and after){_elsewhere(instruction, arch, dtypes)}",
-            operand=operand, dtypes=dtypes))
+        fix = f"compute in one of those types (pl.cast before and after){_elsewhere(instruction, arch, dtypes)}"
+        if instruction in INSTRUCTION_LEVEL:
+            fix = ("copy the tiles as the bits of a type of their width it takes (the buffers re-viewed in that "
+                   "type: LegalizeVecLayouts does so for the copies and window writes it is given)")
+        rules.append(AssemblerDtypeIn(frozenset({arch}), because, fix, operand=operand, dtypes=dtypes))
     return tuple(rules)
 
 
@@ -242,3 +258,25 @@ def _elsewhere(instruction: str, arch: str, dtypes: frozenset[DataType]) -> str:
         if other != arch and _types(spelled, instruction in SCALAR_TYPED_AS_ELEMENTS) > dtypes:
             return f", or compile for {'Ascend950' if other == 'a5' else 'Ascend910B'}"
     return ""
+
+
+# The same-width types a bit copy prefers: an integer where the instruction takes one, else a float
+# (a copy moves bytes on the hardware and in the simulator, a NaN's bits included).
+_BIT_COPY_ORDER = (DataType.INT8, DataType.INT32, DataType.FP16, DataType.BF16, DataType.FP32,
+                   DataType.UINT8, DataType.UINT32)
+
+
+def vec_insert_types(arch: str) -> frozenset[DataType]:
+    """The element types a Vec -> Vec pto.tinsert takes on `arch` (its src and dst: one type)."""
+    return _types(ACCEPTED["pto.tinsert"][1][arch])
+
+
+def vec_insert_type(dtype: DataType, arch: str) -> DataType | None:
+    """The element type a Vec -> Vec pto.tinsert copies `dtype` tiles as on `arch`: `dtype` itself
+    when the instruction takes it, else a type of the same width it takes, whose bits the copy
+    moves unchanged (INT16 / UINT16 as FP16, INT32 / UINT32 as FP32 on A2/A3, an FP8 as INT8 on
+    A2/A3); None when it takes no type of that width (64-bit, sub-byte)."""
+    accepted = vec_insert_types(arch)
+    if dtype in accepted:
+        return dtype
+    return next((d for d in _BIT_COPY_ORDER if d in accepted and d.bits == dtype.bits), None)

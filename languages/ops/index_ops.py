@@ -40,7 +40,7 @@ from languages.ops import (
     describe,
     type_of,
 )
-from languages.ops.target_rules import A2A3, TargetRule, Unavailable
+from languages.ops.target_rules import A2A3, A5, TargetRule, Unavailable, WholeRows
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
 from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
 from languages.views import flat_reshape_gap, make_tile_type
@@ -462,14 +462,24 @@ _GATHER_INDEX_DOMAIN: tuple[IndexDomain, ...] = (
 )
 
 
+def _index_form_whole_rows(operand: int, verb: str) -> tuple[TargetRule, ...]:
+    """TGATHER / TSCATTER index a flat position by the operand's declared columns, while a
+    column window's rows lie its buffer's pitch apart: the index would name other elements."""
+    return (WholeRows(A2A3 | A5, f"the index form {verb} its flat positions by the window's own columns, but the "
+                      "window's rows lie the whole tile's row apart",
+                      "copy the window into a tile of its own first (pl.tile.move(window, target_memory=pl.Mem.Vec)), "
+                      "or index the whole tile", operand=operand),)
+
+
 def _gather_ops() -> list[OpDef]:
     out_dtype = AttrDecl("output_dtype", "dtype")
     return [
-        OpDef("tile.gather", (_vec("src"), _vec("indices", (IndexDomain(0),)),
+        OpDef("tile.gather", (_vec("src"), _vec("indices", (IndexDomain(0, pitched=True),)),
                               OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)),
               deduce_tile_gather, ("gather",), "gather", output_memory=_VEC_OUT, in_place_safe=False,
-              pto=("pto.tgather",),
-              doc="out = src.reshape(-1)[indices]; indices must name source elements (pto-isa reads 0 past the end)."),
+              pto=("pto.tgather",), target_rules=_index_form_whole_rows(0, "reads"),
+              doc="out[r, c] = src's buffer flat at indices[r, c], rows padded to 32 bytes (a [16, 4] FP32 "
+                  "source's rows are 8 apart); indices must name source elements (pto-isa reads 0 past the end)."),
         OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile", index_domain=_GATHER_INDEX_DOMAIN)),
               deduce_tensor_gather, ("tensor_gather",), "gather", attrs=(AttrDecl("dim", "int"),),
               to_tile=TileConversion("tile.gather", self_loading=True),
@@ -498,9 +508,10 @@ def _scatter_ops() -> list[OpDef]:
     return [
         OpDef("tile.scatter", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src"),
                                OperandDecl("indexes", _TILE, input_memory=VEC,
-                                           index_domain=(IndexDomain(0, distinct=True),))),
+                                           index_domain=(IndexDomain(0, distinct=True, pitched=True),))),
               deduce_tile_scatter, ("scatter",), "scatter", output_memory=ReusesInput(0), pto=("pto.tscatter",),
-              pto_ins=(1, 2), doc="dst.flat[indexes] = src; the result is dst's buffer."),
+              target_rules=_index_form_whole_rows(0, "writes"), pto_ins=(1, 2), doc="dst's buffer flat at indexes = src, rows padded to 32 bytes (as tile.gather); the "
+                                      "result is dst's buffer."),
         OpDef("tile.scatter_mask", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src")),
               deduce_scatter_mask, ("scatter_mask",), "scatter", attrs=(_MASK,), output_memory=ReusesInput(0),
               pto=("pto.tscatter",),

@@ -68,6 +68,15 @@ class Disjoint(TargetRule):
 
 
 @dataclass(frozen=True)
+class WholeRows(TargetRule):
+    """Operand `operand` is not a window narrower than the buffer it views: the instruction
+    counts positions by the operand's own columns while its rows lie the buffer's pitch apart
+    (the index form of TGATHER / TSCATTER)."""
+
+    operand: int = 0
+
+
+@dataclass(frozen=True)
 class MaskScratch(TargetRule):
     """Operand `operand` is the scratch a compare writes its packed predicate mask of the result
     into, plus `extra_rows` rows the instruction uses after it: its valid region has more rows
@@ -78,4 +87,5 @@ class MaskScratch(TargetRule):
     extra_rows: int = 1
 
 
-__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable"]
+__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable",
+           "WholeRows"]

@@ -406,11 +406,14 @@ def _compute_ops() -> list[OpDef]:
                          "1/sqrt(x) correctly either way)."))
     for direction, deduce in (("row", deduce_reduce_row), ("col", deduce_reduce_col)):
         for kind in ("sum", "max", "min"):
-            # PTOAS's trow* take their tmp as a second ins() operand (required), tcolsum an
-            # optional one; tcolmax / tcolmin have none, so a tmp given there is no operand.
+            # PTOAS's trow* take their tmp as a second ins() operand (required); tcolmax /
+            # tcolmin have none, and tcolsum's optional one comes with `isBinary`, selecting
+            # pto-isa's binary-tree sum, whose FP32 rounding is not the sequential column order
+            # NUMERICS.md states (isBinary = false is the sequential sum without a tmp): a tmp
+            # given to a column reduction is no operand.
             ops.append(OpDef(f"tile.{direction}_{kind}", (_X, _TMP), deduce, (f"reduce_{direction}", kind),
                              f"reduce_{direction}", output_memory=vec_out, pto=(f"pto.t{direction}{kind}",),
-                             pto_ins=(0,) if direction == "col" and kind != "sum" else None))
+                             pto_ins=(0,) if direction == "col" else None))
     for op in ("add", "sub", "mul", "div", "max", "min"):
         # PyPTO's row_expand_add takes an optional tmp (pto-isa's A2/A3 workspace overload);
         # PTOAS 0.44's trowexpandadd has only the two-source form, so tmp is no ins() operand.
