@@ -57,6 +57,7 @@ from languages.decls import L0Tiled, TilePlaced
 from languages.functions import OPAQUE, is_kernel_function
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, static_int, static_ints, type_of
+from languages.ops.assembler_element_types import vec_insert_type
 from languages.pl_printer import format_expr
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, attr
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -946,11 +947,10 @@ class _AutoTiler(L.FromTilePlaced):
             start = self._acc_start(out, matmul, tile, name)
             sub = self._k_reduction(out, matmul, lhs, tile, blocks, start, self._fresh(name))
             moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span), span)
-            window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
-            scratch = self._assign(out, f"{base}_t{tile.index}",
-                                   self._call("tile.assemble", (scratch, moved, window), (), span), span)
+            scratch = self._gather(out, scratch, moved, tile, f"{base}_t{tile.index}", span)
+        gathered = self._gathered(out, scratch, whole, span)
         for move in moves:
-            self._rename[move.target.name] = scratch
+            self._rename[move.target.name] = gathered
         return out
 
     def _window_choice(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int) -> L0Choice:
@@ -971,10 +971,18 @@ class _AutoTiler(L.FromTilePlaced):
         smaller = choose(dims, capped, False, self.gates)
         return smaller if smaller is not None else choice
 
+    def _gather_dtype(self, whole: TileType) -> DataType:
+        """The element type the sub-tiles are assembled into the gathered Vec tile as: a Vec -> Vec
+        assemble is a pto.tinsert, which takes only some types (INT32 as the bits of FP32 on
+        A2/A3: `vec_insert_type`, the copy LegalizeVecLayouts makes of the window writes it sees)."""
+        bits = vec_insert_type(whole.dtype, self.backend.arch)
+        return whole.dtype if bits is None else bits
+
     def _gathered_scratch(self, out: list[L.Stmt], whole: TileType, base: str, span: Span) -> L.Var:
-        """The Vec tile of the whole moved result's type that the sub-tiles are assembled into."""
+        """The Vec tile of the whole moved result's shape that the sub-tiles are assembled into
+        (in `_gather_dtype`)."""
         scratch_attrs: tuple[tuple[str, AttrValue], ...] = (
-            ("dtype", whole.dtype), ("target_memory", MemorySpace.Vec))
+            ("dtype", self._gather_dtype(whole)), ("target_memory", MemorySpace.Vec))
         create = self._call("tile.create", (self._shape((whole.shape[0], whole.shape[1]), span),),
                             scratch_attrs, span)
         scratch = self._assign(out, f"{base}_scratch", create, span)
@@ -984,6 +992,29 @@ class _AutoTiler(L.FromTilePlaced):
                 scratch, self._index(int(valid[0]), span), self._index(int(valid[1]), span)), (), span)
             scratch = self._assign(out, f"{base}_scratch", narrowed, span)
         return scratch
+
+    def _gather(self, out: list[L.Stmt], scratch: L.Var, moved: L.Var, tile: SubTile, name: str,
+                span: Span) -> L.Var:
+        """`moved` (a sub-tile moved to Vec) assembled at its origin into the gathered tile."""
+        source = cast(TileType, moved.type)
+        bits = cast(TileType, scratch.type).dtype
+        if bits is not source.dtype:
+            moved = self._assign(out, f"{moved.name}_bits", self._call(
+                "tile.reinterpret_view", (moved,), (("dtype", bits),), span), span)
+        window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
+        return self._assign(out, name, self._call("tile.assemble", (scratch, moved, window), (), span), span)
+
+    def _gathered(self, out: list[L.Stmt], scratch: L.Var, whole: TileType, span: Span) -> L.Var:
+        """The gathered tile as the whole moved result (its bits re-viewed in its own type)."""
+        if cast(TileType, scratch.type).dtype is whole.dtype:
+            return scratch
+        back = self._assign(out, f"{scratch.name}_{whole.dtype.name.lower()}", self._call(
+            "tile.reinterpret_view", (scratch,), (("dtype", whole.dtype),), span), span)
+        if back.type != whole:
+            raise CompileError(Diagnostic.at(
+                scratch, RULE, f"the {cast(TileType, scratch.type).dtype.name} bits of `{scratch.name}` do not "
+                               f"re-view as {whole}", hint="this is a compiler bug"))
+        return back
 
     def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
         if not matmul.is_fresh:
@@ -1279,9 +1310,9 @@ class _AutoTiler(L.FromTilePlaced):
                 if moved is None:
                     moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span),
                                          span)
-                window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
-                scratch = self._assign(out, f"{moves[0].stmt.target.name}_t{tile.index}",
-                                       self._call("tile.assemble", (scratch, moved, window), (), span), span)
+                scratch = self._gather(out, scratch, moved, tile, f"{moves[0].stmt.target.name}_t{tile.index}", span)
+        if scratch is not None and move_call is not None:
+            scratch = self._gathered(out, scratch, cast(TileType, move_call.type), span)
         for consumer in plan.consumers:
             final = chains[consumer.chain] if consumer.stores else scratch
             assert isinstance(final, L.Var)
