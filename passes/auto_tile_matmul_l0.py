@@ -10,6 +10,18 @@ Here placement runs before L0 tiling (ARCHITECTURE.md), so this pass also owns t
   A K tail that k does not divide is peeled as a straight-line 3-operand `tile.matmul_acc`.
 - M/N tiling: when the Acc footprint exceeds L0C, a fresh matmul consumed by one direct store
   becomes a grid of sub-tile K reductions, each stored straight to GM, chained in SSA.
+- Several consumers (beyond the spec, which tiles only that one direct store and refuses the
+  rest with PH-AT-006): when the matmul left whole cannot be placed, one grid serves every use
+  of its result in its block, per output tile -- a store of it, or of an origin-anchored
+  set_validshape view of it, becomes a store of the matching part of each sub-tile; a window
+  (tile.slice of its Vec move) that is only stored becomes a Vec move of each sub-tile and a
+  store of the part of the window it holds (also for a product that fits L0C but whose windows'
+  moves would fill Vec); other moves of it to Vec are gathered into one Vec tile. The grid
+  stands where the consumers can all be brought without crossing a GM access or a dependence;
+  any other use (a loop, a Mat move for a chained matmul, a runtime valid shape, stores into
+  one tensor whose windows overlap from different elements) stays a located PH-AT-006
+  'not supported yet' naming it. A biased product is served the same way when its consumers
+  are stores (each output tile over its own [1, n] bias window, as below).
 - Canonical split-K chains (an Acc seed `tile.create([M, N])`, one range / pipeline loop
   carrying it through per-iteration GM → Mat panel loads, one 2-D store of the loop result)
   whose [M, N] accumulator exceeds L0C: the grid encloses the user's K loop — per [m, n]
@@ -44,11 +56,12 @@ from backend.targets.l0_chooser import BiasSource, L0Choice, MemoryPlanner, choo
 from languages.decls import L0Tiled, TilePlaced
 from languages.functions import OPAQUE, is_kernel_function
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY, type_of
+from languages.ops import REGISTRY, static_int, static_ints, type_of
+from languages.ops.assembler_element_types import vec_insert_type
 from languages.pl_printer import format_expr
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, attr
 from nanopass.diagnostics import CompileError, Diagnostic
-from nanopass.node import Span, walk
+from nanopass.node import Node, Span, walk
 from nanopass.langdef import Language
 from nanopass.passes import Pass, PassContext
 from passes.analysis.matmul_tiling import (
@@ -66,6 +79,7 @@ from passes.analysis.matmul_tiling import (
 )
 from languages.layout import assembler_checked_box, box_shape, buffer_name, l0_footprint_bytes
 from passes.analysis.boxed_extents import check_tile, has_partial_row_box
+from passes.analysis.sliced_products import sliced_for_stores, tile_over_capacity
 
 RULE = "AutoTileMatmulL0"
 
@@ -189,6 +203,38 @@ _TileReduction = Callable[[list[L.Stmt], SubTile, str], L.Var]
 
 
 @dataclass(frozen=True)
+class _Consumer:
+    """One consumer of an oversized product that its output grid serves tile by tile."""
+
+    stmt: S.AssignStmt
+    position: int
+    # "store": a tile.store of the product or of an origin-anchored set_validshape view of it;
+    # "window": a tile.store of a tile.slice of the product moved to Vec;
+    # "vec": a move of the whole product to Vec (gathered into one Vec tile).
+    kind: str
+    # A store's source in product coordinates (row, col, rows, cols): the product's valid
+    # region, a view's valid extent or a window.
+    source: tuple[int, int, int, int] = (0, 0, 0, 0)
+    # The GM tensor a store writes (stores chained through one another share it).
+    chain: str = ""
+
+    @property
+    def stores(self) -> bool:
+        return self.kind != "vec"
+
+
+@dataclass(frozen=True)
+class _ConsumerPlan:
+    """Every use of an oversized product, served per output tile by one grid emitted after
+    block position `at` (consumers before it sink to it, those after it are hoisted to it)."""
+
+    consumers: tuple[_Consumer, ...]
+    absorbed: frozenset[int]  # block positions the grid replaces: views, moves, slices, stores
+    at: int
+    window_move: S.Call | None  # the move to Vec the windows were sliced from
+
+
+@dataclass(frozen=True)
 class _AccStart:
     """How a sub-tile's K reduction starts: from a fresh seed, or the caller's accumulator."""
 
@@ -219,6 +265,9 @@ class _AutoTiler(L.FromTilePlaced):
         self._dropped: set[int] = set()
         # Definitions already emitted that a later rewrite replaced (a biased grid's full bias load).
         self._retract: set[str] = set()
+        # Moves of matmul results to Vec that are only sliced, the slices only stored.
+        self._sliced: frozenset[str] = frozenset()
+        self._function = ""
 
     # -- per-function state --------------------------------------------------------------------
 
@@ -233,6 +282,8 @@ class _AutoTiler(L.FromTilePlaced):
         self._defs = {}
         self._chain_refusals = {}
         self._grid_k = {}
+        self._sliced = sliced_for_stores(node)
+        self._function = node.name
         for n in walk(node):
             if isinstance(n, S.Var):
                 self._uses[n.name] = self._uses.get(n.name, 0) + 1
@@ -278,6 +329,11 @@ class _AutoTiler(L.FromTilePlaced):
                 continue
             matmul = self._matmul_stmt(stmt)
             if matmul is None:
+                if isinstance(stmt, S.AssignStmt) and stmt.target.name in self._sliced:
+                    # A product moved to Vec whole for its windows that no grid took apart.
+                    overflow = tile_over_capacity(stmt, self._function, self.backend, RULE)
+                    if overflow is not None:
+                        raise CompileError(overflow)
                 new = self.visit_Stmt(stmt)
                 out.extend(new if isinstance(new, tuple) else (new,))
                 index += 1
@@ -351,6 +407,7 @@ class _AutoTiler(L.FromTilePlaced):
         if grid_k is not None and (choice.m, choice.n) != (dims.M, dims.N):
             # A split-K grid window was sized so its Acc fits L0C: only K is left to tile.
             choice = replace(choice, m=dims.M, n=dims.N, k=min(grid_k, dims.K))
+        choice = self._window_choice(matmul, choice, block, index)
         if (choice.m, choice.n, choice.k) == (dims.M, dims.N, dims.K):
             self.bump("single-hop")
             return 1, self._hop(matmul)
@@ -363,7 +420,25 @@ class _AutoTiler(L.FromTilePlaced):
             windows = self._bias_windows(matmul, choice, block, index)
             store_at = self._direct_store_at(matmul, block, index)
             if isinstance(windows, _BiasWindows) and store_at is None:
-                windows = "its result is not consumed by one direct 2-D tile.store right after it"
+                plan: _ConsumerPlan | str = "its result is not consumed by one direct 2-D tile.store right after it"
+                if not self._fits_whole(matmul):
+                    plan = self._consumer_plan(matmul, block, index)
+                if isinstance(plan, _ConsumerPlan) and any(c.kind != "store" for c in plan.consumers):
+                    plan = "its result is moved to Vec, which no biased output grid serves"
+                if isinstance(plan, _ConsumerPlan):
+                    self.bump("mn-tiled-biased-consumers")
+                    self._retract_bias(windows)
+                    return self._consumer_grid(matmul, choice, block, index, plan,
+                                               self._bias_window_reduce(matmul, choice, windows))
+                if not self._fits_whole(matmul):
+                    raise CompileError(Diagnostic.at(
+                        matmul.stmt, RULE,
+                        f"PH-AT-011: tile.matmul_bias `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} "
+                        f"needs output tiling (the chooser picks [{choice.m}, {choice.n}] tiles on "
+                        f"{self.backend.name}); not supported yet: tiling it when {plan}",
+                        hint="store the result (or set_validshape views of it) with pl.store outside loops and "
+                             "branches, or loop over N blocks in the kernel loading the matching [1, n] bias window"))
+                windows = plan
             if isinstance(windows, _BiasWindows):
                 assert store_at is not None
                 self.bump("mn-tiled-biased")
@@ -723,10 +798,20 @@ class _AutoTiler(L.FromTilePlaced):
         reason = chain_refusal.reason if chain_refusal is not None else self._mn_refusal(matmul, store)
         if reason is not None and chain_refusal is None:
             moves = self._vec_consumer_moves(matmul, block, index)
-            if moves:
+            windowed = any(isinstance(stmt, S.AssignStmt) and stmt.target.name in self._sliced
+                           and _moves_to_vec(stmt, matmul.target) for stmt in block[index + 1:])
+            if moves and not windowed:
                 self.bump("mn-tiled-vec-scratch")
                 self._dropped.update(id(move) for move in moves)
                 return 1, self._vec_scratch_grid(matmul, choice, moves)
+            if windowed or not self._fits_whole(matmul):
+                # Left whole it cannot be placed (or its windows would need the whole product in
+                # Vec): serve all its consumers from one grid.
+                plan = self._consumer_plan(matmul, block, index)
+                if isinstance(plan, _ConsumerPlan):
+                    self.bump("mn-tiled-consumers")
+                    return self._consumer_grid(matmul, choice, block, index, plan)
+                reason = plan
         if reason is not None:
             # Left whole, the accumulator cannot be allocated at all (nothing but the cube writes
             # L0C, so there is no smaller legal placement): say so here, at the user's line,
@@ -786,8 +871,9 @@ class _AutoTiler(L.FromTilePlaced):
             f"{result.dtype.name} and needs {need} bytes, but L0C holds {have} bytes on {self.backend.name}; "
             f"not supported yet: tiling it into output blocks when {reason}",
             hint=hint or "compute the output in blocks in the kernel (a loop over N or M blocks that slices "
-                 "the operands and stores each block), or consume the matmul result directly with one "
-                 "pl.store / return so AutoTileMatmulL0 can tile the output grid itself")
+                 "the operands and stores each block), or consume the matmul result outside loops and "
+                 "branches, by pl.store / return of it or of pl.set_validshape views of it, so "
+                 "AutoTileMatmulL0 can tile the output grid itself")
 
     def _operand_overflow(self, matmul: _Matmul, choice: L0Choice, reason: str) -> Diagnostic:
         dims, backend = matmul.dims, self.backend
@@ -798,8 +884,8 @@ class _AutoTiler(L.FromTilePlaced):
             matmul.stmt, RULE,
             f"PH-AT-006: {matmul.call.op} `{matmul.target}` [{dims.M}, {dims.N}] x K={dims.K} needs its "
             f"{role} operand split ({need} bytes, but {name} holds {backend.capacity(space)} bytes on "
-            f"{backend.name}; the chooser picks [{choice.m}, {choice.n}] output tiles), and the output "
-            f"cannot be tiled because {reason}",
+            f"{backend.name}; the chooser picks [{choice.m}, {choice.n}] output tiles), and tiling the "
+            f"output is not supported yet when {reason}",
             hint="consume the matmul result with one pl.store, with vector ops (on-chip, through one "
                  "move to Vec), or as the operand of another matmul; or compute the output in blocks "
                  "in the kernel (a loop over N or M blocks that slices the operands)")
@@ -854,8 +940,49 @@ class _AutoTiler(L.FromTilePlaced):
         base = moves[0].target.name
         out: list[L.Stmt] = []
         lhs = self._stage_lhs(out, matmul)
+        scratch = self._gathered_scratch(out, whole, base, span)
+        blocks = KBlocks(matmul.dims.K, choice.k)
+        for tile in output_grid(matmul.dims, choice.m, choice.n):
+            name = f"{matmul.target}_t{tile.index}"
+            start = self._acc_start(out, matmul, tile, name)
+            sub = self._k_reduction(out, matmul, lhs, tile, blocks, start, self._fresh(name))
+            moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span), span)
+            scratch = self._gather(out, scratch, moved, tile, f"{base}_t{tile.index}", span)
+        gathered = self._gathered(out, scratch, whole, span)
+        for move in moves:
+            self._rename[move.target.name] = gathered
+        return out
+
+    def _window_choice(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int) -> L0Choice:
+        """A product that fits L0C whole but is moved to Vec only to be sliced and stored, by
+        moves that take more than half of Vec, is given an output grid anyway (sub-tiles of at
+        most half of Vec), so that each sub-tile, not the product, is moved there
+        (`_consumer_plan`)."""
+        dims = matmul.dims
+        if (choice.m, choice.n) != (dims.M, dims.N) or not matmul.is_fresh or matmul.bias is not None:
+            return choice
+        vec = self.backend.capacity(MemorySpace.Vec)
+        moved = sum(l0_footprint_bytes(cast(TileType, stmt.target.type), self.backend) for stmt in block[index + 1:]
+                    if isinstance(stmt, S.AssignStmt) and stmt.target.name in self._sliced
+                    and _moves_to_vec(stmt, matmul.target))
+        if moved <= vec // 2:
+            return choice
+        capped = replace(self.backend, l0c_capacity_bytes=min(self.backend.l0c_capacity_bytes, vec // 2))
+        smaller = choose(dims, capped, False, self.gates)
+        return smaller if smaller is not None else choice
+
+    def _gather_dtype(self, whole: TileType) -> DataType:
+        """The element type the sub-tiles are assembled into the gathered Vec tile as: a Vec -> Vec
+        assemble is a pto.tinsert, which takes only some types (INT32 as the bits of FP32 on
+        A2/A3: `vec_insert_type`, the copy LegalizeVecLayouts makes of the window writes it sees)."""
+        bits = vec_insert_type(whole.dtype, self.backend.arch)
+        return whole.dtype if bits is None else bits
+
+    def _gathered_scratch(self, out: list[L.Stmt], whole: TileType, base: str, span: Span) -> L.Var:
+        """The Vec tile of the whole moved result's shape that the sub-tiles are assembled into
+        (in `_gather_dtype`)."""
         scratch_attrs: tuple[tuple[str, AttrValue], ...] = (
-            ("dtype", whole.dtype), ("target_memory", MemorySpace.Vec))
+            ("dtype", self._gather_dtype(whole)), ("target_memory", MemorySpace.Vec))
         create = self._call("tile.create", (self._shape((whole.shape[0], whole.shape[1]), span),),
                             scratch_attrs, span)
         scratch = self._assign(out, f"{base}_scratch", create, span)
@@ -864,18 +991,30 @@ class _AutoTiler(L.FromTilePlaced):
             narrowed = self._call("tile.set_validshape", (
                 scratch, self._index(int(valid[0]), span), self._index(int(valid[1]), span)), (), span)
             scratch = self._assign(out, f"{base}_scratch", narrowed, span)
-        blocks = KBlocks(matmul.dims.K, choice.k)
-        for tile in output_grid(matmul.dims, choice.m, choice.n):
-            name = f"{matmul.target}_t{tile.index}"
-            start = self._acc_start(out, matmul, tile, name)
-            sub = self._k_reduction(out, matmul, lhs, tile, blocks, start, self._fresh(name))
-            moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span), span)
-            window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
-            scratch = self._assign(out, f"{base}_t{tile.index}",
-                                   self._call("tile.assemble", (scratch, moved, window), (), span), span)
-        for move in moves:
-            self._rename[move.target.name] = scratch
-        return out
+        return scratch
+
+    def _gather(self, out: list[L.Stmt], scratch: L.Var, moved: L.Var, tile: SubTile, name: str,
+                span: Span) -> L.Var:
+        """`moved` (a sub-tile moved to Vec) assembled at its origin into the gathered tile."""
+        source = cast(TileType, moved.type)
+        bits = cast(TileType, scratch.type).dtype
+        if bits is not source.dtype:
+            moved = self._assign(out, f"{moved.name}_bits", self._call(
+                "tile.reinterpret_view", (moved,), (("dtype", bits),), span), span)
+        window = L.TupleExpr(elements=(self._index(tile.row, span), self._index(tile.col, span)), span=span)
+        return self._assign(out, name, self._call("tile.assemble", (scratch, moved, window), (), span), span)
+
+    def _gathered(self, out: list[L.Stmt], scratch: L.Var, whole: TileType, span: Span) -> L.Var:
+        """The gathered tile as the whole moved result (its bits re-viewed in its own type)."""
+        if cast(TileType, scratch.type).dtype is whole.dtype:
+            return scratch
+        back = self._assign(out, f"{scratch.name}_{whole.dtype.name.lower()}", self._call(
+            "tile.reinterpret_view", (scratch,), (("dtype", whole.dtype),), span), span)
+        if back.type != whole:
+            raise CompileError(Diagnostic.at(
+                scratch, RULE, f"the {cast(TileType, scratch.type).dtype.name} bits of `{scratch.name}` do not "
+                               f"re-view as {whole}", hint="this is a compiler bug"))
+        return back
 
     def _mn_refusal(self, matmul: _Matmul, store: S.Stmt | None) -> str | None:
         if not matmul.is_fresh:
@@ -927,6 +1066,287 @@ class _AutoTiler(L.FromTilePlaced):
             previous = self._assign(out, target, value, store.span, name=target)
         self._rename[store.target.name] = cast(L.Var, previous)
         return out
+
+    # -- several consumers of one oversized product ----------------------------------------------
+
+    def _consumer_plan(self, matmul: _Matmul, block: tuple[S.Stmt, ...], index: int) -> _ConsumerPlan | str:
+        """How one output grid serves every use of a fresh product whose accumulator must be
+        tiled (the spec tiles it into one direct store; several consumers are this compiler's
+        extension): each tile.store of the product, or of an origin-anchored set_validshape view
+        of it, becomes a store of the matching window per output tile; a move of the product to
+        Vec that is only sliced, each slice only stored, becomes per output tile a move of the
+        sub-tile and a store of the part of each window it holds; other moves of the whole
+        product to Vec are gathered into one Vec tile as for the Vec-scratch grid. Else why
+        not, naming the consumer the grid cannot serve."""
+        if matmul.acc is not None:
+            return "a caller-owned accumulator has no supported M/N placement"
+        if cast(TileType, matmul.lhs.type).memory_space is not MemorySpace.Mat:
+            return "the left operand is not Mat-resident (Vec left operand)"
+        dims = matmul.dims
+        valid = (0, 0, dims.valid_m, dims.valid_n)
+        # What each name derived from the product holds, in product coordinates: an Acc view
+        # (`acc`) or a Vec window (`vec`; the whole moved product first, then its slices).
+        acc: dict[str, tuple[int, int, int, int]] = {matmul.target: valid}
+        vec: dict[str, tuple[int, int, int, int] | None] = {}  # None: the whole moved product
+        moves = [stmt for stmt in block[index + 1:] if isinstance(stmt, S.AssignStmt) and _moves_to_vec(stmt, matmul.target)]
+        windowed = bool(moves) and all(m.target.name in self._sliced for m in moves)
+        found: dict[str, int] = {}
+        consumers: list[_Consumer] = []
+        absorbed: set[int] = set()
+        store_chains: dict[str, str] = {}  # a consumer store's result -> the GM tensor it wrote
+        window_move: S.Call | None = None
+        served = ("only stores of it, of origin-anchored set_validshape views of it or of windows of it, and moves "
+                  "of it to Vec are")
+        for position in range(index + 1, len(block)):
+            stmt = block[position]
+            scope: Node = stmt.value if isinstance(stmt, S.AssignStmt) else stmt
+            reads = [n.name for n in walk(scope) if isinstance(n, S.Var) and (n.name in acc or n.name in vec)]
+            if not reads:
+                continue
+            for name in reads:
+                found[name] = found.get(name, 0) + 1
+            if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)):
+                return (f"its result is read by {_STMT_KINDS.get(stmt.KIND, 'a ' + stmt.KIND)} at line "
+                        f"{stmt.span.line}, which the output grid cannot serve per tile ({served})")
+            call = stmt.value
+            space = call.type.memory_space if call.op == "tile.move" and isinstance(call.type, TileType) else None
+            what = f"{call.op} `{stmt.target.name}`{f' to {space.name}' if space else ''} at line {stmt.span.line}"
+            if space is MemorySpace.Mat:
+                what += " (a chained matmul's operand: the Mat-scratch placement is not implemented)"
+            source = call.args[0] if call.args else None
+            if len(reads) != 1 or not isinstance(source, S.Var) or source.name not in reads:
+                return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
+            if source.name in vec:
+                # The product moved to Vec to be windowed: slices of it, stores of the slices.
+                window_held = vec[source.name]
+                if call.op == "tile.slice" and window_held is None:
+                    window = _static_window(call)
+                    if window is None:
+                        return f"its result is sliced by {what} with a runtime shape, offset or valid shape"
+                    if window[0] + window[2] > dims.valid_m or window[1] + window[3] > dims.valid_n:
+                        return (f"its result is sliced by {what} past the product's valid "
+                                f"[{dims.valid_m}, {dims.valid_n}]")
+                    vec[stmt.target.name] = window
+                elif call.op == "tile.store" and window_held is not None:
+                    refusal = self._store_refusal(call, what)
+                    if refusal is not None:
+                        return refusal
+                    chain = self._store_chain(stmt, store_chains)
+                    if chain is None:
+                        return f"the store result that {what} writes again is also read elsewhere"
+                    consumers.append(_Consumer(stmt, position, "window", window_held, chain))
+                else:
+                    return f"its result, moved to Vec to be sliced, is read by {what}"
+                absorbed.add(position)
+                continue
+            held = acc[source.name]
+            if call.op == "tile.set_validshape":
+                rows, cols = static_int(call.args[1]), static_int(call.args[2])
+                if rows is None or cols is None:
+                    return f"its result is re-validated by {what} to a runtime valid shape"
+                if rows > dims.valid_m or cols > dims.valid_n:
+                    return (f"its result is re-validated by {what} to [{rows}, {cols}], past the product's "
+                            f"valid [{dims.valid_m}, {dims.valid_n}]")
+                acc[stmt.target.name] = (0, 0, rows, cols)
+            elif call.op == "tile.store":
+                refusal = self._store_refusal(call, what)
+                if refusal is not None:
+                    return refusal
+                chain = self._store_chain(stmt, store_chains)
+                if chain is None:
+                    return f"the store result that {what} writes again is also read elsewhere"
+                consumers.append(_Consumer(stmt, position, "store", held, chain))
+            elif _moves_to_vec(stmt, matmul.target):
+                if windowed:
+                    vec[stmt.target.name] = None
+                    window_move = call
+                else:
+                    consumers.append(_Consumer(stmt, position, "vec"))
+            else:
+                return f"its result is read by {what}, which the output grid cannot serve per tile ({served})"
+            absorbed.add(position)
+        for name in (*acc, *vec):
+            if found.get(name, 0) != self._use_count(name):
+                return f"`{name}` is read outside the matmul's block, which the output grid cannot serve per tile"
+        if not any(c.stores for c in consumers):
+            return "its result is not consumed by a store"
+        vec_moves = [cast(S.Call, c.stmt.value) for c in consumers if c.kind == "vec"]
+        if any(m.attrs != vec_moves[0].attrs or m.type != vec_moves[0].type for m in vec_moves):
+            return "its moves to Vec differ from one another"
+        overlap = _overlapping_stores(consumers)
+        if overlap is not None:
+            return overlap
+        at = self._grid_position(block, index, consumers, frozenset(absorbed))
+        if at is None:
+            return ("its consumers cannot be served together: a statement between them reads or writes a tensor "
+                    "one of them stores into, is a barrier, or reads or defines a value one of them reads")
+        return _ConsumerPlan(tuple(consumers), frozenset(absorbed), at, window_move)
+
+    @staticmethod
+    def _store_refusal(call: S.Call, what: str) -> str | None:
+        offsets = _offsets_arg(call)
+        tensor = call.args[2] if len(call.args) > 2 else None
+        if offsets is None or len(offsets[1].elements) != 2 or not isinstance(tensor, S.Var):
+            return f"its result is stored by {what}, which is not a 2-D store with an offset list"
+        if attr(call.attrs, "window", None) is not None:
+            return f"its result is stored by {what} into an N-D window"
+        return None
+
+    def _store_chain(self, stmt: S.AssignStmt, store_chains: dict[str, str]) -> str | None:
+        """The GM tensor a consumer store writes, through the consumer stores before it (None
+        when it writes a consumer store's result that something else reads too)."""
+        tensor = cast(S.Var, cast(S.Call, stmt.value).args[2])
+        chain = store_chains.get(tensor.name)
+        if chain is not None and self._use_count(tensor.name) != 1:
+            return None
+        chain = chain or self._gm_root(tensor.name)
+        store_chains[stmt.target.name] = chain
+        return chain
+
+    def _gm_root(self, name: str) -> str:
+        """The GM tensor (a parameter, or a tensor created in the kernel) that `name` is a store
+        result or a view of."""
+        seen: set[str] = set()
+        while name not in seen:
+            seen.add(name)
+            stmt = self._defs.get(name)
+            if not (isinstance(stmt, S.AssignStmt) and isinstance(stmt.value, S.Call)):
+                break
+            call = stmt.value
+            tensors = [a for a in call.args if isinstance(a, S.Var) and isinstance(a.type, TensorType)]
+            if not tensors:
+                break
+            name = tensors[-1].name if call.op == "tile.store" else tensors[0].name
+        return name
+
+    def _grid_position(self, block: tuple[S.Stmt, ...], index: int, consumers: list[_Consumer],
+                       absorbed: frozenset[int]) -> int | None:
+        """The first block position after which the grid can stand: every consumer statement
+        before it sinks to it and every one after it is hoisted to it, across statements that
+        neither read nor define what it reads or defines and, for a store, touch no GM."""
+        chains = {c.position: c.chain for c in consumers if c.stores}
+        product = cast(S.AssignStmt, block[index]).target.name
+        gone = {p for p in range(index + 1, len(block)) if p in absorbed or id(block[p]) in self._dropped}
+        for at in range(index, max(absorbed) + 1):
+            if at not in gone and at != index and _matmul_calls(block[at]):
+                break  # the grid emits what it sinks past, and a matmul is this pass's to rewrite
+            if all(self._may_cross(block[q], [block[p] for p in (range(q + 1, at + 1) if q <= at else range(at + 1, q))
+                                              if p not in gone], chains.get(q), product)
+                   for q in absorbed):
+                return at
+        return None
+
+    def _may_cross(self, stmt: S.Stmt, crossed: list[S.Stmt], chain: str | None, product: str) -> bool:
+        """Whether consumer `stmt` can move past `crossed`: none of them reads or defines a name it
+        reads or defines and, for a store into the GM tensor `chain`, none touches that tensor
+        (through any view or store result of it) or is a system operation (a barrier). Distinct
+        GM tensors are taken not to alias (each Out tensor is its own allocation)."""
+        names = {n.name for n in walk(stmt) if isinstance(n, S.Var)} - {product}
+        for other in crossed:
+            used = {n.name for n in walk(other) if isinstance(n, S.Var)}
+            if names & used:
+                return False
+            if chain is None:
+                continue
+            if any(isinstance(n, S.Call) and n.op.startswith("system.") for n in walk(other)):
+                return False
+            if chain in {self._gm_root(n.name) for n in walk(other)
+                         if isinstance(n, S.Var) and isinstance(n.type, TensorType)}:
+                return False
+        return True
+
+    def _consumer_grid(self, matmul: _Matmul, choice: L0Choice, block: tuple[S.Stmt, ...], index: int,
+                       plan: _ConsumerPlan, reduce: _TileReduction | None = None) -> tuple[int, list[L.Stmt]]:
+        """One [m, n] sub-tile K reduction per output tile, serving every consumer of the plan:
+        each store writes the tile's part of what it stored (a set_validshape of the sub-tile
+        where a view narrowed the product, a slice of the sub-tile moved to Vec for a window),
+        chained in SSA per GM tensor; moves of the whole product to Vec are served by one Vec
+        tile each sub-tile is moved into and assembled at its origin."""
+        span = matmul.span
+        out: list[L.Stmt] = []
+        for position in range(index + 1, plan.at + 1):
+            if position not in plan.absorbed and id(block[position]) not in self._dropped:
+                new = self.visit_Stmt(block[position])
+                out.extend(new if isinstance(new, tuple) else (new,))
+        self._dropped.update(id(block[p]) for p in plan.absorbed if p > plan.at)
+        moves = [c for c in plan.consumers if c.kind == "vec"]
+        move_call = cast(S.Call, moves[0].stmt.value) if moves else plan.window_move
+        scratch: L.Var | None = None
+        if move_call is not None:
+            choice = self._vec_scratch_choice(matmul, choice, move_call)
+        if moves and move_call is not None:
+            scratch = self._gathered_scratch(out, cast(TileType, move_call.type), moves[0].stmt.target.name, span)
+        chains: dict[str, L.Expr] = {}
+        roots: dict[str, str] = {}
+        for consumer in plan.consumers:
+            if consumer.stores and consumer.chain not in chains:
+                chains[consumer.chain] = self.visit_Expr(cast(S.Call, consumer.stmt.value).args[2])
+                roots[consumer.chain] = _root(chains[consumer.chain])
+        blocks = KBlocks(matmul.dims.K, choice.k)
+        for tile in output_grid(matmul.dims, choice.m, choice.n):
+            name = f"{matmul.target}_t{tile.index}"
+            if reduce is not None:
+                sub = reduce(out, tile, name)
+            else:
+                start = self._acc_start(out, matmul, tile, name)
+                sub = self._k_reduction(out, matmul, matmul.lhs, tile, blocks, start, self._fresh(name))
+            moved: L.Var | None = None
+            for consumer in plan.consumers:
+                if not consumer.stores:
+                    continue
+                part = _part(consumer.source, tile)
+                if part is None:
+                    continue
+                if consumer.kind == "window":
+                    if moved is None:
+                        assert move_call is not None
+                        moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span),
+                                             span)
+                    self._store_part(out, consumer, tile, moved, part, chains, roots[consumer.chain])
+                else:
+                    self._store_part(out, consumer, tile, sub, part, chains, roots[consumer.chain])
+            if scratch is not None:
+                assert move_call is not None
+                if moved is None:
+                    moved = self._assign(out, f"{name}_vec", self._call("tile.move", (sub,), move_call.attrs, span),
+                                         span)
+                scratch = self._gather(out, scratch, moved, tile, f"{moves[0].stmt.target.name}_t{tile.index}", span)
+        if scratch is not None and move_call is not None:
+            scratch = self._gathered(out, scratch, cast(TileType, move_call.type), span)
+        for consumer in plan.consumers:
+            final = chains[consumer.chain] if consumer.stores else scratch
+            assert isinstance(final, L.Var)
+            self._rename[consumer.stmt.target.name] = final
+        return plan.at + 1 - index, out
+
+    def _store_part(self, out: list[L.Stmt], consumer: _Consumer, tile: SubTile, value: L.Var,
+                    part: tuple[int, int, int, int], chains: dict[str, L.Expr], root: str) -> None:
+        """The part `part` (product coordinates) of what `consumer` stores, held by output tile
+        `tile` in `value` (its Acc sub-tile, or that moved to Vec for a window), stored at the
+        matching GM offset: a set_validshape of the sub-tile for an origin-anchored part, a
+        slice of it otherwise."""
+        store = consumer.stmt
+        call = cast(S.Call, store.value)
+        span = store.span
+        row, col, rows, cols = part
+        if consumer.kind == "window":
+            piece = self._call("tile.slice", (value, self._shape((rows, cols), span),
+                                              self._shape((row - tile.row, col - tile.col), span)), (), span)
+            value = self._assign(out, f"{value.name}_window", piece, span)
+        elif (rows, cols) != (tile.valid_rows, tile.valid_cols):
+            assert (row, col) == (tile.row, tile.col)
+            view = self._call("tile.set_validshape", (value, self._index(rows, span), self._index(cols, span)), (), span)
+            value = self._assign(out, f"{value.name}_view", view, span)
+        offsets = _offsets_arg(call)
+        assert offsets is not None
+        base_row, base_col = (self.visit_Expr(e) for e in offsets[1].elements)
+        origin_row, origin_col = consumer.source[:2]
+        args: list[L.Expr] = [value, L.TupleExpr(elements=(
+            _offset(base_row, row - origin_row, span), _offset(base_col, col - origin_col, span)), span=span),
+            chains[consumer.chain]]
+        target = self._fresh(f"{root}_t{tile.index}")
+        chains[consumer.chain] = self._assign(out, target, self._call(call.op, args, call.attrs, span), span,
+                                              name=target)
 
     # -- tile.matmul_bias M/N tiling (PH-AT-011) ------------------------------------------------------
 
@@ -995,17 +1415,26 @@ class _AutoTiler(L.FromTilePlaced):
         """The [M, N] biased Acc overflows L0C (or N the Bias table): [m, n] sub-tiles, each a
         head-peeled biased K reduction over its own [1, n] bias window (a tensor → Mat load and a
         Mat → Bias move), stored straight to the output. The full bias load is dropped."""
-        span = matmul.span
         store = block[store_at]
         assert isinstance(store, S.AssignStmt) and isinstance(store.value, S.Call)
         out: list[L.Stmt] = []
         for between in block[index + 1:store_at]:
             new = self.visit_Stmt(between)
             out.extend(new if isinstance(new, tuple) else (new,))
+        self._retract_bias(windows)
+        out.extend(self._grid(matmul, choice, store, store.value, self._bias_window_reduce(matmul, choice, windows)))
+        return store_at + 1 - index, out
+
+    def _retract_bias(self, windows: _BiasWindows) -> None:
+        """The full bias load (and its Mat → Bias move) the per-N windows replace is dropped."""
         if windows.load is not None:
             self._retract.add(windows.load.target.name)
         if windows.move is not None:
             self._retract.add(windows.move.target.name)
+
+    def _bias_window_reduce(self, matmul: _Matmul, choice: L0Choice, windows: _BiasWindows) -> _TileReduction:
+        """Each output tile's head-peeled biased K reduction over its own [1, n] bias window."""
+        span = matmul.span
         blocks = KBlocks(matmul.dims.K, choice.k)
 
         def reduce(out: list[L.Stmt], tile: SubTile, name: str) -> L.Var:
@@ -1018,8 +1447,7 @@ class _AutoTiler(L.FromTilePlaced):
             return self._biased_k_reduction(out, replace(matmul, bias=bias), matmul.lhs, tile, blocks,
                                             self._fresh(name))
 
-        out.extend(self._grid(matmul, choice, store, store.value, reduce))
-        return store_at + 1 - index, out
+        return reduce
 
 
     # -- canonical split-K chains --------------------------------------------------------------------
@@ -1342,6 +1770,66 @@ class _AutoTiler(L.FromTilePlaced):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _moves_to_vec(stmt: S.AssignStmt, name: str) -> bool:
+    """Whether `stmt` moves the tile `name` to Vec."""
+    call = stmt.value
+    return (isinstance(call, S.Call) and call.op == "tile.move" and len(call.args) == 1
+            and isinstance(call.args[0], S.Var) and call.args[0].name == name
+            and isinstance(call.type, TileType) and call.type.memory_space is MemorySpace.Vec)
+
+
+def _static_window(call: S.Call) -> tuple[int, int, int, int] | None:
+    """(row, col, rows, cols) a static 2-D tile.slice reads (its valid extent, when it has one)."""
+    shape, offsets = static_ints(call.args[1]), static_ints(call.args[2])
+    valid = static_ints(call.args[3]) if len(call.args) > 3 else shape
+    if shape is None or offsets is None or valid is None or len(shape) != 2 or len(offsets) != 2 or len(valid) != 2:
+        return None
+    return offsets[0], offsets[1], valid[0], valid[1]
+
+
+def _part(source: tuple[int, int, int, int], tile: SubTile) -> tuple[int, int, int, int] | None:
+    """The part of `source` (product coordinates) that output tile `tile` computes, or None."""
+    row, col = max(source[0], tile.row), max(source[1], tile.col)
+    end_row = min(source[0] + source[2], tile.row + tile.valid_rows)
+    end_col = min(source[1] + source[3], tile.col + tile.valid_cols)
+    if end_row <= row or end_col <= col:
+        return None
+    return row, col, end_row - row, end_col - col
+
+
+def _overlapping_stores(consumers: list[_Consumer]) -> str | None:
+    """Per output tile the grid stores every consumer's part in program order, so two stores
+    into one tensor keep their order only where their GM windows are disjoint or each GM element
+    they both write comes from one product element (so from one tile)."""
+    stores = [c for c in consumers if c.stores]
+    for i, first in enumerate(stores):
+        for second in stores[i + 1:]:
+            if first.chain != second.chain:
+                continue
+            a, b = (_offsets_arg(cast(S.Call, c.stmt.value)) for c in (first, second))
+            assert a is not None and b is not None
+            one, two = static_ints(a[1]), static_ints(b[1])
+            if one is None or two is None:
+                if format_expr(a[1]) == format_expr(b[1]) and first.source[:2] == second.source[:2]:
+                    continue
+            else:
+                if (first.source[0] - one[0], first.source[1] - one[1]) == \
+                        (second.source[0] - two[0], second.source[1] - two[1]):
+                    continue
+                if not all(one[d] + first.source[2 + d] > two[d] and two[d] + second.source[2 + d] > one[d]
+                           for d in (0, 1)):
+                    continue
+            return (f"its result is stored twice into `{first.chain}` (`{first.stmt.target.name}` at line "
+                    f"{first.stmt.span.line} and `{second.stmt.target.name}` at line {second.stmt.span.line}) at "
+                    "GM windows that may overlap from different product elements")
+    return None
+
+
+# How a diagnostic names a statement that is not an assignment.
+_STMT_KINDS = {"ForStmt": "a loop", "WhileStmt": "a while loop", "IfStmt": "a branch", "ReturnStmt": "the return",
+               "YieldStmt": "a yield", "EvalStmt": "a call"}
 
 
 def _is_load(stmt: S.Stmt) -> bool:

@@ -233,11 +233,17 @@ def test_int8_accumulator_rows_align_to_32_on_910b_forcing_n_tiling() -> None:
     assert len(grid_stores(out950)) == -(-1152 // choice950.n)
 
 
+# A product stored inside a loop: no output grid serves a use inside a loop (several stores and
+# set_validshape views are served, tests/test_several_consumers_of_an_output_grid.py).
+STORED_IN_A_LOOP = """        c: pl.Tile[{shape}, pl.{dtype}, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
+        for i, (o_iter,) in pl.range(0, 2, 1, init_values=(out,)):
+            o_next: pl.Tensor[{shape}, pl.{dtype}] = pl.tile.store(c, [0, 0], o_iter)
+            o_last = pl.yield_(o_next)
+        return o_last"""
+
+
 def test_output_too_big_without_a_direct_store_is_rejected_with_ph_at_006() -> None:
-    src = matmul_source(512, 512, 512, "FP32", body="""        c: pl.Tile[[512, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
-        out_1: pl.Tensor[[512, 512], pl.FP32] = pl.tile.store(c, [0, 0], out)
-        out_2: pl.Tensor[[512, 512], pl.FP32] = pl.tile.store(c, [0, 0], out_1)
-        return out_2""")
+    src = matmul_source(512, 512, 512, "FP32", body=STORED_IN_A_LOOP.format(shape="[512, 512]", dtype="FP32"))
     # Left whole, the [512, 512] FP32 accumulator can never be allocated in L0C: the pass says
     # so at the matmul's line, with the numbers and two ways out, instead of claiming L0TiledFit.
     with pytest.raises(CompileError) as info:
@@ -245,7 +251,7 @@ def test_output_too_big_without_a_direct_store_is_rejected_with_ph_at_006() -> N
     [diag] = info.value.diagnostics
     assert diag.message.startswith("PH-AT-006") and diag.span.line > 0
     assert "1048576 bytes" in diag.message and "131072" in diag.message
-    assert "uses besides the store" in diag.message
+    assert "not supported yet" in diag.message and "a loop" in diag.message
     assert "blocks" in diag.hint
 
 
@@ -694,13 +700,10 @@ def test_cross_core_sub_tiles_leave_room_for_the_fifo() -> None:
 def test_operand_overflow_without_a_placement_is_rejected_at_the_matmul() -> None:
     # The accumulator fits L0C but the right panel does not fit L0B, and the result is stored
     # twice (no placement applies): a located PH-AT-006, never a matmul claimed to fit L0.
-    src = matmul_source(16, 1152, 128, body="""        c: pl.Tile[[16, 1152], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(a_mat, b_mat)
-        out_1: pl.Tensor[[16, 1152], pl.FP32] = pl.tile.store(c, [0, 0], out)
-        out_2: pl.Tensor[[16, 1152], pl.FP32] = pl.tile.store(c, [0, 0], out_1)
-        return out_2""")
+    src = matmul_source(16, 1152, 128, body=STORED_IN_A_LOOP.format(shape="[16, 1152]", dtype="FP32"))
     with pytest.raises(CompileError) as info:
         run(src)
     [diag] = info.value.diagnostics
     assert diag.message.startswith("PH-AT-006") and diag.span.line > 0
     assert "right operand" in diag.message and "294912 bytes" in diag.message and "L0B" in diag.message
-    assert "uses besides the store" in diag.message
+    assert "not supported yet" in diag.message and "a loop" in diag.message

@@ -20,7 +20,8 @@ What it draws from, and why nothing here lists operators:
   arithmetic on values read from tensors (`tensor.read`, `tensor.dim`), loops carrying one to
   three values (element-wise recurrences, reductions, the online-softmax shape), nested loops,
   `if` / `else` inside loops with phis and stores (`tensor.assemble`) in both branches, cube
-  kernels (matmul / matmul_acc chains, M not a box multiple, K peels, outputs beyond L0C, int8,
+  kernels (matmul / matmul_acc chains, M not a box multiple, K peels, outputs beyond L0C (some
+  returned with windows of them, or through set_validshape views), int8,
   out_dtype, narrowed left operands, user-written split-K loops), matmuls inside loops with a
   carried accumulator, mixed cube + vector kernels (a matmul result feeding vector steps, flash
   attention), views (slice, set_validshape, reshape, transpose) feeding matmuls and vector ops,
@@ -140,9 +141,9 @@ CUBE_M = (16, 1, 20, 32, 7, 64, 100, 33)
 CUBE_N = (16, 32, 1, 64, 48, 128, 20)
 CUBE_K = (16, 32, 64, 48, 80, 128, 272)
 # (M, K, N): output beyond L0C (an output grid, some with partial last rows / columns of
-# sub-tiles) or long K.
+# sub-tiles), a right panel beyond L0B (a narrow product tiled along N), or long K.
 BIG_CUBE = ((300, 16, 128), (256, 64, 256), (200, 32, 256), (128, 512, 64), (512, 32, 128), (300, 64, 200),
-            (160, 32, 328))
+            (160, 32, 328), (20, 64, 1152))
 # (M, K, N) that split K across L0 blocks (with a peeled tail), most with a row-narrowed (boxed) M.
 K_SPLIT_CUBE = ((100, 272, 32), (20, 1040, 48), (64, 272, 32), (33, 528, 32), (1, 1056, 32))
 CUBE_DTYPES = (F16, F32, BF16, I8)
@@ -1241,9 +1242,10 @@ class _KernelBuilder:
             return
         a = self.param(TensorType((m, k), dtype), "a")
         b = self.param(TensorType((k, n), dtype), "b")
-        # A product past L0C is tiled by AutoTileMatmulL0 only when a store consumes it directly, and
-        # a narrowed left operand's product is narrowed before anything reads it: not both.
-        lhs = a if big else self.narrowed_left(a)
+        # A narrowed left operand's product is narrowed (set_validshape) before anything reads it:
+        # past L0C, AutoTileMatmulL0's output grid stores that view per tile when it stays in Acc
+        # (an INT8 product's INT32; a narrower float product would be converted whole in Vec).
+        lhs = a if big and dtype is not I8 else self.narrowed_left(a)
         attrs: tuple[tuple[str, AttrValue], ...] = ()
         # A matmul_acc chain keeps the whole accumulator (and each operand) resident in L0:
         # only K is tiled, so the chain is drawn only where it fits.
@@ -1266,12 +1268,30 @@ class _KernelBuilder:
                 a2 = self.param(TensorType((m, k2), dtype), "a")
                 b2 = self.param(TensorType((k2, n), dtype), "b")
                 c = self.call("tensor.matmul_acc", (c, a2, b2), prefix="c")
+        if big and self.features.slices and isinstance(c.type, TensorType) and c.type.dtype.bits == 32 \
+                and c.name not in self.undefined and c.type.valid_shape is None and self.chance(40):
+            self.big_product_consumers(c)
         if self.features.mixed_kernels and isinstance(c.type, TensorType) and c.type.dtype.is_float \
                 and not big and self.chance(30):
             self.tag("construct:mixed")
             scope = [c]
             self.steps(self.int_draw(1, 2), values=scope)
             self.values.extend(v for v in scope if v not in self.values)
+
+    def big_product_consumers(self, product: T.Var) -> None:
+        """A product past L0C / L0B returned with windows of it: AutoTileMatmulL0's output grid
+        serves every store (a window of a matmul result is taken on Vec, so per output tile it
+        moves the sub-tile there and stores the part of the window it holds). Only a 32-bit
+        product: a narrower one is converted whole in Vec, which it does not fit."""
+        assert isinstance(product.type, TensorType)
+        rows, cols = (int(d) for d in product.type.shape)
+        self.tag("cube:several-consumers")
+        consumers = [product]
+        for _ in range(self.int_draw(1, 2)):
+            height, width = self.int_draw(1, rows), self.int_draw(1, cols)
+            origin = (self.int_draw(0, rows - height), self.int_draw(0, cols - width))
+            consumers.append(self.call("tensor.slice", (product, _dims((height, width)), _dims(origin)), prefix="w"))
+        self.returns.extend(v for v in consumers if v not in self.returns)
 
     def user_k_loop(self, dtype: DataType, m: int, n: int) -> None:
         """A split-K reduction written by the user: K blocks sliced at the loop variable, the
@@ -1712,12 +1732,16 @@ class _KernelBuilder:
             if stored not in self.returns:
                 self.returns.append(stored)
 
-    def fits_l0c(self, ty: TensorType, operand: DataType | None = None) -> bool:
-        """Whether a product of `ty` of `operand`-typed matrices fits L0C whole (AutoTileMatmulL0
-        tiles a bigger accumulator into output blocks only when a store takes it straight away
-        (PH-AT-006), which a set_validshape between them is not), and Vec where it is converted
-        there. The accumulator is boxed as its operands are in Mat (M by the lhs's box rows, N
-        by the rhs's box columns: 32 for INT8)."""
+    def revalidation_fits(self, ty: TensorType, operand: DataType | None = None) -> bool:
+        """Whether a set_validshape of a product of `ty` of `operand`-typed matrices compiles. A
+        32-bit product's view stays in Acc, and AutoTileMatmulL0's output grid stores it per
+        output tile when the accumulator is past L0C. A narrower product (FP16 out of an FP16
+        matmul) is converted in Vec, which must hold the moved accumulator and its cast, and its
+        accumulator must then fit L0C whole (a grid gathering it into Vec is not drawn). The
+        accumulator is boxed as its operands are in Mat (M by the lhs's box rows, N by the rhs's
+        box columns: 32 for INT8)."""
+        if ty.dtype.bits == 32:
+            return True
         box_rows, box_cols = box_shape(implicit_view(MemorySpace.Mat, tuple(ty.shape)), operand or ty.dtype) \
             or (16, 16)
         rows = -(-int(ty.shape[0]) // max(box_rows, 16)) * max(box_rows, 16)
@@ -1725,10 +1749,9 @@ class _KernelBuilder:
         target = get_backend(self.arch or "a2a3")
         if rows * cols * 4 > target.l0c_capacity_bytes:
             return False
-        # A product narrower than its 32-bit accumulator (FP16 out of an FP16 matmul) is converted
-        # in Vec when a set_validshape stands between it and its store: the moved accumulator and
-        # its cast live there at once (A5's L0C holds a [256, 256] FP32 accumulator its Vec does not).
-        return ty.dtype.bits == 32 or rows * cols * (4 + ty.dtype.bits // 8) <= target.vec_capacity_bytes
+        # The moved accumulator and its cast live in Vec at once (A5's L0C holds a [256, 256] FP32
+        # accumulator its Vec does not).
+        return rows * cols * (4 + ty.dtype.bits // 8) <= target.vec_capacity_bytes
 
     def defined_rows(self, product: T.Var, lhs: T.Var, accumulated: bool = False) -> T.Var:
         """`product` narrowed to the rows its left operand defines. tensor.matmul drops its
@@ -1745,7 +1768,7 @@ class _KernelBuilder:
         boxed_m = isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.shape[0] > 16 and ty.shape[0] % 16 != 0
         if isinstance(lhs_ty, TensorType) and lhs_ty.valid_shape is None and isinstance(ty, TensorType) \
                 and len(ty.shape) == 2 and ty.shape[0] > 1 and self.features.partial_valid \
-                and self.fits_l0c(ty, lhs_ty.dtype) and self.chance(50 if boxed_m or accumulated else 15):
+                and self.revalidation_fits(ty, lhs_ty.dtype) and self.chance(50 if boxed_m or accumulated else 15):
             # A whole product re-validated to fewer rows and columns (its valid region is still
             # defined): on chip its accumulator is laid out by its rows, which the narrower valid
             # shape must not re-lay (a compact accumulator's pitch follows its valid rows).
