@@ -43,7 +43,8 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
-from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
+from languages.layout import (RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FORM, is_row_major, padded_2d, physical_2d,
+                              row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
@@ -104,22 +105,70 @@ class _Legalizer(TP.Rewriter):
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret or a transpose_view re-views a buffer from its first byte
         (`Registry.re_views_from_base`), and a window's bytes sit at an offset and at its source's
-        row pitch: the window is copied into a tile of its own (tile.move within Vec, as `_copied`
-        makes it) and that tile is re-viewed. (A reshape of a window is ViewLegality's refusal.)"""
+        row pitch: the window is copied into a tile of its own (`_packed`) and that tile is
+        re-viewed. (A reshape of a window is ViewLegality's refusal.) A transpose_view of a window
+        of [1, 1] matrices is the window itself (its type is the window's,
+        `languages.views.transposed_view`): the same window, cut again, and no copy."""
         window = call.args[0]
         assert isinstance(window, TP.Var) and isinstance(window.type, TileType)
-        attrs = (("target_memory", window.type.memory_space),)
-        move = TP.Call(op="tile.move", args=(window,), attrs=attrs,
-                       type=REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=call), span=call.span)
-        packed = TP.Var(self.fresh(f"{window.name}_packed"), move.type, span=window.span)
-        copy = TP.AssignStmt(target=packed, value=move, span=node.span)
-        assert isinstance(move.type, TileType)
-        stmts = self._copied(copy, move, call) if is_vec_insert(window.type, move.type) else (copy,)
+        cut = self.windows[window.name]
+        if REGISTRY.get(call.op).semantics[:1] == ("transpose_view",) and node.target.type == window.type:
+            again = TP.Call(op=cut.op, args=cut.args, attrs=cut.attrs, type=cut.type, span=call.span)
+            self.windows[node.target.name] = again
+            self.views[node.target.name] = True
+            self.bump("one_element_transposes_as_windows")
+            return (TP.AssignStmt(target=node.target, value=again, span=node.span),)
+        stmts, packed = self._packed(window, None, node.span, call)
         args = (packed, *call.args[1:])
         view = TP.Call(op=call.op, args=args, attrs=call.attrs,
                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
         self.bump("reinterpreted_windows_packed")
         return (*stmts, TP.AssignStmt(target=node.target, value=view, span=node.span))
+
+    def _packed(self, window: TP.Var, target: TP.Var | None, span: Span, at: Node) -> tuple[tuple[TP.Stmt, ...], TP.Var]:
+        """Window `window` copied into a Vec tile of its own, of the type tile.move gives it
+        (`languages.views.move_view`: a one-element window lands row-major), as `target` (a fresh
+        name when None): the statements and the copy. A row-major window is copied as it is (a
+        Vec -> Vec pto.tinsert, `_copied`). A column-major window of an [N, 1] column is copied as
+        the same elements cut from the column's row view (`_row_window`), a row-major window: a
+        one-element window into a fresh [1, 1] tile (pto-isa's TINSERT of a one-element source is a
+        scalar element move, exact at any offset), a longer one into a [1, n] row that a zero-copy
+        reshape re-views as the [n, 1] column the move gives. PTOAS takes no direct copy of such a
+        window: A2/A3's vector tmov wants one declared shape on both sides (a subview is declared
+        by its sizes, a fresh tile at its padded extent), and A5 re-views a column-major Vec tmov's
+        operands through treshapes, which a subview does not take."""
+        assert isinstance(window.type, TileType)
+        attrs = (("target_memory", MemorySpace.Vec),)
+        moved_type = REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=at)
+        assert isinstance(moved_type, TileType)
+        name = target.name if target is not None else self.fresh(f"{window.name}_packed")
+        result = TP.Var(name, moved_type, span=target.span if target is not None else window.span)
+        cut = self.windows.get(window.name)
+        source = getattr(cut.args[0], "type", None) if cut is not None else None
+        if cut is not None and _needs_row(window.type) and _is_column(window.type) \
+                and isinstance(source, TileType) and _is_column(source) \
+                and all(self._swapped(arg, span) is not None for arg in cut.args[1:]):
+            pre: list[TP.Stmt] = []
+            row = self._row_window(window, cut, pre, span)
+            assert isinstance(row, TP.Var) and isinstance(row.type, TileType)
+            move = TP.Call(op="tile.move", args=(row,), attrs=attrs,
+                           type=REGISTRY.deduce("tile.move", (row,), attrs, placed=True, at=at), span=span)
+            copied = result if move.type == moved_type else TP.Var(self.fresh(f"{name}_row"), move.type, span=span)
+            back = self._reshape_call(copied, moved_type, span) if copied is not result else None
+            if back is None or back.type == moved_type:
+                stmt = TP.AssignStmt(target=copied, value=move, span=span)
+                inserted = isinstance(move.type, TileType) and is_vec_insert(row.type, move.type)
+                stmts = [*pre, *(self._copied(stmt, move, at) if inserted else (stmt,))]
+                self.bump("column_windows_copied_as_rows")
+                if back is not None:
+                    if copied.name not in self.bit_handles:
+                        self.rows[name] = copied  # a set_validshape of the column narrows the row
+                    self.views[name] = True
+                    stmts.append(TP.AssignStmt(target=result, value=back, span=span))
+                return tuple(stmts), result
+        move = TP.Call(op="tile.move", args=(window,), attrs=attrs, type=moved_type, span=span)
+        copy = TP.AssignStmt(target=result, value=move, span=span)
+        return (self._copied(copy, move, at) if is_vec_insert(window.type, moved_type) else (copy,)), result
 
     # -- Vec -> Vec copies PTO writes with pto.tinsert, in the element types tinsert takes ----------
 
@@ -271,6 +320,10 @@ class _Legalizer(TP.Rewriter):
             self.views[node.target.name] = self.views.get(call.name, False)
             if call.name in self.bit_handles:
                 self.bit_handles[node.target.name] = self.bit_handles[call.name]
+            if call.name in self.windows:  # another name of a window is that window
+                self.windows[node.target.name] = self.windows[call.name]
+            if call.name in self.rows:
+                self.rows[node.target.name] = self.rows[call.name]
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
         self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
@@ -290,14 +343,62 @@ class _Legalizer(TP.Rewriter):
             return on_bits
         if call.op in ("tile.move", "tile.assemble") and self._vec_insert(node, call):
             return self._copied(node, call, call)
+        if self._is_window_copy(call):
+            window = call.args[0]
+            assert isinstance(window, TP.Var)
+            return self._packed(window, node.target, node.span, call)[0]
+        pre: list[TP.Stmt] = []
+        if any(i in SHAPE_MATCHED_INSTRUCTIONS for i in opdef.pto):
+            call = self._windows_packed(call, pre, node.span)
+            if pre:
+                node = TP.AssignStmt(target=node.target, value=call, span=node.span)
+        return self._rows(node, call, opdef, pre)
+
+    def _is_window_copy(self, call: TP.Call) -> bool:
+        """A user's copy of a column-major window of an [N, 1] column into a Vec tile of its own
+        (tile.move within Vec): made by `_packed`, as the copy of the window's row."""
+        if call.op != "tile.move" or dict(call.attrs).get("cross_core", False) or not call.args:
+            return False
+        window = call.args[0]
+        cut = self.windows.get(getattr(window, "name", ""))
+        source = getattr(cut.args[0], "type", None) if cut is not None else None
+        return isinstance(window, TP.Var) and _is_row_viewable_column(window.type) \
+            and dict(call.attrs).get("target_memory") is MemorySpace.Vec \
+            and isinstance(source, TileType) and _is_column(source)
+
+    def _windows_packed(self, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Call:
+        """`call` (an instruction PTOAS measures by declared shapes, SHAPE_MATCHED_INSTRUCTIONS)
+        with each window operand whose sizes are not the padded extent of a tile of its own
+        copied into such a tile first (`_packed`: a one-element window into a row-major [1, 1]):
+        a subview is declared by its sizes, a fresh tile at its padded extent."""
+        args = list(call.args)
+        for i, arg in enumerate(args):
+            if not (isinstance(arg, TP.Var) and arg.name in self.windows and isinstance(arg.type, TileType)
+                    and arg.type.memory_space is MemorySpace.Vec):
+                continue
+            if tuple(physical_2d(arg.type.shape)) == padded_2d(arg.type):
+                continue  # the window's sizes are its padded extent: declared as a fresh tile is
+            stmts, packed = self._packed(arg, None, span, call)
+            pre.extend(stmts)
+            args[i] = packed
+            self.bump("shape_matched_windows_packed")
+        if not pre:
+            return call
+        return TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
+                       type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
+
+    def _rows(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef,
+              pre: list[TP.Stmt]) -> TP.Stmt | tuple[TP.Stmt, ...]:
+        """`node` with its [N, 1] column operands (and result) seen as [1, N] rows where the op
+        computes on row-major tiles only; `pre` holds statements already made for it."""
         required = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names)
         if required is None:
-            return super().visit_AssignStmt(node)
+            return (*pre, node) if pre else super().visit_AssignStmt(node)
         indices = [i for i, name in enumerate(opdef.operand_names) if name in required and i < len(call.args)]
         columns = [i for i in indices if _needs_row(getattr(call.args[i], "type", None))]
         result_column = RESULT in required and _needs_row(node.target.type)
         if not columns and not result_column:
-            return node
+            return (*pre, node) if pre else node
         for tile, at in [(getattr(call.args[i], "type"), call.args[i]) for i in columns] + (
                 [(node.target.type, node.target)] if result_column else []):
             assert isinstance(tile, TileType)
@@ -305,7 +406,6 @@ class _Legalizer(TP.Rewriter):
                 raise CompileError(Diagnostic.at(
                     at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
-        pre: list[TP.Stmt] = []
         args = list(call.args)
         op = call.op
         twin = column_twin(opdef) if 0 in columns else None
@@ -472,6 +572,7 @@ class _Legalizer(TP.Rewriter):
                        type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
         var = TP.Var(self.fresh(f"{getattr(operand, 'name', 'col')}_row"), call.type, span=span)
         pre.append(TP.AssignStmt(target=var, value=call, span=span))
+        self.windows[var.name] = call
         return var
 
     @staticmethod
