@@ -18,7 +18,21 @@ A column-major Vec operand of any other shape has no zero-copy row view and is r
 Two more pitch facts of Vec windows: a `tile.reinterpret_view` of a window (a tile.slice) reads
 the window copied into a tile of its own (a reinterpret re-views a buffer from its first byte),
 and an assemble whose window write has no PTO form (`languages.views.assemble_window_gap`) is
-refused at the user's line.
+refused at the user's line. The instructions PTOAS measures by declared shapes
+(`languages.layout.SHAPE_MATCHED_INSTRUCTIONS`: tpartmax, tcvt, ...) read a window operand as
+such a copy too: a subview is declared by its sizes, a fresh tile at its padded extent.
+
+A window of an [N, 1] column is column-major (a pto.subview keeps its parent's layout), and its
+copy is made from the same elements cut from the column's row view, a row-major window: PTOAS
+takes no vector tmov from a subview into a tile of another declared shape on A2/A3 (the copy's
+buffer is padded) and re-views a column-major vector tmov's operands through treshapes on A5,
+which a subview does not take. A one-element window is the common case: a [1, 1] tile is a row as
+much as a column, so its copy and its reinterpret are row-major [1, 1] tiles
+(`languages.layout.is_one_element`), filled by a pto.tinsert of the one-element row window
+(pto-isa's TINSERT of a one-element source is a scalar element move, exact at any offset); a
+longer window is copied into a [1, n] row re-viewed as the [n, 1] column (a zero-copy reshape). A
+flat [1, 1] tile is its own transpose (`languages.views.transposed_view`), so a transpose_view of
+a one-element window is that window, cut again: no copy.
 
 A window's copy into a Vec tile of its own (that one, or a user's tile.move) and a window write
 between row-major Vec tiles (tile.assemble) are a Vec -> Vec pto.tinsert
@@ -43,8 +57,7 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
-from languages.layout import (RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FORM, is_row_major, padded_2d, physical_2d,
-                              row_major_vec_tiles)
+from languages.layout import RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
@@ -368,16 +381,16 @@ class _Legalizer(TP.Rewriter):
 
     def _windows_packed(self, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Call:
         """`call` (an instruction PTOAS measures by declared shapes, SHAPE_MATCHED_INSTRUCTIONS)
-        with each window operand whose sizes are not the padded extent of a tile of its own
-        copied into such a tile first (`_packed`: a one-element window into a row-major [1, 1]):
-        a subview is declared by its sizes, a fresh tile at its padded extent."""
+        with each window operand copied into a tile of its own first (`_packed`: a one-element
+        window into a row-major [1, 1]): a subview is declared by its sizes, a fresh tile at its
+        padded extent, and PTOAS lowers a subview operand to its parent's strided buffer before
+        verifying these instructions again (an [8, 1] FP32 window's [1, 8] row window, of the
+        shape of the [1, 8] result, is refused too)."""
         args = list(call.args)
         for i, arg in enumerate(args):
             if not (isinstance(arg, TP.Var) and arg.name in self.windows and isinstance(arg.type, TileType)
                     and arg.type.memory_space is MemorySpace.Vec):
                 continue
-            if tuple(physical_2d(arg.type.shape)) == padded_2d(arg.type):
-                continue  # the window's sizes are its padded extent: declared as a fresh tile is
             stmts, packed = self._packed(arg, None, span, call)
             pre.extend(stmts)
             args[i] = packed
