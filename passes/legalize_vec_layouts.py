@@ -57,7 +57,8 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
-from languages.layout import RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
+from languages.layout import (RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FORM, is_one_element, is_row_major,
+                              row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
@@ -114,6 +115,9 @@ class _Legalizer(TP.Rewriter):
         # the name is a reinterpret_view of the copy, whose own handle an op that rewrites its
         # operand's handle (tile.set_validshape) acts on instead.
         self.bit_handles: dict[str, TP.Var] = {}
+        # Columns written as rows (`_one_element_into_column`), by name: the row each one re-views,
+        # which may be a view of other bits (`rows` holds only handles set_validshape can narrow).
+        self.row_forms: dict[str, TP.Var] = {}
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret or a transpose_view re-views a buffer from its first byte
@@ -294,6 +298,58 @@ class _Legalizer(TP.Rewriter):
         return (TP.AssignStmt(target=handle, value=narrowed, span=node.span),
                 TP.AssignStmt(target=node.target, value=back, span=node.span))
 
+    def _one_element_into_column(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...] | None:
+        """`x = tile.assemble(col, one, [r, 0])`, one element written into a column-major [N, 1]
+        Vec column, as the same write into the column's [1, N] row view at [0, r] (a row-major
+        pto.tinsert, a scalar element move in pto-isa) and `x` that row re-viewed as the column; a
+        one-element window is copied first (`_packed`). None for every other assemble. (A tmov
+        into a subview of the column would span the source's padded buffer, [1, 8] for a row-major
+        FP32 [1, 1], which no column holds.)"""
+        target, source = call.args[0], call.args[1]
+        offsets = static_ints(call.args[2]) if len(call.args) > 2 else None
+        if not (isinstance(target, TP.Var) and isinstance(source, TP.Var) and isinstance(source.type, TileType)
+                and isinstance(node.target.type, TileType)):
+            return None
+        # the target: an [N, 1] column of its own (or one this pass computed as a row), not a view
+        own = target.name not in self.windows and (not self.views.get(target.name, False) or target.name in self.rows
+                                                    or target.name in self.row_forms)
+        one = source.type.memory_space is MemorySpace.Vec and len(source.type.shape) == 2 \
+            and is_one_element(source.type.shape)
+        if not (own and one and _is_row_viewable_column(target.type) and offsets is not None and len(offsets) == 2
+                and offsets[1] == 0):
+            return None
+        pre: list[TP.Stmt] = []
+        value: TP.Var = source
+        if source.name in self.windows or _needs_row(source.type):
+            stmts, value = self._packed(source, None, node.span, call)
+            pre.extend(stmts)
+        row = self.row_forms.get(target.name) or self.rows.get(target.name)
+        if row is None:
+            reshaped = self._reshaped(target, pre, node.span)
+            assert isinstance(reshaped, TP.Var)
+            row = reshaped
+        span = call.span
+        where = TP.TupleExpr(elements=(TP.ConstInt(value=0, dtype=DataType.INDEX, span=span),
+                                       TP.ConstInt(value=offsets[0], dtype=DataType.INDEX, span=span)), span=span)
+        args: tuple[TP.Expr, ...] = (row, value, where)
+        write = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=span)
+        written = TP.Var(self.fresh(f"{node.target.name}_row"), write.type, span=node.target.span)
+        stmt = TP.AssignStmt(target=written, value=write, span=node.span)
+        inserted = isinstance(write.type, TileType) and isinstance(value.type, TileType) \
+            and is_vec_insert(value.type, write.type)
+        copy = self._copied(stmt, write, call) if inserted else (stmt,)
+        back = self._reshape_call(written, node.target.type, node.span)
+        if back.type != node.target.type:
+            raise CompileError(Diagnostic.at(node, RULE, f"the row form of `{call.op}` does not reshape back to "
+                                             f"{node.target.type}", "this is a compiler bug"))
+        if written.name not in self.bit_handles:
+            self.rows[node.target.name] = written
+        self.row_forms[node.target.name] = written
+        self.views[node.target.name] = True
+        self.bump("one_elements_written_into_rows")
+        return (*pre, *copy, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
     def _check_assemble_window(self, call: TP.Call) -> None:
         """An assemble between Vec tiles whose window write has no PTO form is refused at the
         user's line (`languages.views.assemble_window_gap`, which the generator reads too)."""
@@ -315,7 +371,7 @@ class _Legalizer(TP.Rewriter):
         # Names are per function: a column computed as a row in one kernel says nothing of a
         # variable of the same name in the next (a campaign found a [1, 32] row of a later kernel
         # taken for an earlier kernel's [16, 1] column, finding a4e231bc62).
-        self.windows, self.rows, self.views, self.bit_handles = {}, {}, {}, {}
+        self.windows, self.rows, self.views, self.bit_handles, self.row_forms = {}, {}, {}, {}, {}
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -337,6 +393,8 @@ class _Legalizer(TP.Rewriter):
                 self.windows[node.target.name] = self.windows[call.name]
             if call.name in self.rows:
                 self.rows[node.target.name] = self.rows[call.name]
+            if call.name in self.row_forms:
+                self.row_forms[node.target.name] = self.row_forms[call.name]
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
         self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
@@ -344,6 +402,9 @@ class _Legalizer(TP.Rewriter):
             self.windows[node.target.name] = call
         opdef = REGISTRY.get(call.op)
         if call.op == "tile.assemble":
+            into_row = self._one_element_into_column(node, call)
+            if into_row is not None:
+                return into_row
             self._check_assemble_window(call)
         if REGISTRY.re_views_from_base(call.op) and not REGISTRY.is_reshape(call.op) and call.args \
                 and getattr(call.args[0], "name", None) in self.windows:
