@@ -169,7 +169,9 @@ def assemble_window_gap(target: TileType, source: TileType, offsets: Sequence[in
     cannot show unless the source has no padding; and A2/A3's vector tmov takes only equal tile
     shapes, layout included, so there a column-major column cannot be written into a row-major
     tile or a row into a column. `offsets` None: not all constant. LegalizeVecLayouts refuses
-    such an assemble with this reason; the generator does not draw it."""
+    such an assemble with this reason -- except one element written into an [N, 1] column of its
+    own at [r, 0], which it writes into the column's row view instead (a row-major tinsert) --
+    and the generator does not draw it."""
     views = [effective_view(tile) for tile in (target, source)]
     if any(view.slayout != _NONE for view in views) or all(view.blayout == _ROW for view in views):
         return ""
