@@ -448,14 +448,16 @@ class _Legalizer(TP.Rewriter):
         verifying these instructions again (an [8, 1] FP32 window's [1, 8] row window, of the
         shape of the [1, 8] result, is refused too)."""
         args = list(call.args)
+        copies: dict[str, TP.Var] = {}  # a window read twice is copied once
         for i, arg in enumerate(args):
             if not (isinstance(arg, TP.Var) and arg.name in self.windows and isinstance(arg.type, TileType)
                     and arg.type.memory_space is MemorySpace.Vec):
                 continue
-            stmts, packed = self._packed(arg, None, span, call)
-            pre.extend(stmts)
-            args[i] = packed
-            self.bump("shape_matched_windows_packed")
+            if arg.name not in copies:
+                stmts, copies[arg.name] = self._packed(arg, None, span, call)
+                pre.extend(stmts)
+                self.bump("shape_matched_windows_packed")
+            args[i] = copies[arg.name]
         if not pre:
             return call
         return TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
