@@ -154,6 +154,21 @@ LONGER = {
 INLINE.update({name: LONGER_TEMPLATE.replace("{SHAPE}", shape).replace("{WINDOW}", window).replace("{OFFSET}", offset)
                .replace("{T}", t).replace("{R}", r).replace("{BODY}", body)
                for name, (shape, window, offset, t, r, body) in LONGER.items()})
+# One INT32 element re-viewed as two FP16 halves: a row, [1, 2], whatever the window's layout (the
+# column's window deduced [2, 1] once placed, and the store of it did not fit its [1, 2] tensor).
+INLINE["column_reinterpreted_narrower_add"] = """import pypto.language as pl
+
+
+@pl.program
+class Halves:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 1], pl.INT32], out: pl.Out[pl.Tensor[[1, 2], pl.FP16]]) -> pl.Tensor[[1, 2], pl.FP16]:
+        t = pl.tile.load(a, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        s = pl.tile.slice(t, [1, 1], [3, 0])
+        c = pl.tile.reinterpret_view(s, dtype=pl.FP16)
+        d = pl.tile.add(c, c)
+        return pl.tile.store(d, [0, 0], out)
+"""
 INLINE["column_runtime_offsets_maximum"] = """import pypto.language as pl
 
 

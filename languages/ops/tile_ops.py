@@ -555,7 +555,8 @@ def _view_ops() -> list[OpDef]:
               deduce_tile_reshape, ("reshape",), "view",
               output_memory=inherit, pto=("pto.treshape",)),
         OpDef("tile.transpose_view", (x,), deduce_transpose_view, ("transpose_view",), "view", output_memory=inherit,
-              pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts."),
+              pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts (a flat tile of "
+                  "[1, 1] matrices is its own transpose and keeps its layout)."),
         OpDef("tile.set_validshape", (OperandDecl("x", _TILE, handle_only=True), OperandDecl("rows", "scalar"),
                                       OperandDecl("cols", "scalar")),
               deduce_set_validshape, ("set_validshape",), "view", output_memory=ReusesInput(0),
