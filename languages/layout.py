@@ -50,6 +50,13 @@ def unboxed_row_multiple(dtype: DataType) -> int:
     return max(1, UNBOXED_ROW_ALIGN_BYTES * 8 // dtype.bits)
 
 
+def is_one_element(shape: Sequence[int]) -> bool:
+    """A tile of one element ([1, 1], or ones in every axis): a row as much as a column. Its one
+    element sits at its buffer's first byte in either layout, so a fresh tile of it (a copy, a
+    re-view from its first byte) is row-major, as the vector unit computes on it."""
+    return all(extent == 1 for extent in shape)
+
+
 def shape_blayout(shape: Sequence[int]) -> str:
     """The box layout a flat buffer gives a shape: a static [rows, 1] column vector (rows > 1) is
     stored column-major (DN), so its elements stay contiguous; anything else is row-major."""
@@ -270,6 +277,17 @@ WITHOUT_ROW_FORM = frozenset({"col_expand"})
 ROW_MAJOR_VEC_INSTRUCTIONS: dict[str, tuple[int | str, ...]] = {
     "pto.texpands": (0, RESULT),
 }
+
+
+# PTOAS compares these instructions' tiles by their declared shapes (`'pto.tpartmax' op expects
+# src0/src1/dst to have the same shape`, tcvt's "compatible shapes", tcmp's on A5), and a window (a
+# pto.subview) is declared by its sizes while a fresh tile is declared at its padded extent (a
+# [1, 1] FP32 tile is [1, 8]): LegalizeVecLayouts hands them a window operand as a copy of its own
+# unless the window's sizes are that padded extent. (tadd and the other element-wise instructions
+# compare valid shapes only.)
+SHAPE_MATCHED_INSTRUCTIONS = frozenset({
+    "pto.tpartmax", "pto.tpartmin", "pto.tcvt", "pto.tcmp", "pto.taddc", "pto.taddsc", "pto.taxpy", "pto.tprelu",
+})
 
 
 def row_major_vec_tiles(family: str, instructions: tuple[str, ...],

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from languages.layout import (ACC_FRACTAL_BYTES, FRACTAL_BYTES, assembler_checked_box, is_row_major_linear, padded_2d,
-                              physical_2d, shape_blayout)
+from languages.layout import (ACC_FRACTAL_BYTES, FRACTAL_BYTES, assembler_checked_box, is_one_element,
+                              is_row_major_linear, padded_2d, physical_2d, shape_blayout)
 from languages.memory_space import MemorySpace
 from languages.types import DataType, Dims, TileType, TileView, ValidDims
 
@@ -64,7 +64,9 @@ def move_view(source: TileType, space: MemorySpace) -> TileView:
     view of tile.move"): a boxed destination imposes its own layout, a flat one keeps the
     source's effective layout, except that an accumulator drains into the destination's own
     flat layout and the bias table holds a flat row-major row (PTOAS and pto-isa's TMATMUL_BIAS
-    require it); the fractal is the destination's; pad carries over."""
+    require it), and a one-element tile lands row-major (`languages.layout.is_one_element`: a
+    column-major [1, 1] window of a column copied is a fresh [1, 1] tile, a row like every other);
+    the fractal is the destination's; pad carries over."""
     src_view = effective_view(source)
     if space in _BOXED_LAYOUTS:
         layout = implicit_view(space, source.shape)
@@ -77,6 +79,8 @@ def move_view(source: TileType, space: MemorySpace) -> TileView:
         # computes on row-major tiles, and PTOAS rejects the move into an NZ Vec tile.
         layout = implicit_view(space, source.shape)
         blayout, slayout = layout.blayout, layout.slayout
+    elif is_one_element(source.shape) and src_view.slayout == _NONE:
+        blayout, slayout = _ROW, _NONE
     else:
         blayout, slayout = src_view.blayout, src_view.slayout
     fractal = ACC_FRACTAL_BYTES if space is MemorySpace.Acc else FRACTAL_BYTES
@@ -104,9 +108,13 @@ def flat_reshape_gap(source: Dims, result: Dims, dtype: DataType) -> str:
             "contiguous in row-major order and no zero-copy reshape can re-view them")
 
 
-def transposed_view(view: TileView) -> TileView:
-    """The view of a zero-copy transpose: reading the same bytes with rows and columns swapped
-    turns row-major boxes/elements into column-major ones and back (Nz <-> Zn, ND <-> DN)."""
+def transposed_view(view: TileView, shape: Dims = ()) -> TileView:
+    """The view of a zero-copy transpose of a tile of `shape`: reading the same bytes with rows and
+    columns swapped turns row-major boxes/elements into column-major ones and back (Nz <-> Zn,
+    ND <-> DN). A flat tile whose matrices are [1, 1] is its own transpose: the one element is
+    where it was, so the view is the tile's own (a row-major [1, 1] stays a row)."""
+    if len(shape) >= 2 and tuple(shape[-2:]) == (1, 1) and view.slayout == _NONE:
+        return view
     return replace(view, blayout=_FLIP[view.blayout], slayout=_FLIP[view.slayout])
 
 
@@ -161,7 +169,9 @@ def assemble_window_gap(target: TileType, source: TileType, offsets: Sequence[in
     cannot show unless the source has no padding; and A2/A3's vector tmov takes only equal tile
     shapes, layout included, so there a column-major column cannot be written into a row-major
     tile or a row into a column. `offsets` None: not all constant. LegalizeVecLayouts refuses
-    such an assemble with this reason; the generator does not draw it."""
+    such an assemble with this reason -- except one element written into an [N, 1] column of its
+    own at [r, 0], which it writes into the column's row view instead (a row-major tinsert) --
+    and the generator does not draw it."""
     views = [effective_view(tile) for tile in (target, source)]
     if any(view.slayout != _NONE for view in views) or all(view.blayout == _ROW for view in views):
         return ""

@@ -18,7 +18,21 @@ A column-major Vec operand of any other shape has no zero-copy row view and is r
 Two more pitch facts of Vec windows: a `tile.reinterpret_view` of a window (a tile.slice) reads
 the window copied into a tile of its own (a reinterpret re-views a buffer from its first byte),
 and an assemble whose window write has no PTO form (`languages.views.assemble_window_gap`) is
-refused at the user's line.
+refused at the user's line. The instructions PTOAS measures by declared shapes
+(`languages.layout.SHAPE_MATCHED_INSTRUCTIONS`: tpartmax, tcvt, ...) read a window operand as
+such a copy too: a subview is declared by its sizes, a fresh tile at its padded extent.
+
+A window of an [N, 1] column is column-major (a pto.subview keeps its parent's layout), and its
+copy is made from the same elements cut from the column's row view, a row-major window: PTOAS
+takes no vector tmov from a subview into a tile of another declared shape on A2/A3 (the copy's
+buffer is padded) and re-views a column-major vector tmov's operands through treshapes on A5,
+which a subview does not take. A one-element window is the common case: a [1, 1] tile is a row as
+much as a column, so its copy and its reinterpret are row-major [1, 1] tiles
+(`languages.layout.is_one_element`), filled by a pto.tinsert of the one-element row window
+(pto-isa's TINSERT of a one-element source is a scalar element move, exact at any offset); a
+longer window is copied into a [1, n] row re-viewed as the [n, 1] column (a zero-copy reshape). A
+flat [1, 1] tile is its own transpose (`languages.views.transposed_view`), so a transpose_view of
+a one-element window is that window, cut again: no copy.
 
 A window's copy into a Vec tile of its own (that one, or a user's tile.move) and a window write
 between row-major Vec tiles (tile.assemble) are a Vec -> Vec pto.tinsert
@@ -43,7 +57,8 @@ from typing_extensions import override
 
 import languages.gen.tile_placed as TP
 from languages.decls import TilePlaced
-from languages.layout import RESULT, WITHOUT_ROW_FORM, is_row_major, row_major_vec_tiles
+from languages.layout import (RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FORM, is_one_element, is_row_major,
+                              row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
@@ -100,26 +115,77 @@ class _Legalizer(TP.Rewriter):
         # the name is a reinterpret_view of the copy, whose own handle an op that rewrites its
         # operand's handle (tile.set_validshape) acts on instead.
         self.bit_handles: dict[str, TP.Var] = {}
+        # Columns written as rows (`_one_element_into_column`), by name: the row each one re-views,
+        # which may be a view of other bits (`rows` holds only handles set_validshape can narrow).
+        self.row_forms: dict[str, TP.Var] = {}
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret or a transpose_view re-views a buffer from its first byte
         (`Registry.re_views_from_base`), and a window's bytes sit at an offset and at its source's
-        row pitch: the window is copied into a tile of its own (tile.move within Vec, as `_copied`
-        makes it) and that tile is re-viewed. (A reshape of a window is ViewLegality's refusal.)"""
+        row pitch: the window is copied into a tile of its own (`_packed`) and that tile is
+        re-viewed. (A reshape of a window is ViewLegality's refusal.) A transpose_view of a window
+        of [1, 1] matrices is the window itself (its type is the window's,
+        `languages.views.transposed_view`): the same window, cut again, and no copy."""
         window = call.args[0]
         assert isinstance(window, TP.Var) and isinstance(window.type, TileType)
-        attrs = (("target_memory", window.type.memory_space),)
-        move = TP.Call(op="tile.move", args=(window,), attrs=attrs,
-                       type=REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=call), span=call.span)
-        packed = TP.Var(self.fresh(f"{window.name}_packed"), move.type, span=window.span)
-        copy = TP.AssignStmt(target=packed, value=move, span=node.span)
-        assert isinstance(move.type, TileType)
-        stmts = self._copied(copy, move, call) if is_vec_insert(window.type, move.type) else (copy,)
+        cut = self.windows[window.name]
+        if REGISTRY.get(call.op).semantics[:1] == ("transpose_view",) and node.target.type == window.type:
+            again = TP.Call(op=cut.op, args=cut.args, attrs=cut.attrs, type=cut.type, span=call.span)
+            self.windows[node.target.name] = again
+            self.views[node.target.name] = True
+            self.bump("one_element_transposes_as_windows")
+            return (TP.AssignStmt(target=node.target, value=again, span=node.span),)
+        stmts, packed = self._packed(window, None, node.span, call)
         args = (packed, *call.args[1:])
         view = TP.Call(op=call.op, args=args, attrs=call.attrs,
                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
         self.bump("reinterpreted_windows_packed")
         return (*stmts, TP.AssignStmt(target=node.target, value=view, span=node.span))
+
+    def _packed(self, window: TP.Var, target: TP.Var | None, span: Span, at: Node) -> tuple[tuple[TP.Stmt, ...], TP.Var]:
+        """Window `window` copied into a Vec tile of its own, of the type tile.move gives it
+        (`languages.views.move_view`: a one-element window lands row-major), as `target` (a fresh
+        name when None): the statements and the copy. A row-major window is copied as it is (a
+        Vec -> Vec pto.tinsert, `_copied`). A column-major window of an [N, 1] column is copied as
+        the same elements cut from the column's row view (`_row_window`), a row-major window: a
+        one-element window into a fresh [1, 1] tile (pto-isa's TINSERT of a one-element source is a
+        scalar element move, exact at any offset), a longer one into a [1, n] row that a zero-copy
+        reshape re-views as the [n, 1] column the move gives. PTOAS takes no direct copy of such a
+        window: A2/A3's vector tmov wants one declared shape on both sides (a subview is declared
+        by its sizes, a fresh tile at its padded extent), and A5 re-views a column-major Vec tmov's
+        operands through treshapes, which a subview does not take."""
+        assert isinstance(window.type, TileType)
+        attrs = (("target_memory", MemorySpace.Vec),)
+        moved_type = REGISTRY.deduce("tile.move", (window,), attrs, placed=True, at=at)
+        assert isinstance(moved_type, TileType)
+        name = target.name if target is not None else self.fresh(f"{window.name}_packed")
+        result = TP.Var(name, moved_type, span=target.span if target is not None else window.span)
+        cut = self.windows.get(window.name)
+        source = getattr(cut.args[0], "type", None) if cut is not None else None
+        if cut is not None and _needs_row(window.type) and _is_column(window.type) \
+                and isinstance(source, TileType) and _is_column(source) \
+                and all(self._swapped(arg, span) is not None for arg in cut.args[1:]):
+            pre: list[TP.Stmt] = []
+            row = self._row_window(window, cut, pre, span)
+            assert isinstance(row, TP.Var) and isinstance(row.type, TileType)
+            move = TP.Call(op="tile.move", args=(row,), attrs=attrs,
+                           type=REGISTRY.deduce("tile.move", (row,), attrs, placed=True, at=at), span=span)
+            copied = result if move.type == moved_type else TP.Var(self.fresh(f"{name}_row"), move.type, span=span)
+            back = self._reshape_call(copied, moved_type, span) if copied is not result else None
+            if back is None or back.type == moved_type:
+                stmt = TP.AssignStmt(target=copied, value=move, span=span)
+                inserted = isinstance(move.type, TileType) and is_vec_insert(row.type, move.type)
+                stmts = [*pre, *(self._copied(stmt, move, at) if inserted else (stmt,))]
+                self.bump("column_windows_copied_as_rows")
+                if back is not None:
+                    if copied.name not in self.bit_handles:
+                        self.rows[name] = copied  # a set_validshape of the column narrows the row
+                    self.views[name] = True
+                    stmts.append(TP.AssignStmt(target=result, value=back, span=span))
+                return tuple(stmts), result
+        move = TP.Call(op="tile.move", args=(window,), attrs=attrs, type=moved_type, span=span)
+        copy = TP.AssignStmt(target=result, value=move, span=span)
+        return (self._copied(copy, move, at) if is_vec_insert(window.type, moved_type) else (copy,)), result
 
     # -- Vec -> Vec copies PTO writes with pto.tinsert, in the element types tinsert takes ----------
 
@@ -232,6 +298,58 @@ class _Legalizer(TP.Rewriter):
         return (TP.AssignStmt(target=handle, value=narrowed, span=node.span),
                 TP.AssignStmt(target=node.target, value=back, span=node.span))
 
+    def _one_element_into_column(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...] | None:
+        """`x = tile.assemble(col, one, [r, 0])`, one element written into a column-major [N, 1]
+        Vec column, as the same write into the column's [1, N] row view at [0, r] (a row-major
+        pto.tinsert, a scalar element move in pto-isa) and `x` that row re-viewed as the column; a
+        one-element window is copied first (`_packed`). None for every other assemble. (A tmov
+        into a subview of the column would span the source's padded buffer, [1, 8] for a row-major
+        FP32 [1, 1], which no column holds.)"""
+        target, source = call.args[0], call.args[1]
+        offsets = static_ints(call.args[2]) if len(call.args) > 2 else None
+        if not (isinstance(target, TP.Var) and isinstance(source, TP.Var) and isinstance(source.type, TileType)
+                and isinstance(node.target.type, TileType)):
+            return None
+        # the target: an [N, 1] column of its own (or one this pass computed as a row), not a view
+        own = target.name not in self.windows and (not self.views.get(target.name, False) or target.name in self.rows
+                                                    or target.name in self.row_forms)
+        one = source.type.memory_space is MemorySpace.Vec and len(source.type.shape) == 2 \
+            and is_one_element(source.type.shape)
+        if not (own and one and _is_row_viewable_column(target.type) and offsets is not None and len(offsets) == 2
+                and offsets[1] == 0):
+            return None
+        pre: list[TP.Stmt] = []
+        value: TP.Var = source
+        if source.name in self.windows or _needs_row(source.type):
+            stmts, value = self._packed(source, None, node.span, call)
+            pre.extend(stmts)
+        row = self.row_forms.get(target.name) or self.rows.get(target.name)
+        if row is None:
+            reshaped = self._reshaped(target, pre, node.span)
+            assert isinstance(reshaped, TP.Var)
+            row = reshaped
+        span = call.span
+        where = TP.TupleExpr(elements=(TP.ConstInt(value=0, dtype=DataType.INDEX, span=span),
+                                       TP.ConstInt(value=offsets[0], dtype=DataType.INDEX, span=span)), span=span)
+        args: tuple[TP.Expr, ...] = (row, value, where)
+        write = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=span)
+        written = TP.Var(self.fresh(f"{node.target.name}_row"), write.type, span=node.target.span)
+        stmt = TP.AssignStmt(target=written, value=write, span=node.span)
+        inserted = isinstance(write.type, TileType) and isinstance(value.type, TileType) \
+            and is_vec_insert(value.type, write.type)
+        copy = self._copied(stmt, write, call) if inserted else (stmt,)
+        back = self._reshape_call(written, node.target.type, node.span)
+        if back.type != node.target.type:
+            raise CompileError(Diagnostic.at(node, RULE, f"the row form of `{call.op}` does not reshape back to "
+                                             f"{node.target.type}", "this is a compiler bug"))
+        if written.name not in self.bit_handles:
+            self.rows[node.target.name] = written
+        self.row_forms[node.target.name] = written
+        self.views[node.target.name] = True
+        self.bump("one_elements_written_into_rows")
+        return (*pre, *copy, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
     def _check_assemble_window(self, call: TP.Call) -> None:
         """An assemble between Vec tiles whose window write has no PTO form is refused at the
         user's line (`languages.views.assemble_window_gap`, which the generator reads too)."""
@@ -253,7 +371,7 @@ class _Legalizer(TP.Rewriter):
         # Names are per function: a column computed as a row in one kernel says nothing of a
         # variable of the same name in the next (a campaign found a [1, 32] row of a later kernel
         # taken for an earlier kernel's [16, 1] column, finding a4e231bc62).
-        self.windows, self.rows, self.views, self.bit_handles = {}, {}, {}, {}
+        self.windows, self.rows, self.views, self.bit_handles, self.row_forms = {}, {}, {}, {}, {}
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -271,6 +389,12 @@ class _Legalizer(TP.Rewriter):
             self.views[node.target.name] = self.views.get(call.name, False)
             if call.name in self.bit_handles:
                 self.bit_handles[node.target.name] = self.bit_handles[call.name]
+            if call.name in self.windows:  # another name of a window is that window
+                self.windows[node.target.name] = self.windows[call.name]
+            if call.name in self.rows:
+                self.rows[node.target.name] = self.rows[call.name]
+            if call.name in self.row_forms:
+                self.row_forms[node.target.name] = self.row_forms[call.name]
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
         self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
@@ -278,6 +402,9 @@ class _Legalizer(TP.Rewriter):
             self.windows[node.target.name] = call
         opdef = REGISTRY.get(call.op)
         if call.op == "tile.assemble":
+            into_row = self._one_element_into_column(node, call)
+            if into_row is not None:
+                return into_row
             self._check_assemble_window(call)
         if REGISTRY.re_views_from_base(call.op) and not REGISTRY.is_reshape(call.op) and call.args \
                 and getattr(call.args[0], "name", None) in self.windows:
@@ -290,14 +417,64 @@ class _Legalizer(TP.Rewriter):
             return on_bits
         if call.op in ("tile.move", "tile.assemble") and self._vec_insert(node, call):
             return self._copied(node, call, call)
+        if self._is_window_copy(call):
+            window = call.args[0]
+            assert isinstance(window, TP.Var)
+            return self._packed(window, node.target, node.span, call)[0]
+        pre: list[TP.Stmt] = []
+        if any(i in SHAPE_MATCHED_INSTRUCTIONS for i in opdef.pto):
+            call = self._windows_packed(call, pre, node.span)
+            if pre:
+                node = TP.AssignStmt(target=node.target, value=call, span=node.span)
+        return self._rows(node, call, opdef, pre)
+
+    def _is_window_copy(self, call: TP.Call) -> bool:
+        """A user's copy of a column-major window of an [N, 1] column into a Vec tile of its own
+        (tile.move within Vec): made by `_packed`, as the copy of the window's row."""
+        if call.op != "tile.move" or dict(call.attrs).get("cross_core", False) or not call.args:
+            return False
+        window = call.args[0]
+        cut = self.windows.get(getattr(window, "name", ""))
+        source = getattr(cut.args[0], "type", None) if cut is not None else None
+        return isinstance(window, TP.Var) and _is_row_viewable_column(window.type) \
+            and dict(call.attrs).get("target_memory") is MemorySpace.Vec \
+            and isinstance(source, TileType) and _is_column(source)
+
+    def _windows_packed(self, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Call:
+        """`call` (an instruction PTOAS measures by declared shapes, SHAPE_MATCHED_INSTRUCTIONS)
+        with each window operand copied into a tile of its own first (`_packed`: a one-element
+        window into a row-major [1, 1]): a subview is declared by its sizes, a fresh tile at its
+        padded extent, and PTOAS lowers a subview operand to its parent's strided buffer before
+        verifying these instructions again (an [8, 1] FP32 window's [1, 8] row window, of the
+        shape of the [1, 8] result, is refused too)."""
+        args = list(call.args)
+        copies: dict[str, TP.Var] = {}  # a window read twice is copied once
+        for i, arg in enumerate(args):
+            if not (isinstance(arg, TP.Var) and arg.name in self.windows and isinstance(arg.type, TileType)
+                    and arg.type.memory_space is MemorySpace.Vec):
+                continue
+            if arg.name not in copies:
+                stmts, copies[arg.name] = self._packed(arg, None, span, call)
+                pre.extend(stmts)
+                self.bump("shape_matched_windows_packed")
+            args[i] = copies[arg.name]
+        if not pre:
+            return call
+        return TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
+                       type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
+
+    def _rows(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef,
+              pre: list[TP.Stmt]) -> TP.Stmt | tuple[TP.Stmt, ...]:
+        """`node` with its [N, 1] column operands (and result) seen as [1, N] rows where the op
+        computes on row-major tiles only; `pre` holds statements already made for it."""
         required = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names)
         if required is None:
-            return super().visit_AssignStmt(node)
+            return (*pre, node) if pre else super().visit_AssignStmt(node)
         indices = [i for i, name in enumerate(opdef.operand_names) if name in required and i < len(call.args)]
         columns = [i for i in indices if _needs_row(getattr(call.args[i], "type", None))]
         result_column = RESULT in required and _needs_row(node.target.type)
         if not columns and not result_column:
-            return node
+            return (*pre, node) if pre else node
         for tile, at in [(getattr(call.args[i], "type"), call.args[i]) for i in columns] + (
                 [(node.target.type, node.target)] if result_column else []):
             assert isinstance(tile, TileType)
@@ -305,7 +482,6 @@ class _Legalizer(TP.Rewriter):
                 raise CompileError(Diagnostic.at(
                     at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
-        pre: list[TP.Stmt] = []
         args = list(call.args)
         op = call.op
         twin = column_twin(opdef) if 0 in columns else None
@@ -472,6 +648,7 @@ class _Legalizer(TP.Rewriter):
                        type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
         var = TP.Var(self.fresh(f"{getattr(operand, 'name', 'col')}_row"), call.type, span=span)
         pre.append(TP.AssignStmt(target=var, value=call, span=span))
+        self.windows[var.name] = call
         return var
 
     @staticmethod

@@ -335,7 +335,8 @@ def deduce_tile_reshape(args: Sequence[Node], attrs: Attrs) -> Type:
 
 def deduce_transpose_view(args: Sequence[Node], attrs: Attrs) -> Type:
     """The last two axes swapped (an N-D tile is a batch of matrices, each read transposed: the
-    a_trans / b_trans operand of tile.batch_matmul)."""
+    a_trans / b_trans operand of tile.batch_matmul). A flat tile of [1, 1] matrices is its own
+    transpose: the type is the source's (`languages.views.transposed_view`)."""
     source = tile_at(args, 0)
     if len(source.shape) < 2:
         raise DeductionError(f"expected a tile of rank >= 2, got rank {len(source.shape)}", 0)
@@ -343,7 +344,7 @@ def deduce_transpose_view(args: Sequence[Node], attrs: Attrs) -> Type:
     valid: Dims = (*source.valid[:-2], source.valid[-1], source.valid[-2])
     if source.view is None:
         return make_tile_type(shape, source.dtype, valid)
-    return make_tile_type(shape, source.dtype, valid, source.memory_space, transposed_view(source.view))
+    return make_tile_type(shape, source.dtype, valid, source.memory_space, transposed_view(source.view, shape))
 
 
 def deduce_tile_slice(args: Sequence[Node], attrs: Attrs) -> Type:
@@ -554,7 +555,8 @@ def _view_ops() -> list[OpDef]:
               deduce_tile_reshape, ("reshape",), "view",
               output_memory=inherit, pto=("pto.treshape",)),
         OpDef("tile.transpose_view", (x,), deduce_transpose_view, ("transpose_view",), "view", output_memory=inherit,
-              pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts."),
+              pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts (a flat tile of "
+                  "[1, 1] matrices is its own transpose and keeps its layout)."),
         OpDef("tile.set_validshape", (OperandDecl("x", _TILE, handle_only=True), OperandDecl("rows", "scalar"),
                                       OperandDecl("cols", "scalar")),
               deduce_set_validshape, ("set_validshape",), "view", output_memory=ReusesInput(0),

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from languages.layout import is_row_major_linear, physical_2d, reinterpret_keeps_order, shape_blayout
+from languages.layout import is_one_element, is_row_major_linear, physical_2d, reinterpret_keeps_order, shape_blayout
 from languages.memory_space import MemorySpace
 from languages.ops import (
     WRITE,
@@ -449,7 +449,10 @@ def reinterpreted_shape(value: Value, dtype: DataType) -> Dims:
     column is column-major, `languages.views.shape_blayout`): the one placement gives it, so the
     shape deduced before placement is the one deduced after it."""
     src, dst = value.dtype.bits, dtype.bits
-    col_major = isinstance(value, TileType) and effective_view(value).blayout == "col_major"
+    # A one-element tile is a row (`languages.layout.is_one_element`): a column-major [1, 1]
+    # window is re-viewed from its own copy, a row-major tile (and unplaced, it is one already).
+    col_major = isinstance(value, TileType) and effective_view(value).blayout == "col_major" \
+        and not is_one_element(value.shape)
     axis = len(value.shape) - (2 if col_major and len(value.shape) >= 2 else 1)
     extent = value.shape[axis] * src
     if extent % dst:
@@ -567,6 +570,8 @@ def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
         implicit = implicit_view(value.memory_space, shape)
         if is_row_major_linear(view, value.shape, value.dtype) and is_row_major_linear(implicit, shape, dtype):
             view = replace(implicit, pad=view.pad)
+    if view is not None and view.slayout == "none_box" and is_one_element(value.shape):
+        view = replace(view, blayout="row_major")  # one element re-viewed: a row (reinterpreted_shape)
     if view is not None and view.pad in ("max", "min"):
         view = replace(view, pad="null")  # a dtype-dependent pad means nothing in the new dtype
     result = TileType(shape, dtype, normalize_valid(shape, valid), value.memory_space, view)
