@@ -801,7 +801,8 @@ class TensorToTileMutator(U.FromTensor):
             else:
                 args[0] = self._logical_window(call, args[0], pre)
                 if len(args) == 3 and target is not None:
-                    self._require_state().narrowing_reshapes[target.name] = (args[0], args[1])
+                    self._require_state().narrowing_reshapes[target.name] = (
+                        self._unnarrowed_source(call.args[0], args[0]), args[1])
         if tile_op == "tile.set_validshape" and target is not None and isinstance(args[0], U.Var) \
                 and isinstance(args[0].type, TileType) and args[0].name not in self._require_state().views:
             self._require_state().revalidations[target.name] = args[0]
@@ -1297,6 +1298,22 @@ class TensorToTileMutator(U.FromTensor):
             return None
         self.bump("same_shape_reshapes")
         return [args[0], index_list(tuple(ty.shape), call.span)]
+
+    def _unnarrowed_source(self, arg: T.Expr, value: U.Expr) -> U.Expr:
+        """The tile under `value`, the converted operand `arg` of a reshape or view, when `arg`
+        names a narrowed value (a narrowing reshape, or a set_validshape of a tile that is not a
+        view) still converted to `value`: the reshape's own source, or the tile the
+        set_validshape narrows; `value` itself otherwise. A reshape of the narrowed value and
+        of the tile under it are views of the same elements, so a consumer reading a
+        reshape-of-a-reshape past its valid region reads the base tile re-viewed, not a view
+        re-validated (a set_validshape of a view breaks ViewLegality)."""
+        state = self._require_state()
+        if not isinstance(arg, T.Var) or value is not state.env.get(arg.name):
+            return value
+        narrowing = state.narrowing_reshapes.get(arg.name)
+        if narrowing is not None:
+            return narrowing[0]
+        return state.revalidations.get(arg.name, value)
 
     def _operands_read_past(self, call: T.Call, tile_op: str, args: list[U.Expr], known: Mapping[str, object]
                             ) -> Iterator[tuple[int, str, TileType, tuple[int, ...]]]:
@@ -2070,6 +2087,13 @@ class TensorToTileMutator(U.FromTensor):
             assert isinstance(call.type, TensorType)
             args: tuple[U.Expr, ...] = (source, index_list(call.type.shape if not isinstance(shape, tuple) else shape,
                                                            call.span))
+            base = self._unnarrowed_source(call.args[0], source)
+            if base is not source and target is not None:
+                # A view of a narrowed value (a narrowing reshape, a set_validshape) is narrowed
+                # the same way: a consumer reading it past its valid region reads the view of
+                # the wider tile under it (finding 406905d9c9), since no set_validshape widens
+                # a view.
+                self._require_state().narrowing_reshapes[target.name] = (base, args[1])
             return self._call("tile.reshape", args, (), call.span)
         # A GM view would be a pto.make_tensor_view over the same base pointer, which the code
         # generator does not build yet (it used to reach it as an undefined value).

@@ -9,6 +9,7 @@
 #       hint: for pass authors: fix the pass, or declare the property in its `invalidates` so later passes re-establish it
 #   <fuzz>:12:44: error: [ViewLegality] tile.set_validshape cannot change the valid shape of `view_0_tile`: it is a view (tile.reshape at <fuzz>:12:58), which carries its valid extent in its own type
 #       hint: pass valid_shape= to the slice instead, or call set_validshape on the source tile before taking the view
+#   (fixed: a view of a narrowing reshape is the view of the reshape's source, re-viewed over the region its consumer reads)
 # replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
