@@ -58,14 +58,14 @@ from typing_extensions import override
 from backend.targets.handlers import get_backend
 from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
-                                            column_major_view, generatable_ops, operand_domain, target_violation)
+                                            column_major_view, generatable_ops, on_chip_read_gap, operand_domain,
+                                            target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
-from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
@@ -330,6 +330,9 @@ class _KernelBuilder:
             raise TargetRuleMiss(op)  # DefinedReads would refuse the kernel: it is redrawn
         if self.reshapes_a_window(op, args):
             raise TargetRuleMiss(op)  # ViewLegality would refuse the kernel: it is redrawn
+        if op in REGISTRY and args and on_chip_read_gap(REGISTRY.get(op), 0, getattr(args[0], "type", None),
+                                                        isinstance(args[0], T.Var) and args[0].name in self.gm):
+            raise TargetRuleMiss(op)  # ConvertTensorToTileOps would refuse the read: it is redrawn
         var = T.Var(self.fresh(prefix), ty)
         (self.body if block is None else block).append(T.AssignStmt(var, T.Call(op, tuple(args), attrs, ty)))
         self.ops.add(op)
@@ -810,7 +813,7 @@ class _KernelBuilder:
         limit = RANK_LIMITS.get(REGISTRY.get(read).family) if read is not None else None
         if read is None or scalar_op is None or not generatable(REGISTRY.get(read), self.arch) \
                 or (limit is not None and len(source.type.shape) != limit[0]) \
-                or (read_source is source and tile_element_unreadable(source.type.dtype)):  # no unsigned tgetval
+                or on_chip_read_gap(REGISTRY.get(read), 0, read_source.type, read_source.name in self.gm):
             self.index_math(param if param.name in self.gm else source)
             return
         indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))

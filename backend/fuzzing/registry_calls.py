@@ -45,6 +45,7 @@ from languages.layout import (assembler_checked_box, physical_2d, reshape_is_rei
 from languages.memory_space import MemorySpace
 from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
                            static_ints)
+from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import GATHER_DTYPES, SORT_DTYPES, pair_elements, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
@@ -274,6 +275,20 @@ def on_chip_assemble_gap(opdef: OpDef, args: Sequence[T.Expr], arch: str, in_gm:
     if offsets is not None and len(offsets) not in (1, 2):
         offsets = None  # an N-D window's rows in the packed 2-D tile: not worked out, taken as unknown
     return assemble_window_gap(flat[0], flat[1], offsets, arch)
+
+
+def on_chip_read_gap(opdef: OpDef, index: int, operand: Type | None, in_gm: bool) -> str:
+    """Why operand `index` of `opdef` cannot be `operand` ("" when it can): a tensor-level element
+    read (tensor.read) of a value that is not a GM tensor reads a tile, which ConvertTensorToTileOps
+    lowers to tile.read (pto.tgetval), and no element of a tile of an unsigned type can be read
+    (`tile_element_unreadable`, the fact that pass refuses it by, "not supported yet"). A value the
+    kernel computed lives on chip whatever op made it (tensor.divs of a UINT8 parameter is a UINT8
+    tile); a GM tensor's element is read by pto.load_scalar, which takes any type."""
+    if opdef.prefix != "tensor" or opdef.semantics[:1] != ("read",) or index != 0 or in_gm \
+            or not isinstance(operand, (TensorType, TileType)) or not tile_element_unreadable(operand.dtype):
+        return ""
+    return (f"{opdef.name} of an on-chip {operand.dtype.pl_name} value is a tgetval of an unsigned tile "
+            "(ConvertTensorToTileOps: not supported yet)")
 
 
 def packs_into_rows(ty: Type) -> bool:
@@ -600,6 +615,8 @@ class _Drawer:
             candidates = [v for v in candidates if v.name in self.pool.gm]
         if (self.opdef.name, index) in ON_CHIP_OPERANDS:
             candidates = [v for v in candidates if v.name not in self.pool.gm]
+        candidates = [v for v in candidates
+                      if not on_chip_read_gap(self.opdef, index, v.type, v.name in self.pool.gm)]
         if _row_major_only(self.opdef, decl):
             candidates = [v for v in candidates if not column_major_view(v)
                           and not (v.name in self.pool.transposed and not _is_column(v))]
