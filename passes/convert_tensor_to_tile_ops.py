@@ -272,6 +272,9 @@ class _FunctionState:
     # Tiles that are views of another tile's buffer (tile.slice, tile.reshape, ...), by name: the
     # user's call that made each one, for the message rejecting set_validshape on a view.
     views: dict[str, Node] = field(default_factory=dict)
+    # The tile call defining each of those views, by the tile's name: a consumer reading one past
+    # its valid region re-takes it over the region read (no set_validshape widens a view).
+    view_calls: dict[str, U.Call] = field(default_factory=dict)
     # Views (slice, set_validshape, reshape, ...) of a GM parameter that is loaded at each use, by
     # name: a view names the parameter's bytes as they are when it is read (spec "GM Identity and
     # Read/Write Ordering"), so it is converted right before each statement that reads it, not
@@ -521,6 +524,7 @@ class TensorToTileMutator(U.FromTensor):
         self._rebind_written_local(node.value, target)
         if REGISTRY.makes_view_handle(value.op):
             self._require_state().views[target.name] = node.value
+            self._require_state().view_calls[target.name] = value
         if _narrows_accumulator(node.target.type, value.type):
             assert isinstance(node.target.type, TensorType)
             self._require_state().narrowed[target.name] = node.target.type.dtype
@@ -958,10 +962,33 @@ class TensorToTileMutator(U.FromTensor):
         if all(int(v) >= w for v, w in zip(lhs.valid, wanted)):
             return args
         span = call.span
+        state = self._require_state()
+        if isinstance(args[0], U.Var) and args[0].name in state.views:
+            # A view carries its valid extent in its own type (ViewLegality): it is re-taken over
+            # the result's region, a window of the same source at the same offset.
+            wider = self._view_over(call, args[0], wanted, state.view_calls.get(args[0].name))
+            self.bump("broadcast_lhs_widened")
+            return [self._temp(f"{_base_name(args[0])}_over_result", wider, pre), *args[1:]]
         widened = self._temp(f"{_base_name(args[0])}_over_result", self._call(
             "tile.set_validshape", (args[0], _index(wanted[0], span), _index(wanted[1], span)), (), span), pre)
         self.bump("broadcast_lhs_widened")
         return [widened, *args[1:]]
+
+    def _view_over(self, call: T.Call, view: U.Var, wanted: tuple[int, ...], made: U.Call | None) -> U.Call:
+        """The view `made` defines (`view`), re-taken with the valid region `wanted`: a window
+        (tile.slice) of its source at its offset, or a reshape of its source, whose valid region
+        is `wanted`. Any other view is declined at the user's line."""
+        span = call.span
+        valid = index_list(wanted, span)
+        if made is not None and made.op == "tile.slice" and len(made.args) >= 3:
+            return self._call("tile.slice", (*made.args[:3], valid), made.attrs, span)
+        if made is not None and REGISTRY.is_reshape(made.op) and made.op == "tile.reshape" and len(made.args) >= 2:
+            return self._call("tile.reshape", (*made.args[:2], valid), made.attrs, span)
+        what = made.op if made is not None else "a view"
+        raise _error(call, f"not supported yet: `{call.op}` broadcasting `{_base_name(view)}` (a {what} view valid "
+                           f"over {list(cast(TileType, view.type).valid)}) over its result's valid region "
+                           f"{list(wanted)}: a view carries its valid extent in its own type",
+                     "give the view the valid_shape the result needs, or compute on a copy of it")
 
     def _boxed_row_operand(self, call: T.Call, tile_op: str, args: list[U.Expr],
                            pre: list[U.Stmt]) -> tuple[str, list[U.Expr]]:

@@ -1,7 +1,7 @@
 """Views of a narrowing reshape, read past their valid region: a same-shape tensor.view, a
 re-shaped tensor.view and a tensor.reshape of `head` (x reshaped with its top rows valid) are
 read whole by per-row broadcasts (add, sub) and an element-wise mul; their padding is x's loaded
-data (tests/test_views_of_a_narrowing_reshape.py, finding 406905d9c9)."""
+data (tests/test_narrowed_views_read_whole.py, finding 406905d9c9)."""
 import pypto.language as pl
 
 
