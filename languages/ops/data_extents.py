@@ -180,7 +180,9 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
             # The same elements at the same places, read as another type of one width (the BITS
             # route's BF16 view of INT16 bits): the source's data, its padding included.
             return source
-        if kind == "reshape" and args:
+        if kind in ("reshape", "view") and args:
+            # tensor.view is the same zero-copy re-view of the bytes as a reshape (on chip it is
+            # one: ConvertTensorToTileOps), so it keeps its source's data past its valid region.
             return _reshaped(args[0], source, result, own)
         return own
     target = in_place_target(opdef)
