@@ -1,4 +1,4 @@
-# (agent-i, while testing finding 406905d9c9; also on lead-17 2f1c225) PTOAS refuses a kernel that verifies
+# (agent-i, while testing finding 406905d9c9; also on 2f1c225 and lead-17 ad5b071) PTOAS refuses a kernel that verifies
 # and simulates bit-exact: a column broadcast (tensor.sub of a [4, 32] window of a computed [8, 32] value by
 # a [1, 32] row) emits pto.tcolexpandsub whose src0 is the window's pto.subview ([4, 32] of the [8, 32]
 # tile): 'pto.tcolexpandsub' op expects src0/dst to have same shape (a3 and a5), though the types printed
