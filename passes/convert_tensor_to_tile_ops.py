@@ -794,6 +794,7 @@ class TensorToTileMutator(U.FromTensor):
             args = self._broadcast_operands(call, args, pre)
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
         args = self._boxed_per_column_operand(call, tile_op, args, pre)
+        args = self._per_column_operand_over_lhs_columns(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             same = self._same_shape_reshape(call, args)
             if same is not None:
@@ -1081,6 +1082,28 @@ class TensorToTileMutator(U.FromTensor):
             "tile.slice", (args[1], index_list((1, width), span), index_list((0, 0), span),
                            index_list((1, min(int(row.valid[1]), width)), span)), (), span), pre)
         self.bump("boxed_row_operands")
+        return [args[0], window, *args[2:]]
+
+    def _per_column_operand_over_lhs_columns(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                             pre: list[U.Stmt]) -> list[U.Expr]:
+        """A column broadcast's [1, n] row valid over more columns than its lhs (a target narrowed
+        by set_validshape to 13 of 32 columns): the instruction reads one value per valid lhs
+        column, and PTOAS wants the row and the result valid over the same columns, so the row is
+        handed over as its window valid over the lhs's valid columns (zero-copy)."""
+        if REGISTRY.get(tile_op).semantics[:1] not in _COLUMN_BROADCASTS or len(args) < 2:
+            return args
+        lhs, row = _expr_type(args[0]), _expr_type(args[1])
+        if not isinstance(lhs, TileType) or not isinstance(row, TileType) or len(lhs.shape) != 2 \
+                or len(row.shape) != 2 or row.shape[0] != 1:
+            return args
+        lhs_cols, row_cols = lhs.valid_extents[1], row.valid_extents[1]
+        if not isinstance(lhs_cols, int) or not isinstance(row_cols, int) or lhs_cols >= row_cols:
+            return args
+        span = call.span
+        window = self._temp(f"{_base_name(args[1])}_over_lhs", self._call(
+            "tile.slice", (args[1], index_list(tuple(int(d) for d in row.shape), span), index_list((0, 0), span),
+                           index_list((1, lhs_cols), span)), (), span), pre)
+        self.bump("row_operands_narrowed")
         return [args[0], window, *args[2:]]
 
     @staticmethod
