@@ -558,7 +558,7 @@ class _Drawer:
         FP16) for an op that indexes operand `index` flat: the shape where a flat element index
         and the Vec buffer's flat position part (TGATHER counts the buffer's padded rows)."""
         if not any(domain.into == index and domain.axis is None and not domain.block_bytes
-                   for decl in self.opdef.operands for domain in decl.index_domain) or not self.chance(25):
+                   for decl in self.opdef.operands for domain in decl.index_domain) or not self.chance(60):
             return None
         decl = self.opdef.operands[index]
         windows = [v for v in self.pool.of_kind(_kind_of(decl)) if v.name in self.pool.column_windows
