@@ -541,7 +541,7 @@ IN_PLACE_SAFE_FAMILIES = frozenset(
 # covers equal regions only), so the op then reads the narrower operand's padding, which must
 # hold data. The part_* ops ("partial") read each operand over its own valid region.
 READS_OVER_RESULT_REGION = frozenset({
-    "binary", "fused", "prelu", "scalar_binary", "unary", "cast", "compare", "select",
+    "binary", "fused", "prelu", "scalar_binary", "unary", "cast", "select",
     "row_expand", "row_expdif", "col_expand", "col_expdif",
 })
 

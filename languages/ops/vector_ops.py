@@ -200,7 +200,11 @@ def _mask_of(value: Value) -> Type:
     shape = (value.shape[0], mask_cols(value.shape[1]))
     if isinstance(value, TensorType):
         return TensorType(shape, MASK_DTYPE)
-    return make_tile_type(shape, MASK_DTYPE)
+    # TCMP / TCMPS write one mask row per valid source row (pto-isa TCMP_IMPL / TCMPS_IMPL assert
+    # src and dst valid rows equal; PTOAS: "expects src and dst to have the same valid_shape[0]"):
+    # a source valid over fewer rows than it has (a cube result boxed a fractal tall) gives a mask
+    # valid over those rows, every packed word of each.
+    return make_tile_type(shape, MASK_DTYPE, (value.valid_extents[0], shape[1]))
 
 
 def deduce_cmp(args: Sequence[Node], attrs: Attrs) -> Type:
