@@ -1,7 +1,7 @@
 """A matmul result (an Acc tile, boxed to whole 16 x 16 fractals when M or N is short) used
 as the operand of a further op on chip:
 
-- both operands of a chained matmul, the right one transposed: `gram = p @ p.T`. Acc keeps NZ
+- both operands of a chained matmul, one transposed: `p @ p.T`, `p.T @ p`. Acc keeps NZ
   only, so the transposed view is taken of the result's Mat copy (InferTileMemorySpace moves
   the source first; finding 8afa86023e);
 - the left operand of a compare against a scalar: the packed mask is valid over the product's
@@ -83,6 +83,32 @@ def test_gram_of_a_product_transposes_its_mat_copy(tmp_path: Path, capsys: pytes
     assert got.shape == expected.shape and (got.view(np.uint32) == expected.view(np.uint32)).all(), (got, expected)
     pto = (tmp_path / "k.pto").read_text()
     assert "pto.tmatmul" in pto
+    _assemble(tmp_path, arch)
+
+
+COVARIANCE = """
+@pl.function(type=pl.FunctionType.InCore)
+def cov(self, x: pl.Tensor[[16, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP32]:
+    p: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(x, w, out_dtype=pl.FP32)
+    c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(p, p, a_trans=True, out_dtype=pl.FP32)
+    return c
+
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, x: pl.Tensor[[16, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP32]:
+    out: pl.Tensor[[16, 16], pl.FP32] = self.cov(x, w)
+    return out
+"""
+
+
+@pytest.mark.parametrize("backend,arch", BACKENDS)
+def test_product_transposed_on_the_left(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        backend: str, arch: str) -> None:
+    rng = np.random.default_rng(5)
+    x, w = _small_ints(rng, (16, 16)), _small_ints(rng, (16, 16))
+    got = _run(tmp_path, capsys, COVARIANCE, {"x": x, "w": w}, backend)
+    p = x.astype(np.float32) @ w.astype(np.float32)
+    expected = p.T @ p
+    assert (got.view(np.uint32) == expected.view(np.uint32)).all(), (got, expected)
     _assemble(tmp_path, arch)
 
 
