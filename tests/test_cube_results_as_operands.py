@@ -146,3 +146,30 @@ def test_compare_of_a_boxed_product_masks_its_valid_rows(tmp_path: Path, capsys:
     pto = (tmp_path / "k.pto").read_text()
     assert "pto.tcmps" in pto
     _assemble(tmp_path, arch)
+
+
+NARROWED = """
+@pl.function(type=pl.FunctionType.InCore)
+def above(self, x: pl.Tensor[[20, 16], pl.FP16], w: pl.Tensor[[16, 32], pl.FP16]) -> pl.Tensor[[20, 32], pl.UINT8]:
+    p: pl.Tensor[[20, 32], pl.FP32] = pl.tensor.matmul(x, w, out_dtype=pl.FP32)
+    q: pl.Tensor[[20, 32], pl.FP32, pl.TensorView(valid_shape=[3, 32])] = pl.tensor.set_validshape(p, 3, 32)
+    k: pl.Tensor[[20, 32], pl.UINT8] = pl.tensor.cmp(q, pl.const(0.5, pl.FP32), cmp_type=4)
+    return k
+
+@pl.function(type=pl.FunctionType.Orchestration)
+def main(self, x: pl.Tensor[[20, 16], pl.FP16], w: pl.Tensor[[16, 32], pl.FP16]) -> pl.Tensor[[20, 32], pl.UINT8]:
+    out: pl.Tensor[[20, 32], pl.UINT8] = self.above(x, w)
+    return out
+"""
+
+
+def test_compare_of_fewer_valid_rows_is_refused_at_the_users_line(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # The mask is typed over all 20 rows, TCMPS writes only the 3 valid ones: a located refusal
+    # (it was a simulator mismatch, the unwritten mask rows, and a PTOAS rejection before that).
+    path = tmp_path / "kernel.py"
+    path.write_text(HEADER + textwrap.indent(textwrap.dedent(NARROWED), "    "))
+    rc = main([str(path), "--verify-all", "--backend", "Ascend910B", "-o", str(tmp_path / "k.pto")])
+    log = capsys.readouterr().err
+    assert rc != 0 and "not supported yet: `tensor.cmp` of `q`" in log and "kernel.py:11:" in log, log
+    assert "internal compiler error" not in log
