@@ -7,7 +7,8 @@ as the operand of a further op on chip:
 - the left operand of a compare against a scalar: the packed mask is valid over the product's
   valid rows, as TCMP / TCMPS write them (PTOAS: "expects src and dst to have the same
   valid_shape[0]"), and the compare reads the product over its own valid region only
-  (finding 302589f5e4).
+  (finding 302589f5e4); a compare of a value valid over fewer rows than it has (its mask is
+  typed over all of them) is a located 'not supported yet'.
 
 Each kernel runs under --verify-all --simulate on both targets, its result is compared with
 NumPy, and the emitted PTO goes through PTOAS on the matching arch where the binary is built."""
