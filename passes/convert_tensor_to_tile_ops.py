@@ -188,6 +188,18 @@ def _error(node: Node, message: str, hint: str = "") -> CompileError:
     return CompileError(Diagnostic.at(node, RULE, message, hint))
 
 
+def _compare_rows_refusal(call: T.Call, written: int, rows: int) -> CompileError:
+    """A tensor compare whose operand holds data in fewer rows than its mask is valid over
+    (`languages.ops.vector_ops.compares_fewer_rows`, or a product of a row-narrowed operand)."""
+    operand = call.args[0]
+    name = f"`{operand.name}`" if isinstance(operand, T.Var) else "its operand"
+    return _error(call, f"not supported yet: `{call.op}` of {name}, which holds data in {written} of its rows, "
+                        f"into a mask typed over {rows} rows: TCMP / TCMPS write mask rows only for their "
+                        "source's valid rows, and nothing writes the mask's other rows",
+                  f"compare the value before narrowing its valid rows, or compare a pl.slice of its {written} "
+                  "valid rows")
+
+
 def index_list(values: Sequence[int], span: Span) -> U.TupleExpr:
     return U.TupleExpr(tuple(U.ConstInt(v, DataType.INDEX, span=span) for v in values), span=span)
 
@@ -933,6 +945,8 @@ class TensorToTileMutator(U.FromTensor):
                 or not all(isinstance(v, int) for v in (*ty.valid_extents, *logical.valid_extents)):
             return result
         wanted = tuple(int(v) for v in logical.valid)
+        if REGISTRY.get(result.op).semantics[:1] == ("compare",) and int(ty.valid[0]) < wanted[0]:
+            raise _compare_rows_refusal(call, int(ty.valid[0]), wanted[0])
         if tuple(ty.valid) == wanted or any(int(v) < w for v, w in zip(ty.valid, wanted)):
             return result
         boxed = tuple(ty.shape) != tuple(logical.shape)

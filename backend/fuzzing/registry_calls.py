@@ -51,7 +51,7 @@ from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable,
                                        UnpaddedRows, WholeRows)
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
-from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
+from languages.ops.vector_ops import compares_fewer_rows, mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from languages.views import assemble_window_gap, flat_reshape_gap, reshape_into_boxes_gap
 from nanopass.diagnostics import CompileError
@@ -614,6 +614,8 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if declines_boxed_column(self.opdef, index):
             candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
+        if index == 0 and self.opdef.prefix == "tensor" and self.opdef.semantics[:1] == ("compare",):
+            candidates = [v for v in candidates if not compares_fewer_rows(v.type)]
         handle_only = _handle_only(self.opdef, index)
         if handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]
