@@ -813,7 +813,11 @@ class _KernelBuilder:
                 or (read_source is source and tile_element_unreadable(source.type.dtype)):  # no unsigned tgetval
             self.index_math(param if param.name in self.gm else source)
             return
-        indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))
+        # Inside the valid region: past it is no value (the deduction refuses a static index there).
+        read_type = read_source.type
+        assert isinstance(read_type, TensorType)
+        bounds = [v if isinstance(v, int) else d for v, d in zip(read_type.valid_extents, read_type.shape)]
+        indices = _dims(tuple(self.int_draw(0, int(d) - 1) for d in bounds))
         value = self.call(read, (read_source, indices), prefix="s")
         if read_source is param:
             self.tag("construct:scalar-read-gm")
