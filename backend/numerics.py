@@ -591,7 +591,10 @@ def cast(x: Array, src: str, dst: str, mode: str = "round") -> Array:
     if is_float(src) and is_float(dst):
         return round_float64(widen_to_float64(arr, src), dst, mode)
     if is_float(src):
-        return _saturate_float64_to_int(_round_float64_to_integer(arr.astype(np.float64), mode), dst)
+        # NaN and out-of-range values are handled explicitly (NaN -> 0, saturation): NumPy's
+        # "invalid value in cast" warning on the way says nothing here.
+        with np.errstate(invalid="ignore"):
+            return _saturate_float64_to_int(_round_float64_to_integer(arr.astype(np.float64), mode), dst)
     if is_float(dst):
         return round_float64(_int_to_float64_odd(arr), dst, "rint")
     return arr.astype(np_dtype(dst))

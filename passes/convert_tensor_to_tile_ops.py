@@ -45,8 +45,8 @@ from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from languages.cube_boxing import (BoxRequest, declines_boxed_column, reads_operands_unboxed, unaligned_k, unaligned_n,
                                    unboxed_batched_axis)
-from languages.layout import padded_2d, shape_blayout, unboxed_row_multiple
-from languages.views import flat_reshape_gap, make_tile_type
+from languages.layout import box_shape, padded_2d, shape_blayout, unboxed_row_multiple
+from languages.views import flat_reshape_gap, implicit_view, make_tile_type
 from passes.analysis.consumer_space import (
     ConsumerDemand,
     SpaceDemand,
@@ -186,6 +186,18 @@ def _reshaped_indices(indices: T.TupleExpr, view_shape: Sequence[int], source_sh
 
 def _error(node: Node, message: str, hint: str = "") -> CompileError:
     return CompileError(Diagnostic.at(node, RULE, message, hint))
+
+
+def _compare_rows_refusal(call: T.Call, written: int, rows: int) -> CompileError:
+    """A tensor compare whose operand holds data in fewer rows than its mask is valid over
+    (`languages.ops.vector_ops.compares_fewer_rows`, or a product of a row-narrowed operand)."""
+    operand = call.args[0]
+    name = f"`{operand.name}`" if isinstance(operand, T.Var) else "its operand"
+    return _error(call, f"not supported yet: `{call.op}` of {name}, which holds data in {written} of its rows, "
+                        f"into a mask typed over {rows} rows: TCMP / TCMPS write mask rows only for their "
+                        "source's valid rows, and nothing writes the mask's other rows",
+                  f"compare the value before narrowing its valid rows, or compare a pl.slice of its {written} "
+                  "valid rows")
 
 
 def index_list(values: Sequence[int], span: Span) -> U.TupleExpr:
@@ -798,6 +810,7 @@ class TensorToTileMutator(U.FromTensor):
             args = self._broadcast_operands(call, args, pre)
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
         args = self._boxed_per_column_operand(call, tile_op, args, pre)
+        args = self._per_column_operand_over_lhs_columns(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             same = self._same_shape_reshape(call, args)
             if same is not None:
@@ -937,6 +950,8 @@ class TensorToTileMutator(U.FromTensor):
                 or not all(isinstance(v, int) for v in (*ty.valid_extents, *logical.valid_extents)):
             return result
         wanted = tuple(int(v) for v in logical.valid)
+        if REGISTRY.get(result.op).semantics[:1] == ("compare",) and int(ty.valid[0]) < wanted[0]:
+            raise _compare_rows_refusal(call, int(ty.valid[0]), wanted[0])
         if tuple(ty.valid) == wanted or any(int(v) < w for v, w in zip(ty.valid, wanted)):
             return result
         boxed = tuple(ty.shape) != tuple(logical.shape)
@@ -1109,6 +1124,28 @@ class TensorToTileMutator(U.FromTensor):
             "tile.slice", (args[1], index_list((1, width), span), index_list((0, 0), span),
                            index_list((1, min(int(row.valid[1]), width)), span)), (), span), pre)
         self.bump("boxed_row_operands")
+        return [args[0], window, *args[2:]]
+
+    def _per_column_operand_over_lhs_columns(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                             pre: list[U.Stmt]) -> list[U.Expr]:
+        """A column broadcast's [1, n] row valid over more columns than its lhs (a target narrowed
+        by set_validshape to 13 of 32 columns): the instruction reads one value per valid lhs
+        column, and PTOAS wants the row and the result valid over the same columns, so the row is
+        handed over as its window valid over the lhs's valid columns (zero-copy)."""
+        if REGISTRY.get(tile_op).semantics[:1] not in _COLUMN_BROADCASTS or len(args) < 2:
+            return args
+        lhs, row = _expr_type(args[0]), _expr_type(args[1])
+        if not isinstance(lhs, TileType) or not isinstance(row, TileType) or len(lhs.shape) != 2 \
+                or len(row.shape) != 2 or row.shape[0] != 1:
+            return args
+        lhs_cols, row_cols = lhs.valid_extents[1], row.valid_extents[1]
+        if not isinstance(lhs_cols, int) or not isinstance(row_cols, int) or lhs_cols >= row_cols:
+            return args
+        span = call.span
+        window = self._temp(f"{_base_name(args[1])}_over_lhs", self._call(
+            "tile.slice", (args[1], index_list(tuple(int(d) for d in row.shape), span), index_list((0, 0), span),
+                           index_list((1, lhs_cols), span)), (), span), pre)
+        self.bump("row_operands_narrowed")
         return [args[0], window, *args[2:]]
 
     @staticmethod
@@ -1479,7 +1516,8 @@ class TensorToTileMutator(U.FromTensor):
             demand = operand_demand(call, tile_input) if tile_input.space_of else self._result_demand(call, target)
             value = self._load_gm(value, demand, call.span, pre)
         elif isinstance(value, U.Var) and isinstance(value.type, TileType) and tile_input.space_of:
-            value = self._boxed_on_chip(value, operand_demand(call, tile_input), call.span, pre)
+            b_trans = tile_input.transpose_attr is not None and bool(attr(call.attrs, tile_input.transpose_attr, False))
+            value = self._boxed_on_chip(value, operand_demand(call, tile_input), b_trans, call.span, pre)
         if tile_input.transpose_attr is not None and attr(call.attrs, tile_input.transpose_attr, False):
             view = self._call("tile.transpose_view", (value,), (), call.span)
             name = self._require_state().fresh(f"{_base_name(value)}_t")
@@ -1489,12 +1527,17 @@ class TensorToTileMutator(U.FromTensor):
             value = transposed
         return value
 
-    def _boxed_on_chip(self, value: U.Var, demand: SpaceDemand | None, span: Span, pre: list[U.Stmt]) -> U.Var:
+    def _boxed_on_chip(self, value: U.Var, demand: SpaceDemand | None, transposed: bool, span: Span,
+                       pre: list[U.Stmt]) -> U.Var:
         """A cube operand computed on chip, boxed as its load would be (`_load_call`): the Vec
         value is written into a zero tile of the boxed extent (a [20, 16] FP32 left operand into
         [32, 16]) whose valid region is the value's, so the move into Mat carries whole boxes
         (mad reads the box's rows past M as zeros, whose products land in accumulator rows no
-        one reads). A value already in a cube space, or already boxed, is left as it is."""
+        one reads). A value already in a cube space, or already boxed, is left as it is.
+
+        A transposed operand (b_trans) is transposed on chip and moves into Mat as the
+        transpose, in Mat's own box: its shape there must be whole boxes too (an INT8 [1, 32]
+        right operand is boxed [32, 32], not [16, 32], since its transpose's columns are N)."""
         ty = value.type
         assert isinstance(ty, TileType)
         if demand is None or demand.box is None or len(ty.shape) != 2 \
@@ -1502,17 +1545,31 @@ class TensorToTileMutator(U.FromTensor):
             return value
         shape = tuple(int(d) for d in ty.shape)
         physical = demand.box.physical_shape(shape)
+        if transposed:
+            mat_box = box_shape(implicit_view(demand.space, (physical[1], physical[0])), ty.dtype)
+            if mat_box is not None:
+                physical = (-(-physical[0] // mat_box[1]) * mat_box[1], -(-physical[1] // mat_box[0]) * mat_box[0])
         valid = ty.valid_extents
         if physical == shape or not all(isinstance(e, int) for e in valid):
             return value
-        zero: U.Expr = U.ConstFloat(0.0, ty.dtype, span=span) if ty.dtype.is_float else U.ConstInt(0, ty.dtype, span=span)
-        box = self._temp(f"{value.name}_box", self._call("tile.full", (index_list(physical, span), zero),
-                                                           (("dtype", ty.dtype),), span), pre)
+        box = self._zero_tile(f"{value.name}_box", physical, ty.dtype, span, pre)
         filled = self._temp(f"{value.name}_boxed", self._call("tile.assemble", (box, value, index_list((0, 0), span)),
                                                                (), span), pre)
         self.bump("boxed_on_chip_operands")
         return self._temp(f"{value.name}_boxed_valid", self._call(
             "tile.set_validshape", (filled, *(_index(cast(int, e), span) for e in valid)), (), span), pre)
+
+    def _zero_tile(self, base: str, shape: tuple[int, ...], dtype: DataType, span: Span, pre: list[U.Stmt]) -> U.Var:
+        """A Vec tile of zeros. One-byte elements are filled as INT16 pairs and re-viewed (A2/A3's
+        texpands takes no 8-bit type; a zero is zero bits either way)."""
+        fill = DataType.INT16 if dtype.byte_width == 1 and shape[-1] % 2 == 0 else dtype
+        fill_shape = (*shape[:-1], shape[-1] // 2) if fill is not dtype else shape
+        zero: U.Expr = U.ConstFloat(0.0, fill, span=span) if fill.is_float else U.ConstInt(0, fill, span=span)
+        tile = self._temp(base, self._call("tile.full", (index_list(fill_shape, span), zero), (("dtype", fill),), span),
+                          pre)
+        if fill is dtype:
+            return tile
+        return self._temp(f"{base}_bytes", self._call("tile.reinterpret_view", (tile,), (("dtype", dtype),), span), pre)
 
     def _narrowed_read(self, value: U.Expr, span: Span, pre: list[U.Stmt]) -> U.Expr:
         """A matmul result narrowed by out_dtype, as its consumer sees it: the accumulator cast

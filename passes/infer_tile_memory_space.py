@@ -238,6 +238,8 @@ def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
     elif isinstance(rule, (InheritInput, ReusesInput)) and rule.index < len(args) and _is_tile_var(args[rule.index]):
         if _off_box_window(value):
             pass  # placed on its own: its source is hopped to where the window is (see _place_call)
+        elif _transposes_an_accumulator(plan, value):
+            pass  # placed on its own: its source is hopped to where the view is (see _place_call)
         elif REGISTRY.is_reshape(opdef.name) and _shape_of(args[rule.index]) != _shape_of(target):
             # Source and result need not share a group: the source is hopped into a space where
             # the reshape is a re-view when its own one is boxed (see _Placer._reshape_source).
@@ -262,6 +264,18 @@ def _off_box_window(call: Node) -> bool:
         return False
     box = (16, max(16, 32 // max(1, ty.dtype.byte_width)))
     return any(v % b for v, b in zip((*ty.shape, *offsets), (*box, *box)))
+
+
+def _transposes_an_accumulator(plan: _Plan, call: Node) -> bool:
+    """A tile.transpose_view of a tile that lives in Acc (a matmul result, e.g. the right
+    operand of a chained `matmul(c, c, b_trans=True)`). Acc keeps one layout, NZ in 16 x 16
+    accumulator boxes (CubeTileLayouts), so it holds no transposed view of its own: the view
+    does not share its source's space, and the source is moved to the view's space (Mat for a
+    matmul operand) first, where the transposed view is the one a b_trans load's is."""
+    if call.KIND != "Call" or REGISTRY.get(str(getattr(call, "op"))).semantics[:1] != ("transpose_view",):
+        return False
+    args = getattr(call, "args")
+    return bool(args) and _is_tile_var(args[0]) and MemorySpace.Acc in plan.group(_name(args[0])).fixed
 
 
 def _shape_of(node: Node) -> tuple[int, ...]:
@@ -460,6 +474,13 @@ class _Placer(P.FromTileUnplaced):
                                      f"{call.op} operand `x` (a window that is not whole fractal boxes)")
             hops.extend(hop)
             self.bump("window-hops")
+        if target is not None and args and isinstance(args[0], P.Var) and isinstance(args[0].type, TileType) \
+                and opdef.semantics[:1] == ("transpose_view",) and args[0].type.memory_space is MemorySpace.Acc \
+                and self.plan.space(target) is not MemorySpace.Acc:
+            hop, args[0] = self._hop(args[0], self.plan.space(target), call,
+                                     f"{call.op} operand `x` (an Acc tile, which holds no transposed view)")
+            hops.extend(hop)
+            self.bump("transposed-accumulator-hops")
         for index, arg in enumerate(args):
             if not isinstance(arg, P.Var) or not isinstance(arg.type, TileType) or not _has_operand(opdef, index):
                 continue

@@ -5,7 +5,8 @@ valid [20, 16]); one computed in Vec first (`pl.matmul(pl.muls(a, 0.5), b)`) rea
 its own shape, which the cube cannot address: M = 1 was a 'not supported yet' blaming the
 user's tile loads, M = 20 a BoxedExtents error telling the user to round a shape they never
 wrote (campaign finding d0d6a3777f), a reshape to 100 rows the same (red-team finding
-reshape_unaligned_rows_matmul). ConvertTensorToTileOps now writes such a value into a zero tile
+reshape_unaligned_rows_matmul). A transposed one (b_trans) moves into Mat as its transpose, so
+that is boxed in Mat's box: an INT8 [1, 32] right operand as [32, 32] (finding 7d5ca98b4e). ConvertTensorToTileOps now writes such a value into a zero tile
 of the boxed extent, narrowed to the value's valid region, before it crosses into Mat.
 
 Values are small integers, so every product and sum is exact in FP32 and NumPy's matmul is an
@@ -78,6 +79,13 @@ CASES: dict[str, tuple[str, str, str, Reference]] = {
         "        return c",
         "pl.Tensor[[100, 48], pl.FP32]",
         lambda a, b: a.reshape(100, 32) @ b),
+    "int8_right_operand_transposed": (
+        "a: pl.Tensor[[1, 32], pl.INT8], b: pl.Tensor[[1, 32], pl.INT8]",
+        "        t: pl.Tensor[[1, 32], pl.INT8] = pl.col_expand(b, b)\n"
+        "        c: pl.Tensor[[1, 1], pl.INT32] = pl.matmul(a, t, b_trans=True, out_dtype=pl.INT32)\n"
+        "        return c",
+        "pl.Tensor[[1, 1], pl.INT32]",
+        lambda a, b: a @ b.T),
     "carried_through_a_k_loop": (
         "a: pl.Tensor[[20, 64], pl.FP32], b: pl.Tensor[[64, 16], pl.FP32]",
         "        acc: pl.Tensor[[20, 16], pl.FP32] = pl.matmul(pl.muls(pl.slice(a, [20, 32], [0, 0]), 3.0),\n"
@@ -95,7 +103,7 @@ def _inputs(params: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for name, dims, dtype in PARAM.findall(params):
         shape = tuple(int(d) for d in dims.split(", "))
-        arrays[name] = rng.integers(-3, 4, shape).astype(np.float16 if dtype == "FP16" else np.float32)
+        arrays[name] = rng.integers(-3, 4, shape).astype({"FP16": np.float16, "INT8": np.int8}.get(dtype, np.float32))
     return arrays
 
 
@@ -113,7 +121,8 @@ def test_a_computed_cube_operand_is_boxed_and_exact(tmp_path: Path, capsys: pyte
     log = capsys.readouterr().err
     assert rc == 0 and "bit-exact" in log, log
     got = np.load(tmp_path / "out.npz")["ret0"]
-    a, b = (inputs[name].astype(np.float32) for name in ("a", "b"))
-    expected = reference(a, b).astype(np.float32)
+    # Small integers: every product and sum is exact in float64, FP32 and INT32 alike.
+    a, b = (inputs[name].astype(np.float64) for name in ("a", "b"))
+    expected = reference(a, b).astype(got.dtype)
     assert (got.view(np.uint32) == expected.view(np.uint32)).all()
     assert "pto.texpands" in (tmp_path / "k.pto").read_text()  # the zero box the value is written into

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from backend.pto_text.parser import parse_mlir
 from backend.pto_text.printer import print_mlir
 from tests.references import matmul_ref, row_softmax_ref
-from tests.test_kernels_matmul import B910, B950, BF16, check_kernel
+from tests.test_kernels_matmul import B910, B950, BF16, assert_bits_equal, check_kernel, run_cli
 
 Array = npt.NDArray[Any]
 KERNELS = Path(__file__).resolve().parent / "kernels" / "ops"
@@ -330,3 +330,17 @@ def test_a_tile_gather_without_its_scratch_gets_one(tmp_path: Path) -> None:
     text = (tmp_path / "out.pto").read_text()
     gather = next(line for line in text.splitlines() if "pto.tgather" in line)
     assert gather.split("ins(")[1].split(" : ")[0].count("%") == 3, gather  # src, indices, tmp
+
+
+def test_a_column_broadcast_into_a_narrowed_target_reads_the_row_over_its_valid_columns(tmp_path: Path) -> None:
+    # The row is valid over 32 columns, the target over 13: the result's valid [8, 13] region is
+    # the row's first 13 values in every row (and PTOAS takes the instruction: tests/test_ptoas.py).
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal((16, 32)).astype(np.float32)
+    x = rng.standard_normal((1, 32)).astype(np.float32)
+    expected = np.broadcast_to(x[:, :13], (8, 13))
+    for backend in (B910, B950):
+        rc, log, outputs = run_cli(KERNELS / "col_expand_of_a_narrowed_target.py", {"a": a, "x": x}, backend, tmp_path)
+        assert rc == 0 and "bit-exact" in log, log
+        # The output holds the tensor's whole [16, 32] buffer; its valid region is what was written.
+        assert_bits_equal("ret0", np.ascontiguousarray(expected), np.ascontiguousarray(outputs["ret0"][:8, :13]))

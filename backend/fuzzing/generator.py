@@ -816,7 +816,11 @@ class _KernelBuilder:
                 or on_chip_read_gap(REGISTRY.get(read), 0, read_source.type, read_source.name in self.gm):
             self.index_math(param if param.name in self.gm else source)
             return
-        indices = _dims(tuple(self.int_draw(0, d - 1) for d in source.type.shape))
+        # Inside the valid region: past it is no value (the deduction refuses a static index there).
+        read_type = read_source.type
+        assert isinstance(read_type, TensorType)
+        bounds = [v if isinstance(v, int) else d for v, d in zip(read_type.valid_extents, read_type.shape)]
+        indices = _dims(tuple(self.int_draw(0, int(d) - 1) for d in bounds))
         value = self.call(read, (read_source, indices), prefix="s")
         if read_source is param:
             self.tag("construct:scalar-read-gm")
@@ -1249,6 +1253,11 @@ class _KernelBuilder:
         # past L0C, AutoTileMatmulL0's output grid stores that view per tile when it stays in Acc
         # (an INT8 product's INT32; a narrower float product would be converted whole in Vec).
         lhs = a if big and dtype is not I8 else self.narrowed_left(a)
+        if not big and lhs is a and dtype in (F16, F32) and self.chance(20):
+            # An operand computed on chip first: ConvertTensorToTileOps boxes it as its load
+            # would be (M = 1 / 7 / 20 / 33 / 100 are not whole 16-row boxes).
+            lhs = self.call("tensor.muls", (a, T.ConstFloat(1.0, dtype)), prefix="ca")
+            self.tag("construct:cube-operand-computed")
         attrs: tuple[tuple[str, AttrValue], ...] = ()
         # A matmul_acc chain keeps the whole accumulator (and each operand) resident in L0:
         # only K is tiled, so the chain is drawn only where it fits.
@@ -1946,7 +1955,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed"))
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable,
                                        UnpaddedRows, WholeRows)
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
-from languages.ops.vector_ops import mask_cols, reinterpret_on_chip_gap
+from languages.ops.vector_ops import compares_fewer_rows, mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
 from languages.views import assemble_window_gap, flat_reshape_gap, reshape_into_boxes_gap
 from nanopass.diagnostics import CompileError
@@ -573,7 +573,7 @@ class _Drawer:
         FP16) for an op that indexes operand `index` flat: the shape where a flat element index
         and the Vec buffer's flat position part (TGATHER counts the buffer's padded rows)."""
         if not any(domain.into == index and domain.axis is None and not domain.block_bytes
-                   for decl in self.opdef.operands for domain in decl.index_domain) or not self.chance(25):
+                   for decl in self.opdef.operands for domain in decl.index_domain) or not self.chance(60):
             return None
         decl = self.opdef.operands[index]
         windows = [v for v in self.pool.of_kind(_kind_of(decl)) if v.name in self.pool.column_windows
@@ -631,6 +631,8 @@ class _Drawer:
                           and not (v.name in self.pool.transposed and not _is_column(v))]
         if declines_boxed_column(self.opdef, index):
             candidates = [v for v in candidates if not (v.name in self.pool.boxed and _is_column(v))]
+        if index == 0 and self.opdef.prefix == "tensor" and self.opdef.semantics[:1] == ("compare",):
+            candidates = [v for v in candidates if not compares_fewer_rows(v.type)]
         handle_only = _handle_only(self.opdef, index)
         if handle_only:
             candidates = [v for v in candidates if v.name not in self.pool.views]

@@ -539,9 +539,13 @@ IN_PLACE_SAFE_FAMILIES = frozenset(
 # aside): such an op reads an operand of the result's shape over the *result's* valid region.
 # The result of operands with different valid regions is full-shape (spec: the exact-region rule
 # covers equal regions only), so the op then reads the narrower operand's padding, which must
-# hold data. The part_* ops ("partial") read each operand over its own valid region.
+# hold data. The part_* ops ("partial") read each operand over its own valid region, and so does
+# a compare: its result is a packed mask whose columns are words of bits, not the operand's
+# elements (TCMP / TCMPS loop over src0's valid rows and columns; tile.cmp's two operands have one
+# valid region), so a mask as wide as its operand (FP32 [16, 32] -> UINT8 [16, 32]) does not make
+# the mask's region the operand's.
 READS_OVER_RESULT_REGION = frozenset({
-    "binary", "fused", "prelu", "scalar_binary", "unary", "cast", "compare", "select",
+    "binary", "fused", "prelu", "scalar_binary", "unary", "cast", "select",
     "row_expand", "row_expdif", "col_expand", "col_expdif",
 })
 

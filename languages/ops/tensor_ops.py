@@ -634,6 +634,14 @@ def deduce_full(args: Sequence[Node], attrs: Attrs) -> Type:
 def deduce_read(args: Sequence[Node], attrs: Attrs) -> Type:
     value = value_at(args, 0)
     check_rank(args[1], list_len(args[1]), len(value.shape), 1, "indices")
+    indices = static_ints(args[1])
+    valid = value.valid_extents
+    if indices is not None and len(indices) == len(valid) and any(
+            isinstance(extent, int) and not 0 <= index < extent for index, extent in zip(indices, valid)):
+        # Past the valid region is no value of the tensor (padding, or bytes a narrowed view does
+        # not name): the compiled read and the reference would each see something else there.
+        raise DeductionError(f"element {list(indices)} lies outside the valid region {list(valid)} of "
+                             f"{describe(args[0])}", 1, hint="read an element inside the valid region")
     return ScalarType(value.dtype)
 
 

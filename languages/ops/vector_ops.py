@@ -200,7 +200,24 @@ def _mask_of(value: Value) -> Type:
     shape = (value.shape[0], mask_cols(value.shape[1]))
     if isinstance(value, TensorType):
         return TensorType(shape, MASK_DTYPE)
-    return make_tile_type(shape, MASK_DTYPE)
+    # TCMP / TCMPS write one mask row per valid source row (pto-isa TCMP_IMPL / TCMPS_IMPL assert
+    # src and dst valid rows equal; PTOAS: "expects src and dst to have the same valid_shape[0]"):
+    # a source valid over fewer rows than it has (a cube result boxed a fractal tall) gives a mask
+    # valid over those rows, every packed word of each.
+    return make_tile_type(shape, MASK_DTYPE, (value.valid_extents[0], shape[1]))
+
+
+def compares_fewer_rows(value: Type) -> bool:
+    """Whether a tensor compare of `value` (a 2-D tensor valid over fewer rows than it has, by
+    static extents) has no lowering yet: its mask is typed whole (rows past the valid ones hold
+    zero bits) while TCMP / TCMPS write mask rows only for their source's valid rows (PTOAS wants
+    the two valid row counts equal), so the mask's remaining rows would be written by nothing.
+    ConvertTensorToTileOps declines such a call at the user's line; the program generator does
+    not draw one."""
+    if not isinstance(value, (TensorType, TileType)) or len(value.shape) != 2:
+        return False
+    rows = value.valid_extents[0]
+    return isinstance(rows, int) and rows < value.shape[0]
 
 
 def deduce_cmp(args: Sequence[Node], attrs: Attrs) -> Type:

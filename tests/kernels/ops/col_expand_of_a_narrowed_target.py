@@ -1,9 +1,6 @@
-# (agent-e, uncovered behind GATHER_PADDED in generated programs) PTOAS refuses a kernel that verifies and
-# simulates bit-exact: tensor.col_expand of a set_validshape-narrowed target ([16, 32] valid [8, 13]) by a
-# full [1, 32] row emits a tcolexpand whose src row is valid over 32 columns and dst over 13 ('pto.tcolexpand'
-# op expects src and dst to have the same valid_shape[1]', a3 and a5). Root fix: narrow the row's valid
-# columns to the target's (set_validshape) before the instruction, as the row operand of a boxed lhs is.
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate -o k.pto, then ptoas --pto-arch=a3 k.pto
+# tensor.col_expand of a set_validshape-narrowed target ([16, 32] valid [8, 13]) by a full [1, 32]
+# row: the row is handed to tcolexpand as its window valid over the target's 13 columns (PTOAS
+# wants src and dst valid over the same columns; agent-e's finding, uncovered behind GATHER_PADDED).
 import pypto.language as pl
 
 
