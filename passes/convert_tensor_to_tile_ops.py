@@ -810,7 +810,6 @@ class TensorToTileMutator(U.FromTensor):
             args = self._broadcast_operands(call, args, pre)
         tile_op, args = self._boxed_row_operand(call, tile_op, args, pre)
         args = self._boxed_per_column_operand(call, tile_op, args, pre)
-        args = self._per_column_operand_over_lhs_columns(call, tile_op, args, pre)
         if REGISTRY.is_reshape(tile_op) and args:
             same = self._same_shape_reshape(call, args)
             if same is not None:
@@ -825,6 +824,9 @@ class TensorToTileMutator(U.FromTensor):
             self._require_state().revalidations[target.name] = args[0]
         args = self._reshapes_read_past_their_valid_region(call, tile_op, args, pre)
         args = self._broadcast_lhs_over_result(call, tile_op, args, pre)
+        # After the lhs is widened over the result: the row is narrowed to the columns the
+        # instruction computes, the lhs's as it is handed over (finding a6cedd34c5).
+        args = self._per_column_operand_over_lhs_columns(call, tile_op, args, pre)
         args = self._revalidations_read_past_their_valid_region(call, tile_op, args, pre)
         self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])

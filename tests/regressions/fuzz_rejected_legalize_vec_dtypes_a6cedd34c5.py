@@ -6,6 +6,7 @@
 # verdict when found:
 #   <fuzz>:38:45: error: [LegalizeVecDtypes] not supported yet: BF16 tile.col_expand_add on this target runs in FP32, and it reads its operand `bc12_tile_over_lhs` (a view valid in [1, 2]) past its valid region over the result's [16, 16]; the widening cannot reach a view's padding
 #       hint: give the operands one valid shape (pl.tile.set_validshape), or compute in FP32 (pl.cast before and after)
+#   (fixed: ConvertTensorToTileOps narrowed the column broadcast's row to the lhs's valid columns before widening the lhs over the result; the row is now narrowed after)
 # replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
