@@ -193,6 +193,10 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
                 return False
             with np.errstate(all="ignore"):
                 ufunc(operands[0], operands[1], out=view)
+            if dtype.is_float and np.isnan(view).any():
+                # Which operand's NaN a NaN result carries is the rule's (numerics.propagate_nan),
+                # not NumPy's loop's.
+                view[...] = numerics.binary(meaning, operands[0], operands[1], dtype.name)
         else:
             try:
                 result: Any = numerics.unary(meaning, operands[0], dtype.name)
