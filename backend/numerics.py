@@ -617,7 +617,9 @@ def scalar_cast(value: float | int, src: str, dst: str) -> float | int:
     source = "INT64" if src == "INDEX" else src
     target = "INT64" if dst == "INDEX" else dst
     if is_float(source):
-        array = np.asarray(value, dtype=np.float64).astype(np_dtype(source))
+        # `value` is a `source` number (or NaN): rounding it to `source` is exact, and keeps a
+        # NaN's payload, which NumPy / ml_dtypes' float64 -> BF16 cast would make 0x7fc0.
+        array = round_float64(np.asarray(value, dtype=np.float64), source, "rint")
     else:
         bits = 8 * byte_width(source)
         wrapped = int(value) % (1 << bits)
