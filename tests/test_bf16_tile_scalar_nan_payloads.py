@@ -106,3 +106,11 @@ def test_the_first_nan_operand_wins_whatever_numpys_loop(dtype: str, size: int) 
         assert np.all(numerics.binary(op, tile, scalar, dtype).view(np_bits) == tile_nan), (op, dtype, size)
         assert np.all(numerics.binary(op, np.broadcast_to(scalar, tile.shape), tile, dtype).view(np_bits)
                       == scalar_nan), (op, dtype, size)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_int32_scalar_is_rounded_to_bf16_first(backend: str) -> None:
+    # 0 + 257: the BF16 instruction converts 257 to BF16 first (a tie, to even: 256, 0x4380).
+    inputs = {"t": _bf16([0x0000], (16, 32)), "s": np.full((1, 16), 257, dtype=np.int32)}
+    got, _ = _compiled_and_reference("adds", "INT32", backend, inputs)
+    assert np.all(got == 0x4380)
