@@ -617,7 +617,9 @@ def scalar_cast(value: float | int, src: str, dst: str) -> float | int:
     source = "INT64" if src == "INDEX" else src
     target = "INT64" if dst == "INDEX" else dst
     if is_float(source):
-        array = np.asarray(value, dtype=np.float64).astype(np_dtype(source))
+        # `value` is a `source` number (or NaN): rounding it to `source` is exact, and keeps a
+        # NaN's payload, which NumPy / ml_dtypes' float64 -> BF16 cast would make 0x7fc0.
+        array = round_float64(np.asarray(value, dtype=np.float64), source, "rint")
     else:
         bits = 8 * byte_width(source)
         wrapped = int(value) % (1 << bits)
@@ -722,9 +724,33 @@ def _float_elementwise(op: Callable[..., Array], operands: list[Array], dtype: s
     """
     with np.errstate(all="ignore"):
         if dtype == "FP32":
-            return np.asarray(op(*[_as_dtype(x, "FP32") for x in operands])).astype(np.float32)
+            narrow = [_as_dtype(x, "FP32") for x in operands]
+            result32 = np.asarray(op(*narrow)).astype(np.float32)
+            if not np.isnan(result32).any():
+                return result32
+            wide = [widen_to_float64(x, "FP32") for x in narrow]
+            return round_float64(propagate_nan(result32.astype(np.float64), wide), "FP32", "rint")
         wide = [widen_to_float64(_as_dtype(x, dtype), dtype) for x in operands]
-        return round_float64(np.asarray(op(*wide)), dtype, "rint")
+        return round_float64(propagate_nan(np.asarray(op(*wide)), wide), dtype, "rint")
+
+
+def propagate_nan(result64: Array, wide: list[Array]) -> Array:
+    """Which NaN a NaN result carries, by rule rather than by NumPy's loop choice: the first NaN
+    operand in operand order, quieted, with its sign and payload (what x86 returns for the
+    operation written in that order; `widen_to_float64` has quieted it already); an operation
+    without a NaN operand keeps the NaN it made (the default NaN). NumPy does not fix this: a
+    float64 `a + s` over a contiguous array returns the scalar's NaN, over a one-element array
+    a's, and a float32 one a's -- so a BF16 tile-scalar add (computed in float64) and the same
+    add done in FP32 (LegalizeVecDtypes) disagreed on two NaN operands."""
+    nan = np.isnan(result64)
+    if not nan.any():
+        return result64
+    shape = np.broadcast_shapes(result64.shape, *(np.shape(x) for x in wide))
+    chosen = np.broadcast_to(result64, shape).view(np.uint64)
+    for operand in reversed(wide):
+        operand = np.broadcast_to(np.asarray(operand, dtype=np.float64), shape)
+        chosen = np.where(np.isnan(operand), operand.view(np.uint64) | _QUIET_BIT_F64, chosen)
+    return np.where(nan, np.asarray(chosen, dtype=np.uint64).view(np.float64), result64)
 
 
 def _bitwise_on_patterns(op: Callable[[Array, Array], Array], a: Array, b: Array) -> Array:

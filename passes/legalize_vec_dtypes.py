@@ -58,7 +58,7 @@ from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, WRITE, OpDef
 from languages.ops.data_extents import reads_past_valid
 from languages.ops.assembler_element_types import Fp32Route, fp32_route
-from languages.types import DataType, TileType
+from languages.types import DataType, ScalarType, TileType
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -152,6 +152,8 @@ class _Widener(TP.Rewriter):
                 # first (a campaign found muls(x, 0.1) one ulp off).
                 rounded = float(round_float64(np.array(float(arg.value), dtype=np.float64), NARROW.name, "rint"))
                 args.append(TP.ConstFloat(value=rounded, dtype=WIDE, span=arg.span))
+            elif self._is_value_scalar(call, opdef, index):
+                args.append(self._scalar_as_narrow(arg, call, pre))
             elif not _is_narrow_vec(ty):
                 args.append(arg)
             elif index < len(opdef.operands) and opdef.operand_decl(index).effect is WRITE:
@@ -179,6 +181,40 @@ class _Widener(TP.Rewriter):
             self.handles[node.target.name] = handle
             self.views[node.target.name] = True
         return (*pre, TP.AssignStmt(target=node.target, value=back, span=node.span))
+
+    @staticmethod
+    def _is_value_scalar(call: TP.Call, opdef: OpDef, index: int) -> bool:
+        """Operand `index` is a scalar the BF16 instruction converts to its tile's type first
+        (a tile-scalar form's scalar: it adopts operand `literal_dtype`'s element type)."""
+        if index >= len(opdef.operands):
+            return False
+        decl = opdef.operand_decl(index)
+        source = decl.literal_dtype
+        return (decl.kind == "scalar" and isinstance(source, int) and not isinstance(source, bool)
+                and source < len(call.args) and _is_narrow_vec(getattr(call.args[source], "type", None)))
+
+    def _scalar_as_narrow(self, arg: TP.Expr, call: TP.Call, pre: list[TP.Stmt]) -> TP.Expr:
+        """A tile-scalar form's scalar as the FP32 instruction must get it: the BF16 instruction
+        converts its scalar to BF16 first (NUMERICS.md section 2, `convert_scalar`: RNE, a NaN
+        quieted keeping its sign and top payload bits), the FP32 one would only convert it to
+        FP32 -- an FP32 scalar 1 + 2**-10 added to a BF16 256 gives 256 in BF16 (the scalar is
+        1.0 there, the tie goes to even) but 258 through FP32. So a scalar that is not BF16
+        already is rounded to BF16 (a literal here, at compile time; a variable by a scalar
+        cast) and widened back, which is exact."""
+        if isinstance(arg, (TP.ConstFloat, TP.ConstInt)) and not isinstance(arg.value, bool):
+            rounded = float(round_float64(np.array(float(arg.value), dtype=np.float64), NARROW.name, "rint"))
+            return TP.ConstFloat(value=rounded, dtype=WIDE, span=arg.span)
+        ty = getattr(arg, "type", None)
+        if not isinstance(ty, ScalarType) or ty.dtype is NARROW or not (ty.dtype.is_float or ty.dtype.is_int):
+            return arg
+        narrow = TP.Var(self.fresh(f"{getattr(arg, 'name', 's')}_bf16"), ScalarType(NARROW), span=call.span)
+        pre.append(TP.AssignStmt(target=narrow, value=TP.UnaryOp(op="cast", operand=arg, type=ScalarType(NARROW),
+                                                                 span=call.span), span=call.span))
+        wide = TP.Var(self.fresh(f"{getattr(arg, 'name', 's')}_fp32"), ScalarType(WIDE), span=call.span)
+        pre.append(TP.AssignStmt(target=wide, value=TP.UnaryOp(op="cast", operand=narrow, type=ScalarType(WIDE),
+                                                               span=call.span), span=call.span))
+        self.bump("bf16_scalars_rounded_for_fp32")
+        return wide
 
     def _on_handle(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef) -> tuple[TP.Stmt, ...] | None:
         """`tile.set_validshape(x, vr, vc)` of a BF16 result the BITS routes brought back (a view

@@ -191,8 +191,13 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
             ufunc = numerics.exact_ufunc(meaning, dtype.name)
             if ufunc is None:
                 return False
-            with np.errstate(all="ignore"):
-                ufunc(operands[0], operands[1], out=view)
+            if dtype.is_float and (np.isnan(operands[0]).any() or np.isnan(operands[1]).any()):
+                # Which operand's NaN a NaN result carries is the rule's (numerics.propagate_nan),
+                # not NumPy's loop's. (Computed before the store: the target may be an operand.)
+                view[...] = numerics.binary(meaning, operands[0], operands[1], dtype.name)
+            else:
+                with np.errstate(all="ignore"):
+                    ufunc(operands[0], operands[1], out=view)
         else:
             try:
                 result: Any = numerics.unary(meaning, operands[0], dtype.name)
