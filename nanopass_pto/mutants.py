@@ -251,7 +251,7 @@ def _gather_source_unpacked(original: Any) -> Any:
 
 
 def _on_chip_cube_operand_unboxed(original: Any) -> Any:
-    def boxed_on_chip(self: Any, value: Any, demand: Any, transposed: Any, span: Any, pre: Any) -> Any:
+    def boxed_on_chip(self: Any, call: Any, value: Any, demand: Any, transposed: Any, pre: Any) -> Any:
         return value
 
     return boxed_on_chip

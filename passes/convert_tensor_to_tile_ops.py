@@ -1519,7 +1519,7 @@ class TensorToTileMutator(U.FromTensor):
             value = self._load_gm(value, demand, call.span, pre)
         elif isinstance(value, U.Var) and isinstance(value.type, TileType) and tile_input.space_of:
             b_trans = tile_input.transpose_attr is not None and bool(attr(call.attrs, tile_input.transpose_attr, False))
-            value = self._boxed_on_chip(value, operand_demand(call, tile_input), b_trans, call.span, pre)
+            value = self._boxed_on_chip(call, value, operand_demand(call, tile_input), b_trans, pre)
         if tile_input.transpose_attr is not None and attr(call.attrs, tile_input.transpose_attr, False):
             view = self._call("tile.transpose_view", (value,), (), call.span)
             name = self._require_state().fresh(f"{_base_name(value)}_t")
@@ -1529,7 +1529,7 @@ class TensorToTileMutator(U.FromTensor):
             value = transposed
         return value
 
-    def _boxed_on_chip(self, value: U.Var, demand: SpaceDemand | None, transposed: bool, span: Span,
+    def _boxed_on_chip(self, call: T.Call, value: U.Var, demand: SpaceDemand | None, transposed: bool,
                        pre: list[U.Stmt]) -> U.Var:
         """A cube operand computed on chip, boxed as its load would be (`_load_call`): the Vec
         value is written into a zero tile of the boxed extent (a [20, 16] FP32 left operand into
@@ -1539,7 +1539,11 @@ class TensorToTileMutator(U.FromTensor):
 
         A transposed operand (b_trans) is transposed on chip and moves into Mat as the
         transpose, in Mat's own box: its shape there must be whole boxes too (an INT8 [1, 32]
-        right operand is boxed [32, 32], not [16, 32], since its transpose's columns are N)."""
+        right operand is boxed [32, 32], not [16, 32], since its transpose's columns are N). Its
+        K becomes the transpose's rows, which no zero padding may lengthen (the left operand's K
+        stays): a K short of Mat's box rows (8 FP32 columns against 16-row boxes) is declined at
+        the user's line."""
+        span = call.span
         ty = value.type
         assert isinstance(ty, TileType)
         if demand is None or demand.box is None or len(ty.shape) != 2 \
@@ -1550,7 +1554,15 @@ class TensorToTileMutator(U.FromTensor):
         if transposed:
             mat_box = box_shape(implicit_view(demand.space, (physical[1], physical[0])), ty.dtype)
             if mat_box is not None:
-                physical = (-(-physical[0] // mat_box[1]) * mat_box[1], -(-physical[1] // mat_box[0]) * mat_box[0])
+                if physical[1] % mat_box[0]:
+                    raise _error(call, f"not supported yet: a `{call.op}` operand computed on chip and transposed "
+                                       f"(b_trans) whose K (= {physical[1]}) is not a multiple of {mat_box[0]} for "
+                                       f"{ty.dtype.pl_name}: its transpose moves into Mat, whose boxes are "
+                                       f"{mat_box[0]} rows tall, and K takes no padding",
+                                 "compute the operand already transposed and pass b_trans=False, or load it from GM "
+                                 f"(a GM operand is transposed in Mat), or pad K to {-(-physical[1] // mat_box[0]) * mat_box[0]} "
+                                 "with zeros in both operands")
+                physical = (-(-physical[0] // mat_box[1]) * mat_box[1], physical[1])
         valid = ty.valid_extents
         if physical == shape or not all(isinstance(e, int) for e in valid):
             return value

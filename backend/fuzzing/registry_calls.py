@@ -40,7 +40,7 @@ from typing import Any, Callable, Collection, Sequence
 from backend.targets.handlers import get_backend
 from languages.cube_boxing import declines_boxed_column, unaligned_k, unaligned_n, unboxed_batched_axis
 from languages.gen import tensor as T
-from languages.layout import (assembler_checked_box, physical_2d, reshape_is_reinterpretation,
+from languages.layout import (assembler_checked_box, box_shape, physical_2d, reshape_is_reinterpretation,
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, OperandDecl, ReusesInput, Window, never_loaded,
@@ -54,7 +54,7 @@ from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, 
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import compares_fewer_rows, mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
-from languages.views import assemble_window_gap, flat_reshape_gap, reshape_into_boxes_gap
+from languages.views import assemble_window_gap, flat_reshape_gap, implicit_view, reshape_into_boxes_gap
 from nanopass.diagnostics import CompileError
 from nanopass.node import Node
 
@@ -882,6 +882,8 @@ class _Drawer:
                 ty = REGISTRY.deduce(opdef.name, args, attr_items)
         except CompileError:
             return None
+        if self.transposed_on_chip_k_gap(opdef, args, dict(attr_items)):
+            return None  # ConvertTensorToTileOps declines it (its K takes no padding in Mat's box)
         if self.unconnected_move(opdef, args, dict(attr_items), ty):
             return None
         if target_violation(opdef, self.pool.arch, args, attr_items, ty, self.pool.roots,
@@ -911,6 +913,21 @@ class _Drawer:
         if isinstance(ty, (TensorType, TileType)) and ty.valid_shape is not None:
             tags.add("valid:partial")
         return DrawnCall(opdef.name, args, attr_items, ty, tags)
+
+    def transposed_on_chip_k_gap(self, opdef: OpDef, args: tuple[T.Expr, ...], attrs: dict[str, AttrValue]) -> bool:
+        """A tensor matmul whose right operand is computed on chip and transposed (b_trans) with a
+        K short of Mat's box rows: its transpose moves into Mat, where K takes no padding."""
+        names = opdef.operand_names
+        if opdef.prefix != "tensor" or opdef.family != "matmul" or not attrs.get("b_trans") or "rhs" not in names \
+                or names.index("rhs") >= len(args):
+            return False
+        rhs = args[names.index("rhs")]
+        ty = _value_type(rhs)
+        if not isinstance(rhs, T.Var) or rhs.name in self.pool.gm or not isinstance(ty, TensorType) or len(ty.shape) != 2:
+            return False
+        k = int(ty.shape[1])
+        box = box_shape(implicit_view(MemorySpace.Mat, (k, int(ty.shape[0]))), ty.dtype)
+        return box is not None and k % box[0] != 0
 
     def unconnected_move(self, opdef: OpDef, args: tuple[T.Expr, ...], attrs: dict[str, AttrValue], ty: Type) -> bool:
         """A plain (not cross-core) move between two known spaces that no chain of the target's
