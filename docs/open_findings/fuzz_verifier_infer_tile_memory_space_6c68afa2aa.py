@@ -1,9 +1,3 @@
-# (stop 27's final 300 s campaign on 3ced3b4, seed 99; not fixed) an internal compiler error: DefinedReads after
-# InferTileMemorySpace. kernel2 slices a set_validshape-narrowed product (valid [9, 15]) at [3, 23] with
-# extent [9, 9]: the window lies past the source's valid region, yet tensor.slice's deduction gives it a
-# full valid region [9, 9] (the tile-level move writes only [6, 0]). Root fix: a slice's valid region is
-# its window intersected with its source's valid region (or a located refusal of a window past it), and
-# the generator draws windows inside the valid region.
 # fuzz-regression: verifier (verifier)
 # blamed: infer-tile-memory-space
 # input-seed: 22281
@@ -19,6 +13,12 @@
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
 # pypto.program: Fuzz
 # nanopass.language: Tensor
+# (stop 27's final 300 s campaign on 3ced3b4, seed 99; not fixed) an internal compiler error: DefinedReads after
+# InferTileMemorySpace. kernel2 slices a set_validshape-narrowed product (valid [9, 15]) at [3, 23] with
+# extent [9, 9]: the window lies past the source's valid region, yet tensor.slice's deduction gives it a
+# full valid region [9, 9] (the tile-level move writes only [6, 0]). Root fix: a slice's valid region is
+# its window intersected with its source's valid region (or a located refusal of a window past it), and
+# the generator draws windows inside the valid region.
 import pypto.language as pl
 
 
