@@ -588,6 +588,23 @@ def tensor_at(args: Sequence[Node], index: int) -> TensorType:
     return ty
 
 
+def _check_window_inside_valid(args: Sequence[Node], extent: Sequence[int | None], source: Value) -> None:
+    """A slice reads its window's valid region from its source's valid region: past that is no
+    value (padding, or data a narrowed view does not name), which the compiled slice and the
+    reference would each see differently (campaign finding 6c68afa2aa)."""
+    offsets = static_ints(args[2])
+    if offsets is None or source.valid_shape is None:
+        return
+    limits = source.valid_extents
+    for axis, (offset, size, limit) in enumerate(zip(offsets, extent, limits)):
+        if isinstance(size, int) and isinstance(limit, int) and offset + size > limit:
+            raise DeductionError(f"the slice's valid window [{', '.join(map(str, offsets))}] + "
+                                 f"[{', '.join(str(e) for e in extent)}] reaches past the valid region "
+                                 f"{list(limits)} of its source on axis {axis}: what lies there is no value", 2,
+                                 hint="slice inside the source's valid region, or give the slice a valid_shape "
+                                      "that ends inside it")
+
+
 def deduce_slice(args: Sequence[Node], attrs: Attrs) -> Type:
     source = value_at(args, 0)
     shape = dims_at(args, 1, "shape")
@@ -598,6 +615,7 @@ def deduce_slice(args: Sequence[Node], attrs: Attrs) -> Type:
     if valid is not None:
         check_valid_within(valid, shape, 3)
     check_window(static_ints(args[2]), known_extents(valid) if valid else shape, source.shape, 2, "the slice")
+    _check_window_inside_valid(args, known_extents(valid) if valid else shape, source)
     if isinstance(source, TileType):
         space, view = source.memory_space, source.view
         return TileType(shape, source.dtype, normalize_valid(shape, valid), space, view)
