@@ -242,17 +242,23 @@ class _Legalizer(TP.Rewriter):
         pre: list[TP.Stmt] = []
         tiles = 1 if call.op == "tile.move" else 2
         args = tuple(self._bits(a, bits, pre, node.span) if i < tiles else a for i, a in enumerate(call.args))
-        copy = TP.Call(op=call.op, args=args, attrs=call.attrs,
-                       type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
-        copied = TP.Var(self.fresh(f"{node.target.name}_bits"), copy.type, span=node.target.span)
-        back = self._view_call(copied, result.dtype, node.span)
-        if back.type != result:
-            raise CompileError(Diagnostic.at(node, RULE, f"the {bits.name} bits of `{node.target.name}` do not "
-                                             f"re-view as {result}", "this is a compiler bug"))
         self.bump("vec_inserts_copied_as_bits")
-        self.bit_handles[node.target.name] = copied
+        return (*pre, *self._on_bits(node, call, args, result, f"the {bits.name} bits of `{node.target.name}`"))
+
+    def _on_bits(self, node: TP.AssignStmt, call: TP.Call, args: tuple[TP.Expr, ...], result: TileType,
+                 what: str) -> tuple[TP.Stmt, TP.Stmt]:
+        """`call` over `args` (bits of another type) into a handle of its own, then that handle
+        re-viewed as `result` under the target's name; the handle is what a later narrowing of
+        the target narrows (`bit_handles`)."""
+        rebuilt = TP.Call(op=call.op, args=args, attrs=call.attrs,
+                          type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
+        handle = TP.Var(self.fresh(f"{node.target.name}_bits"), rebuilt.type, span=node.target.span)
+        back = self._view_call(handle, result.dtype, node.span)
+        if back.type != result:
+            raise CompileError(Diagnostic.at(node, RULE, f"{what} do not re-view as {result}", "this is a compiler bug"))
+        self.bit_handles[node.target.name] = handle
         self.views[node.target.name] = True
-        return (*pre, TP.AssignStmt(target=copied, value=copy, span=node.span),
+        return (TP.AssignStmt(target=handle, value=rebuilt, span=node.span),
                 TP.AssignStmt(target=node.target, value=back, span=node.span))
 
     def _vec_insert(self, node: TP.AssignStmt, call: TP.Call) -> bool:
@@ -286,17 +292,7 @@ class _Legalizer(TP.Rewriter):
         target = node.target.type
         assert isinstance(source, TP.Var) and isinstance(target, TileType)
         args = (self.bit_handles[source.name], *call.args[1:])
-        narrowed = TP.Call(op=call.op, args=args, attrs=call.attrs,
-                           type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
-        handle = TP.Var(self.fresh(f"{node.target.name}_bits"), narrowed.type, span=node.target.span)
-        back = self._view_call(handle, target.dtype, node.span)
-        if back.type != target:
-            raise CompileError(Diagnostic.at(node, RULE, f"the bits of `{source.name}` narrowed do not re-view as "
-                                             f"{target}", "this is a compiler bug"))
-        self.bit_handles[node.target.name] = handle
-        self.views[node.target.name] = True
-        return (TP.AssignStmt(target=handle, value=narrowed, span=node.span),
-                TP.AssignStmt(target=node.target, value=back, span=node.span))
+        return self._on_bits(node, call, args, target, f"the bits of `{source.name}` narrowed")
 
     def _one_element_into_column(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...] | None:
         """`x = tile.assemble(col, one, [r, 0])`, one element written into a column-major [N, 1]
