@@ -1128,13 +1128,10 @@ class _AutoTiler(L.FromTilePlaced):
                                 f"[{dims.valid_m}, {dims.valid_n}]")
                     vec[stmt.target.name] = window
                 elif call.op == "tile.store" and window_held is not None:
-                    refusal = self._store_refusal(call, what)
-                    if refusal is not None:
-                        return refusal
-                    chain = self._store_chain(stmt, store_chains)
-                    if chain is None:
-                        return f"the store result that {what} writes again is also read elsewhere"
-                    consumers.append(_Consumer(stmt, position, "window", window_held, chain))
+                    consumer = self._store_consumer(stmt, position, "window", window_held, what, store_chains)
+                    if isinstance(consumer, str):
+                        return consumer
+                    consumers.append(consumer)
                 else:
                     return f"its result, moved to Vec to be sliced, is read by {what}"
                 absorbed.add(position)
@@ -1149,13 +1146,10 @@ class _AutoTiler(L.FromTilePlaced):
                             f"valid [{dims.valid_m}, {dims.valid_n}]")
                 acc[stmt.target.name] = (0, 0, rows, cols)
             elif call.op == "tile.store":
-                refusal = self._store_refusal(call, what)
-                if refusal is not None:
-                    return refusal
-                chain = self._store_chain(stmt, store_chains)
-                if chain is None:
-                    return f"the store result that {what} writes again is also read elsewhere"
-                consumers.append(_Consumer(stmt, position, "store", held, chain))
+                consumer = self._store_consumer(stmt, position, "store", held, what, store_chains)
+                if isinstance(consumer, str):
+                    return consumer
+                consumers.append(consumer)
             elif _moves_to_vec(stmt, matmul.target):
                 if windowed:
                     vec[stmt.target.name] = None
@@ -1191,6 +1185,17 @@ class _AutoTiler(L.FromTilePlaced):
         if attr(call.attrs, "window", None) is not None:
             return f"its result is stored by {what} into an N-D window"
         return None
+
+    def _store_consumer(self, stmt: S.AssignStmt, position: int, kind: str, held: tuple[int, int, int, int],
+                        what: str, store_chains: dict[str, str]) -> _Consumer | str:
+        """A consumer store of the product's output grid, or why the grid cannot serve it."""
+        refusal = self._store_refusal(cast(S.Call, stmt.value), what)
+        if refusal is not None:
+            return refusal
+        chain = self._store_chain(stmt, store_chains)
+        if chain is None:
+            return f"the store result that {what} writes again is also read elsewhere"
+        return _Consumer(stmt, position, kind, held, chain)
 
     def _store_chain(self, stmt: S.AssignStmt, store_chains: dict[str, str]) -> str | None:
         """The GM tensor a consumer store writes, through the consumer stores before it (None
