@@ -85,11 +85,9 @@ def padded_2d(tile: TileType) -> tuple[int, int]:
 def flat_index_pitch(shape: Sequence[int], dtype: DataType) -> int:
     """Elements from one row to the next of a flat (none_box) Vec tile of `shape`, as the index
     form of TGATHER / TSCATTER counts them: pto-isa reads index k at buffer row k // Cols, column
-    k % Cols, with Cols the padded extent (a [16, 4] FP32 tile's rows are 8 apart)."""
-    rows, cols = physical_2d(shape)
-    if shape_blayout(tuple(shape)) != _ROW:
-        return cols  # an [N, 1] column is column-major: one element per row either way
-    return _align(cols, unboxed_row_multiple(dtype))
+    k % Cols, with Cols the padded extent (a [16, 4] FP32 tile's rows are 8 apart; an [N, 1]
+    column is column-major, one element per row either way)."""
+    return padded_2d(TileType(tuple(shape), dtype))[1]
 
 
 def padded_bytes(tile: TileType) -> int:
