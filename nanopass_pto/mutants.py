@@ -250,6 +250,13 @@ def _gather_source_unpacked(original: Any) -> Any:
     return packed
 
 
+def _narrowed_source_as_it_is(original: Any) -> Any:
+    def read_whole(self: Any, call: Any, index: Any, value: Any, pre: Any) -> Any:
+        return value
+
+    return read_whole
+
+
 def _on_chip_cube_operand_unboxed(original: Any) -> Any:
     def boxed_on_chip(self: Any, call: Any, value: Any, demand: Any, transposed: Any, pre: Any) -> Any:
         return value
@@ -1064,6 +1071,11 @@ def _catalogue() -> list[Any]:
                     "a column window of an on-chip tensor is gathered from (scattered into) in place: TGATHER counts "
                     "its own columns while its rows lie the parent's pitch apart",
                     "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_packed", _gather_source_unpacked),
+        PatchMutant("expand-clone-copies-valid-region", "convert-tensor-to-tile-ops",
+                    "tensor.expand_clone of a source narrowed by set_validshape (or a narrowing reshape) stores "
+                    "only its valid region: the rest of the target keeps its old values",
+                    "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_read_whole",
+                    _narrowed_source_as_it_is),
         PatchMutant("cube-operand-computed-on-chip-unboxed", "convert-tensor-to-tile-ops",
                     "a matmul operand computed in Vec crosses into Mat at its own shape, not boxed as its load would "
                     "be (M = 20 or M = 1 left operands, N = 20 right operands)",

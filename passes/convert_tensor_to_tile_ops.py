@@ -231,6 +231,15 @@ def _is_boxed_column(ty: Type | None) -> bool:
     return isinstance(ty, TileType) and len(ty.shape) == 2 and ty.shape[1] != 1 and ty.valid[1] == 1
 
 
+def _has_logical_shape(arg: T.Expr, shape: Sequence[object]) -> bool:
+    """The user's operand already has `shape`: nothing to broadcast, whatever its tile's physical
+    shape (a cube-boxed product is [ceil(m / 16) * 16, n] and may be narrowed by set_validshape
+    below m rows, so neither its shape nor its valid region tells its logical one; finding
+    b3fe3e1a0b)."""
+    ty = type_of(arg)
+    return isinstance(ty, TensorType) and tuple(ty.shape) == tuple(shape)
+
+
 def _pitch(tile: TileType) -> int:
     """Elements from one row of a 2-D Vec tile to the next: its columns padded to 32 bytes
     (`languages.layout.padded_2d`). TGATHER / TSCATTER read a flat index over the whole buffer,
@@ -1218,7 +1227,9 @@ class TensorToTileMutator(U.FromTensor):
         shapes = {tuple(ty.shape) for ty in (_expr_type(a) for a in args) if isinstance(ty, TileType)}
         if len(shapes) == 1 and all(isinstance(_expr_type(a), TileType) for a in args):
             return args  # one physical shape (e.g. the same cube-boxed accumulator): nothing to broadcast
-        return self._onto_boxed_column(call, [self._expand_to(call, arg, result.shape, pre) for arg in args], pre)
+        return self._onto_boxed_column(call, [
+            arg if _has_logical_shape(call.args[index], result.shape) else self._expand_to(call, arg, result.shape, pre)
+            for index, arg in enumerate(args)], pre)
 
     def _onto_boxed_column(self, call: T.Call, args: list[U.Expr], pre: list[U.Stmt]) -> list[U.Expr]:
         """Operands of one logical [m, 1] column of which one lives boxed (a matmul result with
@@ -1396,7 +1407,10 @@ class TensorToTileMutator(U.FromTensor):
             if not isinstance(arg, T.Var) or arg.name not in known or not isinstance(ty, TileType) \
                     or value is not env.get(arg.name):
                 continue
-            read = read_extent(tile_def, index, ty, result, call.attrs)
+            # Over the user's operand: a cube-boxed tile's physical shape is no broadcast of the
+            # result's, its logical one is (finding b3fe3e1a0b).
+            logical = type_of(arg)
+            read = read_extent(tile_def, index, logical if isinstance(logical, TensorType) else ty, result, call.attrs)
             if read is None or any(e is None for e in read) or not reads_past(read, extents(ty.valid_extents)):
                 continue
             yield index, arg.name, ty, tuple(int(e or 0) for e in read)
@@ -1413,19 +1427,23 @@ class TensorToTileMutator(U.FromTensor):
         for index, name, ty, read in self._operands_read_past(call, tile_op, args, narrowing):
             if tuple(ty.shape) != tuple(cast(TensorType, call.type).shape):
                 continue
-            value = args[index]
-            source, shape = narrowing[name]
-            wide = self._call("tile.reshape", (source, shape), (), call.span)
-            wide_type = wide.type
-            assert isinstance(wide_type, TileType)
-            if reads_past(read, extents(wide_type.valid_extents)):
-                continue  # the source holds no more: the read past is the user's (DefinedReads says so)
-            if extents(wide_type.valid_extents) != read:
-                wide = self._call("tile.reshape", (source, shape, index_list(read, call.span)),
-                                  (), call.span)
-            out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
-            self.bump("narrowing_reshapes_read_whole")
+            out[index] = self._reshape_source_over(args[index], narrowing[name], read, call.span, pre)
         return out
+
+    def _reshape_source_over(self, value: U.Expr, narrowing: tuple[U.Expr, U.Expr], read: tuple[int, ...],
+                             span: Span, pre: list[U.Stmt]) -> U.Expr:
+        """The narrowing reshape `value` of `narrowing`'s source, re-taken over the region `read`;
+        `value` itself when the source holds no more (the read past is the user's: DefinedReads)."""
+        source, shape = narrowing
+        wide = self._call("tile.reshape", (source, shape), (), span)
+        wide_type = wide.type
+        assert isinstance(wide_type, TileType)
+        if reads_past(read, extents(wide_type.valid_extents)):
+            return value
+        if extents(wide_type.valid_extents) != read:
+            wide = self._call("tile.reshape", (source, shape, index_list(read, span)), (), span)
+        self.bump("narrowing_reshapes_read_whole")
+        return self._temp(f"{_base_name(value)}_read", wide, pre)
 
     def _revalidations_read_past_their_valid_region(self, call: T.Call, tile_op: str, args: list[U.Expr],
                                                     pre: list[U.Stmt]) -> list[U.Expr]:
@@ -1440,21 +1458,48 @@ class TensorToTileMutator(U.FromTensor):
         revalidations = self._require_state().revalidations
         out = list(args)
         for index, name, ty, read in self._operands_read_past(call, tile_op, args, revalidations):
-            value = args[index]
-            source = revalidations[name]
-            source_type = source.type
-            assert isinstance(source_type, TileType)
-            if tuple(source_type.shape) != tuple(ty.shape) or len(read) != 2 \
-                    or reads_past(read, extents(source_type.valid_extents)):
-                continue  # the source holds no more: the read past is the user's (DefinedReads says so)
-            if extents(source_type.valid_extents) == read:
-                out[index] = source
-            else:
-                wide = self._call("tile.set_validshape", (source, *(_index(e, call.span) for e in read)), (),
-                                  call.span)
-                out[index] = self._temp(f"{_base_name(value)}_read", wide, pre)
-            self.bump("revalidations_read_whole")
+            out[index] = self._revalidated_over(args[index], ty, revalidations[name], read, call.span, pre)
         return out
+
+    def _revalidated_over(self, value: U.Expr, ty: TileType, source: U.Var, read: tuple[int, ...], span: Span,
+                          pre: list[U.Stmt]) -> U.Expr:
+        """The set_validshape-narrowed `value` (of type `ty`) as the tile `source` it narrows,
+        re-validated over the region `read`; `value` itself when the source holds no more (the
+        read past is the user's: DefinedReads says so)."""
+        source_type = source.type
+        assert isinstance(source_type, TileType)
+        if tuple(source_type.shape) != tuple(ty.shape) or len(read) != 2 \
+                or reads_past(read, extents(source_type.valid_extents)):
+            return value
+        self.bump("revalidations_read_whole")
+        if extents(source_type.valid_extents) == read:
+            return source
+        wide = self._call("tile.set_validshape", (source, *(_index(e, span) for e in read)), (), span)
+        return self._temp(f"{_base_name(value)}_read", wide, pre)
+
+    def _read_whole(self, call: T.Call, index: int, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
+        """`value`, the converted operand `index` of `call`, as a tile valid over the region the
+        op reads of it (its registry read extent) when the operand names a narrowed value (a
+        narrowing reshape, a set_validshape) read past its valid region and the tile under it
+        holds more: tensor.expand_clone reads its source over the target's region (NumPy's
+        broadcast_to of the data) as the element-wise ops do (finding b3fe3e1a0b), not only the
+        valid region a store of the narrowed tile writes."""
+        state = self._require_state()
+        arg, span = call.args[index], call.span
+        ty, logical = _expr_type(value), type_of(arg)
+        if not isinstance(arg, T.Var) or value is not state.env.get(arg.name) or not isinstance(ty, TileType) \
+                or not isinstance(logical, TensorType):
+            return value
+        region = read_extent(REGISTRY.get(call.op), index, logical, call.type, call.attrs)
+        if region is None or any(not isinstance(e, int) for e in region) \
+                or not reads_past(region, extents(ty.valid_extents)):
+            return value
+        read = tuple(int(cast(int, e)) for e in region)
+        if arg.name in state.narrowing_reshapes:
+            return self._reshape_source_over(value, state.narrowing_reshapes[arg.name], read, span, pre)
+        if arg.name in state.revalidations:
+            return self._revalidated_over(value, ty, state.revalidations[arg.name], read, span, pre)
+        return value
 
     def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
         """A reshape reads its operand's logical shape; a cube-boxed tile (a matmul result whose M
@@ -1716,9 +1761,11 @@ class TensorToTileMutator(U.FromTensor):
         source = self._narrowed_read(self.visit_Expr(call.args[0]), call.span, pre)
         if isinstance(source, U.Var) and isinstance(source.type, TensorType):
             source = self._load_gm(source, None, call.span, pre)
+        source = self._read_whole(call, 0, source, pre)
         shape = _expr_type(destination)
         assert isinstance(shape, (TensorType, TileType))
-        expanded = self._expand_to(call, source, tuple(shape.shape), pre)
+        expanded = (source if _has_logical_shape(call.args[0], tuple(shape.shape))
+                    else self._expand_to(call, source, tuple(shape.shape), pre))
         zeros = index_list((0,) * len(shape.shape), call.span)
         if isinstance(shape, TileType):
             return self._call("tile.assemble", (destination, expanded, zeros), (), call.span)

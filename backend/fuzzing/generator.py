@@ -774,7 +774,19 @@ class _KernelBuilder:
             return
         broadcasts = [s for s in ((rows, 1), (1, cols), (1, 1)) if s != (rows, cols)]
         try:
-            narrow = self.call(narrow_op, (self.pick(params), _index(valid[0]), _index(valid[1])), prefix="n")
+            base = self.pick(params)
+            if self.chance(40):
+                # Computed on chip: the narrowed tile is not re-loaded whole, so a consumer reading
+                # past its valid region must be handed the tile under it (finding b3fe3e1a0b).
+                base = self.call(self.pick(ops).name, (base, self.pick(params)), prefix="c")
+            narrow = self.call(narrow_op, (base, _index(valid[0]), _index(valid[1])), prefix="n")
+            clone_op = _by_semantics("tensor", ("expand_clone",))
+            if clone_op is not None and self.chance(30):
+                # Copied whole into a target: expand_clone reads its source over the target's region.
+                copied = self.call(clone_op, (narrow, self.param(ty, "tg")), prefix="e")
+                self.tag("construct:padding-read", "construct:narrowed-copied-whole")
+                self.returns.append(copied)
+                return
             wide = self.pick(params)
             opdef = self.pick(ops)
             broadcast = self.chance(50)
@@ -1955,7 +1967,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows", "cube-operand-computed"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole"))
 
 
 @dataclass(frozen=True)

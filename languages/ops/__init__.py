@@ -547,6 +547,10 @@ IN_PLACE_SAFE_FAMILIES = frozenset(
 READS_OVER_RESULT_REGION = frozenset({
     "binary", "fused", "prelu", "scalar_binary", "unary", "cast", "select",
     "row_expand", "row_expdif", "col_expand", "col_expdif",
+    # tensor.expand_clone loads its source whole (PyPTO's lowering: a load of src's region, the
+    # broadcast, a store over the target), NumPy's broadcast_to of its data: past a narrowed
+    # valid region too (finding b3fe3e1a0b).
+    "expand_clone",
 })
 
 # Semantics kinds whose result holds data in its whole buffer, not only in its valid region:
