@@ -3,7 +3,8 @@ the data (and PyPTO's lowering loads the source's whole region): a source narrow
 set_validshape or by a narrowing reshape is copied past its valid region, from the tile under
 it (it compiled to a store of the valid region only, leaving the rest of the target as it was:
 finding b3fe3e1a0b). A narrowed cube product, which lives boxed, is read whole by an
-element-wise op too (it was refused as a broadcast of its [112, 32] box). Where the tile under
+element-wise op too (it was refused as a broadcast of its [112, 32] box), and a row broadcast
+widens it over its result (it computed over the narrowed region only: finding c2d27eb707). Where the tile under
 holds no data there, the program is refused at the user's line. Bits against NumPy."""
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def test_narrowed_sources_are_copied_whole(tmp_path: Path, capsys: pytest.Captur
     x, x_sum = (rng.standard_normal((100, 32)).astype(np.float32) for _ in range(2))
     w, z = rng.standard_normal((1, 32)).astype(np.float32), rng.standard_normal((16, 32)).astype(np.float32)
     r, y = rng.standard_normal((4, 16)).astype(np.float16), rng.standard_normal((2, 32)).astype(np.float16)
-    np.savez(tmp_path / "in.npz", a=a, b=b, x=x, x_sum=x_sum, w=w, z=z, r=r, y=y)
+    col = rng.standard_normal((100, 1)).astype(np.float32) * np.float32(4.0)
+    np.savez(tmp_path / "in.npz", a=a, b=b, x=x, x_sum=x_sum, w=w, z=z, r=r, y=y, col=col)
     rc = main([str(KERNEL), "--verify-all", "--simulate", "--backend", backend, "--inputs", str(tmp_path / "in.npz"),
                "--save-outputs", str(tmp_path / "out.npz"), "-o", str(tmp_path / "k.pto")])
     log = capsys.readouterr()
@@ -42,6 +44,7 @@ def test_narrowed_sources_are_copied_whole(tmp_path: Path, capsys: pytest.Captur
         "ret1": product + x_sum,
         "ret2": np.broadcast_to(w * np.float32(2.0), (16, 32)),
         "ret3": (r + np.float16(1.0)).reshape(2, 32),
+        "ret4": np.minimum(product, col),
     }
     for name, want in expected.items():
         got = out[name]
