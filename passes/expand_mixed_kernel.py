@@ -137,6 +137,9 @@ class _Projector:
             return [L.IfStmt(cond=stmt.cond, then_body=tuple(self.block(stmt.then_body, side)),
                              else_body=tuple(self.block(stmt.else_body, side)), results=stmt.results,
                              span=stmt.span)]
+        cores = _barrier_cores(stmt)
+        if isinstance(stmt, L.EvalStmt) and len(cores) > 1:
+            return _barrier_part(stmt, side) if side in cores else []
         owner = _statement_core(stmt)
         return [stmt] if owner is None or owner == side else []
 
@@ -160,6 +163,36 @@ class _Projector:
             target_var = L.Var(name=stmt.target.name, type=ty, span=stmt.target.span)
             return [L.AssignStmt(target=target_var, value=pop, span=stmt.span)]
         return []
+
+
+def _barrier_cores(stmt: L.Stmt) -> set[str]:
+    """The cores whose on-chip workspaces a barrier takes (a soft mix syncall: the vector
+    core's Vec tile and the cube's Mat tile); empty for any other statement."""
+    if not isinstance(stmt, L.EvalStmt) or not isinstance(stmt.value, L.Call) or stmt.value.op not in REGISTRY:
+        return set()
+    if REGISTRY.get(stmt.value.op).semantics[:1] != ("barrier",):
+        return set()
+    return {core for core in (_core_of(getattr(a, "type", None)) for a in stmt.value.args) if core is not None}
+
+
+def _barrier_part(stmt: L.EvalStmt, side: str) -> list[L.Stmt]:
+    """`side`'s part of a barrier every core of a mixed kernel takes part in: each core arrives
+    at it (pto-isa's soft mix SYNCALL counts the cube and the vector cores), and PTOAS wants both
+    workspaces on each (SyncAllOp::verify), so the workspace of the other core is a stand-in
+    this core allocates (same name and type: the two sides are separate functions)."""
+    call = stmt.value
+    assert isinstance(call, L.Call)
+    stand_ins: list[L.Stmt] = []
+    for arg in call.args:
+        ty = getattr(arg, "type", None)
+        owner = _core_of(ty)
+        if owner is None or owner == side:
+            continue
+        assert isinstance(arg, L.Var) and isinstance(ty, TileType), "a barrier's workspace is a named tile"
+        create = L.Call(op="tile.create", args=(_int_list(ty.shape, call),),
+                        attrs=(("dtype", ty.dtype), ("target_memory", ty.memory_space)), type=ty, span=call.span)
+        stand_ins.append(L.AssignStmt(target=arg, value=create, span=stmt.span))
+    return [*stand_ins, stmt]
 
 
 def _int_list(values: Sequence[int], at: Node) -> L.TupleExpr:
@@ -753,7 +786,8 @@ def _written_tensors(function: L.Function) -> set[str]:
         if isinstance(node, L.Call) and node.op in REGISTRY:
             opdef = REGISTRY.get(node.op)
             for index, arg in enumerate(node.args):
-                if isinstance(arg, L.Var) and arg.name in params and Effect.WRITE in opdef.effect_of(index, node.attrs):
+                if (isinstance(arg, L.Var) and arg.name in params and Effect.WRITE in opdef.effect_of(index, node.attrs)
+                        and not opdef.operand_decl(index).shared_by_cores):
                     out.add(arg.name)
     return out
 
@@ -788,7 +822,7 @@ class ExpandMixedKernel(Pass[L.Program, L.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = L0Tiled
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree"})
+    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree", "BarriersOnEveryCore"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> L.Program:
