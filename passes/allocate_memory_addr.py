@@ -23,7 +23,7 @@ import languages.gen.addressed as A
 from backend.targets.handlers import BackendHandler
 from languages.decls import Addressed
 from languages.memory_space import MemorySpace
-from languages.types import MemRef, attr
+from languages.types import MemRef, TileType, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -51,13 +51,42 @@ def _over_capacity(function: A.Function, space: MemorySpace, used: int, backend:
         site = _definition_site(function, largest.name)
         label = f"`{getattr(site, 'name')}`" if site.KIND == "Var" else f"buffer {largest.name}"
         what = f"{len(buffers)} buffers live at once; the largest is {label}, {largest.size} bytes, defined here"
+    hint = (f"use smaller tiles (loop over blocks so each tile holds less than {backend.capacity(space)} "
+            f"bytes of {space.name}), or split the kernel into several InCore functions that each keep "
+            f"fewer tiles alive")
+    crossing = _slot_sizing_push(function, space, reserved)
+    if crossing is not None:
+        name, size = crossing
+        pushed_site = _definition_site(function, name)
+        site = pushed_site if pushed_site.KIND == "Var" else site
+        what += (f"; `{name}` crosses to the cube core whole through the pipe ({size} bytes), and every slot of "
+                 f"the pipe, in each direction, is as large as the largest tile it carries")
+        hint = ("a cube operand computed on the vector core crosses to the cube core whole: compute it in a "
+                "separate InCore function and pass it to this one as a GM tensor (a GM operand is loaded "
+                "straight into Mat, through no pipe), or compute fewer of its rows per kernel; " + hint)
     return CompileError(Diagnostic.at(
         site, "AllocateMemoryAddr",
         f"{space.name} usage of kernel `{function.name}` is {used} bytes, over the {backend.name} "
-        f"{space.name} capacity of {backend.capacity(space)} bytes ({pipe}{what})",
-        hint=f"use smaller tiles (loop over blocks so each tile holds less than {backend.capacity(space)} "
-             f"bytes of {space.name}), or split the kernel into several InCore functions that each keep "
-             f"fewer tiles alive"))
+        f"{space.name} capacity of {backend.capacity(space)} bytes ({pipe}{what})", hint=hint))
+
+
+def _slot_sizing_push(function: A.Function, space: MemorySpace, reserved: int) -> tuple[str, int] | None:
+    """The tile of `space` this (vector) kernel pushes to the cube core that sizes the pipe's
+    slots (the largest one carried), with its bytes, when the slots take part of `space` too;
+    None if there is none."""
+    if not reserved:
+        return None
+    rings = slot_rings(function)
+    slot_size = max((ring.slot_size for ring in rings.values()), default=0)
+    pushed = [(arg.name, arg.type.memref.size) for call in walk(function)
+              if isinstance(call, A.Call) and call.op == PUSH_TO_CUBE
+              for arg in call.args[:1] if isinstance(arg, A.Var) and isinstance(arg.type, TileType)
+              and arg.type.memref is not None and arg.type.memref.space is space]
+    largest = max(pushed, key=lambda item: item[1], default=None)
+    return largest if largest is not None and largest[1] >= slot_size else None
+
+
+PUSH_TO_CUBE = "tile.tpush_to_aic"
 
 
 def _reserve_calls(function: A.Function) -> list[A.Call]:

@@ -66,6 +66,7 @@ from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
+from languages.ops.pipe_ops import DEFAULT_SLOT_NUM
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
@@ -236,6 +237,23 @@ DOMAIN_RECIPES: dict[str, tuple[tuple[tuple[str, Callable[[DataType], int]], ...
         (("mul", lambda dtype: 2), ("add", lambda dtype: 1)),
     ),
 }
+
+
+def computed_operand_fits(arch: str | None, m: int, k: int, dtype: DataType) -> bool:
+    """Whether an [m, k] left operand computed on chip reaches the cube on `arch`. Where Vec ->
+    Mat is no data path (Ascend910B) it crosses the pipe whole: the vector kernel holds the value,
+    its boxed copy (M rounded up to Mat's box rows, when it is not whole boxes) and the pipe's
+    slots, each as large as the largest tile carried (the boxed copy), up to DEFAULT_SLOT_NUM of
+    them in the direction it pops (the product coming back), in Vec; AllocateMemoryAddr refuses
+    more (finding e4d1c8d667)."""
+    target = get_backend(arch or "a2a3")
+    if target.can_move(MemorySpace.Vec, MemorySpace.Mat):
+        return True
+    box_rows = (box_shape(implicit_view(MemorySpace.Mat, (m, k)), dtype) or (16, 16))[0]
+    value = m * k * dtype.byte_width
+    boxed = _round_up(m, box_rows) * k * dtype.byte_width
+    copy = boxed if boxed != value else 0
+    return value + copy + DEFAULT_SLOT_NUM * boxed <= target.vec_capacity_bytes
 
 
 @dataclass
@@ -1253,7 +1271,8 @@ class _KernelBuilder:
         # past L0C, AutoTileMatmulL0's output grid stores that view per tile when it stays in Acc
         # (an INT8 product's INT32; a narrower float product would be converted whole in Vec).
         lhs = a if big and dtype is not I8 else self.narrowed_left(a)
-        if not big and lhs is a and dtype in (F16, F32) and self.chance(20):
+        if not big and lhs is a and dtype in (F16, F32) and computed_operand_fits(self.arch, m, k, dtype) \
+                and self.chance(20):
             # An operand computed on chip first: ConvertTensorToTileOps boxes it as its load
             # would be (M = 1 / 7 / 20 / 33 / 100 are not whole 16-row boxes).
             lhs = self.call("tensor.muls", (a, T.ConstFloat(1.0, dtype)), prefix="ca")
