@@ -54,15 +54,12 @@ def _over_capacity(function: A.Function, space: MemorySpace, used: int, backend:
     hint = (f"use smaller tiles (loop over blocks so each tile holds less than {backend.capacity(space)} "
             f"bytes of {space.name}), or split the kernel into several InCore functions that each keep "
             f"fewer tiles alive")
-    crossing = _slot_sizing_push(function, space, reserved)
+    crossing = _largest_push_to_cube(function, space)
     if crossing is not None:
         name, size = crossing
-        pushed_site = _definition_site(function, name)
-        site = pushed_site if pushed_site.KIND == "Var" else site
-        what += (f"; `{name}` crosses to the cube core whole through the pipe ({size} bytes), and every slot of "
-                 f"the pipe, in each direction, is as large as the largest tile it carries")
-        hint = ("a cube operand computed on the vector core crosses to the cube core whole: compute it in a "
-                "separate InCore function and pass it to this one as a GM tensor (a GM operand is loaded "
+        what += f"; `{name}` ({size} bytes) crosses from this Vec to the cube core through the pipe"
+        hint = ("a cube operand computed on the vector core crosses to the cube core through the pipe: compute "
+                "it in a separate InCore function and pass it to this one as a GM tensor (a GM operand is loaded "
                 "straight into Mat, through no pipe), or compute fewer of its rows per kernel; " + hint)
     return CompileError(Diagnostic.at(
         site, "AllocateMemoryAddr",
@@ -70,20 +67,13 @@ def _over_capacity(function: A.Function, space: MemorySpace, used: int, backend:
         f"{space.name} capacity of {backend.capacity(space)} bytes ({pipe}{what})", hint=hint))
 
 
-def _slot_sizing_push(function: A.Function, space: MemorySpace, reserved: int) -> tuple[str, int] | None:
-    """The tile of `space` this (vector) kernel pushes to the cube core that sizes the pipe's
-    slots (the largest one carried), with its bytes, when the slots take part of `space` too;
-    None if there is none."""
-    if not reserved:
-        return None
-    rings = slot_rings(function)
-    slot_size = max((ring.slot_size for ring in rings.values()), default=0)
+def _largest_push_to_cube(function: A.Function, space: MemorySpace) -> tuple[str, int] | None:
+    """The largest tile of `space` this (vector) kernel pushes to the cube core, with its bytes."""
     pushed = [(arg.name, arg.type.memref.size) for call in walk(function)
               if isinstance(call, A.Call) and call.op == PUSH_TO_CUBE
               for arg in call.args[:1] if isinstance(arg, A.Var) and isinstance(arg.type, TileType)
               and arg.type.memref is not None and arg.type.memref.space is space]
-    largest = max(pushed, key=lambda item: item[1], default=None)
-    return largest if largest is not None and largest[1] >= slot_size else None
+    return max(pushed, key=lambda item: item[1], default=None)
 
 
 PUSH_TO_CUBE = "tile.tpush_to_aic"

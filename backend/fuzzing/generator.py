@@ -239,21 +239,22 @@ DOMAIN_RECIPES: dict[str, tuple[tuple[tuple[str, Callable[[DataType], int]], ...
 }
 
 
-def computed_operand_fits(arch: str | None, m: int, k: int, dtype: DataType) -> bool:
-    """Whether an [m, k] left operand computed on chip reaches the cube on `arch`. Where Vec ->
-    Mat is no data path (Ascend910B) it crosses the pipe whole: the vector kernel holds the value,
-    its boxed copy (M rounded up to Mat's box rows, when it is not whole boxes) and the pipe's
-    slots, each as large as the largest tile carried (the boxed copy), up to DEFAULT_SLOT_NUM of
-    them in the direction it pops (the product coming back), in Vec; AllocateMemoryAddr refuses
-    more (finding e4d1c8d667)."""
+def computed_operand_fits(arch: str | None, m: int, k: int, n: int, dtype: DataType) -> bool:
+    """Whether an [m, k] left operand computed on chip, times a [k, n] one, compiles on `arch`.
+    Where Vec -> Mat is no data path (Ascend910B) the operand crosses the pipe whole (its valid
+    rectangle; ExpandMixedKernel pushes the value, the cube pops it boxed) and the product comes
+    back: the vector kernel holds the value (beside its source while it is computed, then beside
+    the slot region of the product's direction: DEFAULT_SLOT_NUM - 1 slots as large as the largest
+    tile the pipe carries, the boxed operand, and the product's own, with the product's consumer),
+    in Vec; AllocateMemoryAddr refuses more (finding e4d1c8d667)."""
     target = get_backend(arch or "a2a3")
     if target.can_move(MemorySpace.Vec, MemorySpace.Mat):
         return True
     box_rows = (box_shape(implicit_view(MemorySpace.Mat, (m, k)), dtype) or (16, 16))[0]
     value = m * k * dtype.byte_width
     boxed = _round_up(m, box_rows) * k * dtype.byte_width
-    copy = boxed if boxed != value else 0
-    return value + copy + DEFAULT_SLOT_NUM * boxed <= target.vec_capacity_bytes
+    product = _round_up(m, box_rows) * n * 4  # an FP32 accumulator's rows, as they are popped
+    return value + max(value, (DEFAULT_SLOT_NUM - 1) * boxed + 2 * product) <= target.vec_capacity_bytes
 
 
 @dataclass
@@ -1271,7 +1272,7 @@ class _KernelBuilder:
         # past L0C, AutoTileMatmulL0's output grid stores that view per tile when it stays in Acc
         # (an INT8 product's INT32; a narrower float product would be converted whole in Vec).
         lhs = a if big and dtype is not I8 else self.narrowed_left(a)
-        if not big and lhs is a and dtype in (F16, F32) and computed_operand_fits(self.arch, m, k, dtype) \
+        if not big and lhs is a and dtype in (F16, F32) and computed_operand_fits(self.arch, m, k, n, dtype) \
                 and self.chance(20):
             # An operand computed on chip first: ConvertTensorToTileOps boxes it as its load
             # would be (M = 1 / 7 / 20 / 33 / 100 are not whole 16-row boxes).
