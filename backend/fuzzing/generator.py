@@ -58,8 +58,8 @@ from typing_extensions import override
 from backend.targets.handlers import get_backend
 from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
-                                            column_major_view, generatable_ops, on_chip_read_gap, operand_domain,
-                                            target_violation)
+                                            WORKSPACE_OPERANDS, column_major_view, generatable_ops, on_chip_read_gap,
+                                            operand_domain, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
@@ -1306,9 +1306,25 @@ class _KernelBuilder:
         if self.features.mixed_kernels and isinstance(c.type, TensorType) and c.type.dtype.is_float \
                 and not big and self.chance(30):
             self.tag("construct:mixed")
+            if self.chance(50):
+                self.all_core_barrier()
             scope = [c]
             self.steps(self.int_draw(1, 2), values=scope)
             self.values.extend(v for v in scope if v not in self.values)
+
+    def all_core_barrier(self, block: list[T.Stmt] | None = None) -> None:
+        """A syncall every core of the mixed kernel takes part in (core_type="mix"), soft (on GM
+        counters) or hard: ExpandMixedKernel gives it to both the AIC and the AIV kernel, which
+        BarriersOnEveryCore checks (finding f530808309)."""
+        self.tag("construct:all-core-barrier")
+        args: tuple[T.Expr, ...] = ()
+        attrs: tuple[tuple[str, AttrValue], ...] = (("core_type", "mix"),)
+        if self.chance(75):
+            counters = self.param(WORKSPACE_OPERANDS[("system.syncall", 0)], "ws")
+            self.values.remove(counters)  # a workspace, not data
+            args, attrs = (counters,), (("mode", "soft"), *attrs)
+        ty = REGISTRY.deduce("system.syncall", args, attrs)
+        (self.body if block is None else block).append(T.EvalStmt(T.Call("system.syncall", args, attrs, ty)))
 
     def big_product_consumers(self, product: T.Var) -> None:
         """A product past L0C / L0B returned with windows of it: AutoTileMatmulL0's output grid
@@ -1395,6 +1411,8 @@ class _KernelBuilder:
         l_new = self.call("tensor.add", (self.call("tensor.mul", (l, alpha), block=body, pool=pool),
                                          self.call("tensor.row_sum", (p,), block=body, pool=pool)), block=body, pool=pool)
         p_low = self.call("tensor.cast", (p,), (("target_type", dtype), ("mode", "rint")), block=body, pool=pool)
+        if self.chance(50):
+            self.all_core_barrier(body)  # between the two products of an iteration, on both cores
         pv = self.call("tensor.matmul", (p_low, vb), (("out_dtype", F32),), block=body, pool=pool)
         o_new = self.call("tensor.add", (self.call("tensor.row_expand_mul", (o, alpha), block=body, pool=pool), pv),
                           block=body, pool=pool)
@@ -1975,7 +1993,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows", "cube-operand-computed"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed", "all-core-barrier"))
 
 
 @dataclass(frozen=True)
