@@ -193,6 +193,15 @@ def _direct_readers_only(original: Any) -> Any:
     return slot_readers
 
 
+def _mix_barrier_on_the_vector_core_only(original: Any) -> Any:
+    """ExpandMixedKernel's part of an all-core barrier goes to the vector core alone (the cube
+    never arrives: a hang on the chip)."""
+    def barrier_part(stmt: Any, side: str) -> Any:
+        return original(stmt, side) if side == "AIV" else []
+
+    return barrier_part
+
+
 def _rebind_written_tiles(original: Any) -> Any:
     """ConvertTensorToTileOps rebinds the name of a *tile* an in-place op writes to the op's
     result, as it does for a tensor that became a tile: a later read of the old tile reads the
@@ -923,6 +932,9 @@ def _catalogue() -> list[Any]:
         PatchMutant("slot-freed-before-view-read", "expand-mixed-kernel",
                     "a popped slot is released after the popped tile's last direct use, before a view of it is read",
                     "passes.expand_mixed_kernel", "_slot_readers", _direct_readers_only),
+        PatchMutant("mix-barrier-on-vector-core-only", "expand-mixed-kernel",
+                    "a mixed kernel's core_type=\"mix\" syncall is taken by its AIV kernel only",
+                    "passes.expand_mixed_kernel", "_barrier_part", _mix_barrier_on_the_vector_core_only),
         PatchMutant("in-place-write-rebinds-tile", "convert-tensor-to-tile-ops",
                     "a tile written in place (tile.write, tile.scatter_mask) names the updated tile afterwards",
                     convert, "_rebind_written_local", _rebind_written_tiles),

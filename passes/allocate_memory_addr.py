@@ -23,7 +23,7 @@ import languages.gen.addressed as A
 from backend.targets.handlers import BackendHandler
 from languages.decls import Addressed
 from languages.memory_space import MemorySpace
-from languages.types import MemRef, attr
+from languages.types import MemRef, TileType, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
@@ -51,13 +51,32 @@ def _over_capacity(function: A.Function, space: MemorySpace, used: int, backend:
         site = _definition_site(function, largest.name)
         label = f"`{getattr(site, 'name')}`" if site.KIND == "Var" else f"buffer {largest.name}"
         what = f"{len(buffers)} buffers live at once; the largest is {label}, {largest.size} bytes, defined here"
+    hint = (f"use smaller tiles (loop over blocks so each tile holds less than {backend.capacity(space)} "
+            f"bytes of {space.name}), or split the kernel into several InCore functions that each keep "
+            f"fewer tiles alive")
+    crossing = _largest_push_to_cube(function, space)
+    if crossing is not None:
+        name, size = crossing
+        what += f"; `{name}` ({size} bytes) crosses from this Vec to the cube core through the pipe"
+        hint = ("a cube operand computed on the vector core crosses to the cube core through the pipe: compute "
+                "it in a separate InCore function and pass it to this one as a GM tensor (a GM operand is loaded "
+                "straight into Mat, through no pipe), or compute fewer of its rows per kernel; " + hint)
     return CompileError(Diagnostic.at(
         site, "AllocateMemoryAddr",
         f"{space.name} usage of kernel `{function.name}` is {used} bytes, over the {backend.name} "
-        f"{space.name} capacity of {backend.capacity(space)} bytes ({pipe}{what})",
-        hint=f"use smaller tiles (loop over blocks so each tile holds less than {backend.capacity(space)} "
-             f"bytes of {space.name}), or split the kernel into several InCore functions that each keep "
-             f"fewer tiles alive"))
+        f"{space.name} capacity of {backend.capacity(space)} bytes ({pipe}{what})", hint=hint))
+
+
+def _largest_push_to_cube(function: A.Function, space: MemorySpace) -> tuple[str, int] | None:
+    """The largest tile of `space` this (vector) kernel pushes to the cube core, with its bytes."""
+    pushed = [(arg.name, arg.type.memref.size) for call in walk(function)
+              if isinstance(call, A.Call) and call.op == PUSH_TO_CUBE
+              for arg in call.args[:1] if isinstance(arg, A.Var) and isinstance(arg.type, TileType)
+              and arg.type.memref is not None and arg.type.memref.space is space]
+    return max(pushed, key=lambda item: item[1], default=None)
+
+
+PUSH_TO_CUBE = "tile.tpush_to_aic"
 
 
 def _reserve_calls(function: A.Function) -> list[A.Call]:

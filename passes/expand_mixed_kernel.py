@@ -34,7 +34,7 @@ boundary move (everything on Ascend950) are returned untouched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Iterable, Iterator, Sequence
 
 from typing_extensions import override
@@ -117,6 +117,14 @@ class _Boundaries:
 class _Projector:
     def __init__(self, boundaries: _Boundaries) -> None:
         self.boundaries = boundaries
+        self.definitions: dict[str, L.Call] = {}
+        self.written: set[str] = set()
+
+    def start(self, function: L.Function) -> None:
+        """Know `function`'s definitions (and the tiles written in place) before projecting it."""
+        self.definitions = {n.target.name: n.value for n in walk(function)
+                            if isinstance(n, L.AssignStmt) and isinstance(n.value, L.Call)}
+        self.written = _written_tiles(function)
 
     def block(self, body: Sequence[L.Stmt], side: str) -> list[L.Stmt]:
         out: list[L.Stmt] = []
@@ -137,6 +145,9 @@ class _Projector:
             return [L.IfStmt(cond=stmt.cond, then_body=tuple(self.block(stmt.then_body, side)),
                              else_body=tuple(self.block(stmt.else_body, side)), results=stmt.results,
                              span=stmt.span)]
+        cores = _barrier_cores(stmt)
+        if isinstance(stmt, L.EvalStmt) and len(cores) > 1:
+            return _barrier_part(stmt, side) if side in cores else []
         owner = _statement_core(stmt)
         return [stmt] if owner is None or owner == side else []
 
@@ -146,7 +157,8 @@ class _Projector:
         producer, consumer = CORE_OF_SPACE[hop[0]], CORE_OF_SPACE[hop[1]]
         fifo_attrs = (("split", _NO_SPLIT),)
         if side == producer:
-            push = L.Call(op=push_op, args=(move.args[0],), attrs=fifo_attrs, type=NoneType(), span=move.span)
+            carried = _carried(move.args[0], self.definitions, self.written)
+            push = L.Call(op=push_op, args=(carried,), attrs=fifo_attrs, type=NoneType(), span=move.span)
             return [L.EvalStmt(value=push, span=stmt.span)]
         if side == consumer:
             target = stmt.target.type
@@ -160,6 +172,76 @@ class _Projector:
             target_var = L.Var(name=stmt.target.name, type=ty, span=stmt.target.span)
             return [L.AssignStmt(target=target_var, value=pop, span=stmt.span)]
         return []
+
+
+def _carried(source: L.Expr, definitions: dict[str, L.Call], written: set[str]) -> L.Expr:
+    """The tile a push of `source` hands the FIFO. The FIFO carries a tile's valid rectangle
+    (pto-isa's pushVec2GMFiFo stores validRow x validCol at a validCol pitch, and the pop loads it
+    back so), so a boxed copy of a value (the value assembled at the origin of a larger box,
+    re-validated to the value's extent: ConvertTensorToTileOps' cube operand computed on chip)
+    carries exactly the value's bytes, and the value is pushed instead: the box, a second Vec
+    buffer larger than the value, is then dead on the producer (a [100, 272] FP32 operand and its
+    [112, 272] box did not fit Ascend910B's Vec together, finding e4d1c8d667). The consumer pops
+    into the boxed type as before."""
+    revalidated = definitions.get(source.name) if isinstance(source, L.Var) else None
+    if revalidated is None or revalidated.op != "tile.set_validshape" or not isinstance(revalidated.args[0], L.Var):
+        return source
+    filled = definitions.get(revalidated.args[0].name)
+    if filled is None or filled.op != "tile.assemble" or len(filled.args) != 3:
+        return source
+    value, offsets = filled.args[1], filled.args[2]
+    origin = isinstance(offsets, L.TupleExpr) and all(isinstance(e, L.ConstInt) and e.value == 0
+                                                      for e in offsets.elements)
+    ty, boxed = getattr(value, "type", None), getattr(source, "type", None)
+    if not (origin and isinstance(value, L.Var) and value.name not in written
+            and isinstance(ty, TileType) and isinstance(boxed, TileType) and ty.valid_shape is None
+            and ty.dtype == boxed.dtype and ty.memory_space == boxed.memory_space and ty.view == boxed.view
+            and tuple(boxed.valid_extents) == tuple(ty.shape) and len(ty.shape) == 2):
+        return source
+    return value
+
+
+def _written_tiles(function: L.Function) -> set[str]:
+    """Tiles some call writes in place (the registry's WRITE effect on a tile operand)."""
+    out: set[str] = set()
+    for node in walk(function):
+        if isinstance(node, L.Call) and node.op in REGISTRY:
+            opdef = REGISTRY.get(node.op)
+            for index, arg in enumerate(node.args):
+                if isinstance(arg, L.Var) and isinstance(arg.type, TileType) \
+                        and Effect.WRITE in opdef.effect_of(index, node.attrs):
+                    out.add(arg.name)
+    return out
+
+
+def _barrier_cores(stmt: L.Stmt) -> set[str]:
+    """The cores whose on-chip workspaces a barrier takes (a soft mix syncall: the vector
+    core's Vec tile and the cube's Mat tile); empty for any other statement."""
+    if not isinstance(stmt, L.EvalStmt) or not isinstance(stmt.value, L.Call) or stmt.value.op not in REGISTRY:
+        return set()
+    if REGISTRY.get(stmt.value.op).semantics[:1] != ("barrier",):
+        return set()
+    return {core for core in (_core_of(getattr(a, "type", None)) for a in stmt.value.args) if core is not None}
+
+
+def _barrier_part(stmt: L.EvalStmt, side: str) -> list[L.Stmt]:
+    """`side`'s part of a barrier every core of a mixed kernel takes part in: each core arrives
+    at it (pto-isa's soft mix SYNCALL counts the cube and the vector cores), and PTOAS wants both
+    workspaces on each (SyncAllOp::verify), so the workspace of the other core is a stand-in
+    this core allocates (same name and type: the two sides are separate functions)."""
+    call = stmt.value
+    assert isinstance(call, L.Call)
+    stand_ins: list[L.Stmt] = []
+    for arg in call.args:
+        ty = getattr(arg, "type", None)
+        owner = _core_of(ty)
+        if owner is None or owner == side:
+            continue
+        assert isinstance(arg, L.Var) and isinstance(ty, TileType), "a barrier's workspace is a named tile"
+        create = L.Call(op="tile.create", args=(_int_list(ty.shape, call),),
+                        attrs=(("dtype", ty.dtype), ("target_memory", ty.memory_space)), type=ty, span=call.span)
+        stand_ins.append(L.AssignStmt(target=arg, value=create, span=stmt.span))
+    return [*stand_ins, stmt]
 
 
 def _int_list(values: Sequence[int], at: Node) -> L.TupleExpr:
@@ -396,6 +478,7 @@ class _Expander:
         returns = last if isinstance(last, L.ReturnStmt) else None
         if returns is not None:
             statements.pop()
+        self.projector.start(function)
         projected = {side: self.projector.block(statements, side) for side in SIDES}
         computed = {side: _definitions(projected[side]) for side in SIDES}
         values = returns.values if returns is not None else ()
@@ -519,24 +602,37 @@ class _Pipe:
     dir_mask: int
     slot_size: int
     slot_num: int = DEFAULT_SLOT_NUM
+    # Per direction, the largest tile it carries (bytes).
+    largest: dict[int, int] = field(default_factory=dict)
 
     @staticmethod
     def of(sides: dict[str, _Side], kernel: str) -> _Pipe | None:
-        dir_mask, slot_size = 0, 0
+        dir_mask = 0
         pops: dict[int, int] = {}
+        largest: dict[int, int] = {}
         looped = False
         for side in SIDES:
             for node, in_loop in _calls(sides[side].function.body, False):
                 if node.op in _POP_DIRECTION:
-                    dir_mask |= _POP_DIRECTION[node.op]
-                    pops[_POP_DIRECTION[node.op]] = pops.get(_POP_DIRECTION[node.op], 0) + 1
+                    direction = _POP_DIRECTION[node.op]
+                    dir_mask |= direction
+                    pops[direction] = pops.get(direction, 0) + 1
                     looped = looped or in_loop
                     if isinstance(node.type, TileType):
-                        slot_size = max(slot_size, physical_bytes_2d(node.type))
+                        largest[direction] = max(largest.get(direction, 0), physical_bytes_2d(node.type))
         if not dir_mask:
             return None
         slot_num = DEFAULT_SLOT_NUM if looped else min(DEFAULT_SLOT_NUM, max(pops.values()))
-        return _Pipe(kernel, dir_mask, slot_size, slot_num)
+        return _Pipe(kernel, dir_mask, max(largest.values(), default=0), slot_num, largest)
+
+    def region_size(self, direction: int) -> int:
+        """The bytes of the consumer's slot region of `direction`: slot k of the ring starts
+        k slot sizes in (pto-isa's TPOP: CONSUMER_BUF + (index % SLOT_NUM) * SLOT_SIZE) and a pop
+        writes only its own tile, so the last slot needs only the largest tile this direction
+        carries, not the pipe's slot size (which the other direction may set: a [112, 272] FP32
+        operand crossing to the cube must not reserve as much Vec for a [112, 32] product
+        coming back)."""
+        return (self.slot_num - 1) * self.slot_size + self.largest.get(direction, self.slot_size)
 
     def gm_slot_buffer(self, span: Span) -> L.Var:
         """The GM ring the a2/a3 pipe moves its slots through (FP32 words)."""
@@ -567,7 +663,7 @@ class _Pipe:
             var = L.Var(name=_fresh(name, used), type=I32, span=span)
             if _CONSUMER[direction] == side:
                 attrs: tuple[tuple[str, AttrValue], ...] = (
-                    ("name", name), ("size", self.slot_size * self.slot_num),
+                    ("name", name), ("size", self.region_size(direction)),
                     ("location", CONSUMER_SPACE[direction]), ("base", AUTO_BASE))
                 op = "system.reserve_buffer"
             else:
@@ -753,7 +849,8 @@ def _written_tensors(function: L.Function) -> set[str]:
         if isinstance(node, L.Call) and node.op in REGISTRY:
             opdef = REGISTRY.get(node.op)
             for index, arg in enumerate(node.args):
-                if isinstance(arg, L.Var) and arg.name in params and Effect.WRITE in opdef.effect_of(index, node.attrs):
+                if (isinstance(arg, L.Var) and arg.name in params and Effect.WRITE in opdef.effect_of(index, node.attrs)
+                        and not opdef.operand_decl(index).shared_by_cores):
                     out.add(arg.name)
     return out
 
@@ -788,7 +885,7 @@ class ExpandMixedKernel(Pass[L.Program, L.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = L0Tiled
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree"})
+    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree", "BarriersOnEveryCore"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> L.Program:

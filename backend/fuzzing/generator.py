@@ -58,14 +58,15 @@ from typing_extensions import override
 from backend.targets.handlers import get_backend
 from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
-                                            column_major_view, generatable_ops, on_chip_read_gap, operand_domain,
-                                            target_violation)
+                                            WORKSPACE_OPERANDS, column_major_view, generatable_ops, on_chip_read_gap,
+                                            operand_domain, target_violation)
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
+from languages.ops.pipe_ops import DEFAULT_SLOT_NUM
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
 from languages.pl_printer import print_program
@@ -236,6 +237,24 @@ DOMAIN_RECIPES: dict[str, tuple[tuple[tuple[str, Callable[[DataType], int]], ...
         (("mul", lambda dtype: 2), ("add", lambda dtype: 1)),
     ),
 }
+
+
+def computed_operand_fits(arch: str | None, m: int, k: int, n: int, dtype: DataType) -> bool:
+    """Whether an [m, k] left operand computed on chip, times a [k, n] one, compiles on `arch`.
+    Where Vec -> Mat is no data path (Ascend910B) the operand crosses the pipe whole (its valid
+    rectangle; ExpandMixedKernel pushes the value, the cube pops it boxed) and the product comes
+    back: the vector kernel holds the value (beside its source while it is computed, then beside
+    the slot region of the product's direction: DEFAULT_SLOT_NUM - 1 slots as large as the largest
+    tile the pipe carries, the boxed operand, and the product's own, with the product's consumer),
+    in Vec; AllocateMemoryAddr refuses more (finding e4d1c8d667)."""
+    target = get_backend(arch or "a2a3")
+    if target.can_move(MemorySpace.Vec, MemorySpace.Mat):
+        return True
+    box_rows = (box_shape(implicit_view(MemorySpace.Mat, (m, k)), dtype) or (16, 16))[0]
+    value = m * k * dtype.byte_width
+    boxed = _round_up(m, box_rows) * k * dtype.byte_width
+    product = _round_up(m, box_rows) * n * 4  # an FP32 accumulator's rows, as they are popped
+    return value + max(value, (DEFAULT_SLOT_NUM - 1) * boxed + 2 * product) <= target.vec_capacity_bytes
 
 
 @dataclass
@@ -1265,7 +1284,8 @@ class _KernelBuilder:
         # past L0C, AutoTileMatmulL0's output grid stores that view per tile when it stays in Acc
         # (an INT8 product's INT32; a narrower float product would be converted whole in Vec).
         lhs = a if big and dtype is not I8 else self.narrowed_left(a)
-        if not big and lhs is a and dtype in (F16, F32) and self.chance(20):
+        if not big and lhs is a and dtype in (F16, F32) and computed_operand_fits(self.arch, m, k, n, dtype) \
+                and self.chance(20):
             # An operand computed on chip first: ConvertTensorToTileOps boxes it as its load
             # would be (M = 1 / 7 / 20 / 33 / 100 are not whole 16-row boxes).
             lhs = self.call("tensor.muls", (a, T.ConstFloat(1.0, dtype)), prefix="ca")
@@ -1298,9 +1318,25 @@ class _KernelBuilder:
         if self.features.mixed_kernels and isinstance(c.type, TensorType) and c.type.dtype.is_float \
                 and not big and self.chance(30):
             self.tag("construct:mixed")
+            if self.chance(50):
+                self.all_core_barrier()
             scope = [c]
             self.steps(self.int_draw(1, 2), values=scope)
             self.values.extend(v for v in scope if v not in self.values)
+
+    def all_core_barrier(self, block: list[T.Stmt] | None = None) -> None:
+        """A syncall every core of the mixed kernel takes part in (core_type="mix"), soft (on GM
+        counters) or hard: ExpandMixedKernel gives it to both the AIC and the AIV kernel, which
+        BarriersOnEveryCore checks (finding f530808309)."""
+        self.tag("construct:all-core-barrier")
+        args: tuple[T.Expr, ...] = ()
+        attrs: tuple[tuple[str, AttrValue], ...] = (("core_type", "mix"),)
+        if self.chance(75):
+            counters = self.param(WORKSPACE_OPERANDS[("system.syncall", 0)], "ws")
+            self.values.remove(counters)  # a workspace, not data
+            args, attrs = (counters,), (("mode", "soft"), *attrs)
+        ty = REGISTRY.deduce("system.syncall", args, attrs)
+        (self.body if block is None else block).append(T.EvalStmt(T.Call("system.syncall", args, attrs, ty)))
 
     def big_product_consumers(self, product: T.Var) -> None:
         """A product past L0C / L0B returned with windows of it: AutoTileMatmulL0's output grid
@@ -1387,6 +1423,8 @@ class _KernelBuilder:
         l_new = self.call("tensor.add", (self.call("tensor.mul", (l, alpha), block=body, pool=pool),
                                          self.call("tensor.row_sum", (p,), block=body, pool=pool)), block=body, pool=pool)
         p_low = self.call("tensor.cast", (p,), (("target_type", dtype), ("mode", "rint")), block=body, pool=pool)
+        if self.chance(50):
+            self.all_core_barrier(body)  # between the two products of an iteration, on both cores
         pv = self.call("tensor.matmul", (p_low, vb), (("out_dtype", F32),), block=body, pool=pool)
         o_new = self.call("tensor.add", (self.call("tensor.row_expand_mul", (o, alpha), block=body, pool=pool), pv),
                           block=body, pool=pool)
@@ -1967,7 +2005,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
+    "all-core-barrier"))
 
 
 @dataclass(frozen=True)

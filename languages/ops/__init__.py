@@ -140,6 +140,9 @@ class OperandDecl:
     handle_only: bool = False
     # The positions an index operand's values must name (IndexDomain); empty for data.
     index_domain: tuple[IndexDomain, ...] = ()
+    # Every core taking part updates this GM operand atomically (a soft barrier's counters):
+    # the cores of a mixed kernel all write it, and by design that is not a race.
+    shared_by_cores: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in OPERAND_KINDS:

@@ -67,6 +67,20 @@ SOFT_SYNCALL_TILE_WORKSPACES: dict[str, tuple[MemorySpace, ...]] = {
     "mix": (MemorySpace.Vec, MemorySpace.Mat),
 }
 SYNCALL_TILE_WORKSPACE_SHAPE = (1, 8)
+# The kinds of core a syncall counts (pto-isa SYNCALL_IMPL, SYNCALL_SOFT_*_IMPL): none passes
+# until every core of those kinds arrives, so in a mixed kernel split into an AIC and an AIV
+# kernel (ExpandMixedKernel) a mix barrier is taken by both, each with both workspaces (PTOAS
+# verifies a soft mix syncall's operands whatever core its function runs on).
+SYNCALL_PARTICIPANTS: dict[str, frozenset[str]] = {
+    "aiv_only": frozenset({"AIV"}),
+    "aic_only": frozenset({"AIC"}),
+    "mix": frozenset({"AIC", "AIV"}),
+}
+
+
+def syncall_participants(attrs: Attrs) -> frozenset[str]:
+    """The kinds of core a syncall with these attributes waits for."""
+    return SYNCALL_PARTICIPANTS[str(dict(attrs).get("core_type", "aiv_only"))]
 
 
 def syncall_tile_workspaces(attrs: Attrs) -> tuple[MemorySpace, ...]:
@@ -157,7 +171,8 @@ _CORE_TYPES = ("aiv_only", "aic_only", "mix")
 
 def _system_ops() -> list[OpDef]:
     ops = [
-        OpDef("system.syncall", (OperandDecl("gm_workspace", "tensor", effect=READ_WRITE, optional=True),
+        OpDef("system.syncall", (OperandDecl("gm_workspace", "tensor", effect=READ_WRITE, optional=True,
+                                             shared_by_cores=True),
                                  OperandDecl("used_cores", "scalar", optional=True, literal_dtype=DataType.INT32),
                                  OperandDecl("tile_workspaces", "tile", effect=READ_WRITE, optional=True,
                                              variadic=True)),
