@@ -379,7 +379,7 @@ def test_a_function_left_in_the_old_language_is_caught_by_the_grammar(
     program = next(p for p in stage_programs if type(p).LANGUAGE == "TilePlaced" and len(getattr(p, "functions")) >= 2)
     moved = _in_language(program, "L0Tiled")
     assert moved is not None
-    kept_old = dataclasses.replace(moved, functions=(getattr(program, "functions")[0],) + getattr(moved, "functions")[1:])
+    kept_old = dataclasses.replace(moved, functions=(getattr(program, "functions")[0],) + getattr(moved, "functions")[1:])  # type: ignore[type-var]
     step = _step_of(plugin, "auto-tile-matmul-l0", program)
     verify = VerifyInstrument(plugin, target=plugin.make_backend(plugin.default_backend))
     with pytest.raises(Exception) as info:
