@@ -257,7 +257,7 @@ def test_language_blind_verifiers_on_random_programs(program: Node) -> None:
 def test_buffer_properties_are_not_blind(plugin: CompilerPlugin) -> None:
     # The properties about buffers must see every change of them.
     buffer_properties = {"HasMemRefs", "MemoryCapacity", "PipeSlotPlacement", "NoCoLiveOverlap", "InPlaceSafety",
-                         "SemanticAliases", "AccL0CFootprint", "TargetOpRules", "BoxedExtents"}
+                         "SemanticAliases", "AccL0CFootprint", "TargetOpBuffers", "BoxedExtents"}
     for prop in plugin.properties:
         if prop.name in buffer_properties or prop.name.endswith("Grammar"):
             assert not prop.blind_to, prop.name
