@@ -68,32 +68,31 @@ class Node:
                 yield value
 
 
-def _push_children(current: Node, push: Callable[[Node], None]) -> None:
-    """Push `current`'s children so that the first child is popped first (pre-order)."""
-    for name in reversed(current.CHILD_FIELDS):
-        value = getattr(current, name)
-        if isinstance(value, tuple):
-            for item in reversed(value):
-                if isinstance(item, Node):
-                    push(item)
-        elif isinstance(value, Node):
-            push(value)
+# Per node class, its child fields last to first (the order a pre-order stack pushes them).
+_PUSH_ORDER: dict[type, tuple[str, ...]] = {}
 
 
 def walk(node: Node) -> Iterator[Node]:
-    """Pre-order traversal of a node and all its descendants."""
+    """Pre-order traversal of a node and all its descendants (children pushed inline: passes
+    and verifiers walk every program many times, and a call per node was a third of a walk)."""
     stack = [node]
     pop = stack.pop
     push = stack.append
+    push_order = _PUSH_ORDER
     while stack:
         current = pop()
         yield current
-        if current.CHILD_FIELDS:
-            _push_children(current, push)
-
-
-# Per node class, its child fields last to first (the order a pre-order stack pushes them).
-_PUSH_ORDER: dict[type, tuple[str, ...]] = {}
+        fields = push_order.get(current.__class__)
+        if fields is None:
+            fields = push_order[current.__class__] = tuple(reversed(current.CHILD_FIELDS))
+        for name in fields:
+            value = getattr(current, name)
+            if isinstance(value, tuple):
+                for item in reversed(value):
+                    if isinstance(item, Node):
+                        push(item)
+            elif isinstance(value, Node):
+                push(value)
 
 
 def _flat_preorder(node: Node) -> tuple[Node, ...]:
