@@ -181,6 +181,12 @@ class _Found(Exception):
     case: Any
 
 
+class _BudgetSpent(BaseException):
+    """Raised inside the Hypothesis test once the time / example budget is spent, to end the
+    chunk. Not an Exception: Hypothesis records an Exception as a failure to shrink, and lets
+    anything else through to the driver."""
+
+
 _FOUND_CLASSES: dict[str, type[_Found]] = {}
 
 
@@ -244,9 +250,12 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
         generation = start - last_end[0]
         if not budget_left():
             # Past the deadline nothing more is checked: a shrink in progress stops at the
-            # smallest failure seen so far, which is what gets reported (see `raised`).
+            # smallest failure seen so far, which is what gets reported (see `raised`). The
+            # chunk ends here: Hypothesis would otherwise go on generating the rest of it (and
+            # replaying, shrinking), a whole program per call checked by nobody: up to a chunk
+            # of programs per campaign (in a 25 s profiled run, 16 programs, ~5 % of its CPU).
             last_end[0] = time.perf_counter()
-            return
+            raise _BudgetSpent()
         outcome = target.check(case, blame=config.blame)
         stats.add(outcome, generation)
         last_end[0] = time.perf_counter()
@@ -285,6 +294,8 @@ def run_campaign(target: FuzzTarget, config: CampaignConfig,
         error: Exception | None = None
         try:
             runner()
+        except _BudgetSpent:
+            pass  # the chunk stopped at the deadline: a failure it found is in `raised`
         except Exception as exc:
             error = exc
         # A failure the time budget cut short (its replay skipped: Hypothesis then calls the test

@@ -111,6 +111,8 @@ class VerifyInstrument(Instrument):
         # (property, function) verdicts kept because the pass changed the function only in an
         # aspect the property's verifier never reads (`Property.blind_to`).
         self.carried_verdicts = 0
+        # (property, pass) checks left out because no function was left to check (see after_pass).
+        self.carried_empty = 0
 
     def rebuilt_pairs(self, before: Node, after: Node) -> list[tuple[Node, Node]] | None:
         """(input function, output function) for each function the pass rebuilt, or None when
@@ -126,7 +128,9 @@ class VerifyInstrument(Instrument):
         if type(before) is type(after):
             if [_signature(f) for f in old] != [_signature(f) for f in new]:
                 return None
-        elif not (_same_terminals(before, after) and all(_same_signature(f, g) for f, g in zip(old, new))):
+        elif not (_same_terminals(before, after) and all(f is not g and _same_signature(f, g) for f, g in zip(old, new))):
+            # (A function object kept across a change of language is a node of the old
+            # language inside the new program: never left out of the grammar check.)
             return None
         return [(f, g) for f, g in zip(old, new) if f is not g]
 
@@ -150,6 +154,7 @@ class VerifyInstrument(Instrument):
         # functions that differ from their input only there (computed once per pass, for the
         # first property blind to that set).
         alike: dict[tuple[tuple[str, ...], bool, bool], frozenset[int]] = {}
+        program_alike = pairs is not None and type(before) is type(after) and _same_terminals(before, after)
         for name in order:
             if name not in registry:
                 continue
@@ -162,6 +167,12 @@ class VerifyInstrument(Instrument):
             subject = part if prop.scope == "function" and held_before else after
             if subject is part and pairs and prop.blind_to:
                 subject = self._unseen_part(prop.blind_to, pairs, part, alike)
+            if subject is not after and not _functions(subject) and program_alike:
+                # A function-scoped verdict is the conjunction of its functions' verdicts: with
+                # every function left out (unchanged, or changed only where the verifier is
+                # blind) and the program's own fields as they were, there is nothing to judge.
+                self.carried_empty += 1
+                continue
             found = _run_verifier(name, prop.verify, subject, self.target)
             if found:
                 failures[name] = found

@@ -68,32 +68,31 @@ class Node:
                 yield value
 
 
-def _push_children(current: Node, push: Callable[[Node], None]) -> None:
-    """Push `current`'s children so that the first child is popped first (pre-order)."""
-    for name in reversed(current.CHILD_FIELDS):
-        value = getattr(current, name)
-        if isinstance(value, tuple):
-            for item in reversed(value):
-                if isinstance(item, Node):
-                    push(item)
-        elif isinstance(value, Node):
-            push(value)
+# Per node class, its child fields last to first (the order a pre-order stack pushes them).
+_PUSH_ORDER: dict[type, tuple[str, ...]] = {}
 
 
 def walk(node: Node) -> Iterator[Node]:
-    """Pre-order traversal of a node and all its descendants."""
+    """Pre-order traversal of a node and all its descendants (children pushed inline: passes
+    and verifiers walk every program many times, and a call per node was a third of a walk)."""
     stack = [node]
     pop = stack.pop
     push = stack.append
+    push_order = _PUSH_ORDER
     while stack:
         current = pop()
         yield current
-        if current.CHILD_FIELDS:
-            _push_children(current, push)
-
-
-# Per node class, its child fields last to first (the order a pre-order stack pushes them).
-_PUSH_ORDER: dict[type, tuple[str, ...]] = {}
+        fields = push_order.get(current.__class__)
+        if fields is None:
+            fields = push_order[current.__class__] = tuple(reversed(current.CHILD_FIELDS))
+        for name in fields:
+            value = getattr(current, name)
+            if isinstance(value, tuple):
+                for item in reversed(value):
+                    if isinstance(item, Node):
+                        push(item)
+            elif isinstance(value, Node):
+                push(value)
 
 
 def _flat_preorder(node: Node) -> tuple[Node, ...]:
@@ -200,10 +199,16 @@ def _unit_count(node: Node) -> int:
     return count
 
 
+_TRACKED: list[Node | None] = [None]  # the last root `track_units` was given (kept alive, so `is` is exact)
+
+
 def track_units(root: Node) -> None:
     """Size the program-sized memos for `root` and register its functions' classes, before
     verifiers that walk it one function at a time (they never walk the program itself, so the
     memos would not learn of its size or of its units otherwise)."""
+    if _TRACKED[0] is root:
+        return  # every verifier of a pass step is given the same program: tracked once
+    _TRACKED[0] = root
     units = _unit_count(root)
     _PREORDER.reserve(units)
     _SUMMARY.reserve(units)
@@ -335,6 +340,8 @@ def same_but(a: Node, b: Node, agree: Callable[[object, object], bool], any_lang
     push = stack.append
     while stack:
         x, y = pop()
+        if x is y and any_sharing:
+            continue  # one immutable subtree: equal to itself, and its sharing is not compared
         cls = x.__class__
         if y.__class__ is not cls and not (any_language and _same_form(cls, y.__class__)):
             return False
@@ -348,7 +355,8 @@ def same_but(a: Node, b: Node, agree: Callable[[object, object], bool], any_lang
                 return False
             paired[id(x)] = y
             taken.add(id(y))
-        for name in terminal_fields(cls):
+        fields = _TERMINAL_FIELDS.get(cls)
+        for name in fields if fields is not None else terminal_fields(cls):
             u = getattr(x, name)
             v = getattr(y, name)
             if u is not v and not agree(u, v):
@@ -373,6 +381,12 @@ def same_but(a: Node, b: Node, agree: Callable[[object, object], bool], any_lang
     return True
 
 
+_SAME_FORM: dict[tuple[type, type], bool] = {}
+
+
 def _same_form(a: type[Node], b: type[Node]) -> bool:
     """Two node classes (of two languages) with the same kind and the same fields."""
-    return a.KIND == b.KIND and a.FIELDS == b.FIELDS and a.CHILD_FIELDS == b.CHILD_FIELDS
+    known = _SAME_FORM.get((a, b))
+    if known is None:
+        known = _SAME_FORM[(a, b)] = a.KIND == b.KIND and a.FIELDS == b.FIELDS and a.CHILD_FIELDS == b.CHILD_FIELDS
+    return known

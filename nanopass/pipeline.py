@@ -115,6 +115,9 @@ class Pipeline:
         steps: list[PassStep] = []
         language = input_language
         history: list[tuple[str, frozenset[str], frozenset[str]]] = []  # (pass, produced, invalidated)
+        # Each step's remaining pipeline text, every pass's spec made once (joining `self.spec(i)`
+        # per step made a spec per pass and step: quadratic, ~10 % of a small kernel's compile).
+        specs = [p.spec() for p in self.passes]
         for index, p in enumerate(self.passes, start=1):
             cls = type(p)
             if cls.source.name != language:
@@ -123,7 +126,7 @@ class Pipeline:
             for prop in missing:
                 problems.append(self._missing_property(index, cls, prop, cls.source.name, history))
             after = available_after(available, cls.produces, cls.invalidates, cls.target.name, registry)
-            steps.append(PassStep(index, p, available, after, self.spec(index - 1)))
+            steps.append(PassStep(index, p, available, after, ",".join(specs[index - 1:])))
             history.append((cls.name, cls.produces | {grammar_property(cls.target.name)}, cls.invalidates))
             available = after
             language = cls.target.name

@@ -42,7 +42,7 @@ from languages.functions import entry_function
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.fuzz import OK, Mutant, Outcome
 from nanopass.instruments import Instrument, PassStep, VerifyInstrument
-from nanopass.node import Node, walk
+from nanopass.node import Node, summary, walk
 from nanopass.pipeline import PassCrash, Pipeline
 from nanopass.plugin import CompilerPlugin, get_plugin
 from nanopass_pto import run as runner
@@ -452,7 +452,8 @@ def valid_extents(inputs: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 def _ops_of(program: Node) -> set[str]:
-    return {str(getattr(node, "op")) for node in walk(program) if node.KIND == "Call"}
+    # From the memoized summary (the grammar check of every stage has made it), not a new walk.
+    return {str(op) for op in summary(program).field_values("Call", "op")}
 
 
 def stage_ops(source: Node, snapshots: Sequence[tuple[str, Node]], final: Node) -> set[str]:
@@ -523,9 +524,18 @@ def blame_pass(snapshots: Sequence[tuple[str, Node]], source: Node, inputs: Mapp
     differs, both are named ("a..b")."""
     entry = entry_function(source)
     skipped: list[str] = []
+    # A pass that changed nothing returns its input object (copy-on-write; IR nodes are
+    # immutable): the interpreter is deterministic, so its output is the one already found to
+    # agree (or to be uninterpretable) and is not interpreted again.
+    previous: Node | None = None
     for name, program in snapshots:
         if type(program).LANGUAGE not in VALUE_LEVEL_BLAME_LANGUAGES:
             break
+        if program is previous:
+            if skipped:
+                skipped.append(name)
+            continue
+        previous = program
         try:
             outputs = runner.user_outputs(runner.reference(program, inputs), entry)
         except Exception:

@@ -116,7 +116,11 @@ PROPERTIES: tuple[Property, ...] = (
              "operand's valid region, a region set_validshape widened)", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("TargetOpRules", VALUE_LEVEL | {"PTO"}, "verifiers.target_op_rules:verify",
              "every call meets its op's constraints on the target (dtypes, scratch size, scratch disjoint from "
-             "operands; on PTO, the instruction-level element types: pto.tinsert's)", uses_target=True),
+             "operands within one buffer; on PTO, the instruction-level element types: pto.tinsert's)",
+             uses_target=True, blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("TargetOpBuffers", _ADDRESSED, "verifiers.target_op_rules:verify_buffers",
+             "operands an op's rules keep disjoint (scratch vs operands) are not bound to overlapping MemRefs",
+             uses_target=True),
     Property("GmStoreCoherence", VALUE_LEVEL, "verifiers.gm_store_coherence:verify",
              "no kernel writes one GM tensor both by bulk (MTE3) and scalar (D-cache) stores",
              blind_to=_MEMREFS_ANY_LANGUAGE),
@@ -131,7 +135,7 @@ PROPERTIES: tuple[Property, ...] = (
              "every Acc buffer covers its accumulator's L0C row footprint", uses_target=True),
     Property("MovesOnDataPaths", _PLACED, "verifiers.moves_on_data_paths:verify",
              "every tile.move follows a data path of the target, or crosses between the cores through a FIFO",
-             uses_target=True),
+             uses_target=True, blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("CubeTileLayouts", _PLACED, "verifiers.cube_tile_layouts:verify",
              "every Mat / Left / Right / Acc tile is in a format the cube hardware keeps there",
              blind_to=_MEMREFS_ANY_LANGUAGE),
@@ -151,7 +155,7 @@ PROPERTIES: tuple[Property, ...] = (
 # CallSitesComplete too: a user's call with a wrong argument is the input's fault, and would
 # otherwise be found (and blamed on a pass) only after update-orchestration-call-sites.
 _LOADED = frozenset({"SSAForm", "UseAfterDef", "SymbolicExtentsBound", "TypeChecked", "CallSitesComplete",
-                     "ViewLegality", "StaticBounds", "DefinedReads", "ScalarOperators", "TargetOpRules", "GmStoreCoherence",
+                     "ViewLegality", "StaticBounds", "DefinedReads", "ScalarOperators", "TargetOpRules", "TargetOpBuffers", "GmStoreCoherence",
                      "InPlaceUpdatesBound"})
 
 # The DSL admits reassignment (ConvertToSSA establishes SSA form and def-before-use).

@@ -119,7 +119,7 @@ class InitMemRef(Pass[L.Program, A.Program]):
     requires: ClassVar[frozenset[str]] = frozenset({"L0TiledFit", "AccCompactValid"})
     # Every value gets a buffer of its own (views share their source's): nothing overlaps yet.
     produces: ClassVar[frozenset[str]] = frozenset({"HasMemRefs", "AccL0CFootprint", "NoCoLiveOverlap",
-                                                    "InPlaceSafety"})
+                                                    "InPlaceSafety", "TargetOpBuffers"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> A.Program:

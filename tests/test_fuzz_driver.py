@@ -133,3 +133,30 @@ def test_every_other_chunk_is_steered_toward_what_the_campaign_has_not_covered()
     assert first_seen and first_seen <= {"op0", "op1"}  # the free first chunk draws from two labels only
     # The steered chunks reach the labels the free strategy never draws.
     assert set(stats.coverage) == set(target.labels)
+
+
+class _CountingTarget(_SlowFailingTarget):
+    """Never fails; counts the cases its strategy generates (a draw of the list strategy)."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(delay, broken=[False])
+        self.generated = 0
+
+    @override
+    def strategy(self) -> Any:
+        def counted(case: list[int]) -> list[int]:
+            self.generated += 1
+            return case
+
+        return super().strategy().map(counted)
+
+
+def test_no_case_is_generated_once_the_budget_is_spent() -> None:
+    # Hypothesis goes on drawing the rest of a chunk after the deadline; those draws are a
+    # constant, not programs generated for nothing. (A chunk of 25 with a 0.3 s deadline and
+    # 50 ms checks leaves most of the chunk past the deadline.)
+    target = _CountingTarget(delay=0.05)
+    config = CampaignConfig(time.monotonic() + 0.3, None, seed=3, database=None, shrink=False)
+    stats, failures = run_campaign(target, config)
+    assert not failures and stats.programs >= 1
+    assert target.generated <= stats.programs + 1, (target.generated, stats.programs)

@@ -114,3 +114,24 @@ def test_call_site_names_are_not_probed_from_the_start() -> None:
     for _ in range(200):
         mutator._allocate(param, param.span)
     assert probes <= 2 * 200
+
+
+def test_pipeline_plan_specs_each_pass_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each step records the rest of the pipeline as text; building it from `self.spec(i)` per
+    # step made a spec per pass and step (quadratic in the pipeline's length, ~10 % of a small
+    # kernel's compile).
+    from nanopass.passes import Pass
+
+    plugin = get_plugin()
+    pipeline = Pipeline.from_spec(plugin.default_pipeline(), plugin)
+    original = Pass.spec
+    made = [0]
+
+    def counted(self: Pass[Any, Any]) -> str:
+        made[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(Pass, "spec", counted)
+    steps = pipeline.plan(type(pipeline.passes[0]).source.name, frozenset(plugin.property_registry.names()))
+    assert made[0] == len(pipeline.passes)
+    assert steps[0].remaining_spec == pipeline.spec() and steps[-1].remaining_spec == original(pipeline.passes[-1])

@@ -276,3 +276,43 @@ def test_a_select_result_reassigning_its_scratchs_name_is_a_new_buffer(tmp_path:
     rc, log = _run(tmp_path, capsys, text, A2A3, {"x": X, "out": np.zeros_like(X)})
     assert rc == 0 and "bit-exact" in log, log
     assert (_bits(np.load(tmp_path / "out.npz")["ret0"]) == _bits(_sels_expected(X))).all()
+
+
+# -- the MemRef half: TargetOpBuffers ------------------------------------------------------------------
+
+def _addressed_select() -> Any:
+    """The select with a scratch of its own, compiled to Addressed (its buffers bound)."""
+    from nanopass.pipeline import Pipeline
+    from nanopass.plugin import get_plugin
+
+    plugin = get_plugin()
+    program = parse_program(_kernel(SELS_PARAMS, SELS.format(scratch=OWN_SCRATCH, tmp="scratch")), "k.py")
+    return Pipeline.from_spec(plugin.default_pipeline(A2A3), plugin).until("Addressed").run(program)
+
+
+def test_a_scratch_bound_to_its_operands_memref_is_caught_by_target_op_buffers_alone() -> None:
+    """TargetOpRules reads no MemRef (its verdict is kept where a pass changed only MemRefs), so a
+    scratch rebound to the bytes of the select's operand is TargetOpBuffers' finding."""
+    import dataclasses
+
+    from nanopass.node import walk
+    from nanopass_pto.mutants import transform
+
+    program = _addressed_select()
+    assert target_op_rules.verify(program, ASCEND_910B) == []
+    assert target_op_rules.verify_buffers(program, ASCEND_910B) == []
+    (call,) = [n for n in walk(program) if n.KIND == "Call" and getattr(n, "op") == "tile.sels"]
+    operand, scratch = getattr(call, "args")[1], getattr(call, "args")[2]
+    operand_memref = getattr(operand, "type").memref
+    assert operand_memref is not None and getattr(scratch, "type").memref != operand_memref
+
+    def rebind(node: Any) -> Any:
+        if node.KIND == "Var" and getattr(node, "name") == getattr(scratch, "name"):
+            return dataclasses.replace(node, type=dataclasses.replace(getattr(node, "type"), memref=operand_memref))
+        return None
+
+    overlapping = transform(program, rebind)
+    assert target_op_rules.verify(overlapping, ASCEND_910B) == []  # blind to MemRefs
+    found = target_op_rules.verify_buffers(overlapping, ASCEND_910B)
+    assert [d.rule for d in found] == ["TargetOpBuffers"] and "shares bytes" in found[0].message
+    assert target_op_rules.verify_buffers(overlapping, ASCEND_950) == []  # A5's tsels has no such rule

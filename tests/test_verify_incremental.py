@@ -257,7 +257,7 @@ def test_language_blind_verifiers_on_random_programs(program: Node) -> None:
 def test_buffer_properties_are_not_blind(plugin: CompilerPlugin) -> None:
     # The properties about buffers must see every change of them.
     buffer_properties = {"HasMemRefs", "MemoryCapacity", "PipeSlotPlacement", "NoCoLiveOverlap", "InPlaceSafety",
-                         "SemanticAliases", "AccL0CFootprint", "TargetOpRules", "BoxedExtents"}
+                         "SemanticAliases", "AccL0CFootprint", "TargetOpBuffers", "BoxedExtents"}
     for prop in plugin.properties:
         if prop.name in buffer_properties or prop.name.endswith("Grammar"):
             assert not prop.blind_to, prop.name
@@ -369,6 +369,50 @@ def test_a_rebuild_into_the_next_language_keeps_the_language_blind_verdicts(
         VerifyInstrument(counting.plugin, target=plugin.make_backend(plugin.default_backend)).after_pass(
             step, program, broken)
     assert "SSAForm" in str(info.value) and counting.counts["SSAForm"] == 1
+
+
+def test_a_function_left_in_the_old_language_is_caught_by_the_grammar(
+        plugin: CompilerPlugin, stage_programs: list[Node]) -> None:
+    """A pass into the next language that returns one input function object as it was (it
+    forgot to rebuild it) left a node of the old language in the program: that function is not
+    "untouched", it is the grammar's finding."""
+    program = next(p for p in stage_programs if type(p).LANGUAGE == "TilePlaced" and len(getattr(p, "functions")) >= 2)
+    moved = _in_language(program, "L0Tiled")
+    assert moved is not None
+    kept_old = dataclasses.replace(moved, functions=(getattr(program, "functions")[0],) + getattr(moved, "functions")[1:])  # type: ignore[type-var]
+    step = _step_of(plugin, "auto-tile-matmul-l0", program)
+    verify = VerifyInstrument(plugin, target=plugin.make_backend(plugin.default_backend))
+    with pytest.raises(Exception) as info:
+        verify.after_pass(step, program, kept_old)
+    assert "L0TiledGrammar" in str(info.value) and "language TilePlaced" in str(info.value)
+
+
+def test_a_rebuild_that_leaves_no_function_to_check_runs_no_function_verifier(
+        plugin: CompilerPlugin, addressed_programs: list[Node], monkeypatch: pytest.MonkeyPatch) -> None:
+    """When every rebuilt function is carried over for a property (the pass changed only what its
+    verifier is blind to) and the program's own fields are as they were, the verifier is not
+    called on an empty program; with the program's name changed it still is."""
+    import nanopass.instruments as instruments
+
+    program = _after_allocation(plugin, addressed_programs)
+    moved = _map_memrefs(program, lambda m: MemRef(m.name, m.space, m.offset, m.size + 0))
+    step = _step_of(plugin, "memory-reuse", program)
+    blind = {p.name for p in _blind_properties(plugin)} & step.claimed & step.available_before
+    calls: list[str] = []
+    original = instruments._run_verifier
+
+    def counted(name: str, verify: Any, subject: Node, target: object = None) -> list[Diagnostic]:
+        calls.append(name)
+        return original(name, verify, subject, target)
+
+    monkeypatch.setattr(instruments, "_run_verifier", counted)
+    verify = VerifyInstrument(plugin, target=plugin.make_backend(plugin.default_backend))
+    verify.after_pass(step, program, moved)
+    assert blind and not blind & set(calls) and verify.carried_empty >= len(blind)
+    calls.clear()
+    renamed = dataclasses.replace(moved, name=getattr(moved, "name") + "_renamed")  # type: ignore[type-var]
+    VerifyInstrument(plugin, target=plugin.make_backend(plugin.default_backend)).after_pass(step, program, renamed)
+    assert blind <= set(calls)
 
 
 def test_same_but_compares_shape_and_sharing(plugin: CompilerPlugin, addressed_programs: list[Node]) -> None:

@@ -8,8 +8,12 @@ the target architectures it holds on; the target arrives as any object with an `
 - `Disjoint`: two operands (or an operand and the result) share no byte. Storage is followed
   through plain `v = u` assignments and zero-copy views to the buffer it lives in: the same
   value, or windows of one buffer whose static rectangles intersect, share bytes (a window with
-  a dynamic offset or behind a reshape covers, conservatively, its whole buffer). Once
-  addresses are assigned, two buffers whose byte ranges in one space intersect share bytes too.
+  a dynamic offset or behind a reshape covers, conservatively, its whole buffer). Two distinct
+  buffers share bytes through their MemRefs (one MemRef, or, once addresses are assigned, byte
+  ranges in one space that intersect): that half is its own property, TargetOpBuffers
+  (`verify_buffers`), so that TargetOpRules reads no MemRef and its verdict is kept where a
+  pass changed only MemRefs (MemoryReuse, AllocateMemoryAddr, InitMemRef's bindings), while
+  the MemRef half is checked again there, on the functions that call an op with such a rule.
 - `WholeRows`: an operand is not a window narrower than the buffer it views (a slice of some
   columns of a wider tile); a window of whole rows, a reshape or the buffer itself is.
 - `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
@@ -27,7 +31,7 @@ emit such an instruction meet by the bit copies LegalizeVecLayouts makes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence, cast
+from typing import Callable, Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
@@ -36,9 +40,10 @@ from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, 
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type
 from nanopass.diagnostics import Diagnostic
-from nanopass.node import Node, preorder
+from nanopass.node import Node, preorder, summary
 
 RULE = "TargetOpRules"
+BUFFERS_RULE = "TargetOpBuffers"
 
 
 class Target(Protocol):
@@ -81,17 +86,28 @@ def _bytes_overlap(a: MemRef, b: MemRef) -> bool:
     return a.offset < b.offset + b.size and b.offset < a.offset + a.size
 
 
-def _share_bytes(a: _Storage, b: _Storage) -> bool:
-    if a.root == b.root:
-        return _intersect(a.rows, b.rows) and _intersect(a.cols, b.cols)
-    if a.memref is None or b.memref is None:
+def _same_buffer_overlap(a: _Storage, b: _Storage) -> bool:
+    """Windows of one buffer that intersect (read from names and static windows, no MemRef)."""
+    return a.root == b.root and _intersect(a.rows, b.rows) and _intersect(a.cols, b.cols)
+
+
+def _memref_overlap(a: _Storage, b: _Storage) -> bool:
+    """Two distinct buffers bound to one MemRef, or to intersecting bytes of one space."""
+    if a.root == b.root or a.memref is None or b.memref is None:
         return False
     return (a.memref.name == b.memref.name and a.memref.space is b.memref.space) or _bytes_overlap(a.memref, b.memref)
 
 
 class _Checker:
-    def __init__(self, target: Target) -> None:
+    """`overlap` decides when two storages share bytes; `only` keeps the rules of one kind
+    (None: every rule)."""
+
+    def __init__(self, target: Target, overlap: Callable[[_Storage, _Storage], bool] = _same_buffer_overlap,
+                 only: type[TargetRule] | None = None, rule: str = RULE) -> None:
         self.target = target
+        self.rule = rule
+        self.overlap = overlap
+        self.only = only
         self.storage: dict[str, _Storage] = {}
         self.out: list[Diagnostic] = []
 
@@ -160,12 +176,14 @@ class _Checker:
             return
         attrs = dict(opdef.with_defaults(getattr(call, "attrs")))
         for rule in opdef.target_rules:
+            if self.only is not None and not isinstance(rule, self.only):
+                continue
             if self.target.arch not in rule.archs or any(attrs.get(k) != v for k, v in rule.when):
                 continue
             problem = self.violation(rule, call, target)
             if problem is not None:
                 self.out.append(Diagnostic.at(
-                    call if call.node_span.known else stmt, RULE,
+                    call if call.node_span.known else stmt, self.rule,
                     f"{opdef.name} on {self.target.name}: {problem}; {rule.because}", hint=rule.fix))
 
     def operand(self, call: Node, target: Node | None, index: int) -> Node | None:
@@ -231,7 +249,7 @@ class _Checker:
             return None
         for other_index in rule.others:
             other, theirs = self.storage_at(call, target, other_index)
-            if theirs is None or not _share_bytes(mine, theirs):
+            if theirs is None or not self.overlap(mine, theirs):
                 continue
             return (f"{_name(opdef, rule.operand)} `{getattr(node, 'name')}` shares bytes with "
                     f"{_name(opdef, other_index)} `{getattr(other, 'name')}`")
@@ -281,6 +299,7 @@ def _name(opdef: OpDef, index: int) -> str:
 
 
 def verify(program: Node, target: object = None) -> list[Diagnostic]:
+    """TargetOpRules: every rule, operands' overlap judged within one buffer (no MemRef read)."""
     if target is None or not isinstance(getattr(target, "arch", None), str):
         return []
     out: list[Diagnostic] = []
@@ -289,3 +308,36 @@ def verify(program: Node, target: object = None) -> list[Diagnostic]:
         checker.block(getattr(function, "body"))
         out.extend(checker.out)
     return out
+
+
+def verify_buffers(program: Node, target: object = None) -> list[Diagnostic]:
+    """TargetOpBuffers: the `Disjoint` rules between distinct buffers, through their MemRefs. A
+    function calling no op with a `Disjoint` rule is decided from its summary, unwalked."""
+    if target is None or not isinstance(getattr(target, "arch", None), str):
+        return []
+    out: list[Diagnostic] = []
+    for function in getattr(program, "functions"):
+        if not any(isinstance(op, str) and op in _DISJOINT_OPS for op in summary(function).field_values("Call", "op")):
+            continue
+        checker = _Checker(cast(Target, target), _memref_overlap, Disjoint, BUFFERS_RULE)
+        checker.block(getattr(function, "body"))
+        out.extend(checker.out)
+    return out
+
+
+class _DisjointOps:
+    """The registered ops with a `Disjoint` rule (ops are registered, never removed: the set is
+    recomputed only when the registry grew)."""
+
+    def __init__(self) -> None:
+        self.size = -1
+        self.names: frozenset[str] = frozenset()
+
+    def __contains__(self, op: str) -> bool:
+        if self.size != len(REGISTRY):
+            self.size = len(REGISTRY)
+            self.names = frozenset(o.name for o in REGISTRY if any(isinstance(r, Disjoint) for r in o.target_rules))
+        return op in self.names
+
+
+_DISJOINT_OPS = _DisjointOps()
