@@ -129,7 +129,7 @@ def test_storing_the_mask_past_its_compared_bytes_is_a_poison_read(backend: str)
 # -- kernels as a user writes them ---------------------------------------------------------------------
 
 HEADER = "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n"
-NP_TYPES = {"FP32": np.float32, "FP16": np.float16, "INT32": np.int32}
+NP_TYPES: dict[str, type[np.generic]] = {"FP32": np.float32, "FP16": np.float16, "INT32": np.int32}
 
 SELECT = """
 @pl.function(type=pl.FunctionType.InCore)
@@ -204,7 +204,7 @@ def test_select_by_a_scalar_compare_is_bit_exact(tmp_path: Path, capsys: pytest.
     x = (np.random.default_rng(cols).integers(-4, 5, (3, cols)) / 2).astype(NP_TYPES[dtype])
     got = _simulated(tmp_path, capsys, SELECT_SCALAR.format(r=3, c=cols, t=dtype, mode=MODES["gt"]), backend,
                      {"x": x})
-    expected = np.where(x > 0.5, x, NP_TYPES[dtype](-2.0))
+    expected = np.where(x > 0.5, x, np.asarray(-2.0, NP_TYPES[dtype]))
     assert (got.view(np.uint8) == expected.view(np.uint8)).all(), (got, expected)
 
 
