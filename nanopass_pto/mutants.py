@@ -905,6 +905,17 @@ def _sim_maxf_as_min(original: Any) -> Any:
     return np.minimum
 
 
+def _mask_data_whole(original: Any) -> Any:
+    """A compare's mask holds data over its whole valid region (every byte of its rows), as if
+    TCMP / TCMPS defined the bits past the compared columns: DefinedReads (and the generator,
+    which shares the fact) accept a select past them and a mask returned whole, which read
+    bytes the instruction leaves undefined (the simulator's poison)."""
+    def compared_bits(args: Any, result: Any, own: Any) -> Any:
+        return own
+
+    return compared_bits
+
+
 def _catalogue() -> list[Any]:
     rewriter = _auto_tile_rewriter()
     convert = "passes.convert_tensor_to_tile_ops:TensorToTileMutator"
@@ -1106,6 +1117,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("numerics-int-add-saturates", "backend.numerics",
                     "the shared numerics saturate integer addition instead of wrapping",
                     "backend.numerics", "_int_binary", _saturating_int_add),
+        PatchMutant("mask-data-whole", "defined-reads",
+                    "a compare's packed mask is taken to hold data past its compared bits (its whole valid rows), "
+                    "so a select past the compared columns or a mask returned whole is accepted",
+                    "languages.ops.data_extents", "_compared_bits", _mask_data_whole),
         TableEntryMutant("sim-remsi-floor-remainder", "simulator", "the simulator's arith.remsi is Python's floor %",
                          "backend.sim.executor", "_INT_ARITH", "remsi", _sim_remsi_floor),
         TableEntryMutant("sim-slt-as-sle", "simulator", "the simulator's cmpi slt is <=",

@@ -287,3 +287,19 @@ def test_a_select_over_the_compared_columns_is_accepted(tmp_path: Path, capsys: 
     x = np.random.default_rng(3).integers(-3, 4, (4, 20)).astype(np.float32)
     rc, log = _compile(tmp_path, capsys, PAST.format(c=10), "Ascend950", {"x": x})
     assert rc == 0 and "DefinedReads" not in log, log
+
+
+def test_the_mask_data_whole_mutant_is_seen_by_the_simulator(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # With DefinedReads taking the mask's data as whole (the catalogue's mask-data-whole), the
+    # returned mask passes the verifiers, and the simulator's store of it reads the bytes TCMP
+    # left undefined: the two checks back each other up.
+    from nanopass_pto.mutants import MUTANTS
+
+    mutant = next(m for m in MUTANTS if m.name == "mask-data-whole")
+    x = np.zeros((4, 20), np.float32)
+    with mutant.applied():
+        rc, log = _compile(tmp_path, capsys, RETURNED.format(c=20, t="FP32", ret="return m"), "Ascend910B",
+                           {"x": x, "y": x})
+    assert rc == 1 and "DefinedReads" not in log, log
+    assert "[Simulator] pto.tstore reads" in log and "[0, 3], which no instruction has written" in log, log

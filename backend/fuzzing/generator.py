@@ -1550,7 +1550,9 @@ class _KernelBuilder:
         assert isinstance(source.type, TileType)
         rows, cols = (int(d) for d in source.type.valid)
         compared = self.int_draw(1, cols)
-        selected = compared if self.chance(50) else self.int_draw(1, compared)
+        # Any width: a select past the compared bits is not drawn (the shared data-extent facts,
+        # DefinedReads', decline it in `registry_step`), and no other guard of it is made here.
+        selected = compared if self.chance(40) else self.int_draw(1, compared if self.chance(50) else cols)
         compare = self.pick(compares)
         try:
             narrow = source if compared == cols else \
