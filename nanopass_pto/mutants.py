@@ -905,15 +905,16 @@ def _sim_maxf_as_min(original: Any) -> Any:
     return np.minimum
 
 
-def _mask_data_whole(original: Any) -> Any:
-    """A compare's mask holds data over its whole valid region (every byte of its rows), as if
-    TCMP / TCMPS defined the bits past the compared columns: DefinedReads (and the generator,
-    which shares the fact) accept a select past them and a mask returned whole, which read
-    bytes the instruction leaves undefined (the simulator's poison)."""
-    def compared_bits(args: Any, result: Any, own: Any) -> Any:
-        return own
+def _mask_partial_byte_dropped(original: Any) -> Any:
+    """The packed words of a compare stop at the last whole word: the bits of the columns past
+    it (cols % 8 of a UINT8 mask) are never written, so a select over those columns reads the
+    poison the compare's granule leaves (the simulator's PoisonRead)."""
+    def packed_mask_words(bits: Any, mask_dtype: str) -> Any:
+        words = original(bits, mask_dtype)
+        width = 8 * words.dtype.itemsize
+        return words[:, :bits.shape[1] // width]
 
-    return compared_bits
+    return packed_mask_words
 
 
 def _catalogue() -> list[Any]:
@@ -1117,10 +1118,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("numerics-int-add-saturates", "backend.numerics",
                     "the shared numerics saturate integer addition instead of wrapping",
                     "backend.numerics", "_int_binary", _saturating_int_add),
-        PatchMutant("mask-data-whole", "defined-reads",
-                    "a compare's packed mask is taken to hold data past its compared bits (its whole valid rows), "
-                    "so a select past the compared columns or a mask returned whole is accepted",
-                    "languages.ops.data_extents", "_compared_bits", _mask_data_whole),
+        PatchMutant("numerics-mask-partial-byte-dropped", "backend.numerics",
+                    "a compare's packed mask stops at its last whole byte: the bits of the columns past it are "
+                    "never written (a select over 20 compared columns reads a poisoned third byte)",
+                    "backend.numerics", "packed_mask_words", _mask_partial_byte_dropped),
         TableEntryMutant("sim-remsi-floor-remainder", "simulator", "the simulator's arith.remsi is Python's floor %",
                          "backend.sim.executor", "_INT_ARITH", "remsi", _sim_remsi_floor),
         TableEntryMutant("sim-slt-as-sle", "simulator", "the simulator's cmpi slt is <=",

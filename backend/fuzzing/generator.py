@@ -137,6 +137,8 @@ class Features:
 # Choice lists are ordered simplest first: Hypothesis shrinks toward index 0.
 VECTOR_ROWS = (1, 16, 8, 2, 3, 17, 32, 5)
 VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40, 12)  # 12: rows padded at every width (48 B FP32)
+# Element types TCMP / TCMPS take on both targets (pto-isa a2a3 TCmp.hpp: int32_t, half, float).
+_COMPARED_EVERYWHERE = (F32, F16, I32)
 CUBE_M = (16, 1, 20, 32, 7, 64, 100, 33)
 CUBE_N = (16, 32, 1, 64, 48, 128, 20)
 CUBE_K = (16, 32, 64, 48, 80, 128, 272)
@@ -733,24 +735,33 @@ class _KernelBuilder:
             self.padding_read(ty)
         if self.features.assemble and self.chance(30):
             self.assemble_into_param()
-        if self.features.partial_valid and self.chance(10):
+        if self.features.partial_valid and self.chance(15):
             self.mask_returned(ty)
 
     def mask_returned(self, ty: TensorType) -> None:
         """A compare's packed mask returned over its whole compared bytes (set_validshape to
         [rows, cols // 8]): the bits past them are undefined on chip, so DefinedReads refuses a
-        mask returned past them, and the generator returns it narrowed (nothing when the
-        compare covers no whole byte)."""
+        mask returned past them. Half the time the mask is returned whole where the shared
+        data-extent facts say its valid region holds data (`results`: never, unless they are
+        wrong), else narrowed. The compared operand is the kernel's when it is 2-D with whole
+        bytes of columns and of a type both targets compare, else a parameter of its own."""
         compare = _by_semantics("tensor", ("compare",))
         narrow_op = _by_semantics("tensor", ("set_validshape",))
-        params = [v for v in self.values if v.name in self.gm and v.type == ty]
-        if compare is None or narrow_op is None or not params or len(ty.shape) != 2 or int(ty.shape[1]) < 8:
+        if compare is None or narrow_op is None:
             return
+        if len(ty.shape) != 2 or int(ty.shape[1]) < 8 or ty.dtype not in _COMPARED_EVERYWHERE:
+            ty = TensorType((self.pick(VECTOR_ROWS), self.pick([c for c in VECTOR_COLS if c >= 8])),
+                            self.pick(_COMPARED_EVERYWHERE))
+            self.param(ty, "c")
+        params = [v for v in self.values if v.name in self.gm and v.type == ty]
         rows, cols = (int(d) for d in ty.shape)
         lhs = self.pick(params)
         rhs: T.Expr = self.pick(params) if self.chance(50) else self.scalar_for(ty.dtype)
         try:
             mask = self.call(compare, (lhs, rhs), (("cmp_type", self.int_draw(0, 5)),), prefix="m", pool=[])
+            if self.chance(50) and self.results([mask]):
+                self.returns.append(mask)  # where the shared facts say its valid region holds data
+                return
             whole = self.call(narrow_op, (mask, _index(rows), _index(cols // 8)), prefix="mw", pool=[])
         except (CompileError, TargetRuleMiss):
             return  # an element type or target the compare does not take
@@ -1490,7 +1501,7 @@ class _KernelBuilder:
             self.window_view(tiles)
         if self.features.partial_valid and self.chance(15):
             self.ragged_rows()
-        if self.features.partial_valid and self.chance(20):
+        if self.features.partial_valid and self.chance(30):
             self.mask_selects(tiles)
         self.store_tiles(tiles)
 
