@@ -2037,7 +2037,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows", "cube-operand-computed"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed", "mask-select", "mask-select:partial-byte",
+    "mask-returned"))
 
 
 @dataclass(frozen=True)
