@@ -1552,8 +1552,10 @@ class _KernelBuilder:
         narrow_op = _by_semantics("tile", ("set_validshape",))
         compares = [op for op in generatable_ops("tile", self.arch) if op.semantics[:1] == ("compare",)]
         selects = [op for op in generatable_ops("tile", self.arch) if op.semantics[:1] == ("select",)]
+        # Not a view (a window, a re-view): ViewLegality refuses set_validshape of one.
         sources = [t for t in tiles if isinstance(t.type, TileType) and t.type.memory_space is MemorySpace.Vec
                    and len(t.type.shape) == 2 and all(isinstance(d, int) for d in t.type.valid)
+                   and t.name not in self.views | self.windows
                    and not reads_past(extents(t.type.valid_extents), self._data_of(t))]
         if narrow_op is None or not compares or not selects or not sources:
             return
