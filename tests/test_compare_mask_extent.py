@@ -34,7 +34,7 @@ from backend.sim.executor import run_kernel
 from backend.sim.machine import Machine, PoisonRead
 from backend.targets.handlers import get_backend
 from languages.memory_space import MemorySpace
-from languages.types import DataType, TensorType
+from languages.types import DataType, TensorType, TileType
 from nanopass.pipeline import main
 from tests.test_sim_executor import KernelBuilder
 
@@ -337,3 +337,26 @@ def test_the_generator_draws_masks_consumed_legally() -> None:
         assert cases, tag
         outcome = target.check(cases[0])
         assert not outcome.failed, f"{tag}: {outcome.headline()}\n{outcome.detail}\n{cases[0].text}"
+
+
+def test_the_mask_select_recipe_narrows_no_view() -> None:
+    # Ascend950 campaign seed 23 (on this branch): the recipe narrowed a tile.slice window by
+    # set_validshape, which ViewLegality refuses. A window is no source of it.
+    import random
+
+    from backend.fuzzing.generator import Features, _SeededBuilder
+    from languages.gen import tensor as T
+
+    for seed in range(20):
+        builder = _SeededBuilder(lambda strategy: None, Features(), "k", arch="a5", rng=random.Random(seed))
+        tiles = builder.tile_parameters()
+        source = tiles[-1]
+        assert isinstance(source.type, TileType)
+        rows, cols = (int(d) for d in source.type.shape)
+        window = builder.call("tile.slice", (source, T.TupleExpr((T.ConstInt(rows, DataType.INDEX),
+                                                                   T.ConstInt(cols, DataType.INDEX))),
+                                             T.TupleExpr((T.ConstInt(0, DataType.INDEX),
+                                                          T.ConstInt(0, DataType.INDEX)))), prefix="w", pool=[])
+        before = len(builder.body)
+        builder.mask_selects([window])
+        assert len(builder.body) == before, builder.body[before:]
