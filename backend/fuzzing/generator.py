@@ -1562,7 +1562,7 @@ class _KernelBuilder:
         source = self.pick(sources)
         assert isinstance(source.type, TileType)
         rows, cols = (int(d) for d in source.type.valid)
-        compared = self.int_draw(1, cols)
+        compared = cols if self.chance(30) else self.int_draw(1, cols)  # the whole width, or a drawn one
         # Any width: a select past the compared bits is not drawn (the shared data-extent facts,
         # DefinedReads', decline it in `registry_step`), and no other guard of it is made here.
         selected = compared if self.chance(40) else self.int_draw(1, compared if self.chance(50) else cols)
