@@ -77,6 +77,19 @@ class ArrayValue:
         return self.data[tuple(slice(0, v) for v in self.valid)]
 
 
+def _stored_return(value: Value, args: Sequence[Value]) -> Value:
+    """A kernel's returned tensor as its caller sees it: stored into a fresh (poisoned) output
+    over its valid region only, as the compiled kernel stores it -- the bytes past a narrowed
+    return (a mask's undefined bits past its whole compared bytes) are not the caller's. A
+    parameter the kernel wrote in place and returns is its caller's buffer, kept whole."""
+    if not isinstance(value, ArrayValue) or not value.is_tensor or tuple(value.valid) == tuple(value.data.shape) \
+            or any(isinstance(a, ArrayValue) and np.shares_memory(a.data, value.data) for a in args):
+        return value
+    stored = poison_array(value.data.shape, value.dtype)
+    stored[tuple(slice(0, v) for v in value.valid)] = value.region
+    return ArrayValue(stored, value.dtype, value.valid, True)
+
+
 Scalar = Union[int, float, bool]
 Value = Union[ArrayValue, Scalar, tuple[Any, ...], None]
 KernelRunner = Callable[[Node, Sequence[Value], Launch], tuple[Value, ...]]
@@ -312,6 +325,8 @@ class Interpreter:
             if fn.return_types:
                 raise InterpreterError(f"function {fn.name} ends without a return", function.node_span)
             return ()
+        if is_kernel_function(function):
+            return tuple(_stored_return(value, args) for value in ended.values)
         return ended.values
 
     def run_group(self, function: Node, env: dict[str, Value]) -> tuple[Value, ...]:

@@ -1151,26 +1151,43 @@ def mask_bits_per_word(mask_dtype: str) -> int:
     return 8 * byte_width(mask_dtype)
 
 
-def pack_mask(bits: Array, mask_shape: tuple[int, int], mask_dtype: str) -> Array:
-    """TCMP's packed predicate: row r of the mask holds row r's bits, LSB first, in words of
-    the mask's width; every other bit of the mask is 0 (the instruction zeroes its dst)."""
+def packed_mask_words(bits: Array, mask_dtype: str) -> Array:
+    """The words of TCMP's packed predicate that hold compared bits: [rows, ceil(cols / w)]
+    words of the mask's width w, row r holding row r's bits, LSB first. The bits past `cols`
+    in the last word are undefined on chip (a2a3 compares whole 256-byte repeats of the
+    source, its padding or next row included; a5 stores whole predicate registers): they hold
+    the poison pattern (ones) here, and no reader may depend on them (DefinedReads counts a
+    mask's data extent in bits, `languages.ops.data_extents`)."""
     width = mask_bits_per_word(mask_dtype)
     rows, cols = bits.shape
     words = -(-cols // width)
-    if rows > mask_shape[0] or words > mask_shape[1]:
-        raise NumericsError(f"a mask of shape {list(mask_shape)} cannot hold the bits of a [{rows}, {cols}] compare")
-    padded = np.zeros((rows, words * width), dtype=np.uint64)
+    padded = np.ones((rows, words * width), dtype=np.uint64)
     padded[:, :cols] = bits
     weights = np.left_shift(np.uint64(1), np.arange(width, dtype=np.uint64))
     packed = (padded.reshape(rows, words, width) * weights).sum(axis=2, dtype=np.uint64)
-    out = np.zeros(mask_shape, dtype=_unsigned_dtype(width // 8))
-    out[:rows, :words] = packed.astype(out.dtype)
-    return out.view(np_dtype(mask_dtype))
+    words_out: Array = packed.astype(_unsigned_dtype(width // 8)).view(np_dtype(mask_dtype))
+    return words_out
+
+
+def pack_mask(bits: Array, mask_shape: tuple[int, int], mask_dtype: str) -> Array:
+    """A mask buffer of `mask_shape` after TCMP / TCMPS: `packed_mask_words` at its top left,
+    every other byte the 0xFF poison pattern. The instruction writes only its source's valid
+    rows, in whole store granules (`BackendHandler.compare_mask_row_bytes`); nothing zeroes
+    the rest (pto-isa's CPU model zeroes its dst first, the a2a3 / a5 kernels do not)."""
+    words = packed_mask_words(bits, mask_dtype)
+    if words.shape[0] > mask_shape[0] or words.shape[1] > mask_shape[1]:
+        raise NumericsError(f"a mask of shape {list(mask_shape)} cannot hold the bits of a "
+                            f"{list(bits.shape)} compare")
+    poison = np.full((mask_shape[0], mask_shape[1] * words.dtype.itemsize), POISON_BYTE, dtype=np.uint8)
+    out = poison.view(words.dtype)
+    out[:words.shape[0], :words.shape[1]] = words
+    return out
 
 
 def unpack_mask(mask: Array, rows: int, cols: int) -> Array:
     """The predicate bits of a [rows, cols] selection: bit c % w of word c // w of mask row r
-    (the layout `pack_mask` writes and TSELS reads)."""
+    (the layout `packed_mask_words` writes and TSEL / TSELS read: only the bits of the
+    selected columns decide anything)."""
     width = 8 * mask.dtype.itemsize
     words = -(-cols // width)
     if mask.shape[0] < rows or mask.shape[1] < words:

@@ -921,6 +921,18 @@ def _sim_maxf_as_min(original: Any) -> Any:
     return np.minimum
 
 
+def _mask_partial_byte_dropped(original: Any) -> Any:
+    """The packed words of a compare stop at the last whole word: the bits of the columns past
+    it (cols % 8 of a UINT8 mask) are never written, so a select over those columns reads the
+    poison the compare's granule leaves (the simulator's PoisonRead)."""
+    def packed_mask_words(bits: Any, mask_dtype: str) -> Any:
+        words = original(bits, mask_dtype)
+        width = 8 * words.dtype.itemsize
+        return words[:, :bits.shape[1] // width]
+
+    return packed_mask_words
+
+
 def _catalogue() -> list[Any]:
     rewriter = _auto_tile_rewriter()
     convert = "passes.convert_tensor_to_tile_ops:TensorToTileMutator"
@@ -1130,6 +1142,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("numerics-int-add-saturates", "backend.numerics",
                     "the shared numerics saturate integer addition instead of wrapping",
                     "backend.numerics", "_int_binary", _saturating_int_add),
+        PatchMutant("numerics-mask-partial-byte-dropped", "backend.numerics",
+                    "a compare's packed mask stops at its last whole byte: the bits of the columns past it are "
+                    "never written (a select over 20 compared columns reads a poisoned third byte)",
+                    "backend.numerics", "packed_mask_words", _mask_partial_byte_dropped),
         TableEntryMutant("sim-remsi-floor-remainder", "simulator", "the simulator's arith.remsi is Python's floor %",
                          "backend.sim.executor", "_INT_ARITH", "remsi", _sim_remsi_floor),
         TableEntryMutant("sim-slt-as-sle", "simulator", "the simulator's cmpi slt is <=",

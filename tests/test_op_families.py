@@ -46,16 +46,20 @@ def test_compares_are_ieee_with_nan_unordered_and_signed_zeros_equal() -> None:
     assert nm.compare("gt", ints, 0, "INT32").tolist() == [False, False, True]
 
 
-def test_mask_packs_lsb_first_per_row_and_zero_fills() -> None:
+def test_mask_packs_lsb_first_per_row_and_poisons_the_rest() -> None:
+    # TCMP / TCMPS define only the bits of the compared columns: the bits past them in the last
+    # word, and every other word, hold the poison pattern (ones), not zeros (nothing zeroes the
+    # mask on chip; pto-isa's CPU model does).
     bits = np.zeros((2, 17), bool)
     bits[0, [0, 2, 16]] = True
     bits[1, 9] = True
     mask = nm.pack_mask(bits, (2, 32), "UINT8")
-    assert mask[0, :4].tolist() == [0b101, 0, 1, 0] and mask[1, :3].tolist() == [0, 0b10, 0]
-    assert not mask[:, 3:].any()
+    assert mask[0, :4].tolist() == [0b101, 0, 0xFF, 0xFF] and mask[1, :3].tolist() == [0, 0b10, 0xFE]
+    assert (mask[:, 3:] == 0xFF).all()
+    assert nm.packed_mask_words(bits, "UINT8").shape == (2, 3)
     assert (nm.unpack_mask(mask, 2, 17) == bits).all()
     wide = nm.pack_mask(bits, (2, 1), "UINT32")
-    assert hexes(wide, "UINT32") == ["0x00010005", "0x00000200"]
+    assert hexes(wide, "UINT32") == ["0xffff0005", "0xfffe0200"]
     assert (nm.unpack_mask(wide, 2, 17) == bits).all()
 
 

@@ -26,6 +26,7 @@ that reads past its operand's valid region converts the whole tile).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Sequence
 
 from languages.functions import ORCHESTRATION
@@ -33,7 +34,8 @@ from languages.ops import (
     PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of,
 )
 from languages.ops.data_extents import (
-    WHOLE, Written, array_type, block_bytes, extents, in_place_target, read_extent, reads_past, result_data,
+    WHOLE, Extents, Written, array_type, block_bytes, describe, extents, in_place_target, read_extent, reads_past,
+    result_data,
 )
 from languages.types import TensorType, TileType
 from nanopass.diagnostics import Diagnostic
@@ -121,7 +123,8 @@ class _Checker:
 
 
     def returned(self, stmt: Node, expr: Node, found: tuple[Written, str]) -> None:
-        """A kernel's returned tensor is stored to its output over its valid region."""
+        """A kernel's returned tensor is stored to its output over its valid region (whole
+        elements: a packed mask's partial last word is not data)."""
         ty = array_type(expr)
         if not isinstance(ty, TensorType):
             return
@@ -130,12 +133,16 @@ class _Checker:
         if written is None or not reads_past(valid, written):
             return
         name = f"`{getattr(expr, 'name')}`" if expr.KIND == "Var" else "its value"
-        what = f"{producer} wrote only {list(written)} of it" if producer else f"only {list(written)} of it holds data"
+        what = _wrote(producer, written, ty.dtype.bits)
+        hint = "narrow the returned value's valid region to what was computed (pl.set_validshape), or compute the rest"
+        if any(isinstance(e, Fraction) for e in written) or (producer in REGISTRY
+                                                            and REGISTRY.get(producer).semantics[:1] == ("compare",)):
+            hint = ("a compare defines only the bits of its source's valid columns, in its valid rows (the rest of "
+                    "the mask's bytes are undefined on chip): return the mask narrowed to its whole compared bytes "
+                    "(pl.set_validshape), or compare a multiple of 8 columns")
         self.out.append(Diagnostic.at(
             stmt, RULE, f"the kernel returns {name}, which is stored over its valid region {list(valid)}, but {what}: "
-                        "the elements beyond hold no data",
-            hint="narrow the returned value's valid region to what was computed (pl.set_validshape), or compute "
-                 "the rest"))
+                        "the elements beyond hold no data", hint=hint))
 
 
 def _keeps_gm(value: Node, gm: set[str]) -> bool:
@@ -151,10 +158,12 @@ def _keeps_gm(value: Node, gm: set[str]) -> bool:
         and str(getattr(args[index], "name")) in gm
 
 
-def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | None, ...],
-             written: tuple[int | None, ...], producer: str, over_result: bool) -> Diagnostic:
+def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: Extents,
+             written: Extents, producer: str, over_result: bool) -> Diagnostic:
     name = f"`{getattr(arg, 'name')}`" if arg.KIND == "Var" else f"its {opdef.operand_decl(index).name} operand"
-    what = f"{producer} wrote only {list(written)} of it" if producer else f"only {list(written)} of it holds data"
+    ty = array_type(arg)
+    bits = ty.dtype.bits if ty is not None else 8
+    what = _wrote(producer, written, bits)
     block = block_bytes(opdef, index)
     if block:
         why = (f"{opdef.name} reads {name} in whole {block}-byte blocks at byte offsets anywhere in it ({list(read)} "
@@ -162,9 +171,10 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
         hint = "gather from a tile whose every block holds data (load or fill it whole)"
     elif index == 0 and opdef.semantics[:1] and opdef.semantics[0] in PACKED_MASK_OPERAND:
         why = (f"{opdef.name} reads its mask {name} one row per result row, as packed predicate words "
-               f"({list(read)} [rows, words] for a result valid over {list(_valid(call))}), but {what}")
-        hint = ("give the mask as many written rows as the result has valid rows (compute or load the mask "
-                "over the result's rows), or narrow the result's valid rows to the mask's")
+               f"({describe(read, bits)} [rows, words] for a result valid over {list(_valid(call))}), but {what}")
+        hint = ("give the mask as many written rows and compared columns as the result has valid rows and "
+                "columns (a compare defines the bits of its source's valid columns only), or narrow the "
+                "result's valid region to the mask's")
     elif index == 1 and opdef.semantics[:1] and opdef.semantics[0] in PER_ROW_OPERAND | PER_COLUMN_OPERAND:
         axis = "row" if opdef.semantics[0] in PER_ROW_OPERAND else "column"
         why = (f"{opdef.name} spreads {name} over its result, one value per result {axis} ({list(read)} of "
@@ -184,7 +194,12 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: tuple[int | 
     return Diagnostic.at(call, RULE, f"{why}: the elements beyond hold no data", hint=hint)
 
 
-def _valid(call: Node) -> tuple[int | None, ...]:
+def _wrote(producer: str, written: Extents, element_bits: int) -> str:
+    shown = describe(written, element_bits)
+    return f"{producer} wrote only {shown} of it" if producer else f"only {shown} of it holds data"
+
+
+def _valid(call: Node) -> Extents:
     ty = array_type(call)
     return extents(ty.valid_extents) if ty is not None else ()
 

@@ -138,6 +138,8 @@ class Features:
 # Choice lists are ordered simplest first: Hypothesis shrinks toward index 0.
 VECTOR_ROWS = (1, 16, 8, 2, 3, 17, 32, 5)
 VECTOR_COLS = (16, 32, 1, 8, 64, 24, 128, 40, 12)  # 12: rows padded at every width (48 B FP32)
+# Element types TCMP / TCMPS take on both targets (pto-isa a2a3 TCmp.hpp: int32_t, half, float).
+_COMPARED_EVERYWHERE = (F32, F16, I32)
 CUBE_M = (16, 1, 20, 32, 7, 64, 100, 33)
 CUBE_N = (16, 32, 1, 64, 48, 128, 20)
 CUBE_K = (16, 32, 64, 48, 80, 128, 272)
@@ -752,6 +754,38 @@ class _KernelBuilder:
             self.padding_read(ty)
         if self.features.assemble and self.chance(30):
             self.assemble_into_param()
+        if self.features.partial_valid and self.chance(15):
+            self.mask_returned(ty)
+
+    def mask_returned(self, ty: TensorType) -> None:
+        """A compare's packed mask returned over its whole compared bytes (set_validshape to
+        [rows, cols // 8]): the bits past them are undefined on chip, so DefinedReads refuses a
+        mask returned past them. Half the time the mask is returned whole where the shared
+        data-extent facts say its valid region holds data (`results`: never, unless they are
+        wrong), else narrowed. The compared operand is the kernel's when it is 2-D with whole
+        bytes of columns and of a type both targets compare, else a parameter of its own."""
+        compare = _by_semantics("tensor", ("compare",))
+        narrow_op = _by_semantics("tensor", ("set_validshape",))
+        if compare is None or narrow_op is None:
+            return
+        if len(ty.shape) != 2 or int(ty.shape[1]) < 8 or ty.dtype not in _COMPARED_EVERYWHERE:
+            ty = TensorType((self.pick(VECTOR_ROWS), self.pick([c for c in VECTOR_COLS if c >= 8])),
+                            self.pick(_COMPARED_EVERYWHERE))
+            self.param(ty, "c")
+        params = [v for v in self.values if v.name in self.gm and v.type == ty]
+        rows, cols = (int(d) for d in ty.shape)
+        lhs = self.pick(params)
+        rhs: T.Expr = self.pick(params) if self.chance(50) else self.scalar_for(ty.dtype)
+        try:
+            mask = self.call(compare, (lhs, rhs), (("cmp_type", self.int_draw(0, 5)),), prefix="m", pool=[])
+            if self.chance(50) and self.results([mask]):
+                self.returns.append(mask)  # where the shared facts say its valid region holds data
+                return
+            whole = self.call(narrow_op, (mask, _index(rows), _index(cols // 8)), prefix="mw", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return  # an element type or target the compare does not take
+        self.tag("construct:mask-returned")
+        self.returns.append(whole)
 
     def param_window_observed(self, ty: TensorType) -> None:
         """A window of a parameter narrowed by a valid_shape (only the valid part is loaded) and
@@ -1517,6 +1551,8 @@ class _KernelBuilder:
             self.window_view(tiles)
         if self.features.partial_valid and self.chance(15):
             self.ragged_rows()
+        if self.features.partial_valid and self.chance(30):
+            self.mask_selects(tiles)
         self.store_tiles(tiles)
 
     def tile_scalar_math(self, tiles: list[T.Var]) -> None:
@@ -1555,6 +1591,50 @@ class _KernelBuilder:
                 return
             except (CompileError, TargetRuleMiss):
                 continue  # the scalar stays dead: store_tiles folds it in
+
+    def mask_selects(self, tiles: list[T.Var]) -> None:
+        """A compare's packed mask consumed by a select over at most the compared columns: the
+        compare is of a loaded Vec tile narrowed to a drawn width (rarely a multiple of 8 or of
+        a repeat), the select's operand to that width or fewer. TCMP / TCMPS define only the
+        bits of the compared columns (the rest of their store granules is undefined on chip):
+        the simulator poisons the rest, DefinedReads counts the mask's data in bits
+        (`languages.ops.data_extents`), and a select past the compared bits is not drawn."""
+        narrow_op = _by_semantics("tile", ("set_validshape",))
+        compares = [op for op in generatable_ops("tile", self.arch) if op.semantics[:1] == ("compare",)]
+        selects = [op for op in generatable_ops("tile", self.arch) if op.semantics[:1] == ("select",)]
+        # Not a view (a window, a re-view): ViewLegality refuses set_validshape of one.
+        sources = [t for t in tiles if isinstance(t.type, TileType) and t.type.memory_space is MemorySpace.Vec
+                   and len(t.type.shape) == 2 and all(isinstance(d, int) for d in t.type.valid)
+                   and t.name not in self.views | self.windows
+                   and not reads_past(extents(t.type.valid_extents), self._data_of(t))]
+        if narrow_op is None or not compares or not selects or not sources:
+            return
+        source = self.pick(sources)
+        assert isinstance(source.type, TileType)
+        rows, cols = (int(d) for d in source.type.valid)
+        compared = cols if self.chance(30) else self.int_draw(1, cols)  # the whole width, or a drawn one
+        # Any width: a select past the compared bits is not drawn (the shared data-extent facts,
+        # DefinedReads', decline it in `registry_step`), and no other guard of it is made here.
+        selected = compared if self.chance(40) else self.int_draw(1, compared if self.chance(50) else cols)
+        compare = self.pick(compares)
+        try:
+            narrow = source if compared == cols else \
+                self.call(narrow_op, (source, _index(rows), _index(compared)), prefix="n", pool=[])
+            rhs = narrow if compare.operands[1].kind != "scalar" else self.scalar_for(source.type.dtype)
+            mask = self.call(compare.name, (narrow, rhs), (("cmp_type", self.int_draw(0, 5)),), prefix="m", pool=[])
+            picked = source if selected == cols else \
+                self.call(narrow_op, (source, _index(rows), _index(selected)), prefix="n", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return  # an element type or target the compare does not take
+        for _ in range(3):
+            selected_value = self.registry_step("tile", None, [mask, picked], only=[self.pick(selects)])
+            if selected_value is None:
+                continue
+            tiles.append(selected_value)
+            made = self.body[-1]
+            if isinstance(made, T.AssignStmt) and isinstance(made.value, T.Call) and made.value.args[:1] == (mask,):
+                self.tag("construct:mask-select" + (":partial-byte" if compared % 8 else ""))
+            return
 
     def window_view(self, tiles: list[T.Var]) -> None:
         """A window of a loaded Vec tile (tile.slice) re-viewed -- a same-width reinterpret_view
@@ -1776,10 +1856,14 @@ class _KernelBuilder:
         kernel's dead scalars are folded into a Vec tile first (`consume_scalars`)."""
         store = REGISTRY.get("tile.store")
         accepted = store.operands[0].legal_spaces
-        candidates = [t for t in tiles if isinstance(t.type, TileType) and not t.name.startswith("l")
-                      and self.usable(t) and (t.type.memory_space in accepted or t.type.memory_space is None)]
+        # A tile whose valid region holds data throughout (a compare's mask holds its compared
+        # bits only: DefinedReads refuses a store of the rest).
+        storable = [t for t in tiles if isinstance(t.type, TileType) and self.usable(t)
+                    and not reads_past(extents(t.type.valid_extents), self._data_of(t))]
+        candidates = [t for t in storable if isinstance(t.type, TileType) and not t.name.startswith("l")
+                      and (t.type.memory_space in accepted or t.type.memory_space is None)]
         if not candidates:
-            candidates = [t for t in tiles if isinstance(t.type, TileType) and self.usable(t)
+            candidates = [t for t in storable if isinstance(t.type, TileType)
                           and t.type.memory_space in (None, *accepted)]
         if not candidates:
             return
@@ -2006,7 +2090,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
-    "all-core-barrier"))
+    "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned"))
 
 
 @dataclass(frozen=True)

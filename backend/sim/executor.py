@@ -796,15 +796,36 @@ class Executor:
         return self.machine.read_tile(self.tile(expr, instr), instr.op, instr.span, region)
 
     def compare(self, call: P.Call, semantics: tuple[str, ...], instr: _Instr) -> None:
-        """TCMP / TCMPS: the packed predicate of the first operand's valid region; TCMP zeroes
-        the whole destination first, so every mask byte is written."""
+        """TCMP / TCMPS (pto-isa a2a3 / a5 TCmp.hpp, TCmps.hpp): for each valid row of the first
+        operand, whole store granules of mask bytes (`BackendHandler.compare_mask_row_bytes`;
+        on a2a3 an NE compare also inverts every byte of the valid rows). Of those bytes only
+        the packed bits of the compared columns are defined; the rest hold poison and count as
+        unwritten (a read of them is a poison read), and no other byte of the mask is touched
+        (nothing zeroes it)."""
         inputs, out = self.dps_operands(call, instr, 2)
         src, dst = self.tile(inputs[0], instr), self.tile(out, instr)
         lhs = self.machine.read_tile(src, instr.op, instr.span)
         other = self.operand_value(inputs[1], instr, src.valid)
         mode = str(attr(call.attrs, "cmpMode", "eq"))
         bits = numerics.compare(mode, lhs, other, _dtype(src))
-        self.machine.write_tile(dst, numerics.pack_mask(bits, dst.shape, _dtype(dst)), instr.op, instr.span)
+        words = numerics.packed_mask_words(bits, _dtype(dst))
+        if words.shape[0] > dst.shape[0] or words.shape[1] > dst.shape[1]:
+            raise instr.fail(f"{instr.op}: mask {dst.describe()} cannot hold the bits of a {list(src.valid)} compare")
+        self._poison_compare_footprint(dst, src, mode, instr)
+        self.machine.write_tile(dst, words, instr.op, instr.span)
+
+    def _poison_compare_footprint(self, dst: TileHandle, src: TileHandle, mode: str, instr: _Instr) -> None:
+        """The bytes TCMP / TCMPS store into `dst`, before its defined words are written: poison."""
+        handler = self.machine.handler
+        rows, cols = src.valid
+        width = dst.dtype.byte_width
+        footprint = handler.compare_mask_row_bytes(src.dtype.byte_width, cols)
+        if mode == "ne" and handler.compare_ne_inverts_valid_rows:
+            footprint = max(footprint, int(dst.storage.shape[-1]) * width)
+        starts = self.machine.tile_offsets(dst, (rows, 1), instr.op, instr.span).reshape(-1) * width
+        capacity = handler.capacity(dst.space)
+        for start in starts.tolist():
+            self.machine.release_bytes(dst.space, int(start), min(footprint, capacity - int(start)))
 
     def operand_value(self, expr: P.Expr, instr: _Instr, region: tuple[int, int]) -> Array | ScalarValue:
         """A tile operand's `region`, or a scalar operand's value."""

@@ -13,6 +13,9 @@ from languages.memory_space import MemorySpace
 
 DEFAULT_BACKEND = "Ascend910B"
 
+# Bytes one vector instruction repeat reads of a source (pto-isa REPEAT_BYTE, a5's CCE_VL).
+VECTOR_REPEAT_BYTES = 256
+
 # Formats backend/numerics.py has no arithmetic for (sub-byte and MX scale types) still need a
 # storage width for capacity checks; byte width = ceil(bits / 8).
 _EXTRA_DTYPE_BITS: dict[str, int] = {
@@ -92,6 +95,19 @@ class BackendHandler:
     # Vector instructions PTOAS rejects on BF16 tiles on this target (its verifiers' "expects
     # ... element type to be i32/i16/f16/f32"): LegalizeVecDtypes computes them in FP32.
     fp32_only_vec_instructions: frozenset[str] = frozenset()
+    # TCMP / TCMPS store a mask row in whole granules of compared elements (pto-isa TCmp.hpp /
+    # TCmps.hpp): a2a3's vcmpv one 256-byte repeat of the source (64 FP32 elements: 8 mask
+    # bytes), a5's psts a predicate register's packed bits (at least 128 elements: 16 bytes).
+    compare_min_granule_elements: int = 0
+    # a2a3 computes NE as EQ, then inverts (vnot) every byte of the mask's valid rows.
+    compare_ne_inverts_valid_rows: bool = False
+
+    def compare_mask_row_bytes(self, source_byte_width: int, cols: int) -> int:
+        """Bytes of one mask row TCMP / TCMPS write for `cols` compared elements of
+        `source_byte_width` bytes: whole granules, so ceil(cols / 8) bytes hold the compared
+        bits and the rest of the granule bytes derived from no compared element (undefined)."""
+        granule = max(VECTOR_REPEAT_BYTES // source_byte_width, self.compare_min_granule_elements)
+        return -(-cols // granule) * granule // 8
 
     def capacity(self, space: MemorySpace) -> int:
         """On-chip bytes of `space`; global memory has no fixed capacity."""
@@ -169,6 +185,7 @@ ASCEND_910B = BackendHandler(
     needs_low_precision_mat_scratch=True,
     gm_pipe_slots=True,
     fp32_only_vec_instructions=WIDENED_TO_FP32["a2a3"],
+    compare_ne_inverts_valid_rows=True,
     l0_cost_model=L0CostModel(
         bw_l0a=129.7, bw_l0b=85.4, bw_drain=118.0, drain_fixed_cycles=164.0,
         drain_row_cycles=4.45, drain_penalty_cycles=2.6, drain_c0_bytes=32,
@@ -201,6 +218,7 @@ ASCEND_950 = BackendHandler(
     }),
     needs_low_precision_mat_scratch=False,
     fp32_only_vec_instructions=WIDENED_TO_FP32["a5"],
+    compare_min_granule_elements=128,
     l0_cost_model=L0CostModel(
         bw_l0a=206.3, bw_l0b=223.8, bw_drain=30.0, drain_fixed_cycles=343.4,
         drain_row_cycles=4.59, drain_penalty_cycles=0.26, drain_c0_bytes=32,

@@ -10,11 +10,21 @@ does not draw a call that reads no data).
 A value's data extent is the rectangle [0, w) per axis known to hold data (`Written`); None
 (`WHOLE`) for a value whose whole buffer holds data or about which nothing is known (a parameter,
 a loop-carried value), and a None axis for a runtime extent: only what is proven is refused.
+
+A packed predicate mask is counted in elements too, exactly: its column extent may be a
+fraction of an element (`Fraction`), the compared bits over the bits of a word. TCMP / TCMPS
+write, per valid row of their source, the bits of its valid columns (`cols / 8` bytes of the
+UINT8 mask) and nothing defined past them (pto-isa a2a3 / a5: whole store granules whose other
+bits come from the source's padding, or a predicate register's inactive lanes); a select reads
+`cols / w` words of its mask (the bits of the columns it selects), and every other reader whole
+elements. So a select over the compared columns reads data, and a mask returned, stored or
+computed with past its last whole compared byte is refused.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from fractions import Fraction
+from typing import Optional, Sequence, Union
 
 from languages.ops import (
     PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
@@ -24,7 +34,9 @@ from languages.ops.tensor_ops import reshape_valid
 from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
 from nanopass.node import Node
 
-Extents = tuple[Optional[int], ...]
+# An axis extent: whole elements, or a fraction of an element on a packed mask's column axis.
+Extent = Union[int, Fraction]
+Extents = tuple[Optional[Extent], ...]
 Written = Optional[Extents]
 WHOLE: Written = None
 
@@ -104,11 +116,28 @@ def _spread_vector(opdef: OpDef, index: int, operand: TensorType | TileType, res
 
 
 def _mask_words(mask: TensorType | TileType, result: TensorType | TileType) -> Extents:
-    """The [rows, words] of a packed mask a select reads: one mask row per result row, and as
-    many words as the result's valid columns need bits."""
+    """The [rows, words] of a packed mask a select reads: one mask row per result row, and the
+    bits of the result's valid columns (a fraction of a word past the last whole one)."""
     rows, cols = extents(result.valid_extents)
-    width = 8 * max(mask.dtype.byte_width, 1)
-    return (rows, None if cols is None else -(-cols // width))
+    return (rows, None if cols is None else bits_in_words(int(cols), 8 * max(mask.dtype.byte_width, 1)))
+
+
+def bits_in_words(bits: int, width: int) -> Extent:
+    """`bits` bits as a count of `width`-bit words: an int when whole, else the exact fraction."""
+    whole, rest = divmod(bits, width)
+    return whole if not rest else Fraction(bits, width)
+
+
+def _compared_bits(args: Sequence[Node], result: TensorType | TileType, own: Extents) -> Extents:
+    """A compare's mask data: its valid rows, and the bits of its first operand's valid columns
+    (TCMP / TCMPS define nothing else of the mask, see the module docstring)."""
+    source = array_type(args[0]) if args else None
+    if source is None or len(source.shape) != 2 or len(own) != 2:
+        return own
+    rows, cols = extents(source.valid_extents)
+    width = 8 * max(result.dtype.byte_width, 1)
+    return (own[0] if rows is None or own[0] is None else min(own[0], rows),
+            None if cols is None else bits_in_words(int(cols), width))
 
 
 def block_bytes(opdef: OpDef, index: int) -> int:
@@ -125,8 +154,18 @@ def _block_bytes_into(opdef: OpDef, index: int) -> int:
     return 0
 
 
+def describe(extents_: Extents, element_bits: int) -> str:
+    """`extents_` for a message: a fraction of an element (a packed mask's partial word) as its
+    value and its bits, e.g. `[4, 1.25 (10 bits)]` of UINT8 words."""
+    shown = [str(e) if not isinstance(e, Fraction) else f"{float(e):g} ({int(e * element_bits)} bits)"
+             for e in extents_]
+    return f"[{', '.join(shown)}]"
+
+
 def reads_past(read: Extents, written: Written) -> bool:
-    """Whether a read of [0, read) reaches elements outside the data extent `written`."""
+    """Whether a read of [0, read) reaches elements outside the data extent `written` (a read of
+    part of an element -- a select's bits of a mask word -- reaches past a data extent that
+    ends at a smaller part of it)."""
     if written is None or len(read) != len(written):
         return False
     return any(r is not None and w is not None and r > w for r, w in zip(read, written))
@@ -190,6 +229,8 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
         return _join(operands[target], own)
     if kind == "matmul":
         return _product_data(opdef, own, operands, attrs)
+    if kind == "compare":
+        return _compared_bits(args, result, own)
     return own
 
 
@@ -235,7 +276,7 @@ def _sliced(opdef: OpDef, args: Sequence[Node], source: Extents, result: TensorT
     offsets: tuple[Node, ...] = getattr(args[window.offsets], "elements")
     if len(offsets) != len(source) or len(own) != len(source):
         return own
-    written: list[int | None] = []
+    written: list[Extent | None] = []
     for offset, extent, size in zip(offsets, source, result.shape):
         start = static_int(offset)
         written.append(None if start is None or extent is None else max(0, min(extent - start, size)))
