@@ -196,9 +196,9 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
                     priors[param] = arg.data
             elif arg is not None and not isinstance(arg, tuple):
                 inputs[param] = arg
-        written: dict[str, npt.NDArray[np.bool_]] = {}
+        written: dict[str, npt.NDArray[np.bool_]] = {}  # asked for only where a prior value is merged
         outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh, launch=launch,
-                             written=written, priors=priors)
+                             written=written if priors else None, priors=priors)
         for param, direction, arg in zip(pto_names, directions, args):
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])

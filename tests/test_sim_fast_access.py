@@ -373,3 +373,30 @@ def test_strided_move_between_box_orders_equals_read_then_write(src_layout: str,
     poisoned = Machine(get_backend("Ascend910B"))  # an unwritten source: declined, nothing written
     assert not poisoned.move_block(src, region, dst, "test.move")
     assert not poisoned.written[MemorySpace.Right].any()
+
+
+@pytest.mark.parametrize("dtype", [DataType.FP32, DataType.FP16, DataType.INT8, DataType.INT64])
+@pytest.mark.parametrize("view", ["nd", "dn", "strided"])
+@given(marks=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 9)), max_size=12),
+       torn=st.lists(st.integers(0, 10**6), max_size=4))
+@settings(max_examples=25, deadline=None)
+def test_written_elements_equals_the_per_byte_reduction(dtype: DataType, view: str,
+                                                        marks: list[tuple[int, int]], torn: list[int]) -> None:
+    """An Out tensor's per-element written mask (read a whole element's flags at a time) is the
+    all-bytes reduction of its logical flags, for every layout and width, with elements written
+    whole, bytes written alone (a torn element is not written) and the whole buffer known."""
+    machine = Machine(get_backend("Ascend910B"))
+    tensor = machine.bind_tensor("y", (6, 10), dtype)
+    if view == "dn":
+        tensor.set_layout("dn")
+    elif view == "strided":
+        tensor.set_view((6, 10), (1, 6), "nd")  # column-major strides through the view
+    if marks:
+        rows, cols = (np.asarray(axis) for axis in zip(*marks))
+        machine.write_gm(tensor, (rows, cols), np.ones(len(marks)), "test.write")
+    for byte in torn:
+        tensor.written[byte % tensor.written.size] = True
+    expected = tensor.logical()[1].all(axis=-1)
+    assert np.array_equal(tensor.written_elements(), expected)
+    everything = machine.bind_tensor("z", (6, 10), dtype, np.zeros((6, 10), numerics.np_dtype(dtype.name)))
+    assert everything.written_elements().all() and everything.written_elements().shape == (6, 10)

@@ -299,6 +299,26 @@ class GmTensor:
         flat = np.ravel_multi_index(tuple(np.asarray(i, dtype=np.int64) for i in index), self.shape)
         return np.asarray(flat, dtype=np.int64)
 
+    def written_elements(self) -> npt.NDArray[np.bool_]:
+        """Per element in logical index order, whether all of its bytes were written (a new
+        array): the flags read a whole element at a time, not reduced over the width axis."""
+        if self.data.size and self.known.covers(0, self.data.size):  # the ranges are written flags
+            return np.ones(self.shape, dtype=np.bool_)
+        width = self.dtype.byte_width
+        # A byte flag is 0 or 1: an element is written when its flag bytes read as 0x0101...
+        per_element = self.written.view(np.uint8).view(_FLAG_WORD[width]) == _ALL_WRITTEN[width]
+        return np.ascontiguousarray(self._in_logical_order(per_element))
+
+    def _in_logical_order(self, elements: Array) -> Array:
+        """A flat per-element array of the buffer seen in logical index order (a view)."""
+        if self.strides is not None:
+            item = elements.itemsize
+            return np.lib.stride_tricks.as_strided(elements, self.shape, tuple(st * item for st in self.strides))
+        if self.layout == "dn" and len(self.shape) == 2:
+            rows, cols = self.shape
+            return elements.reshape(cols, rows).T
+        return elements.reshape(self.shape)
+
     def logical(self) -> tuple[Array, npt.NDArray[np.bool_]]:
         """Views of the buffer in logical index order: the values and, per element, its bytes'
         written flags (a trailing axis of the element width). Not copies: writes go through."""
