@@ -611,90 +611,6 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
     return PyBool_FromLong(moved);
 }
 
-/* saturate_split(x, out, compact, lo, hi, lo_bits, hi_bits) -> count: for FP32 buffers of one
- * length, out[i] = lo_bits where x[i] <= lo, hi_bits where x[i] >= hi (bit patterns), and every
- * other x[i] (NaNs included) goes, in order, to compact[0 .. count).  saturate_merge(x, out,
- * results, lo, hi) puts results[0 .. count) back at those positions.  The caller evaluates its
- * rule on the compact elements only: a function known to saturate outside [lo, hi]. */
-static int float_buffers(PyObject *objs[], Py_buffer views[], int count, const int writable[]) {
-    for (int i = 0; i < count; ++i) {
-        int flags = PyBUF_C_CONTIGUOUS | (writable[i] ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objs[i], &views[i], flags) < 0) {
-            for (int j = 0; j < i; ++j) PyBuffer_Release(&views[j]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static PyObject *saturate_split(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    float lo, hi;
-    unsigned int lo_bits, hi_bits;
-    if (!PyArg_ParseTuple(args, "OOOffII", &objs[0], &objs[1], &objs[2], &lo, &hi, &lo_bits, &hi_bits)) return NULL;
-    Py_buffer v[3];
-    const int writable[3] = {0, 1, 1};
-    if (float_buffers(objs, v, 3, writable) < 0) return NULL;
-    Py_ssize_t n = v[0].len / (Py_ssize_t)sizeof(float), count = 0;
-    int ok = v[1].len == v[0].len && v[2].len >= v[0].len && v[0].len % (Py_ssize_t)sizeof(float) == 0;
-    if (ok) {
-        const float *x = (const float *)v[0].buf;
-        uint32_t *out = (uint32_t *)v[1].buf;
-        float *compact = (float *)v[2].buf;
-        /* Branch-free: the three outcomes mix unpredictably in real data. */
-        for (Py_ssize_t i = 0; i < n; ++i) {
-            const float value = x[i];
-            const int low = value <= lo, high = value >= hi;
-            const uint32_t pick_low = 0u - (uint32_t)low; /* a mask, not a branch */
-            out[i] = (lo_bits & pick_low) | (hi_bits & ~pick_low); /* a live slot: overwritten by the merge */
-            compact[count] = value;
-            count += !(low | high);
-        }
-    } else {
-        PyErr_SetString(PyExc_ValueError, "saturate_split: buffers of FP32 elements, out as long as x, compact no shorter");
-    }
-    for (int i = 0; i < 3; ++i) PyBuffer_Release(&v[i]);
-    if (!ok) return NULL;
-    return PyLong_FromSsize_t(count);
-}
-
-static PyObject *saturate_merge(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    float lo, hi;
-    if (!PyArg_ParseTuple(args, "OOOff", &objs[0], &objs[1], &objs[2], &lo, &hi)) return NULL;
-    Py_buffer v[3];
-    const int writable[3] = {0, 1, 0};
-    if (float_buffers(objs, v, 3, writable) < 0) return NULL;
-    Py_ssize_t n = v[0].len / (Py_ssize_t)sizeof(float), taken = 0, available = v[2].len / (Py_ssize_t)sizeof(float);
-    int ok = v[1].len == v[0].len && v[0].len % (Py_ssize_t)sizeof(float) == 0;
-    if (ok) {
-        const float *x = (const float *)v[0].buf;
-        uint32_t *out = (uint32_t *)v[1].buf;
-        const uint32_t *results = (const uint32_t *)v[2].buf;
-        Py_ssize_t live = 0;
-        for (Py_ssize_t i = 0; i < n; ++i) live += !(x[i] <= lo) & !(x[i] >= hi);
-        ok = live == available;
-        if (ok && available) {
-            /* Branch-free: a saturated slot keeps its value, a live one takes the next result
-             * (the index stays in range: it reaches `available` only after the last live one). */
-            for (Py_ssize_t i = 0; i < n; ++i) {
-                const float value = x[i];
-                const int is_live = !(value <= lo) & !(value >= hi);
-                const Py_ssize_t at = taken < available ? taken : available - 1;
-                const uint32_t keep = 0u - (uint32_t)!is_live; /* a mask, not a branch */
-                out[i] = (out[i] & keep) | (results[at] & ~keep);
-                taken += is_live;
-            }
-        }
-        if (!ok) PyErr_SetString(PyExc_ValueError, "saturate_merge: results do not match the split");
-    } else {
-        PyErr_SetString(PyExc_ValueError, "saturate_merge: x and out must be FP32 buffers of one length");
-    }
-    for (int i = 0; i < 3; ++i) PyBuffer_Release(&v[i]);
-    if (!ok) return NULL;
-    Py_RETURN_NONE;
-}
-
 static PyObject *mad_f32(PyObject *self, PyObject *args) { return mad(self, args, 0); }
 static PyObject *mad_int8(PyObject *self, PyObject *args) { return mad(self, args, 1); }
 
@@ -870,10 +786,6 @@ static PyMethodDef methods[] = {
     {"gather", gather, METH_VARARGS, "gather(memory, base, shape4, strides4, item, out): copy a strided block out"},
     {"scatter", scatter, METH_VARARGS,
      "scatter(memory, base, shape4, strides4, item, values, flags): copy values into a strided block, mark flags"},
-    {"saturate_split", saturate_split, METH_VARARGS,
-     "saturate_split(x, out, compact, lo, hi, lo_bits, hi_bits) -> count: saturated elements to out, the rest to compact"},
-    {"saturate_merge", saturate_merge, METH_VARARGS,
-     "saturate_merge(x, out, results, lo, hi): the rule's results of the compact elements back into out"},
     {"move_block", move_block, METH_VARARGS,
      "move_block(src, base, shape4, strides4, dst, base, shape4, strides4, item, dst_flags): block to block"},
     {"all_written", all_written, METH_VARARGS, "all_written(flags, base, shape4, strides4, item): every byte set"},

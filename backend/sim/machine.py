@@ -419,7 +419,7 @@ def _load_blocks() -> ModuleType | None:
 _BLOCKS = _load_blocks()
 # Whether the loaded extension's move_block accepts None for the destination flags (a build
 # from before that, still in place until the next `pip install -e .`, needs them every time).
-_MOVE_WITHOUT_FLAGS = _BLOCKS is not None and hasattr(_BLOCKS, "saturate_split")
+_MOVE_WITHOUT_FLAGS = _BLOCKS is not None and hasattr(_BLOCKS, "mad_tiles")  # (mad_tiles came later)
 # The MAD chain on tile windows (a build from before it has none: the matmul reads the tiles).
 _MAD_TILES = getattr(_BLOCKS, "mad_tiles", None)
 # How `mad_tiles` reads float operands: float32 itself, or FP16 / BF16 bit patterns.
