@@ -127,33 +127,78 @@ __attribute__((target("avx2,fma"))) static void block_avx2(const float *a, Py_ss
 #undef STORE_ROW
 }
 
-/* Returns 0 on success, -1 if the panel buffer could not be allocated. */
-static int mad_f32_avx2(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n) {
-    float *panel = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(k > 0 ? k : 1) * NR);
-    float *edge = (float *)PyMem_RawMalloc(sizeof(float) * MR * NR);
+/* The same MR x NR512 block with 16-lane zmm registers (NR512 = 2 x 16 columns): every
+ * output element still runs its own fma chain over k ascending, only more of them at once. */
+#define NR512 32
+__attribute__((target("avx512f"))) static void block_avx512(const float *a, Py_ssize_t lda, const float *panel,
+                                                            float *c, Py_ssize_t ldc, Py_ssize_t rows,
+                                                            Py_ssize_t k) {
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+#define LOAD_ROW(r, lo, hi)                            \
+    if (rows > r) {                                    \
+        lo = _mm512_loadu_ps(c + (r) * ldc);           \
+        hi = _mm512_loadu_ps(c + (r) * ldc + 16);      \
+    }
+    LOAD_ROW(0, c00, c01) LOAD_ROW(1, c10, c11) LOAD_ROW(2, c20, c21)
+    LOAD_ROW(3, c30, c31) LOAD_ROW(4, c40, c41) LOAD_ROW(5, c50, c51)
+#undef LOAD_ROW
+    const float *a0 = a, *a1 = rows > 1 ? a + lda : a, *a2 = rows > 2 ? a + 2 * lda : a;
+    const float *a3 = rows > 3 ? a + 3 * lda : a, *a4 = rows > 4 ? a + 4 * lda : a;
+    const float *a5 = rows > 5 ? a + 5 * lda : a;
+    for (Py_ssize_t kk = 0; kk < k; ++kk) {
+        const __m512 b0 = _mm512_loadu_ps(panel + kk * NR512);
+        const __m512 b1 = _mm512_loadu_ps(panel + kk * NR512 + 16);
+        __m512 x;
+        x = _mm512_set1_ps(a0[kk]); c00 = _mm512_fmadd_ps(x, b0, c00); c01 = _mm512_fmadd_ps(x, b1, c01);
+        x = _mm512_set1_ps(a1[kk]); c10 = _mm512_fmadd_ps(x, b0, c10); c11 = _mm512_fmadd_ps(x, b1, c11);
+        x = _mm512_set1_ps(a2[kk]); c20 = _mm512_fmadd_ps(x, b0, c20); c21 = _mm512_fmadd_ps(x, b1, c21);
+        x = _mm512_set1_ps(a3[kk]); c30 = _mm512_fmadd_ps(x, b0, c30); c31 = _mm512_fmadd_ps(x, b1, c31);
+        x = _mm512_set1_ps(a4[kk]); c40 = _mm512_fmadd_ps(x, b0, c40); c41 = _mm512_fmadd_ps(x, b1, c41);
+        x = _mm512_set1_ps(a5[kk]); c50 = _mm512_fmadd_ps(x, b0, c50); c51 = _mm512_fmadd_ps(x, b1, c51);
+    }
+#define STORE_ROW(r, lo, hi)                           \
+    if (rows > r) {                                    \
+        _mm512_storeu_ps(c + (r) * ldc, lo);           \
+        _mm512_storeu_ps(c + (r) * ldc + 16, hi);      \
+    }
+    STORE_ROW(0, c00, c01) STORE_ROW(1, c10, c11) STORE_ROW(2, c20, c21)
+    STORE_ROW(3, c30, c31) STORE_ROW(4, c40, c41) STORE_ROW(5, c50, c51)
+#undef STORE_ROW
+}
+
+typedef void (*block_kernel)(const float *a, Py_ssize_t lda, const float *panel, float *c, Py_ssize_t ldc,
+                             Py_ssize_t rows, Py_ssize_t k);
+
+/* The blocked chain: B packed into K x `nr` column panels (zero padded), `block` run per MR rows
+ * of each panel.  Returns 0 on success, -1 if the panel buffer could not be allocated. */
+static int mad_f32_blocked(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n,
+                           Py_ssize_t nr, block_kernel block) {
+    float *panel = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(k > 0 ? k : 1) * (size_t)nr);
+    float *edge = (float *)PyMem_RawMalloc(sizeof(float) * MR * (size_t)nr);
     if (panel == NULL || edge == NULL) {
         PyMem_RawFree(panel);
         PyMem_RawFree(edge);
         return -1;
     }
-    for (Py_ssize_t j0 = 0; j0 < n; j0 += NR) {
-        const Py_ssize_t cols = n - j0 < NR ? n - j0 : NR;
+    for (Py_ssize_t j0 = 0; j0 < n; j0 += nr) {
+        const Py_ssize_t cols = n - j0 < nr ? n - j0 : nr;
         for (Py_ssize_t kk = 0; kk < k; ++kk) {
-            memcpy(panel + kk * NR, b + kk * n + j0, sizeof(float) * (size_t)cols);
-            for (Py_ssize_t j = cols; j < NR; ++j) panel[kk * NR + j] = 0.0f;
+            memcpy(panel + kk * nr, b + kk * n + j0, sizeof(float) * (size_t)cols);
+            for (Py_ssize_t j = cols; j < nr; ++j) panel[kk * nr + j] = 0.0f;
         }
         for (Py_ssize_t i0 = 0; i0 < m; i0 += MR) {
             const Py_ssize_t rows = m - i0 < MR ? m - i0 : MR;
-            if (cols == NR) {
-                block_avx2(a + i0 * k, k, panel, acc + i0 * n + j0, n, rows, k);
+            if (cols == nr) {
+                block(a + i0 * k, k, panel, acc + i0 * n + j0, n, rows, k);
             } else {
                 for (Py_ssize_t r = 0; r < rows; ++r) {
-                    memcpy(edge + r * NR, acc + (i0 + r) * n + j0, sizeof(float) * (size_t)cols);
-                    for (Py_ssize_t j = cols; j < NR; ++j) edge[r * NR + j] = 0.0f;
+                    memcpy(edge + r * nr, acc + (i0 + r) * n + j0, sizeof(float) * (size_t)cols);
+                    for (Py_ssize_t j = cols; j < nr; ++j) edge[r * nr + j] = 0.0f;
                 }
-                block_avx2(a + i0 * k, k, panel, edge, NR, rows, k);
+                block(a + i0 * k, k, panel, edge, nr, rows, k);
                 for (Py_ssize_t r = 0; r < rows; ++r)
-                    memcpy(acc + (i0 + r) * n + j0, edge + r * NR, sizeof(float) * (size_t)cols);
+                    memcpy(acc + (i0 + r) * n + j0, edge + r * nr, sizeof(float) * (size_t)cols);
             }
         }
     }
@@ -178,6 +223,15 @@ static int have_f16c(void) {
     return cached;
 }
 
+static int have_avx512f(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f");
+    }
+    return cached;
+}
+
 static int have_avx2_fma(void) {
     static int cached = -1;
     if (cached < 0) {
@@ -185,6 +239,31 @@ static int have_avx2_fma(void) {
         cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }
     return cached;
+}
+
+/* The float kernels, narrowest first; `use_kernel` (tests) caps the choice at one of them. */
+enum { KERNEL_SCALAR = 0, KERNEL_AVX2 = 1, KERNEL_AVX512 = 2 };
+static const char *const KERNEL_NAMES[] = {"scalar-fmaf", "avx2-fma", "avx512f"};
+static int kernel_cap = KERNEL_AVX512;
+
+static int active_kernel(void) {
+    if (kernel_cap >= KERNEL_AVX512 && have_avx512f()) return KERNEL_AVX512;
+    if (kernel_cap >= KERNEL_AVX2 && have_avx2_fma()) return KERNEL_AVX2;
+    return KERNEL_SCALAR;
+}
+
+/* The widest vector chain this CPU runs (0 when none: the caller runs the scalar one);
+ * `failed` is set when its buffers could not be allocated. */
+static int vector_chain(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n,
+                        int *failed) {
+    const int kernel = active_kernel();
+    if (kernel == KERNEL_AVX512)
+        *failed = mad_f32_blocked(a, b, acc, m, k, n, NR512, block_avx512);
+    else if (kernel == KERNEL_AVX2)
+        *failed = mad_f32_blocked(a, b, acc, m, k, n, NR, block_avx2);
+    else
+        return 0;
+    return 1;
 }
 #endif
 
@@ -266,9 +345,7 @@ static PyObject *mad(PyObject *self, PyObject *args, int integer) {
         }
         if (!failed) {
 #ifdef HAVE_AVX2_KERNEL
-            if (have_avx2_fma())
-                failed = mad_f32_avx2(left, right, (float *)acc.buf, m, k, n);
-            else
+            if (!vector_chain(left, right, (float *)acc.buf, m, k, n, &failed))
 #endif
                 mad_f32_scalar(left, right, (float *)acc.buf, m, k, n);
         }
@@ -616,9 +693,28 @@ static PyObject *mad_int8(PyObject *self, PyObject *args) { return mad(self, arg
 
 static PyObject *kernel_name(PyObject *self, PyObject *unused) {
 #ifdef HAVE_AVX2_KERNEL
-    if (have_avx2_fma()) return PyUnicode_FromString("avx2-fma");
-#endif
+    return PyUnicode_FromString(KERNEL_NAMES[active_kernel()]);
+#else
     return PyUnicode_FromString("scalar-fmaf");
+#endif
+}
+
+/* use_kernel(name) -> the kernel now active: run at most `name` (one of kernels()), so tests
+ * compare every kernel this CPU has with the reference chain. */
+static PyObject *use_kernel(PyObject *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+#ifdef HAVE_AVX2_KERNEL
+    for (int i = KERNEL_SCALAR; i <= KERNEL_AVX512; ++i)
+        if (strcmp(name, KERNEL_NAMES[i]) == 0) {
+            kernel_cap = i;
+            return kernel_name(self, NULL);
+        }
+#else
+    if (strcmp(name, "scalar-fmaf") == 0) return kernel_name(self, NULL);
+#endif
+    PyErr_Format(PyExc_ValueError, "unknown kernel %s", name);
+    return NULL;
 }
 
 /* -- MAD on the tiles themselves --------------------------------------------------------------
@@ -751,9 +847,7 @@ static PyObject *mad_tiles(PyObject *self, PyObject *args) {
         else
             memset(out, 0, sizeof(float) * (size_t)(m * n)); /* +0.0 */
 #ifdef HAVE_AVX2_KERNEL
-        if (have_avx2_fma())
-            failed = mad_f32_avx2(left, right, out, m, k, n);
-        else
+        if (!vector_chain(left, right, out, m, k, n, &failed))
 #endif
             mad_f32_scalar(left, right, out, m, k, n);
         for (Py_ssize_t i = 0; !failed && i < m * n; ++i) nans += isnan(out[i]) ? 1 : 0;
@@ -783,6 +877,8 @@ static PyMethodDef methods[] = {
      "mad_tiles(left, right, acc_or_None, dst, m, k, n, kind) -> nans: the MAD chain from strided tile windows into "
      "dst (written only when no output is NaN)"},
     {"kernel", kernel_name, METH_NOARGS, "the float kernel this CPU runs"},
+    {"use_kernel", use_kernel, METH_VARARGS,
+     "use_kernel(name) -> active: cap the float kernel at scalar-fmaf, avx2-fma or avx512f (for tests)"},
     {"gather", gather, METH_VARARGS, "gather(memory, base, shape4, strides4, item, out): copy a strided block out"},
     {"scatter", scatter, METH_VARARGS,
      "scatter(memory, base, shape4, strides4, item, values, flags): copy values into a strided block, mark flags"},
