@@ -770,6 +770,10 @@ static void gather_window(const Window *w, Py_ssize_t item, char *out) {
                 if (step == item) {
                     memcpy(out, run, (size_t)(count * item));
                     out += count * item;
+                } else if (item == 2) { /* fixed-size copies inline (a Zn window's step is a box row) */
+                    for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += 2) memcpy(out, run + i3 * step, 2);
+                } else if (item == 4) {
+                    for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += 4) memcpy(out, run + i3 * step, 4);
                 } else {
                     for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += item) memcpy(out, run + i3 * step, (size_t)item);
                 }

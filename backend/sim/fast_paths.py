@@ -13,7 +13,7 @@ tests in tests/test_sim_fast_paths.py run programs with the fast paths switched 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Final, Optional
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from backend import numerics
 from backend.sim.machine import GmTensor, SimulationError, TileHandle
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
-from languages.types import ViewType, attr
+from languages.types import DataType, ViewType, attr
 
 if TYPE_CHECKING:
     from backend.sim.executor import Executor
@@ -112,6 +112,11 @@ def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
     return run
 
 
+# Accumulator dtypes whose FIXPIPE conversion to the same dtype passes the bits through
+# (numerics.fixpipe_cast: INT32 unchanged, FP32 -> FP32 a copy), so such a store is a block move.
+_FIXPIPE_BIT_COPIES: Final = frozenset({DataType.FP32, DataType.INT32})
+
+
 def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
     from backend.sim import instructions as ins
     from backend.sim.executor import PartitionValue
@@ -129,7 +134,8 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
         start = _window_start(part.sizes, part.offsets, len(tensor.shape), tile.valid)
         if start is None:
             return False
-        if tile.storage.memory_space is MemorySpace.Acc:
+        if tile.storage.memory_space is MemorySpace.Acc and (tensor.dtype is not tile.storage.dtype
+                                                             or tensor.dtype not in _FIXPIPE_BIT_COPIES):
             return _store_from_acc(tile, tensor, start)
         if tensor.dtype is not tile.storage.dtype:
             return False
