@@ -400,3 +400,23 @@ def test_written_elements_equals_the_per_byte_reduction(dtype: DataType, view: s
     assert np.array_equal(tensor.written_elements(), expected)
     everything = machine.bind_tensor("z", (6, 10), dtype, np.zeros((6, 10), numerics.np_dtype(dtype.name)))
     assert everything.written_elements().all() and everything.written_elements().shape == (6, 10)
+
+
+def test_a_released_machines_buffers_start_the_next_launch_poisoned_and_unwritten() -> None:
+    """`Machine.release` hands a finished launch's spaces and GM flags to the next machine:
+    they come back refilled (poison bytes, no written flag), exactly as fresh ones."""
+    tile = handle_for("t", _tile("Nz", DataType.FP32, (32, 32), 0, (32, 32)))
+    first = Machine(get_backend("Ascend910B"))
+    first.write_tile(tile, np.ones((32, 32), np.float32), "test.write")
+    out = first.bind_tensor("y", (6, 10), DataType.FP32)
+    first.write_gm(out, (np.arange(6), np.arange(6)), np.ones(6), "test.write")
+    used = first.memory[MemorySpace.Mat], first.written[MemorySpace.Mat], out.written
+    first.release()
+    second = Machine(get_backend("Ascend910B"))
+    memory, written = second.memory[MemorySpace.Mat], second.written[MemorySpace.Mat]
+    assert memory is used[0] and written is used[1]  # the pool served them
+    assert (memory == numerics.POISON_BYTE).all() and not written.any()
+    again = second.bind_tensor("y", (6, 10), DataType.FP32)
+    assert not again.written.any() and not again.written_elements().any()
+    with pytest.raises(PoisonRead):
+        second.read_tile(tile, "test.read")

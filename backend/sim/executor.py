@@ -1380,6 +1380,8 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
                 written[param.var.name] = value.written_elements()
     for i, value in enumerate(returned):
         outputs[f"ret{i}"] = _output(value)
+    if own_machine:
+        machine.release()  # its buffers serve the next launch
     return outputs
 
 
