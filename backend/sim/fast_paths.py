@@ -161,6 +161,12 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
     return run
 
 
+def _has_nan(values: Any) -> bool:
+    """Whether a float array holds a NaN: its minimum is NaN exactly then (NumPy's min
+    propagates NaN), one reduction without a temporary array of flags."""
+    return bool(values.size) and bool(np.isnan(values.min()))
+
+
 def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
     from backend.sim.executor import SEMANTICS
     semantics = SEMANTICS.get(call.op, ())
@@ -197,7 +203,7 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
             ufunc = numerics.exact_ufunc(meaning, dtype.name)
             if ufunc is None:
                 return False
-            if dtype.is_float and (np.isnan(operands[0]).any() or np.isnan(operands[1]).any()):
+            if dtype.is_float and (_has_nan(operands[0]) or _has_nan(operands[1])):
                 # Which operand's NaN a NaN result carries is the rule's (numerics.propagate_nan),
                 # not NumPy's loop's. (Computed before the store: the target may be an operand.)
                 view[...] = numerics.binary(meaning, operands[0], operands[1], dtype.name)
