@@ -34,6 +34,7 @@ import numpy.typing as npt
 from backend import cross_core, numerics
 from backend.cross_core import run_group
 from backend.arrays import check_input_names, coerce_input, poison_array
+from backend.buffers import POOL
 from backend.numerics import ArithmeticFault, NumericsError
 from languages.functions import GROUP, describe_launch, entry_function, is_kernel_function, launches
 from languages.layout import flat_index_pitch
@@ -1489,7 +1490,11 @@ def interpret(program: Node, inputs: Mapping[str, object], entry: str | None = N
               if isinstance(arg, ArrayValue)}
     owned = {id(arg.data) for arg in args if isinstance(arg, ArrayValue)}  # bind_inputs made them
     returned = Interpreter(program, kernel_runner).call_function(function, args)
-    return collect_outputs(function, args, returned, before, owned)
+    outputs = collect_outputs(function, args, returned, before, owned)
+    for arg in args:  # the bound copies no output became are dead: the next run reuses them
+        if isinstance(arg, ArrayValue) and id(arg.data) in owned:
+            POOL.give_back(arg.data)
+    return outputs
 
 
 def _contents_before(given: object, arg: ArrayValue) -> Array:

@@ -460,3 +460,20 @@ def test_outputs_sharing_one_buffer_are_separate_arrays_and_inputs_stay_the_call
         assert not any(np.shares_memory(value, x) for value in outputs.values())
         outputs["ret0"][...] = -1
         assert np.array_equal(outputs["out"], kept) and np.array_equal(x, kept)
+
+
+def test_a_later_run_never_overwrites_an_earlier_runs_outputs() -> None:
+    """Bound input copies go back to a pool after the run (backend/buffers.py) and are reused by
+    the next one: an earlier run's outputs, and the caller's inputs, must survive later runs on
+    other inputs (host interpreter and simulator alike)."""
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compile_program, reference, run
+
+    program = parse_program(_OUT_RETURNED, "p.py")
+    compiled = compile_program(program)
+    xs = [np.full((16, 16), float(i), dtype=np.float32) for i in range(4)]
+    for runner in (lambda x: reference(program, {"x": x}), lambda x: run(compiled, {"x": x})):
+        results = [runner(x) for x in xs]
+        for i, outputs in enumerate(results):
+            assert np.array_equal(xs[i], np.full((16, 16), float(i), dtype=np.float32))
+            assert all(np.array_equal(value, xs[i]) for value in outputs.values())

@@ -24,6 +24,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from backend.buffers import POOL
 from backend.targets.handlers import BackendHandler
 from backend.numerics import POISON_BYTE, np_dtype
 from backend.sim.layouts import IntArray, LayoutError, element_offsets, resolve_layout, offsets_of
@@ -261,7 +262,7 @@ class GmTensor:
     def written(self) -> npt.NDArray[np.bool_]:
         if self._written is None:
             whole = self.known.covers(0, self.data.size) if self.data.size else False
-            self._written = _POOL.take(self.data.size, 1 if whole else 0, np.bool_)
+            self._written = POOL.take(self.data.size, np.bool_, 1 if whole else 0)
         return self._written
 
     def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
@@ -504,37 +505,6 @@ def strided_plan(offsets: IntArray, box: Dims2) -> tuple[int, tuple[int, ...], t
     return None
 
 
-class _BufferPool:
-    """Buffers of finished launches (on-chip spaces, GM written flags), refilled for the next
-    launch instead of allocated anew: every launch starts a fresh machine, and fresh 0.1-1 MB
-    NumPy arrays (new pages, cold in cache) cost ~0.4 ms per cube launch, more than a
-    refill of the same bytes. Only `Machine.release` gives buffers back."""
-
-    _KEEP = 4  # buffers kept per (size, dtype)
-
-    def __init__(self) -> None:
-        self._free: dict[tuple[int, np.dtype[Any]], list[npt.NDArray[Any]]] = {}
-
-    def take(self, size: int, fill: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
-        """A C-contiguous writable 1-D array of `size` elements, every one `fill`."""
-        free = self._free.get((size, np.dtype(dtype)))
-        if free:
-            buffer = free.pop()
-            buffer.fill(fill)
-            return buffer
-        return np.full(size, fill, dtype=dtype)
-
-    def give(self, buffer: npt.NDArray[Any]) -> None:
-        if buffer.ndim != 1 or not buffer.flags.c_contiguous or not buffer.flags.writeable or buffer.base is not None:
-            return  # only whole arrays the pool could have made
-        free = self._free.setdefault((buffer.size, buffer.dtype), [])
-        if len(free) < self._KEEP and all(kept is not buffer for kept in free):
-            free.append(buffer)
-
-
-_POOL = _BufferPool()
-
-
 class _LazySpaces(dict[MemorySpace, npt.NDArray[Any]]):
     """Per memory space, its buffer (filled with `fill`), allocated on first access."""
 
@@ -547,7 +517,7 @@ class _LazySpaces(dict[MemorySpace, npt.NDArray[Any]]):
     def __missing__(self, space: MemorySpace) -> npt.NDArray[Any]:
         if space not in self.capacities:
             raise KeyError(space)
-        buffer = self[space] = _POOL.take(self.capacities[space], self.fill, self.dtype)
+        buffer = self[space] = POOL.take(self.capacities[space], self.dtype, self.fill)
         return buffer
 
 
@@ -583,11 +553,11 @@ class Machine:
         empty."""
         for spaces in (self.memory, self.written):
             for buffer in spaces.values():
-                _POOL.give(buffer)
+                POOL.give(buffer)
             spaces.clear()
         for tensor in self.gm.values():
             if tensor._written is not None:
-                _POOL.give(tensor._written)
+                POOL.give(tensor._written)
                 tensor._written = None
                 tensor._views = None
         self.gm.clear()
