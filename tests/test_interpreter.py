@@ -472,8 +472,8 @@ def test_a_later_run_never_overwrites_an_earlier_runs_outputs() -> None:
     program = parse_program(_OUT_RETURNED, "p.py")
     compiled = compile_program(program)
     xs = [np.full((16, 16), float(i), dtype=np.float32) for i in range(4)]
-    for runner in (lambda x: reference(program, {"x": x}), lambda x: run(compiled, {"x": x})):
-        results = [runner(x) for x in xs]
+    for simulated in (False, True):
+        results = [run(compiled, {"x": x}) if simulated else reference(program, {"x": x}) for x in xs]
         for i, outputs in enumerate(results):
             assert np.array_equal(xs[i], np.full((16, 16), float(i), dtype=np.float32))
             assert all(np.array_equal(value, xs[i]) for value in outputs.values())
