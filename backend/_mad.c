@@ -768,7 +768,7 @@ static void gather_window(const Window *w, Py_ssize_t item, char *out) {
             for (Py_ssize_t i2 = 0; i2 < w->shape[2]; ++i2) {
                 const char *run = row + i2 * w->strides[2];
                 if (step == item) {
-                    memcpy(out, run, (size_t)(count * item));
+                    copy_run(out, run, count * item); /* a box row: 32 / 64 bytes, copied inline */
                     out += count * item;
                 } else if (item == 2) { /* fixed-size copies inline (a Zn window's step is a box row) */
                     for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += 2) memcpy(out, run + i3 * step, 2);
@@ -808,13 +808,20 @@ static void floats_to_window(const float *values, Window *w) {
             for (Py_ssize_t i2 = 0; i2 < w->shape[2]; ++i2) {
                 char *run = row + i2 * w->strides[2];
                 if (step == (Py_ssize_t)sizeof(float)) {
-                    memcpy(run, values, sizeof(float) * (size_t)count);
+                    copy_run(run, (const char *)values, (Py_ssize_t)sizeof(float) * count);
                     values += count;
                 } else {
                     for (Py_ssize_t i3 = 0; i3 < count; ++i3) memcpy(run + i3 * step, values++, sizeof(float));
                 }
             }
         }
+}
+
+/* NaN outputs (x != x exactly for NaN: a compare the compiler vectorizes, unlike isnan()). */
+static Py_ssize_t count_nans(const float *values, Py_ssize_t count) {
+    Py_ssize_t nans = 0;
+    for (Py_ssize_t i = 0; i < count; ++i) nans += values[i] != values[i];
+    return nans;
 }
 
 static PyObject *mad_tiles(PyObject *self, PyObject *args) {
@@ -854,7 +861,7 @@ static PyObject *mad_tiles(PyObject *self, PyObject *args) {
         if (!vector_chain(left, right, out, m, k, n, &failed))
 #endif
             mad_f32_scalar(left, right, out, m, k, n);
-        for (Py_ssize_t i = 0; !failed && i < m * n; ++i) nans += isnan(out[i]) ? 1 : 0;
+        if (!failed) nans = count_nans(out, m * n);
         if (!failed && nans == 0) floats_to_window(out, &dst);
         PyMem_RawFree(left);
     }

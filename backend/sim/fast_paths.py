@@ -68,6 +68,9 @@ def partition_view(executor: Executor, call: P.Call, target: P.Var | None) -> Fa
         return None
     static_sizes = tuple(int(s) for s in sizes)
     view_name, env = call.args[0].name, executor.env
+    # The windows made so far by offsets: a loop nest revisits the same few (a K loop's A
+    # windows for every N block), and a PartitionValue is immutable.
+    made: dict[tuple[object, ...], PartitionValue] = {}
 
     def run() -> object | None:
         view = env.get(view_name)
@@ -75,15 +78,24 @@ def partition_view(executor: Executor, call: P.Call, target: P.Var | None) -> Fa
             return None
         offsets = tuple(env.get(name) for name in offset_names)
         tensor = view.tensor
+        hit = made.get(offsets)
+        if hit is not None and hit.tensor is tensor:
+            return hit
         shape = tensor.shape
         if len(shape) != len(offsets) or len(shape) != len(static_sizes):
             return None
         for off, size, dim in zip(offsets, static_sizes, shape):
             if type(off) is not int or off < 0 or off + size > dim:
                 return None
-        return PartitionValue(tensor, offsets, static_sizes)  # type: ignore[arg-type]
+        if len(made) >= _MADE_WINDOWS:
+            made.clear()
+        part = made[offsets] = PartitionValue(tensor, offsets, static_sizes)  # type: ignore[arg-type]
+        return part
 
     return run
+
+
+_MADE_WINDOWS: Final = 1024  # partition windows remembered per call site
 
 
 def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
