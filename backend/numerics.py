@@ -305,9 +305,9 @@ def widen_to_float64(x: Array, src: str) -> Array:
     arr = np.asarray(x).astype(np_dtype(src), copy=False)
     with np.errstate(invalid="ignore"):  # widening a signalling NaN raises 'invalid'
         wide = arr.astype(np.float64)
-    nan = np.isnan(wide)
-    if not np.any(nan):
+    if wide.size == 0 or not np.isnan(wide.min()):  # (min is NaN exactly when one element is)
         return wide
+    nan = np.isnan(wide)
     bits = to_bits(arr).astype(np.uint64)
     sign = (bits >> np.uint64(fmt.width_bits - 1)) << np.uint64(63)
     payload = (bits & np.uint64((1 << fmt.mantissa_bits) - 1)) << np.uint64(

@@ -449,3 +449,26 @@ def test_subscript_store_rewrite_agrees_with_the_node_transformer() -> None:
             fast_fn.body = fast
             rewritten += before != ast.dump(fast_fn, include_attributes=True)
     assert rewritten >= len(_STORE_SNIPPETS) - 1  # the snippets (all but the last) rewrite stores
+
+
+@pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
+@pytest.mark.parametrize("nan_share", [0.0, 1e-4, 0.5])
+def test_widening_decides_the_nan_path_by_one_reduction(dtype: str, nan_share: float) -> None:
+    """`widen_to_float64` skips its NaN payload rewrite when the widened minimum is not NaN; on
+    random bit patterns (NaNs of every payload and sign at several shares, infinities, zeros,
+    subnormals) it equals widening with the payload rule applied element by element."""
+    rng = np.random.default_rng([int(nan_share * 1e4), len(dtype)])
+    width = numerics.byte_width(dtype) * 8
+    bits = rng.integers(0, 2**width, 4096, dtype=np.uint64)
+    x = numerics.from_bits(bits, dtype)
+    is_nan = np.isnan(x.astype(np.float32))
+    keep = rng.random(bits.shape) < nan_share
+    x = np.where(is_nan & ~keep, np.zeros_like(x), x)  # most NaNs replaced, some kept
+    fmt = numerics.float_format(dtype)
+    raw = numerics.to_bits(x).astype(np.uint64)
+    nan_bits = ((raw >> np.uint64(width - 1)) << np.uint64(63)) | np.uint64(0x7FF8_0000_0000_0000) | (
+        (raw & np.uint64((1 << fmt.mantissa_bits) - 1)) << np.uint64(52 - fmt.mantissa_bits))
+    with np.errstate(invalid="ignore"):
+        plain = x.astype(np.float64)
+    expected = np.where(np.isnan(plain), nan_bits, plain.view(np.uint64))
+    assert numerics.widen_to_float64(x, dtype).view(np.uint64).tolist() == expected.tolist()
