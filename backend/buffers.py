@@ -30,12 +30,15 @@ class BufferPool:
     def take(self, size: int, dtype: npt.DTypeLike, fill: int | None = None) -> Array:
         """A writable 1-D array of `size` elements, every one `fill` (None: any contents)."""
         free = self._free.get((size, np.dtype(dtype)))
-        if free:
-            buffer = free.pop()
-            if fill is not None:
-                buffer.fill(fill)
-            return buffer
-        return np.empty(size, dtype=dtype) if fill is None else np.full(size, fill, dtype=dtype)
+        try:
+            buffer = free.pop() if free else None  # (a run in another thread may take the last)
+        except IndexError:
+            buffer = None
+        if buffer is None:
+            return np.empty(size, dtype=dtype) if fill is None else np.full(size, fill, dtype=dtype)
+        if fill is not None:
+            buffer.fill(fill)
+        return buffer
 
     def give(self, buffer: Array) -> None:
         """Keep `buffer` for a later `take` (only whole 1-D arrays, not views)."""
