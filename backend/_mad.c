@@ -612,6 +612,16 @@ static Py_ssize_t block_span(const Block *b) {
     return last + b->strides[3];
 }
 
+/* Whether two blocks address their elements alike (same shape and strides) and tile their
+ * byte ranges exactly (`dense_block`, of `bytes` = elements x item): then one memcpy is the
+ * block move. */
+static int same_dense_blocks(const Block *a, const Block *b, Py_ssize_t bytes) {
+    for (int d = 0; d < 4; ++d)
+        if (a->shape[d] != b->shape[d] || (a->shape[d] > 1 && a->strides[d] != b->strides[d])) return 0;
+    Py_ssize_t size = 0;
+    return dense_block(a, &size) && size == bytes;
+}
+
 static PyObject *move_block(PyObject *self, PyObject *args) {
     PyObject *src_obj, *dst_obj, *flags_obj, *src_shape, *src_strides, *dst_shape, *dst_strides;
     Py_ssize_t src_base, dst_base, item;
@@ -648,7 +658,12 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
         const char *sbuf = (const char *)src.buf;
         char *dbuf = (char *)dst.buf;
         const int overlap = sbuf + a.base < dbuf + b.base + block_span(&b) && dbuf + b.base < sbuf + a.base + block_span(&a);
-        if (!overlap) {
+        if (!overlap && same_dense_blocks(&a, &b, h * w * item)) {
+            /* One layout on both sides, no gaps: the element order is the byte order. */
+            memcpy(dbuf + b.base, sbuf + a.base, (size_t)(h * w * item));
+            if (have_flags) memset((char *)flags.buf + b.base, 1, (size_t)(h * w * item));
+            moved = 1;
+        } else if (!overlap) {
             char *marks = have_flags ? (char *)flags.buf : NULL;
             const Py_ssize_t air = a.shape[1], aic = a.shape[3], bir = b.shape[1], bic = b.shape[3];
             /* Row and column coordinates split as (r / IR, r % IR) are carried as counters

@@ -420,3 +420,38 @@ def test_a_released_machines_buffers_start_the_next_launch_poisoned_and_unwritte
     assert not again.written.any() and not again.written_elements().any()
     with pytest.raises(PoisonRead):
         second.read_tile(tile, "test.read")
+
+
+@pytest.mark.parametrize("layout", ["Nz", "Zn", "ND", "Acc"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("region", [(32, 32), (16, 32), (32, 16)], ids=["whole", "top", "left"])
+def test_a_move_between_one_layout_equals_read_then_write(layout: str, dtype: DataType,
+                                                          region: tuple[int, int]) -> None:
+    """Mat -> Left between tiles of one layout and shape: where the window fills its bytes
+    (whole tiles, and row-major top halves) `move_block` is one memcpy, elsewhere run by run;
+    both land the bytes and written flags of the general read-then-write."""
+    if machine_module._BLOCKS is None:
+        pytest.skip("backend._mad is not built here")
+    if layout == "Acc" and dtype is not DataType.FP32:
+        return
+    shape = (32, 32)
+    src = handle_for("s", _tile(layout if layout != "Acc" else "Nz", dtype, shape, 64, shape))
+    if layout == "Acc":
+        src = handle_for("s", TileType(shape, dtype, shape, MemorySpace.Mat, VIEWS["Acc"],
+                                       MemRef("s", MemorySpace.Mat, 64, 32 * 32 * 4)))
+    dst_type = TileType(shape, dtype, shape, MemorySpace.Left, src.storage.view,
+                        MemRef("d", MemorySpace.Left, 128, shape[0] * shape[1] * dtype.byte_width))
+    dst = machine_module.with_valid(handle_for("d", dst_type), region)
+    values = np.random.default_rng(3).integers(0, 100, shape).astype(numerics.np_dtype(dtype.name))
+
+    def run(direct: bool) -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"))
+        machine.write_tile(src, values, "test.write")
+        if direct:
+            assert machine.move_block(src, region, dst, "test.move")
+        else:
+            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
+        return machine.memory[MemorySpace.Left].copy(), machine.written[MemorySpace.Left].copy()
+
+    moved, reference = run(True), run(False)
+    assert np.array_equal(moved[0], reference[0]) and np.array_equal(moved[1], reference[1])
