@@ -127,33 +127,78 @@ __attribute__((target("avx2,fma"))) static void block_avx2(const float *a, Py_ss
 #undef STORE_ROW
 }
 
-/* Returns 0 on success, -1 if the panel buffer could not be allocated. */
-static int mad_f32_avx2(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n) {
-    float *panel = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(k > 0 ? k : 1) * NR);
-    float *edge = (float *)PyMem_RawMalloc(sizeof(float) * MR * NR);
+/* The same MR x NR512 block with 16-lane zmm registers (NR512 = 2 x 16 columns): every
+ * output element still runs its own fma chain over k ascending, only more of them at once. */
+#define NR512 32
+__attribute__((target("avx512f"))) static void block_avx512(const float *a, Py_ssize_t lda, const float *panel,
+                                                            float *c, Py_ssize_t ldc, Py_ssize_t rows,
+                                                            Py_ssize_t k) {
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+#define LOAD_ROW(r, lo, hi)                            \
+    if (rows > r) {                                    \
+        lo = _mm512_loadu_ps(c + (r) * ldc);           \
+        hi = _mm512_loadu_ps(c + (r) * ldc + 16);      \
+    }
+    LOAD_ROW(0, c00, c01) LOAD_ROW(1, c10, c11) LOAD_ROW(2, c20, c21)
+    LOAD_ROW(3, c30, c31) LOAD_ROW(4, c40, c41) LOAD_ROW(5, c50, c51)
+#undef LOAD_ROW
+    const float *a0 = a, *a1 = rows > 1 ? a + lda : a, *a2 = rows > 2 ? a + 2 * lda : a;
+    const float *a3 = rows > 3 ? a + 3 * lda : a, *a4 = rows > 4 ? a + 4 * lda : a;
+    const float *a5 = rows > 5 ? a + 5 * lda : a;
+    for (Py_ssize_t kk = 0; kk < k; ++kk) {
+        const __m512 b0 = _mm512_loadu_ps(panel + kk * NR512);
+        const __m512 b1 = _mm512_loadu_ps(panel + kk * NR512 + 16);
+        __m512 x;
+        x = _mm512_set1_ps(a0[kk]); c00 = _mm512_fmadd_ps(x, b0, c00); c01 = _mm512_fmadd_ps(x, b1, c01);
+        x = _mm512_set1_ps(a1[kk]); c10 = _mm512_fmadd_ps(x, b0, c10); c11 = _mm512_fmadd_ps(x, b1, c11);
+        x = _mm512_set1_ps(a2[kk]); c20 = _mm512_fmadd_ps(x, b0, c20); c21 = _mm512_fmadd_ps(x, b1, c21);
+        x = _mm512_set1_ps(a3[kk]); c30 = _mm512_fmadd_ps(x, b0, c30); c31 = _mm512_fmadd_ps(x, b1, c31);
+        x = _mm512_set1_ps(a4[kk]); c40 = _mm512_fmadd_ps(x, b0, c40); c41 = _mm512_fmadd_ps(x, b1, c41);
+        x = _mm512_set1_ps(a5[kk]); c50 = _mm512_fmadd_ps(x, b0, c50); c51 = _mm512_fmadd_ps(x, b1, c51);
+    }
+#define STORE_ROW(r, lo, hi)                           \
+    if (rows > r) {                                    \
+        _mm512_storeu_ps(c + (r) * ldc, lo);           \
+        _mm512_storeu_ps(c + (r) * ldc + 16, hi);      \
+    }
+    STORE_ROW(0, c00, c01) STORE_ROW(1, c10, c11) STORE_ROW(2, c20, c21)
+    STORE_ROW(3, c30, c31) STORE_ROW(4, c40, c41) STORE_ROW(5, c50, c51)
+#undef STORE_ROW
+}
+
+typedef void (*block_kernel)(const float *a, Py_ssize_t lda, const float *panel, float *c, Py_ssize_t ldc,
+                             Py_ssize_t rows, Py_ssize_t k);
+
+/* The blocked chain: B packed into K x `nr` column panels (zero padded), `block` run per MR rows
+ * of each panel.  Returns 0 on success, -1 if the panel buffer could not be allocated. */
+static int mad_f32_blocked(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n,
+                           Py_ssize_t nr, block_kernel block) {
+    float *panel = (float *)PyMem_RawMalloc(sizeof(float) * (size_t)(k > 0 ? k : 1) * (size_t)nr);
+    float *edge = (float *)PyMem_RawMalloc(sizeof(float) * MR * (size_t)nr);
     if (panel == NULL || edge == NULL) {
         PyMem_RawFree(panel);
         PyMem_RawFree(edge);
         return -1;
     }
-    for (Py_ssize_t j0 = 0; j0 < n; j0 += NR) {
-        const Py_ssize_t cols = n - j0 < NR ? n - j0 : NR;
+    for (Py_ssize_t j0 = 0; j0 < n; j0 += nr) {
+        const Py_ssize_t cols = n - j0 < nr ? n - j0 : nr;
         for (Py_ssize_t kk = 0; kk < k; ++kk) {
-            memcpy(panel + kk * NR, b + kk * n + j0, sizeof(float) * (size_t)cols);
-            for (Py_ssize_t j = cols; j < NR; ++j) panel[kk * NR + j] = 0.0f;
+            memcpy(panel + kk * nr, b + kk * n + j0, sizeof(float) * (size_t)cols);
+            for (Py_ssize_t j = cols; j < nr; ++j) panel[kk * nr + j] = 0.0f;
         }
         for (Py_ssize_t i0 = 0; i0 < m; i0 += MR) {
             const Py_ssize_t rows = m - i0 < MR ? m - i0 : MR;
-            if (cols == NR) {
-                block_avx2(a + i0 * k, k, panel, acc + i0 * n + j0, n, rows, k);
+            if (cols == nr) {
+                block(a + i0 * k, k, panel, acc + i0 * n + j0, n, rows, k);
             } else {
                 for (Py_ssize_t r = 0; r < rows; ++r) {
-                    memcpy(edge + r * NR, acc + (i0 + r) * n + j0, sizeof(float) * (size_t)cols);
-                    for (Py_ssize_t j = cols; j < NR; ++j) edge[r * NR + j] = 0.0f;
+                    memcpy(edge + r * nr, acc + (i0 + r) * n + j0, sizeof(float) * (size_t)cols);
+                    for (Py_ssize_t j = cols; j < nr; ++j) edge[r * nr + j] = 0.0f;
                 }
-                block_avx2(a + i0 * k, k, panel, edge, NR, rows, k);
+                block(a + i0 * k, k, panel, edge, nr, rows, k);
                 for (Py_ssize_t r = 0; r < rows; ++r)
-                    memcpy(acc + (i0 + r) * n + j0, edge + r * NR, sizeof(float) * (size_t)cols);
+                    memcpy(acc + (i0 + r) * n + j0, edge + r * nr, sizeof(float) * (size_t)cols);
             }
         }
     }
@@ -178,6 +223,15 @@ static int have_f16c(void) {
     return cached;
 }
 
+static int have_avx512f(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f");
+    }
+    return cached;
+}
+
 static int have_avx2_fma(void) {
     static int cached = -1;
     if (cached < 0) {
@@ -185,6 +239,31 @@ static int have_avx2_fma(void) {
         cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }
     return cached;
+}
+
+/* The float kernels, narrowest first; `use_kernel` (tests) caps the choice at one of them. */
+enum { KERNEL_SCALAR = 0, KERNEL_AVX2 = 1, KERNEL_AVX512 = 2 };
+static const char *const KERNEL_NAMES[] = {"scalar-fmaf", "avx2-fma", "avx512f"};
+static int kernel_cap = KERNEL_AVX512;
+
+static int active_kernel(void) {
+    if (kernel_cap >= KERNEL_AVX512 && have_avx512f()) return KERNEL_AVX512;
+    if (kernel_cap >= KERNEL_AVX2 && have_avx2_fma()) return KERNEL_AVX2;
+    return KERNEL_SCALAR;
+}
+
+/* The widest vector chain this CPU runs (0 when none: the caller runs the scalar one);
+ * `failed` is set when its buffers could not be allocated. */
+static int vector_chain(const float *a, const float *b, float *acc, Py_ssize_t m, Py_ssize_t k, Py_ssize_t n,
+                        int *failed) {
+    const int kernel = active_kernel();
+    if (kernel == KERNEL_AVX512)
+        *failed = mad_f32_blocked(a, b, acc, m, k, n, NR512, block_avx512);
+    else if (kernel == KERNEL_AVX2)
+        *failed = mad_f32_blocked(a, b, acc, m, k, n, NR, block_avx2);
+    else
+        return 0;
+    return 1;
 }
 #endif
 
@@ -266,9 +345,7 @@ static PyObject *mad(PyObject *self, PyObject *args, int integer) {
         }
         if (!failed) {
 #ifdef HAVE_AVX2_KERNEL
-            if (have_avx2_fma())
-                failed = mad_f32_avx2(left, right, (float *)acc.buf, m, k, n);
-            else
+            if (!vector_chain(left, right, (float *)acc.buf, m, k, n, &failed))
 #endif
                 mad_f32_scalar(left, right, (float *)acc.buf, m, k, n);
         }
@@ -535,6 +612,16 @@ static Py_ssize_t block_span(const Block *b) {
     return last + b->strides[3];
 }
 
+/* Whether two blocks address their elements alike (same shape and strides) and tile their
+ * byte ranges exactly (`dense_block`, of `bytes` = elements x item): then one memcpy is the
+ * block move. */
+static int same_dense_blocks(const Block *a, const Block *b, Py_ssize_t bytes) {
+    for (int d = 0; d < 4; ++d)
+        if (a->shape[d] != b->shape[d] || (a->shape[d] > 1 && a->strides[d] != b->strides[d])) return 0;
+    Py_ssize_t size = 0;
+    return dense_block(a, &size) && size == bytes;
+}
+
 static PyObject *move_block(PyObject *self, PyObject *args) {
     PyObject *src_obj, *dst_obj, *flags_obj, *src_shape, *src_strides, *dst_shape, *dst_strides;
     Py_ssize_t src_base, dst_base, item;
@@ -571,7 +658,12 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
         const char *sbuf = (const char *)src.buf;
         char *dbuf = (char *)dst.buf;
         const int overlap = sbuf + a.base < dbuf + b.base + block_span(&b) && dbuf + b.base < sbuf + a.base + block_span(&a);
-        if (!overlap) {
+        if (!overlap && same_dense_blocks(&a, &b, h * w * item)) {
+            /* One layout on both sides, no gaps: the element order is the byte order. */
+            memcpy(dbuf + b.base, sbuf + a.base, (size_t)(h * w * item));
+            if (have_flags) memset((char *)flags.buf + b.base, 1, (size_t)(h * w * item));
+            moved = 1;
+        } else if (!overlap) {
             char *marks = have_flags ? (char *)flags.buf : NULL;
             const Py_ssize_t air = a.shape[1], aic = a.shape[3], bir = b.shape[1], bic = b.shape[3];
             /* Row and column coordinates split as (r / IR, r % IR) are carried as counters
@@ -611,98 +703,33 @@ static PyObject *move_block(PyObject *self, PyObject *args) {
     return PyBool_FromLong(moved);
 }
 
-/* saturate_split(x, out, compact, lo, hi, lo_bits, hi_bits) -> count: for FP32 buffers of one
- * length, out[i] = lo_bits where x[i] <= lo, hi_bits where x[i] >= hi (bit patterns), and every
- * other x[i] (NaNs included) goes, in order, to compact[0 .. count).  saturate_merge(x, out,
- * results, lo, hi) puts results[0 .. count) back at those positions.  The caller evaluates its
- * rule on the compact elements only: a function known to saturate outside [lo, hi]. */
-static int float_buffers(PyObject *objs[], Py_buffer views[], int count, const int writable[]) {
-    for (int i = 0; i < count; ++i) {
-        int flags = PyBUF_C_CONTIGUOUS | (writable[i] ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objs[i], &views[i], flags) < 0) {
-            for (int j = 0; j < i; ++j) PyBuffer_Release(&views[j]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static PyObject *saturate_split(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    float lo, hi;
-    unsigned int lo_bits, hi_bits;
-    if (!PyArg_ParseTuple(args, "OOOffII", &objs[0], &objs[1], &objs[2], &lo, &hi, &lo_bits, &hi_bits)) return NULL;
-    Py_buffer v[3];
-    const int writable[3] = {0, 1, 1};
-    if (float_buffers(objs, v, 3, writable) < 0) return NULL;
-    Py_ssize_t n = v[0].len / (Py_ssize_t)sizeof(float), count = 0;
-    int ok = v[1].len == v[0].len && v[2].len >= v[0].len && v[0].len % (Py_ssize_t)sizeof(float) == 0;
-    if (ok) {
-        const float *x = (const float *)v[0].buf;
-        uint32_t *out = (uint32_t *)v[1].buf;
-        float *compact = (float *)v[2].buf;
-        /* Branch-free: the three outcomes mix unpredictably in real data. */
-        for (Py_ssize_t i = 0; i < n; ++i) {
-            const float value = x[i];
-            const int low = value <= lo, high = value >= hi;
-            const uint32_t pick_low = 0u - (uint32_t)low; /* a mask, not a branch */
-            out[i] = (lo_bits & pick_low) | (hi_bits & ~pick_low); /* a live slot: overwritten by the merge */
-            compact[count] = value;
-            count += !(low | high);
-        }
-    } else {
-        PyErr_SetString(PyExc_ValueError, "saturate_split: buffers of FP32 elements, out as long as x, compact no shorter");
-    }
-    for (int i = 0; i < 3; ++i) PyBuffer_Release(&v[i]);
-    if (!ok) return NULL;
-    return PyLong_FromSsize_t(count);
-}
-
-static PyObject *saturate_merge(PyObject *self, PyObject *args) {
-    PyObject *objs[3];
-    float lo, hi;
-    if (!PyArg_ParseTuple(args, "OOOff", &objs[0], &objs[1], &objs[2], &lo, &hi)) return NULL;
-    Py_buffer v[3];
-    const int writable[3] = {0, 1, 0};
-    if (float_buffers(objs, v, 3, writable) < 0) return NULL;
-    Py_ssize_t n = v[0].len / (Py_ssize_t)sizeof(float), taken = 0, available = v[2].len / (Py_ssize_t)sizeof(float);
-    int ok = v[1].len == v[0].len && v[0].len % (Py_ssize_t)sizeof(float) == 0;
-    if (ok) {
-        const float *x = (const float *)v[0].buf;
-        uint32_t *out = (uint32_t *)v[1].buf;
-        const uint32_t *results = (const uint32_t *)v[2].buf;
-        Py_ssize_t live = 0;
-        for (Py_ssize_t i = 0; i < n; ++i) live += !(x[i] <= lo) & !(x[i] >= hi);
-        ok = live == available;
-        if (ok && available) {
-            /* Branch-free: a saturated slot keeps its value, a live one takes the next result
-             * (the index stays in range: it reaches `available` only after the last live one). */
-            for (Py_ssize_t i = 0; i < n; ++i) {
-                const float value = x[i];
-                const int is_live = !(value <= lo) & !(value >= hi);
-                const Py_ssize_t at = taken < available ? taken : available - 1;
-                const uint32_t keep = 0u - (uint32_t)!is_live; /* a mask, not a branch */
-                out[i] = (out[i] & keep) | (results[at] & ~keep);
-                taken += is_live;
-            }
-        }
-        if (!ok) PyErr_SetString(PyExc_ValueError, "saturate_merge: results do not match the split");
-    } else {
-        PyErr_SetString(PyExc_ValueError, "saturate_merge: x and out must be FP32 buffers of one length");
-    }
-    for (int i = 0; i < 3; ++i) PyBuffer_Release(&v[i]);
-    if (!ok) return NULL;
-    Py_RETURN_NONE;
-}
-
 static PyObject *mad_f32(PyObject *self, PyObject *args) { return mad(self, args, 0); }
 static PyObject *mad_int8(PyObject *self, PyObject *args) { return mad(self, args, 1); }
 
 static PyObject *kernel_name(PyObject *self, PyObject *unused) {
 #ifdef HAVE_AVX2_KERNEL
-    if (have_avx2_fma()) return PyUnicode_FromString("avx2-fma");
-#endif
+    return PyUnicode_FromString(KERNEL_NAMES[active_kernel()]);
+#else
     return PyUnicode_FromString("scalar-fmaf");
+#endif
+}
+
+/* use_kernel(name) -> the kernel now active: run at most `name` (one of kernels()), so tests
+ * compare every kernel this CPU has with the reference chain. */
+static PyObject *use_kernel(PyObject *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+#ifdef HAVE_AVX2_KERNEL
+    for (int i = KERNEL_SCALAR; i <= KERNEL_AVX512; ++i)
+        if (strcmp(name, KERNEL_NAMES[i]) == 0) {
+            kernel_cap = i;
+            return kernel_name(self, NULL);
+        }
+#else
+    if (strcmp(name, "scalar-fmaf") == 0) return kernel_name(self, NULL);
+#endif
+    PyErr_Format(PyExc_ValueError, "unknown kernel %s", name);
+    return NULL;
 }
 
 /* -- MAD on the tiles themselves --------------------------------------------------------------
@@ -756,8 +783,12 @@ static void gather_window(const Window *w, Py_ssize_t item, char *out) {
             for (Py_ssize_t i2 = 0; i2 < w->shape[2]; ++i2) {
                 const char *run = row + i2 * w->strides[2];
                 if (step == item) {
-                    memcpy(out, run, (size_t)(count * item));
+                    copy_run(out, run, count * item); /* a box row: 32 / 64 bytes, copied inline */
                     out += count * item;
+                } else if (item == 2) { /* fixed-size copies inline (a Zn window's step is a box row) */
+                    for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += 2) memcpy(out, run + i3 * step, 2);
+                } else if (item == 4) {
+                    for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += 4) memcpy(out, run + i3 * step, 4);
                 } else {
                     for (Py_ssize_t i3 = 0; i3 < count; ++i3, out += item) memcpy(out, run + i3 * step, (size_t)item);
                 }
@@ -792,13 +823,20 @@ static void floats_to_window(const float *values, Window *w) {
             for (Py_ssize_t i2 = 0; i2 < w->shape[2]; ++i2) {
                 char *run = row + i2 * w->strides[2];
                 if (step == (Py_ssize_t)sizeof(float)) {
-                    memcpy(run, values, sizeof(float) * (size_t)count);
+                    copy_run(run, (const char *)values, (Py_ssize_t)sizeof(float) * count);
                     values += count;
                 } else {
                     for (Py_ssize_t i3 = 0; i3 < count; ++i3) memcpy(run + i3 * step, values++, sizeof(float));
                 }
             }
         }
+}
+
+/* NaN outputs (x != x exactly for NaN: a compare the compiler vectorizes, unlike isnan()). */
+static Py_ssize_t count_nans(const float *values, Py_ssize_t count) {
+    Py_ssize_t nans = 0;
+    for (Py_ssize_t i = 0; i < count; ++i) nans += values[i] != values[i];
+    return nans;
 }
 
 static PyObject *mad_tiles(PyObject *self, PyObject *args) {
@@ -835,12 +873,10 @@ static PyObject *mad_tiles(PyObject *self, PyObject *args) {
         else
             memset(out, 0, sizeof(float) * (size_t)(m * n)); /* +0.0 */
 #ifdef HAVE_AVX2_KERNEL
-        if (have_avx2_fma())
-            failed = mad_f32_avx2(left, right, out, m, k, n);
-        else
+        if (!vector_chain(left, right, out, m, k, n, &failed))
 #endif
             mad_f32_scalar(left, right, out, m, k, n);
-        for (Py_ssize_t i = 0; !failed && i < m * n; ++i) nans += isnan(out[i]) ? 1 : 0;
+        if (!failed) nans = count_nans(out, m * n);
         if (!failed && nans == 0) floats_to_window(out, &dst);
         PyMem_RawFree(left);
     }
@@ -867,13 +903,11 @@ static PyMethodDef methods[] = {
      "mad_tiles(left, right, acc_or_None, dst, m, k, n, kind) -> nans: the MAD chain from strided tile windows into "
      "dst (written only when no output is NaN)"},
     {"kernel", kernel_name, METH_NOARGS, "the float kernel this CPU runs"},
+    {"use_kernel", use_kernel, METH_VARARGS,
+     "use_kernel(name) -> active: cap the float kernel at scalar-fmaf, avx2-fma or avx512f (for tests)"},
     {"gather", gather, METH_VARARGS, "gather(memory, base, shape4, strides4, item, out): copy a strided block out"},
     {"scatter", scatter, METH_VARARGS,
      "scatter(memory, base, shape4, strides4, item, values, flags): copy values into a strided block, mark flags"},
-    {"saturate_split", saturate_split, METH_VARARGS,
-     "saturate_split(x, out, compact, lo, hi, lo_bits, hi_bits) -> count: saturated elements to out, the rest to compact"},
-    {"saturate_merge", saturate_merge, METH_VARARGS,
-     "saturate_merge(x, out, results, lo, hi): the rule's results of the compact elements back into out"},
     {"move_block", move_block, METH_VARARGS,
      "move_block(src, base, shape4, strides4, dst, base, shape4, strides4, item, dst_flags): block to block"},
     {"all_written", all_written, METH_VARARGS, "all_written(flags, base, shape4, strides4, item): every byte set"},

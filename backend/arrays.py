@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backend import numerics
+from backend.buffers import POOL
 from languages.functions import entry_function
 from languages.layout import flat_index_pitch
 from languages.ops import REGISTRY, IndexDomain, static_ints, window_extent, window_offsets
@@ -67,15 +68,16 @@ def _exact_conversion(array: Array, dtype: np.dtype[Any]) -> Array | None:
 
 def coerce_tensor(name: str, value: object, ty: TensorType | TileType) -> Array:
     """The array for tensor (or tile) parameter `name` in the parameter's own dtype (a fresh
-    copy). A tile parameter's array is the tile's whole physical contents, row-major."""
+    copy, in a pooled buffer: see backend/buffers.py). A tile parameter's array is the tile's
+    whole physical contents, row-major."""
     array = np.asarray(value)
     expected = np_dtype_of(ty.dtype)
     if tuple(array.shape) != tuple(ty.shape):
         raise io_error(f"input {name!r}: expected shape {list(ty.shape)} ({ty.dtype.name}), got {_describe(array)}")
     if array.dtype == expected:
-        return array.copy()
+        return POOL.copy_of(array)
     if array.dtype.itemsize == expected.itemsize and array.dtype.kind in "Vu":
-        return np.ascontiguousarray(array).view(expected).copy()
+        return POOL.copy_of(np.ascontiguousarray(array).view(expected))
     converted = _exact_conversion(array, expected)
     if converted is None:
         width = expected.itemsize

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from backend import cross_core, numerics
 from backend.cross_core import run_group
 from backend.arrays import check_input_names, coerce_input, poison_array
+from backend.buffers import POOL
 from backend.numerics import ArithmeticFault, NumericsError
 from languages.functions import GROUP, describe_launch, entry_function, is_kernel_function, launches
 from languages.layout import flat_index_pitch
@@ -1454,8 +1455,14 @@ def bind_inputs(function: Node, inputs: Mapping[str, object]) -> list[Value]:
     return args
 
 
-def _output_array(value: Value, what: str) -> Array:
+def _output_array(value: Value, what: str, owned: set[int] | None = None) -> Array:
+    """An output's array: a copy, except for a buffer in `owned` (ids of the buffers the run
+    made for its arguments, which die with it), given out as it is once and then forgotten
+    (so two outputs never share one array)."""
     if isinstance(value, ArrayValue):
+        if owned is not None and id(value.data) in owned:
+            owned.discard(id(value.data))
+            return value.data
         return value.data.copy()
     if isinstance(value, (bool, int, float)):
         return np.asarray(value)
@@ -1463,21 +1470,23 @@ def _output_array(value: Value, what: str) -> Array:
 
 
 def collect_outputs(function: Node, args: Sequence[Value], returned: Sequence[Value],
-                    inputs_before: Mapping[str, Array] | None = None) -> dict[str, Array]:
+                    inputs_before: Mapping[str, Array] | None = None,
+                    owned: set[int] | None = None) -> dict[str, Array]:
     """`ret0`, `ret1`, ... for returned values and every Out / InOut parameter by name.
 
     An `In` tensor the program wrote into is an output too: the compiler upgrades such a
     parameter to Out / InOut (UpgradeParamDirections), so the compiled program reports it.
-    `inputs_before` (the In tensors' contents before the run) tells which were written."""
-    outputs = {f"ret{i}": _output_array(v, f"return value {i}") for i, v in enumerate(returned)}
+    `inputs_before` (the In tensors' contents before the run) tells which were written.
+    `owned`: ids of argument buffers the run made itself (see `_output_array`; consumed)."""
+    outputs = {f"ret{i}": _output_array(v, f"return value {i}", owned) for i, v in enumerate(returned)}
     before = inputs_before or {}
     for param, arg in zip(_function(function).params, args):
         var, direction = _param(param)
         if direction in ("Out", "InOut"):
-            outputs[var.name] = _output_array(arg, f"parameter {var.name}")
+            outputs[var.name] = _output_array(arg, f"parameter {var.name}", owned)
         elif var.name in before and isinstance(arg, ArrayValue) and not np.array_equal(
                 numerics.to_bits(arg.data), numerics.to_bits(before[var.name])):
-            outputs[var.name] = _output_array(arg, f"parameter {var.name}")
+            outputs[var.name] = _output_array(arg, f"parameter {var.name}", owned)
     return outputs
 
 
@@ -1491,11 +1500,24 @@ def interpret(program: Node, inputs: Mapping[str, object], entry: str | None = N
     """
     function = entry_function(program, entry)
     args = bind_inputs(function, inputs)
-    before = {var.name: arg.data.copy() for var, arg in
+    before = {var.name: _contents_before(inputs.get(var.name), arg) for var, arg in
               ((_param(p)[0], a) for p, a in zip(_function(function).params, args))
               if isinstance(arg, ArrayValue)}
+    owned = {id(arg.data) for arg in args if isinstance(arg, ArrayValue)}  # bind_inputs made them
     returned = Interpreter(program, kernel_runner).call_function(function, args)
-    return collect_outputs(function, args, returned, before)
+    outputs = collect_outputs(function, args, returned, before, owned)
+    for arg in args:  # the bound copies no output became are dead: the next run reuses them
+        if isinstance(arg, ArrayValue) and id(arg.data) in owned:
+            POOL.give_back(arg.data)
+    return outputs
+
+
+def _contents_before(given: object, arg: ArrayValue) -> Array:
+    """What a bound argument held before the run: the caller's own array where binding made a
+    plain copy of it (bind_inputs never writes the caller's arrays), else a copy."""
+    if isinstance(given, np.ndarray) and given.dtype == arg.data.dtype and given.shape == arg.data.shape:
+        return given
+    return arg.data.copy()
 
 
 __all__ = [

@@ -305,9 +305,9 @@ def widen_to_float64(x: Array, src: str) -> Array:
     arr = np.asarray(x).astype(np_dtype(src), copy=False)
     with np.errstate(invalid="ignore"):  # widening a signalling NaN raises 'invalid'
         wide = arr.astype(np.float64)
-    nan = np.isnan(wide)
-    if not np.any(nan):
+    if wide.size == 0 or not np.isnan(wide.min()):  # (min is NaN exactly when one element is)
         return wide
+    nan = np.isnan(wide)
     bits = to_bits(arr).astype(np.uint64)
     sign = (bits >> np.uint64(fmt.width_bits - 1)) << np.uint64(63)
     payload = (bits & np.uint64((1 << fmt.mantissa_bits) - 1)) << np.uint64(
@@ -926,42 +926,6 @@ def _float_sign_op(op: str, x: Array, dtype: str) -> Array:
     return new_bits.view(np_dtype(dtype))
 
 
-# FP32 exp saturates outside (-104, 89): exp(-104) = 6.8e-46 lies below 2**-150 = 7.0e-46 (half the
-# least subnormal: RNE gives +0) and exp(89) = 4.5e38 above the overflow threshold 3.4e38 (RNE
-# gives +inf), each by a margin far beyond float64 exp's error, so there the rule's result
-# RNE32(exp(float64(x))) is known without evaluating exp. Small tiles skip the split.
-_EXP_FP32_ZERO_BELOW: Final = -104.0
-_EXP_FP32_INF_ABOVE: Final = 89.0
-_EXP_SATURATION_MIN_SIZE: Final = 256
-
-
-def _exp_fp32_rule(x: Array) -> Array:
-    with np.errstate(all="ignore"):
-        return round_float64(np.exp(widen_to_float64(x, "FP32")), "FP32", "rint")
-
-
-def _exp_fp32_saturating(x: Array) -> Array:
-    """RNE32(exp(float64(x))) for FP32 `x`, evaluating float64 exp only where it does not
-    saturate (NaNs included: they take the rule's path)."""
-    if _mad_kernel is not None and hasattr(_mad_kernel, "saturate_split"):  # (an older build lacks it)
-        # One compiled pass writes the saturated elements and packs the others; the rule runs
-        # on the packed ones; a second pass puts its results back.
-        flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
-        out = np.empty(flat.shape, dtype=np.float32)
-        compact = np.empty(flat.shape, dtype=np.float32)
-        count = _mad_kernel.saturate_split(flat, out, compact, _EXP_FP32_ZERO_BELOW, _EXP_FP32_INF_ABOVE, 0,
-                                           0x7F80_0000)
-        results = np.ascontiguousarray(_exp_fp32_rule(compact[:count]), dtype=np.float32)
-        _mad_kernel.saturate_merge(flat, out, results, _EXP_FP32_ZERO_BELOW, _EXP_FP32_INF_ABOVE)
-        return out.reshape(np.shape(x))
-    hi = x >= _EXP_FP32_INF_ABOVE
-    live = ~(hi | (x <= _EXP_FP32_ZERO_BELOW))
-    out = np.zeros(np.shape(x), dtype=np.float32)
-    out[hi] = np.inf
-    out[live] = _exp_fp32_rule(x[live])
-    return out
-
-
 def _float_unary(op: str, x: Array, dtype: str) -> Array:
     if op in ("neg", "abs"):
         return _float_sign_op(op, x, dtype)
@@ -975,8 +939,6 @@ def _float_unary(op: str, x: Array, dtype: str) -> Array:
     function = _FLOAT_UNARY_VALUE[op]
     if dtype == "FP32" and op not in _FLOAT64_EVEN_FOR_FP32:
         return _float_elementwise(function, [x], dtype)
-    if dtype == "FP32" and op == "exp" and x.size >= _EXP_SATURATION_MIN_SIZE:
-        return _exp_fp32_saturating(x)
     with np.errstate(all="ignore"):
         return round_float64(np.asarray(function(widen_to_float64(x, dtype))), dtype, "rint")
 

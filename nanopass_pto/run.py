@@ -147,8 +147,9 @@ def compile_program(source: Node, *, pipeline: str | Pipeline | None = None, bac
 def _is_fresh(value: ArrayValue) -> bool:
     """A buffer no one has written (a fresh tensor.create): still all poison bytes."""
     raw = np.ascontiguousarray(value.data).reshape(-1).view(np.uint8)
-    # The first byte settles most buffers at once; a poisoned one is read in one pass.
-    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and np.all(raw == numerics.POISON_BYTE)))
+    # The first byte settles most buffers at once; a poisoned one is read by two reductions
+    # (no temporary array of comparisons).
+    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == raw.max() == numerics.POISON_BYTE))
 
 
 def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked: bool = True) -> KernelRunner:
@@ -196,9 +197,9 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
                     priors[param] = arg.data
             elif arg is not None and not isinstance(arg, tuple):
                 inputs[param] = arg
-        written: dict[str, npt.NDArray[np.bool_]] = {}
+        written: dict[str, npt.NDArray[np.bool_]] = {}  # asked for only where a prior value is merged
         outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh, launch=launch,
-                             written=written, priors=priors)
+                             written=written if priors else None, priors=priors)
         for param, direction, arg in zip(pto_names, directions, args):
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])

@@ -422,3 +422,58 @@ class P:
     assert set(outputs) == {"ret0"}  # x is not an output: nothing wrote it
     x = np.asarray(inputs["x"], dtype=np.float32)
     assert np.asarray(outputs["ret0"]).view(np.uint32).tolist() == np.abs(x).view(np.uint32).tolist()
+
+
+_OUT_RETURNED = """\
+import pypto.language as pl
+
+
+@pl.program
+class OutReturned:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 16])
+        r = pl.store(t, [0, 0], out)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y = self.fill(x, out)
+        return y
+"""
+
+
+def test_outputs_sharing_one_buffer_are_separate_arrays_and_inputs_stay_the_callers() -> None:
+    """A run hands out the buffers it made for its arguments without copying them, but only
+    once: the returned value and the Out parameter it is (one buffer) come back as two arrays,
+    and no output is, or aliases, the caller's input."""
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compile_program, reference, run
+
+    program = parse_program(_OUT_RETURNED, "p.py")
+    x = np.arange(256, dtype=np.float32).reshape(16, 16)
+    kept = x.copy()
+    for outputs in (reference(program, {"x": x}), run(compile_program(program), {"x": x})):
+        assert set(outputs) >= {"ret0", "out"}
+        assert np.array_equal(outputs["ret0"], x) and np.array_equal(outputs["out"], x)
+        assert not np.shares_memory(outputs["ret0"], outputs["out"])
+        assert not any(np.shares_memory(value, x) for value in outputs.values())
+        outputs["ret0"][...] = -1
+        assert np.array_equal(outputs["out"], kept) and np.array_equal(x, kept)
+
+
+def test_a_later_run_never_overwrites_an_earlier_runs_outputs() -> None:
+    """Bound input copies go back to a pool after the run (backend/buffers.py) and are reused by
+    the next one: an earlier run's outputs, and the caller's inputs, must survive later runs on
+    other inputs (host interpreter and simulator alike)."""
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compile_program, reference, run
+
+    program = parse_program(_OUT_RETURNED, "p.py")
+    compiled = compile_program(program)
+    xs = [np.full((16, 16), float(i), dtype=np.float32) for i in range(4)]
+    for simulated in (False, True):
+        results = [run(compiled, {"x": x}) if simulated else reference(program, {"x": x}) for x in xs]
+        for i, outputs in enumerate(results):
+            assert np.array_equal(xs[i], np.full((16, 16), float(i), dtype=np.float32))
+            assert all(np.array_equal(value, xs[i]) for value in outputs.values())

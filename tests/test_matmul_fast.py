@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backend import numerics
@@ -64,7 +64,8 @@ def _same_bits(x: Array, y: Array) -> bool:
     return x.dtype == y.dtype and x.shape == y.shape and np.array_equal(numerics.to_bits(x), numerics.to_bits(y))
 
 
-_SHAPES = ((1, 1, 1), (16, 16, 16), (7, 33, 19), (6, 5, 16), (13, 40, 17), (100, 64, 45), (64, 128, 33))
+_SHAPES = ((1, 1, 1), (16, 16, 16), (7, 33, 19), (6, 5, 16), (13, 40, 17), (100, 64, 45), (64, 128, 33),
+           (13, 24, 96))
 
 
 def _cases() -> Iterator[tuple[str, tuple[int, int, int], float]]:
@@ -74,6 +75,33 @@ def _cases() -> Iterator[tuple[str, tuple[int, int, int], float]]:
                 yield dtype, shape, share
 
 
+# The compiled float kernels this CPU runs (each MR x NR register block width: scalar fmaf,
+# AVX2 and AVX-512); every bit test below runs under each of them.
+_WIDEST_KERNEL = "avx512f"
+
+
+def _float_kernels() -> list[str]:
+    kernel = numerics._mad_kernel
+    if kernel is None or not hasattr(kernel, "use_kernel"):
+        return ["as built"]
+    names = [name for name in ("scalar-fmaf", "avx2-fma", _WIDEST_KERNEL) if kernel.use_kernel(name) == name]
+    kernel.use_kernel(_WIDEST_KERNEL)
+    return names
+
+
+@pytest.fixture(params=_float_kernels())
+def float_kernel(request: pytest.FixtureRequest) -> Iterator[str]:
+    kernel = numerics._mad_kernel
+    if kernel is not None and hasattr(kernel, "use_kernel"):
+        assert kernel.use_kernel(request.param) == request.param
+    try:
+        yield str(request.param)
+    finally:
+        if kernel is not None and hasattr(kernel, "use_kernel"):
+            kernel.use_kernel(_WIDEST_KERNEL)
+
+
+@pytest.mark.usefixtures("float_kernel")
 @pytest.mark.parametrize(("dtype", "shape", "share"), list(_cases()))
 def test_fast_matmul_matches_the_rule_bit_for_bit(dtype: str, shape: tuple[int, int, int], share: float) -> None:
     rng = np.random.default_rng([FLOAT_INPUTS.index(dtype), *shape, int(share * 100)])
@@ -170,8 +198,9 @@ def test_setup_declares_the_compiled_kernel() -> None:
     assert any(keyword.arg == "ext_modules" for call in setups for keyword in call.keywords)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.sampled_from(FLOAT_INPUTS), st.integers(1, 9), st.integers(1, 24), st.integers(1, 20),
+@pytest.mark.usefixtures("float_kernel")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(FLOAT_INPUTS), st.integers(1, 13), st.integers(1, 24), st.integers(1, 70),
        st.integers(0, 2**32 - 1))
 def test_random_bit_patterns(dtype: str, m: int, k: int, n: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -211,6 +240,7 @@ def _mad_tile_operands(dtype: str, m: int, k: int, n: int) -> tuple[Any, ...]:
     return left, right, acc
 
 
+@pytest.mark.usefixtures("float_kernel")
 @pytest.mark.parametrize("dtype", FLOAT_INPUTS)
 @pytest.mark.parametrize("accumulate", [False, True], ids=["tmatmul", "tmatmul_acc"])
 @pytest.mark.parametrize("shape", [(16, 16, 16), (20, 40, 24), (128, 64, 128)], ids=lambda s: "x".join(map(str, s)))

@@ -373,3 +373,85 @@ def test_strided_move_between_box_orders_equals_read_then_write(src_layout: str,
     poisoned = Machine(get_backend("Ascend910B"))  # an unwritten source: declined, nothing written
     assert not poisoned.move_block(src, region, dst, "test.move")
     assert not poisoned.written[MemorySpace.Right].any()
+
+
+@pytest.mark.parametrize("dtype", [DataType.FP32, DataType.FP16, DataType.INT8, DataType.INT64])
+@pytest.mark.parametrize("view", ["nd", "dn", "strided"])
+@given(marks=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 9)), max_size=12),
+       torn=st.lists(st.integers(0, 10**6), max_size=4))
+@settings(max_examples=25, deadline=None)
+def test_written_elements_equals_the_per_byte_reduction(dtype: DataType, view: str,
+                                                        marks: list[tuple[int, int]], torn: list[int]) -> None:
+    """An Out tensor's per-element written mask (read a whole element's flags at a time) is the
+    all-bytes reduction of its logical flags, for every layout and width, with elements written
+    whole, bytes written alone (a torn element is not written) and the whole buffer known."""
+    machine = Machine(get_backend("Ascend910B"))
+    tensor = machine.bind_tensor("y", (6, 10), dtype)
+    if view == "dn":
+        tensor.set_layout("dn")
+    elif view == "strided":
+        tensor.set_view((6, 10), (1, 6), "nd")  # column-major strides through the view
+    if marks:
+        rows, cols = (np.asarray(axis) for axis in zip(*marks))
+        machine.write_gm(tensor, (rows, cols), np.ones(len(marks)), "test.write")
+    for byte in torn:
+        tensor.written[byte % tensor.written.size] = True
+    expected = tensor.logical()[1].all(axis=-1)
+    assert np.array_equal(tensor.written_elements(), expected)
+    everything = machine.bind_tensor("z", (6, 10), dtype, np.zeros((6, 10), numerics.np_dtype(dtype.name)))
+    assert everything.written_elements().all() and everything.written_elements().shape == (6, 10)
+
+
+def test_a_released_machines_buffers_start_the_next_launch_poisoned_and_unwritten() -> None:
+    """`Machine.release` hands a finished launch's spaces and GM flags to the next machine:
+    they come back refilled (poison bytes, no written flag), exactly as fresh ones."""
+    tile = handle_for("t", _tile("Nz", DataType.FP32, (32, 32), 0, (32, 32)))
+    first = Machine(get_backend("Ascend910B"))
+    first.write_tile(tile, np.ones((32, 32), np.float32), "test.write")
+    out = first.bind_tensor("y", (6, 10), DataType.FP32)
+    first.write_gm(out, (np.arange(6), np.arange(6)), np.ones(6), "test.write")
+    used = first.memory[MemorySpace.Mat], first.written[MemorySpace.Mat], out.written
+    first.release()
+    second = Machine(get_backend("Ascend910B"))
+    memory, written = second.memory[MemorySpace.Mat], second.written[MemorySpace.Mat]
+    assert memory is used[0] and written is used[1]  # the pool served them
+    assert (memory == numerics.POISON_BYTE).all() and not written.any()
+    again = second.bind_tensor("y", (6, 10), DataType.FP32)
+    assert not again.written.any() and not again.written_elements().any()
+    with pytest.raises(PoisonRead):
+        second.read_tile(tile, "test.read")
+
+
+@pytest.mark.parametrize("layout", ["Nz", "Zn", "ND", "Acc"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("region", [(32, 32), (16, 32), (32, 16)], ids=["whole", "top", "left"])
+def test_a_move_between_one_layout_equals_read_then_write(layout: str, dtype: DataType,
+                                                          region: tuple[int, int]) -> None:
+    """Mat -> Left between tiles of one layout and shape: where the window fills its bytes
+    (whole tiles, and row-major top halves) `move_block` is one memcpy, elsewhere run by run;
+    both land the bytes and written flags of the general read-then-write."""
+    if machine_module._BLOCKS is None:
+        pytest.skip("backend._mad is not built here")
+    if layout == "Acc" and dtype is not DataType.FP32:
+        return
+    shape = (32, 32)
+    src = handle_for("s", _tile(layout if layout != "Acc" else "Nz", dtype, shape, 64, shape))
+    if layout == "Acc":
+        src = handle_for("s", TileType(shape, dtype, shape, MemorySpace.Mat, VIEWS["Acc"],
+                                       MemRef("s", MemorySpace.Mat, 64, 32 * 32 * 4)))
+    dst_type = TileType(shape, dtype, shape, MemorySpace.Left, src.storage.view,
+                        MemRef("d", MemorySpace.Left, 128, shape[0] * shape[1] * dtype.byte_width))
+    dst = machine_module.with_valid(handle_for("d", dst_type), region)
+    values = np.random.default_rng(3).integers(0, 100, shape).astype(numerics.np_dtype(dtype.name))
+
+    def run(direct: bool) -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"))
+        machine.write_tile(src, values, "test.write")
+        if direct:
+            assert machine.move_block(src, region, dst, "test.move")
+        else:
+            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
+        return machine.memory[MemorySpace.Left].copy(), machine.written[MemorySpace.Left].copy()
+
+    moved, reference = run(True), run(False)
+    assert np.array_equal(moved[0], reference[0]) and np.array_equal(moved[1], reference[1])

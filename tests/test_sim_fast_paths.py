@@ -94,3 +94,20 @@ def test_the_benchmark_kernels_take_the_fast_paths(monkeypatch: pytest.MonkeyPat
         # and the FP32 one's K-slice extracts; only its scalar `k == 0` compare is general.
         expected = ["arith.cmpi"] if name == "matmul512_f32" else []
         assert looped == expected, (name, looped)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_nan_probe_of_binary_fast_paths_agrees_with_isnan(seed: int) -> None:
+    """`_has_nan` (one min reduction) on FP32 windows of random bit patterns -- NaNs of every
+    payload and sign, infinities, signed zeros, subnormals -- and on strided views."""
+    from backend.sim.fast_paths import _has_nan
+
+    rng = np.random.default_rng(seed)
+    for share in (0.0, 1e-3, 0.3):
+        bits = rng.integers(0, 2**32, (32, 64), dtype=np.uint64).astype(np.uint32)
+        finite = (bits & 0x7F800000) != 0x7F800000
+        keep = rng.random(bits.shape) >= share
+        bits = np.where(keep & ~finite, bits & 0xBFFFFFFF, bits)  # most NaNs made finite
+        values = bits.view(np.float32)
+        for window in (values, values[::2, 1::3], values[:0]):
+            assert _has_nan(window) == bool(np.isnan(window).any())

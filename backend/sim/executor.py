@@ -1398,9 +1398,11 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
             # they are; a caller's machine keeps running, so it gets copies.
             outputs[param.var.name] = value.logical_values() if own_machine and not value.shared else value.values()
             if written is not None:
-                written[param.var.name] = np.asarray(value.logical()[1].all(axis=-1), dtype=np.bool_)
+                written[param.var.name] = value.written_elements()
     for i, value in enumerate(returned):
         outputs[f"ret{i}"] = _output(value)
+    if own_machine:
+        machine.release()  # its buffers serve the next launch
     return outputs
 
 

@@ -13,7 +13,7 @@ tests in tests/test_sim_fast_paths.py run programs with the fast paths switched 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Final, Optional
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from backend import numerics
 from backend.sim.machine import GmTensor, SimulationError, TileHandle
 from languages.gen import pto as P
 from languages.memory_space import MemorySpace
-from languages.types import ViewType, attr
+from languages.types import DataType, ViewType, attr
 
 if TYPE_CHECKING:
     from backend.sim.executor import Executor
@@ -68,6 +68,9 @@ def partition_view(executor: Executor, call: P.Call, target: P.Var | None) -> Fa
         return None
     static_sizes = tuple(int(s) for s in sizes)
     view_name, env = call.args[0].name, executor.env
+    # The windows made so far by offsets: a loop nest revisits the same few (a K loop's A
+    # windows for every N block), and a PartitionValue is immutable.
+    made: dict[tuple[object, ...], PartitionValue] = {}
 
     def run() -> object | None:
         view = env.get(view_name)
@@ -75,15 +78,24 @@ def partition_view(executor: Executor, call: P.Call, target: P.Var | None) -> Fa
             return None
         offsets = tuple(env.get(name) for name in offset_names)
         tensor = view.tensor
+        hit = made.get(offsets)
+        if hit is not None and hit.tensor is tensor:
+            return hit
         shape = tensor.shape
         if len(shape) != len(offsets) or len(shape) != len(static_sizes):
             return None
         for off, size, dim in zip(offsets, static_sizes, shape):
             if type(off) is not int or off < 0 or off + size > dim:
                 return None
-        return PartitionValue(tensor, offsets, static_sizes)  # type: ignore[arg-type]
+        if len(made) >= _MADE_WINDOWS:
+            made.clear()
+        part = made[offsets] = PartitionValue(tensor, offsets, static_sizes)  # type: ignore[arg-type]
+        return part
 
     return run
+
+
+_MADE_WINDOWS: Final = 1024  # partition windows remembered per call site
 
 
 def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
@@ -112,6 +124,11 @@ def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
     return run
 
 
+# Accumulator dtypes whose FIXPIPE conversion to the same dtype passes the bits through
+# (numerics.fixpipe_cast: INT32 unchanged, FP32 -> FP32 a copy), so such a store is a block move.
+_FIXPIPE_BIT_COPIES: Final = frozenset({DataType.FP32, DataType.INT32})
+
+
 def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
     from backend.sim import instructions as ins
     from backend.sim.executor import PartitionValue
@@ -129,7 +146,8 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
         start = _window_start(part.sizes, part.offsets, len(tensor.shape), tile.valid)
         if start is None:
             return False
-        if tile.storage.memory_space is MemorySpace.Acc:
+        if tile.storage.memory_space is MemorySpace.Acc and (tensor.dtype is not tile.storage.dtype
+                                                             or tensor.dtype not in _FIXPIPE_BIT_COPIES):
             return _store_from_acc(tile, tensor, start)
         if tensor.dtype is not tile.storage.dtype:
             return False
@@ -153,6 +171,12 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
         return machine.write_gm_block(tensor, start, converted)
 
     return run
+
+
+def _has_nan(values: Any) -> bool:
+    """Whether a float array holds a NaN: its minimum is NaN exactly then (NumPy's min
+    propagates NaN), one reduction without a temporary array of flags."""
+    return bool(values.size) and bool(np.isnan(values.min()))
 
 
 def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
@@ -191,7 +215,7 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
             ufunc = numerics.exact_ufunc(meaning, dtype.name)
             if ufunc is None:
                 return False
-            if dtype.is_float and (np.isnan(operands[0]).any() or np.isnan(operands[1]).any()):
+            if dtype.is_float and (_has_nan(operands[0]) or _has_nan(operands[1])):
                 # Which operand's NaN a NaN result carries is the rule's (numerics.propagate_nan),
                 # not NumPy's loop's. (Computed before the store: the target may be an operand.)
                 view[...] = numerics.binary(meaning, operands[0], operands[1], dtype.name)

@@ -24,6 +24,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from backend.buffers import POOL
 from backend.targets.handlers import BackendHandler
 from backend.numerics import POISON_BYTE, np_dtype
 from backend.sim.layouts import IntArray, LayoutError, element_offsets, resolve_layout, offsets_of
@@ -261,7 +262,7 @@ class GmTensor:
     def written(self) -> npt.NDArray[np.bool_]:
         if self._written is None:
             whole = self.known.covers(0, self.data.size) if self.data.size else False
-            self._written = (np.ones if whole else np.zeros)(self.data.size, dtype=np.bool_)
+            self._written = POOL.take(self.data.size, np.bool_, 1 if whole else 0)
         return self._written
 
     def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
@@ -298,6 +299,26 @@ class GmTensor:
             return np.asarray(index[1] * self.shape[0] + index[0], dtype=np.int64)
         flat = np.ravel_multi_index(tuple(np.asarray(i, dtype=np.int64) for i in index), self.shape)
         return np.asarray(flat, dtype=np.int64)
+
+    def written_elements(self) -> npt.NDArray[np.bool_]:
+        """Per element in logical index order, whether all of its bytes were written (a new
+        array): the flags read a whole element at a time, not reduced over the width axis."""
+        if self.data.size and self.known.covers(0, self.data.size):  # the ranges are written flags
+            return np.ones(self.shape, dtype=np.bool_)
+        width = self.dtype.byte_width
+        # A byte flag is 0 or 1: an element is written when its flag bytes read as 0x0101...
+        per_element = self.written.view(np.uint8).view(_FLAG_WORD[width]) == _ALL_WRITTEN[width]
+        return np.ascontiguousarray(self._in_logical_order(per_element))
+
+    def _in_logical_order(self, elements: Array) -> Array:
+        """A flat per-element array of the buffer seen in logical index order (a view)."""
+        if self.strides is not None:
+            item = elements.itemsize
+            return np.lib.stride_tricks.as_strided(elements, self.shape, tuple(st * item for st in self.strides))
+        if self.layout == "dn" and len(self.shape) == 2:
+            rows, cols = self.shape
+            return elements.reshape(cols, rows).T
+        return elements.reshape(self.shape)
 
     def logical(self) -> tuple[Array, npt.NDArray[np.bool_]]:
         """Views of the buffer in logical index order: the values and, per element, its bytes'
@@ -399,7 +420,7 @@ def _load_blocks() -> ModuleType | None:
 _BLOCKS = _load_blocks()
 # Whether the loaded extension's move_block accepts None for the destination flags (a build
 # from before that, still in place until the next `pip install -e .`, needs them every time).
-_MOVE_WITHOUT_FLAGS = _BLOCKS is not None and hasattr(_BLOCKS, "saturate_split")
+_MOVE_WITHOUT_FLAGS = _BLOCKS is not None and hasattr(_BLOCKS, "mad_tiles")  # (mad_tiles came later)
 # The MAD chain on tile windows (a build from before it has none: the matmul reads the tiles).
 _MAD_TILES = getattr(_BLOCKS, "mad_tiles", None)
 # How `mad_tiles` reads float operands: float32 itself, or FP16 / BF16 bit patterns.
@@ -496,7 +517,7 @@ class _LazySpaces(dict[MemorySpace, npt.NDArray[Any]]):
     def __missing__(self, space: MemorySpace) -> npt.NDArray[Any]:
         if space not in self.capacities:
             raise KeyError(space)
-        buffer = self[space] = np.full(self.capacities[space], self.fill, dtype=self.dtype)
+        buffer = self[space] = POOL.take(self.capacities[space], self.dtype, self.fill)
         return buffer
 
 
@@ -525,6 +546,23 @@ class Machine:
         self.memory = _LazySpaces(capacities, POISON_BYTE, np.uint8)
         self.written = _LazySpaces(capacities, 0, np.bool_)
         self.known = {space: KnownWritten() for space in ON_CHIP_SPACES}
+
+    def release(self) -> None:
+        """The launch is over and nothing it made is referenced any more but its results
+        (copied out already): its spaces and GM flags go back to the pool, and the machine is
+        empty."""
+        for spaces in (self.memory, self.written):
+            for buffer in spaces.values():
+                POOL.give(buffer)
+            spaces.clear()
+        for tensor in self.gm.values():
+            if tensor._written is not None:
+                POOL.give(tensor._written)
+                tensor._written = None
+                tensor._views = None
+        self.gm.clear()
+        self._access_cache.clear()
+        self._typed.clear()
 
     def forget_written(self, space: MemorySpace) -> None:
         """The space's flags were rewritten other than by marking (a byte move of flags)."""
