@@ -831,15 +831,15 @@ class _KernelBuilder:
             if self.chance(40):
                 # Computed on chip: the narrowed tile is not re-loaded whole, so a consumer reading
                 # past its valid region must be handed the tile under it (finding b3fe3e1a0b).
-                base = self.call(self.pick(ops).name, (base, self.pick(params)), prefix="c")
+                # x * 1 is x (a signalling NaN quieted, as the simulator and the interpreter both do).
+                one: T.Expr = T.ConstFloat(1.0, ty.dtype) if ty.dtype.is_float else T.ConstInt(1, ty.dtype)
+                base = self.call("tensor.muls", (base, one), prefix="c")
             narrow = self.call(narrow_op, (base, _index(valid[0]), _index(valid[1])), prefix="n")
             clone_op = _by_semantics("tensor", ("expand_clone",))
             if clone_op is not None and self.chance(30):
-                # Copied whole into a target: expand_clone reads its source over the target's region.
-                copied = self.call(clone_op, (narrow, self.param(ty, "tg")), prefix="e")
-                self.tag("construct:padding-read", "construct:narrowed-copied-whole")
-                self.returns.append(copied)
-                return
+                # Copied whole into a target too: expand_clone reads its source over the target's region.
+                self.returns.append(self.call(clone_op, (narrow, self.param(ty, "tg")), prefix="e"))
+                self.tag("construct:narrowed-copied-whole")
             wide = self.pick(params)
             opdef = self.pick(ops)
             broadcast = self.chance(50)
