@@ -68,6 +68,7 @@ from languages.types import (
     Attrs,
     AttrValue,
     DataType,
+    Dims,
     Extent,
     MemRef,
     NoneType,
@@ -80,7 +81,9 @@ from languages.types import (
     Type,
     ValidDims,
     ViewType,
+    is_pitched_row_major,
     is_symbolic,
+    packed_strides,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -415,16 +418,20 @@ class _TypeReader:
                           "add layout=pl.TensorLayout.ND")
             if "layout" in fields:
                 self.layout(fields["layout"], "pl.TensorView", view=True)
+            strides: Dims | None = None
             if "stride" in fields:
-                stride, canonical = self.dims(fields["stride"]), _row_major_strides(shape)
-                if stride != canonical:
-                    self.fail(fields["stride"], f"not supported yet: the strided tensor view stride={list(stride)} "
-                                                f"(a GM tensor of shape {list(shape)} is row-major, "
-                                                f"stride={list(canonical)})",
+                strides = self.dims(fields["stride"])
+                if not is_pitched_row_major(shape, strides):
+                    # Pitched row-major (a window of a wider tensor) is what a GM view here can be.
+                    self.fail(fields["stride"], f"not supported yet: the strided tensor view stride={list(strides)} "
+                                                f"(a GM tensor of shape {list(shape)} is row-major: unit-stride "
+                                                f"last axis, each axis past the whole next one, like "
+                                                f"stride={list(packed_strides(shape))})",
                               "pass a contiguous tensor, or transpose / slice it on chip (pl.transpose, pl.slice)")
             if "pad" in fields and _dotted(fields["pad"]) not in (["pl", "PadValue", "null"], ["PadValue", "null"]):
                 self.fail(fields["pad"], "not supported yet: a padded tensor view (pl.TensorView(pad=...))",
                           "pad on chip: pl.fillpad(tile, pad_value=...) after the load")
+            return TensorType(shape, dtype, valid, strides)
         return TensorType(shape, dtype, valid)
 
     def layout(self, node: ast.expr, where: str, view: bool = False) -> None:
@@ -560,14 +567,6 @@ def _param_annotation(reader: _TypeReader, node: ast.expr) -> tuple[Type, str]:
 # --- language choice -----------------------------------------------------------------------
 
 
-def _row_major_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    """The element strides of a contiguous row-major (ND) tensor of `shape`."""
-    strides: list[int] = []
-    step = 1
-    for dim in reversed(shape):
-        strides.append(step)
-        step *= dim
-    return tuple(reversed(strides))
 
 
 def _all_types(ty: Type) -> list[Type]:

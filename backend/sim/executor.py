@@ -1306,7 +1306,8 @@ def _resolve_handler(handler: BackendHandler | str) -> BackendHandler:
 
 def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machine,
                  executor: Executor, out_buffers: Mapping[str, Array] | None = None,
-                 priors: Mapping[str, Array] | None = None) -> None:
+                 priors: Mapping[str, Array] | None = None,
+                 windows: Mapping[str, tuple[npt.NDArray[np.uint8], bool]] | None = None) -> None:
     names = {p.var.name for p in function.params}
     unknown = sorted(set(inputs) - names)
     if unknown:
@@ -1314,7 +1315,10 @@ def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machi
                               f"(parameters: {sorted(names)})")
     for param in function.params:
         ty, name = param.var.type, param.var.name
-        if isinstance(ty, TensorType) and priors is not None and name in priors and param.direction == "Out":
+        if isinstance(ty, TensorType) and windows is not None and name in windows:
+            window, holds_values = windows[name]
+            executor.env[name] = machine.bind_window(name, ty.shape, ty.dtype, window, holds_values)
+        elif isinstance(ty, TensorType) and priors is not None and name in priors and param.direction == "Out":
             executor.env[name] = machine.bind_tensor(name, ty.shape, ty.dtype, np.asarray(priors[name]), prior=True)
         elif isinstance(ty, TensorType):
             given = inputs.get(name)
@@ -1354,8 +1358,12 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
                checked: bool = True, machine: Machine | None = None,
                out_buffers: Mapping[str, Array] | None = None, launch: Launch = SINGLE_LAUNCH,
                written: dict[str, npt.NDArray[np.bool_]] | None = None,
-               priors: Mapping[str, Array] | None = None) -> dict[str, Array]:
+               priors: Mapping[str, Array] | None = None,
+               windows: Mapping[str, tuple[npt.NDArray[np.uint8], bool]] | None = None) -> dict[str, Array]:
     """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns.
+
+    `windows` maps tensor parameters called on a window of a wider tensor to the caller's bytes
+    of that window and whether they hold its values (Machine.bind_window).
 
     `out_buffers` maps tensor parameters without an input to arrays holding only poison bytes
     (fresh buffers of the caller): where one is C-contiguous and of the parameter's shape and
@@ -1367,7 +1375,7 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
     own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
     executor = Executor(machine, launch)
-    _bind_params(function, inputs, machine, executor, out_buffers, priors)
+    _bind_params(function, inputs, machine, executor, out_buffers, priors, windows)
     returned = executor.run_block(function.body) or ()
     outputs: dict[str, Array] = {}
     for param in function.params:
