@@ -172,6 +172,25 @@ class OutputEditMutant:
 # -- method patches -------------------------------------------------------------------------------------
 
 
+def _window_at_offset_zero(original: Any) -> Any:
+    def from_the_start(data: Any) -> Any:
+        window = original(data)
+        if window is None:
+            return None
+        root = data
+        while root.base is not None:
+            root = root.base
+        return root.reshape(-1).view("uint8")[:window.size]
+    return from_the_start
+
+
+def _window_values_packed(original: Any) -> Any:
+    def packed_copy(data: Any) -> Any:
+        window = original(data)
+        return None if window is None else data.copy().reshape(-1).view("uint8")
+    return packed_copy
+
+
 def _result_as_it_is(original: Any) -> Any:
     def same_reader_pitch(source: Any, result: Any) -> Any:
         return result
@@ -1106,6 +1125,13 @@ def _catalogue() -> list[Any]:
         PatchMutant("numerics-int-add-saturates", "backend.numerics",
                     "the shared numerics saturate integer addition instead of wrapping",
                     "backend.numerics", "_int_binary", _saturating_int_add),
+        PatchMutant("sim-window-offset-ignored", "simulator",
+                    "the orchestration runner hands a kernel a window of a GM tensor from the tensor's first "
+                    "element, ignoring the window's offset", "nanopass_pto.run", "gm_window", _window_at_offset_zero),
+        PatchMutant("sim-window-strides-ignored", "simulator",
+                    "the orchestration runner hands a kernel a window of a GM tensor as a packed copy of its "
+                    "values, ignoring its strides (and the caller's memory)", "nanopass_pto.run", "gm_window",
+                    _window_values_packed),
         TableEntryMutant("sim-remsi-floor-remainder", "simulator", "the simulator's arith.remsi is Python's floor %",
                          "backend.sim.executor", "_INT_ARITH", "remsi", _sim_remsi_floor),
         TableEntryMutant("sim-slt-as-sle", "simulator", "the simulator's cmpi slt is <=",

@@ -2426,7 +2426,7 @@ def _is_leaf_tensor_kernel(function: T.Function) -> bool:
 
 def _is_host_window(call: T.Call) -> bool:
     """An orchestration `pl.slice` of a GM tensor without a valid_shape: a window of it."""
-    return call.op == "tensor.slice" and len(call.args) == 3 and isinstance(_expr_type(call.args[0]), TensorType)
+    return call.op == "tensor.slice" and len(call.args) == 3 and isinstance(type_of(call.args[0]), TensorType)
 
 
 def _reject_host_compute(function: T.Function) -> None:

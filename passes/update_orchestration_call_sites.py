@@ -20,7 +20,8 @@ parameter's type carries them, so the kernel's tensor view addresses the caller'
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
+import operator
+from typing import Callable, ClassVar, cast
 
 from typing_extensions import override
 
@@ -99,17 +100,73 @@ class _OutWindow:
     offsets: U.Expr
     shape: Dims
     assemble: U.AssignStmt
+    # The tensor.create the caller passed as that Out argument (replaced by the window), if any.
+    created: U.AssignStmt | None = None
 
 
-def _blocks(body: tuple[U.Stmt, ...]) -> list[tuple[U.Stmt, ...]]:
-    """`body` and every statement block nested in it."""
-    found = [body]
+def _blocks(body: tuple[U.Stmt, ...], loop: U.ForStmt | None = None
+            ) -> list[tuple[tuple[U.Stmt, ...], U.ForStmt | None]]:
+    """`body` and every statement block nested in it, each with the loop it is the body of."""
+    found: list[tuple[tuple[U.Stmt, ...], U.ForStmt | None]] = [(body, loop)]
     for stmt in body:
         if isinstance(stmt, U.ForStmt):
-            found += _blocks(stmt.body)
+            found += _blocks(stmt.body, stmt)
         elif isinstance(stmt, U.IfStmt):
             found += _blocks(stmt.then_body) + _blocks(stmt.else_body)
     return found
+
+
+def _floordiv(a: int, b: int) -> int | None:
+    return a // b if b else None
+
+
+def _mod(a: int, b: int) -> int | None:
+    return a % b if b else None
+
+
+_INDEX_ARITH: dict[str, Callable[[int, int], int | None]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": _floordiv, "%": _mod}
+# Past this many iterations a parallel loop's windows are not compared pairwise.
+MAX_COMPARED_ITERATIONS = 256
+
+
+def _index_at(expr: U.Expr, var: str, value: int) -> int | None:
+    """An index expression over loop variable `var` at `var = value` (None: not such an expression)."""
+    if isinstance(expr, U.ConstInt):
+        return expr.value
+    if isinstance(expr, U.Var):
+        return value if expr.name == var else None
+    if isinstance(expr, U.BinOp) and expr.op in _INDEX_ARITH:
+        lhs, rhs = _index_at(expr.lhs, var, value), _index_at(expr.rhs, var, value)
+        return None if lhs is None or rhs is None else _INDEX_ARITH[expr.op](lhs, rhs)
+    return None
+
+
+def _check_parallel_windows_disjoint(loop: U.ForStmt, offsets: U.Expr, shape: Dims, at: U.Call) -> None:
+    """The iterations of a pl.parallel loop are independent (JIT_FRONTEND.md section 6): the
+    windows its kernel calls write must not overlap from one iteration to another."""
+    bounds = [b.value if isinstance(b, U.ConstInt) else None for b in (loop.start, loop.stop, loop.step)]
+    if None in bounds or not isinstance(offsets, U.TupleExpr) or bounds[2] == 0:
+        return
+    start, stop, step = cast(list[int], bounds)
+    iterations = list(range(start, stop, step))
+    if len(iterations) > MAX_COMPARED_ITERATIONS:
+        return
+    corners: list[tuple[int, list[int]]] = []
+    for value in iterations:
+        found = [_index_at(e, loop.loop_var.name, value) for e in offsets.elements]
+        if None in found:
+            return
+        corners.append((value, cast(list[int], found)))
+    for n, (first, a) in enumerate(corners):
+        for second, b in corners[n + 1:]:
+            if all(abs(x - y) < extent for x, y, extent in zip(a, b, shape)):
+                raise CompileError(Diagnostic.at(
+                    at, RULE, f"the windows this pl.parallel loop's kernel writes overlap: iteration "
+                              f"{loop.loop_var.name} = {first} writes {shape} at {a}, iteration {second} at {b} "
+                              "(a parallel loop's iterations are independent)",
+                    "give each iteration its own window (offset it by the loop variable times the window's "
+                    "extent), or use pl.range"))
 
 
 def _var_names(node: Node) -> set[str]:
@@ -126,13 +183,20 @@ class _OutWindowPlan:
         self.order = list(preorder(function))
         self.position = {id(n): i for i, n in enumerate(self.order)}
         self.windows: dict[int, _OutWindow] = {}
-        for block in _blocks(function.body):
+        self.creates = {id(n.target): n for n in self.order if isinstance(n, U.AssignStmt)
+                        and isinstance(n.value, U.Call) and n.value.op == "tensor.create"}
+        self.created_as = {n.target.name: n for n in self.creates.values()}
+        for block, loop in _blocks(function.body):
             for index, stmt in enumerate(block):
                 if isinstance(stmt, U.AssignStmt) and isinstance(stmt.value, U.FuncCall):
                     window = self._window(stmt, stmt.value, block, index)
                     if window is not None:
                         self.windows[id(stmt)] = window
+                    if window is not None and loop is not None and loop.kind == "parallel":
+                        assert isinstance(window.assemble.value, U.Call)
+                        _check_parallel_windows_disjoint(loop, window.offsets, window.shape, window.assemble.value)
         self.folded = {id(w.assemble) for w in self.windows.values()}
+        self.folded |= {id(w.created) for w in self.windows.values() if w.created is not None}
 
     def _uses_after(self, name: str, stmt: U.Stmt) -> list[U.Var]:
         start = self.position[id(stmt)]
@@ -141,7 +205,7 @@ class _OutWindowPlan:
     def _window(self, stmt: U.AssignStmt, call: U.FuncCall, block: tuple[U.Stmt, ...],
                 index: int) -> _OutWindow | None:
         callee = self.callees.get(call.callee)
-        if callee is None or len(call.args) >= len(callee.params) or isinstance(call.type, TupleType):
+        if callee is None or isinstance(call.type, TupleType):
             return None
         uses = [u for u in self._uses_after(stmt.target.name, stmt) if u is not stmt.target]
         assemble = next((s for s in block[index + 1:] if isinstance(s, U.AssignStmt)
@@ -160,9 +224,18 @@ class _OutWindowPlan:
             return None  # the window's offsets are computed after the call
         returned = returned_param_indices(callee)
         shape = type_of(stmt.target)
-        if len(returned) != 1 or returned[0] < len(call.args) or not isinstance(shape, TensorType):
+        if len(returned) != 1 or not isinstance(shape, TensorType) or callee.params[returned[0]].direction != "Out":
             return None
-        return _OutWindow(returned[0], target, offsets, shape.shape, assemble)
+        created = None
+        if returned[0] < len(call.args):
+            # An Out argument the caller allocated for the call alone: the window replaces it.
+            passed = call.args[returned[0]]
+            if not isinstance(passed, U.Var):
+                return None
+            created = self.created_as.get(passed.name)
+            if created is None or len(self._uses_after(passed.name, created)) != 2:  # its target, the call
+                return None
+        return _OutWindow(returned[0], target, offsets, shape.shape, assemble, created)
 
 
 class CallSiteUpdateMutator(U.Rewriter):
@@ -181,7 +254,15 @@ class CallSiteUpdateMutator(U.Rewriter):
     def visit_Program(self, node: U.Program) -> U.Program:
         node = _forward_outputs(node)
         self._callees = {f.name: f for f in node.functions}
-        return _bind_window_strides(super().visit_Program(node))
+        program = super().visit_Program(node)
+        # A kernel's result is typed with its window's strides once the kernel is bound, and a
+        # call taking that result binds the next kernel: bind until nothing changes.
+        for _ in range(len(program.functions) + 1):
+            bound = _bind_window_strides(program)
+            if bound is program:
+                break
+            program = bound
+        return program
 
     @override
     def visit_Function(self, node: U.Function) -> U.Function:
@@ -203,6 +284,8 @@ class CallSiteUpdateMutator(U.Rewriter):
     @override
     def visit_AssignStmt(self, node: U.AssignStmt) -> U.Stmt | tuple[U.Stmt, ...]:
         assert self._plan is not None
+        if id(node) in self._plan.folded and isinstance(node.value, U.Call) and node.value.op == "tensor.create":
+            return ()  # the Out argument a window replaces
         if id(node) in self._plan.folded:
             assert isinstance(node.value, U.Call)
             target = node.value.args[0]
@@ -236,10 +319,17 @@ class CallSiteUpdateMutator(U.Rewriter):
 
     def _complete(self, call: U.FuncCall, window: _OutWindow | None) -> tuple[list[U.Stmt], U.FuncCall]:
         callee = self._callees.get(call.callee)
+        if window is not None and window.param < len(call.args):
+            assert callee is not None
+            view = self._window(callee.params[window.param].var, window, call.span)
+            call = U.FuncCall(callee=call.callee, args=(*call.args[:window.param], view.target,
+                                                        *call.args[window.param + 1:]), type=call.type, span=call.span)
+            done, completed = self._complete(call, None)
+            return [view, *done], completed
         if callee is None or len(call.args) >= len(callee.params):
             return [], call
         allocations: list[U.Stmt] = []
-        args = list(call.args)
+        args: list[U.Expr] = list(call.args)
         for index, param in enumerate(callee.params[len(call.args):], start=len(call.args)):
             if param.direction != "Out" or not isinstance(param.var.type, TensorType):
                 raise CompileError(Diagnostic.at(
@@ -315,7 +405,8 @@ def _bind_window_strides(program: U.Program) -> U.Program:
                         "call the kernel on windows of one layout (e.g. all row blocks), or write a second kernel"))
     bound: dict[str, dict[int, Dims]] = {}
     for (name, index), (strides, call) in passed.items():
-        if strides is None:
+        param_type = functions[name].params[index].var.type
+        if strides is None or (isinstance(param_type, TensorType) and param_type.strides == strides):
             continue
         if not is_kernel_function(functions[name]):
             raise CompileError(Diagnostic.at(
@@ -398,7 +489,7 @@ class _Retyper(U.Rewriter):
 
 
 def walk_statements(body: tuple[U.Stmt, ...]) -> list[U.Stmt]:
-    return [s for block in _blocks(body) for s in block]
+    return [s for block, _ in _blocks(body) for s in block]
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,12 @@ def _strides(typ: object) -> tuple[int, ...] | None:
     return tuple(reversed(steps))
 
 
+def _describe(shape_dtype: tuple[object, object]) -> str:
+    shape, dtype = shape_dtype
+    name = getattr(dtype, "pl_name", None) or getattr(dtype, "name", str(dtype))
+    return f"{name} tensor of shape {list(shape) if isinstance(shape, tuple) else shape}"
+
+
 def verify(program: Node) -> list[Diagnostic]:
     functions = {getattr(f, "name"): f for f in getattr(program, "functions", ())}
     diagnostics: list[Diagnostic] = []

@@ -281,7 +281,8 @@ class GmTensor:
             raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} reach element "
                                   f"{reach}, beyond its {elements} elements")
         canonical = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
-        if all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
+        whole = elements == (int(np.prod(self.shape)) if self.shape else 1)  # not a window's bytes
+        if whole and all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
             self.set_layout(layout if len(shape) == 2 and shape[1] == 1 else "nd")
             self.strides = None
             return
@@ -588,6 +589,9 @@ class Machine:
             tensor.known.add(0, nbytes)
         else:
             tensor = GmTensor(name, tuple(shape), dtype, "nd", window, np.zeros(nbytes, dtype=np.bool_), prior=True)
+        # Packed until the kernel's tensor view says otherwise (the bytes may be more than the
+        # tensor's: a window's rows lie as far apart as the wider tensor's).
+        tensor.strides = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
         self.gm[name] = tensor
         return tensor
 
