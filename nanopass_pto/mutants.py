@@ -823,6 +823,18 @@ def _call_site_args_swapped() -> Edit:
     return first_only(edit)
 
 
+def _window_strides_dropped() -> Edit:
+    """A kernel parameter called on a window of a wider tensor is declared at packed strides."""
+    def edit(node: Node) -> Any:
+        var = getattr(node, "var", None) if node.KIND == "Param" else None
+        if var is None or getattr(var.type, "strides", None) is None:
+            return None
+        return dataclasses.replace(  # type: ignore[type-var]
+            node, var=dataclasses.replace(var, type=dataclasses.replace(var.type, strides=None)))
+
+    return first_only(edit)
+
+
 def _inout_param_as_out() -> Edit:
     def edit(node: Node) -> Any:
         if node.KIND == "Param" and getattr(node, "direction") == "InOut":
@@ -1110,6 +1122,10 @@ def _catalogue() -> list[Any]:
         OutputEditMutant("call-site-args-swapped", "update-orchestration-call-sites",
                          "a kernel call passes two same-typed tensors in swapped order",
                          "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites", _call_site_args_swapped),
+        OutputEditMutant("call-site-window-strides-dropped", "update-orchestration-call-sites",
+                         "a kernel called on a window of a wider tensor keeps packed parameter strides",
+                         "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites",
+                         _window_strides_dropped),
         OutputEditMutant("inout-param-as-out", "upgrade-param-directions",
                          "a kernel's InOut parameter is declared Out (its input is not bound)",
                          "passes.upgrade_param_directions:UpgradeParamDirections", _inout_param_as_out),

@@ -889,6 +889,8 @@ class Executor:
         if not isinstance(tensor, GmTensor):
             raise instr.fail(f"operand {_name(pointer)} is not a tensor parameter")
         count = int(np.prod(tensor.shape)) if tensor.shape else 1
+        if tensor.strides is not None:
+            return tensor, tuple(np.array([i]) for i in self._strided_index(tensor, offset, instr))
         if not 0 <= offset < count:
             raise instr.fail(f"element offset {offset} leaves tensor {tensor.name} of {count} elements")
         if tensor.layout == "dn" and len(tensor.shape) == 2:
@@ -896,6 +898,22 @@ class Executor:
         else:
             index = tuple(int(i) for i in np.unravel_index(offset, tensor.shape))
         return tensor, tuple(np.array([i]) for i in index)
+
+    @staticmethod
+    def _strided_index(tensor: GmTensor, offset: int, instr: _Instr) -> tuple[int, ...]:
+        """The logical index of element `offset` of a tensor addressed at explicit (pitched
+        row-major) strides, as a window of a wider tensor is; an offset between its rows or past
+        its last element is no element of it."""
+        assert tensor.strides is not None
+        index, rest = [], offset
+        for stride, dim in zip(tensor.strides, tensor.shape):
+            step = max(stride, 1)
+            index.append(rest // step if offset >= 0 else -1)
+            rest = rest % step
+        if offset < 0 or rest or any(not 0 <= i < d for i, d in zip(index, tensor.shape)):
+            raise instr.fail(f"element offset {offset} is no element of tensor {tensor.name} {list(tensor.shape)} "
+                             f"at strides {list(tensor.strides)}")
+        return tuple(index)
 
     def load_scalar(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
         tensor, index = self.gm_element(call.args[0], self.index(call.args[1]), instr)
