@@ -36,7 +36,7 @@ from nanopass_pto import mutants, run
 Array = npt.NDArray[Any]
 F32 = np.float32
 BACKENDS = ("Ascend910B", "Ascend950")
-HEADER = "import pypto.language as pl\n\n\n"
+KERNEL_DIR = Path(__file__).resolve().parent / "kernels" / "ops"
 
 
 def rand(seed: int, shape: tuple[int, ...]) -> Array:
@@ -45,46 +45,14 @@ def rand(seed: int, shape: tuple[int, ...]) -> Array:
 
 # -- the kernels ---------------------------------------------------------------------------------------
 
-ROW_BLOCKS_OUT = HEADER + '''
-@pl.program
-class RowBlocks:
-    @pl.function(type=pl.FunctionType.InCore)
-    def shifted(self, x: pl.Tensor[[8, 32], pl.FP32], b: pl.Tensor[[8, 32], pl.FP32]) -> pl.Tensor[[8, 32], pl.FP32]:
-        y = pl.sub(pl.mul(x, b), b)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[8, 32], pl.FP32]) -> pl.Tensor[[32, 32], pl.FP32]:
-        out = pl.create_tensor([32, 32], dtype=pl.FP32)
-        for i in pl.range(4):
-            xb = pl.slice(x, [8, 32], [i * 8, 0])
-            yb = self.shifted(xb, b)
-            out = pl.assemble(out, yb, [i * 8, 0])
-        return out
-'''
+ROW_BLOCKS_OUT = (KERNEL_DIR / "orchestration_row_blocks.py").read_text()
 
 
 def row_blocks_out(x: Array, b: Array) -> dict[str, Array]:
     return {"ret0": np.concatenate([(x[i * 8:(i + 1) * 8] * b) - b for i in range(4)])}
 
 
-COLUMN_BLOCKS_OUT = HEADER + '''
-@pl.program
-class ColumnBlocks:
-    @pl.function(type=pl.FunctionType.InCore)
-    def square_plus(self, x: pl.Tensor[[32, 16], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32]) -> pl.Tensor[[32, 16], pl.FP32]:
-        y = pl.add(pl.mul(x, x), b)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32]) -> pl.Tensor[[32, 64], pl.FP32]:
-        out = pl.create_tensor([32, 64], dtype=pl.FP32)
-        for j in pl.range(4):
-            xb = pl.slice(x, [32, 16], [0, j * 16])
-            yb = self.square_plus(xb, b)
-            out = pl.assemble(out, yb, [0, j * 16])
-        return out
-'''
+COLUMN_BLOCKS_OUT = (KERNEL_DIR / "orchestration_column_blocks.py").read_text()
 
 
 def column_blocks_out(x: Array, b: Array) -> dict[str, Array]:
@@ -94,32 +62,7 @@ def column_blocks_out(x: Array, b: Array) -> dict[str, Array]:
 
 # An InOut kernel updating column blocks of the caller's tensor in place, with an explicit Out
 # kernel writing a transposed placement (row block j of y from column block j of x).
-INOUT_AND_EXPLICIT_OUT = HEADER + '''
-@pl.program
-class InOutBlocks:
-    @pl.function(type=pl.FunctionType.InCore)
-    def bump(self, x: pl.InOut[pl.Tensor[[16, 8], pl.FP32]]) -> pl.Tensor[[16, 8], pl.FP32]:
-        t = pl.load(x, [0, 0], [16, 8])
-        x = pl.store(pl.adds(t, 1.5), [0, 0], x)
-        return x
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def doubled(self, x: pl.Tensor[[16, 8], pl.FP32], out: pl.Out[pl.Tensor[[16, 8], pl.FP32]]) -> pl.Tensor[[16, 8], pl.FP32]:
-        t = pl.load(x, [0, 0], [16, 8])
-        out = pl.store(pl.add(t, t), [0, 0], out)
-        return out
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.InOut[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[64, 8], pl.FP32]:
-        y = pl.create_tensor([64, 8], dtype=pl.FP32)
-        for j in pl.range(4):
-            xb = pl.slice(x, [16, 8], [0, j * 8])
-            xb = self.bump(xb)
-            r = pl.create_tensor([16, 8], dtype=pl.FP32)
-            r = self.doubled(xb, r)
-            y = pl.assemble(y, r, [j * 16, 0])
-        return y
-'''
+INOUT_AND_EXPLICIT_OUT = (KERNEL_DIR / "orchestration_inout_blocks.py").read_text()
 
 
 def inout_and_explicit_out(x: Array) -> dict[str, Array]:
@@ -128,26 +71,7 @@ def inout_and_explicit_out(x: Array) -> dict[str, Array]:
 
 
 # Windows of windows, a two-dimensional block grid, and a kernel called outside any loop.
-BLOCK_GRID = HEADER + '''
-@pl.program
-class BlockGrid:
-    @pl.function(type=pl.FunctionType.InCore)
-    def negate(self, x: pl.Tensor[[8, 16], pl.FP32]) -> pl.Tensor[[8, 16], pl.FP32]:
-        y = pl.neg(x)
-        return y
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[32, 48], pl.FP32]) -> pl.Tensor[[32, 48], pl.FP32]:
-        out = pl.create_tensor([32, 48], dtype=pl.FP32)
-        for i in pl.range(2):
-            band = pl.slice(x, [16, 48], [i * 16, 0])
-            for j in pl.range(3):
-                for k in pl.range(2):
-                    xb = pl.slice(band, [8, 16], [k * 8, j * 16])
-                    yb = self.negate(xb)
-                    out = pl.assemble(out, yb, [i * 16 + k * 8, j * 16])
-        return out
-'''
+BLOCK_GRID = (KERNEL_DIR / "orchestration_block_grid.py").read_text()
 
 
 def block_grid(x: Array) -> dict[str, Array]:
@@ -157,24 +81,7 @@ def block_grid(x: Array) -> dict[str, Array]:
 # A mixed kernel (a cube matmul and a vector op: an AIC / AIV pair) on row blocks of one operand
 # and column blocks of the other. Its matmul is a fused FP32 chain over K, which NumPy's matmul is
 # not: it is compared with the reference interpreter (NUMERICS.md) only.
-MATMUL_BLOCK_GRID = HEADER + '''
-@pl.program
-class MatmulBlocks:
-    @pl.function(type=pl.FunctionType.InCore)
-    def project(self, a: pl.Tensor[[16, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP32]:
-        c = pl.matmul(a, b, out_dtype=pl.FP32)
-        d = pl.add(c, c)
-        return d
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[32, 32], pl.FP16], b: pl.Tensor[[32, 48], pl.FP16]) -> pl.Tensor[[32, 48], pl.FP32]:
-        out = pl.create_tensor([32, 48], dtype=pl.FP32)
-        for i in pl.range(2):
-            for j in pl.range(3):
-                r = self.project(pl.slice(a, [16, 32], [i * 16, 0]), pl.slice(b, [32, 16], [0, j * 16]))
-                out = pl.assemble(out, r, [i * 16, j * 16])
-        return out
-'''
+MATMUL_BLOCK_GRID = (KERNEL_DIR / "orchestration_matmul_blocks.py").read_text()
 
 
 KERNELS: dict[str, tuple[str, Callable[[], dict[str, Array]], Callable[..., dict[str, Array]] | None]] = {
@@ -319,7 +226,7 @@ def diagnose(text: str, tmp_path: Path) -> str:
 def test_a_window_past_its_tensor_in_a_loop_is_refused_at_the_slice(tmp_path: Path) -> None:
     log = diagnose(ROW_BLOCKS_OUT.replace("pl.slice(x, [8, 32], [i * 8, 0])", "pl.slice(x, [8, 32], [i * 8 + 4, 0])"),
                    tmp_path)
-    assert "bad.py:16:18:" in log and "StaticBounds" in log and "[28, 36)" in log, log
+    assert "bad.py:15:18:" in log and "StaticBounds" in log and "[28, 36)" in log, log
 
 
 def test_a_window_at_a_runtime_offset_past_its_tensor_is_a_located_run_time_error(tmp_path: Path) -> None:
@@ -333,7 +240,7 @@ def test_a_window_at_a_runtime_offset_past_its_tensor_is_a_located_run_time_erro
     result = run.compile_program(program, verify_all=True)
     with pytest.raises(CompileError) as raised:
         run.run(result, {"x": rand(1, (32, 32)), "b": rand(2, (8, 32)), "k": 9})
-    assert "reaches past" in str(raised.value) and "runtime.py:16" in str(raised.value.diagnostics[0].span), \
+    assert "reaches past" in str(raised.value) and "runtime.py:15" in str(raised.value.diagnostics[0].span), \
         str(raised.value)
 
 
@@ -341,7 +248,7 @@ def test_overlapping_out_windows_of_a_parallel_loop_are_refused(tmp_path: Path) 
     text = ROW_BLOCKS_OUT.replace("pl.range(4)", "pl.parallel(4)").replace(
         "out = pl.assemble(out, yb, [i * 8, 0])", "out = pl.assemble(out, yb, [i * 4, 0])")
     log = diagnose(text, tmp_path)
-    assert "bad.py:18:19:" in log and "overlap" in log and "i = 0" in log and "pl.parallel" in log, log
+    assert "bad.py:17:19:" in log and "overlap" in log and "i = 0" in log and "pl.parallel" in log, log
 
 
 def test_disjoint_out_windows_of_a_parallel_loop_compile(tmp_path: Path) -> None:
@@ -355,13 +262,13 @@ def test_a_kernel_called_on_windows_of_two_layouts_is_not_supported_yet(tmp_path
         "        return out\n",
         "        whole = self.square_plus(b, b)\n        return out\n")
     log = diagnose(text, tmp_path)
-    assert "not supported yet" in log and "two layouts" in log and "bad.py:19:" in log, log
+    assert "not supported yet" in log and "two layouts" in log and "bad.py:18:" in log, log
 
 
 def test_an_assemble_of_something_else_than_a_kernel_result_is_not_supported_yet(tmp_path: Path) -> None:
     text = ROW_BLOCKS_OUT.replace("out = pl.assemble(out, yb, [i * 8, 0])", "out = pl.assemble(out, b, [i * 8, 0])")
     log = diagnose(text, tmp_path)
-    assert "bad.py:18:19:" in log and "not supported yet: `tensor.assemble`" in log, log
+    assert "bad.py:17:19:" in log and "not supported yet: `tensor.assemble`" in log, log
 
 
 def test_an_assembled_tensor_read_after_the_kernel_call_is_not_folded(tmp_path: Path) -> None:
