@@ -183,9 +183,8 @@ class _OutWindowPlan:
         self.order = list(preorder(function))
         self.position = {id(n): i for i, n in enumerate(self.order)}
         self.windows: dict[int, _OutWindow] = {}
-        self.creates = {id(n.target): n for n in self.order if isinstance(n, U.AssignStmt)
-                        and isinstance(n.value, U.Call) and n.value.op == "tensor.create"}
-        self.created_as = {n.target.name: n for n in self.creates.values()}
+        self.created_as = {n.target.name: n for n in self.order if isinstance(n, U.AssignStmt)
+                           and isinstance(n.value, U.Call) and n.value.op == "tensor.create"}
         for block, loop in _blocks(function.body):
             for index, stmt in enumerate(block):
                 if isinstance(stmt, U.AssignStmt) and isinstance(stmt.value, U.FuncCall):
@@ -295,10 +294,11 @@ class CallSiteUpdateMutator(U.Rewriter):
             return ()
         if isinstance(node.value, U.Call) and node.value.op == "tensor.assemble":
             raise CompileError(Diagnostic.at(
-                node.value, RULE, "not supported yet: `tensor.assemble` in host code of anything but a kernel's "
-                                  "result that nothing reads after the call (the kernel writes the window itself)",
-                "assemble the value a kernel call returns, right after the call, into a tensor read by nothing "
-                "but the assemble; or assemble inside the kernel"))
+                node.value, RULE, "not supported yet: `tensor.assemble` in host code, except of a kernel's result "
+                                  "written into an Out argument of its own (the kernel then writes the window "
+                                  "itself) into a tensor nothing reads after the call",
+                "assemble the value a kernel call returns into its Out tensor, right after the call, into a tensor "
+                "read by nothing but the assemble; or assemble inside the kernel"))
         if not isinstance(node.value, U.FuncCall):
             return super().visit_AssignStmt(node)
         allocations, call = self._complete(self._visit_call(node.value), self._plan.windows.get(id(node)))
@@ -385,23 +385,20 @@ def _bind_window_strides(program: U.Program) -> U.Program:
     the kernel's results and its callers' values are typed again from it."""
     functions = {f.name: f for f in program.functions}
     passed: dict[tuple[str, int], tuple[Dims | None, U.FuncCall]] = {}
-    for caller in program.functions:
-        for call in (n for n in walk(caller) if isinstance(n, U.FuncCall)):
-            callee = functions.get(call.callee)
-            for index, arg in enumerate(call.args if callee is not None else ()):
-                arg_type = type_of(arg)
-                if not isinstance(arg_type, TensorType) or index >= len(callee.params):  # type: ignore[union-attr]
-                    continue
-                assert callee is not None
-                param_type = callee.params[index].var.type
+    calls = [(call, functions[call.callee]) for caller in program.functions for call in walk(caller)
+             if isinstance(call, U.FuncCall) and call.callee in functions]
+    for call, callee in calls:
+        for index, (arg, param) in enumerate(zip(call.args, callee.params)):
+            arg_type, param_type = type_of(arg), param.var.type
+            if isinstance(arg_type, TensorType):
                 earlier = passed.setdefault((callee.name, index), (arg_type.strides, call))
                 declared = param_type.strides if isinstance(param_type, TensorType) else None
                 if earlier[0] != arg_type.strides or (declared is not None and declared != arg_type.strides):
                     raise CompileError(Diagnostic.at(
-                        call, RULE, f"not supported yet: parameter `{callee.params[index].var.name}` of `{callee.name}` "
-                                    f"passed tensors of two layouts ({_stride_text(arg_type.strides)} here, "
+                        call, RULE, f"not supported yet: parameter `{param.var.name}` of `{callee.name}` passed "
+                                    f"tensors of two layouts ({_stride_text(arg_type.strides)} here, "
                                     f"{_stride_text(declared if declared is not None else earlier[0])} "
-                                    "at another call or in its annotation)",
+                                    "at another call)",
                         "call the kernel on windows of one layout (e.g. all row blocks), or write a second kernel"))
     bound: dict[str, dict[int, Dims]] = {}
     for (name, index), (strides, call) in passed.items():

@@ -60,6 +60,7 @@ from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
                                             column_major_view, generatable_ops, on_chip_read_gap, operand_domain,
                                             target_violation)
+from languages.functions import returned_aliases
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
@@ -1955,7 +1956,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows", "cube-operand-computed"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed", "orchestration-windows"))
 
 
 @dataclass(frozen=True)
@@ -1973,11 +1974,13 @@ _WINDOWED_CALL_PERCENT = 15
 
 
 def _windowable(kernel: T.Function) -> bool:
-    """Whether `kernel` can be called on blocks of wider tensors: one whole 2-D tensor result, its
-    tensor parameters whole 2-D In (or Out) tensors, no index parameter."""
+    """Whether `kernel` can be called on blocks of wider tensors: one whole 2-D tensor result of
+    its own, its tensor parameters whole 2-D In (or Out) tensors, no index parameter."""
     def whole_2d(ty: Type) -> bool:
         return isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.valid_shape is None and ty.strides is None
+    # A result that is a parameter's buffer (an assemble into an input) is no fresh Out window.
     return (len(kernel.return_types) == 1 and whole_2d(kernel.return_types[0])
+            and all(index is None for _, index in returned_aliases(kernel))
             and any(isinstance(p.var.type, TensorType) for p in kernel.params)
             and all(not p.var.name.startswith(INDEX_PARAM) and p.direction in ("In", "Out")
                     and (whole_2d(p.var.type) or isinstance(p.var.type, ScalarType)) for p in kernel.params))
