@@ -1974,13 +1974,14 @@ _WINDOWED_CALL_PERCENT = 15
 
 
 def _windowable(kernel: T.Function) -> bool:
-    """Whether `kernel` can be called on blocks of wider tensors: one whole 2-D tensor result of
-    its own, its tensor parameters whole 2-D In (or Out) tensors, no index parameter."""
+    """Whether `kernel` can be called on blocks of wider tensors: one whole 2-D tensor result (of
+    its own or in an Out parameter), its tensor parameters whole 2-D In (or Out) tensors, no
+    index parameter."""
     def whole_2d(ty: Type) -> bool:
         return isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.valid_shape is None and ty.strides is None
-    # A result that is a parameter's buffer (an assemble into an input) is no fresh Out window.
+    # A result that is an input's buffer (an assemble into an In parameter) is no Out window.
     return (len(kernel.return_types) == 1 and whole_2d(kernel.return_types[0])
-            and all(index is None for _, index in returned_aliases(kernel))
+            and all(index is None or kernel.params[index].direction == "Out" for _, index in returned_aliases(kernel))
             and any(isinstance(p.var.type, TensorType) for p in kernel.params)
             and all(not p.var.name.startswith(INDEX_PARAM) and p.direction in ("In", "Out")
                     and (whole_2d(p.var.type) or isinstance(p.var.type, ScalarType)) for p in kernel.params))
