@@ -279,3 +279,10 @@ def test_an_assembled_tensor_read_after_the_kernel_call_is_not_folded(tmp_path: 
         "            out = pl.assemble(out, yb, [i * 8, 0])")
     log = diagnose(text, tmp_path)
     assert "not supported yet: `tensor.assemble`" in log, log
+
+
+def test_a_kernel_left_at_packed_strides_is_caught_by_call_sites_complete(tmp_path: Path) -> None:
+    dropped = next(m for m in mutants.MUTANTS if m.name == "call-site-window-strides-dropped")
+    with dropped.applied(), pytest.raises(CompileError, match="CallSitesComplete") as raised:
+        compiled(COLUMN_BLOCKS_OUT, "Ascend910B", tmp_path)
+    assert "laid out at strides [64, 1], but parameter" in str(raised.value), str(raised.value)
