@@ -194,8 +194,25 @@ def column_pairs(x: pl.Tensor, y: pl.Out[pl.Tensor]):
 '''
 
 
-def test_a_jit_orchestration_calls_its_incore_dep_on_column_windows(tmp_path: Path) -> None:
-    (tmp_path / "window_jit_kernel.py").write_text(JIT_BLOCKS)
+# A CORE_GROUP scope reading a window: OutlineIncoreScopes makes the window the kernel's argument.
+JIT_SCOPED = '''
+import pypto.language as pl
+
+
+@pl.jit
+def column_pairs(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    for j in pl.range(2):
+        xb = pl.slice(x, [16, 32], [0, j * 32])
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(xb, [0, 0], [16, 32])
+            pl.store(pl.adds(t, 0.5), [0, j * 32], y)
+    return y
+'''
+
+
+@pytest.mark.parametrize("source", [JIT_BLOCKS, JIT_SCOPED], ids=["incore-dep", "core-group-scope"])
+def test_a_jit_orchestration_runs_its_kernel_on_column_windows(source: str, tmp_path: Path) -> None:
+    (tmp_path / "window_jit_kernel.py").write_text(source)
     sys.path.insert(0, str(tmp_path))
     try:
         _nanopass_pypto_alias.install()
