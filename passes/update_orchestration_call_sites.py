@@ -469,9 +469,7 @@ class _Retyper(U.Rewriter):
             callee_types = self.functions[value.callee].return_types
             if len(callee_types) == 1:
                 value = replace(value, type=_with_strides_of(value.type, callee_types[0]))
-        target = self._rebind(node.target, type_of(value)) if type_of(value) == node.target.type or \
-            _with_strides_of(node.target.type, type_of(value)) != node.target.type else self.visit_Var(node.target)
-        return U.AssignStmt(target=target, value=value, span=node.span)
+        return U.AssignStmt(target=self._rebind(node.target, type_of(value)), value=value, span=node.span)
 
     @override
     def visit_ForStmt(self, node: U.ForStmt) -> U.Stmt | tuple[U.Stmt, ...]:
