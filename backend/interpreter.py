@@ -945,6 +945,19 @@ def _sem_slice(call: _CallSite) -> Value:
     return out
 
 
+def _sem_window(call: _CallSite) -> Value:
+    """A window of a GM tensor (host code): a NumPy view of the source's buffer, so a kernel
+    handed it reads and writes the source's elements; the kernel runner reads its offset and
+    strides off the view. A window reaching past its source is the program's error."""
+    source = call.array(0)
+    shape, offsets = call.ints(1), call.ints(2)
+    if any(o < 0 or o + s > d for o, s, d in zip(offsets, shape, source.data.shape)):
+        raise call.fail(f"the window at offsets {list(offsets)} with extent {list(shape)} reaches past its "
+                        f"source of shape {list(source.data.shape)}")
+    data = source.data[tuple(slice(o, o + s) for o, s in zip(offsets, shape))]
+    return ArrayValue(data, source.dtype, tuple(shape), True)
+
+
 def _sem_assemble(call: _CallSite) -> Value:
     target, source = call.array(0), call.array(1)
     base = target if target.is_tensor else ArrayValue(target.data.copy(), target.dtype, target.valid, False)
@@ -1381,6 +1394,7 @@ _SEMANTICS: Final[dict[str, _SemanticsHandler]] = {
     "move": _sem_move,
     "extract": _sem_extract,
     "slice": _sem_slice,
+    "window": _sem_window,
     "assemble": _sem_assemble,
     "expand_clone": _sem_expand_clone,
     "create": _sem_create,

@@ -100,7 +100,11 @@ TileUnplaced = define_language(
     remove={"WhileStmt"},
     remove_ops={"tensor.*"},
     # tensor.dump_tag: an Orchestration-only marker, kept as it is (no kernel sees it).
-    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view", "tensor.dump_tag"},
+    # tensor.window: an Orchestration function's view of a GM tensor that a kernel is called on;
+    # tensor.assemble: an Orchestration function's write of a kernel's result into a window, until
+    # update-orchestration-call-sites makes it the kernel's Out window (CallSitesComplete).
+    add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view", "tensor.dump_tag",
+             "tensor.window", "tensor.assemble"},
 )
 
 TilePlaced = define_language(
@@ -142,7 +146,7 @@ PTO = define_language(
     add=(kind("Program", "Program", "A PTO-ISA module: its kernels, and the target architecture it is for.",
               name="str", functions="tuple[Function, ...]", target_arch="str"),),
     remove_ops={"tile.*", "system.*", "tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view",
-                "tensor.dump_tag"},
+                "tensor.dump_tag", "tensor.window", "tensor.assemble"},
     add_ops={"pto.*", "arith.*"},
     add_type_forms={"pto-view"},
 )

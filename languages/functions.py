@@ -202,15 +202,8 @@ def returned_param_indices(function: Node) -> tuple[int, ...]:
     iter-args / results and if-phis whose branches agree.
     """
     fn: Any = function
-    alias: dict[str, int] = {}
-    for index, param in enumerate(fn.params):
-        alias[param.var.name] = index
-    returned = _alias_block(fn.body, alias)
-    if returned is None:
-        return ()
     out: list[int] = []
-    for expr in returned:
-        found = _alias_of(expr, alias)
+    for expr, found in returned_aliases(function):
         if found is None and isinstance(getattr(expr, "type", None), ScalarType):
             raise _error(f"not supported yet: kernel {fn.name} returns a scalar (a PTO kernel returns its results "
                          "through Out tensors only)", expr.node_span,
@@ -220,6 +213,14 @@ def returned_param_indices(function: Node) -> tuple[int, ...]:
                          expr.node_span, "a compiled kernel must return its results through Out parameters")
         out.append(found)
     return tuple(out)
+
+
+def returned_aliases(function: Node) -> list[tuple[Node, int | None]]:
+    """Each value `function` returns, with the index of the parameter whose buffer it is (None:
+    a value of its own, as a Tensor-level kernel's computed result is)."""
+    alias = {str(getattr(param.var, "name")): index for index, param in enumerate(getattr(function, "params"))}
+    returned = _alias_block(getattr(function, "body"), alias)
+    return [(expr, _alias_of(expr, alias)) for expr in returned or ()]
 
 
 def _alias_of(expr: Node, alias: dict[str, int]) -> int | None:

@@ -68,6 +68,7 @@ from languages.types import (
     Attrs,
     AttrValue,
     DataType,
+    Dims,
     Extent,
     MemRef,
     NoneType,
@@ -80,7 +81,9 @@ from languages.types import (
     Type,
     ValidDims,
     ViewType,
+    is_pitched_row_major,
     is_symbolic,
+    packed_strides,
 )
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -415,16 +418,22 @@ class _TypeReader:
                           "add layout=pl.TensorLayout.ND")
             if "layout" in fields:
                 self.layout(fields["layout"], "pl.TensorView", view=True)
+            strides: Dims | None = None
             if "stride" in fields:
-                stride, canonical = self.dims(fields["stride"]), _row_major_strides(shape)
-                if stride != canonical:
-                    self.fail(fields["stride"], f"not supported yet: the strided tensor view stride={list(stride)} "
+                strides = self.dims(fields["stride"])
+                # Pitched row-major strides are those of a window of a wider tensor, which the
+                # compiler gives the windows an orchestration passes to kernels (IR text); a user's
+                # annotation names no wider tensor for them.
+                if self.user_text and strides != packed_strides(shape) or not is_pitched_row_major(shape, strides):
+                    self.fail(fields["stride"], f"not supported yet: the strided tensor view stride={list(strides)} "
                                                 f"(a GM tensor of shape {list(shape)} is row-major, "
-                                                f"stride={list(canonical)})",
-                              "pass a contiguous tensor, or transpose / slice it on chip (pl.transpose, pl.slice)")
+                                                f"stride={list(packed_strides(shape))})",
+                              "pass a contiguous tensor, or call the kernel on a pl.slice of a wider tensor in the "
+                              "orchestration function (the kernel then addresses it at that tensor's strides)")
             if "pad" in fields and _dotted(fields["pad"]) not in (["pl", "PadValue", "null"], ["PadValue", "null"]):
                 self.fail(fields["pad"], "not supported yet: a padded tensor view (pl.TensorView(pad=...))",
                           "pad on chip: pl.fillpad(tile, pad_value=...) after the load")
+            return TensorType(shape, dtype, valid, strides)
         return TensorType(shape, dtype, valid)
 
     def layout(self, node: ast.expr, where: str, view: bool = False) -> None:
@@ -560,14 +569,6 @@ def _param_annotation(reader: _TypeReader, node: ast.expr) -> tuple[Type, str]:
 # --- language choice -----------------------------------------------------------------------
 
 
-def _row_major_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    """The element strides of a contiguous row-major (ND) tensor of `shape`."""
-    strides: list[int] = []
-    step = 1
-    for dim in reversed(shape):
-        strides.append(step)
-        step *= dim
-    return tuple(reversed(strides))
 
 
 def _all_types(ty: Type) -> list[Type]:

@@ -194,8 +194,11 @@ def format_type(ty: Type) -> str:
         return f"pl.Scalar[{ty.dtype.pl_name}]"
     if isinstance(ty, TensorType):
         parts = [format_dims(ty.shape), ty.dtype.pl_name]
-        if ty.valid_shape is not None:
-            parts.append(f"pl.TensorView(valid_shape={format_extents(ty.valid_shape)})")
+        fields = [f"valid_shape={format_extents(ty.valid_shape)}"] if ty.valid_shape is not None else []
+        if ty.strides is not None:
+            fields += [f"stride={format_dims(ty.strides)}", "layout=pl.TensorLayout.ND"]
+        if fields:
+            parts.append(f"pl.TensorView({', '.join(fields)})")
         return f"pl.Tensor[{', '.join(parts)}]"
     if isinstance(ty, TileType):
         return format_tile_type(ty)

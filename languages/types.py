@@ -149,6 +149,25 @@ def static_valid(valid: ValidDims) -> Dims:
     return valid  # type: ignore[return-value]  # every extent is an int (checked above)
 
 
+def packed_strides(shape: Dims) -> Dims:
+    """The element strides of a contiguous row-major (ND) tensor of `shape`."""
+    strides: list[int] = []
+    step = 1
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= dim if isinstance(dim, int) else 1
+    return tuple(reversed(strides))
+
+
+def is_pitched_row_major(shape: Dims, strides: Dims) -> bool:
+    """Whether `strides` lay `shape` out row-major with rows possibly further apart than packed
+    (the strides of a window of a wider row-major tensor): the last axis is unit-stride and each
+    axis steps over at least the whole of the next one."""
+    if len(strides) != len(shape) or not shape or strides[-1] != 1:
+        return False
+    return all(strides[k] >= strides[k + 1] * shape[k + 1] for k in range(len(shape) - 1))
+
+
 def known_extents(valid: ValidDims) -> Dims:
     """The extents a static check can rely on: a runtime extent counts as 0 (it is only known
     to lie within its bound, which deduction states and the interpreter / simulator check)."""
@@ -188,11 +207,24 @@ class ScalarType:
 
 @dataclass(frozen=True, slots=True)
 class TensorType:
-    """A GM tensor. `valid_shape` None means the whole shape is valid."""
+    """A GM tensor. `valid_shape` None means the whole shape is valid. `strides` are its element
+    strides in GM when they are not the packed row-major ones of `shape` (a window of a wider
+    tensor: a column block of [64, 64] is [64, 16] at strides [64, 1]); None means packed, and a
+    packed stride tuple is stored as None so that equal layouts compare equal."""
 
     shape: Dims
     dtype: DataType
     valid_shape: ValidDims | None = None
+    strides: Dims | None = None
+
+    def __post_init__(self) -> None:
+        if self.strides is not None and tuple(self.strides) == packed_strides(self.shape):
+            object.__setattr__(self, "strides", None)
+
+    @property
+    def element_strides(self) -> Dims:
+        """The element strides in GM: the declared ones, else the packed row-major ones."""
+        return self.strides if self.strides is not None else packed_strides(self.shape)
 
     @property
     def valid(self) -> Dims:

@@ -172,6 +172,25 @@ class OutputEditMutant:
 # -- method patches -------------------------------------------------------------------------------------
 
 
+def _window_at_offset_zero(original: Any) -> Any:
+    def from_the_start(data: Any) -> Any:
+        window = original(data)
+        if window is None:
+            return None
+        root = data
+        while root.base is not None:
+            root = root.base
+        return root.reshape(-1).view("uint8")[:window.size]
+    return from_the_start
+
+
+def _window_values_packed(original: Any) -> Any:
+    def packed_copy(data: Any) -> Any:
+        window = original(data)
+        return None if window is None else data.copy().reshape(-1).view("uint8")
+    return packed_copy
+
+
 def _result_as_it_is(original: Any) -> Any:
     def same_reader_pitch(source: Any, result: Any) -> Any:
         return result
@@ -820,6 +839,18 @@ def _call_site_args_swapped() -> Edit:
     return first_only(edit)
 
 
+def _window_strides_dropped() -> Edit:
+    """A kernel parameter called on a window of a wider tensor is declared at packed strides."""
+    def edit(node: Node) -> Any:
+        var = getattr(node, "var", None) if node.KIND == "Param" else None
+        if var is None or getattr(var.type, "strides", None) is None:
+            return None
+        return dataclasses.replace(  # type: ignore[type-var]
+            node, var=dataclasses.replace(var, type=dataclasses.replace(var.type, strides=None)))
+
+    return first_only(edit)
+
+
 def _inout_param_as_out() -> Edit:
     def edit(node: Node) -> Any:
         if node.KIND == "Param" and getattr(node, "direction") == "InOut":
@@ -1127,6 +1158,10 @@ def _catalogue() -> list[Any]:
         OutputEditMutant("call-site-args-swapped", "update-orchestration-call-sites",
                          "a kernel call passes two same-typed tensors in swapped order",
                          "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites", _call_site_args_swapped),
+        OutputEditMutant("call-site-window-strides-dropped", "update-orchestration-call-sites",
+                         "a kernel called on a window of a wider tensor keeps packed parameter strides",
+                         "passes.update_orchestration_call_sites:UpdateOrchestrationCallSites",
+                         _window_strides_dropped),
         OutputEditMutant("inout-param-as-out", "upgrade-param-directions",
                          "a kernel's InOut parameter is declared Out (its input is not bound)",
                          "passes.upgrade_param_directions:UpgradeParamDirections", _inout_param_as_out),
@@ -1146,6 +1181,13 @@ def _catalogue() -> list[Any]:
                     "a compare's packed mask stops at its last whole byte: the bits of the columns past it are "
                     "never written (a select over 20 compared columns reads a poisoned third byte)",
                     "backend.numerics", "packed_mask_words", _mask_partial_byte_dropped),
+        PatchMutant("sim-window-offset-ignored", "simulator",
+                    "the orchestration runner hands a kernel a window of a GM tensor from the tensor's first "
+                    "element, ignoring the window's offset", "nanopass_pto.run", "gm_window", _window_at_offset_zero),
+        PatchMutant("sim-window-strides-ignored", "simulator",
+                    "the orchestration runner hands a kernel a window of a GM tensor as a packed copy of its "
+                    "values, ignoring its strides (and the caller's memory)", "nanopass_pto.run", "gm_window",
+                    _window_values_packed),
         TableEntryMutant("sim-remsi-floor-remainder", "simulator", "the simulator's arith.remsi is Python's floor %",
                          "backend.sim.executor", "_INT_ARITH", "remsi", _sim_remsi_floor),
         TableEntryMutant("sim-slt-as-sle", "simulator", "the simulator's cmpi slt is <=",

@@ -152,6 +152,25 @@ def _is_fresh(value: ArrayValue) -> bool:
     return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == raw.max() == numerics.POISON_BYTE))
 
 
+def gm_window(data: Array) -> npt.NDArray[np.uint8] | None:
+    """The caller's bytes of a window of a wider GM tensor (a tensor.window: a NumPy view into
+    the wider tensor's row-major buffer), from the window's first element through its last, at
+    the view's offset and strides; None when `data` is a buffer of its own (or not a view of a
+    row-major one, which is then handed over as a copy)."""
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is data or not root.flags.c_contiguous or data.size == 0:
+        return None
+    item = data.itemsize
+    offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if offset == 0 and data.flags.c_contiguous and data.nbytes == root.nbytes:
+        return None  # the whole buffer (a reshaped view of it)
+    reach = sum((d - 1) * (st // item) for d, st in zip(data.shape, data.strides))
+    flat = root.reshape(-1).view(np.uint8)
+    return flat[offset:offset + (reach + 1) * item]
+
+
 def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked: bool = True) -> KernelRunner:
     """Runs a kernel call of the host program on the PTO kernel of the same name.
 
@@ -187,8 +206,14 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
         # atomic store accumulates into them), and only the elements the kernel writes replace
         # the caller's (a partial write keeps the rest of the earlier value).
         priors: dict[str, Array] = {}
+        # Windows of wider tensors: the kernel gets the caller's memory at the window's offset and
+        # addresses it at its own tensor view's strides (those of the wider tensor).
+        windows: dict[str, tuple[npt.NDArray[np.uint8], bool]] = {}
         for param, direction, arg in zip(pto_names, directions, args):
-            if isinstance(arg, ArrayValue):
+            window = gm_window(arg.data) if isinstance(arg, ArrayValue) else None
+            if window is not None:
+                windows[param] = (window, direction != "Out")
+            elif isinstance(arg, ArrayValue):
                 if direction != "Out":
                     inputs[param] = arg.data
                 elif _is_fresh(arg):
@@ -199,7 +224,7 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
                 inputs[param] = arg
         written: dict[str, npt.NDArray[np.bool_]] = {}  # asked for only where a prior value is merged
         outputs = run_kernel(kernels[name], inputs, handler, checked, out_buffers=fresh, launch=launch,
-                             written=written if priors else None, priors=priors)
+                             written=written if priors else None, priors=priors, windows=windows)
         for param, direction, arg in zip(pto_names, directions, args):
             if direction in ("Out", "InOut") and isinstance(arg, ArrayValue) and param in outputs:
                 result = np.asarray(outputs[param])

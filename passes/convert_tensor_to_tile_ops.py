@@ -339,6 +339,9 @@ class TensorToTileMutator(U.FromTensor):
     def __init__(self) -> None:
         super().__init__()
         self._state: _FunctionState | None = None
+        # Host code: the windows of GM tensors (orchestration pl.slice results) by name, typed
+        # with the strides they keep.
+        self._host_windows: dict[str, U.Var] = {}
 
     # -- functions ------------------------------------------------------------------------------
 
@@ -346,6 +349,7 @@ class TensorToTileMutator(U.FromTensor):
     def visit_Function(self, node: T.Function) -> U.Function:
         if node.func_type != INCORE and not _is_leaf_tensor_kernel(node):
             _reject_host_compute(node)
+            self._host_windows = {}
             return super().visit_Function(node)
         self._state = _FunctionState(
             function=node,
@@ -372,7 +376,20 @@ class TensorToTileMutator(U.FromTensor):
     def visit_Var(self, node: T.Var) -> U.Var:
         if self._state is not None and node.name in self._state.env:
             return self._state.env[node.name]
+        if self._state is None and node.name in self._host_windows:
+            return self._host_windows[node.name]
         return super().visit_Var(node)
+
+    def _host_window(self, node: T.AssignStmt, call: T.Call) -> U.AssignStmt:
+        """An orchestration `pl.slice` of a GM tensor: a window of it (tensor.window), which a
+        kernel called on it reads and writes in place, at the tensor's strides."""
+        args = tuple(self.visit_Expr(a) for a in call.args[:3])
+        value = U.Call(op="tensor.window", args=args, attrs=(),
+                       type=REGISTRY.deduce("tensor.window", args, (), at=call), span=call.span)
+        target = U.Var(node.target.name, value.type, span=node.target.span)
+        self._host_windows[target.name] = target
+        self.bump("host_windows")
+        return U.AssignStmt(target=target, value=value, span=node.span)
 
     # -- views of mutable GM parameters ---------------------------------------------------------
 
@@ -531,6 +548,8 @@ class TensorToTileMutator(U.FromTensor):
 
     @override
     def visit_AssignStmt(self, node: T.AssignStmt) -> U.Stmt | tuple[U.Stmt, ...]:
+        if self._state is None and isinstance(node.value, T.Call) and node.value.op == "tensor.slice":
+            return self._host_window(node, node.value)
         if self._state is not None and isinstance(node.value, T.Var):
             return self._convert_alias(node, node.value)
         if self._state is None or not isinstance(node.value, T.Call):
@@ -2455,6 +2474,11 @@ def _is_leaf_tensor_kernel(function: T.Function) -> bool:
         isinstance(n, T.Call) and not TileUnplaced.admits_op(n.op) for n in nodes)
 
 
+def _is_host_window(call: T.Call) -> bool:
+    """An orchestration `pl.slice` of a GM tensor without a valid_shape: a window of it."""
+    return call.op == "tensor.slice" and len(call.args) == 3 and isinstance(type_of(call.args[0]), TensorType)
+
+
 def _reject_host_compute(function: T.Function) -> None:
     """Tensor compute runs on the cores: only InCore functions are lowered to tiles. A compute op
     left in an Orchestration / Opaque function would reach TileUnplaced unconverted, so it is the
@@ -2462,7 +2486,11 @@ def _reject_host_compute(function: T.Function) -> None:
     for node in walk(function):
         if isinstance(node, T.Call) and not TileUnplaced.admits_op(node.op):
             kind = function.func_type if function.func_type != "Opaque" else "Opaque (bare @pl.function)"
-            if REGISTRY.is_view(node.op) or node.op == "tensor.assemble":
+            if _is_host_window(node) or node.op == "tensor.assemble":
+                # A window of a GM tensor is a kernel's argument (tensor.window); a kernel result
+                # assembled into one is the kernel writing it (update-orchestration-call-sites).
+                continue
+            if REGISTRY.is_view(node.op):
                 # A view (or a window write) is not compute: PyPTO's orchestration takes them.
                 raise CompileError(Diagnostic.at(
                     node, RULE,

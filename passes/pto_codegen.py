@@ -222,17 +222,17 @@ class _Codegen(P.FromAddressed):
     # -- prologue ----------------------------------------------------------------------------------
 
     def _tensor_view(self, param: P.Param) -> None:
-        """`pto.make_tensor_view`: row-major ND strides, except that a [M, 1] column vector is
+        """`pto.make_tensor_view`: the tensor's ND element strides (row-major, or those of the
+        window of a wider tensor it is called on), except that a packed [M, 1] column vector is
         written DN with strides [1, M] (PTOAS infers DN for that pattern; ND would be ambiguous)."""
         tensor = param.var.type
         assert isinstance(tensor, TensorType)
         shape = tensor.shape
         strides: tuple[int, ...]
-        if len(shape) == 2 and shape[1] == 1:
+        if len(shape) == 2 and shape[1] == 1 and tensor.strides is None:
             strides, layout = (1, shape[0]), "dn"
         else:
-            strides = tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
-            layout = "nd"
+            strides, layout = tensor.element_strides, "nd"
         view_type = ViewType("tensor_view", shape, tensor.dtype)
         view = self.fresh(view_type, param.span)
         call = P.Call(
@@ -943,11 +943,11 @@ class _CodegenCalls:
     def load_scalar(cg: _Codegen, call: A.Call, opdef: OpDef, instruction: str, target: A.Var | None,
                     span: Span) -> tuple[P.Stmt, ...]:
         """`tensor.read(x, [i, j])` -> `pto.load_scalar %ptr[%off]`, the offset from the tensor's
-        row-major strides."""
+        element strides (row-major, or those of the window it is)."""
         tensor = _expr_type(call.args[0])
         assert isinstance(tensor, TensorType)
         pointer = cg.pointer_of(call.args[0], span)
-        offset = cg.flat_offset(call.args[1], _row_major_strides(tensor.shape), span)
+        offset = cg.flat_offset(call.args[1], tensor.element_strides, span)
         result = cg.fresh(ScalarType(tensor.dtype), span)
         if target is not None:
             cg.bind(target, result)
@@ -962,7 +962,7 @@ class _CodegenCalls:
         tensor = _expr_type(call.args[0])
         assert isinstance(tensor, TensorType)
         pointer = cg.pointer_of(call.args[0], span)
-        offset = cg.flat_offset(call.args[1], _row_major_strides(tensor.shape), span)
+        offset = cg.flat_offset(call.args[1], tensor.element_strides, span)
         value = cg.operand(call.args[2], span)
         if target is not None:
             cg.bind(target, cg.operand(call.args[0], span))

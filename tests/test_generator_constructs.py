@@ -1,6 +1,6 @@
-"""The generator's scalar, view and runtime-extent constructs: each is drawn, a program carrying
-it compiles under verify-all and simulates bit for bit, dead scalars reach an output, and the
-fuzz target draws runtime valid extents inside their tile."""
+"""The generator's scalar, view, runtime-extent and orchestration-window constructs: each is
+drawn, a program carrying it compiles under verify-all and simulates bit for bit, dead scalars
+reach an output, and the fuzz target draws runtime valid extents inside their tile."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from nanopass_pto.fuzz_target import FuzzCase, PtoFuzzTarget, valid_extents
 
 NEW = tuple(f"construct:{name}" for name in (
     "scalar-consumed", "scalar-read-gm", "scalar-read-tile", "scalar-round-trip", "unsigned-condition",
-    "window-re-viewed", "padding-broadcast", "runtime-valid"))
+    "window-re-viewed", "padding-broadcast", "runtime-valid", "orchestration-windows"))
 
 _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)

@@ -1677,7 +1677,7 @@ def _rms_steps(x: Array) -> Array:
     return t
 
 
-case("orchestration_views_not_supported_yet", text=program('''
+case("orchestration_row_block_views", text=program('''
     @pl.program
     class OrchLoop:
         @pl.function(type=pl.FunctionType.InCore)
@@ -1690,11 +1690,15 @@ case("orchestration_views_not_supported_yet", text=program('''
         def main(self, x: pl.Tensor[[64, 64], pl.FP32], w: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
             out = pl.create_tensor([64, 64], dtype=pl.FP32)
             for i in pl.range(4):
-                xb = pl.slice(x, [16, 64], [i * 16, 0])  # <- here
+                xb = pl.slice(x, [16, 64], [i * 16, 0])
                 yb = self.block(xb, w)
                 out = pl.assemble(out, yb, [i * 16, 0])
             return out
-    '''), reject="not supported yet")  # docs/open_findings/orchestration_views_kernel_call.py
+    '''), inputs=lambda: {"x": uniform(3, (64, 64)), "w": uniform(4, (16, 64))},
+     # tests/regressions/orchestration_views_kernel_call.py (fixed by agent-r: the kernel reads and
+     # writes the row blocks in place)
+     reference=lambda x, w: {"ret0": np.concatenate([
+         f32(exp(f32(x[i * 16:(i + 1) * 16] - row_max(x[i * 16:(i + 1) * 16]))) * w) for i in range(4)])})
 
 case("matmul_m100_k320_n48_bias", text=program('''
     @pl.program

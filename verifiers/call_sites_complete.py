@@ -1,9 +1,10 @@
 """CallSitesComplete: every call to another function passes one argument per parameter, each
-of the parameter's shape and dtype.
+of the parameter's shape, dtype and element strides.
 
 ConvertTensorToTileOps appends `Out` parameters to InCore kernels; until
 update-orchestration-call-sites allocates them at the callers, a call would hand the kernel
-fewer buffers than it writes.
+fewer buffers than it writes. A window of a wider tensor is addressed by the kernel at its
+parameter's strides: a tensor of other strides would be read at the wrong elements.
 """
 
 from __future__ import annotations
@@ -19,6 +20,19 @@ def _shape_dtype(typ: object) -> tuple[object, object] | None:
     if isinstance(typ, (TensorType, TileType)):
         return (typ.shape, typ.dtype)
     return None
+
+
+def _strides(typ: object) -> tuple[int, ...] | None:
+    """A tensor's element strides: declared, else packed row-major (no helper of the passes)."""
+    if not isinstance(typ, TensorType):
+        return None
+    if typ.strides is not None:
+        return tuple(typ.strides)
+    steps, step = [], 1
+    for dim in reversed(typ.shape):
+        steps.append(step)
+        step *= dim
+    return tuple(reversed(steps))
 
 
 def _describe(shape_dtype: tuple[object, object]) -> str:
@@ -57,4 +71,11 @@ def verify(program: Node) -> list[Diagnostic]:
                         node, RULE, f"argument {index}{f' `{given}`' if given else ''} of the call to `{callee.name}` "
                                     f"is {_describe(got)}, but parameter `{param.var.name}` is {_describe(want)}",
                         f"pass a {_describe(want)}, or change `{callee.name}`'s parameter annotation"))
+                elif _strides(param.var.type) != _strides(getattr(arg, "type", None)) and got is not None:
+                    given = getattr(arg, "name", None)
+                    diagnostics.append(Diagnostic.at(
+                        node, RULE, f"argument {index}{f' `{given}`' if given else ''} of the call to `{callee.name}` "
+                                    f"is laid out at strides {list(_strides(arg.type) or ())}, but parameter "
+                                    f"`{param.var.name}` is addressed at {list(_strides(param.var.type) or ())}",
+                        f"type `{callee.name}`'s parameter with the strides of the window passed to it"))
     return diagnostics

@@ -60,6 +60,7 @@ from backend.fuzzing.dsl_spellings import SPELLINGS, dsl_text
 from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIMITS, Pool, draw_call, generatable,
                                             WORKSPACE_OPERANDS, column_major_view, generatable_ops, on_chip_read_gap,
                                             operand_domain, target_violation)
+from languages.functions import returned_aliases
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
@@ -2090,7 +2091,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
-    "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned"))
+    "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows"))
 
 
 @dataclass(frozen=True)
@@ -2103,15 +2104,89 @@ class GeneratedProgram:
     ops: frozenset[str]
 
 
+# Of the kernels a windowed call fits, the share `main` calls on windows of wider tensors.
+_WINDOWED_CALL_PERCENT = 15
+
+
+def _windowable(kernel: T.Function) -> bool:
+    """Whether `kernel` can be called on blocks of wider tensors: one whole 2-D tensor result (of
+    its own or in an Out parameter), its tensor parameters whole 2-D In (or Out) tensors, no
+    index parameter."""
+    def whole_2d(ty: Type) -> bool:
+        return isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.valid_shape is None and ty.strides is None
+    # A result that is an input's buffer (an assemble into an In parameter) is no Out window.
+    return (len(kernel.return_types) == 1 and whole_2d(kernel.return_types[0])
+            and all(index is None or kernel.params[index].direction == "Out" for _, index in returned_aliases(kernel))
+            and any(isinstance(p.var.type, TensorType) for p in kernel.params)
+            and all(not p.var.name.startswith(INDEX_PARAM) and p.direction in ("In", "Out")
+                    and (whole_2d(p.var.type) or isinstance(p.var.type, ScalarType)) for p in kernel.params))
+
+
+def _windowed_call(kernel: T.Function, draw: Draw, params: list[T.Param], body: list[T.Stmt]) -> T.Var:
+    """`main` calls `kernel` in a loop over row (or column) blocks: each tensor input is a window
+    (pl.slice) of a `main` parameter `blocks` times as wide, an Out argument is created per call,
+    and the result is pl.assemble-d into its block of a wider tensor (the kernel writes that
+    window: UpdateOrchestrationCallSites). Returns the wider tensor the loop leaves."""
+    axis, blocks = draw(st.integers(0, 1)), draw(st.integers(2, 3))
+    loop_var = T.Var(f"{kernel.name}_blk", INDEX)
+
+    def wider(ty: TensorType) -> TensorType:
+        return TensorType(tuple(d * blocks if a == axis else d for a, d in enumerate(ty.shape)), ty.dtype)
+
+    def offsets(ty: TensorType) -> T.TupleExpr:
+        start = T.BinOp("*", loop_var, _index(ty.shape[axis]), INDEX)
+        return T.TupleExpr(tuple(start if a == axis else _index(0) for a in range(len(ty.shape))))
+
+    loop_body: list[T.Stmt] = []
+    args: list[T.Expr] = []
+    for p in kernel.params:
+        ty = p.var.type
+        if not isinstance(ty, TensorType):
+            var = T.Var(f"{kernel.name}_{p.var.name}", ty)
+            params.append(T.Param(var, "In"))
+            args.append(var)
+        elif p.direction == "Out":
+            out = T.Var(f"{kernel.name}_{p.var.name}", ty)
+            loop_body.append(T.AssignStmt(out, T.Call("tensor.create", (_dims(ty.shape),), (("dtype", ty.dtype),), ty)))
+            args.append(out)
+        else:
+            whole = T.Var(f"{kernel.name}_{p.var.name}", wider(ty))
+            params.append(T.Param(whole, "In"))
+            block = T.Var(f"{kernel.name}_{p.var.name}_blk", ty)
+            loop_body.append(T.AssignStmt(block, T.Call("tensor.slice", (whole, _dims(ty.shape), offsets(ty)), (), ty)))
+            args.append(block)
+    result = kernel.return_types[0]
+    assert isinstance(result, TensorType)
+    acc_type = wider(result)
+    acc = T.Var(f"{kernel.name}_acc", acc_type)
+    body.append(T.AssignStmt(acc, T.Call("tensor.create", (_dims(acc_type.shape),), (("dtype", acc_type.dtype),),
+                                         acc_type)))
+    carried, piece, placed = (T.Var(f"{kernel.name}_{n}", t) for n, t in
+                              (("acc_iter", acc_type), ("piece", result), ("placed", acc_type)))
+    loop_body.append(T.AssignStmt(piece, T.FuncCall(kernel.name, tuple(args), result)))
+    loop_body.append(T.AssignStmt(placed, T.Call("tensor.assemble", (carried, piece, offsets(result)), (), acc_type)))
+    loop_body.append(T.YieldStmt((placed,)))
+    out = T.Var(f"{kernel.name}_out", acc_type)
+    body.append(T.ForStmt(loop_var, _index(0), _index(blocks), _index(1), (T.IterArg(carried, acc),),
+                          tuple(loop_body), (out,), "range", ()))
+    return out
+
+
 def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) -> T.Function:
     """`main` calls the kernels in order; a kernel parameter is fed, when the draw says so, by an
     earlier kernel's result of the same type (possibly one another kernel reads too: a GM
-    re-read), otherwise by a fresh `main` parameter, and an Out parameter by a created tensor."""
+    re-read), otherwise by a fresh `main` parameter, and an Out parameter by a created tensor.
+    A kernel may instead be called in a loop on row or column blocks of wider tensors, its
+    result assembled into the blocks of a wider one (construct:orchestration-windows)."""
     params: list[T.Param] = []
     body: list[T.Stmt] = []
     results: list[T.Var] = []
     consumed: dict[str, int] = {}
     for kernel in kernels:
+        if _windowable(kernel) and draw(st.integers(0, 99)) < _WINDOWED_CALL_PERCENT:
+            results.append(_windowed_call(kernel, draw, params, body))
+            tags.add("construct:orchestration-windows")
+            continue
         args: list[T.Expr] = []
         for p in kernel.params:
             if p.direction == "Out":

@@ -910,6 +910,8 @@ class Executor:
         if not isinstance(tensor, GmTensor):
             raise instr.fail(f"operand {_name(pointer)} is not a tensor parameter")
         count = int(np.prod(tensor.shape)) if tensor.shape else 1
+        if tensor.strides is not None:
+            return tensor, tuple(np.array([i]) for i in self._strided_index(tensor, offset, instr))
         if not 0 <= offset < count:
             raise instr.fail(f"element offset {offset} leaves tensor {tensor.name} of {count} elements")
         if tensor.layout == "dn" and len(tensor.shape) == 2:
@@ -917,6 +919,22 @@ class Executor:
         else:
             index = tuple(int(i) for i in np.unravel_index(offset, tensor.shape))
         return tensor, tuple(np.array([i]) for i in index)
+
+    @staticmethod
+    def _strided_index(tensor: GmTensor, offset: int, instr: _Instr) -> tuple[int, ...]:
+        """The logical index of element `offset` of a tensor addressed at explicit (pitched
+        row-major) strides, as a window of a wider tensor is; an offset between its rows or past
+        its last element is no element of it."""
+        assert tensor.strides is not None
+        index, rest = [], offset
+        for stride, dim in zip(tensor.strides, tensor.shape):
+            step = max(stride, 1)
+            index.append(rest // step if offset >= 0 else -1)
+            rest = rest % step
+        if offset < 0 or rest or any(not 0 <= i < d for i, d in zip(index, tensor.shape)):
+            raise instr.fail(f"element offset {offset} is no element of tensor {tensor.name} {list(tensor.shape)} "
+                             f"at strides {list(tensor.strides)}")
+        return tuple(index)
 
     def load_scalar(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
         tensor, index = self.gm_element(call.args[0], self.index(call.args[1]), instr)
@@ -1327,7 +1345,8 @@ def _resolve_handler(handler: BackendHandler | str) -> BackendHandler:
 
 def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machine,
                  executor: Executor, out_buffers: Mapping[str, Array] | None = None,
-                 priors: Mapping[str, Array] | None = None) -> None:
+                 priors: Mapping[str, Array] | None = None,
+                 windows: Mapping[str, tuple[npt.NDArray[np.uint8], bool]] | None = None) -> None:
     names = {p.var.name for p in function.params}
     unknown = sorted(set(inputs) - names)
     if unknown:
@@ -1335,7 +1354,10 @@ def _bind_params(function: P.Function, inputs: Mapping[str, Any], machine: Machi
                               f"(parameters: {sorted(names)})")
     for param in function.params:
         ty, name = param.var.type, param.var.name
-        if isinstance(ty, TensorType) and priors is not None and name in priors and param.direction == "Out":
+        if isinstance(ty, TensorType) and windows is not None and name in windows:
+            window, holds_values = windows[name]
+            executor.env[name] = machine.bind_window(name, ty.shape, ty.dtype, window, holds_values)
+        elif isinstance(ty, TensorType) and priors is not None and name in priors and param.direction == "Out":
             executor.env[name] = machine.bind_tensor(name, ty.shape, ty.dtype, np.asarray(priors[name]), prior=True)
         elif isinstance(ty, TensorType):
             given = inputs.get(name)
@@ -1375,8 +1397,12 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
                checked: bool = True, machine: Machine | None = None,
                out_buffers: Mapping[str, Array] | None = None, launch: Launch = SINGLE_LAUNCH,
                written: dict[str, npt.NDArray[np.bool_]] | None = None,
-               priors: Mapping[str, Array] | None = None) -> dict[str, Array]:
+               priors: Mapping[str, Array] | None = None,
+               windows: Mapping[str, tuple[npt.NDArray[np.uint8], bool]] | None = None) -> dict[str, Array]:
     """Run one kernel; returns Out / InOut tensors by parameter name and `ret<i>` for returns.
+
+    `windows` maps tensor parameters called on a window of a wider tensor to the caller's bytes
+    of that window and whether they hold its values (Machine.bind_window).
 
     `out_buffers` maps tensor parameters without an input to arrays holding only poison bytes
     (fresh buffers of the caller): where one is C-contiguous and of the parameter's shape and
@@ -1388,7 +1414,7 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
     own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
     executor = Executor(machine, launch)
-    _bind_params(function, inputs, machine, executor, out_buffers, priors)
+    _bind_params(function, inputs, machine, executor, out_buffers, priors, windows)
     returned = executor.run_block(function.body) or ()
     outputs: dict[str, Array] = {}
     for param in function.params:

@@ -274,13 +274,16 @@ class GmTensor:
         if len(strides) != len(shape) or any(st < 0 for st in strides):
             raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} do not fit "
                                   f"shape {list(shape)}")
-        elements = int(np.prod(self.shape)) if self.shape else 1
+        # The buffer's elements: the tensor's, or those the host handed over for a window of a
+        # wider tensor (its first element through its last, at the wider tensor's strides).
+        elements = self.data.size // self.width if self.shape else 1
         reach = sum((d - 1) * st for d, st in zip(shape, strides) if d > 0)
         if elements and reach >= elements:
             raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} reach element "
                                   f"{reach}, beyond its {elements} elements")
         canonical = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
-        if all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
+        whole = elements == (int(np.prod(self.shape)) if self.shape else 1)  # not a window's bytes
+        if whole and all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
             self.set_layout(layout if len(shape) == 2 and shape[1] == 1 else "nd")
             self.strides = None
             return
@@ -381,6 +384,8 @@ class GmTensor:
 
     def values(self) -> Array:
         """The whole tensor as a logical array (poison bytes included)."""
+        if self.strides is not None:
+            return self.logical()[0].copy()
         elements = self.data.view(np_dtype_of(self.dtype))
         if self.layout == "dn" and len(self.shape) == 2:
             return elements.reshape(self.shape[1], self.shape[0]).T.copy()
@@ -607,6 +612,26 @@ class Machine:
         return flags
 
     # -- global memory -----------------------------------------------------------------------
+
+    def bind_window(self, name: str, shape: tuple[int, ...], dtype: DataType, window: npt.NDArray[np.uint8],
+                    holds_values: bool) -> GmTensor:
+        """Bind tensor argument `name` over the caller's memory for a window of a wider tensor:
+        `window` is the bytes from the window's first element through its last (a view of the
+        caller's buffer), which the kernel addresses at the strides of its tensor view, reading
+        and writing the caller's elements in place. `holds_values`: an In / InOut window (its
+        bytes are the caller's values; an In one is copied before any write); an Out window's
+        bytes count as unwritten (only an atomic store reads them, as for GmTensor.prior)."""
+        nbytes = int(window.size)
+        if holds_values:
+            tensor = GmTensor(name, tuple(shape), dtype, "nd", window, None, shared=not window.flags.writeable)
+            tensor.known.add(0, nbytes)
+        else:
+            tensor = GmTensor(name, tuple(shape), dtype, "nd", window, np.zeros(nbytes, dtype=np.bool_), prior=True)
+        # Packed until the kernel's tensor view says otherwise (the bytes may be more than the
+        # tensor's: a window's rows lie as far apart as the wider tensor's).
+        tensor.strides = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
+        self.gm[name] = tensor
+        return tensor
 
     def bind_tensor(self, name: str, shape: tuple[int, ...], dtype: DataType, values: Array | None = None,
                     layout: str = "nd", buffer: Array | None = None, prior: bool = False) -> GmTensor:

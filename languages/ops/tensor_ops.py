@@ -622,6 +622,19 @@ def deduce_slice(args: Sequence[Node], attrs: Attrs) -> Type:
     return TensorType(shape, source.dtype, normalize_valid(shape, valid))
 
 
+def deduce_window(args: Sequence[Node], attrs: Attrs) -> Type:
+    """A window of a GM tensor keeps the tensor's element strides (its rows stay as far apart as
+    the tensor's): a column block of a packed [64, 64] is [64, 16] at strides [64, 1]."""
+    source = value_at(args, 0)
+    if not isinstance(source, TensorType):
+        raise DeductionError(f"expected a GM tensor, got {describe(args[0])}", 0)
+    shape = dims_at(args, 1, "shape")
+    check_rank(args[1], len(shape), len(source.shape), 1, "shape")
+    check_rank(args[2], list_len(args[2]), len(source.shape), 2, "offsets")
+    check_window(static_ints(args[2]), shape, source.shape, 2, "the window")
+    return TensorType(shape, source.dtype, None, source.element_strides)
+
+
 def deduce_assemble(args: Sequence[Node], attrs: Attrs) -> Type:
     target, source = value_at(args, 0), value_at(args, 1)
     check_same_dtype(target, source, 1)
@@ -700,6 +713,7 @@ def atomic_add_rules(tensor: int) -> tuple[DtypeIn, ...]:
 SLICE_WINDOW = Window(0, 2, (("list", 3), ("list", 1)))
 ASSEMBLE_WINDOW = Window(0, 2, (("shape", 1),))
 ELEMENT_WINDOW = Window(0, 1, (("ones",),))
+GM_WINDOW = Window(0, 2, (("list", 1),))
 
 _T = "tensor"
 _X = OperandDecl("x", _T)
@@ -844,6 +858,11 @@ def _shape_ops() -> list[OpDef]:
               to_tile=TileConversion("tile.load", self_loading=True),
               window=SLICE_WINDOW,
               doc="Lowers to a tile.load of the window (or a tile.slice of an on-chip source)."),
+        OpDef("tensor.window", (_X, OperandDecl("shape", "int_list"), OperandDecl("offsets", "int_list")),
+              deduce_window, ("window",), "view", output_memory=VIEW_OF_OPERAND, window=GM_WINDOW,
+              doc="Host code only: the window of a GM tensor a kernel is called on (an orchestration "
+                  "pl.slice, or the window a kernel's result is assembled into): no copy, the kernel gets "
+                  "the tensor's base plus the window's offset, at the tensor's strides."),
         OpDef("tensor.assemble", (OperandDecl("target", _T, effect=WRITE), OperandDecl("source", "tensor_or_tile"),
                                   OperandDecl("offsets", "int_list")),
               deduce_assemble, ("assemble",), "memory", output_memory=ReusesInput(0),
