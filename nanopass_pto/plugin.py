@@ -105,6 +105,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("NoRebasedWindows", _PLACED, "verifiers.no_rebased_windows:verify",
              "no reinterpret_view re-views a placed window (tile.slice) from its source buffer's first byte",
              blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("RowMajorVecTiles", _PLACED, "verifiers.row_major_vec_tiles:verify",
+             "every Vec tile a vector instruction reads or writes row-major is row-major, and an element-wise "
+             "op's tiles have its result's shape", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration",
              blind_to=_MEMREFS_ANY_LANGUAGE),
@@ -168,7 +171,7 @@ _TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
 _DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
 # What LegalizeVecLayouts establishes on TilePlaced: a program written at a later language is
 # checked for it when loaded.
-_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
+_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows", "RowMajorVecTiles"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
 
 # What the loader verifies on a PTO program read from a `.pto` file (a hand-written window

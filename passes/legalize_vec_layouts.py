@@ -66,7 +66,7 @@ from languages.ops.column_twins import column_twin, twin_refusal
 from languages.ops.data_extents import reads_past_valid
 from languages.types import DataType, TileType
 from languages.views import assemble_window_gap, is_vec_insert
-from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.diagnostics import CompileError, Diagnostic, InternalCompileError
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
@@ -94,6 +94,15 @@ def _one_value(tile: object) -> bool:
 def _is_row_viewable_column(tile: object) -> bool:
     """A column-major [N, 1] Vec tile (it has the zero-copy [1, N] row view)."""
     return isinstance(tile, TileType) and _needs_row(tile) and _is_column(tile)
+
+
+def _is_strided_column(tile: object) -> bool:
+    """A row-major [N, 1] Vec tile of more than one element (a window of a 2-D tile, or its
+    copy): its elements sit a row pitch apart, so it has no zero-copy [1, N] row view and is
+    gathered into a row (`_Legalizer._gathered`) where the op runs on rows."""
+    return isinstance(tile, TileType) and tile.memory_space is MemorySpace.Vec and tile.view is not None \
+        and is_row_major(tile.view) and tile.view.slayout == "none_box" and _is_column(tile) \
+        and not is_one_element(tile.shape)
 
 
 class _Legalizer(TP.Rewriter):
@@ -478,6 +487,10 @@ class _Legalizer(TP.Rewriter):
                 raise CompileError(Diagnostic.at(
                     at, RULE, f"`{call.op}` on a column-major Vec tile of shape {list(tile.shape)} is not supported yet",
                     "PTO's vector unit computes on row-major tiles; only an [N, 1] column has a zero-copy row view"))
+        # A row-major [N, 1] operand beside them (a window of a 2-D tile, its elements a source row
+        # apart) has no zero-copy row view: it runs as a row gathered from its elements.
+        strided = {i for i in indices if _is_strided_column(getattr(call.args[i], "type", None))}
+        columns = sorted(set(columns) | strided)
         args = list(call.args)
         op = call.op
         twin = column_twin(opdef) if 0 in columns else None
@@ -492,12 +505,14 @@ class _Legalizer(TP.Rewriter):
                 twin = None
             else:
                 op = twin
-        elif twin is not None and all(_is_row_viewable_column(getattr(args[i], "type")) for i in others):
+        elif twin is not None and all(_is_row_viewable_column(getattr(args[i], "type"))
+                                      or _is_strided_column(getattr(args[i], "type")) for i in others):
             # Seen as a row, an [N, 1] column's rows are the [1, N] row's columns: a per-row
             # operand (also [N, 1]) holds one value per column, and a row reduction reduces each
             # column. The op is its col twin on the row views (row_expand_add -> col_expand_add,
-            # row_sum -> col_sum), scratch operands seen as rows too.
+            # row_sum -> col_sum), scratch operands seen as rows too (a row-major one gathered).
             op = twin
+            strided |= {i for i in others if _is_strided_column(getattr(args[i], "type"))}
             columns = sorted(set(columns) | set(others))
         refusal = twin_refusal(opdef, self.arch, [getattr(getattr(a, "type", None), "dtype", None) for a in args],
                                getattr(node.target.type, "dtype", None)) if op != call.op else ""
@@ -511,8 +526,15 @@ class _Legalizer(TP.Rewriter):
                 call, RULE, f"`{call.op}` of a column-major [N, 1] column by a value other than [1, 1] is not supported "
                             "yet", "PTO's vector unit computes on row-major tiles; broadcast a [1, 1] value, or "
                             "compute on a row-major tile"))
+        gathered: dict[tuple[str, bool], TP.Expr] = {}  # an operand read twice is gathered once
         for i in columns:
-            if self._read_past(opdef, i, call, node.target):
+            whole = self._read_past(opdef, i, call, node.target)
+            if i in strided:
+                key = (getattr(args[i], "name", ""), whole)
+                if key not in gathered:
+                    gathered[key] = self._gathered(args[i], whole, call, pre, node.span)
+                args[i] = gathered[key]
+            elif whole:
                 args[i] = self._whole_row(args[i], call, pre, node.span)
             else:
                 args[i] = self._reshaped(args[i], pre, node.span)
@@ -521,8 +543,8 @@ class _Legalizer(TP.Rewriter):
             target_tile = node.target.type
             assert isinstance(target_tile, TileType)
             args[opdef.operand_names.index("shape")] = _shape_expr((1, target_tile.shape[0]), call.span)
-        row_call = TP.Call(op=op, args=tuple(args), attrs=call.attrs,
-                           type=REGISTRY.deduce(op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
+        row_call = TP.Call(op=op, args=tuple(args), attrs=call.attrs, type=_row_form_type(op, tuple(args), call),
+                           span=call.span)
         self.bump("column_ops_as_rows")
         if row_call.type == node.target.type:
             return (*pre, TP.AssignStmt(target=node.target, value=row_call, span=node.span))
@@ -569,6 +591,79 @@ class _Legalizer(TP.Rewriter):
             assert isinstance(row.type, TileType)
             return self._set_valid(row, tuple(row.type.shape), call, pre, span)
         return self._reshaped(self._set_valid(operand, tuple(tile.shape), call, pre, span), pre, span)
+
+    def _gathered(self, operand: TP.Expr, whole: bool, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Var:
+        """The [1, N] row of a row-major [N, 1] tile (`_is_strided_column`): a fresh row, each element
+        r written at [0, r] from the one-element window at row r (a Vec -> Vec pto.tinsert of a
+        one-element source, a scalar element move in pto-isa, exact at any offset: no vector tmov
+        between layouts, which A2/A3 refuses, no treshape of a subview, which A5 refuses). The row
+        holds the tile's valid rows, or all N where the op reads the tile past its valid region
+        (`whole`: those elements hold data, DefinedReads proved it, and a window's are cut from its
+        source). In a type pto.tinsert does not take, the row is gathered as the bits of a type of
+        its width (`vec_insert_type`) and re-viewed in its own type."""
+        assert isinstance(operand, TP.Var) and isinstance(operand.type, TileType)
+        tile = operand.type
+        rows = tile.shape[0]
+        count = rows if whole else tile.valid_extents[0]
+        if not isinstance(count, int) or (not whole and tile.valid_extents[1] != 1):
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"not supported yet: `{call.op}` of a row-major [N, 1] tile `{operand.name}` (a window of "
+                            f"a 2-D tile) valid over {list(tile.valid_extents)} beside a column-major column",
+                "give the window a constant valid shape, or copy the column into a 2-D tile first"))
+        source, origin = self._element_origin(operand)
+        bits = self._insert_type(tile, call)
+        dtype = bits if bits is not None else tile.dtype
+        if bits is not None:
+            source = self._bits(source, bits, pre, span)
+        row = self._assigned(f"{operand.name}_gather", self._create((1, rows), dtype, span), pre, span)
+        for r in range(count):
+            where = _shape_expr((origin[0] + r, origin[1]), span)
+            element = self._assigned(f"{operand.name}_e{r}", self._slice(source, (1, 1), where, span), pre, span)
+            row = self._assigned(f"{operand.name}_gather", self._assemble(row, element, (0, r), span), pre, span)
+        if count < rows:
+            row = self._set_valid(row, (1, count), call, pre, span)
+        if bits is not None:
+            row = self._assigned(f"{operand.name}_row", self._view_call(row, tile.dtype, span), pre, span)
+        self.bump("strided_columns_gathered_as_rows")
+        return row
+
+    def _element_origin(self, operand: TP.Var) -> tuple[TP.Var, tuple[int, int]]:
+        """The tile a row-major [N, 1] operand's elements are cut from and the position of its
+        element 0 there: a window's source at the window's offsets (through windows of windows),
+        the operand itself at [0, 0] where its offsets are not constant or it is no window."""
+        cut = self.windows.get(operand.name)
+        offsets = static_ints(cut.args[2]) if cut is not None and len(cut.args) > 2 else None
+        source = cut.args[0] if cut is not None else None
+        if cut is None or offsets is None or len(offsets) != 2 or not isinstance(source, TP.Var) \
+                or not isinstance(source.type, TileType) or source.type.view is None \
+                or not is_row_major(source.type.view):
+            return operand, (0, 0)
+        root, (row, col) = self._element_origin(source)
+        return root, (row + offsets[0], col + offsets[1])
+
+    def _assigned(self, base: str, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Var:
+        var = TP.Var(self.fresh(base), call.type, span=span)
+        pre.append(TP.AssignStmt(target=var, value=call, span=span))
+        return var
+
+    @staticmethod
+    def _create(shape: tuple[int, int], dtype: DataType, span: Span) -> TP.Call:
+        args = (_shape_expr(shape, span),)
+        attrs = (("dtype", dtype), ("target_memory", MemorySpace.Vec))
+        return TP.Call(op="tile.create", args=args, attrs=attrs,
+                       type=REGISTRY.deduce("tile.create", args, attrs, placed=True), span=span)
+
+    @staticmethod
+    def _slice(source: TP.Var, shape: tuple[int, int], where: TP.TupleExpr, span: Span) -> TP.Call:
+        args = (source, _shape_expr(shape, span), where)
+        return TP.Call(op="tile.slice", args=args, attrs=(),
+                       type=REGISTRY.deduce("tile.slice", args, (), placed=True), span=span)
+
+    @staticmethod
+    def _assemble(target: TP.Var, source: TP.Var, at: tuple[int, int], span: Span) -> TP.Call:
+        args = (target, source, _shape_expr(at, span))
+        return TP.Call(op="tile.assemble", args=args, attrs=(),
+                       type=REGISTRY.deduce("tile.assemble", args, (), placed=True), span=span)
 
     def _set_valid(self, handle: TP.Var, valid: tuple[int, ...], call: TP.Call, pre: list[TP.Stmt],
                    span: Span) -> TP.Var:
@@ -662,6 +757,19 @@ class _Legalizer(TP.Rewriter):
                        type=REGISTRY.deduce("tile.reshape", args, (), placed=True), span=span)
 
 
+def _row_form_type(op: str, args: tuple[TP.Expr, ...], call: TP.Call) -> object:
+    """The type of `call`'s row form `op(args)`; a row form its op refuses (an [N, 1] operand left
+    beside a [1, N] row) is this pass's bug, not the user's type error."""
+    try:
+        return REGISTRY.deduce(op, args, call.attrs, placed=True, at=call)
+    except CompileError as err:
+        shapes = [list(t.shape) for t in (getattr(a, "type", None) for a in args) if isinstance(t, TileType)]
+        raise InternalCompileError(Diagnostic.at(
+            call, RULE, f"the row form of `{call.op}` (`{op}` over tiles {shapes}) is refused by its deduction: "
+                        f"{err.diagnostics[0].message if err.diagnostics else err}",
+            "this is a compiler bug: every [N, 1] tile of the op runs on its [1, N] row, or none")) from err
+
+
 def _shape_expr(shape: tuple[int, ...], span: Span) -> TP.TupleExpr:
     return TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in shape), span=span)
 
@@ -679,7 +787,7 @@ class LegalizeVecLayouts(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    produces: ClassVar[frozenset[str]] = frozenset({"NoRebasedWindows"})
+    produces: ClassVar[frozenset[str]] = frozenset({"NoRebasedWindows", "RowMajorVecTiles"})
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:
