@@ -64,7 +64,7 @@ from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
 from languages.ops.column_twins import column_twin, twin_refusal
 from languages.ops.data_extents import reads_past_valid
-from languages.types import DataType, TileType
+from languages.types import DataType, TileType, Type
 from languages.views import assemble_window_gap, is_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic, InternalCompileError
 from nanopass.langdef import Language
@@ -621,7 +621,7 @@ class _Legalizer(TP.Rewriter):
             element = self._assigned(f"{operand.name}_e{r}", self._slice(source, (1, 1), where, span), pre, span)
             row = self._assigned(f"{operand.name}_gather", self._assemble(row, element, (0, r), span), pre, span)
         if count < rows:
-            row = self._set_valid(row, (1, count), call, pre, span)
+            row = self._set_valid(row, (1, count), call, pre, span, suffix="valid")
         if bits is not None:
             row = self._assigned(f"{operand.name}_row", self._view_call(row, tile.dtype, span), pre, span)
         self.bump("strided_columns_gathered_as_rows")
@@ -666,12 +666,12 @@ class _Legalizer(TP.Rewriter):
                        type=REGISTRY.deduce("tile.assemble", args, (), placed=True), span=span)
 
     def _set_valid(self, handle: TP.Var, valid: tuple[int, ...], call: TP.Call, pre: list[TP.Stmt],
-                   span: Span) -> TP.Var:
+                   span: Span, suffix: str = "whole") -> TP.Var:
         dims = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in valid)
         args: tuple[TP.Expr, ...] = (handle, *dims)
         whole = TP.Call(op="tile.set_validshape", args=args, attrs=(),
                         type=REGISTRY.deduce("tile.set_validshape", args, (), placed=True, at=call), span=span)
-        var = TP.Var(self.fresh(f"{handle.name}_whole"), whole.type, span=span)
+        var = TP.Var(self.fresh(f"{handle.name}_{suffix}"), whole.type, span=span)
         pre.append(TP.AssignStmt(target=var, value=whole, span=span))
         return var
 
@@ -757,7 +757,7 @@ class _Legalizer(TP.Rewriter):
                        type=REGISTRY.deduce("tile.reshape", args, (), placed=True), span=span)
 
 
-def _row_form_type(op: str, args: tuple[TP.Expr, ...], call: TP.Call) -> object:
+def _row_form_type(op: str, args: tuple[TP.Expr, ...], call: TP.Call) -> Type:
     """The type of `call`'s row form `op(args)`; a row form its op refuses (an [N, 1] operand left
     beside a [1, N] row) is this pass's bug, not the user's type error."""
     try:
