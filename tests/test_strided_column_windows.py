@@ -190,3 +190,30 @@ def test_ptoas_accepts_the_strided_column_ops(name: str, backend: str, tmp_path:
     result = subprocess.run([str(PTOAS), f"--pto-arch={ARCH[backend]}", "--pto-level=level3", str(pto), "-o",
                              str(tmp_path / f"{name}.cpp")], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"PTOAS rejects {pto.name}:\n{result.stderr}\n{pto.read_text()}"
+
+
+# -- the check that blames the pass -------------------------------------------------------------------
+
+FINDING = Path(__file__).resolve().parent / "regressions" / "fuzz_rejected_legalize_vec_layouts_3d96c19acc.py"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel,expected", [
+    # The finding's shape: the window beside a column's row is a row form the deduction refuses.
+    ("finding", "[LegalizeVecLayouts] the row form of `tile.add`"),
+    # A column-major result of row-major windows only: the op deduces, RowMajorVecTiles refuses it.
+    ("itself_subsc", "[RowMajorVecTiles] `tile.subsc` computes on column-major Vec tiles (result)"),
+])
+def test_the_window_left_as_it_is_is_blamed_on_the_pass(kernel: str, expected: str, backend: str,
+                                                        tmp_path: Path) -> None:
+    from nanopass_pto.mutants import MUTANTS
+
+    source = tmp_path / "k.py"
+    source.write_text(FINDING.read_text() if kernel == "finding" else _case("4x1", "itself", "subsc", "FP32"))
+    log = io.StringIO()
+    with {m.name: m for m in MUTANTS}["strided-column-left-as-is"].applied(), \
+            contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(source), "--backend", backend, "--verify-all", "-o", str(tmp_path / "k.pto"),
+                   "--reproducer-dir", str(tmp_path / "r")])
+    text = log.getvalue()
+    assert rc == 2 and expected in text and "[TypeDeduction]" not in text, text
