@@ -171,7 +171,7 @@ _TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
 _DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
 # What LegalizeVecLayouts establishes on TilePlaced: a program written at a later language is
 # checked for it when loaded.
-_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows", "RowMajorVecTiles"})
+_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
 
 # What the loader verifies on a PTO program read from a `.pto` file (a hand-written window

@@ -428,7 +428,7 @@ class _Legalizer(TP.Rewriter):
             return self._packed(window, node.target, node.span, call)[0]
         pre: list[TP.Stmt] = []
         if any(i in SHAPE_MATCHED_INSTRUCTIONS for i in opdef.pto):
-            call = self._windows_packed(call, pre, node.span)
+            call = self._windows_packed(call, pre, node.span, self._runs_on_rows(call, opdef, node.target))
             if pre:
                 node = TP.AssignStmt(target=node.target, value=call, span=node.span)
         return self._rows(node, call, opdef, pre)
@@ -445,18 +445,20 @@ class _Legalizer(TP.Rewriter):
             and dict(call.attrs).get("target_memory") is MemorySpace.Vec \
             and isinstance(source, TileType) and _is_column(source)
 
-    def _windows_packed(self, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Call:
+    def _windows_packed(self, call: TP.Call, pre: list[TP.Stmt], span: Span, on_rows: bool) -> TP.Call:
         """`call` (an instruction PTOAS measures by declared shapes, SHAPE_MATCHED_INSTRUCTIONS)
         with each window operand copied into a tile of its own first (`_packed`: a one-element
         window into a row-major [1, 1]): a subview is declared by its sizes, a fresh tile at its
         padded extent, and PTOAS lowers a subview operand to its parent's strided buffer before
         verifying these instructions again (an [8, 1] FP32 window's [1, 8] row window, of the
-        shape of the [1, 8] result, is refused too)."""
+        shape of the [1, 8] result, is refused too). Where the op runs on rows (`on_rows`), a
+        row-major [N, 1] window is gathered into a fresh row instead (`_gathered`), from its
+        source, past its valid rows too where the op reads them (a copy holds its valid rows only)."""
         args = list(call.args)
         copies: dict[str, TP.Var] = {}  # a window read twice is copied once
         for i, arg in enumerate(args):
             if not (isinstance(arg, TP.Var) and arg.name in self.windows and isinstance(arg.type, TileType)
-                    and arg.type.memory_space is MemorySpace.Vec):
+                    and arg.type.memory_space is MemorySpace.Vec) or (on_rows and _is_strided_column(arg.type)):
                 continue
             if arg.name not in copies:
                 stmts, copies[arg.name] = self._packed(arg, None, span, call)
@@ -467,6 +469,14 @@ class _Legalizer(TP.Rewriter):
             return call
         return TP.Call(op=call.op, args=tuple(args), attrs=call.attrs,
                        type=REGISTRY.deduce(call.op, tuple(args), call.attrs, placed=True, at=call), span=call.span)
+
+    @staticmethod
+    def _runs_on_rows(call: TP.Call, opdef: OpDef, target: TP.Var) -> bool:
+        """Whether `_rows` runs `call` on [1, N] rows: a tile it reads or writes row-major is a
+        column-major Vec tile."""
+        required = row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ()
+        return any(_needs_row(getattr(arg, "type", None)) for name, arg in zip(opdef.operand_names, call.args)
+                   if name in required) or (RESULT in required and _needs_row(target.type))
 
     def _rows(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef,
               pre: list[TP.Stmt]) -> TP.Stmt | tuple[TP.Stmt, ...]:

@@ -77,6 +77,8 @@ OPS: dict[str, tuple[str, Callable[[Array, Array], Array]]] = {
     "add": ("pl.tile.add(w, p)", lambda w, p: w + p),
     "mul": ("pl.tile.mul(p, w)", lambda w, p: p * w),
     "maximum": ("pl.tile.maximum(w, p)", np.maximum),
+    # tpartmax is measured by declared shapes: the gathered row is a fresh tile, as a packed window is
+    "part_max": ("pl.tile.part_max(p, w)", np.maximum),
     "subsc": ("pl.tile.subsc(w, 2, p)", _subsc),
     "adds_then_sub": ("pl.tile.sub(pl.tile.adds(w, 3), p)", lambda w, p: (w + w.dtype.type(3)) - p),
     "row_expand_mul": ("pl.tile.row_expand_mul(p, w)", lambda w, p: p * w),

@@ -1,8 +1,9 @@
 """RowMajorVecTiles: the vector instructions read and write row-major Vec tiles of one shape.
 
-PTOAS accepts the element-wise, scalar, unary, cast, row-broadcast and row-reduction
-instructions only on row-major Vec tiles (`expects src0, src1, and dst to use row-major
-layout`): the operands each op family reads and writes so are `languages.layout.row_major_vec_tiles`.
+The element-wise, scalar, unary, cast, row-broadcast and row-reduction instructions compute on
+row-major Vec tiles (PTO_DIALECT.md row 6; PTOAS refuses the element-wise binary ones otherwise,
+`expects src0, src1, and dst to use row-major layout`): the operands each op family reads and
+writes so are `languages.layout.row_major_vec_tiles`.
 LegalizeVecLayouts establishes it: it runs an op over a column-major [N, 1] column on the
 column's [1, N] row view, and every other [N, 1] tile of that op with it -- another column on its
 row view, a row-major [N, 1] one (a window of a 2-D tile, whose elements sit a source row apart)
@@ -10,6 +11,9 @@ gathered into a row -- so an element-wise op's tiles (`ONE_SHAPE_FAMILIES`) keep
 result's. A [2, 1] window of a 2-D tile left beside the [1, 2] row of a fresh column was such an
 op's TypeDeduction error at the user's line (finding 3d96c19acc); its sibling, a column-major
 result of row-major [N, 1] windows, was an instruction PTOAS refuses.
+
+LegalizeVecDtypes invalidates it for now: its BF16 widening and narrowing chains (tcvt, tshls /
+tshrs) run on an [N, 1] column as it stands (docs/open_findings, agent-k's RowMajorVecTiles row).
 """
 
 from __future__ import annotations
