@@ -263,6 +263,11 @@ ROW_MAJOR_VEC_TILES: dict[str, tuple[int | str, ...]] = {
     "col_expand": (0, RESULT),  # `'pto.tcolexpandadd' op expects src0 to use row-major layout`
 }
 
+# Families whose tiles above (operands and result) all have the result's shape: the element-wise
+# ones. LegalizeVecLayouts runs such an op on [1, N] rows as a whole or not at all, so a column
+# seen as its row never meets an [N, 1] operand (the RowMajorVecTiles verifier checks both facts).
+ONE_SHAPE_FAMILIES = frozenset({"elementwise_binary", "elementwise_scalar", "unary", "cast"})
+
 # Families whose [N, 1] column has a row form only in one case: a column broadcast of a column
 # by its one value (a [1, 1] tile, or a taller column valid over [1, 1], the only operands the
 # deduction admits) is the row broadcast of its row by that value (LegalizeVecLayouts); an op

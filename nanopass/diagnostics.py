@@ -191,5 +191,13 @@ class CompileError(Exception):
         return "\n".join(lines)
 
 
+class InternalCompileError(CompileError):
+    """A pass's own rewrite is ill-formed (a call it built fails its op's deduction): the
+    compiler's fault, as a broken property is, so the CLI exits 2 and writes a reproducer, and
+    the diagnostic names the pass, not the user's line's type rule."""
+
+    internal = True
+
+
 def errors(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diags if d.severity == "error"]

@@ -306,6 +306,13 @@ def _copied_as_it_is(original: Any) -> Any:
     return insert_type
 
 
+def _no_strided_columns(original: Any) -> Any:
+    def is_strided_column(tile: object) -> bool:
+        return False
+
+    return is_strided_column
+
+
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1114,6 +1121,10 @@ def _catalogue() -> list[Any]:
                     "a Vec window copy or window write (a pto.tinsert) is made in its own element type even where "
                     "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes",
                     "passes.legalize_vec_layouts:_Legalizer", "_insert_type", _copied_as_it_is),
+        PatchMutant("strided-column-left-as-is", "legalize-vec-layouts",
+                    "a row-major [N, 1] window of a 2-D tile beside a column-major column is left [N, 1] where the "
+                    "op runs on [1, N] rows, not gathered into a row (finding 3d96c19acc)",
+                    "passes.legalize_vec_layouts", "_is_strided_column", _no_strided_columns),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

@@ -108,6 +108,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("NoRebasedWindows", _PLACED, "verifiers.no_rebased_windows:verify",
              "no reinterpret_view re-views a placed window (tile.slice) from its source buffer's first byte",
              blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("RowMajorVecTiles", _PLACED, "verifiers.row_major_vec_tiles:verify",
+             "every Vec tile a vector instruction reads or writes row-major is row-major, and an element-wise "
+             "op's tiles have its result's shape", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration",
              blind_to=_MEMREFS_ANY_LANGUAGE),

@@ -385,6 +385,11 @@ class LegalizeVecDtypes(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+    # Its widening and narrowing chains (tcvt, tshls / tshrs) run on an [N, 1] operand or result
+    # as it is, column-major, not on its [1, N] row view as LegalizeVecLayouts' ops do (a BF16
+    # row_expand_max's per-row column; PTOAS 4d2f456e checks neither instruction's layout):
+    # docs/open_findings, agent-k's RowMajorVecTiles row.
+    invalidates: ClassVar[frozenset[str]] = frozenset({"RowMajorVecTiles"})
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:

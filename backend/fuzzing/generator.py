@@ -1550,6 +1550,8 @@ class _KernelBuilder:
             self.window_computed(tiles)
         if self.features.slices and self.chance(25):
             self.window_view(tiles)
+        if self.features.slices and self.chance(30):
+            self.strided_column(tiles)
         if self.features.partial_valid and self.chance(15):
             self.ragged_rows()
         if self.features.partial_valid and self.chance(30):
@@ -1687,6 +1689,56 @@ class _KernelBuilder:
             except (CompileError, TargetRuleMiss):
                 continue
             self.tag("construct:window-re-viewed", f"window-re-viewed:{how}")
+            return
+
+    def strided_column(self, tiles: list[T.Var]) -> None:
+        """An [N, 1] window of a loaded 2-D Vec tile -- row-major, its elements a source row apart,
+        so it has no zero-copy [1, N] row view -- and an [N, 1] column-major partner in one
+        element-wise op of the registry: a column loaded from GM, a window of a column, a row
+        re-viewed as a column (tile.reshape), or a column the window itself computed (a unary op's
+        result). LegalizeVecLayouts runs the op on [1, N] rows, the window's gathered from its
+        elements (finding 3d96c19acc: the window was left [N, 1] beside the partner's row)."""
+        slice_op, reshape = _by_semantics("tile", ("slice",)), _by_semantics("tile", ("reshape",))
+        sources = [t for t in tiles if isinstance(t.type, TileType) and t.type.memory_space is MemorySpace.Vec
+                   and len(t.type.shape) == 2 and t.name.startswith("l")
+                   and all(isinstance(d, int) and d >= 2 for d in t.type.shape)]
+        binary = [op.name for op in generatable_ops("tile", self.arch) if op.family == "elementwise_binary"
+                  and [d.kind for d in op.operands if not d.optional] == ["tile", "tile"]]
+        unary = [op.name for op in generatable_ops("tile", self.arch) if op.family == "unary"
+                 and [d.kind for d in op.operands if not d.optional] == ["tile"]]
+        if slice_op is None or reshape is None or not sources or not binary:
+            return
+        source = self.pick(sources)
+        assert isinstance(source.type, TileType)
+        rows, cols = (int(d) for d in source.type.shape)
+        dtype = source.type.dtype
+        n = self.int_draw(2, rows)
+        offsets = (self.int_draw(0, rows - n), self.int_draw(0, cols - 1))
+        how = self.pick(("gm-column", "column-window", "row-view", "own-result"))
+        try:
+            window = self.call(slice_op, (source, _dims((n, 1)), _dims(offsets)), prefix="w", pool=[])
+            if how == "own-result":
+                partner = self.call(self.pick(unary), (window,), prefix="tile", pool=[]) if unary else window
+            else:
+                extra = self.int_draw(1, 4) if how == "column-window" else 0
+                shape = (1, n) if how == "row-view" else (n + extra, 1)
+                tensor = self.param(TensorType(shape, dtype), "x")
+                self.values.remove(tensor)
+                partner = self.load(tensor, MemorySpace.Vec, pool=[])
+                if how == "column-window":
+                    partner = self.call(slice_op, (partner, _dims((n, 1)), _dims((self.int_draw(0, extra), 0))),
+                                        prefix="w", pool=[])
+                elif how == "row-view":
+                    partner = self.call(reshape, (partner, _dims((n, 1))), prefix="v", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        for _ in range(3):  # an op this element type or the target does not take gives way to another
+            pair = (window, partner) if self.chance(50) else (partner, window)
+            try:
+                self.call(self.pick(binary), pair, prefix="tile", pool=tiles)
+            except (CompileError, TargetRuleMiss):
+                continue
+            self.tag("construct:strided-column", f"strided-column:{how}")
             return
 
     def ragged_rows(self) -> None:
@@ -2091,7 +2143,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
-    "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows"))
+    "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows",
+    "strided-column"))
 
 
 @dataclass(frozen=True)
