@@ -8,6 +8,7 @@ arrive through the small protocols below.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from languages.memory_space import MemorySpace
@@ -278,14 +279,48 @@ ROW_MAJOR_VEC_INSTRUCTIONS: dict[str, tuple[int | str, ...]] = {
 
 
 # PTOAS compares these instructions' tiles by their declared shapes (`'pto.tpartmax' op expects
-# src0/src1/dst to have the same shape`, tcvt's "compatible shapes", tcmp's on A5), and a window (a
-# pto.subview) is declared by its sizes while a fresh tile is declared at its padded extent (a
-# [1, 1] FP32 tile is [1, 8]): LegalizeVecLayouts hands them a window operand as a copy of its own
-# unless the window's sizes are that padded extent. (tadd and the other element-wise instructions
-# compare valid shapes only.)
-SHAPE_MATCHED_INSTRUCTIONS = frozenset({
-    "pto.tpartmax", "pto.tpartmin", "pto.tcvt", "pto.tcmp", "pto.taddc", "pto.taddsc", "pto.taxpy", "pto.tprelu",
-})
+# src0/src1/dst to have the same shape`, tcvt's "compatible shapes", tcmp's on A5,
+# `'pto.tcolexpandsub' op expects src0/dst to have same shape`), and a window (a pto.subview) is
+# declared by its sizes while a fresh tile is declared at its padded extent (a [1, 1] FP32 tile is
+# [1, 8]). PTOAS lowers a subview to its source's strided buffer (PTOViewToMemref: a bind_tile of
+# the parent's shape) and verifies again; most of these verifiers then step aside
+# (shouldBypassDecodedMemrefVerifier), the column broadcasts' (verifyTColExpandBinaryLikeOp) do
+# not, so there a window measures as the whole buffer it cuts. Per instruction: the PTO operand
+# positions compared (ins..., then the dst last) and whether the comparison holds after that
+# lowering too. LegalizeVecLayouts hands them a window operand as a copy of its own; TargetOpRules
+# checks the fact on the PTO program (`SameDeclaredShape`). (tadd and the other element-wise
+# instructions compare valid shapes only; trowexpand* steps aside after the lowering.) PTOAS's
+# tprelu compares its tmp's shape too, which pto-isa's TPRELU wants a row taller than the result
+# (MaskScratch): that conflict is open, so the tmp is not listed.
+@dataclass(frozen=True)
+class ShapeMatch:
+    operands: tuple[int, ...]
+    through_lowering: bool = False
+    archs: frozenset[str] = frozenset({"a2a3", "a5"})
+
+
+_COL_BROADCAST_MATCH = ShapeMatch((0, 2), through_lowering=True)  # ins(src0, row) outs(dst)
+SHAPE_MATCHED_INSTRUCTIONS: dict[str, ShapeMatch] = {
+    "pto.tpartmax": ShapeMatch((0, 1, 2)), "pto.tpartmin": ShapeMatch((0, 1, 2)),
+    "pto.tcvt": ShapeMatch((0, 1)), "pto.tcmp": ShapeMatch((0, 1, 2), archs=frozenset({"a5"})),
+    "pto.taddc": ShapeMatch((0, 1, 2, 3)), "pto.taddsc": ShapeMatch((0, 2, 3)),
+    "pto.taxpy": ShapeMatch((0, 2)), "pto.tprelu": ShapeMatch((0, 1, 3)),
+    **{f"pto.tcolexpand{m}": _COL_BROADCAST_MATCH for m in ("add", "sub", "mul", "div", "max", "min", "expdif")},
+}
+
+
+# PTOAS wants these element-wise instructions' sources and dst valid over one region
+# (verifyMatchingRowMajorBinaryTileOpCommon and the shift / remainder verifiers: `'pto.tsub' op
+# expects src0 and src1 to have the same valid_shape`), by PTO operand position (ins..., the dst
+# last; txor's and trem's tmp is not compared). An element-wise op reads a narrower operand over
+# the result's region (the data is there: DefinedReads), so RevalidateReadOperands re-validates
+# such an operand over the region the op reads; TargetOpRules checks the fact on the PTO program
+# (`SameValidShape`).
+VALID_SHAPE_MATCHED_INSTRUCTIONS: dict[str, tuple[int, ...]] = {
+    **{f"pto.t{name}": (0, 1, 2) for name in ("add", "sub", "mul", "div", "max", "min", "and", "or", "fmod",
+                                              "shl", "shr")},
+    "pto.txor": (0, 1, 3), "pto.trem": (0, 1, 3),
+}
 
 
 def row_major_vec_tiles(family: str, instructions: tuple[str, ...],

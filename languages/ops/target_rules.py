@@ -121,5 +121,25 @@ class UnpaddedRows(TargetRule):
                 f"multiple of {multiple} columns (whole {self.row_bytes}-byte rows; pad it to [{rows}, {padded}])")
 
 
-__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable",
-           "UnpaddedRows", "WholeRows"]
+@dataclass(frozen=True)
+class SameDeclaredShape(TargetRule):
+    """The PTO instruction's tile operands at `operands` (call-argument positions, the dst last)
+    are declared of one shape: a pto.subview is declared by its sizes, an allocated tile at its
+    padded extent. With `through_lowering`, also as PTOAS measures them once it has lowered a
+    subview to the strided buffer of its source (a window then measures as that whole buffer),
+    since the instruction's verifier runs again there (languages.layout.SHAPE_MATCHED_INSTRUCTIONS)."""
+
+    operands: tuple[int, ...] = ()
+    through_lowering: bool = False
+
+
+@dataclass(frozen=True)
+class SameValidShape(TargetRule):
+    """The PTO instruction's tile operands at `operands` (call-argument positions, the dst last)
+    are valid over one region (languages.layout.VALID_SHAPE_MATCHED_INSTRUCTIONS)."""
+
+    operands: tuple[int, ...] = ()
+
+
+__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "SameDeclaredShape", "SameValidShape",
+           "TargetRule", "Unavailable", "UnpaddedRows", "WholeRows"]

@@ -1,0 +1,151 @@
+"""PTOAS measures some instructions' tiles against each other, and the compiler hands it tiles
+that measure alike (issue 11).
+
+- A column broadcast's src0 and dst are compared by declared shape also once PTOAS has lowered
+  a pto.subview to its source's strided buffer, where a window measures as the whole buffer
+  (`'pto.tcolexpandsub' op expects src0/dst to have same shape`): LegalizeVecLayouts hands such
+  an instruction a window operand as a copy of its own (tests/kernels/ops/col_expand_of_windows.py).
+- An element-wise instruction's sources and dst are valid over one region (`'pto.tsub' op expects
+  src0 and src1 to have the same valid_shape`): RevalidateReadOperands re-validates an operand the
+  op reads past its valid region over the region read (tile_operands_read_past_valid.py).
+- A tcvt's src and dst are declared of one shape (`'pto.tcvt' op expects src and dst to have
+  compatible shapes`), though their 32-byte rows hold different numbers of elements of each width:
+  PTOCodegen passes the wider-padded tile as its window of the narrower extent
+  (casts_between_row_pitches.py).
+
+Each kernel runs bit-exact against NumPy on both targets and is accepted by PTOAS on a3 and a5;
+with its fix undone, the emitted PTO is refused by TargetOpRules when loaded (the facts
+`SameDeclaredShape` / `SameValidShape` on the PTO instructions) and by PTOAS alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import passes.legalize_vec_layouts as legalize_vec_layouts
+from nanopass.pipeline import main
+from passes.pto_codegen import _Codegen
+from passes.revalidate_read_operands import _Revalidator
+from tests.test_ptoas import ARCH, PTOAS, _ptoas
+
+Array = npt.NDArray[Any]
+KERNELS = Path(__file__).resolve().parent / "kernels" / "ops"
+BACKENDS = list(ARCH)
+
+
+def _run(kernel: Path, backend: str, inputs: dict[str, Array], tmp_path: Path, *extra: str) -> tuple[int, str]:
+    np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(kernel), "--backend", backend, "--inputs", str(tmp_path / "in.npz"),
+                   "--save-outputs", str(tmp_path / "out.npz"), "-o", str(tmp_path / "k.pto"), *extra])
+    return rc, log.getvalue()
+
+
+def _bits(a: Array) -> Array:
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def _col_expand_inputs() -> tuple[dict[str, Array], list[Array]]:
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((8, 32)).astype(np.float32)
+    c = rng.standard_normal((1, 32)).astype(np.float32)
+    d = rng.standard_normal((1, 16)).astype(np.float32)
+    n = rng.integers(-9000, 9000, (8, 32)).astype(np.int16)
+    m = rng.integers(-9000, 9000, (1, 16)).astype(np.int16)
+    e = x * x
+    return ({"x": x, "c": c, "d": d, "n": n, "m": m},
+            [e[2:6] - c, e[:, 16:] * d, (n + n)[4:8, 16:] + m])
+
+
+def _read_past_inputs() -> tuple[dict[str, Array], list[Array]]:
+    rng = np.random.default_rng(42)
+    p, q = (rng.standard_normal((8, 32)).astype(np.float32) for _ in range(2))
+    w = rng.standard_normal((16, 32)).astype(np.float32)
+    zeros = np.zeros((8, 32), np.float32)
+    return {"p": p, "q": q, "w": w, "out0": zeros, "out1": zeros}, [q - p, np.maximum(w[8:], q)]
+
+
+def _cast_inputs() -> tuple[dict[str, Array], list[Array]]:
+    rng = np.random.default_rng(43)
+    x = (rng.standard_normal((4, 4)) * 300).astype(np.float32)
+    h = rng.standard_normal((3, 20)).astype(np.float16)
+    down = x.astype(np.float16)
+    back = down.astype(np.float32)
+    away = np.sign(back) * np.floor(np.abs(back) + np.float32(0.5))  # mode="round": halves away from zero
+    return {"x": x, "h": h}, [down, h.astype(np.float32), away.astype(np.int32)]
+
+
+def _without_col_expand_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = {k: v for k, v in legalize_vec_layouts.SHAPE_MATCHED_INSTRUCTIONS.items() if "colexpand" not in k}
+    monkeypatch.setattr(legalize_vec_layouts, "SHAPE_MATCHED_INSTRUCTIONS", kept)
+
+
+def _without_revalidation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_Revalidator, "_region_read", staticmethod(lambda *args: None))
+
+
+def _without_shared_extent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_Codegen, "at_shared_extent", lambda self, operands, instruction, span: operands)
+
+
+# kernel, inputs and expected results, an instruction the fix shapes, the fix undone, and the
+# TargetOpRules refusal (and PTOAS's) of the PTO emitted without it.
+CASES: dict[str, tuple[str, Callable[[], tuple[dict[str, Array], list[Array]]], str,
+                       Callable[[pytest.MonkeyPatch], None], str, str]] = {
+    "col_expand_of_windows": ("col_expand_of_windows.py", _col_expand_inputs, "pto.tcolexpandsub",
+                              _without_col_expand_copies, "once its subviews are lowered",
+                              "expects src0/dst to have same shape"),
+    "read_past_valid": ("tile_operands_read_past_valid.py", _read_past_inputs, "pto.tsub",
+                        _without_revalidation, "over [3, 32]", "to have the same valid_shape"),
+    "casts_between_pitches": ("casts_between_row_pitches.py", _cast_inputs, "pto.tcvt",
+                              _without_shared_extent, "is declared [4, 8]", "to have compatible shapes"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_kernel_runs_bit_exact_and_assembles(case: str, backend: str, tmp_path: Path) -> None:
+    kernel, make_inputs, instruction, _, _, _ = CASES[case]
+    inputs, expected = make_inputs()
+    rc, log = _run(KERNELS / kernel, backend, inputs, tmp_path, "--verify-all", "--simulate")
+    assert rc == 0 and "bit-exact" in log, log
+    out = np.load(tmp_path / "out.npz")
+    for index, want in enumerate(expected):
+        got = out[f"ret{index}"]
+        assert got.shape == want.shape and got.dtype == want.dtype, (index, got.dtype, want.dtype)
+        assert np.array_equal(_bits(got), _bits(want)), f"ret{index}"
+    pto = (tmp_path / "k.pto").read_text()
+    assert instruction in pto
+    if PTOAS is None or not PTOAS.is_file():
+        pytest.skip("PTOAS is not built (the simulation above ran)")
+    result = _ptoas(tmp_path / "k.pto", ARCH[backend], tmp_path / "k.cpp")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", list(CASES))
+def test_without_the_fix_target_op_rules_refuses_what_ptoas_refuses(case: str, backend: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel, make_inputs, instruction, undo, refusal, ptoas_refusal = CASES[case]
+    undo(monkeypatch)
+    inputs, _ = make_inputs()
+    rc, log = _run(KERNELS / kernel, backend, inputs, tmp_path, "--unchecked")
+    assert rc == 0, log
+    loaded = io.StringIO()
+    with contextlib.redirect_stdout(loaded), contextlib.redirect_stderr(loaded):
+        rc = main([str(tmp_path / "k.pto"), "--backend", backend])
+    text = loaded.getvalue()
+    assert rc == 1 and f"[TargetOpRules] {instruction} on {backend}" in text and refusal in text, text
+    assert "Traceback" not in text
+    if PTOAS is None or not PTOAS.is_file():
+        pytest.skip("PTOAS is not built (the verifier's refusal above was checked)")
+    result = _ptoas(tmp_path / "k.pto", ARCH[backend], tmp_path / "k.cpp")
+    assert result.returncode != 0 and instruction in result.stderr and ptoas_refusal in result.stderr, result.stderr
