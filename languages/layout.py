@@ -297,12 +297,17 @@ class ShapeMatch:
     operands: tuple[int, ...]
     through_lowering: bool = False
     archs: frozenset[str] = frozenset({"a2a3", "a5"})
+    # Why the comparison is not a TargetOpRules rule yet ("": it is one): the compiler cannot meet
+    # it in every case, so the class stays a known PTOAS rejection (tests/test_ptoas.py).
+    open_because: str = ""
 
 
 _COL_BROADCAST_MATCH = ShapeMatch((0, 2), through_lowering=True)  # ins(src0, row) outs(dst)
 SHAPE_MATCHED_INSTRUCTIONS: dict[str, ShapeMatch] = {
     "pto.tpartmax": ShapeMatch((0, 1, 2)), "pto.tpartmin": ShapeMatch((0, 1, 2)),
-    "pto.tcvt": ShapeMatch((0, 1)), "pto.tcmp": ShapeMatch((0, 1, 2), archs=frozenset({"a5"})),
+    "pto.tcvt": ShapeMatch((0, 1)), "pto.tcmp": ShapeMatch((0, 1, 2), archs=frozenset({"a5"}), open_because=(
+        "A5's tcmp wants its mask declared of its sources' shape (PTOAS's own tests: an i8 [32, 32] mask of "
+        "f16 [32, 32] sources), while a mask here is [rows, ceil(cols / 8) bytes rounded to 32]")),
     "pto.taddc": ShapeMatch((0, 1, 2, 3)), "pto.taddsc": ShapeMatch((0, 2, 3)),
     "pto.taxpy": ShapeMatch((0, 2)), "pto.tprelu": ShapeMatch((0, 1, 3)),
     **{f"pto.tcolexpand{m}": _COL_BROADCAST_MATCH for m in ("add", "sub", "mul", "div", "max", "min", "expdif")},

@@ -1194,7 +1194,7 @@ def _shape_match_rules(instruction: str) -> tuple[TargetRule, ...]:
             "re-validate an operand the op reads past its valid region over the region read (set_validshape; "
             "RevalidateReadOperands does so)", operands=valid_matched),)
     match = SHAPE_MATCHED_INSTRUCTIONS.get(instruction)
-    if match is None:
+    if match is None or match.open_because:
         return ()
     lowered = (" and again once it has lowered a subview to its source's buffer, where a window measures as the "
                "whole buffer it cuts") if match.through_lowering else ""
