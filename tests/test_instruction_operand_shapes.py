@@ -149,3 +149,20 @@ def test_without_the_fix_target_op_rules_refuses_what_ptoas_refuses(case: str, b
         pytest.skip("PTOAS is not built (the verifier's refusal above was checked)")
     result = _ptoas(tmp_path / "k.pto", ARCH[backend], tmp_path / "k.cpp")
     assert result.returncode != 0 and instruction in result.stderr and ptoas_refusal in result.stderr, result.stderr
+
+
+FINDINGS = Path(__file__).resolve().parent / "regressions"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("finding", ["col_expand_of_a_window_ptoas.py", "set_validshape_operand_read_past_ptoas.py"])
+def test_the_findings_run_bit_exact_and_assemble(finding: str, backend: str, tmp_path: Path) -> None:
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(FINDINGS / finding), "--backend", backend, "--verify-all", "--simulate", "--seed", "5",
+                   "-o", str(tmp_path / "k.pto")])
+    assert rc == 0 and "bit-exact" in log.getvalue() and "MISMATCH" not in log.getvalue(), log.getvalue()
+    if PTOAS is None or not PTOAS.is_file():
+        pytest.skip("PTOAS is not built (the simulation above ran)")
+    result = _ptoas(tmp_path / "k.pto", ARCH[backend], tmp_path / "k.cpp")
+    assert result.returncode == 0, result.stderr
