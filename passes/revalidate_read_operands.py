@@ -11,6 +11,8 @@ an op valid over another region than the one it reads is re-validated over that 
 
 - a handle of its own: `tile.set_validshape(x, rows, cols)` (a new handle on the same bytes);
 - a window (`tile.slice`): the same window cut again, valid over the region read;
+- a re-view of a whole buffer in its own shape (a reinterpret_view, LegalizeVecDtypes' BF16 bits):
+  the re-view of its source re-validated;
 - any other view: set_validshape takes no view handle, so it is a located 'not supported yet'.
 
 It runs after LegalizeVecLayouts and LegalizeVecDtypes, which re-validate the operands they
@@ -51,6 +53,9 @@ class _Revalidator(TP.Rewriter):
         self.used = used
         self.windows: dict[str, TP.Call] = {}  # tile.slice results by name
         self.views: set[str] = set()  # every other view handle, a pto.treshape (set_validshape takes none)
+        # Re-views of a whole buffer in its own shape (a reinterpret_view: LegalizeVecDtypes' BF16
+        # bits), by name: re-validated as the re-view of their source re-validated.
+        self.same_shape_views: dict[str, TP.Call] = {}
 
     def fresh(self, base: str) -> str:
         name, suffix = base, 0
@@ -75,6 +80,11 @@ class _Revalidator(TP.Rewriter):
             self.windows[node.target.name] = call
         elif REGISTRY.makes_view_handle(call.op):
             self.views.add(node.target.name)
+            source = call.args[0] if call.args else None
+            if REGISTRY.re_views_from_base(call.op) and isinstance(source, TP.Var) \
+                    and isinstance(source.type, TileType) and isinstance(node.target.type, TileType) \
+                    and tuple(source.type.shape) == tuple(node.target.type.shape):
+                self.same_shape_views[node.target.name] = call
         opdef = REGISTRY.get(call.op)
         result = node.target.type
         if not _valid_matched(opdef) or not isinstance(result, TileType) or is_symbolic(result.valid_shape):
@@ -112,7 +122,15 @@ class _Revalidator(TP.Rewriter):
                      span: Span) -> TP.Var:
         assert isinstance(arg, TP.Var)
         window = self.windows.get(arg.name)
-        if window is not None and len(window.args) >= 3:
+        re_view = self.same_shape_views.get(arg.name)
+        if re_view is not None:
+            source = self._revalidated(re_view.args[0], region, call, pre, span)
+            args = (source, *re_view.args[1:])
+            value = TP.Call(op=re_view.op, args=args, attrs=re_view.attrs,
+                            type=REGISTRY.deduce(re_view.op, args, re_view.attrs, placed=True, at=re_view), span=span)
+            var = TP.Var(self.fresh(f"{arg.name}_read"), value.type, span=span)
+            self.views.add(var.name)
+        elif window is not None and len(window.args) >= 3:
             valid = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in region),
                                  span=span)
             args: tuple[TP.Expr, ...] = (*window.args[:3], valid)
