@@ -120,24 +120,15 @@ class _Revalidator(TP.Rewriter):
 
     def _revalidated(self, arg: TP.Expr, region: tuple[int, ...], call: TP.Call, pre: list[TP.Stmt],
                      span: Span) -> TP.Var:
+        """`arg` valid over `region`: bound to a fresh name in `pre`."""
         assert isinstance(arg, TP.Var)
         window = self.windows.get(arg.name)
         re_view = self.same_shape_views.get(arg.name)
         if re_view is not None:
             source = self._revalidated(re_view.args[0], region, call, pre, span)
-            args = (source, *re_view.args[1:])
-            value = TP.Call(op=re_view.op, args=args, attrs=re_view.attrs,
-                            type=REGISTRY.deduce(re_view.op, args, re_view.attrs, placed=True, at=re_view), span=span)
-            var = TP.Var(self.fresh(f"{arg.name}_read"), value.type, span=span)
-            self.views.add(var.name)
+            value = self._again(re_view, (source, *re_view.args[1:]), span)
         elif window is not None and len(window.args) >= 3:
-            valid = TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in region),
-                                 span=span)
-            args: tuple[TP.Expr, ...] = (*window.args[:3], valid)
-            value = TP.Call(op=window.op, args=args, attrs=window.attrs,
-                            type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
-            var = TP.Var(self.fresh(f"{arg.name}_read"), value.type, span=span)
-            self.windows[var.name] = value
+            value = self._again(window, (*window.args[:3], _index_list(region, span)), span)
         elif arg.name in self.views or window is not None:
             raise CompileError(Diagnostic.at(
                 call, RULE,
@@ -147,13 +138,27 @@ class _Revalidator(TP.Rewriter):
                 "give the operands one valid shape (pl.tile.set_validshape on the tile the view is taken of), or "
                 "narrow the source tile before taking the view"))
         else:
-            dims = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=span) for d in region)
-            args = (arg, *dims)
+            args = (arg, *_index_list(region, span).elements)
             value = TP.Call(op="tile.set_validshape", args=args, attrs=(),
                             type=REGISTRY.deduce("tile.set_validshape", args, (), placed=True, at=call), span=span)
-            var = TP.Var(self.fresh(f"{arg.name}_read"), value.type, span=span)
+        var = TP.Var(self.fresh(f"{arg.name}_read"), value.type, span=span)
+        if window is not None:
+            self.windows[var.name] = value
+        elif re_view is not None:
+            self.views.add(var.name)
         pre.append(TP.AssignStmt(target=var, value=value, span=span))
         return var
+
+    @staticmethod
+    def _again(view: TP.Call, args: tuple[TP.Expr, ...], span: Span) -> TP.Call:
+        """The view `view` taken again with `args`."""
+        return TP.Call(op=view.op, args=args, attrs=view.attrs,
+                       type=REGISTRY.deduce(view.op, args, view.attrs, placed=True, at=view), span=span)
+
+
+def _index_list(values: tuple[int, ...], span: Span) -> TP.TupleExpr:
+    return TP.TupleExpr(elements=tuple(TP.ConstInt(value=v, dtype=DataType.INDEX, span=span) for v in values),
+                        span=span)
 
 
 def _names(node: Node) -> set[str]:

@@ -29,10 +29,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-import passes.legalize_vec_layouts as legalize_vec_layouts
 from nanopass.pipeline import main
-from passes.pto_codegen import _Codegen
-from passes.revalidate_read_operands import _Revalidator
+from nanopass_pto.mutants import MUTANTS
 from tests.test_ptoas import ARCH, PTOAS, _ptoas
 
 Array = npt.NDArray[Any]
@@ -83,30 +81,16 @@ def _cast_inputs() -> tuple[dict[str, Array], list[Array]]:
     return {"x": x, "h": h}, [down, h.astype(np.float32), away.astype(np.int32)]
 
 
-def _without_col_expand_copies(monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = {k: v for k, v in legalize_vec_layouts.SHAPE_MATCHED_INSTRUCTIONS.items() if "colexpand" not in k}
-    monkeypatch.setattr(legalize_vec_layouts, "SHAPE_MATCHED_INSTRUCTIONS", kept)
-
-
-def _without_revalidation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_Revalidator, "_region_read", staticmethod(lambda *args: None))
-
-
-def _without_shared_extent(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_Codegen, "at_shared_extent", lambda self, operands, instruction, span: operands)
-
-
-# kernel, inputs and expected results, an instruction the fix shapes, the fix undone, and the
-# TargetOpRules refusal (and PTOAS's) of the PTO emitted without it.
-CASES: dict[str, tuple[str, Callable[[], tuple[dict[str, Array], list[Array]]], str,
-                       Callable[[pytest.MonkeyPatch], None], str, str]] = {
+# kernel, inputs and expected results, an instruction the fix shapes, the mutant undoing the fix
+# (nanopass_pto/mutants.py), and the TargetOpRules refusal (and PTOAS's) of the PTO emitted without it.
+CASES: dict[str, tuple[str, Callable[[], tuple[dict[str, Array], list[Array]]], str, str, str, str]] = {
     "col_expand_of_windows": ("col_expand_of_windows.py", _col_expand_inputs, "pto.tcolexpandsub",
-                              _without_col_expand_copies, "once its subviews are lowered",
+                              "col-broadcast-of-a-window-uncopied", "once its subviews are lowered",
                               "expects src0/dst to have same shape"),
     "read_past_valid": ("tile_operands_read_past_valid.py", _read_past_inputs, "pto.tsub",
-                        _without_revalidation, "over [3, 32]", "to have the same valid_shape"),
+                        "read-past-operand-not-revalidated", "over [3, 32]", "to have the same valid_shape"),
     "casts_between_pitches": ("casts_between_row_pitches.py", _cast_inputs, "pto.tcvt",
-                              _without_shared_extent, "is declared [4, 8]", "to have compatible shapes"),
+                              "cast-tiles-at-own-pitch", "is declared [4, 8]", "to have compatible shapes"),
 }
 
 
@@ -132,12 +116,11 @@ def test_the_kernel_runs_bit_exact_and_assembles(case: str, backend: str, tmp_pa
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", list(CASES))
-def test_without_the_fix_target_op_rules_refuses_what_ptoas_refuses(case: str, backend: str, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_fix_target_op_rules_refuses_what_ptoas_refuses(case: str, backend: str, tmp_path: Path) -> None:
     kernel, make_inputs, instruction, undo, refusal, ptoas_refusal = CASES[case]
-    undo(monkeypatch)
     inputs, _ = make_inputs()
-    rc, log = _run(KERNELS / kernel, backend, inputs, tmp_path, "--unchecked")
+    with next(m for m in MUTANTS if m.name == undo).applied():
+        rc, log = _run(KERNELS / kernel, backend, inputs, tmp_path)
     assert rc == 0, log
     loaded = io.StringIO()
     with contextlib.redirect_stdout(loaded), contextlib.redirect_stderr(loaded):
