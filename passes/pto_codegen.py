@@ -595,14 +595,7 @@ class _Codegen(P.FromAddressed):
         if tile.shape[1] < block:
             return operand  # not a padded buffer's handle (a narrower view): left to PTOAS
         sizes = (tile.valid_extents[0], block)
-        window_type = TileType(sizes, tile.dtype, None, tile.memory_space, tile.view, tile.memref)
-        window = self.fresh(window_type, span)
-        offsets = self.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
-                                            span=span), span)
-        self.fn.pending.append(P.AssignStmt(target=window, value=P.Call(
-            op="pto.subview", args=(operand, offsets), attrs=(("sizes", sizes),), type=window_type, span=span),
-            span=span))
-        return window
+        return self.origin_window(operand, sizes, span, valid=sizes)
 
     def at_shared_extent(self, operands: tuple[P.Var, ...], instruction: str, span: Span) -> tuple[P.Var, ...]:
         """The tiles of an instruction PTOAS measures by declared shapes before lowering its
@@ -632,18 +625,21 @@ class _Codegen(P.FromAddressed):
                 out[i] = self.origin_window(out[i], shared, span)
         return tuple(out)
 
-    def origin_window(self, operand: P.Var, sizes: tuple[int, int], span: Span) -> P.Var:
-        """`operand`'s buffer seen as its [sizes] window at [0, 0], valid as `operand` is."""
+    def origin_window(self, operand: P.Var, sizes: tuple[int, int], span: Span,
+                      valid: tuple[int, int] | None = None) -> P.Var:
+        """`operand`'s buffer seen as its [sizes] window at [0, 0] (a pto.subview, pending before
+        the instruction), valid over `valid` (None: as `operand` is)."""
         tile = operand.type
         assert isinstance(tile, TileType)
-        valid = tuple(int(e) for e in tile.valid)
-        window_type = replace(tile, shape=sizes, valid_shape=None if valid == sizes else valid)
+        region = valid if valid is not None else (int(tile.valid[0]), int(tile.valid[1]))
+        window_type = replace(tile, shape=sizes, valid_shape=None if region == sizes else region)
         window = self.fresh(window_type, span)
         offsets = self.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
                                             span=span), span)
-        for extent in (*sizes, *valid):
-            self.index(extent)
-        attrs: Attrs = (("sizes", sizes),) + ((("valid", valid),) if valid != sizes else ())
+        if region != sizes:
+            for extent in region:
+                self.index(extent)  # PTOAS takes the valid extents as index SSA values
+        attrs: Attrs = (("sizes", sizes),) + ((("valid", region),) if region != sizes else ())
         self.fn.pending.append(P.AssignStmt(target=window, value=P.Call(
             op="pto.subview", args=(operand, offsets), attrs=attrs, type=window_type, span=span), span=span))
         return window
