@@ -280,32 +280,32 @@ ROW_MAJOR_VEC_INSTRUCTIONS: dict[str, tuple[int | str, ...]] = {
 
 # PTOAS compares these instructions' tiles by their declared shapes (`'pto.tpartmax' op expects
 # src0/src1/dst to have the same shape`, tcvt's "compatible shapes", tcmp's on A5,
-# `'pto.tcolexpandsub' op expects src0/dst to have same shape`), and a window (a pto.subview) is
-# declared by its sizes while a fresh tile is declared at its padded extent (a [1, 1] FP32 tile is
-# [1, 8]). PTOAS lowers a subview to its source's strided buffer (PTOViewToMemref: a bind_tile of
-# the parent's shape) and verifies again; most of these verifiers then step aside
-# (shouldBypassDecodedMemrefVerifier), the column broadcasts' (verifyTColExpandBinaryLikeOp) do
-# not, so there a window measures as the whole buffer it cuts. Per instruction: the PTO operand
-# positions compared (ins..., then the dst last) and whether the comparison holds after that
-# lowering too. LegalizeVecLayouts hands them a window operand as a copy of its own; TargetOpRules
-# checks the fact on the PTO program (`SameDeclaredShape`). (tadd and the other element-wise
-# instructions compare valid shapes only; trowexpand* steps aside after the lowering.) PTOAS's
-# tprelu compares its tmp's shape too, which pto-isa's TPRELU wants a row taller than the result
-# (MaskScratch): that conflict is open, so the tmp is not listed.
+# `'pto.tcolexpandsub' op expects src0/dst to have same shape`), and it measures a window (a
+# pto.subview) twice: by its sizes when it parses the program, and by the shape of the buffer it
+# cuts once PTOMaterializeTileHandles has re-made the subview as a handle of its parent's shape
+# (PTOAS 4d2f456e: a tcvt into a [4, 8] subview of an FP16 [4, 16] tile is verified as one into
+# [4, 16]). A fresh tile is declared at its padded extent (a [1, 1] FP32 tile is [1, 8]). Per
+# instruction: the PTO operand positions compared (ins..., then the dst last). LegalizeVecLayouts
+# hands them a window operand as a copy of its own; TargetOpRules checks the fact on the PTO
+# program (`SameDeclaredShape`). (tadd and the other element-wise instructions compare valid shapes
+# only.) PTOAS's tprelu compares its tmp's shape too, which pto-isa's TPRELU wants a row taller than
+# the result (MaskScratch): that conflict is open, so the tmp is not listed.
 @dataclass(frozen=True)
 class ShapeMatch:
     operands: tuple[int, ...]
-    through_lowering: bool = False
     archs: frozenset[str] = frozenset({"a2a3", "a5"})
     # Why the comparison is not a TargetOpRules rule yet ("": it is one): the compiler cannot meet
-    # it in every case, so the class stays a known PTOAS rejection (tests/test_ptoas.py).
+    # it in every case, so the class stays a known PTOAS rejection (nanopass_pto.ptoas.KNOWN_OPEN).
     open_because: str = ""
 
 
-_COL_BROADCAST_MATCH = ShapeMatch((0, 2), through_lowering=True)  # ins(src0, row) outs(dst)
+_COL_BROADCAST_MATCH = ShapeMatch((0, 2))  # ins(src0, row) outs(dst)
 SHAPE_MATCHED_INSTRUCTIONS: dict[str, ShapeMatch] = {
     "pto.tpartmax": ShapeMatch((0, 1, 2)), "pto.tpartmin": ShapeMatch((0, 1, 2)),
-    "pto.tcvt": ShapeMatch((0, 1)), "pto.tcmp": ShapeMatch((0, 1, 2), archs=frozenset({"a5"}), open_because=(
+    "pto.tcvt": ShapeMatch((0, 1), open_because=(
+        "a cast between element widths pads its two tiles' rows differently ([4, 4] FP32 is [4, 8], FP16 "
+        "[4, 16]); the fix is a row pitch the cast's two tiles share")),
+    "pto.tcmp": ShapeMatch((0, 1, 2), archs=frozenset({"a5"}), open_because=(
         "A5's tcmp wants its mask declared of its sources' shape (PTOAS's own tests: an i8 [32, 32] mask of "
         "f16 [32, 32] sources), while a mask here is [rows, ceil(cols / 8) bytes rounded to 32]")),
     "pto.taddc": ShapeMatch((0, 1, 2, 3)), "pto.taddsc": ShapeMatch((0, 2, 3)),

@@ -279,13 +279,6 @@ def _read_over_own_region(original: Any) -> Any:
     return staticmethod(lambda *args: None)
 
 
-def _extents_as_they_are(original: Any) -> Any:
-    def at_shared_extent(self: Any, operands: Any, instruction: Any, span: Any) -> Any:
-        return operands
-
-    return at_shared_extent
-
-
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1074,9 +1067,6 @@ def _catalogue() -> list[Any]:
         PatchMutant("read-past-operand-not-revalidated", "revalidate-read-operands",
                     "an element-wise op's operand read past its valid region keeps its narrower valid shape",
                     "passes.revalidate_read_operands:_Revalidator", "_region_read", _read_over_own_region),
-        PatchMutant("cast-tiles-at-own-pitch", "pto-codegen",
-                    "a tcvt's src and dst are passed at their own padded extents (FP32 [4, 8] against FP16 [4, 16])",
-                    "passes.pto_codegen:_Codegen", "at_shared_extent", _extents_as_they_are),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

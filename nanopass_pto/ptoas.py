@@ -53,9 +53,10 @@ ELEMENT_TYPE = re.compile(r"op expects [^\n]*element (type|types|size)s? (to be|
                           r"op expects scalar type to match the tile element type|"
                           r"'pto\.texpands' op expects scalar type == dst element type|"
                           r"op integer return type must be signless")
-# A5's tcmp wants its mask declared of its sources' shape (languages.layout's ShapeMatch
-# open_because); a tcvt between element widths is passed at a shared extent since agent-m.
-CAST_PITCH = re.compile(r"'pto\.tcmp' op expects src0, src1, and dst to have the same shape")
+# A tcvt between element widths whose rows pad differently, and A5's tcmp, which wants its mask
+# declared of its sources' shape (languages.layout's ShapeMatch open_because).
+CAST_PITCH = re.compile(r"'pto\.tcvt' op expects src and dst to have compatible shapes"
+                        r"|'pto\.tcmp' op expects src0, src1, and dst to have the same shape")
 # A vector instruction of a family not re-viewed as rows yet reaching a column-major tile.
 ROW_MAJOR_OPERANDS = re.compile(r"op expects [^\n]*to use (row-major layout|the row_major blayout)")
 KNOWN_OPEN: dict[str, re.Pattern[str]] = {"CAST_PITCH": CAST_PITCH, "ROW_MAJOR_OPERANDS": ROW_MAJOR_OPERANDS,

@@ -21,7 +21,7 @@ from typing import Callable, ClassVar, cast
 from typing_extensions import override
 
 from backend.pto_text.printer import tile_buf_type
-from languages.layout import SHAPE_MATCHED_INSTRUCTIONS, padded_2d, physical_2d, unboxed_row_multiple
+from languages.layout import padded_2d, physical_2d, unboxed_row_multiple
 from languages.decls import PTO, Addressed
 from languages.functions import is_kernel_function
 from languages.gen import addressed as A
@@ -112,11 +112,10 @@ _Definer = A.AssignStmt | A.ForStmt | A.IfStmt
 class _Codegen(P.FromAddressed):
     """The Addressed -> PTO rewriter; per-kernel state lives in `self.fn`."""
 
-    def __init__(self, emit_tile_addr: bool, target_arch: str, arch: str = "") -> None:
+    def __init__(self, emit_tile_addr: bool, target_arch: str) -> None:
         super().__init__()
         self.emit_tile_addr = emit_tile_addr
-        self.target_arch = target_arch  # the module's pto.target_arch ("" on A2/A3)
-        self.arch = arch  # the backend's ("a2a3", "a5")
+        self.target_arch = target_arch
         self.fn = _FunctionState()
 
     # -- program / function ----------------------------------------------------------------------
@@ -597,34 +596,6 @@ class _Codegen(P.FromAddressed):
         sizes = (tile.valid_extents[0], block)
         return self.origin_window(operand, sizes, span, valid=sizes)
 
-    def at_shared_extent(self, operands: tuple[P.Var, ...], instruction: str, span: Span) -> tuple[P.Var, ...]:
-        """The tiles of an instruction PTOAS measures by declared shapes before lowering its
-        subviews only (SHAPE_MATCHED_INSTRUCTIONS, not `through_lowering`: tcvt, tcmp, ...) at one
-        declared extent: a buffer padded wider than the narrowest of them (a cast's FP16 [4, 4]
-        is [4, 16], its FP32 source [4, 8]: 32-byte rows of each width) is passed as the subview of
-        that extent at its origin, valid as it is: the same bytes at the buffer's own pitch. Left
-        as they are when a valid region does not fit the shared extent (a mask valid wider than its
-        source's buffer) or a tile is not a static 2-D row-major one."""
-        match = SHAPE_MATCHED_INSTRUCTIONS.get(instruction)
-        if match is None or match.through_lowering or self.arch not in match.archs:
-            return operands
-        tiles = [operands[i] for i in match.operands if i < len(operands)]
-        types = [t.type for t in tiles]
-        if not all(isinstance(t, TileType) and len(t.shape) == 2 and not is_symbolic(t.valid_shape)
-                   and t.view is not None and t.view.blayout == "row_major" and t.view.slayout == "none_box"
-                   for t in types):
-            return operands
-        shapes = [tuple(int(e) for e in t.shape) for t in types if isinstance(t, TileType)]
-        shared = (min(s[0] for s in shapes), min(s[1] for s in shapes))
-        if not all(isinstance(t, TileType) and t.valid[0] <= shared[0] and t.valid[1] <= shared[1] for t in types):
-            return operands
-        out = list(operands)
-        for i in match.operands:
-            tile = out[i].type if i < len(out) else None
-            if isinstance(tile, TileType) and tuple(tile.shape) != shared:
-                out[i] = self.origin_window(out[i], shared, span)
-        return tuple(out)
-
     def origin_window(self, operand: P.Var, sizes: tuple[int, int], span: Span,
                       valid: tuple[int, int] | None = None) -> P.Var:
         """`operand`'s buffer seen as its [sizes] window at [0, 0] (a pto.subview, pending before
@@ -742,8 +713,7 @@ class _CodegenCalls:
         scalar_dtype = SCALAR_OPERAND_DTYPES.get(instruction)
         if scalar_dtype is not None:
             ins = tuple(cg.converted_scalar(a, scalar_dtype, span) for a in ins)
-        matched = cg.at_shared_extent((*ins, cg.handle(target, call)), instruction, span)
-        ins, out = matched[:-1], matched[-1]
+        out = cg.handle(target, call)
         full = opdef.with_defaults(call.attrs)
         attrs = tuple((new, PTO_ATTR_VALUES.get(new, _same)(attr(full, old)))
                       for old, new in opdef.pto_attrs if attr(full, old) is not None)
@@ -1337,5 +1307,5 @@ class PTOCodegen(Pass[A.Program, P.Program]):
 
     @override
     def run(self, program: A.Program, ctx: PassContext) -> P.Program:
-        arch = backend_handler(ctx).arch
-        return ctx.rewrite(_Codegen(self.emit_tile_addr, PTO_TARGET_ARCH.get(arch, ""), arch), program)
+        arch = PTO_TARGET_ARCH.get(backend_handler(ctx).arch, "")
+        return ctx.rewrite(_Codegen(self.emit_tile_addr, arch), program)

@@ -19,8 +19,8 @@ the target architectures it holds on; the target arrives as any object with an `
   its rows, not its column); an index-form gather's result, whose columns are its index's.
 - `SameValidShape`: a PTO element-wise instruction's sources and dst are valid over one region.
 - `SameDeclaredShape`: a PTO instruction's tiles are declared of one shape (a pto.subview by its
-  sizes) and, where PTOAS verifies the instruction again after lowering subviews, measure as one
-  shape there too, a subview as the whole buffer it cuts.
+  sizes) and measure as one shape as the buffers they cut (a subview as its source's whole buffer,
+  as PTOAS re-makes it once it materializes tile handles).
 
 It runs on the program the user wrote (the loader), so a violation names the user's line. On
 the PTO program it checks the instruction-level rules (`INSTRUCTION_LEVEL` in
@@ -245,8 +245,8 @@ class _Checker:
                 measured, measured[1:]):
             if declared != other_declared:
                 return f"{name} is declared {list(declared)} and {other} {list(other_declared)}"
-            if rule.through_lowering and root != other_root:
-                return (f"once its subviews are lowered, {name} measures as {list(root)} (the buffer `{buffer}`) and "
+            if root != other_root:
+                return (f"as the buffers they cut, {name} measures as {list(root)} (`{buffer}`) and "
                         f"{other} as {list(other_root)} (`{other_buffer}`)")
         return None
 

@@ -1196,14 +1196,11 @@ def _shape_match_rules(instruction: str) -> tuple[TargetRule, ...]:
     match = SHAPE_MATCHED_INSTRUCTIONS.get(instruction)
     if match is None or match.open_because:
         return ()
-    lowered = (" and again once it has lowered a subview to its source's buffer, where a window measures as the "
-               "whole buffer it cuts") if match.through_lowering else ""
     return (SameDeclaredShape(
         match.archs, f"PTOAS's {bare} wants these tiles declared of one shape (a subview by its sizes, a tile at its "
-        f"padded extent){lowered}",
+        "padded extent), and again as the buffers they cut (a subview as its source's whole buffer)",
         "copy a window operand into a tile of its own first (LegalizeVecLayouts does so for the instructions of "
-        "languages.layout.SHAPE_MATCHED_INSTRUCTIONS)", operands=match.operands,
-        through_lowering=match.through_lowering),)
+        "languages.layout.SHAPE_MATCHED_INSTRUCTIONS)", operands=match.operands),)
 
 
 for _op in list(REGISTRY):

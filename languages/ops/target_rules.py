@@ -124,13 +124,11 @@ class UnpaddedRows(TargetRule):
 @dataclass(frozen=True)
 class SameDeclaredShape(TargetRule):
     """The PTO instruction's tile operands at `operands` (call-argument positions, the dst last)
-    are declared of one shape: a pto.subview is declared by its sizes, an allocated tile at its
-    padded extent. With `through_lowering`, also as PTOAS measures them once it has lowered a
-    subview to the strided buffer of its source (a window then measures as that whole buffer),
-    since the instruction's verifier runs again there (languages.layout.SHAPE_MATCHED_INSTRUCTIONS)."""
+    measure as one shape both ways PTOAS measures them: declared (a pto.subview by its sizes, an
+    allocated tile at its padded extent) and as the buffer each cuts (a subview as its source's
+    whole buffer: languages.layout.SHAPE_MATCHED_INSTRUCTIONS)."""
 
     operands: tuple[int, ...] = ()
-    through_lowering: bool = False
 
 
 @dataclass(frozen=True)

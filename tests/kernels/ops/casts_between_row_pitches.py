@@ -1,8 +1,10 @@
 """Casts between element widths whose 32-byte rows hold different numbers of elements: a [4, 4]
 FP32 tile is allocated [4, 8], its FP16 cast [4, 16], and a [3, 20] FP16 tile [3, 32] against
-FP32's [3, 24]. PTOAS wants a tcvt's src and dst declared of one shape, so the wider-padded tile
-reaches the instruction as its window of the narrower extent at its origin (the same bytes at its
-own row pitch: PTOCodegen's `at_shared_extent`; tests/test_casts_between_row_pitches.py)."""
+FP32's [3, 24]. It simulates bit-exact, but PTOAS wants a tcvt's src and dst declared of one shape
+(`'pto.tcvt' op expects src and dst to have compatible shapes`), and a subview of the wider-padded
+tile does not help: PTOAS re-makes it as a handle of its parent's shape before verifying the tcvt.
+The open CAST_PITCH class (tests/test_ptoas.py's PTOAS_REJECTS, strict): the fix is a row pitch a
+cast's two tiles share."""
 import pypto.language as pl
 
 
