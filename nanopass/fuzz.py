@@ -337,12 +337,22 @@ def _chunk_strategy(target: FuzzTarget, strategy: Any, stats: WorkerStats, confi
 # -- worker processes ------------------------------------------------------------------------------
 
 
+def configure_target(target: FuzzTarget, options: dict[str, Any]) -> None:
+    """`target` configured from the campaign options (`--ptoas`: the target's assembler oracle)."""
+    target.configure(options.get("pipeline"), options.get("backend"), options.get("features"))
+    if options.get("ptoas"):
+        enable = getattr(target, "check_with_assembler", None)
+        if enable is None:
+            raise ValueError(f"the fuzz target {getattr(target, 'name', '?')!r} has no assembler oracle (--ptoas)")
+        enable()
+
+
 def _worker(target_spec: str | None, options: dict[str, Any], config: CampaignConfig, index: int,
             out: Any) -> None:
     tune_gc_for_compilation()  # a spawned worker starts with the default thresholds
     try:
         target = load_target(target_spec)
-        target.configure(options.get("pipeline"), options.get("backend"), options.get("features"))
+        configure_target(target, options)
 
         def report(stats: WorkerStats, failures: list[Failure]) -> None:
             out.put(("progress", index, stats, [_portable(f) for f in failures]))
@@ -576,7 +586,7 @@ def _mutant_worker(target_spec: str | None, options: dict[str, Any], names: list
     tune_gc_for_compilation()  # a spawned worker starts with the default thresholds
     try:
         target = load_target(target_spec)
-        target.configure(options.get("pipeline"), options.get("backend"), options.get("features"))
+        configure_target(target, options)
         by_name = {m.name: m for m in target.mutants()}
         for name in names:
             out.put(("result", run_mutant(target, by_name[name], seconds, seed)))
@@ -654,6 +664,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument("--regressions", metavar="DIR", type=Path, default=Path("tests/regressions"),
                         help="where shrunk failures are written as regression tests")
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk (faster)")
+    parser.add_argument("--ptoas", action="store_true",
+                        help="also hand every kernel that ran bit-exact to the real assembler (the target's "
+                             "assembler oracle); a rejection outside its known-open classes is a failure")
     parser.add_argument("--target", metavar="MODULE:ATTR", help="fuzz target factory (default: the plugin's)")
     parser.add_argument("--mutants", nargs="*", metavar="NAME",
                         help="mutation testing: apply each mutant (all when no NAME) one at a time")
@@ -664,14 +677,15 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
+    options: dict[str, Any] = {"pipeline": args.pipeline, "backend": args.backend, "features": args.features,
+                               "ptoas": args.ptoas}
     try:
         target = load_target(args.target)
-        target.configure(args.pipeline, args.backend, args.features)
+        configure_target(target, options)
     except Exception as exc:
         print(f"error: cannot set up the fuzz target: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-    options = {"pipeline": args.pipeline, "backend": args.backend, "features": args.features,
-               "passes_total": getattr(target, "passes_total", 0)}
+    options["passes_total"] = getattr(target, "passes_total", 0)
     workers = max(1, args.workers)
     if args.list_mutants:
         for mutant in target.mutants():

@@ -126,11 +126,11 @@ def cluster_task(target_spec: str | None, options: dict[str, Any], config: Any, 
 
     Queue = _distributed().Queue  # noqa: N806
     from nanopass.cli import tune_gc_for_compilation
-    from nanopass.fuzz import _portable, load_target, run_campaign
+    from nanopass.fuzz import _portable, configure_target, load_target, run_campaign
 
     tune_gc_for_compilation()
     target = load_target(target_spec)
-    target.configure(options.get("pipeline"), options.get("backend"), options.get("features"))
+    configure_target(target, options)
     progress = Queue(queue_name)
 
     def report(stats: Any, failures: list[Any]) -> None:

@@ -13,7 +13,9 @@ bit-exact simulator under the interpreted orchestration function, the Tensor pro
 the reference interpreter, same random inputs (backend.arrays.random_inputs: ties,
 subnormals, large exponents, -0.0, and in BF16 signalling / quiet NaNs and infinities), and the
 outputs' valid regions are compared bit for bit,
-all through the run API (`nanopass_pto.run`).
+all through the run API (`nanopass_pto.run`). With `--ptoas` (`check_with_assembler`) a kernel
+that ran bit-exact is also handed to the real PTO assembler, whose rejection outside the known-open
+classes (nanopass_pto.ptoas.KNOWN_OPEN) is a failure of its own (status `ptoas`).
 On a mismatch (or a poison read / simulator fault) the output of every pass up to L0Tiled is
 interpreted and the first one whose result differs is blamed; when all agree, the stages after
 L0Tiled (memory planning, codegen, simulator) are.
@@ -22,6 +24,7 @@ L0Tiled (memory planning, codegen, simulator) are.
 from __future__ import annotations
 
 import hashlib
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +48,8 @@ from nanopass.instruments import Instrument, PassStep, VerifyInstrument
 from nanopass.node import Node, summary, walk
 from nanopass.pipeline import PassCrash, Pipeline
 from nanopass.plugin import CompilerPlugin, get_plugin
+from backend.pto_text.printer import print_mlir
+from nanopass_pto import ptoas
 from nanopass_pto import run as runner
 from nanopass_pto.run import OutputReport
 
@@ -58,6 +63,7 @@ POST_L0_BLAME = "memory planning / codegen / simulator (after L0Tiled)"
 TEXT_BLAME = "PTO-ISA text printer / parser (backend.pto_text)"
 NUMERICS_BLAME = "shared arithmetic (backend.numerics)"
 SIM_ARITH_BLAME = "simulator scalar arithmetic (backend.sim.executor)"
+ASSEMBLER_BLAME = "pto-codegen (the PTO assembler rejects what it emits)"
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,7 @@ class PtoFuzzTarget:
         self.pipeline_spec: str | None = None
         self._pipelines: dict[str, Pipeline] = {}
         self.verify_all = True
+        self.assembler: Path | None = None  # PTOAS, when every kernel is also assembled (--ptoas)
 
     # -- configuration ---------------------------------------------------------------------------
 
@@ -184,6 +191,14 @@ class PtoFuzzTarget:
         self.pipeline_spec = pipeline
         self.features = Features.parse(features or "")
         self._pipelines = {self.backend_name: build_pipeline(pipeline, self.backend_name)}
+
+    def check_with_assembler(self) -> None:
+        """Hand every kernel that simulates bit-exact to PTOAS too (`python -m nanopass.fuzz
+        --ptoas`): a rejection outside the known-open classes (nanopass_pto.ptoas.KNOWN_OPEN) is a
+        failure, blamed on the codegen."""
+        self.assembler = ptoas.find_ptoas()
+        if self.assembler is None:
+            raise RuntimeError("PTOAS is not built: bash ../shared/external/build-ptoas.sh, or set PTOAS=")
 
     @property
     def plugin(self) -> CompilerPlugin:
@@ -376,6 +391,11 @@ class PtoFuzzTarget:
             failure = ("crash", "crash", f"{type(exc).__name__}: {_error_text(exc)}")
         run.add("simulation", time.perf_counter() - start)
         if failure is None:
+            start = time.perf_counter()
+            refusal = self.assembler_refusal(compiled.final, backend_name)
+            run.add("assembly", time.perf_counter() - start)
+            if refusal is not None:
+                return outcome("ptoas", "PTO assembler", ASSEMBLER_BLAME, refusal, recorder)
             return outcome(OK, "", "", "", recorder)
         status, check, detail = failure
         blamed = POST_L0_BLAME if status != "crash" else "simulator"
@@ -387,6 +407,20 @@ class PtoFuzzTarget:
                 blamed, detail = blamed_pass, detail + "\n" + note
         return outcome(status, check, blamed, detail, recorder)
 
+
+    def assembler_refusal(self, final: Node, backend: str) -> str | None:
+        """PTOAS's refusal of the compiled kernels (None: accepted, a known-open class, or no
+        assembler oracle)."""
+        arch = ptoas.ARCH.get(backend)
+        if self.assembler is None or arch is None:
+            return None
+        with tempfile.TemporaryDirectory(prefix="fuzz-ptoas-") as work:
+            pto = Path(work) / "k.pto"
+            pto.write_text(print_mlir(final, emit_loc=False))  # type: ignore[arg-type]
+            result = ptoas.assemble(self.assembler, pto, arch, Path(work) / "k.cpp")
+        if result.returncode == 0 or ptoas.known_open_class(result.stderr) is not None:
+            return None
+        return f"PTOAS (--pto-arch={arch}) rejects the kernel:\n{_first_lines(result.stderr, 12)}"
 
     def round_trip(self, final: Node) -> tuple[Node, str | None]:
         """The program as users get it: `final` printed as PTO-ISA text and parsed back. The text
@@ -626,6 +660,9 @@ def replay(path: str | Path) -> Outcome:
     spec = read_regression(path)
     target = PtoFuzzTarget()
     target.configure(spec.pipeline, spec.backend or None, None)
+    if spec.status == "ptoas":
+        # Found by the assembler oracle: replayed with it (skipped by the collector without PTOAS).
+        target.check_with_assembler()
     return target.check_text(spec.text, spec.input_seed, str(path))
 
 

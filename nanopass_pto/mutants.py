@@ -313,6 +313,14 @@ def _no_strided_columns(original: Any) -> Any:
     return is_strided_column
 
 
+def _without_col_broadcasts(original: Any) -> Any:
+    return {name: match for name, match in original.items() if "colexpand" not in name}
+
+
+def _read_over_own_region(original: Any) -> Any:
+    return staticmethod(lambda *args: None)
+
+
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1125,6 +1133,13 @@ def _catalogue() -> list[Any]:
                     "a row-major [N, 1] window of a 2-D tile beside a column-major column is left [N, 1] where the "
                     "op runs on [1, N] rows, not gathered into a row (finding 3d96c19acc)",
                     "passes.legalize_vec_layouts", "_is_strided_column", _no_strided_columns),
+        PatchMutant("col-broadcast-of-a-window-uncopied", "legalize-vec-layouts",
+                    "a column broadcast (pto.tcolexpand*) reads a window as its pto.subview, which PTOAS measures as "
+                    "its parent's buffer once lowered", "passes.legalize_vec_layouts", "SHAPE_MATCHED_INSTRUCTIONS",
+                    _without_col_broadcasts),
+        PatchMutant("read-past-operand-not-revalidated", "revalidate-read-operands",
+                    "an element-wise op's operand read past its valid region keeps its narrower valid shape",
+                    "passes.revalidate_read_operands:_Revalidator", "_region_read", _read_over_own_region),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

@@ -198,7 +198,8 @@ DEFAULT_PIPELINE = ",".join((
     "convert-tensor-to-tile-ops", "update-orchestration-call-sites", "upgrade-param-directions",
     "flatten-tile-nd-to-2d",
     # TileUnplaced -> TilePlaced -> L0Tiled
-    "infer-tile-memory-space", "upgrade-param-directions-placed", "legalize-vec-layouts", "legalize-vec-dtypes", "auto-tile-matmul-l0",
+    "infer-tile-memory-space", "upgrade-param-directions-placed", "legalize-vec-layouts", "legalize-vec-dtypes",
+    "revalidate-read-operands", "auto-tile-matmul-l0",
     # mixed cube/vector kernels: AIC + AIV + Group where cube <-> vector crosses a FIFO (910B)
     "expand-mixed-kernel",
     # memory planning: L0Tiled -> Addressed

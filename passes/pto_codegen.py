@@ -594,13 +594,25 @@ class _Codegen(P.FromAddressed):
         if tile.shape[1] < block:
             return operand  # not a padded buffer's handle (a narrower view): left to PTOAS
         sizes = (tile.valid_extents[0], block)
-        window_type = TileType(sizes, tile.dtype, None, tile.memory_space, tile.view, tile.memref)
+        return self.origin_window(operand, sizes, span, valid=sizes)
+
+    def origin_window(self, operand: P.Var, sizes: tuple[int, int], span: Span,
+                      valid: tuple[int, int] | None = None) -> P.Var:
+        """`operand`'s buffer seen as its [sizes] window at [0, 0] (a pto.subview, pending before
+        the instruction), valid over `valid` (None: as `operand` is)."""
+        tile = operand.type
+        assert isinstance(tile, TileType)
+        region = valid if valid is not None else (int(tile.valid[0]), int(tile.valid[1]))
+        window_type = replace(tile, shape=sizes, valid_shape=None if region == sizes else region)
         window = self.fresh(window_type, span)
         offsets = self.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
                                             span=span), span)
+        if region != sizes:
+            for extent in region:
+                self.index(extent)  # PTOAS takes the valid extents as index SSA values
+        attrs: Attrs = (("sizes", sizes),) + ((("valid", region),) if region != sizes else ())
         self.fn.pending.append(P.AssignStmt(target=window, value=P.Call(
-            op="pto.subview", args=(operand, offsets), attrs=(("sizes", sizes),), type=window_type, span=span),
-            span=span))
+            op="pto.subview", args=(operand, offsets), attrs=attrs, type=window_type, span=span), span=span))
         return window
 
     def converted_scalar(self, operand: P.Var, dtype: DataType, span: Span) -> P.Var:

@@ -25,6 +25,7 @@ PASSES: dict[str, str] = {
     "infer-tile-memory-space": "passes.infer_tile_memory_space:InferTileMemorySpace",
     "legalize-vec-layouts": "passes.legalize_vec_layouts:LegalizeVecLayouts",
     "legalize-vec-dtypes": "passes.legalize_vec_dtypes:LegalizeVecDtypes",
+    "revalidate-read-operands": "passes.revalidate_read_operands:RevalidateReadOperands",
     "auto-tile-matmul-l0": "passes.auto_tile_matmul_l0:AutoTileMatmulL0",
     "expand-mixed-kernel": "passes.expand_mixed_kernel:ExpandMixedKernel",
     "init-mem-ref": "passes.init_mem_ref:InitMemRef",

@@ -6,8 +6,8 @@ hands the consumer x re-viewed in the view's shape over the region it reads. Bit
 on both targets; tests/test_ptoas.py assembles the kernels. A window narrowed by its own
 valid_shape (tensor.slice) broadcast over a result valid over its whole shape is the same window
 re-taken over that region (it was a set_validshape of the window, the same internal error). (A
-column broadcast of a window is left out: PTOAS refuses pto.tcolexpand* of any pto.subview,
-docs/open_findings/col_expand_of_a_window_ptoas.py.) A tensor.view of a set_validshape-narrowed
+column broadcast of a window reads a copy of it, since PTOAS measures pto.tcolexpand*'s src0 by its
+parent's buffer once a subview is lowered: tests/test_instruction_operand_shapes.py.) A tensor.view of a set_validshape-narrowed
 value keeps the value's data past its valid region (DefinedReads took a view's data to be its
 valid region, refusing a valid program the set_validshape itself would pass)."""
 

@@ -21,11 +21,16 @@ the target architectures it holds on; the target arrives as any object with an `
 - `UnpaddedRows`: an operand's (or the result's) buffer holds no padding past its columns: its
   row-major rows are whole 32-byte blocks of its element type (a column-major [N, 1] column pads
   its rows, not its column); an index-form gather's result, whose columns are its index's.
+- `SameValidShape`: a PTO element-wise instruction's sources and dst are valid over one region.
+- `SameDeclaredShape`: a PTO instruction's tiles are declared of one shape (a pto.subview by its
+  sizes) and measure as one shape as the buffers they cut (a subview as its source's whole buffer,
+  as PTOAS re-makes it once it materializes tile handles).
 
 It runs on the program the user wrote (the loader), so a violation names the user's line. On
 the PTO program it checks the instruction-level rules (`INSTRUCTION_LEVEL` in
-languages/ops/assembler_element_types.py: pto.tinsert's element types), which the tile ops that
-emit such an instruction meet by the bit copies LegalizeVecLayouts makes.
+languages/ops/assembler_element_types.py: pto.tinsert's element types) and the declared-shape
+comparisons (languages.layout.SHAPE_MATCHED_INSTRUCTIONS), which the tile ops that emit such an
+instruction meet by the bit and window copies LegalizeVecLayouts makes.
 """
 
 from __future__ import annotations
@@ -35,10 +40,10 @@ from typing import Callable, Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
-from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable,
-                                       UnpaddedRows, WholeRows)
+from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, SameDeclaredShape,
+                                       SameValidShape, TargetRule, Unavailable, UnpaddedRows, WholeRows)
 from languages.ops.vector_ops import mask_cols
-from languages.types import MemRef, TensorType, TileType, Type
+from languages.types import MemRef, TensorType, TileType, Type, is_symbolic
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, preorder, summary
 
@@ -65,13 +70,23 @@ class _Storage:
     cols: tuple[int, int] | None
     memref: MemRef | None
     root_cols: int | None = None  # the root buffer's columns (None: unknown or not 2-D)
+    root_shape: tuple[object, ...] | None = None  # the root buffer's declared shape
 
 
 def _root(name: str, ty: TileType) -> _Storage:
     """A buffer of its own: its window is all of it."""
     if len(ty.shape) != 2:
-        return _Storage(name, None, None, ty.memref)
-    return _Storage(name, (0, int(ty.shape[0])), (0, int(ty.shape[1])), ty.memref, int(ty.shape[1]))
+        return _Storage(name, None, None, ty.memref, root_shape=tuple(ty.shape))
+    return _Storage(name, (0, int(ty.shape[0])), (0, int(ty.shape[1])), ty.memref, int(ty.shape[1]),
+                    tuple(ty.shape))
+
+
+def _cuts_window(op: str) -> bool:
+    """A view of a window of its source: tile.slice, or the pto.subview it becomes."""
+    if REGISTRY.is_window_view(op):
+        return True
+    opdef = REGISTRY.get(op)
+    return opdef.family == "pto_view" and opdef.semantics[:1] == ("slice",)
 
 
 def _intersect(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
@@ -146,15 +161,20 @@ class _Checker:
             if source is not None:
                 self.storage[name] = source
             return
-        if value.KIND != "Call" or not REGISTRY.is_view(str(getattr(value, "op"))) or not getattr(value, "args"):
+        op = str(getattr(value, "op", ""))
+        if value.KIND != "Call" or op not in REGISTRY or not (REGISTRY.is_view(op) or _cuts_window(op)) \
+                or not getattr(value, "args"):
             self.storage[name] = _root(name, ty)
             return
         source = self.storage_of(getattr(value, "args")[0])
         if source is None:
             self.storage[name] = _root(name, ty)
             return
-        if not REGISTRY.is_window_view(str(getattr(value, "op"))):
-            self.storage[name] = _Storage(source.root, None, None, source.memref)  # reshape: whole buffer (its rows)
+        if not _cuts_window(op):  # reshape: whole buffer (its rows)
+            self.storage[name] = _Storage(source.root, None, None, source.memref, root_shape=source.root_shape)
+            return
+        if not REGISTRY.is_window_view(op):  # a pto.subview: offsets as SSA values, sizes in its type
+            self.storage[name] = _Storage(source.root, None, None, source.memref, root_shape=source.root_shape)
             return
         self.storage[name] = self.window(source, value, ty)
 
@@ -163,10 +183,10 @@ class _Checker:
         args = getattr(call, "args")
         offsets = static_ints(args[2]) if len(args) > 2 else None
         if offsets is None or len(offsets) != 2 or len(ty.shape) != 2 or source.rows is None or source.cols is None:
-            return _Storage(source.root, None, None, source.memref)
+            return _Storage(source.root, None, None, source.memref, root_shape=source.root_shape)
         row0, col0 = source.rows[0] + offsets[0], source.cols[0] + offsets[1]
         return _Storage(source.root, (row0, row0 + int(ty.shape[0])), (col0, col0 + int(ty.shape[1])), source.memref,
-                        source.root_cols)
+                        source.root_cols, source.root_shape)
 
     # -- the rules ----------------------------------------------------------------------------------
 
@@ -210,6 +230,42 @@ class _Checker:
             return self.window_violation(rule, opdef, call, target)
         if isinstance(rule, UnpaddedRows):
             return self.rows_violation(rule, opdef, call, target)
+        if isinstance(rule, SameDeclaredShape):
+            return self.shape_violation(rule, opdef, call, target)
+        if isinstance(rule, SameValidShape):
+            return self.valid_violation(rule, opdef, call, target)
+        return None
+
+    def valid_violation(self, rule: SameValidShape, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        valid: list[tuple[str, tuple[object, ...]]] = []
+        for index in rule.operands:
+            node = self.operand(call, target, index)
+            ty = getattr(node, "type", None) if node is not None else None
+            if not isinstance(ty, TileType) or is_symbolic(ty.valid_shape):
+                return None  # a runtime extent: the values are the program's to keep equal
+            valid.append((f"{_name(opdef, index)} `{getattr(node, 'name')}`", tuple(ty.valid)))
+        for (name, extent), (other, other_extent) in zip(valid, valid[1:]):
+            if extent != other_extent:
+                return f"{name} is valid over {list(extent)} and {other} over {list(other_extent)}"
+        return None
+
+    def shape_violation(self, rule: SameDeclaredShape, opdef: OpDef, call: Node, target: Node | None) -> str | None:
+        measured: list[tuple[str, tuple[object, ...], tuple[object, ...], str]] = []
+        for index in rule.operands:
+            node, storage = self.storage_at(call, target, index)
+            ty = getattr(node, "type", None) if node is not None else None
+            if not isinstance(ty, TileType):
+                return None
+            root = storage.root_shape if storage is not None and storage.root_shape is not None else tuple(ty.shape)
+            buffer = storage.root if storage is not None else ""
+            measured.append((f"{_name(opdef, index)} `{getattr(node, 'name')}`", tuple(ty.shape), root, buffer))
+        for (name, declared, root, buffer), (other, other_declared, other_root, other_buffer) in zip(
+                measured, measured[1:]):
+            if declared != other_declared:
+                return f"{name} is declared {list(declared)} and {other} {list(other_declared)}"
+            if root != other_root:
+                return (f"as the buffers they cut, {name} measures as {list(root)} (`{buffer}`) and "
+                        f"{other} as {list(other_root)} (`{other_buffer}`)")
         return None
 
     def window_violation(self, rule: WholeRows, opdef: OpDef, call: Node, target: Node | None) -> str | None:

@@ -1175,12 +1175,39 @@ def _assembler_rules(opdef: OpDef) -> tuple[TargetRule, ...]:
     elif opdef.prefix == "tensor" and opdef.to_tile is not None:
         instructions = tuple(name for tile_op in opdef.to_tile.target_ops if tile_op in REGISTRY
                              for name in REGISTRY.get(tile_op).pto)
-    elif opdef.prefix == "pto" and opdef.name in INSTRUCTION_LEVEL:
-        return instruction_rules(opdef.name, 0)
+    elif opdef.prefix == "pto":
+        return (*(instruction_rules(opdef.name, 0) if opdef.name in INSTRUCTION_LEVEL else ()),
+                *_shape_match_rules(opdef.name))
     else:
         return ()
     return tuple(rule for name in dict.fromkeys(instructions) if name not in INSTRUCTION_LEVEL
                  for rule in instruction_rules(name, 0))
+
+
+def _shape_match_rules(instruction: str) -> tuple[TargetRule, ...]:
+    """PTOAS's declared-shape comparison of `instruction`'s tiles
+    (`languages.layout.SHAPE_MATCHED_INSTRUCTIONS`) or its valid-shape one
+    (`VALID_SHAPE_MATCHED_INSTRUCTIONS`), a rule of the PTO instruction itself: the tile ops that
+    emit it meet it by the window copies LegalizeVecLayouts makes and the operands
+    RevalidateReadOperands re-validates."""
+    from languages.layout import SHAPE_MATCHED_INSTRUCTIONS, VALID_SHAPE_MATCHED_INSTRUCTIONS
+    from languages.ops.target_rules import SameDeclaredShape, SameValidShape
+
+    bare = instruction.removeprefix("pto.")
+    valid_matched = VALID_SHAPE_MATCHED_INSTRUCTIONS.get(instruction)
+    if valid_matched is not None:
+        return (SameValidShape(
+            frozenset({"a2a3", "a5"}), f"PTOAS's {bare} wants its sources and dst valid over one region",
+            "re-validate an operand the op reads past its valid region over the region read (set_validshape; "
+            "RevalidateReadOperands does so)", operands=valid_matched),)
+    match = SHAPE_MATCHED_INSTRUCTIONS.get(instruction)
+    if match is None or match.open_because:
+        return ()
+    return (SameDeclaredShape(
+        match.archs, f"PTOAS's {bare} wants these tiles declared of one shape (a subview by its sizes, a tile at its "
+        "padded extent), and again as the buffers they cut (a subview as its source's whole buffer)",
+        "copy a window operand into a tile of its own first (LegalizeVecLayouts does so for the instructions of "
+        "languages.layout.SHAPE_MATCHED_INSTRUCTIONS)", operands=match.operands),)
 
 
 for _op in list(REGISTRY):

@@ -121,5 +121,23 @@ class UnpaddedRows(TargetRule):
                 f"multiple of {multiple} columns (whole {self.row_bytes}-byte rows; pad it to [{rows}, {padded}])")
 
 
-__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "TargetRule", "Unavailable",
-           "UnpaddedRows", "WholeRows"]
+@dataclass(frozen=True)
+class SameDeclaredShape(TargetRule):
+    """The PTO instruction's tile operands at `operands` (call-argument positions, the dst last)
+    measure as one shape both ways PTOAS measures them: declared (a pto.subview by its sizes, an
+    allocated tile at its padded extent) and as the buffer each cuts (a subview as its source's
+    whole buffer: languages.layout.SHAPE_MATCHED_INSTRUCTIONS)."""
+
+    operands: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class SameValidShape(TargetRule):
+    """The PTO instruction's tile operands at `operands` (call-argument positions, the dst last)
+    are valid over one region (languages.layout.VALID_SHAPE_MATCHED_INSTRUCTIONS)."""
+
+    operands: tuple[int, ...] = ()
+
+
+__all__ = ["A2A3", "A5", "RESULT", "Disjoint", "DtypeIn", "MaskScratch", "PipeIn", "SameDeclaredShape", "SameValidShape",
+           "TargetRule", "Unavailable", "UnpaddedRows", "WholeRows"]

@@ -1,4 +1,7 @@
-# open finding (PTOAS rejects the emitted kernel; --verify-all --simulate pass, bit-exact)
+# fixed finding (agent-m; PTOAS rejected the emitted kernel; --verify-all --simulate passed, bit-exact): the
+# pass RevalidateReadOperands re-validates `narrow` over the region tile.sub reads, TargetOpRules checks one
+# valid shape per element-wise source on the PTO program (SameValidShape). tests/test_instruction_operand_shapes.py
+# assembles this file.
 # replay: python -m nanopass.pipeline THIS_FILE -o k.pto && ptoas --pto-arch=a3 --pto-level=level3 k.pto -o k.cpp
 #   error: 'pto.tsub' op expects src0 and src1 to have the same valid_shape
 # An element-wise op over a tile narrowed by set_validshape (after a whole load) and a whole tile

@@ -3,7 +3,10 @@
 # a [1, 32] row) emits pto.tcolexpandsub whose src0 is the window's pto.subview ([4, 32] of the [8, 32]
 # tile): 'pto.tcolexpandsub' op expects src0/dst to have same shape (a3 and a5), though the types printed
 # are both 4x32; a column window ([8, 16] at column 16) is refused the same way, a row broadcast
-# (trowexpandmul) of the same window is accepted. Not analysed: PTOAS may measure a subview by its parent.
+# (trowexpandmul) of the same window is accepted. Fixed (agent-m): PTOAS verifies tcolexpand* again after
+# lowering the subview to a bind_tile of its parent's [8, 32] buffer, and its column-broadcast verifier does not
+# step aside there; LegalizeVecLayouts copies the window first (SHAPE_MATCHED_INSTRUCTIONS), TargetOpRules checks
+# it on the PTO program (SameDeclaredShape). tests/test_instruction_operand_shapes.py assembles this file.
 # replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate -o k.pto, then ptoas --pto-arch=a3 k.pto
 import pypto.language as pl
 
