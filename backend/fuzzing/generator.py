@@ -63,6 +63,8 @@ from backend.fuzzing.registry_calls import (ELEMENT_TYPES, FLOAT_TYPES, RANK_LIM
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
+from languages.ops.index_ops import GATHER_DTYPES
+from languages.ops.target_rules import WholeRows
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
@@ -280,6 +282,12 @@ class _KernelBuilder:
     windows: set[str] = field(default_factory=set)  # on-chip tile windows (tile.slice results)
     same_bytes: dict[str, str] = field(default_factory=dict)  # a same-bytes view -> the value it re-views
     conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
+    # A tile kernel written as a user hand-places one (`hand_placed_text`; a program-wide draw):
+    # every tile it makes is placed (loads and scratch buffers name their space), so the program
+    # can be spelled at TilePlaced; its stores sometimes go into parameters declared `In`.
+    hand_placed: bool = False
+    loaded: list[tuple[T.Var, T.Var]] = field(default_factory=list)  # (GM parameter, its whole Vec load)
+    kept: list[T.Var] = field(default_factory=list)  # values a recipe has the kernel return (not dead code)
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -418,8 +426,10 @@ class _KernelBuilder:
             if not isinstance(ty, (TileType, TensorType)):
                 return None
             op = "tile.create" if isinstance(ty, TileType) else "tensor.create"
-            return self.call(op, (_dims(ty.shape),), (("dtype", ty.dtype),), prefix="scratch", block=block,
-                             pool=[])
+            attrs: tuple[tuple[str, AttrValue], ...] = (("dtype", ty.dtype),)
+            if self.hand_placed and isinstance(ty, TileType):
+                attrs += (("target_memory", ty.memory_space or MemorySpace.Vec),)
+            return self.call(op, (_dims(ty.shape),), attrs, prefix="scratch", block=block, pool=[])
 
         def condition(value: T.Var, domain: str) -> T.Var | None:
             return self.condition(value, domain, block)
@@ -429,9 +439,10 @@ class _KernelBuilder:
                     column_windows=self.column_windows)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
-                      only: Sequence[OpDef] | None = None) -> T.Var | None:
+                      only: Sequence[OpDef] | None = None, prefer: frozenset[str] = frozenset()) -> T.Var | None:
         """One call of a registered op drawn from the whole registry (or from `only`), over the
-        values in scope; None when the drawn op could not be called here."""
+        values in scope, a first operand usually among `prefer` when it names some; None when the
+        drawn op could not be called here."""
         candidates = list(only) if only is not None else generatable_ops(prefix, self.arch)
         steered = [op for op in self.steered if op.prefix == prefix]
         if only is None and steered and self.chance(50):
@@ -440,7 +451,7 @@ class _KernelBuilder:
             return None
         scope = self.values if values is None else values
         drawn = None
-        prefer: set[str] = set()
+        preferred: set[str] = set(prefer)
         partial = [v.name for v in scope if self.usable(v) and isinstance(v.type, (TensorType, TileType))
                    and v.type.valid_shape is not None and tuple(v.type.valid) != tuple(v.type.shape)]
         observers = [op for op in candidates if op.family in VALID_OBSERVERS]
@@ -448,13 +459,13 @@ class _KernelBuilder:
             # A partially valid value is read by what observes its valid extent (a reduction
             # sums only the valid rows / columns): element-wise steps alone would compare the
             # same valid region whatever extent the compiler gave it.
-            candidates, prefer = observers, set(partial)
+            candidates, preferred = observers, set(partial)
             self.tag("construct:valid-observed")
         for _ in range(3):  # an op that cannot be called here gives way to another one
             opdef = self.pick(candidates)
             usable = [v for v in scope if self.usable(v)]
             pool = self.make_pool(block, usable, prefix == "tile")
-            pool.prefer = prefer
+            pool.prefer = preferred
             drawn = draw_call(self.int_draw, opdef, pool)
             if drawn is not None and self.writes_on_chip_tensor(drawn):
                 drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
@@ -733,6 +744,46 @@ class _KernelBuilder:
             self.padding_read(ty)
         if self.features.assemble and self.chance(30):
             self.assemble_into_param()
+        if self.features.slices and self.chance(50):
+            self.window_gathered()
+
+    def window_gathered(self) -> None:
+        """A column window of an on-chip tensor (a tensor.slice of a computed value, narrower
+        than it) read by an op whose tile form indexes its source flat by the source's own columns
+        (tensor.gather -> TGATHER, the registry's `WholeRows` rule on the tile op): the window's
+        rows lie its parent's pitch apart, so ConvertTensorToTileOps must copy it into a tile of
+        its own first; gathering from it in place reads the parent's other columns."""
+        slice_op = _by_semantics("tensor", ("slice",))
+        scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+        gathers = [op for op in generatable_ops("tensor", self.arch) if _indexes_by_own_columns(op)]
+        if slice_op is None or scaled is None or not gathers:
+            return
+        dtype: DataType = self.pick(GATHER_DTYPES)
+        # Two rows at least: a one-row window's pitch is never read. Two columns at least: a
+        # one-column window of a wider tile is an open miscompile (docs/open_findings/
+        # gather_column_window_pitch.py: its packed copy keeps the parent's row-major layout while
+        # the flat index counts it column-major), kept off until fixed.
+        rows, cols = self.pick_common((16, 8, 3)), self.pick_common((16, 32, 12, 24, 64))
+        source = self.param(TensorType((rows, cols), dtype))
+        self.values.remove(source)
+        shape = (self.int_draw(2, rows), self.int_draw(2, cols - 1))
+        offsets = (self.int_draw(0, rows - shape[0]), self.int_draw(0, cols - shape[1]))
+        try:
+            computed = self.call(scaled, (source, self.scalar_for(dtype)), pool=[])
+            window = self.call(slice_op, (computed, _dims(shape), _dims(offsets)), prefix="w", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        for _ in range(3):
+            # The window is the scope's one value: the draw reads it first (its other operands,
+            # the index above all, are fresh conditioned parameters).
+            made = self.registry_step("tensor", None, [window], only=gathers, prefer=frozenset({window.name}))
+            statement = self.body[-1] if self.body else None
+            if made is not None and isinstance(statement, T.AssignStmt) and statement.target == made \
+                    and isinstance(statement.value, T.Call) and statement.value.args[:1] == (window,):
+                self.values.append(made)
+                self.kept.append(made)
+                self.tag("construct:window-gathered")
+                return
 
     def param_window_observed(self, ty: TensorType) -> None:
         """A window of a parameter narrowed by a valid_shape (only the valid part is loaded) and
@@ -1450,7 +1501,9 @@ class _KernelBuilder:
         for _ in range(self.int_draw(1, 2)):
             tensor = self.param(TensorType(shape, dtype), "x")
             self.values.remove(tensor)
-            tiles.append(self.load(tensor, MemorySpace.Vec if self.chance(80) else None, pool=tiles))
+            space = MemorySpace.Vec if self.hand_placed or self.chance(80) else None
+            tiles.append(self.load(tensor, space, pool=tiles))
+            self.loaded.append((tensor, tiles[-1]))
         return tiles
 
     def tile_kernel(self) -> None:
@@ -1738,11 +1791,33 @@ class _KernelBuilder:
             if tile.type.memory_space is MemorySpace.Vec and self.dead_scalars():
                 tile = self.consume_scalars([tile], "tile") or tile
             assert isinstance(tile.type, TileType)
-            out = self.param(TensorType(tile.type.shape, tile.type.dtype), "out", "Out")
-            self.values.remove(out)
+            out = self.undeclared_store_target(tile.type)
+            if out is None:
+                out = self.param(TensorType(tile.type.shape, tile.type.dtype), "out", "Out")
+                self.values.remove(out)
             stored = self.call("tile.store", (tile, _zeros(len(tile.type.shape)), out), prefix="st", pool=[])
             if stored not in self.returns:
                 self.returns.append(stored)
+
+    def undeclared_store_target(self, tile: TileType) -> T.Var | None:
+        """In a hand-placed kernel, sometimes the parameter a store writes is declared `In`, as a
+        user writing at TilePlaced may leave it: a fresh one (UpgradeParamDirections makes it
+        `Out`) or a loaded parameter of the stored tile's type (read and written: `InOut`). The
+        host must then copy the written bytes back; a store into a parameter it treats as
+        read-only is lost. None: an `Out` parameter is declared as usual."""
+        if not self.hand_placed or not self.chance(50):
+            return None
+        written = {name for name, paths in self.gm_stores.items() if paths}
+        loaded = [tensor for tensor, _ in self.loaded if tensor.name not in written
+                  and tensor.type == TensorType(tile.shape, tile.dtype)]
+        if loaded and self.chance(50):
+            self.tag("construct:undeclared-inout")
+            chosen: T.Var = self.pick(loaded)
+            return chosen
+        self.tag("construct:undeclared-out")
+        fresh = self.param(TensorType(tile.shape, tile.dtype), "x")
+        self.values.remove(fresh)
+        return fresh
 
     def revalidation_fits(self, ty: TensorType, operand: DataType | None = None) -> bool:
         """Whether a set_validshape of a product of `ty` of `operand`-typed matrices compiles. A
@@ -1846,6 +1921,9 @@ class _KernelBuilder:
                 recipes.append(self.tile_cube_kernel)
         if self.focus is not None:
             self.focused_kernel(self.focus)
+        elif self.hand_placed:
+            # A program spelled at TilePlaced (`hand_placed_text`) holds tile kernels only.
+            self.pick([self.tile_kernel, self.tile_kernel, *([self.tile_cube_kernel] if self.features.matmul else [])])()
         else:
             self.pick(recipes)()
         results = self.returns or self.results(self.values)[-1:]
@@ -1858,6 +1936,7 @@ class _KernelBuilder:
             scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
             assert scaled is not None
             results = [self.call(scaled, (source, self.scalar_for(source.type.dtype)))]
+        results += [v for v in self.kept if v not in results and v in self.results(self.values)]
         extras = [v for v in self.results(self.values)[:-1] if v.name not in self.created | self.updated]
         if not self.returns and extras and self.chance(25):
             extra = self.pick(extras)
@@ -1874,7 +1953,9 @@ class _KernelBuilder:
                 results[index] = folded
                 break
         self.body.append(T.ReturnStmt(tuple(results)))
-        body = self.nest_calls(self.body) if self.chance(30) else self.body
+        # Nested calls are the DSL's and Tensor's (NormalizeStmtStructure takes them apart), not a
+        # hand-placed kernel's: TilePlaced text calls over atoms only.
+        body = self.nest_calls(self.body) if not self.hand_placed and self.chance(30) else self.body
         return T.Function(self.name, "InCore", tuple(self.params), tuple(r.type for r in results), tuple(body), ())
 
     def nest_calls(self, body: list[T.Stmt]) -> list[T.Stmt]:
@@ -1897,6 +1978,16 @@ class _KernelBuilder:
             out.append(stmt)
             index += 1
         return out
+
+
+def _indexes_by_own_columns(opdef: OpDef) -> bool:
+    """Whether a tensor op reads its first operand through a tile op that counts flat positions
+    by that operand's own columns (a `WholeRows` rule on it: TGATHER's index form)."""
+    conversion = opdef.to_tile
+    if conversion is None or conversion.tile_op not in REGISTRY or not opdef.operands \
+            or opdef.operands[0].effect is not Effect.READ:
+        return False
+    return any(isinstance(rule, WholeRows) and rule.operand == 0 for rule in REGISTRY.get(conversion.tile_op).target_rules)
 
 
 def _cube_operands(opdef: OpDef) -> bool:
@@ -1955,7 +2046,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "gm-reread", "tile-kernel", "tile-cube", "nested-call", "valid-observed", "if-only-stores", "window-observed",
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
-    "runtime-valid", "padded-index-rows", "cube-operand-computed"))
+    "runtime-valid", "padded-index-rows", "cube-operand-computed", "hand-placed", "undeclared-out",
+    "undeclared-inout", "window-gathered"))
 
 
 @dataclass(frozen=True)
@@ -2026,6 +2118,7 @@ class TargetRuleMiss(Exception):
 INDEX_PARAM = "idx"
 _KERNEL_TRIES = 6
 _DSL_PERCENT = 20  # programs re-spelled in the DSL's forms (backend.fuzzing.dsl_spellings)
+_HAND_PLACED_PERCENT = 10  # programs of hand-placed tile kernels, spelled at TilePlaced (hand_placed_text)
 _FOCUS_TRIES = 3  # draws of a steered kernel that missed its op before it is kept as it is
 
 
@@ -2045,11 +2138,15 @@ def programs(features: Features = Features(), arch: str = "",
         count = draw(st.integers(1, 3)) if features.multi_kernel else 1
         kernels: list[T.Function] = []
         ops: set[str] = set()
+        # Some programs are tile kernels written as a user hand-places them, spelled at
+        # TilePlaced (drawn high: a shrunk failure is a plain program unless placement matters).
+        placed = features.tile_kernels and not focused and draw(st.integers(0, 99)) >= 100 - _HAND_PLACED_PERCENT
         for index in range(count):
             want = focused[draw(st.integers(0, len(focused) - 1))] if focused and index == 0 else None
             kernel: tuple[T.Function, set[str]] | None = None
             for attempt in range(_KERNEL_TRIES):
-                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch, focus=want, steered=focused)
+                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch, focus=want, steered=focused,
+                                         hand_placed=placed)
                 try:
                     kernel = (builder.kernel(), builder.ops)
                 except TargetRuleMiss:
@@ -2063,14 +2160,51 @@ def programs(features: Features = Features(), arch: str = "",
         main = _orchestration(kernels, draw, ops)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
-        text = None
+        text = hand_placed_text(program, arch) if placed else None
+        if text is not None:
+            ops.add("construct:hand-placed")
         # Drawn high, so that a shrunk failure is the plain program unless the spelling matters.
-        if features.dsl_spellings and draw(st.integers(0, 99)) >= 100 - _DSL_PERCENT:
+        elif features.dsl_spellings and draw(st.integers(0, 99)) >= 100 - _DSL_PERCENT:
             spelling = SPELLINGS[draw(st.integers(0, len(SPELLINGS) - 1))]
             text = dsl_text(program, spelling, lambda n: int(draw(st.integers(0, n - 1))), ops)
         return GeneratedProgram(program, text if text is not None else print_program(program), frozenset(ops))
 
     return build()
+
+
+def hand_placed_text(program: T.Program, arch: str = "") -> str | None:
+    """`program` (hand-placed tile kernels only) as a user writes it at TilePlaced: every tile's
+    memory space spelled in its type, as the registry places it, so the pipeline takes it up at
+    TilePlaced (after ConvertTensorToTileOps and UpgradeParamDirections: the kernel's stores
+    into `In` parameters are upgraded by `upgrade-param-directions-placed`). None when some tile
+    stays unplaced (an op whose result space no operand or attribute fixes) or is not 2-D (a
+    batched matmul's rank-3 tiles: FlattenTileNdTo2D runs before placement), or an operand is not
+    where its op reads it (a bias loaded into Mat: InferTileMemorySpace would move it into Bias),
+    which TileMemoryPlaced refuses in a program entering at TilePlaced; or a move takes no data
+    path of `arch`'s target, or a cube tile is in a format its space does not keep (what
+    InferTileMemorySpace would have inserted hops for, or chosen: MovesOnDataPaths,
+    CubeTileLayouts)."""
+    from languages.decls import TilePlaced
+    from languages.pl_parser import detect_language, parse_program
+    from nanopass.node import walk
+    from verifiers.cube_tile_layouts import verify as cube_tile_layouts
+    from verifiers.moves_on_data_paths import verify as moves_on_data_paths
+    from verifiers.tile_memory_placed import verify as tile_memory_placed
+
+    text = print_program(program)
+    body = "\n".join(line for line in text.splitlines() if not line.startswith(LANGUAGE_HEADER))
+    try:
+        placed = parse_program(body, "<fuzz>", language=TilePlaced)
+    except CompileError:
+        return None
+    types = [getattr(node, "type") for node in walk(placed) if node.KIND == "Var"]
+    if detect_language(types) is not TilePlaced or tile_memory_placed(placed) or cube_tile_layouts(placed) \
+            or (arch and moves_on_data_paths(placed, get_backend(arch))):
+        return None  # an unplaced or rank-3 tile (FlattenTileNdTo2D's), an operand off its space, ...
+    return print_program(placed)
+
+
+LANGUAGE_HEADER = "# nanopass.language:"
 
 
 def returned_types(program: T.Program) -> tuple[Type, ...]:
