@@ -1,4 +1,5 @@
-"""The generator's hand-placed programs and gathered on-chip windows.
+"""The generator's hand-placed programs, gathered on-chip windows, re-read written tiles and
+rounding casts and tile-level padding reads, each with the mutant a program of it catches.
 
 A hand-placed program is spelled at TilePlaced (every tile's memory space written in its type),
 so the pipeline takes it up after ConvertTensorToTileOps; its stores sometimes go into
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 
 from backend.fuzzing.generator import CONSTRUCTS
@@ -22,7 +25,8 @@ from nanopass_pto.mutants import MUTANTS
 _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)
 TAGS = ("construct:hand-placed", "construct:undeclared-out", "construct:undeclared-inout",
-        "construct:window-gathered")
+        "construct:window-gathered", "construct:written-tile-reread", "construct:rounding-cast",
+        "construct:tile-padding-read")
 
 
 def _cases(count: int) -> list[FuzzCase]:
@@ -64,15 +68,26 @@ def test_a_hand_placed_program_enters_at_tile_placed_and_its_in_stores_are_upgra
     assert "upgrade-param-directions-placed" in outcome.changed
 
 
-def test_a_gathered_window_compiles_and_the_unpacked_mutant_is_refused() -> None:
-    gathered = [c for c in _DRAWN if "construct:window-gathered" in c.generated.ops
-                and "tensor.gather" in c.generated.ops]
-    assert gathered
-    mutant = next(m for m in MUTANTS if m.name == "gather-window-not-packed")
+# (construct tag, an op the program must call (or a tag it must carry) too, the mutant a program of it catches)
+CAUGHT_BY = [
+    ("construct:window-gathered", "tensor.gather", "gather-window-not-packed"),
+    ("construct:written-tile-reread", "tile.write", "in-place-write-rebinds-tile"),
+    ("construct:rounding-cast", "tensor.cast", "cast-mode-rne"),
+    ("construct:undeclared-out", "construct:hand-placed", "placed-out-kept-in"),
+    ("construct:tile-padding-read", "tile.set_validshape", "bf16-widening-drops-padding"),
+]
+
+
+@pytest.mark.parametrize("tag, op, mutant_name", CAUGHT_BY)
+def test_a_construct_compiles_and_its_mutant_is_caught(tag: str, op: str, mutant_name: str) -> None:
+    distinct = {c.text: c for c in _DRAWN if tag in c.generated.ops and op in c.generated.ops}
+    drawn = list(distinct.values())
+    assert drawn, tag
+    mutant = next(m for m in MUTANTS if m.name == mutant_name)
     verdicts = []
-    for case in gathered[:6]:
+    for case in drawn[:8]:
         outcome = _check(case)
         assert not outcome.failed, f"{outcome.headline()}\n{outcome.detail}\n{case.text}"
         with mutant.applied():
             verdicts.append(_check(case).failed)
-    assert any(verdicts)
+    assert any(verdicts), f"{mutant_name} survives {len(verdicts)} programs of {tag}"

@@ -619,9 +619,10 @@ class _KernelBuilder:
             # updates c's accumulator): none is read again (on 910B a value still read after the
             # in-place update needs an Acc -> Acc copy it has no path for).
             name: str | None = args[reused].name
+            kept_value = self.tile_value_kept(op, reused, args[reused])
             while name is not None:
                 self.updated.add(name)
-                if name not in self.gm:
+                if name not in self.gm and not (kept_value and name == args[reused].name):
                     # Not read again: ConvertTensorToTileOps lowers an on-chip tensor.assemble to the
                     # in-place tile.assemble without copying a destination that is still live (an
                     # open miscompile, issue 8's report), so the generator keeps off it for now.
@@ -650,6 +651,17 @@ class _KernelBuilder:
         narrower = tuple(getattr(var.type, "shape", ()))[-1:] != tuple(getattr(source.type, "shape", ()))[-1:]
         if source.name in self.column_windows or (REGISTRY.is_window_view(op) and narrower):
             self.column_windows.add(var.name)
+
+    def tile_value_kept(self, op: str, index: int, written: T.Var) -> bool:
+        """Whether the Vec tile a tile op writes in place (tile.write, tile.scatter_mask) still
+        names its old contents afterwards: a tile the user wrote is a value (`t1 =
+        pl.tile.write(t, ...)` leaves `t` as it was; MaterializeSemanticAliases copies it when it
+        is still read), so later steps may read it. Not a view of another tile (writing a window
+        writes its source's bytes) nor an Acc tile (910B has no Acc -> Acc copy)."""
+        if not op.startswith("tile.") or op not in REGISTRY or written.name in self.views | self.windows:
+            return False
+        decl = REGISTRY.get(op).operands[index]
+        return decl.input_memory is MemorySpace.Vec and written.name not in self.same_bytes
 
     def note_boxed(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
         ty = var.type
@@ -746,6 +758,40 @@ class _KernelBuilder:
             self.assemble_into_param()
         if self.features.slices and self.chance(50):
             self.window_gathered()
+        if self.features.casts and self.chance(25):
+            self.rounding_cast(ty)
+
+    def rounding_cast(self, ty: TensorType) -> None:
+        """A computed float value cast where the rounding mode shows: to a narrower float or to an
+        integer, in a mode other than round-to-nearest-even (the registry's CAST_MODES), the
+        result returned. A lowering that drops or replaces the mode rounds the ties and the
+        fractions the other way."""
+        cast = _by_semantics("tensor", ("cast",))
+        scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+        if cast is None or scaled is None:
+            return
+        dtype = ty.dtype if ty.dtype.is_float else F32
+        source = self.param(TensorType(ty.shape, dtype))
+        self.values.remove(source)
+        # Integers above all: floor / ceil / trunc part from round-to-nearest on every fraction, a
+        # narrower float's modes only where its last bit is cut (and `round` only at ties).
+        targets = [I32, DataType.INT16, I32] + ([NARROWING[dtype]] if dtype in NARROWING else [])
+        modes = [mode for mode in CAST_MODES if mode not in ("rint", "none")]
+        try:
+            # Scaled by a non-integer, so fractions and ties are there to round.
+            value = self.call(scaled, (source, T.ConstFloat(self.pick((0.5, 1.5, 0.1)), dtype)), pool=[])
+            for _ in range(3):  # a target type or mode this target does not take gives way
+                try:
+                    result = self.call(cast, (value,), (("target_type", self.pick(targets)), ("mode", self.pick(modes))),
+                                       prefix="rc", pool=[])
+                except (CompileError, TargetRuleMiss):
+                    continue
+                self.values.append(result)
+                self.kept.append(result)
+                self.tag("construct:rounding-cast")
+                return
+        except (CompileError, TargetRuleMiss):
+            return
 
     def window_gathered(self) -> None:
         """A column window of an on-chip tensor (a tensor.slice of a computed value, narrower
@@ -814,6 +860,11 @@ class _KernelBuilder:
         padding as data: a pass that re-copies, widens or re-types the narrowed operand over its
         valid region only (LegalizeVecDtypes' FP32 route for BF16) leaves that padding empty."""
         narrow_op = _by_semantics("tensor", ("set_validshape",))
+        if self.features.low_precision and ty.dtype is not BF16 and self.chance(40):
+            # BF16 above all: A2/A3 compute it in FP32 (LegalizeVecDtypes' widening route), which
+            # must widen the narrowed operand's padding too.
+            ty = TensorType(ty.shape, BF16)
+            self.param(ty)
         params = [v for v in self.values if v.name in self.gm and v.type == ty]
         ops = [op for op in generatable_ops("tensor", self.arch)
                if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
@@ -1520,7 +1571,73 @@ class _KernelBuilder:
             self.window_view(tiles)
         if self.features.partial_valid and self.chance(15):
             self.ragged_rows()
+        if self.features.scalar_math and self.chance(20):
+            self.written_tile_reread(tiles)
+        if self.features.partial_valid and self.chance(20):
+            self.tile_padding_read(tiles)
         self.store_tiles(tiles)
+
+    def tile_padding_read(self, tiles: list[T.Var]) -> None:
+        """A loaded Vec tile narrowed by tile.set_validshape (its padding holds the loaded data)
+        read by an element-wise op whose lhs is a whole tile: the result is valid over the whole
+        tile, so the narrowed operand is read past its valid region. BF16 above all: A2/A3
+        compute it in FP32, and LegalizeVecDtypes must widen that operand's padding too."""
+        narrow_op = _by_semantics("tile", ("set_validshape",))
+        ops = [op.name for op in generatable_ops("tile", self.arch)
+               if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
+        if narrow_op is None or not ops:
+            return
+        shape = (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
+        dtype = BF16 if self.features.low_precision and self.chance(60) else self.vector_dtype()
+        loaded = []
+        for _ in range(2):
+            tensor = self.param(TensorType(shape, dtype))
+            self.values.remove(tensor)
+            loaded.append(self.load(tensor, MemorySpace.Vec, pool=[]))
+        whole, narrowed = loaded
+        valid = (self.int_draw(1, shape[0]), self.int_draw(1, shape[1]))
+        if valid == shape:
+            valid = (max(1, shape[0] // 2), shape[1])
+        try:
+            narrow = self.call(narrow_op, (narrowed, _index(valid[0]), _index(valid[1])), prefix="n", pool=[])
+            for _ in range(3):  # an op this element type or target does not take gives way
+                try:
+                    self.call(self.pick(ops), (whole, narrow), prefix="tile", pool=tiles)
+                except (CompileError, TargetRuleMiss):
+                    continue
+                self.tag("construct:tile-padding-read")
+                return
+        except (CompileError, TargetRuleMiss):
+            return
+
+    def written_tile_reread(self, tiles: list[T.Var]) -> None:
+        """A Vec tile written in place (tile.write of one element) and read again under its old
+        name next to the written one (`sub(written, old)`: zero but at the written element): a tile
+        is a value, so the old name keeps the contents from before the write, and the write's
+        buffer must not be the one the old name is still read from (MaterializeSemanticAliases
+        copies it). Renaming the old tile to the written one reads the update twice."""
+        write = _by_semantics("tile", ("write",))
+        combine = [op for op in (_by_semantics("tile", ("binary", "sub")), _by_semantics("tile", ("binary", "add")))
+                   if op is not None]
+        sources = [t for t in tiles if isinstance(t.type, TileType) and len(t.type.shape) == 2 and self.usable(t)
+                   and t.type.memory_space in (None, MemorySpace.Vec) and self.tile_value_kept("tile.write", 0, t)
+                   and all(isinstance(d, int) for d in t.type.valid)]
+        if write is None or not combine or not sources:
+            return
+        old = self.pick(sources)
+        assert isinstance(old.type, TileType)
+        indices = _dims(tuple(self.int_draw(0, int(d) - 1) for d in old.type.valid))
+        try:
+            written = self.call(write, (old, indices, self.scalar_for(old.type.dtype)), prefix="wr", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        for op in combine:  # an element type or target the op does not take gives way to the next
+            try:
+                self.call(op, (written, old), prefix="tile", pool=tiles)
+            except (CompileError, TargetRuleMiss):
+                continue
+            self.tag("construct:written-tile-reread")
+            return
 
     def tile_scalar_math(self, tiles: list[T.Var]) -> None:
         """An element of a loaded Vec tile read as a scalar (tile.read), combined with a constant
@@ -2047,7 +2164,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "padding-read", "window-computed", "assemble-through-view", "scalar-consumed", "scalar-read-gm",
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "hand-placed", "undeclared-out",
-    "undeclared-inout", "window-gathered"))
+    "undeclared-inout", "window-gathered", "written-tile-reread", "rounding-cast", "tile-padding-read"))
 
 
 @dataclass(frozen=True)
@@ -2060,16 +2177,21 @@ class GeneratedProgram:
     ops: frozenset[str]
 
 
-def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) -> T.Function:
+def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str],
+                   written: Sequence[frozenset[str]] = ()) -> T.Function:
     """`main` calls the kernels in order; a kernel parameter is fed, when the draw says so, by an
     earlier kernel's result of the same type (possibly one another kernel reads too: a GM
-    re-read), otherwise by a fresh `main` parameter, and an Out parameter by a created tensor."""
+    re-read), otherwise by a fresh `main` parameter, and an Out parameter by a created tensor.
+    A parameter declared In that the kernel writes (`written[i]`: a hand-placed kernel's store
+    into it) is always a fresh `main` parameter: one tensor bound to two parameters a kernel
+    writes would make the order of its stores the result."""
     params: list[T.Param] = []
     body: list[T.Stmt] = []
     results: list[T.Var] = []
     consumed: dict[str, int] = {}
-    for kernel in kernels:
+    for position, kernel in enumerate(kernels):
         args: list[T.Expr] = []
+        stored = written[position] if position < len(written) else frozenset()
         for p in kernel.params:
             if p.direction == "Out":
                 out = T.Var(f"{kernel.name}_{p.var.name}", p.var.type)
@@ -2080,7 +2202,8 @@ def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) ->
                 continue
             earlier = [r for r in results if r.type == p.var.type]
             # An index parameter's values are conditioned inputs (see Pool.fresh_index).
-            if earlier and not p.var.name.startswith(INDEX_PARAM) and draw(st.booleans()):
+            if earlier and not p.var.name.startswith(INDEX_PARAM) and p.var.name not in stored \
+                    and draw(st.booleans()):
                 chosen = earlier[0]
                 if consumed.get(chosen.name):
                     tags.add("construct:gm-reread")
@@ -2138,6 +2261,7 @@ def programs(features: Features = Features(), arch: str = "",
         count = draw(st.integers(1, 3)) if features.multi_kernel else 1
         kernels: list[T.Function] = []
         ops: set[str] = set()
+        written: list[frozenset[str]] = []  # per kernel, the parameters it stores into
         # Some programs are tile kernels written as a user hand-places them, spelled at
         # TilePlaced (drawn high: a shrunk failure is a plain program unless placement matters).
         placed = features.tile_kernels and not focused and draw(st.integers(0, 99)) >= 100 - _HAND_PLACED_PERCENT
@@ -2151,13 +2275,15 @@ def programs(features: Features = Features(), arch: str = "",
                     kernel = (builder.kernel(), builder.ops)
                 except TargetRuleMiss:
                     continue
+                stores = frozenset(name for name, paths in builder.gm_stores.items() if paths)
                 if want is None or want.name in builder.ops or attempt >= _FOCUS_TRIES - 1:
                     break
             if kernel is None:
                 reject()  # every draw met an instruction the target does not take
             kernels.append(kernel[0])
             ops |= kernel[1]
-        main = _orchestration(kernels, draw, ops)
+            written.append(stores)
+        main = _orchestration(kernels, draw, ops, written)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
         text = hand_placed_text(program, arch) if placed else None
