@@ -899,6 +899,23 @@ def _sim_slt_as_sle(original: Any) -> Any:
     return lambda a, b: a <= b
 
 
+def _placed_inout_as_out(original: Any) -> Any:
+    """The TilePlaced upgrade declares a written In parameter Out even when the kernel reads it
+    too (a hand-placed kernel storing back into a tile it loaded): its input is not bound."""
+
+    def upgraded(function: Any, bump: object) -> Any:
+        result = original(function, bump)
+        if result is function:
+            return result
+        before = {p.var.name: p.direction for p in getattr(function, "params")}
+        params = tuple(dataclasses.replace(p, direction="Out")
+                       if p.direction == "InOut" and before.get(p.var.name) == "In" else p
+                       for p in getattr(result, "params"))
+        return dataclasses.replace(result, params=params)
+
+    return upgraded
+
+
 def _placed_out_kept_in(original: Any) -> Any:
     """The TilePlaced upgrade leaves a written parameter that the kernel only writes declared In
     (the upgrade to InOut of one it reads too is kept): the host treats it as read-only and the
@@ -1153,6 +1170,9 @@ def _catalogue() -> list[Any]:
                          "backend.sim.executor", "_PREDICATES", "slt", _sim_slt_as_sle),
         TableEntryMutant("sim-maxf-as-min", "simulator", "the simulator's scalar arith.maxf is a minimum",
                          "backend.sim.executor", "_FLOAT_ARITH", "maxf", _sim_maxf_as_min),
+        PatchMutant("placed-inout-as-out", "upgrade-param-directions-placed",
+                    "a hand-placed kernel's written In parameter it also reads is declared Out (its input is not bound)",
+                    "passes.upgrade_param_directions_placed", "upgraded_function", _placed_inout_as_out),
         PatchMutant("placed-out-kept-in", "upgrade-param-directions-placed",
                     "a hand-placed kernel's parameter it only writes stays declared In (its store is lost)",
                     "passes.upgrade_param_directions_placed", "upgraded_function", _placed_out_kept_in),

@@ -1778,6 +1778,14 @@ class _KernelBuilder:
                and all(d.kind == "tile" and d.effect is Effect.READ for d in op.operands if not d.optional)]
         if slice_op is None or not sources or not ops:
             return
+        if self.features.low_precision and self.chance(35):
+            # A BF16 window above all: A2/A3 compute most vector ops on it in FP32, through a
+            # bit view (LegalizeVecDtypes' BITS routes) that must start at the window, not at its
+            # source buffer's first byte.
+            shape = (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
+            tensor = self.param(TensorType(shape, BF16))
+            self.values.remove(tensor)
+            sources = [self.load(tensor, MemorySpace.Vec, pool=tiles)]
         source = self.pick(sources)
         assert isinstance(source.type, TileType)
         rows, cols = (int(d) for d in source.type.shape)
