@@ -2331,6 +2331,14 @@ def hand_placed_text(program: T.Program, arch: str = "") -> str | None:
         placed = parse_program(body, "<fuzz>", language=TilePlaced)
     except CompileError:
         return None
+    from passes.convert_tensor_to_tile_ops import TILE_EXPANSIONS
+
+    completed_by_conversion = {*TILE_EXPANSIONS, "system.syncall"}
+    if any(node.KIND == "Call" and getattr(node, "op") in completed_by_conversion for node in walk(placed)):
+        # An op only ConvertTensorToTileOps expands (tile.scatter_mask) or completes (a soft
+        # syncall's tile workspaces) reaches PTOCodegen as it is from TilePlaced: an open internal
+        # error (docs/open_findings/scatter_mask_at_tile_placed.py).
+        return None
     types = [getattr(node, "type") for node in walk(placed) if node.KIND == "Var"]
     if detect_language(types) is not TilePlaced or tile_memory_placed(placed) or cube_tile_layouts(placed) \
             or (arch and moves_on_data_paths(placed, get_backend(arch))):
