@@ -1565,7 +1565,7 @@ class _KernelBuilder:
         if self.features.scalar_math and self.chance(25):
             self.tile_scalar_math(tiles)
         self.steps(self.int_draw(2, 8), None, tiles, prefix="tile")
-        if self.features.slices and self.chance(30):
+        if self.features.slices and self.chance(50):
             self.window_computed(tiles)
         if self.features.slices and self.chance(25):
             self.window_view(tiles)
@@ -1778,7 +1778,7 @@ class _KernelBuilder:
                and all(d.kind == "tile" and d.effect is Effect.READ for d in op.operands if not d.optional)]
         if slice_op is None or not sources or not ops:
             return
-        if self.features.low_precision and self.chance(35):
+        if self.features.low_precision and self.chance(50):
             # A BF16 window above all: A2/A3 compute most vector ops on it in FP32, through a
             # bit view (LegalizeVecDtypes' BITS routes) that must start at the window, not at its
             # source buffer's first byte.
