@@ -1930,12 +1930,12 @@ class _KernelBuilder:
         `Out`) or a loaded parameter of the stored tile's type (read and written: `InOut`). The
         host must then copy the written bytes back; a store into a parameter it treats as
         read-only is lost. None: an `Out` parameter is declared as usual."""
-        if not self.hand_placed or not self.chance(50):
+        if not self.hand_placed or not self.chance(70):
             return None
         written = {name for name, paths in self.gm_stores.items() if paths}
         loaded = [tensor for tensor, _ in self.loaded if tensor.name not in written
                   and tensor.type == TensorType(tile.shape, tile.dtype)]
-        if loaded and self.chance(50):
+        if loaded and self.chance(70):
             self.tag("construct:undeclared-inout")
             chosen: T.Var = self.pick(loaded)
             return chosen
