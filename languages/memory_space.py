@@ -47,3 +47,6 @@ _PTO_NAMES: dict[MemorySpace, str] = {
 }
 
 ON_CHIP_SPACES: tuple[MemorySpace, ...] = tuple(s for s in MemorySpace if s is not MemorySpace.DDR)
+# The spaces a tile may be compact in (a valid-row pitch: a row-narrowed L0 buffer keeps its
+# valid rows' boxes together); elsewhere a tile's rows are its shape's (AccCompactValid).
+COMPACT_SPACES: tuple[MemorySpace, ...] = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)

@@ -961,6 +961,64 @@ def _sim_slt_as_sle(original: Any) -> Any:
     return lambda a, b: a <= b
 
 
+def _placed_inout_as_out(original: Any) -> Any:
+    """The TilePlaced upgrade declares a written In parameter Out even when the kernel reads it
+    too (a hand-placed kernel storing back into a tile it loaded): its input is not bound."""
+
+    def upgraded(function: Any, bump: object) -> Any:
+        result = original(function, bump)
+        if result is function:
+            return result
+        before = {p.var.name: p.direction for p in getattr(function, "params")}
+        params = tuple(dataclasses.replace(p, direction="Out")
+                       if p.direction == "InOut" and before.get(p.var.name) == "In" else p
+                       for p in getattr(result, "params"))
+        return dataclasses.replace(result, params=params)
+
+    return upgraded
+
+
+def _placed_out_kept_in(original: Any) -> Any:
+    """The TilePlaced upgrade leaves a written parameter that the kernel only writes declared In
+    (the upgrade to InOut of one it reads too is kept): the host treats it as read-only and the
+    kernel's store is lost."""
+
+    def upgraded(function: Any, bump: object) -> Any:
+        result = original(function, bump)
+        if result is function:
+            return result
+        before = {p.var.name: p.direction for p in getattr(function, "params")}
+        params = tuple(dataclasses.replace(p, direction="In")
+                       if p.direction == "Out" and before.get(p.var.name) == "In" else p
+                       for p in getattr(result, "params"))
+        return dataclasses.replace(result, params=params)
+
+    return upgraded
+
+
+def _narrowing_truncates(original: Any) -> Any:
+    """LegalizeVecDtypes brings a BF16 op's FP32 result back truncating, not rounding to
+    nearest-even (the CONVERTED route's last tcvt; the BITS routes' casts are exact either way)."""
+    return "trunc"
+
+
+def _in_place_operands_dropped(original: Any) -> Any:
+    """MaterializeSemanticAliases forgets that an in-place op's result (ReusesInput: tile.write,
+    matmul_acc, scatter) must share its operand's buffer: the result gets a buffer of its own,
+    which the op writes only in part (one element, the accumulated product)."""
+
+    def candidates(body: Any, out: list[Any]) -> None:
+        found: list[Any] = []
+        original(body, found)
+        out.extend(c for c in found if c.where != "operand")
+
+    return candidates
+
+
+def _sim_divsi_floors(original: Any) -> Any:
+    return lambda a, b: a // b
+
+
 def _sim_maxf_as_min(original: Any) -> Any:
     import numpy as np
 
@@ -1220,6 +1278,20 @@ def _catalogue() -> list[Any]:
                          "backend.sim.executor", "_PREDICATES", "slt", _sim_slt_as_sle),
         TableEntryMutant("sim-maxf-as-min", "simulator", "the simulator's scalar arith.maxf is a minimum",
                          "backend.sim.executor", "_FLOAT_ARITH", "maxf", _sim_maxf_as_min),
+        PatchMutant("placed-inout-as-out", "upgrade-param-directions-placed",
+                    "a hand-placed kernel's written In parameter it also reads is declared Out (its input is not bound)",
+                    "passes.upgrade_param_directions_placed", "upgraded_function", _placed_inout_as_out),
+        PatchMutant("placed-out-kept-in", "upgrade-param-directions-placed",
+                    "a hand-placed kernel's parameter it only writes stays declared In (its store is lost)",
+                    "passes.upgrade_param_directions_placed", "upgraded_function", _placed_out_kept_in),
+        PatchMutant("bf16-narrowing-truncates", "legalize-vec-dtypes",
+                    "a BF16 op computed in FP32 is narrowed back truncating instead of rounding to nearest-even",
+                    "passes.legalize_vec_dtypes", "_NARROW_MODE", _narrowing_truncates),
+        PatchMutant("in-place-result-own-buffer", "materialize-semantic-aliases",
+                    "an in-place op's result (tile.write, matmul_acc, scatter) is not merged with its operand's buffer",
+                    "passes.materialize_semantic_aliases", "_candidates", _in_place_operands_dropped),
+        TableEntryMutant("sim-divsi-floors", "simulator", "the simulator's arith.divsi is Python's floor //",
+                         "backend.sim.executor", "_INT_ARITH", "divsi", _sim_divsi_floors),
     ]
 
 

@@ -180,6 +180,16 @@ _DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
 # checked for it when loaded.
 _LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
+# What FlattenTileNdTo2D establishes on TileUnplaced: a program written at a later language (a
+# hand-placed kernel with a rank-3 batched tile) is checked for it when loaded, not handed to
+# AutoTileMatmulL0, which takes 2-D tiles only.
+_FLATTENED = frozenset({"TileOps2D"})
+_AFTER_FLATTENING = frozenset({"TilePlaced", "L0Tiled", "Addressed"})
+# What InferTileMemorySpace establishes besides the placement every later pass requires: a
+# program written at a later language (a hand-placed kernel moving a Vec tile straight into Bias,
+# which Ascend910B has no path for) is checked for it when loaded, not left to fault in the
+# simulator.
+_PLACEMENT_DONE = frozenset({"MovesOnDataPaths", "CubeTileLayouts"})
 
 # What the loader verifies on a PTO program read from a `.pto` file (a hand-written window
 # outside its source would otherwise run, addressing its neighbour's bytes; an instruction in an
@@ -326,6 +336,7 @@ PLUGIN = CompilerPlugin(
     load_properties={lang: _DSL_LOADED if lang == "DSL" else _LOADED | _FRONTEND_DONE
                      | (frozenset() if lang in _TENSOR_AND_BEFORE else _NORMALIZED)
                      | (_DIRECTIONS_UPGRADED | _LAYOUTS_LEGALIZED if lang in _AFTER_DIRECTIONS else frozenset())
+                     | (_FLATTENED | _PLACEMENT_DONE if lang in _AFTER_FLATTENING else frozenset())
                      for lang in VALUE_LEVEL}
     | {"PTO": _PTO_LOADED},
     print_final=print_pto,

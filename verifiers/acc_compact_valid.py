@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import cast
 
 import languages.gen.l0_tiled as L
-from languages.memory_space import MemorySpace
+from languages.memory_space import COMPACT_SPACES, MemorySpace
 from languages.ops import REGISTRY, type_of
 from languages.types import TileType
 from languages.layout import box_shape, reader_row_pitch
@@ -28,7 +28,6 @@ from nanopass.node import Node, preorder, summary
 
 RULE = "AccCompactValid"
 
-COMPACT_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)
 
 
 def verify(program: Node) -> list[Diagnostic]:

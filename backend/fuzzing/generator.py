@@ -64,6 +64,8 @@ from languages.functions import returned_aliases
 from languages.gen import tensor as T
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
+from languages.ops.index_ops import GATHER_DTYPES
+from languages.ops.target_rules import WholeRows
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
 from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
@@ -302,6 +304,12 @@ class _KernelBuilder:
     windows: set[str] = field(default_factory=set)  # on-chip tile windows (tile.slice results)
     same_bytes: dict[str, str] = field(default_factory=dict)  # a same-bytes view -> the value it re-views
     conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
+    # A tile kernel written as a user hand-places one (`hand_placed_text`; a program-wide draw):
+    # every tile it makes is placed (loads and scratch buffers name their space), so the program
+    # can be spelled at TilePlaced; its stores sometimes go into parameters declared `In`.
+    hand_placed: bool = False
+    loaded: list[tuple[T.Var, T.Var]] = field(default_factory=list)  # (GM parameter, its whole Vec load)
+    kept: list[T.Var] = field(default_factory=list)  # values a recipe has the kernel return (not dead code)
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -440,8 +448,10 @@ class _KernelBuilder:
             if not isinstance(ty, (TileType, TensorType)):
                 return None
             op = "tile.create" if isinstance(ty, TileType) else "tensor.create"
-            return self.call(op, (_dims(ty.shape),), (("dtype", ty.dtype),), prefix="scratch", block=block,
-                             pool=[])
+            attrs: tuple[tuple[str, AttrValue], ...] = (("dtype", ty.dtype),)
+            if self.hand_placed and isinstance(ty, TileType):
+                attrs += (("target_memory", ty.memory_space or MemorySpace.Vec),)
+            return self.call(op, (_dims(ty.shape),), attrs, prefix="scratch", block=block, pool=[])
 
         def condition(value: T.Var, domain: str) -> T.Var | None:
             return self.condition(value, domain, block)
@@ -451,9 +461,10 @@ class _KernelBuilder:
                     column_windows=self.column_windows)
 
     def registry_step(self, prefix: str, block: list[T.Stmt] | None = None, values: list[T.Var] | None = None,
-                      only: Sequence[OpDef] | None = None) -> T.Var | None:
+                      only: Sequence[OpDef] | None = None, prefer: frozenset[str] = frozenset()) -> T.Var | None:
         """One call of a registered op drawn from the whole registry (or from `only`), over the
-        values in scope; None when the drawn op could not be called here."""
+        values in scope, a first operand usually among `prefer` when it names some; None when the
+        drawn op could not be called here."""
         candidates = list(only) if only is not None else generatable_ops(prefix, self.arch)
         steered = [op for op in self.steered if op.prefix == prefix]
         if only is None and steered and self.chance(50):
@@ -462,7 +473,7 @@ class _KernelBuilder:
             return None
         scope = self.values if values is None else values
         drawn = None
-        prefer: set[str] = set()
+        preferred: set[str] = set(prefer)
         partial = [v.name for v in scope if self.usable(v) and isinstance(v.type, (TensorType, TileType))
                    and v.type.valid_shape is not None and tuple(v.type.valid) != tuple(v.type.shape)]
         observers = [op for op in candidates if op.family in VALID_OBSERVERS]
@@ -470,13 +481,13 @@ class _KernelBuilder:
             # A partially valid value is read by what observes its valid extent (a reduction
             # sums only the valid rows / columns): element-wise steps alone would compare the
             # same valid region whatever extent the compiler gave it.
-            candidates, prefer = observers, set(partial)
+            candidates, preferred = observers, set(partial)
             self.tag("construct:valid-observed")
         for _ in range(3):  # an op that cannot be called here gives way to another one
             opdef = self.pick(candidates)
             usable = [v for v in scope if self.usable(v)]
             pool = self.make_pool(block, usable, prefix == "tile")
-            pool.prefer = prefer
+            pool.prefer = preferred
             drawn = draw_call(self.int_draw, opdef, pool)
             if drawn is not None and self.writes_on_chip_tensor(drawn):
                 drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
@@ -630,9 +641,10 @@ class _KernelBuilder:
             # updates c's accumulator): none is read again (on 910B a value still read after the
             # in-place update needs an Acc -> Acc copy it has no path for).
             name: str | None = args[reused].name
+            kept_value = self.tile_value_kept(op, reused, args[reused])
             while name is not None:
                 self.updated.add(name)
-                if name not in self.gm:
+                if name not in self.gm and not (kept_value and name == args[reused].name):
                     # Not read again: ConvertTensorToTileOps lowers an on-chip tensor.assemble to the
                     # in-place tile.assemble without copying a destination that is still live (an
                     # open miscompile, issue 8's report), so the generator keeps off it for now.
@@ -661,6 +673,17 @@ class _KernelBuilder:
         narrower = tuple(getattr(var.type, "shape", ()))[-1:] != tuple(getattr(source.type, "shape", ()))[-1:]
         if source.name in self.column_windows or (REGISTRY.is_window_view(op) and narrower):
             self.column_windows.add(var.name)
+
+    def tile_value_kept(self, op: str, index: int, written: T.Var) -> bool:
+        """Whether the Vec tile a tile op writes in place (tile.write, tile.scatter_mask) still
+        names its old contents afterwards: a tile the user wrote is a value (`t1 =
+        pl.tile.write(t, ...)` leaves `t` as it was; MaterializeSemanticAliases copies it when it
+        is still read), so later steps may read it. Not a view of another tile (writing a window
+        writes its source's bytes) nor an Acc tile (910B has no Acc -> Acc copy)."""
+        if not op.startswith("tile.") or op not in REGISTRY or written.name in self.views | self.windows:
+            return False
+        decl = REGISTRY.get(op).operands[index]
+        return decl.input_memory is MemorySpace.Vec and written.name not in self.same_bytes
 
     def note_boxed(self, var: T.Var, op: str, args: Sequence[T.Expr]) -> None:
         ty = var.type
@@ -757,6 +780,10 @@ class _KernelBuilder:
             self.assemble_into_param()
         if self.features.partial_valid and self.chance(15):
             self.mask_returned(ty)
+        if self.features.slices and self.chance(50):
+            self.window_gathered()
+        if self.features.casts and self.chance(25):
+            self.rounding_cast(ty)
 
     def mask_returned(self, ty: TensorType) -> None:
         """A compare's packed mask returned over its whole compared bytes (set_validshape to
@@ -788,6 +815,76 @@ class _KernelBuilder:
         self.tag("construct:mask-returned")
         self.returns.append(whole)
 
+    def rounding_cast(self, ty: TensorType) -> None:
+        """A computed float value cast where the rounding mode shows: to a narrower float or to an
+        integer, in a mode other than round-to-nearest-even (the registry's CAST_MODES), the
+        result returned. A lowering that drops or replaces the mode rounds the ties and the
+        fractions the other way."""
+        cast = _by_semantics("tensor", ("cast",))
+        scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+        if cast is None or scaled is None:
+            return
+        dtype = ty.dtype if ty.dtype.is_float else F32
+        source = self.param(TensorType(ty.shape, dtype))
+        self.values.remove(source)
+        # Integers above all: floor / ceil / trunc part from round-to-nearest on every fraction, a
+        # narrower float's modes only where its last bit is cut (and `round` only at ties).
+        targets = [I32, DataType.INT16, I32] + ([NARROWING[dtype]] if dtype in NARROWING else [])
+        modes = [mode for mode in CAST_MODES if mode not in ("rint", "none")]
+        try:
+            # Scaled by a non-integer, so fractions and ties are there to round.
+            value = self.call(scaled, (source, T.ConstFloat(self.pick((0.5, 1.5, 0.1)), dtype)), pool=[])
+            for _ in range(3):  # a target type or mode this target does not take gives way
+                try:
+                    result = self.call(cast, (value,), (("target_type", self.pick(targets)), ("mode", self.pick(modes))),
+                                       prefix="rc", pool=[])
+                except (CompileError, TargetRuleMiss):
+                    continue
+                self.values.append(result)
+                self.kept.append(result)
+                self.tag("construct:rounding-cast")
+                return
+        except (CompileError, TargetRuleMiss):
+            return
+
+    def window_gathered(self) -> None:
+        """A column window of an on-chip tensor (a tensor.slice of a computed value, narrower
+        than it) read by an op whose tile form indexes its source flat by the source's own columns
+        (tensor.gather -> TGATHER, the registry's `WholeRows` rule on the tile op): the window's
+        rows lie its parent's pitch apart, so ConvertTensorToTileOps must copy it into a tile of
+        its own first; gathering from it in place reads the parent's other columns."""
+        slice_op = _by_semantics("tensor", ("slice",))
+        scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
+        gathers = [op for op in generatable_ops("tensor", self.arch) if _indexes_by_own_columns(op)]
+        if slice_op is None or scaled is None or not gathers:
+            return
+        dtype: DataType = self.pick(GATHER_DTYPES)
+        # Two rows at least: a one-row window's pitch is never read. Two columns at least: a
+        # one-column window of a wider tile is an open miscompile (docs/open_findings/
+        # gather_column_window_pitch.py: its packed copy keeps the parent's row-major layout while
+        # the flat index counts it column-major), kept off until fixed.
+        rows, cols = self.pick_common((16, 8, 3)), self.pick_common((16, 32, 12, 24, 64))
+        source = self.param(TensorType((rows, cols), dtype))
+        self.values.remove(source)
+        shape = (self.int_draw(2, rows), self.int_draw(2, cols - 1))
+        offsets = (self.int_draw(0, rows - shape[0]), self.int_draw(0, cols - shape[1]))
+        try:
+            computed = self.call(scaled, (source, self.scalar_for(dtype)), pool=[])
+            window = self.call(slice_op, (computed, _dims(shape), _dims(offsets)), prefix="w", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        for _ in range(3):
+            # The window is the scope's one value: the draw reads it first (its other operands,
+            # the index above all, are fresh conditioned parameters).
+            made = self.registry_step("tensor", None, [window], only=gathers, prefer=frozenset({window.name}))
+            statement = self.body[-1] if self.body else None
+            if made is not None and isinstance(statement, T.AssignStmt) and statement.target == made \
+                    and isinstance(statement.value, T.Call) and statement.value.args[:1] == (window,):
+                self.values.append(made)
+                self.kept.append(made)
+                self.tag("construct:window-gathered")
+                return
+
     def param_window_observed(self, ty: TensorType) -> None:
         """A window of a parameter narrowed by a valid_shape (only the valid part is loaded) and
         read by an op that observes its valid extent (a row / column reduction), returned with
@@ -817,6 +914,11 @@ class _KernelBuilder:
         padding as data: a pass that re-copies, widens or re-types the narrowed operand over its
         valid region only (LegalizeVecDtypes' FP32 route for BF16) leaves that padding empty."""
         narrow_op = _by_semantics("tensor", ("set_validshape",))
+        if self.features.low_precision and ty.dtype is not BF16 and self.chance(40):
+            # BF16 above all: A2/A3 compute it in FP32 (LegalizeVecDtypes' widening route), which
+            # must widen the narrowed operand's padding too.
+            ty = TensorType(ty.shape, BF16)
+            self.param(ty)
         params = [v for v in self.values if v.name in self.gm and v.type == ty]
         ops = [op for op in generatable_ops("tensor", self.arch)
                if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
@@ -1535,7 +1637,9 @@ class _KernelBuilder:
         for _ in range(self.int_draw(1, 2)):
             tensor = self.param(TensorType(shape, dtype), "x")
             self.values.remove(tensor)
-            tiles.append(self.load(tensor, MemorySpace.Vec if self.chance(80) else None, pool=tiles))
+            space = MemorySpace.Vec if self.hand_placed or self.chance(80) else None
+            tiles.append(self.load(tensor, space, pool=tiles))
+            self.loaded.append((tensor, tiles[-1]))
         return tiles
 
     def tile_kernel(self) -> None:
@@ -1546,7 +1650,7 @@ class _KernelBuilder:
         if self.features.scalar_math and self.chance(25):
             self.tile_scalar_math(tiles)
         self.steps(self.int_draw(2, 8), None, tiles, prefix="tile")
-        if self.features.slices and self.chance(30):
+        if self.features.slices and self.chance(50):
             self.window_computed(tiles)
         if self.features.slices and self.chance(25):
             self.window_view(tiles)
@@ -1556,7 +1660,73 @@ class _KernelBuilder:
             self.ragged_rows()
         if self.features.partial_valid and self.chance(30):
             self.mask_selects(tiles)
+        if self.features.scalar_math and self.chance(20):
+            self.written_tile_reread(tiles)
+        if self.features.partial_valid and self.chance(20):
+            self.tile_padding_read(tiles)
         self.store_tiles(tiles)
+
+    def tile_padding_read(self, tiles: list[T.Var]) -> None:
+        """A loaded Vec tile narrowed by tile.set_validshape (its padding holds the loaded data)
+        read by an element-wise op whose lhs is a whole tile: the result is valid over the whole
+        tile, so the narrowed operand is read past its valid region. BF16 above all: A2/A3
+        compute it in FP32, and LegalizeVecDtypes must widen that operand's padding too."""
+        narrow_op = _by_semantics("tile", ("set_validshape",))
+        ops = [op.name for op in generatable_ops("tile", self.arch)
+               if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
+        if narrow_op is None or not ops:
+            return
+        shape = (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
+        dtype = BF16 if self.features.low_precision and self.chance(60) else self.vector_dtype()
+        loaded = []
+        for _ in range(2):
+            tensor = self.param(TensorType(shape, dtype))
+            self.values.remove(tensor)
+            loaded.append(self.load(tensor, MemorySpace.Vec, pool=[]))
+        whole, narrowed = loaded
+        valid = (self.int_draw(1, shape[0]), self.int_draw(1, shape[1]))
+        if valid == shape:
+            valid = (max(1, shape[0] // 2), shape[1])
+        try:
+            narrow = self.call(narrow_op, (narrowed, _index(valid[0]), _index(valid[1])), prefix="n", pool=[])
+            for _ in range(3):  # an op this element type or target does not take gives way
+                try:
+                    self.call(self.pick(ops), (whole, narrow), prefix="tile", pool=tiles)
+                except (CompileError, TargetRuleMiss):
+                    continue
+                self.tag("construct:tile-padding-read")
+                return
+        except (CompileError, TargetRuleMiss):
+            return
+
+    def written_tile_reread(self, tiles: list[T.Var]) -> None:
+        """A Vec tile written in place (tile.write of one element) and read again under its old
+        name next to the written one (`sub(written, old)`: zero but at the written element): a tile
+        is a value, so the old name keeps the contents from before the write, and the write's
+        buffer must not be the one the old name is still read from (MaterializeSemanticAliases
+        copies it). Renaming the old tile to the written one reads the update twice."""
+        write = _by_semantics("tile", ("write",))
+        combine = [op for op in (_by_semantics("tile", ("binary", "sub")), _by_semantics("tile", ("binary", "add")))
+                   if op is not None]
+        sources = [t for t in tiles if isinstance(t.type, TileType) and len(t.type.shape) == 2 and self.usable(t)
+                   and t.type.memory_space in (None, MemorySpace.Vec) and self.tile_value_kept("tile.write", 0, t)
+                   and all(isinstance(d, int) for d in t.type.valid)]
+        if write is None or not combine or not sources:
+            return
+        old = self.pick(sources)
+        assert isinstance(old.type, TileType)
+        indices = _dims(tuple(self.int_draw(0, int(d) - 1) for d in old.type.valid))
+        try:
+            written = self.call(write, (old, indices, self.scalar_for(old.type.dtype)), prefix="wr", pool=[])
+        except (CompileError, TargetRuleMiss):
+            return
+        for op in combine:  # an element type or target the op does not take gives way to the next
+            try:
+                self.call(op, (written, old), prefix="tile", pool=tiles)
+            except (CompileError, TargetRuleMiss):
+                continue
+            self.tag("construct:written-tile-reread")
+            return
 
     def tile_scalar_math(self, tiles: list[T.Var]) -> None:
         """An element of a loaded Vec tile read as a scalar (tile.read), combined with a constant
@@ -1791,6 +1961,14 @@ class _KernelBuilder:
                and all(d.kind == "tile" and d.effect is Effect.READ for d in op.operands if not d.optional)]
         if slice_op is None or not sources or not ops:
             return
+        if self.features.low_precision and self.chance(50):
+            # A BF16 window above all: A2/A3 compute most vector ops on it in FP32, through a
+            # bit view (LegalizeVecDtypes' BITS routes) that must start at the window, not at its
+            # source buffer's first byte.
+            shape = (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
+            tensor = self.param(TensorType(shape, BF16))
+            self.values.remove(tensor)
+            sources = [self.load(tensor, MemorySpace.Vec, pool=tiles)]
         source = self.pick(sources)
         assert isinstance(source.type, TileType)
         rows, cols = (int(d) for d in source.type.shape)
@@ -1925,11 +2103,33 @@ class _KernelBuilder:
             if tile.type.memory_space is MemorySpace.Vec and self.dead_scalars():
                 tile = self.consume_scalars([tile], "tile") or tile
             assert isinstance(tile.type, TileType)
-            out = self.param(TensorType(tile.type.shape, tile.type.dtype), "out", "Out")
-            self.values.remove(out)
+            out = self.undeclared_store_target(tile.type)
+            if out is None:
+                out = self.param(TensorType(tile.type.shape, tile.type.dtype), "out", "Out")
+                self.values.remove(out)
             stored = self.call("tile.store", (tile, _zeros(len(tile.type.shape)), out), prefix="st", pool=[])
             if stored not in self.returns:
                 self.returns.append(stored)
+
+    def undeclared_store_target(self, tile: TileType) -> T.Var | None:
+        """In a hand-placed kernel, sometimes the parameter a store writes is declared `In`, as a
+        user writing at TilePlaced may leave it: a fresh one (UpgradeParamDirections makes it
+        `Out`) or a loaded parameter of the stored tile's type (read and written: `InOut`). The
+        host must then copy the written bytes back; a store into a parameter it treats as
+        read-only is lost. None: an `Out` parameter is declared as usual."""
+        if not self.hand_placed or not self.chance(70):
+            return None
+        written = {name for name, paths in self.gm_stores.items() if paths}
+        loaded = [tensor for tensor, _ in self.loaded if tensor.name not in written
+                  and tensor.type == TensorType(tile.shape, tile.dtype)]
+        if loaded and self.chance(70):
+            self.tag("construct:undeclared-inout")
+            chosen: T.Var = self.pick(loaded)
+            return chosen
+        self.tag("construct:undeclared-out")
+        fresh = self.param(TensorType(tile.shape, tile.dtype), "x")
+        self.values.remove(fresh)
+        return fresh
 
     def revalidation_fits(self, ty: TensorType, operand: DataType | None = None) -> bool:
         """Whether a set_validshape of a product of `ty` of `operand`-typed matrices compiles. A
@@ -2033,6 +2233,9 @@ class _KernelBuilder:
                 recipes.append(self.tile_cube_kernel)
         if self.focus is not None:
             self.focused_kernel(self.focus)
+        elif self.hand_placed:
+            # A program spelled at TilePlaced (`hand_placed_text`) holds tile kernels only.
+            self.pick([self.tile_kernel, self.tile_kernel, *([self.tile_cube_kernel] if self.features.matmul else [])])()
         else:
             self.pick(recipes)()
         results = self.returns or self.results(self.values)[-1:]
@@ -2045,6 +2248,7 @@ class _KernelBuilder:
             scaled = _by_semantics("tensor", ("scalar_binary", "mul"))
             assert scaled is not None
             results = [self.call(scaled, (source, self.scalar_for(source.type.dtype)))]
+        results += [v for v in self.kept if v not in results and v in self.results(self.values)]
         extras = [v for v in self.results(self.values)[:-1] if v.name not in self.created | self.updated]
         if not self.returns and extras and self.chance(25):
             extra = self.pick(extras)
@@ -2061,7 +2265,9 @@ class _KernelBuilder:
                 results[index] = folded
                 break
         self.body.append(T.ReturnStmt(tuple(results)))
-        body = self.nest_calls(self.body) if self.chance(30) else self.body
+        # Nested calls are the DSL's and Tensor's (NormalizeStmtStructure takes them apart), not a
+        # hand-placed kernel's: TilePlaced text calls over atoms only.
+        body = self.nest_calls(self.body) if not self.hand_placed and self.chance(30) else self.body
         return T.Function(self.name, "InCore", tuple(self.params), tuple(r.type for r in results), tuple(body), ())
 
     def nest_calls(self, body: list[T.Stmt]) -> list[T.Stmt]:
@@ -2084,6 +2290,16 @@ class _KernelBuilder:
             out.append(stmt)
             index += 1
         return out
+
+
+def _indexes_by_own_columns(opdef: OpDef) -> bool:
+    """Whether a tensor op reads its first operand through a tile op that counts flat positions
+    by that operand's own columns (a `WholeRows` rule on it: TGATHER's index form)."""
+    conversion = opdef.to_tile
+    if conversion is None or conversion.tile_op not in REGISTRY or not opdef.operands \
+            or opdef.operands[0].effect is not Effect.READ:
+        return False
+    return any(isinstance(rule, WholeRows) and rule.operand == 0 for rule in REGISTRY.get(conversion.tile_op).target_rules)
 
 
 def _cube_operands(opdef: OpDef) -> bool:
@@ -2144,7 +2360,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
     "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows",
-    "strided-column"))
+    "strided-column", "hand-placed", "undeclared-out", "undeclared-inout", "window-gathered", "written-tile-reread",
+    "rounding-cast", "tile-padding-read"))
 
 
 @dataclass(frozen=True)
@@ -2225,18 +2442,24 @@ def _windowed_call(kernel: T.Function, draw: Draw, params: list[T.Param], body: 
     return out
 
 
-def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) -> T.Function:
+def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str],
+                   written: Sequence[frozenset[str]] = ()) -> T.Function:
     """`main` calls the kernels in order; a kernel parameter is fed, when the draw says so, by an
     earlier kernel's result of the same type (possibly one another kernel reads too: a GM
     re-read), otherwise by a fresh `main` parameter, and an Out parameter by a created tensor.
-    A kernel may instead be called in a loop on row or column blocks of wider tensors, its
-    result assembled into the blocks of a wider one (construct:orchestration-windows)."""
+    A parameter declared In that the kernel writes (`written[i]`: a hand-placed kernel's store
+    into it) is always a fresh `main` parameter: one tensor bound to two parameters a kernel
+    writes would make the order of its stores the result. A kernel may instead be called in a
+    loop on row or column blocks of wider tensors, its result assembled into the blocks of a
+    wider one (construct:orchestration-windows)."""
     params: list[T.Param] = []
     body: list[T.Stmt] = []
     results: list[T.Var] = []
     consumed: dict[str, int] = {}
-    for kernel in kernels:
-        if _windowable(kernel) and draw(st.integers(0, 99)) < _WINDOWED_CALL_PERCENT:
+    for position, kernel in enumerate(kernels):
+        stored = written[position] if position < len(written) else frozenset()
+        # A kernel storing into a parameter it declares In writes its argument: not a window of it.
+        if not stored and _windowable(kernel) and draw(st.integers(0, 99)) < _WINDOWED_CALL_PERCENT:
             results.append(_windowed_call(kernel, draw, params, body))
             tags.add("construct:orchestration-windows")
             continue
@@ -2251,7 +2474,8 @@ def _orchestration(kernels: Sequence[T.Function], draw: Draw, tags: set[str]) ->
                 continue
             earlier = [r for r in results if r.type == p.var.type]
             # An index parameter's values are conditioned inputs (see Pool.fresh_index).
-            if earlier and not p.var.name.startswith(INDEX_PARAM) and draw(st.booleans()):
+            if earlier and not p.var.name.startswith(INDEX_PARAM) and p.var.name not in stored \
+                    and draw(st.booleans()):
                 chosen = earlier[0]
                 if consumed.get(chosen.name):
                     tags.add("construct:gm-reread")
@@ -2289,6 +2513,7 @@ class TargetRuleMiss(Exception):
 INDEX_PARAM = "idx"
 _KERNEL_TRIES = 6
 _DSL_PERCENT = 20  # programs re-spelled in the DSL's forms (backend.fuzzing.dsl_spellings)
+_HAND_PLACED_PERCENT = 10  # programs of hand-placed tile kernels, spelled at TilePlaced (hand_placed_text)
 _FOCUS_TRIES = 3  # draws of a steered kernel that missed its op before it is kept as it is
 
 
@@ -2308,32 +2533,84 @@ def programs(features: Features = Features(), arch: str = "",
         count = draw(st.integers(1, 3)) if features.multi_kernel else 1
         kernels: list[T.Function] = []
         ops: set[str] = set()
+        written: list[frozenset[str]] = []  # per kernel, the parameters it stores into
+        # Some programs are tile kernels written as a user hand-places them, spelled at
+        # TilePlaced (drawn high: a shrunk failure is a plain program unless placement matters).
+        placed = features.tile_kernels and not focused and draw(st.integers(0, 99)) >= 100 - _HAND_PLACED_PERCENT
         for index in range(count):
             want = focused[draw(st.integers(0, len(focused) - 1))] if focused and index == 0 else None
             kernel: tuple[T.Function, set[str]] | None = None
             for attempt in range(_KERNEL_TRIES):
-                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch, focus=want, steered=focused)
+                builder = _KernelBuilder(draw, features, f"kernel{index}", arch=arch, focus=want, steered=focused,
+                                         hand_placed=placed)
                 try:
                     kernel = (builder.kernel(), builder.ops)
                 except TargetRuleMiss:
                     continue
+                stores = frozenset(name for name, paths in builder.gm_stores.items() if paths)
                 if want is None or want.name in builder.ops or attempt >= _FOCUS_TRIES - 1:
                     break
             if kernel is None:
                 reject()  # every draw met an instruction the target does not take
             kernels.append(kernel[0])
             ops |= kernel[1]
-        main = _orchestration(kernels, draw, ops)
+            written.append(stores)
+        main = _orchestration(kernels, draw, ops, written)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
-        text = None
+        text = hand_placed_text(program, arch) if placed else None
+        if text is not None:
+            ops.add("construct:hand-placed")
         # Drawn high, so that a shrunk failure is the plain program unless the spelling matters.
-        if features.dsl_spellings and draw(st.integers(0, 99)) >= 100 - _DSL_PERCENT:
+        elif features.dsl_spellings and draw(st.integers(0, 99)) >= 100 - _DSL_PERCENT:
             spelling = SPELLINGS[draw(st.integers(0, len(SPELLINGS) - 1))]
             text = dsl_text(program, spelling, lambda n: int(draw(st.integers(0, n - 1))), ops)
         return GeneratedProgram(program, text if text is not None else print_program(program), frozenset(ops))
 
     return build()
+
+
+def hand_placed_text(program: T.Program, arch: str = "") -> str | None:
+    """`program` (hand-placed tile kernels only) as a user writes it at TilePlaced: every tile's
+    memory space spelled in its type, as the registry places it, so the pipeline takes it up at
+    TilePlaced (after ConvertTensorToTileOps and UpgradeParamDirections: the kernel's stores
+    into `In` parameters are upgraded by `upgrade-param-directions-placed`). None when some tile
+    stays unplaced (an op whose result space no operand or attribute fixes) or is not 2-D (a
+    batched matmul's rank-3 tiles: FlattenTileNdTo2D runs before placement), or an operand is not
+    where its op reads it (a bias loaded into Mat: InferTileMemorySpace would move it into Bias),
+    which TileMemoryPlaced refuses in a program entering at TilePlaced; or a move takes no data
+    path of `arch`'s target, or a cube tile is in a format its space does not keep (what
+    InferTileMemorySpace would have inserted hops for, or chosen: MovesOnDataPaths,
+    CubeTileLayouts)."""
+    from languages.decls import TilePlaced
+    from languages.pl_parser import detect_language, parse_program
+    from nanopass.node import walk
+    from verifiers.cube_tile_layouts import verify as cube_tile_layouts
+    from verifiers.moves_on_data_paths import verify as moves_on_data_paths
+    from verifiers.tile_memory_placed import verify as tile_memory_placed
+
+    text = print_program(program)
+    body = "\n".join(line for line in text.splitlines() if not line.startswith(LANGUAGE_HEADER))
+    try:
+        placed = parse_program(body, "<fuzz>", language=TilePlaced)
+    except CompileError:
+        return None
+    from passes.convert_tensor_to_tile_ops import TILE_EXPANSIONS
+
+    completed_by_conversion = {*TILE_EXPANSIONS, "system.syncall"}
+    if any(node.KIND == "Call" and getattr(node, "op") in completed_by_conversion for node in walk(placed)):
+        # An op only ConvertTensorToTileOps expands (tile.scatter_mask) or completes (a soft
+        # syncall's tile workspaces) reaches PTOCodegen as it is from TilePlaced: an open internal
+        # error (docs/open_findings/scatter_mask_at_tile_placed.py).
+        return None
+    types = [getattr(node, "type") for node in walk(placed) if node.KIND == "Var"]
+    if detect_language(types) is not TilePlaced or tile_memory_placed(placed) or cube_tile_layouts(placed) \
+            or (arch and moves_on_data_paths(placed, get_backend(arch))):
+        return None  # an unplaced or rank-3 tile (FlattenTileNdTo2D's), an operand off its space, ...
+    return print_program(placed)
+
+
+LANGUAGE_HEADER = "# nanopass.language:"
 
 
 def returned_types(program: T.Program) -> tuple[Type, ...]:

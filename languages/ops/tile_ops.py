@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
-from languages.memory_space import ON_CHIP_SPACES, MemorySpace
+from languages.memory_space import COMPACT_SPACES, ON_CHIP_SPACES, MemorySpace
 from languages.ops import (
     READ_WRITE,
     WRITE,
@@ -311,6 +311,9 @@ def deduce_create(args: Sequence[Node], attrs: Attrs) -> Type:
         if compact:
             raise DeductionError("attribute 'compact' needs a target_memory (compact is an Acc/L0 layout)")
         return make_tile_type(shape, dtype)
+    if compact and space not in COMPACT_SPACES:
+        raise DeductionError(f"attribute 'compact' needs an L0 target_memory (Left, Right or Acc), got {space.name}",
+                             hint="drop compact=True: only L0 buffers have a valid-row pitch")
     return make_tile_type(shape, dtype, None, space, replace(implicit_view(space, shape), compact=compact))
 
 
