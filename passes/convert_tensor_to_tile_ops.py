@@ -56,6 +56,7 @@ from passes.analysis.consumer_space import (
     propagates_demand,
 )
 from passes.analysis.param_access import AccessReport, analyze_param_access
+from passes.analysis.scope_vars import unused_name
 
 RULE = "ConvertTensorToTileOps"
 INCORE = "InCore"
@@ -312,12 +313,7 @@ class _FunctionState:
     revalidations: dict[str, U.Var] = field(default_factory=dict)
 
     def fresh(self, base: str) -> str:
-        name, suffix = base, 0
-        while name in self.used_names:
-            suffix += 1
-            name = f"{base}_{suffix}"
-        self.used_names.add(name)
-        return name
+        return unused_name(base, self.used_names)
 
     def shares_entry_load(self, var: U.Var) -> bool:
         """Read-only parameters share one load at function entry; anything written (or touched

@@ -64,6 +64,7 @@ from nanopass.langdef import Language
 from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import backend_handler
+from passes.analysis.scope_vars import unused_name
 
 NARROW, WIDE = DataType.BF16, DataType.FP32
 # The integers of the same widths: the BF16 bits, and the FP32 word that holds them in its upper half.
@@ -101,12 +102,7 @@ class _Widener(TP.Rewriter):
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
-        name, suffix = base, 0
-        while name in self.used:
-            suffix += 1
-            name = f"{base}_{suffix}"
-        self.used.add(name)
-        return name
+        return unused_name(base, self.used)
 
     def _needs_wide(self, call: TP.Call, target: TP.Var) -> bool:
         if call.op not in REGISTRY or not set(REGISTRY.get(call.op).pto) & self.instructions:

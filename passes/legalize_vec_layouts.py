@@ -80,6 +80,7 @@ from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import backend_handler
+from passes.analysis.scope_vars import unused_name
 
 RULE = "LegalizeVecLayouts"
 
@@ -389,12 +390,7 @@ class _Legalizer(TP.Rewriter):
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
-        name, suffix = base, 0
-        while name in self.used:
-            suffix += 1
-            name = f"{base}_{suffix}"
-        self.used.add(name)
-        return name
+        return unused_name(base, self.used)
 
     @override
     def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:

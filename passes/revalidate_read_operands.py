@@ -39,6 +39,7 @@ from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
+from passes.analysis.scope_vars import unused_name
 
 RULE = "RevalidateReadOperands"
 
@@ -58,12 +59,7 @@ class _Revalidator(TP.Rewriter):
         self.same_shape_views: dict[str, TP.Call] = {}
 
     def fresh(self, base: str) -> str:
-        name, suffix = base, 0
-        while name in self.used:
-            suffix += 1
-            name = f"{base}_{suffix}"
-        self.used.add(name)
-        return name
+        return unused_name(base, self.used)
 
     @override
     def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:

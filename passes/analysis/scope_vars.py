@@ -95,6 +95,17 @@ def var_names(function: Node) -> set[str]:
     return {str(getattr(node, "name")) for node in walk(function) if node.KIND == "Var"}
 
 
+def unused_name(base: str, taken: set[str]) -> str:
+    """`base` itself when not in `taken`, else `base_1`, `base_2`, ... (the first not in it),
+    recorded in `taken`."""
+    name, suffix = base, 0
+    while name in taken:
+        suffix += 1
+        name = f"{base}_{suffix}"
+    taken.add(name)
+    return name
+
+
 def fresh_name(base: str, taken: set[str]) -> str:
     """`base_1`, `base_2`, ... (the first not in `taken`), recorded in `taken`."""
     suffix = 1
