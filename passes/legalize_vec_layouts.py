@@ -563,6 +563,10 @@ class _Legalizer(TP.Rewriter):
             args[opdef.operand_names.index("shape")] = _shape_expr((1, target_tile.shape[0]), call.span)
         row_call = TP.Call(op=op, args=tuple(args), attrs=call.attrs, type=_row_form_type(op, tuple(args), call),
                            span=call.span)
+        if op != call.op and any(i in SHAPE_MATCHED_INSTRUCTIONS for i in REGISTRY.get(op).pto):
+            # The twin may be an instruction PTOAS measures by declared shapes where the op was
+            # not (row_expand_mul of a column window runs as tcolexpandmul of its row window).
+            row_call = self._windows_packed(row_call, pre, node.span, False)
         self.bump("column_ops_as_rows")
         if row_call.type == node.target.type:
             return (*pre, TP.AssignStmt(target=node.target, value=row_call, span=node.span))

@@ -178,19 +178,10 @@ PTOAS_CASES = {f"{partner}_{op}_{dtype}": _case("4x1", partner, op, dtype) for p
     for body in NARROWED_BODIES for dtype in ("FP32", "INT32")}
 
 
-# The open class of docs/open_findings/col_expand_of_a_window_ptoas.py: a row broadcast of a column's
-# window runs as the column broadcast (tcolexpandmul) of the window's row window, a pto.subview, and
-# PTOAS refuses a subview src0 ("expects src0/dst to have same shape"). Remove with its fix.
-PTOAS_OPEN = {"column_window_row_expand_mul_FP32": "tcolexpandmul of a subview (col_expand_of_a_window_ptoas.py)"}
-
-
 @needs_ptoas
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(PTOAS_CASES))
-def test_ptoas_accepts_the_strided_column_ops(name: str, backend: str, tmp_path: Path,
-                                              request: pytest.FixtureRequest) -> None:
-    if name in PTOAS_OPEN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=PTOAS_OPEN[name]))
+def test_ptoas_accepts_the_strided_column_ops(name: str, backend: str, tmp_path: Path) -> None:
     kernel, pto = tmp_path / f"{name}.py", tmp_path / f"{name}.pto"
     kernel.write_text(PTOAS_CASES[name])
     log = io.StringIO()
