@@ -52,6 +52,7 @@ from backend.pto_text.printer import print_mlir
 from nanopass_pto import ptoas
 from nanopass_pto import run as runner
 from nanopass_pto.run import OutputReport
+from nanopass_pto.hand_placed import hand_placed_text
 
 Array = npt.NDArray[Any]
 
@@ -83,7 +84,8 @@ class FuzzCase:
 def cases(features: Features = Features(), arch: str = "", focus: Sequence[str] = (),
           backend: str = "") -> st.SearchStrategy[FuzzCase]:
     # Seeds shrink toward 0 too, so a minimal failure usually replays with `--seed 0`.
-    return st.builds(FuzzCase, programs(features, arch, focus), st.integers(0, 2**16), st.just(backend))
+    return st.builds(FuzzCase, programs(features, arch, focus, hand_placed_text), st.integers(0, 2**16),
+                     st.just(backend))
 
 
 # The targets a campaign compiles for when none is named: each case draws one (shrinking toward

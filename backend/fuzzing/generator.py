@@ -304,7 +304,7 @@ class _KernelBuilder:
     windows: set[str] = field(default_factory=set)  # on-chip tile windows (tile.slice results)
     same_bytes: dict[str, str] = field(default_factory=dict)  # a same-bytes view -> the value it re-views
     conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
-    # A tile kernel written as a user hand-places one (`hand_placed_text`; a program-wide draw):
+    # A tile kernel written as a user hand-places one (`nanopass_pto.hand_placed`; a program-wide draw):
     # every tile it makes is placed (loads and scratch buffers name their space), so the program
     # can be spelled at TilePlaced; its stores sometimes go into parameters declared `In`.
     hand_placed: bool = False
@@ -2234,7 +2234,7 @@ class _KernelBuilder:
         if self.focus is not None:
             self.focused_kernel(self.focus)
         elif self.hand_placed:
-            # A program spelled at TilePlaced (`hand_placed_text`) holds tile kernels only.
+            # A program spelled at TilePlaced (`nanopass_pto.hand_placed`) holds tile kernels only.
             self.pick([self.tile_kernel, self.tile_kernel, *([self.tile_cube_kernel] if self.features.matmul else [])])()
         else:
             self.pick(recipes)()
@@ -2513,14 +2513,19 @@ class TargetRuleMiss(Exception):
 INDEX_PARAM = "idx"
 _KERNEL_TRIES = 6
 _DSL_PERCENT = 20  # programs re-spelled in the DSL's forms (backend.fuzzing.dsl_spellings)
-_HAND_PLACED_PERCENT = 10  # programs of hand-placed tile kernels, spelled at TilePlaced (hand_placed_text)
+_HAND_PLACED_PERCENT = 10  # programs of hand-placed tile kernels, spelled at TilePlaced (nanopass_pto.hand_placed)
 _FOCUS_TRIES = 3  # draws of a steered kernel that missed its op before it is kept as it is
 
 
-def programs(features: Features = Features(), arch: str = "",
-             focus: Sequence[str] = ()) -> st.SearchStrategy[GeneratedProgram]:
+def programs(features: Features = Features(), arch: str = "", focus: Sequence[str] = (),
+             placed_text: Callable[[T.Program, str], str | None] | None = None
+             ) -> st.SearchStrategy[GeneratedProgram]:
     """Random well-typed Tensor programs (an Orchestration `main` over 1-3 InCore kernels), every
     call keeping the op registry's target rules of `arch` (`BackendHandler.arch`; "": none).
+
+    `placed_text` spells a program of hand-placed tile kernels at TilePlaced, or says it cannot be
+    (None): the fuzz target's (nanopass_pto.hand_placed: it asks the verifiers and
+    ConvertTensorToTileOps' facts, which sit above the back end). Without it none are drawn.
 
     `focus` steers a campaign toward ops it has not reached yet (`steering_focus`): the first
     kernel is drawn for one of them (its recipe, element type and first steps; redrawn a few
@@ -2536,7 +2541,8 @@ def programs(features: Features = Features(), arch: str = "",
         written: list[frozenset[str]] = []  # per kernel, the parameters it stores into
         # Some programs are tile kernels written as a user hand-places them, spelled at
         # TilePlaced (drawn high: a shrunk failure is a plain program unless placement matters).
-        placed = features.tile_kernels and not focused and draw(st.integers(0, 99)) >= 100 - _HAND_PLACED_PERCENT
+        placed = placed_text is not None and features.tile_kernels and not focused \
+            and draw(st.integers(0, 99)) >= 100 - _HAND_PLACED_PERCENT
         for index in range(count):
             want = focused[draw(st.integers(0, len(focused) - 1))] if focused and index == 0 else None
             kernel: tuple[T.Function, set[str]] | None = None
@@ -2558,7 +2564,7 @@ def programs(features: Features = Features(), arch: str = "",
         main = _orchestration(kernels, draw, ops, written)
         ops.add(f"kernels:{count}")
         program = T.Program("Fuzz", (*kernels, main))
-        text = hand_placed_text(program, arch) if placed else None
+        text = placed_text(program, arch) if placed and placed_text is not None else None
         if text is not None:
             ops.add("construct:hand-placed")
         # Drawn high, so that a shrunk failure is the plain program unless the spelling matters.
@@ -2568,46 +2574,6 @@ def programs(features: Features = Features(), arch: str = "",
         return GeneratedProgram(program, text if text is not None else print_program(program), frozenset(ops))
 
     return build()
-
-
-def hand_placed_text(program: T.Program, arch: str = "") -> str | None:
-    """`program` (hand-placed tile kernels only) as a user writes it at TilePlaced: every tile's
-    memory space spelled in its type, as the registry places it, so the pipeline takes it up at
-    TilePlaced (after ConvertTensorToTileOps and UpgradeParamDirections: the kernel's stores
-    into `In` parameters are upgraded by `upgrade-param-directions-placed`). None when some tile
-    stays unplaced (an op whose result space no operand or attribute fixes) or is not 2-D (a
-    batched matmul's rank-3 tiles: FlattenTileNdTo2D runs before placement), or an operand is not
-    where its op reads it (a bias loaded into Mat: InferTileMemorySpace would move it into Bias),
-    which TileMemoryPlaced refuses in a program entering at TilePlaced; or a move takes no data
-    path of `arch`'s target, or a cube tile is in a format its space does not keep (what
-    InferTileMemorySpace would have inserted hops for, or chosen: MovesOnDataPaths,
-    CubeTileLayouts)."""
-    from languages.decls import TilePlaced
-    from languages.pl_parser import detect_language, parse_program
-    from nanopass.node import walk
-    from verifiers.cube_tile_layouts import verify as cube_tile_layouts
-    from verifiers.moves_on_data_paths import verify as moves_on_data_paths
-    from verifiers.tile_memory_placed import verify as tile_memory_placed
-
-    text = print_program(program)
-    body = "\n".join(line for line in text.splitlines() if not line.startswith(LANGUAGE_HEADER))
-    try:
-        placed = parse_program(body, "<fuzz>", language=TilePlaced)
-    except CompileError:
-        return None
-    from passes.convert_tensor_to_tile_ops import TILE_EXPANSIONS
-
-    completed_by_conversion = {*TILE_EXPANSIONS, "system.syncall"}
-    if any(node.KIND == "Call" and getattr(node, "op") in completed_by_conversion for node in walk(placed)):
-        # An op only ConvertTensorToTileOps expands (tile.scatter_mask) or completes (a soft
-        # syncall's tile workspaces) reaches PTOCodegen as it is from TilePlaced: an open internal
-        # error (docs/open_findings/scatter_mask_at_tile_placed.py).
-        return None
-    types = [getattr(node, "type") for node in walk(placed) if node.KIND == "Var"]
-    if detect_language(types) is not TilePlaced or tile_memory_placed(placed) or cube_tile_layouts(placed) \
-            or (arch and moves_on_data_paths(placed, get_backend(arch))):
-        return None  # an unplaced or rank-3 tile (FlattenTileNdTo2D's), an operand off its space, ...
-    return print_program(placed)
 
 
 LANGUAGE_HEADER = "# nanopass.language:"

@@ -320,6 +320,9 @@ def not_generated_reason(opdef: OpDef, arch: str = "") -> str:
         return "the frame of every tile kernel: the recipes load their parameters and store their results"
     if opdef.semantics[:1] == ("marker",):
         return "a host-side marker (pl.dump_tag) of Orchestration functions: no kernel admits it"
+    if opdef.semantics[:1] == ("window",):
+        return ("host code only: the orchestration's pl.slice of a GM tensor a kernel is called on, made by "
+                "ConvertTensorToTileOps from the windowed calls `main` draws (construct:orchestration-windows)")
     if opdef.family == "cross_core":
         return "inserted by ExpandMixedKernel between the cube and vector halves of a mixed kernel the recipes draw"
     if opdef.family == "pipe":
