@@ -21,7 +21,7 @@ from __future__ import annotations
 from languages.functions import straight_line_statements
 from languages.layout import ONE_SHAPE_FAMILIES, RESULT, is_row_major, row_major_vec_tiles
 from languages.memory_space import MemorySpace
-from languages.ops import REGISTRY
+from languages.ops import REGISTRY, Effect
 from languages.types import TileType
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node
@@ -53,10 +53,15 @@ def _check_call(call: Node, target: Node | None, out: list[Diagnostic]) -> None:
             call, RULE, f"`{op}` computes on column-major Vec tiles ({', '.join(column_major)}); PTO's vector "
                         "unit takes row-major ones only",
             "LegalizeVecLayouts runs such an op on the [1, N] rows of its [N, 1] tiles"))
-    if REGISTRY.get(op).family not in ONE_SHAPE_FAMILIES or not tiles:
+    opdef = REGISTRY.get(op)
+    if opdef.family not in ONE_SHAPE_FAMILIES or not tiles:
         return
+    # A scratch the instruction only writes (prelu's mask-sized tmp) is laid out row-major but is
+    # no element of the computation: its shape is its own (the target's scratch rules).
+    scratch = {name for i, name in enumerate(opdef.operand_names) if not opdef.effect_of(i) & Effect.READ}
     shape = tuple(tiles[-1][1].shape)
-    others = [f"{name} {list(tile.shape)}" for name, tile in tiles if tuple(tile.shape) != shape]
+    others = [f"{name} {list(tile.shape)}" for name, tile in tiles if tuple(tile.shape) != shape
+              and name not in scratch]
     if others:
         out.append(Diagnostic.at(
             call, RULE, f"element-wise `{op}` computes on tiles of different shapes ({', '.join(others)}; "
