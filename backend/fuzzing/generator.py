@@ -1163,7 +1163,7 @@ class _KernelBuilder:
         target = self.param(TensorType(big, x.type.dtype), "big")
         offsets = (self.int_draw(0, big[0] - rows), self.int_draw(0, big[1] - cols))
         reread = target
-        if self.chance(35):
+        if self.chance(50):
             # Through a window of the parameter taken first (a GM view): the assemble lands in
             # the parameter, and a re-read of the window sees it (spec "GM Identity").
             window = self.call("tensor.slice", (target, _dims((rows, cols)), _dims(offsets)), prefix="win")
