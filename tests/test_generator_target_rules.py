@@ -96,3 +96,23 @@ def test_a_tensor_view_is_never_drawn_over_a_gm_tensor() -> None:
         views = [s.value for s in kernel.body if isinstance(s, T.AssignStmt) and isinstance(s.value, T.Call)
                  and s.value.op == "tensor.view"]
         assert views and all(getattr(v.args[0], "name", None) not in params for v in views)
+
+
+def test_a_tile_placed_in_a_space_it_does_not_fit_is_redrawn() -> None:
+    # Finding 218561ee07: a hand-placed [16, 32] FP32 Bias tile (2048 bytes) on Ascend910B, whose
+    # Bias holds 1024, was drawn and refused by AllocateMemoryAddr.
+    from backend.fuzzing.registry_calls import target_violation
+    from languages.gen import tensor as T
+    from languages.memory_space import MemorySpace
+    from languages.ops import REGISTRY
+    from languages.types import DataType
+
+    def create(rows: int, cols: int) -> tuple[tuple[T.Expr, ...], tuple[tuple[str, object], ...], object]:
+        shape = T.TupleExpr((T.ConstInt(rows, DataType.INDEX), T.ConstInt(cols, DataType.INDEX)))
+        attrs = (("dtype", DataType.FP32), ("target_memory", MemorySpace.Bias))
+        return (shape,), attrs, REGISTRY.deduce("tile.create", (shape,), attrs)
+
+    args, attrs, too_big = create(16, 32)
+    assert "capacity" in target_violation(REGISTRY.get("tile.create"), "a2a3", args, attrs, too_big, {})  # type: ignore[arg-type]
+    args, attrs, fits = create(1, 32)
+    assert "capacity" not in target_violation(REGISTRY.get("tile.create"), "a2a3", args, attrs, fits, {})  # type: ignore[arg-type]

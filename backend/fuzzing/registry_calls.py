@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Collection, Sequence
+from typing import Any, Callable, Collection, Iterable, Sequence
 
 from backend.targets.handlers import get_backend
 from languages.cube_boxing import declines_boxed_column, unaligned_k, unaligned_n, unboxed_batched_axis
@@ -401,6 +401,13 @@ def _valid_2d(ty: TileType | TensorType) -> tuple[int, int]:
     return int(ty.valid[0]), int(ty.valid[-1])
 
 
+def _product(values: Iterable[int]) -> int:
+    out = 1
+    for value in values:
+        out *= value
+    return out
+
+
 def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Sequence[tuple[str, AttrValue]],
                      result: Type, roots: dict[str, str], column_windows: Collection[str] = ()) -> str:
     """Why the call breaks one of `opdef`'s rules on `arch` ("" when it keeps them all): the
@@ -418,6 +425,13 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
         name = str(getattr(args[index], "name"))
         return roots.get(name, name)
 
+    if arch and isinstance(result, TileType) and result.memory_space not in (None, MemorySpace.DDR) \
+            and all(isinstance(d, int) for d in result.shape):
+        # A tile placed by hand in a space it does not fit: AllocateMemoryAddr refuses the kernel
+        # (a [16, 32] FP32 Bias tile is 2048 bytes, Ascend910B's Bias 1024: finding 218561ee07).
+        size = result.dtype.byte_width * _product(int(d) for d in result.shape)
+        if size > get_backend(arch).capacity(result.memory_space):
+            return f"a {size}-byte tile over the {result.memory_space.pl_name} capacity"
     first = operand_type(0)
     if isinstance(first, (TileType, TensorType)) and len(first.shape) == 2 and first.shape[1] == 1 \
             and first.shape[0] > 1:
