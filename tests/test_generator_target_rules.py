@@ -116,3 +116,27 @@ def test_a_tile_placed_in_a_space_it_does_not_fit_is_redrawn() -> None:
     assert "capacity" in target_violation(REGISTRY.get("tile.create"), "a2a3", args, attrs, too_big, {})  # type: ignore[arg-type]
     args, attrs, fits = create(1, 32)
     assert "capacity" not in target_violation(REGISTRY.get("tile.create"), "a2a3", args, attrs, fits, {})  # type: ignore[arg-type]
+
+
+def test_a_column_reduction_of_an_inline_boxed_product_is_boxed() -> None:
+    # Finding ddcde5a297: sort32 (which declines a boxed column) was given
+    # col_max(matmul(a, b)) with N = 1: the [1, 1] reduction keeps the product's [1, 16] box, but
+    # the generator tracked boxing only through row-by-row values of boxed variables.
+    import random
+
+    from backend.fuzzing.generator import Features, _SeededBuilder
+    from languages.gen import tensor as T
+    from languages.ops import REGISTRY
+    from languages.types import DataType, TensorType
+
+    builder = _SeededBuilder(lambda strategy: None, Features(), "k", arch="a2a3", rng=random.Random(0))
+    a = T.Var("a", TensorType((16, 32), DataType.FP16))
+    b = T.Var("b", TensorType((32, 1), DataType.FP16))
+    product = T.Call("tensor.matmul", (a, b), (("out_dtype", DataType.FP32),),
+                     REGISTRY.deduce("tensor.matmul", (a, b), (("out_dtype", DataType.FP32),)))
+    reduced = T.Var("r", REGISTRY.deduce("tensor.col_max", (product,), ()))
+    builder.note_boxed(reduced, "tensor.col_max", (product,))
+    assert "r" in builder.boxed
+    plain = T.Var("p", REGISTRY.deduce("tensor.col_max", (a,), ()))
+    builder.note_boxed(plain, "tensor.col_max", (a,))
+    assert "p" not in builder.boxed

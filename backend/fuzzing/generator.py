@@ -262,6 +262,10 @@ def computed_operand_fits(arch: str | None, m: int, k: int, n: int, dtype: DataT
     return value + max(value, (DEFAULT_SLOT_NUM - 1) * boxed + 2 * product) <= target.vec_capacity_bytes
 
 
+def _shape_of(arg: T.Expr) -> tuple[object, ...]:
+    return tuple(getattr(getattr(arg, "type", None), "shape", ()))
+
+
 @dataclass
 class _KernelBuilder:
     """Draws one InCore kernel: parameters, a body (straight-line, looped, branching), results."""
@@ -691,11 +695,20 @@ class _KernelBuilder:
             return
         if op in REGISTRY and REGISTRY.get(op).family == "matmul" and any(d % 16 for d in ty.shape):
             self.boxed.add(var.name)
-        elif any(isinstance(a, T.Var) and a.name in self.boxed
-                 and tuple(getattr(a.type, "shape", ()))[:1] == ty.shape[:1] for a in args):
+        elif any(self._is_boxed(a) and (_shape_of(a)[:1] == ty.shape[:1] or _shape_of(a)[1:] == ty.shape[1:])
+                 for a in args):
             # A value computed row by row from a boxed one keeps its box-rounded rows (a compare's
-            # packed mask too, though its columns are the mask's own).
+            # packed mask too, though its columns are the mask's own), one computed column by
+            # column (a column reduction) its box-rounded columns (finding ddcde5a297).
             self.boxed.add(var.name)
+
+    def _is_boxed(self, arg: T.Expr) -> bool:
+        """A boxed value, or a matmul written inline as an argument whose product is boxed."""
+        if isinstance(arg, T.Var):
+            return arg.name in self.boxed
+        ty = getattr(arg, "type", None)
+        return isinstance(arg, T.Call) and arg.op in REGISTRY and REGISTRY.get(arg.op).family == "matmul" \
+            and isinstance(ty, TensorType) and len(ty.shape) == 2 and any(int(d) % 16 for d in ty.shape)
 
     def usable(self, value: T.Var) -> bool:
         """Values a step may read: defined contents only (a fresh create holds garbage)."""
