@@ -961,39 +961,31 @@ def _sim_slt_as_sle(original: Any) -> Any:
     return lambda a, b: a <= b
 
 
-def _placed_inout_as_out(original: Any) -> Any:
-    """The TilePlaced upgrade declares a written In parameter Out even when the kernel reads it
-    too (a hand-placed kernel storing back into a tile it loaded): its input is not bound."""
+def _placed_upgrade_declared(upgrade: str, declared: str) -> Callable[[Any], Any]:
+    """The TilePlaced upgrade of a parameter the kernel declared In, where it upgrades it to
+    `upgrade`, declares it `declared` instead."""
 
-    def upgraded(function: Any, bump: object) -> Any:
-        result = original(function, bump)
-        if result is function:
-            return result
-        before = {p.var.name: p.direction for p in getattr(function, "params")}
-        params = tuple(dataclasses.replace(p, direction="Out")
-                       if p.direction == "InOut" and before.get(p.var.name) == "In" else p
-                       for p in getattr(result, "params"))
-        return dataclasses.replace(result, params=params)
+    def make(original: Any) -> Any:
+        def upgraded(function: Any, bump: object) -> Any:
+            result = original(function, bump)
+            if result is function:
+                return result
+            before = {p.var.name: p.direction for p in getattr(function, "params")}
+            params = tuple(dataclasses.replace(p, direction=declared)
+                           if p.direction == upgrade and before.get(p.var.name) == "In" else p
+                           for p in getattr(result, "params"))
+            return dataclasses.replace(result, params=params)
 
-    return upgraded
+        return upgraded
+
+    return make
 
 
-def _placed_out_kept_in(original: Any) -> Any:
-    """The TilePlaced upgrade leaves a written parameter that the kernel only writes declared In
-    (the upgrade to InOut of one it reads too is kept): the host treats it as read-only and the
-    kernel's store is lost."""
-
-    def upgraded(function: Any, bump: object) -> Any:
-        result = original(function, bump)
-        if result is function:
-            return result
-        before = {p.var.name: p.direction for p in getattr(function, "params")}
-        params = tuple(dataclasses.replace(p, direction="In")
-                       if p.direction == "Out" and before.get(p.var.name) == "In" else p
-                       for p in getattr(result, "params"))
-        return dataclasses.replace(result, params=params)
-
-    return upgraded
+# A written In parameter the kernel reads too declared Out: its input is not bound.
+_placed_inout_as_out = _placed_upgrade_declared("InOut", "Out")
+# One the kernel only writes left In (the InOut upgrade kept): the host treats it as read-only
+# and the kernel's store is lost.
+_placed_out_kept_in = _placed_upgrade_declared("Out", "In")
 
 
 def _narrowing_truncates(original: Any) -> Any:
