@@ -339,6 +339,24 @@ def _shared(tensor: GmTensor) -> bool:
     return tensor.shared
 
 
+def _assert_moved_as_read_then_write(src: Any, dst: Any, region: tuple[int, int], values: Any,
+                                     space: MemorySpace) -> None:
+    """`move_block(src -> dst)` over `region` lands in `space` the bytes and written flags of
+    the general read-then-write of the same tile of `values`."""
+
+    def run(direct: bool) -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"))
+        machine.write_tile(src, values, "test.write")
+        if direct:
+            assert machine.move_block(src, region, dst, "test.move")
+        else:
+            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
+        return machine.memory[space].copy(), machine.written[space].copy()
+
+    moved, reference = run(True), run(False)
+    assert np.array_equal(moved[0], reference[0]) and np.array_equal(moved[1], reference[1])
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("src_layout,dst_layout", [("Nz", "Zn"), ("Zn", "Nz"), ("Nz", "Nn"), ("Zz", "Zn"),
                                                    ("Nn", "Zn"), ("Zn", "Zn")])
@@ -359,17 +377,7 @@ def test_strided_move_between_box_orders_equals_read_then_write(src_layout: str,
     dst = machine_module.with_valid(handle_for("d", dst_type), region)
     values = np.random.default_rng(7).integers(0, 100, shape).astype(numerics.np_dtype(dtype.name))
 
-    def run(direct: bool) -> tuple[Any, ...]:
-        machine = Machine(get_backend("Ascend910B"))
-        machine.write_tile(src, values, "test.write")
-        if direct:
-            assert machine.move_block(src, region, dst, "test.move")
-        else:
-            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
-        return machine.memory[MemorySpace.Right].copy(), machine.written[MemorySpace.Right].copy()
-
-    moved, reference = run(True), run(False)
-    assert np.array_equal(moved[0], reference[0]) and np.array_equal(moved[1], reference[1])
+    _assert_moved_as_read_then_write(src, dst, region, values, MemorySpace.Right)
     poisoned = Machine(get_backend("Ascend910B"))  # an unwritten source: declined, nothing written
     assert not poisoned.move_block(src, region, dst, "test.move")
     assert not poisoned.written[MemorySpace.Right].any()
@@ -444,14 +452,4 @@ def test_a_move_between_one_layout_equals_read_then_write(layout: str, dtype: Da
     dst = machine_module.with_valid(handle_for("d", dst_type), region)
     values = np.random.default_rng(3).integers(0, 100, shape).astype(numerics.np_dtype(dtype.name))
 
-    def run(direct: bool) -> tuple[Any, ...]:
-        machine = Machine(get_backend("Ascend910B"))
-        machine.write_tile(src, values, "test.write")
-        if direct:
-            assert machine.move_block(src, region, dst, "test.move")
-        else:
-            machine.write_tile(dst, machine.read_tile(src, "test.read", region=region), "test.write")
-        return machine.memory[MemorySpace.Left].copy(), machine.written[MemorySpace.Left].copy()
-
-    moved, reference = run(True), run(False)
-    assert np.array_equal(moved[0], reference[0]) and np.array_equal(moved[1], reference[1])
+    _assert_moved_as_read_then_write(src, dst, region, values, MemorySpace.Left)
