@@ -278,6 +278,15 @@ def _gather_source_unpacked(original: Any) -> Any:
     return packed
 
 
+def _pitch_as_unplaced(original: Any) -> Any:
+    from passes.convert_tensor_to_tile_ops import _pitch
+
+    def placed_pitch(self: Any, value: Any) -> Any:
+        return _pitch(value.type)
+
+    return placed_pitch
+
+
 def _narrowed_source_as_it_is(original: Any) -> Any:
     def read_whole(self: Any, call: Any, index: Any, value: Any, pre: Any) -> Any:
         return value
@@ -1202,6 +1211,11 @@ def _catalogue() -> list[Any]:
                     "a column window of an on-chip tensor is gathered from (scattered into) in place: TGATHER counts "
                     "its own columns while its rows lie the parent's pitch apart",
                     "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_packed", _gather_source_unpacked),
+        PatchMutant("gather-index-unplaced-pitch", "convert-tensor-to-tile-ops",
+                    "the flat index of a gather from (scatter into) a packed window counts the copy at the pitch "
+                    "its unplaced shape implies (a one-column window as a column, one element a row), not the "
+                    "row-major one its placement keeps (rows 32 bytes apart)",
+                    "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_placed_pitch", _pitch_as_unplaced),
         PatchMutant("expand-clone-copies-valid-region", "convert-tensor-to-tile-ops",
                     "tensor.expand_clone of a source narrowed by set_validshape (or a narrowing reshape) stores "
                     "only its valid region: the rest of the target keeps its old values",

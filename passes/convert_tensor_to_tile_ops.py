@@ -297,6 +297,9 @@ class _FunctionState:
     # The tile call defining each of those views, by the tile's name: a consumer reading one past
     # its valid region re-takes it over the region read (no set_validshape widens a view).
     view_calls: dict[str, U.Call] = field(default_factory=dict)
+    # The placed type of each copy `_packed` made of a view (the layout InferTileMemorySpace gives
+    # it, which its unplaced type does not state), by the copy's name.
+    placed_copies: dict[str, TileType] = field(default_factory=dict)
     # Views (slice, set_validshape, reshape, ...) of a GM parameter that is loaded at each use, by
     # name: a view names the parameter's bytes as they are when it is read (spec "GM Identity and
     # Read/Write Ordering"), so it is converted right before each statement that reads it, not
@@ -597,6 +600,8 @@ class TensorToTileMutator(U.FromTensor):
                 state.narrowed[target.name] = state.narrowed[value.name]
             if value.name in state.views:
                 state.views[target.name] = state.views[value.name]
+            if value.name in state.view_calls:
+                state.view_calls[target.name] = state.view_calls[value.name]
         else:
             target = self._bind(node.target, None)
         return U.AssignStmt(target=target, value=value, span=node.span)
@@ -1906,8 +1911,43 @@ class TensorToTileMutator(U.FromTensor):
         if made_by is None or str(getattr(made_by, "op", "")).endswith(".set_validshape"):
             return src
         self.bump("gather_source_copies")
-        return self._temp(f"{src.name}_packed", self._call(
-            "tile.move", (src,), (("target_memory", MemorySpace.Vec),), span), pre)
+        attrs: Attrs = (("target_memory", MemorySpace.Vec),)
+        packed = self._temp(f"{src.name}_packed", self._call("tile.move", (src,), attrs, span), pre)
+        # The copy keeps the window's placed layout (`languages.views.move_view`), which is its
+        # source's, not the one its own shape implies (a one-column window of a row-major tile is
+        # row-major, its rows 32 bytes apart): the flat index counts the copy as it is placed.
+        placed = REGISTRY.deduce("tile.move", (U.Var(src.name, self._placed_type(src), span=span),), attrs,
+                                 placed=True)
+        assert isinstance(placed, TileType)
+        self._require_state().placed_copies[packed.name] = placed
+        return packed
+
+    def _placed_type(self, value: U.Var) -> TileType:
+        """`value`'s tile type as InferTileMemorySpace places it, for the facts that depend on its
+        layout (a flat index's row pitch: `_pitch`): a view (tile.slice, tile.transpose_view, ...)
+        keeps what its source's placed layout makes of it (its view deduced over the source's
+        placed type), a copy `_packed` made the layout it keeps, any other tile the implicit view
+        of its space (Vec when not placed yet)."""
+        state = self._require_state()
+        ty = value.type
+        assert isinstance(ty, TileType)
+        if value.name in state.placed_copies:
+            return state.placed_copies[value.name]
+        made = state.view_calls.get(value.name)
+        if made is not None and made.args and isinstance(made.args[0], U.Var) \
+                and isinstance(made.args[0].type, TileType):
+            source = made.args[0]
+            placed_source = U.Var(source.name, self._placed_type(source), span=source.span)
+            deduced = REGISTRY.deduce(made.op, (placed_source, *made.args[1:]), made.attrs, placed=True)
+            if isinstance(deduced, TileType) and deduced.view is not None:
+                return deduced
+        if ty.view is not None:
+            return ty
+        return make_tile_type(ty.shape, ty.dtype, ty.valid_shape, ty.memory_space or MemorySpace.Vec)
+
+    def _placed_pitch(self, value: U.Var) -> int:
+        """The row pitch (`_pitch`) of `value` as it is placed (`_placed_type`)."""
+        return _pitch(self._placed_type(value))
 
     def _flat_index_over_pitch(self, src: TileType, index: U.Var, span: Span, pre: list[U.Stmt]) -> U.Var:
         """A flat index into src.reshape(-1) as TGATHER reads it, flat over the padded buffer:
@@ -2017,7 +2057,7 @@ class TensorToTileMutator(U.FromTensor):
         span = call.span
         self.bump("gathers")
         if dim is None:
-            index = self._flat_index_over_pitch(src.type, index, span, pre)
+            index = self._flat_index_over_pitch(self._placed_type(src), index, span, pre)
             return self._gather_whole_rows(src, index, None, span, pre)
         user = index.type
         assert isinstance(user, TileType)
@@ -2027,12 +2067,12 @@ class TensorToTileMutator(U.FromTensor):
         assert isinstance(index.type, TileType)
         shape = index.type.shape
         if int(cast(int, dim)) % 2 == 1:
-            base = self._row_offsets(shape, _pitch(src.type), span, pre)
+            base = self._row_offsets(shape, self._placed_pitch(src), span, pre)
             if base is not None:
                 index = self._temp("gather_flat_idx", self._call("tile.add", (index, base), (), span), pre)
         else:
             scaled = self._temp("gather_row_off", self._call(
-                "tile.muls", (index, self._i32(_pitch(src.type), span)), (), span), pre)
+                "tile.muls", (index, self._i32(self._placed_pitch(src), span)), (), span), pre)
             arange = self._temp("col_arange", self._call(
                 "tile.ci", (self._i32(0, span), index_list((1, cols), span)), (("dtype", DataType.INT32),), span),
                 pre) if cols > 1 else None
@@ -2075,7 +2115,7 @@ class TensorToTileMutator(U.FromTensor):
         src = self._on_chip_dense(call, call.args[2], pre)
         assert isinstance(dst.type, TileType) and isinstance(index.type, TileType)
         span = call.span
-        base = self._row_offsets(index.type.shape, _pitch(dst.type), span, pre)
+        base = self._row_offsets(index.type.shape, self._placed_pitch(dst), span, pre)
         flat = index if base is None else self._temp(
             "scatter_flat_idx", self._call("tile.add", (index, base), (), span), pre)
         flat = self._narrow_index(flat, dst.type.dtype, span, pre)
@@ -2124,7 +2164,7 @@ class TensorToTileMutator(U.FromTensor):
         phase = mask_phase(name)
         if phase:
             arange = self._temp("mask_cols", self._call("tile.adds", (arange, self._i32(phase, span)), (), span), pre)
-        base = self._row_offsets((rows, width), _pitch(dst.type), span, pre)
+        base = self._row_offsets((rows, width), self._placed_pitch(dst), span, pre)
         flat = arange if base is None else self._temp(
             "scatter_flat_idx", self._call("tile.col_expand_add", (base, arange), (), span), pre)
         flat = self._narrow_index(flat, dst.type.dtype, span, pre)

@@ -6,7 +6,9 @@ so the pipeline takes it up after ConvertTensorToTileOps; its stores sometimes g
 parameters declared `In`, which `upgrade-param-directions-placed` must make Out / InOut (the
 host copies the written bytes back only then). A gathered window is a column window of an
 on-chip tensor read by tensor.gather / scatter, whose tile form counts the window's own columns:
-ConvertTensorToTileOps must copy it out first (the `gather-window-not-packed` mutant)."""
+ConvertTensorToTileOps must copy it out first (the `gather-window-not-packed` mutant), and index
+the copy at the pitch its placement keeps: a one-column window's copy is row-major, its rows 32
+bytes apart (the `gather-index-unplaced-pitch` mutant)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from nanopass_pto.mutants import MUTANTS
 _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)
 TAGS = ("construct:hand-placed", "construct:undeclared-out", "construct:undeclared-inout",
-        "construct:window-gathered", "construct:written-tile-reread", "construct:rounding-cast",
+        "construct:window-gathered", "construct:window-gathered-column", "construct:written-tile-reread", "construct:rounding-cast",
         "construct:tile-padding-read")
 
 
@@ -71,6 +73,7 @@ def test_a_hand_placed_program_enters_at_tile_placed_and_its_in_stores_are_upgra
 # (construct tag, an op the program must call (or a tag it must carry) too, the mutant a program of it catches)
 CAUGHT_BY = [
     ("construct:window-gathered", "tensor.gather", "gather-window-not-packed"),
+    ("construct:window-gathered-column", "tensor.gather", "gather-index-unplaced-pitch"),
     ("construct:written-tile-reread", "tile.write", "in-place-write-rebinds-tile"),
     ("construct:rounding-cast", "tensor.cast", "cast-mode-rne"),
     ("construct:undeclared-out", "construct:hand-placed", "placed-out-kept-in"),

@@ -872,14 +872,13 @@ class _KernelBuilder:
         if slice_op is None or scaled is None or not gathers:
             return
         dtype: DataType = self.pick(GATHER_DTYPES)
-        # Two rows at least: a one-row window's pitch is never read. Two columns at least: a
-        # one-column window of a wider tile is an open miscompile (docs/open_findings/
-        # gather_column_window_pitch.py: its packed copy keeps the parent's row-major layout while
-        # the flat index counts it column-major), kept off until fixed.
+        # Two rows at least: a one-row window's pitch is never read. One column too: its packed
+        # copy keeps the parent's row-major layout, rows 32 bytes apart, which the flat index counts
+        # (tests/regressions/fuzz_mismatch_gather_column_window_pitch.py; construct:window-gathered-column).
         rows, cols = self.pick_common((16, 8, 3)), self.pick_common((16, 32, 12, 24, 64))
         source = self.param(TensorType((rows, cols), dtype))
         self.values.remove(source)
-        shape = (self.int_draw(2, rows), self.int_draw(2, cols - 1))
+        shape = (self.int_draw(2, rows), self.int_draw(1, cols - 1))
         offsets = (self.int_draw(0, rows - shape[0]), self.int_draw(0, cols - shape[1]))
         try:
             computed = self.call(scaled, (source, self.scalar_for(dtype)), pool=[])
@@ -896,6 +895,8 @@ class _KernelBuilder:
                 self.values.append(made)
                 self.kept.append(made)
                 self.tag("construct:window-gathered")
+                if shape[1] == 1:
+                    self.tag("construct:window-gathered-column")
                 return
 
     def param_window_observed(self, ty: TensorType) -> None:
@@ -2373,8 +2374,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "scalar-read-tile", "scalar-round-trip", "unsigned-condition", "window-re-viewed", "padding-broadcast",
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
     "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows",
-    "strided-column", "hand-placed", "undeclared-out", "undeclared-inout", "window-gathered", "written-tile-reread",
-    "rounding-cast", "tile-padding-read"))
+    "strided-column", "hand-placed", "undeclared-out", "undeclared-inout", "window-gathered", "window-gathered-column",
+    "written-tile-reread", "rounding-cast", "tile-padding-read"))
 
 
 @dataclass(frozen=True)

@@ -1,3 +1,15 @@
+# fuzz-regression: mismatch (simulator poison read)
+# blamed: convert-tensor-to-tile-ops
+# input-seed: 1
+# backend: Ascend910B
+# pipeline: default
+# verdict when found:
+#   [Simulator] pto.tgather reads 2[0, 1], which no instruction has written (its bytes still hold the 0xFF poison pattern)
+# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 1 --backend Ascend910B
+# (collected by tests/regressions/conftest.py; fails until the bug is fixed)
+# Fixed (agent-y): ConvertTensorToTileOps indexes the packed copy at the pitch its placement keeps
+# (_placed_type: the copy of a one-column window of a row-major tile is row-major, rows 32 bytes apart);
+# tests/test_flat_walked_operands.py.
 # (agent-p, issue 8: the generator's gathered on-chip windows) a valid kernel reads poison: tensor.gather
 # (dim=0 or dim=1) from a one-column window ([2, 1] at column 1) of a computed [16, 32] FP16 value.
 # ConvertTensorToTileOps packs the window first (tile.move into Vec) and builds the flat index with the
