@@ -16,6 +16,8 @@ the target architectures it holds on; the target arrives as any object with an `
   the MemRef half is checked again there, on the functions that call an op with such a rule.
 - `WholeRows`: an operand is not a window narrower than the buffer it views (a slice of some
   columns of a wider tile); a window of whole rows, a reshape or the buffer itself is.
+- `FlatRowMajor`: an operand an instruction walks flat (TGATHER / TSCATTER / TGATHERB) is laid
+  out row-major, or is one row or one column (a transpose_view's column-major [R, C] is not).
 - `MaskScratch`: a scratch operand has room for the packed compare mask of the result plus the
   rows the instruction uses after it.
 - `UnpaddedRows`: an operand's (or the result's) buffer holds no padding past its columns: its
@@ -40,7 +42,7 @@ from typing import Callable, Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
-from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, SameDeclaredShape,
+from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, FlatRowMajor, MaskScratch, PipeIn, SameDeclaredShape,
                                        SameValidShape, TargetRule, Unavailable, UnpaddedRows, WholeRows)
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type, is_symbolic
@@ -228,6 +230,11 @@ class _Checker:
             return self.scratch_violation(rule, opdef, call, target)
         if isinstance(rule, WholeRows):
             return self.window_violation(rule, opdef, call, target)
+        if isinstance(rule, FlatRowMajor):
+            node = self.operand(call, target, rule.operand)
+            ty = getattr(node, "type", None) if node is not None else None
+            return rule.gap(ty, f"{_name(opdef, rule.operand)} `{getattr(node, 'name', '?')}`") \
+                if isinstance(ty, TileType) else None
         if isinstance(rule, UnpaddedRows):
             return self.rows_violation(rule, opdef, call, target)
         if isinstance(rule, SameDeclaredShape):

@@ -49,8 +49,8 @@ from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.column_twins import twin_refusal
 from languages.ops.index_ops import GATHER_DTYPES, SORT_DTYPES, pair_elements, scatter_update_flat_gap
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
-from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, MaskScratch, PipeIn, TargetRule, Unavailable,
-                                       UnpaddedRows, WholeRows)
+from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, FlatRowMajor, MaskScratch, PipeIn, TargetRule,
+                                       Unavailable, UnpaddedRows, WholeRows)
 from languages.ops.tile_ops import is_cross_core_transfer, packed_valid_2d
 from languages.ops.vector_ops import compares_fewer_rows, mask_cols, reinterpret_on_chip_gap
 from languages.types import INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, Type
@@ -463,6 +463,11 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
             mine = root(rule.operand)
             if mine is not None and any(root(other) == mine for other in rule.others):
                 return f"operand {rule.operand} shares its buffer with another operand the rule keeps apart"
+        if isinstance(rule, FlatRowMajor):
+            ty = operand_type(rule.operand)
+            gap = rule.gap(ty, f"operand {rule.operand}") if isinstance(ty, TileType) else None
+            if gap is not None:
+                return gap
         if isinstance(rule, UnpaddedRows):
             ty = operand_type(rule.operand)
             gap = rule.gap(tuple(ty.shape), ty.dtype, view=ty.view if isinstance(ty, TileType) else None) \
@@ -1045,8 +1050,11 @@ _PLACEABLE = {MemorySpace.Vec: (None, MemorySpace.Vec), MemorySpace.Mat: (None, 
 
 def _row_major_only(opdef: OpDef, decl: OperandDecl) -> bool:
     """Whether the vector unit needs operand `decl` of `opdef` row-major (PTOAS; LegalizeVecLayouts
-    gives [N, 1] columns their row view and declines any other column-major tile)."""
-    return decl.name in (row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ())
+    gives [N, 1] columns their row view and declines any other column-major tile), or the
+    instruction walks its buffer flat (a `FlatRowMajor` rule: TGATHER / TSCATTER's operands)."""
+    return decl.name in (row_major_vec_tiles(opdef.family, opdef.pto, opdef.operand_names) or ()) \
+        or any(isinstance(rule, FlatRowMajor) and rule.operand < len(opdef.operand_names)
+               and opdef.operand_names[rule.operand] == decl.name for rule in opdef.target_rules)
 
 
 def column_major_view(value: T.Var) -> bool:

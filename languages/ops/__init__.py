@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Hashable, Iterator, Sequence, Union
 
 from languages.memory_space import MemorySpace
-from languages.ops.target_rules import TargetRule
+from languages.ops.target_rules import FlatRowMajor, TargetRule
 from languages.types import (
     BOOL,
     SymbolicExtentUnsupported,
@@ -767,6 +767,18 @@ def deduction_key(op: str, args: Sequence[Node], attrs: Attrs, placed: bool) -> 
     return (op, placed, tuple([_argument_facts(a) for a in args]), _attribute_facts(attrs) if attrs else ())
 
 
+def _check_flat_row_major(opdef: OpDef, args: Sequence[Node]) -> None:
+    """An operand the instruction walks flat (`FlatRowMajor`, on every target) laid out otherwise
+    is refused where the layout is first known: at the user's line when the program states it,
+    else when placement gives the tile its view (a transpose_view of an unplaced tile)."""
+    for rule in opdef.target_rules:
+        if isinstance(rule, FlatRowMajor) and rule.operand < len(args):
+            ty = type_of(args[rule.operand])
+            gap = rule.gap(ty) if isinstance(ty, TileType) else None
+            if gap is not None:
+                raise DeductionError(f"{gap}; {rule.because}", operand=rule.operand, hint=rule.fix)
+
+
 class Registry:
     """Name -> OpDef, plus the queries passes and verifiers make of it."""
 
@@ -913,6 +925,7 @@ class Registry:
             self._check_kinds(opdef, args)
             full_attrs = self._check_attrs(opdef, attrs)
             result = opdef.deduce(args, full_attrs)
+            _check_flat_row_major(opdef, args)
         except DeductionError as err:
             raise self._error(opdef, err, args, at) from None
         except SymbolicExtentUnsupported as err:

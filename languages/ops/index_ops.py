@@ -40,7 +40,7 @@ from languages.ops import (
     describe,
     type_of,
 )
-from languages.ops.target_rules import A2A3, A5, RESULT, TargetRule, Unavailable, UnpaddedRows, WholeRows
+from languages.ops.target_rules import A2A3, A5, RESULT, FlatRowMajor, TargetRule, Unavailable, UnpaddedRows, WholeRows
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
 from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
 from languages.views import flat_reshape_gap, make_tile_type
@@ -495,13 +495,25 @@ def _index_form_whole_rows(operand: int, verb: str) -> tuple[TargetRule, ...]:
                       "or index the whole tile", operand=operand),)
 
 
+def _flat_row_major(*operands: int) -> tuple[TargetRule, ...]:
+    """TGATHER / TSCATTER (index forms) and TGATHERB walk these operands' buffers flat, element
+    after element (byte after byte), which is their logical row-major order only for a row-major
+    tile (`FlatRowMajor`): a column-major view (a transpose_view's result) names other elements."""
+    return tuple(FlatRowMajor(A2A3 | A5, "the instruction walks the operand's buffer flat, which is its row-major order "
+                              "only when it is laid out row-major",
+                              "gather from (scatter into) a row-major tile: pl.tile.transpose the tile the view "
+                              "was taken of instead of viewing it transposed", operand=operand)
+                 for operand in operands)
+
+
 def _gather_ops() -> list[OpDef]:
     out_dtype = AttrDecl("output_dtype", "dtype")
     return [
         OpDef("tile.gather", (_vec("src"), _vec("indices", (IndexDomain(0, pitched=True),)),
                               OperandDecl("tmp", _TILE, input_memory=VEC, effect=WRITE, optional=True)),
               deduce_tile_gather, ("gather",), "gather", output_memory=_VEC_OUT, in_place_safe=False,
-              pto=("pto.tgather",), target_rules=(*_index_form_whole_rows(0, "reads"), GATHER_UNPADDED_ROWS),
+              pto=("pto.tgather",), target_rules=(*_index_form_whole_rows(0, "reads"), *_flat_row_major(0, 1),
+                                                      GATHER_UNPADDED_ROWS),
               doc="out[r, c] = src's buffer flat at indices[r, c], rows padded to 32 bytes (a [16, 4] FP32 "
                   "source's rows are 8 apart); indices must name source elements (pto-isa reads 0 past the end)."),
         OpDef("tensor.gather", (_ten("src"), OperandDecl("index", "tensor_or_tile", index_domain=_GATHER_INDEX_DOMAIN)),
@@ -510,12 +522,14 @@ def _gather_ops() -> list[OpDef]:
               doc="Flat without dim (the flat-gather contract), axis indexing with dim."),
         OpDef("tile.gather_mask", (_vec("src"),), deduce_gather_mask, ("gather_mask",), "gather",
               attrs=(_MASK, out_dtype), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgather",),
-              pto_attrs=(("mask_pattern", "maskPattern"),), doc="The marked columns, compacted (TGATHER mask form)."),
+              pto_attrs=(("mask_pattern", "maskPattern"),), target_rules=_flat_row_major(0),
+              doc="The marked columns, compacted (TGATHER mask form)."),
         OpDef("tensor.gather_mask", (_ten("src"),), deduce_gather_mask, ("gather_mask",), "gather",
               attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1)),
         OpDef("tile.gatherb", (_vec("src"), _vec("offsets", (IndexDomain(0, block_bytes=_GATHERB_BLOCK_BYTES),))),
               deduce_gatherb,
               ("gatherb",), "gather", attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
+              target_rules=_flat_row_major(0, 1),
               doc="32-byte blocks of src at the UINT32 byte offsets."),
         OpDef("tile.mgather", (OperandDecl("mem", _T), OperandDecl("idx", _TILE, input_memory=VEC, index_domain=(
                   IndexDomain(0, axis=0, when=(("coalesce", "row"), ("gather_oob", "undefined"))),
@@ -534,7 +548,7 @@ def _scatter_ops() -> list[OpDef]:
                                OperandDecl("indexes", _TILE, input_memory=VEC,
                                            index_domain=(IndexDomain(0, distinct=True, pitched=True),))),
               deduce_tile_scatter, ("scatter",), "scatter", output_memory=ReusesInput(0), pto=("pto.tscatter",),
-              target_rules=_index_form_whole_rows(0, "writes"), pto_ins=(1, 2), doc="dst's buffer flat at indexes = src, rows padded to 32 bytes (as tile.gather); the "
+              target_rules=(*_index_form_whole_rows(0, "writes"), *_flat_row_major(0, 1, 2)), pto_ins=(1, 2), doc="dst's buffer flat at indexes = src, rows padded to 32 bytes (as tile.gather); the "
                                       "result is dst's buffer."),
         OpDef("tile.scatter_mask", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src")),
               deduce_scatter_mask, ("scatter_mask",), "scatter", attrs=(_MASK,), output_memory=ReusesInput(0),

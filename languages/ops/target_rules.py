@@ -80,6 +80,30 @@ class WholeRows(TargetRule):
 
 
 @dataclass(frozen=True)
+class FlatRowMajor(TargetRule):
+    """Operand `operand`'s buffer is walked flat by the instruction (the index forms of TGATHER /
+    TSCATTER: position k is the k-th element of the buffer, rows padded to 32 bytes), which is
+    the tile's logical row-major order only when the tile is laid out row-major: a column-major
+    tile of more than one row and one column (a `tile.transpose_view` of a row-major tile) holds
+    its elements column after column. An [N, 1] column or a [1, N] row is in row-major order
+    either way; an unplaced tile (no view yet) is judged once it is placed."""
+
+    operand: int = 0
+
+    def gap(self, ty: TileType, name: str = "") -> str | None:
+        """Why `ty` breaks the rule (None: it keeps it, or its layout is not known yet)."""
+        view = ty.view
+        if view is None or view.blayout != "col_major" or len(ty.shape) != 2 \
+                or not all(isinstance(e, int) for e in ty.shape):
+            return None
+        rows, cols = (int(e) for e in ty.shape)
+        if rows == 1 or cols == 1:
+            return None
+        return (f"{name} is " if name else "is ") + \
+            f"a column-major [{rows}, {cols}] tile, whose buffer holds its elements column after column"
+
+
+@dataclass(frozen=True)
 class MaskScratch(TargetRule):
     """Operand `operand` is the scratch a compare writes its packed predicate mask of the result
     into, plus `extra_rows` rows the instruction uses after it: its valid region has more rows
