@@ -105,6 +105,9 @@ TileUnplaced = define_language(
     # update-orchestration-call-sites makes it the kernel's Out window (CallSitesComplete).
     add_ops={"tensor.create", "tensor.read", "tensor.write", "tensor.dim", "tensor.view", "tensor.dump_tag",
              "tensor.window", "tensor.assemble"},
+    # ConvertTensorToTileOps, which makes TileUnplaced, expands or completes some calls
+    # (OpDef.completed_by): a program entering here or later has skipped it.
+    add_operand_forms={"completed-calls"},
 )
 
 TilePlaced = define_language(

@@ -8,6 +8,12 @@ what is wrong with a call (message, hint), nothing when the call conforms.
                           declares (Left / Right, Acc for an accumulator) and writes Acc.
                           TilePlaced lets those operands still sit in Mat (L0 tiling moves
                           them); L0Tiled and later languages do not.
+    completed-calls       every call is complete as written: no op a lowering pass expands
+                          and no call missing operands that pass adds (the registry's
+                          `OpDef.completed_by`: tile.scatter_mask, a soft syncall's on-chip
+                          workspaces). TileUnplaced and later languages, which such a pass
+                          (ConvertTensorToTileOps) produces, so a program entering there has
+                          skipped it.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Callable, Sequence
 
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, type_of
-from languages.types import TileType
+from languages.types import Attrs, TileType
 from nanopass.node import Node
 
 Problem = tuple[str, str]  # (message, hint)
@@ -29,7 +35,7 @@ class OperandForm:
     lists what is wrong with one of their calls."""
 
     applies: Callable[[str], bool]
-    check: Callable[[str, Sequence[Node], object], list[Problem]]
+    check: Callable[[str, Sequence[Node], object, Attrs], list[Problem]]
 
 _L0_SPACES = (MemorySpace.Left, MemorySpace.Right, MemorySpace.Acc)
 
@@ -43,7 +49,7 @@ def _space(space: MemorySpace | None) -> str:
     return "no memory space" if space is None else space.name
 
 
-def _cube_operands_in_l0(op: str, args: Sequence[Node], result: object) -> list[Problem]:
+def _cube_operands_in_l0(op: str, args: Sequence[Node], result: object, attrs: Attrs) -> list[Problem]:
     problems: list[Problem] = []
     for index, arg in enumerate(args):
         demanded = REGISTRY.operand_space(op, index)
@@ -61,8 +67,24 @@ def _cube_operands_in_l0(op: str, args: Sequence[Node], result: object) -> list[
     return problems
 
 
+def _completed_by_a_pass(op: str) -> bool:
+    return op in REGISTRY and REGISTRY.get(op).completed_by is not None
+
+
+def _completed_calls(op: str, args: Sequence[Node], result: object, attrs: Attrs) -> list[Problem]:
+    opdef = REGISTRY.get(op)
+    completion = opdef.completed_by
+    assert completion is not None
+    gap = completion.gap(args, opdef.with_defaults(attrs))
+    if not gap:
+        return []
+    return [(f"not supported yet: `{op}` in a program written at {completion.after} or later: {gap}, and "
+             f"{completion.pass_name} (which completes it) runs before that language", completion.fix)]
+
+
 OPERAND_FORMS: dict[str, OperandForm] = {
     "cube-operands-in-l0": OperandForm(REGISTRY.is_cube_matmul, _cube_operands_in_l0),
+    "completed-calls": OperandForm(_completed_by_a_pass, _completed_calls),
 }
 
 
@@ -71,7 +93,8 @@ def constrains(forms: frozenset[str], op: str) -> bool:
     return any(OPERAND_FORMS[name].applies(op) for name in forms)
 
 
-def operand_problems(forms: frozenset[str], op: str, args: Sequence[Node], result: object) -> list[Problem]:
-    """What `forms` find wrong with one call of `op` on `args` giving `result`."""
+def operand_problems(forms: frozenset[str], op: str, args: Sequence[Node], result: object,
+                     attrs: Attrs = ()) -> list[Problem]:
+    """What `forms` find wrong with one call of `op` on `args` (and `attrs`) giving `result`."""
     return [problem for name in sorted(forms) if OPERAND_FORMS[name].applies(op)
-            for problem in OPERAND_FORMS[name].check(op, args, result)]
+            for problem in OPERAND_FORMS[name].check(op, args, result, attrs)]

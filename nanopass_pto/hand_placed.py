@@ -28,6 +28,7 @@ def hand_placed_text(program: T.Program, arch: str = "") -> str | None:
     from languages.pl_parser import detect_language, parse_program
     from nanopass.node import walk
     from verifiers.cube_tile_layouts import verify as cube_tile_layouts
+    from verifiers.grammar import verify_language
     from verifiers.moves_on_data_paths import verify as moves_on_data_paths
     from verifiers.tile_memory_placed import verify as tile_memory_placed
 
@@ -37,13 +38,10 @@ def hand_placed_text(program: T.Program, arch: str = "") -> str | None:
         placed = parse_program(body, "<fuzz>", language=TilePlaced)
     except CompileError:
         return None
-    from passes.convert_tensor_to_tile_ops import TILE_EXPANSIONS
-
-    completed_by_conversion = {*TILE_EXPANSIONS, "system.syncall"}
-    if any(node.KIND == "Call" and getattr(node, "op") in completed_by_conversion for node in walk(placed)):
-        # An op only ConvertTensorToTileOps expands (tile.scatter_mask) or completes (a soft
-        # syncall's tile workspaces) reaches PTOCodegen as it is from TilePlaced: an open internal
-        # error (docs/open_findings/scatter_mask_at_tile_placed.py).
+    if verify_language(placed, TilePlaced.name):
+        # E.g. a call only ConvertTensorToTileOps expands (tile.scatter_mask) or completes (a soft
+        # syncall's on-chip workspaces), which TilePlaced refuses at the call (the registry's
+        # `completed_by`, the grammar's completed-calls operand form).
         return None
     types = [getattr(node, "type") for node in walk(placed) if node.KIND == "Var"]
     if detect_language(types) is not TilePlaced or tile_memory_placed(placed) or cube_tile_layouts(placed) \

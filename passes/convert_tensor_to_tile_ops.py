@@ -36,7 +36,8 @@ from languages.ops import PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT
 from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.data_extents import extents, read_extent, reads_past
 from languages.ops.index_ops import GATHER_UNPADDED_ROWS, MASK_PATTERNS, mask_phase, scatter_update_flat_gap
-from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, syncall_tile_workspaces
+from languages.ops.system_ops import (SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, missing_syncall_workspaces,
+                                      syncall_tile_workspaces)
 from languages.ops.vector_ops import reinterpret_on_chip_gap
 from languages.types import INDEX, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
@@ -1551,9 +1552,9 @@ class TensorToTileMutator(U.FromTensor):
         """A soft syncall's on-chip workspaces (SOFT_SYNCALL_TILE_WORKSPACES), which the
         Tensor-level call leaves implicit: one INT32 tile per space, after the GM workspace and
         used_cores (0, the launch's core count, when the call gives none)."""
-        spaces = syncall_tile_workspaces(call.attrs)
-        if not spaces or len(args) > 2:
+        if not missing_syncall_workspaces(args, call.attrs):
             return args
+        spaces = syncall_tile_workspaces(call.attrs)
         used = args[1] if len(args) > 1 else U.ConstInt(value=0, dtype=DataType.INT32, span=call.span)
         tiles = []
         for space in spaces:

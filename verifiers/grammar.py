@@ -128,7 +128,8 @@ def verify_language(program: Node, language: str) -> list[Diagnostic]:
             if isinstance(op, str) and op not in accepted:
                 _check_op(lang, node, op, report)
             if isinstance(op, str) and operand_forms and constrains(operand_forms, op):
-                for message, hint in operand_problems(operand_forms, op, getattr(node, "args"), getattr(node, "type")):
+                for message, hint in operand_problems(operand_forms, op, getattr(node, "args"), getattr(node, "type"),
+                                                      getattr(node, "attrs", ())):
                     report(node, message, hint)
     return diagnostics
 
@@ -152,7 +153,8 @@ def _calls_conform(program: Node, lang: Language) -> bool:
         applies = constrained.get(op)
         if applies is None:
             applies = constrained[op] = constrains(forms, op)
-        if applies and operand_problems(forms, op, getattr(node, "args"), getattr(node, "type")):
+        if applies and operand_problems(forms, op, getattr(node, "args"), getattr(node, "type"),
+                                        getattr(node, "attrs", ())):
             return False
     return True
 

@@ -350,6 +350,23 @@ def window_offsets(window: Window, call: Node) -> tuple[Node, ...] | None:
 
 
 Deducer = Callable[[Sequence[Node], Attrs], Type]
+
+
+@dataclass(frozen=True)
+class CompletedBy:
+    """A call of the op is made whole by a lowering pass, not by an instruction of its own:
+    `pass_name` expands it into other ops (tile.scatter_mask: the flat index and tile.scatter) or
+    adds operands the call leaves implicit (a soft syncall's on-chip workspaces). `gap(args,
+    attrs)` says what a call as written still lacks ("" when it is complete), so a program that
+    enters the pipeline after that pass (written at `after` or a later language) and has such a
+    call is refused at it (the grammar's operand form `completed-calls`; `fix` says how)."""
+
+    pass_name: str
+    after: str
+    gap: Callable[[Sequence[Node], Attrs], str]
+    fix: str
+
+
 # Chooses the view of a result the registry places in `space` (default: the implicit view).
 ViewRule = Callable[[TileType, Sequence[Node], MemorySpace], TileView]
 
@@ -390,6 +407,8 @@ class OpDef:
     # Kwarg-dependent argument effects (the spec's atomic store): (attribute, value, operand,
     # effect) -- while the attribute has that value the operand's effect is `effect`.
     effect_when: tuple[tuple[str, AttrValue, int, Effect], ...] = ()
+    # A lowering pass that completes the op's calls (None: they reach PTO codegen as written).
+    completed_by: CompletedBy | None = None
 
     def __post_init__(self) -> None:
         if self.in_place_safe is None:

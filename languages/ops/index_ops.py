@@ -29,6 +29,7 @@ from languages.ops import (
     READ_WRITE,
     WRITE,
     AttrDecl,
+    CompletedBy,
     DeductionError,
     IndexDomain,
     Fixed,
@@ -542,6 +543,15 @@ def _gather_ops() -> list[OpDef]:
     ]
 
 
+# tile.scatter_mask has no instruction (PTOAS has no tscatter mask form): ConvertTensorToTileOps
+# expands every call (TILE_EXPANSIONS), so a kernel entering the pipeline after it cannot hold one.
+_SCATTER_MASK_EXPANSION = CompletedBy(
+    "ConvertTensorToTileOps", "TileUnplaced", lambda args, attrs: "it has no instruction of its own",
+    "write the kernel for the pipeline to take up at Tensor (`# nanopass.language: Tensor`, or "
+    "pl.tensor.scatter_mask on tensors), where ConvertTensorToTileOps expands it into the flat index and "
+    "pl.tile.scatter, or write that flat index and pl.tile.scatter yourself")
+
+
 def _scatter_ops() -> list[OpDef]:
     return [
         OpDef("tile.scatter", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src"),
@@ -552,7 +562,7 @@ def _scatter_ops() -> list[OpDef]:
                                       "result is dst's buffer."),
         OpDef("tile.scatter_mask", (OperandDecl("dst", _TILE, input_memory=VEC, effect=READ_WRITE), _vec("src")),
               deduce_scatter_mask, ("scatter_mask",), "scatter", attrs=(_MASK,), output_memory=ReusesInput(0),
-              pto=("pto.tscatter",),
+              pto=("pto.tscatter",), completed_by=_SCATTER_MASK_EXPANSION,
               doc="Each src row into the mask-marked columns of dst (dst_cols = src_cols * stride), unmarked "
                   "columns kept. No pto-isa instruction: ConvertTensorToTileOps expands it into the flat index "
                   "r * dst_cols + c * stride + phase (tile.ci arithmetic) and an indexed tile.scatter."),

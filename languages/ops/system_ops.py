@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from languages.ops import READ_WRITE, AttrDecl, DeductionError, OpDef, OperandDecl, TileConversion, describe, type_of
+from languages.ops import (READ_WRITE, AttrDecl, CompletedBy, DeductionError, OpDef, OperandDecl, TileConversion,
+                           describe, type_of)
 from languages.ops.target_rules import A2A3, A5, PipeIn, Unavailable
 from languages.memory_space import MemorySpace
 from languages.types import INDEX, Attrs, DataType, NoneType, ScalarType, TensorType, TileType, Type
@@ -89,6 +90,24 @@ def syncall_tile_workspaces(attrs: Attrs) -> tuple[MemorySpace, ...]:
     if full.get("mode", "hard") != "soft":
         return ()
     return SOFT_SYNCALL_TILE_WORKSPACES[str(full.get("core_type", "aiv_only"))]
+
+
+def missing_syncall_workspaces(args: Sequence[Node], attrs: Attrs) -> str:
+    """What a syncall call lacks below Tensor: a soft one's on-chip workspaces, which only
+    ConvertTensorToTileOps adds ("" when it has them, or needs none)."""
+    spaces = syncall_tile_workspaces(attrs)
+    if not spaces or len(args) > 2:
+        return ""
+    names = " and ".join(f"an INT32 {list(SYNCALL_TILE_WORKSPACE_SHAPE)} {s.pl_name} tile" for s in spaces)
+    return f"it does not name its on-chip workspaces ({names}, after gm_workspace and used_cores)"
+
+
+# A Tensor-level soft syncall names only its GM workspace; ConvertTensorToTileOps adds the rest.
+_SYNCALL_WORKSPACES = CompletedBy(
+    "ConvertTensorToTileOps", "TileUnplaced", missing_syncall_workspaces,
+    "pass them after gm_workspace and used_cores (pl.system.syncall(ws, n, vec_ws, ..., mode=\"soft\"), each "
+    "a pl.tile.create of [1, 8] INT32 in its space), or write the kernel for the pipeline to take up at Tensor, "
+    "where ConvertTensorToTileOps allocates them")
 
 
 def _deduce_syncall(args: Sequence[Node], attrs: Attrs) -> Type:
@@ -179,7 +198,7 @@ def _system_ops() -> list[OpDef]:
               _deduce_syncall, ("barrier",), "system",
               attrs=(AttrDecl("mode", "str", "hard", ("hard", "soft")),
                      AttrDecl("core_type", "str", "aiv_only", _CORE_TYPES)),
-              pto=("pto.syncall",),
+              pto=("pto.syncall",), completed_by=_SYNCALL_WORKSPACES,
               doc="All-participant barrier across cores (hard: FFTS; soft: polls a GM workspace)."),
     ]
     sync_attrs = (AttrDecl("pipe", "str", "PIPE_ALL", _PIPES),)
