@@ -271,6 +271,13 @@ def _gather_index_unpitched(original: Any) -> Any:
     return flat_index_over_pitch
 
 
+def _ordering_compare_as_it_is(original: Any) -> Any:
+    def ordering_by_equality(self: Any, compare: Any, pre: Any) -> Any:
+        return compare
+
+    return ordering_by_equality
+
+
 def _gather_source_unpacked(original: Any) -> Any:
     def packed(self: Any, src: Any, span: Any, pre: Any) -> Any:
         return src
@@ -1207,6 +1214,11 @@ def _catalogue() -> list[Any]:
                     "padded has them a pitch apart (index 4 of a [16, 4] FP32 source reads padding)",
                     "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_flat_index_over_pitch",
                     _gather_index_unpitched),
+        PatchMutant("int32-ordering-compare-direct", "convert-tensor-to-tile-ops",
+                    "an INT32 tensor.cmp lt / le / gt / ge lowers to a tile.cmp of that mode, which A2/A3's TCMP "
+                    "computes as eq (the lowering compares the min / max of the operands for (in)equality instead)",
+                    "passes.convert_tensor_to_tile_ops:TensorToTileMutator", "_ordering_by_equality",
+                    _ordering_compare_as_it_is),
         PatchMutant("gather-window-not-packed", "convert-tensor-to-tile-ops",
                     "a column window of an on-chip tensor is gathered from (scattered into) in place: TGATHER counts "
                     "its own columns while its rows lie the parent's pitch apart",

@@ -38,7 +38,7 @@ from languages.ops.data_extents import extents, read_extent, reads_past
 from languages.ops.index_ops import GATHER_UNPADDED_ROWS, MASK_PATTERNS, mask_phase, scatter_update_flat_gap
 from languages.ops.system_ops import (SYNCALL_COUNTER_DTYPE, SYNCALL_TILE_WORKSPACE_SHAPE, missing_syncall_workspaces,
                                       syncall_tile_workspaces)
-from languages.ops.vector_ops import reinterpret_on_chip_gap
+from languages.ops.vector_ops import CMP_MODES, ORDERING_BY_EQUALITY, cmp_mode, reinterpret_on_chip_gap
 from languages.types import INDEX, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, Type, attr
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
@@ -218,7 +218,7 @@ def _extent(value: int | SymbolicExtent, span: Span) -> U.Expr:
 
 
 # The scatter-update lowering's written-mask element type, by the data's byte width.
-_MASK_DTYPES = {4: DataType.INT32, 2: DataType.INT16}
+_MASK_DTYPES = {4: DataType.INT32, 2: DataType.FP16}
 
 
 def _is_row_broadcast(lhs: Type | None, rhs: Type | None) -> bool:
@@ -762,7 +762,27 @@ class TensorToTileMutator(U.FromTensor):
                 raise self._unsupported(call)
             return converter(self, call, target, pre)
         converted = self._convert_default(call, opdef, conversion, target, pre)
+        if converted.op in ("tile.cmp", "tile.cmps"):
+            return self._ordering_by_equality(converted, pre)
         return self._gather_mask_whole_rows(converted, pre) if converted.op == "tile.gather_mask" else converted
+
+    def _ordering_by_equality(self, compare: U.Call, pre: list[U.Stmt]) -> U.Call:
+        """An INT32 ordering compare (lt / le / gt / ge) as the min / max of its operands compared
+        for (in)equality with the right one (`ORDERING_BY_EQUALITY`: x < y is min(x, y) != y):
+        A2/A3's TCMP / TCMPS compare INT32 for equality whatever the mode (tile.cmp's target
+        rules refuse the direct form there). Exact for every INT32, so one lowering for both
+        targets."""
+        lhs, rhs = compare.args[0], compare.args[1]
+        ty = _expr_type(lhs)
+        mode = cmp_mode(compare.attrs)
+        if not isinstance(ty, TileType) or ty.dtype is not DataType.INT32 or mode not in ORDERING_BY_EQUALITY:
+            return compare
+        extreme, equality = ORDERING_BY_EQUALITY[mode]
+        op = f"tile.{extreme}s" if compare.op == "tile.cmps" else f"tile.{extreme}"
+        bound = self._temp(f"cmp_{extreme}", self._call(op, (lhs, rhs), (), compare.span), pre)
+        attrs = tuple((k, v) for k, v in compare.attrs if k != "cmp_type") + (("cmp_type", CMP_MODES.index(equality)),)
+        self.bump("ordering_compares_by_equality")
+        return self._call(compare.op, (bound, rhs), attrs, compare.span)
 
     def _on_chip_transfer(self, call: T.Call) -> U.Call | None:
         """A hand-written tile.load from, or tile.store into, an InCore-local tensor that this
@@ -2219,8 +2239,9 @@ class TensorToTileMutator(U.FromTensor):
         base = self._temp("scatter_base", self._call("tile.full", (index_list((rows, width), span), zero),
                                                      (("dtype", dtype),), span), pre)
         scattered = self._temp("scattered", self._call("tile.scatter", (base, src, flat), (), span), pre)
-        # The written-mask is an integer of the data's width (the scatter takes the same flat
-        # index), which every target's tcmps compares (a BF16 or float one is not on A2/A3).
+        # The written-mask has the data's width (the scatter takes the same flat index) and a type
+        # every target's tcmps compares by value: INT32, or FP16 for 2-byte data (A2/A3's TCMPS
+        # reads INT16 as FP16 bit patterns, which tile.cmps's target rules refuse).
         marker = _MASK_DTYPES.get(dtype.byte_width, dtype)
         mask_zero = self._literal(0, marker, span)
         mask_base = self._temp("mask_base", self._call("tile.full", (index_list((rows, width), span), mask_zero),

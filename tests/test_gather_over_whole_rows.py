@@ -369,3 +369,40 @@ def test_a_result_gathered_over_whole_rows_is_a_tile_of_its_own(tmp_path: Path, 
     assert_bits_equal("ret0", d, got["ret0"])
     assert_bits_equal("ret1", w[:, 0::4].reshape(-1)[j], got["ret1"])
     _assembled(tmp_path / "out.pto", backend, tmp_path)
+
+
+GATHER_MASK_BYTES = """\
+import pypto.language as pl
+
+
+@pl.program
+class G:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[4, 64], pl.DT]) -> pl.Tensor[[4, 32], pl.DT]:
+        y: pl.Tensor[[4, 32], pl.DT] = pl.tensor.gather_mask(x, mask_pattern=pl.tile.MaskPattern.P0101)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 64], pl.DT]) -> pl.Tensor[[4, 32], pl.DT]:
+        out: pl.Tensor[[4, 32], pl.DT] = self.kernel(x)
+        return out
+"""
+
+
+@pytest.mark.parametrize("dtype", ["INT8", "UINT8"])
+def test_a_mask_gather_of_bytes_is_refused_on_a2a3_and_runs_on_a5(tmp_path: Path, dtype: str) -> None:
+    # PTOAS's TGatherOp::verify: "expects A2/A3 mask-pattern gather element size to be 2 or 4
+    # bytes" (pto-isa's A2/A3 TGATHER: b16 / b32); A5 takes 8-bit elements.
+    kernel = tmp_path / "gm.py"
+    kernel.write_text(GATHER_MASK_BYTES.replace("DT", dtype))
+    x = np.random.default_rng(3).integers(0, 100, (4, 64)).astype(np.int8 if dtype == "INT8" else np.uint8)
+    rc, log, _ = run_cli(kernel, {"x": x}, B910, tmp_path)
+    assert rc == 1, log
+    column = 38 + len(dtype)  # the call, after the annotation naming the dtype
+    assert (f"gm.py:8:{column}: error: [TargetOpRules] tensor.gather_mask on Ascend910B: operand 'src' has element type "
+            f"{dtype}, expected one of BF16, FP16, FP32, INT16, INT32, UINT16, UINT32; PTOAS's mask-pattern tgather "
+            "takes 2- or 4-byte elements on A2/A3") in log, log
+    assert "compile for Ascend950" in log, log
+    rc, log, outputs = run_cli(kernel, {"x": x}, B950, tmp_path)
+    assert rc == 0 and "bit-exact" in log, log
+    assert_bits_equal("ret0", x[:, 0::2], outputs["ret0"])

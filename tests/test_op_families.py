@@ -177,8 +177,9 @@ def test_mrgsort_format1_merges_groups_of_four_blocks_and_leaves_the_tail() -> N
 
 def test_a_merge_whose_row_ends_in_a_partial_group_is_refused_by_the_deduction() -> None:
     # TMRGSORT leaves the columns after its last whole group of four blocks unwritten, so a
-    # [1, 16] FP16 row merged in blocks of 8 (one group is 32 elements) would read as garbage:
-    # the deduction refuses it (a campaign drew it once block_len came in whole pairs).
+    # [1, 128] FP16 row merged in blocks of 64 (one group is 256 elements) would read as garbage:
+    # the deduction refuses it (a campaign drew it once block_len came in whole pairs). Blocks
+    # are multiples of 64 elements (tests/test_mrgsort_block_len.py).
     from languages.ops import REGISTRY
     from languages.types import DataType, TileType
     from nanopass.diagnostics import CompileError
@@ -194,11 +195,11 @@ def test_a_merge_whose_row_ends_in_a_partial_group_is_refused_by_the_deduction()
 
         return REGISTRY.deduce("tile.mrgsort_format1", (U.Var("row", src), const(block)), ())
 
-    row = TileType((1, 16), DataType.FP16)
-    with pytest.raises(CompileError, match="whole merge groups of 4 blocks of block_len \\(32 elements\\)"):
-        call(row, 8)
-    assert isinstance(call(row, 4), TileType)  # one whole group of 16
-    assert isinstance(call(TileType((1, 64), DataType.FP16), 8), TileType)  # two groups
+    row = TileType((1, 128), DataType.FP16)
+    with pytest.raises(CompileError, match="whole merge groups of 4 blocks of block_len \\(256 elements\\)"):
+        call(row, 64)
+    assert isinstance(call(TileType((1, 256), DataType.FP16), 64), TileType)  # one whole group
+    assert isinstance(call(TileType((1, 512), DataType.FP16), 64), TileType)  # two groups
 
 
 # -- gathers and scatters -------------------------------------------------------------------------

@@ -4,7 +4,8 @@ The rules are data on the op (`OpDef.target_rules`, languages/ops/target_rules.p
 the target architectures it holds on; the target arrives as any object with an `arch` and a
 `name` (a `backend.targets.handlers.BackendHandler` is one). Without a target nothing is checked.
 
-- `DtypeIn`: the operand's element type is one the target's instruction accepts.
+- `DtypeIn`: the operand's element type is one the target's instruction accepts (`DtypeNotIn`:
+  none of those it takes but computes wrong).
 - `Disjoint`: two operands (or an operand and the result) share no byte. Storage is followed
   through plain `v = u` assignments and zero-copy views to the buffer it lives in: the same
   value, or windows of one buffer whose static rectangles intersect, share bytes (a window with
@@ -42,8 +43,9 @@ from typing import Callable, Protocol, Sequence, cast
 
 from languages.functions import straight_line_statements
 from languages.ops import REGISTRY, OpDef, static_ints, type_of
-from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, FlatRowMajor, MaskScratch, PipeIn, SameDeclaredShape,
-                                       SameValidShape, TargetRule, Unavailable, UnpaddedRows, WholeRows)
+from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, DtypeNotIn, FlatRowMajor, MaskScratch, PipeIn,
+                                       SameDeclaredShape, SameValidShape, TargetRule, Unavailable, UnpaddedRows,
+                                       WholeRows)
 from languages.ops.vector_ops import mask_cols
 from languages.types import MemRef, TensorType, TileType, Type, is_symbolic
 from nanopass.diagnostics import Diagnostic
@@ -290,6 +292,8 @@ class _Checker:
         ty = type_of(node) if node is not None else None
         if not isinstance(ty, (TileType, TensorType)) or ty.dtype in rule.dtypes:
             return None
+        if isinstance(rule, DtypeNotIn):
+            return f"{_name(opdef, rule.operand)} has element type {ty.dtype.name}"
         accepted = ", ".join(sorted(d.name for d in rule.dtypes))
         return f"{_name(opdef, rule.operand)} has element type {ty.dtype.name}, expected one of {accepted}"
 

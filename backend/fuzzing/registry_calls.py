@@ -47,7 +47,8 @@ from languages.ops import (REGISTRY, AttrDecl, Effect, IndexDomain, OpDef, Opera
                            static_ints)
 from languages.ops.assembler_element_types import tile_element_unreadable
 from languages.ops.column_twins import twin_refusal
-from languages.ops.index_ops import GATHER_DTYPES, SORT_DTYPES, pair_elements, scatter_update_flat_gap
+from languages.ops.index_ops import (GATHER_DTYPES, MRGSORT_BLOCK_LEN_MULTIPLE, MRGSORT_MAX_GROUPS, SORT_DTYPES,
+                                    scatter_update_flat_gap)
 from languages.ops.system_ops import SYNCALL_COUNTER_DTYPE, SYNCALL_MIN_COUNTERS
 from languages.ops.target_rules import (RESULT, Disjoint, DtypeIn, FlatRowMajor, MaskScratch, PipeIn, TargetRule,
                                        Unavailable, UnpaddedRows, WholeRows)
@@ -477,6 +478,18 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
     return ""
 
 
+def merge_block_lens(source: TensorType | TileType) -> tuple[int, ...]:
+    """The block lengths a format-1 merge of `source`'s row takes: positive multiples of
+    MRGSORT_BLOCK_LEN_MULTIPLE whose groups of four blocks divide the row's valid columns (at
+    most MRGSORT_MAX_GROUPS of them); the smallest multiple when none does (the deduction refuses
+    the call and it is redrawn)."""
+    cols = source.valid[-1] if source.valid else source.shape[-1]
+    multiple = MRGSORT_BLOCK_LEN_MULTIPLE
+    fitting = tuple(n * multiple for n in range(1, cols // (4 * multiple) + 1)
+                    if cols % (4 * n * multiple) == 0 and cols // (4 * n * multiple) <= MRGSORT_MAX_GROUPS)
+    return fitting or (multiple,)
+
+
 def _value_type(node: Node) -> Type | None:
     return getattr(node, "type", None) if node.KIND == "Var" else None
 
@@ -582,13 +595,25 @@ class _Drawer:
         return None
 
     def value_operand(self, index: int, decl: OperandDecl) -> T.Expr | None:
-        value = self.admitted(index, decl, self._padded_rows_source(index) or self._value_operand(index, decl))
+        value = self.admitted(index, decl, self._merge_row_source(index) or self._padded_rows_source(index)
+                              or self._value_operand(index, decl))
         domain = operand_domain(self.opdef, index)
         ty = _value_type(value) if value is not None else None
         if value is not None and domain and isinstance(value, T.Var) and isinstance(ty, (TensorType, TileType)) \
                 and not ty.dtype.is_float:
             return self.pool.condition(value, domain)
         return value
+
+    def _merge_row_source(self, index: int) -> T.Var | None:
+        """Usually a fresh row for a format-1 merge (an op with a `block_len`): one row of a
+        multiple of 4 * 64 elements, whole groups of four blocks of the 64-element multiple
+        TMRGSORT's block length is (MRGSORT_BLOCK_LEN_MULTIPLE); few values of the pool are."""
+        if index != 0 or not any(d.name == "block_len" for d in self.opdef.operands) or not self.chance(80):
+            return None
+        decl = self.opdef.operands[index]
+        kind = TileType if decl.kind == "tile" else TensorType
+        cols = 4 * MRGSORT_BLOCK_LEN_MULTIPLE * self.pick((1, 2))
+        return self.pool.fresh_value(kind((1, cols), self.pick(SORT_DTYPES)))
 
     def _padded_rows_source(self, index: int) -> T.Var | None:
         """Sometimes a fresh source of several padded rows (12 columns: 48 bytes of FP32, 24 of
@@ -738,9 +763,9 @@ class _Drawer:
             return T.ConstBool(self.chance(50))
         source = self.source_type()
         if decl.name == "block_len" and source is not None and source.dtype in SORT_DTYPES and dtype is not None:
-            # A merge block is a positive number of whole (score, index) pairs (the deduction's
-            # rule): 4 FP16 or 2 FP32 elements each, which few plain integer literals are.
-            return T.ConstInt(self.pick((1, 2, 4)) * pair_elements(source.dtype), dtype)
+            # A merge block is a positive multiple of 64 elements (the deduction's rule, PTOAS's
+            # and pto-isa's) that divides the row into whole groups of four blocks.
+            return T.ConstInt(self.pick(merge_block_lens(source)), dtype)
         if dtype is None or dtype is INDEX.dtype:
             source = self.source_type()
             if decl.name in ("rows", "cols") and source is not None and len(source.shape) == 2:

@@ -41,7 +41,8 @@ from languages.ops import (
     describe,
     type_of,
 )
-from languages.ops.target_rules import A2A3, A5, RESULT, FlatRowMajor, TargetRule, Unavailable, UnpaddedRows, WholeRows
+from languages.ops.target_rules import (A2A3, A5, RESULT, DtypeIn, FlatRowMajor, TargetRule, Unavailable, UnpaddedRows,
+                                       WholeRows)
 from languages.ops.tensor_ops import Value, check_same_dtype, rebuild, scalar_at, value_at
 from languages.types import Attrs, DataType, Dims, TensorType, TileType, Type, ValidDims, attr
 from languages.views import flat_reshape_gap, make_tile_type
@@ -51,6 +52,13 @@ VEC = MemorySpace.Vec
 _T, _TILE = "tensor", "tile"
 SORT_DTYPES = (DataType.FP16, DataType.FP32)
 SORT_INDEX_DTYPES = (DataType.UINT32, DataType.INT32)
+# TMRGSORT format 1's block length, in elements of the row (pairs included: 32 FP32 pairs are 64
+# elements): a positive multiple of 64 on every target (PTOAS TMrgSortOp::verify refuses a
+# constant one that is not, "expects blockLen > 0 and multiple of 64"; pto-isa's A2/A3 TMRGSORT
+# asserts it, TMRGSORT_BLOCK_LEN), and the row at most 255 merge groups of 4 blocks (A2/A3
+# asserts the repeat count in [1, 255]; A5 passes it as a uint8_t).
+MRGSORT_BLOCK_LEN_MULTIPLE = 64
+MRGSORT_MAX_GROUPS = 255
 GATHER_DTYPES = (DataType.FP16, DataType.FP32, DataType.INT16, DataType.INT32)
 # An axis gather's index: INT16 is widened to INT32 (exact) before the flat index is built.
 AXIS_GATHER_INDEX_DTYPES = (DataType.INT32, DataType.INT16)
@@ -112,12 +120,15 @@ def deduce_mrgsort1(args: Sequence[Node], attrs: Attrs) -> Type:
     block_len = scalar_at(args, 1)
     if not (block_len.dtype.is_int or block_len.dtype is DataType.INDEX):
         raise DeductionError(f"expected an integer block_len, got {describe(args[1])}", 1)
-    pair = pair_elements(src.dtype)
     constant = getattr(args[1], "value", None) if args[1].KIND == "ConstInt" else None
-    if isinstance(constant, int) and (constant <= 0 or constant % pair):
-        # TMRGSORT merges whole (score, index) pairs: a block is a positive number of them.
-        raise DeductionError(f"expected block_len a positive multiple of {pair} (the {src.dtype.name} elements of "
-                             f"one (score, index) pair), got {constant}", 1)
+    multiple = MRGSORT_BLOCK_LEN_MULTIPLE
+    if isinstance(constant, int) and (constant <= 0 or constant % multiple):
+        # A block of whole (score, index) pairs is not enough: TMRGSORT's blocks are multiples of
+        # 64 elements (a multiple of the 2 FP32 / 4 FP16 elements of one pair).
+        raise DeductionError(f"expected block_len a positive multiple of {multiple} elements (TMRGSORT merges "
+                             f"blocks of 64 {src.dtype.name} elements and multiples of them), got {constant}", 1,
+                             hint=f"use block_len {multiple} (or a multiple of it) on a row of a multiple of "
+                                  f"{4 * multiple} elements (4 blocks a merge group)")
     cols = src.valid[-1] if src.valid else src.shape[-1]
     if isinstance(constant, int) and isinstance(cols, int) and cols % (4 * constant):
         # TMRGSORT merges whole groups of four blocks and leaves the columns after the last
@@ -125,6 +136,10 @@ def deduce_mrgsort1(args: Sequence[Node], attrs: Attrs) -> Type:
         raise DeductionError(f"expected the row's {cols} valid columns to be whole merge groups of 4 blocks of "
                              f"block_len ({4 * constant} elements): TMRGSORT leaves a partial group unwritten", 1,
                              hint=f"choose a block_len that divides {cols} into groups of four blocks, or pad the row")
+    if isinstance(constant, int) and isinstance(cols, int) and cols // (4 * constant) > MRGSORT_MAX_GROUPS:
+        raise DeductionError(f"expected at most {MRGSORT_MAX_GROUPS} merge groups of 4 blocks in the row, got "
+                             f"{cols // (4 * constant)} ({cols} columns, block_len {constant}): TMRGSORT counts "
+                             "them in 8 bits", 1, hint="use a longer block_len, or merge the row in parts")
     return _tile_or_tensor_like(src, src.shape, src.dtype, src.valid_shape)
 
 
@@ -445,6 +460,21 @@ _MGATHER_RULES: tuple[TargetRule, ...] = (
                 "(pl.gather of a tile lowers to tile.gather)"),
 )
 _MASK = AttrDecl("mask_pattern", "int", None, tuple(MASK_PATTERNS))
+# The mask-pattern TGATHER's element types (its source's; the result has the source's width):
+# PTOAS's TGatherOp::verify wants 2- or 4-byte elements on A2/A3 ("expects A2/A3 mask-pattern
+# gather element size to be 2 or 4 bytes"; pto-isa's A2/A3 TGATHER: "expect b16/b32") and
+# isSupportedGatherElemTypeA5's i8/i16/i32, f16/bf16/f32 and the 8-bit floats on A5.
+_GATHER_MASK_A2A3 = frozenset({DataType.INT16, DataType.UINT16, DataType.FP16, DataType.BF16, DataType.INT32,
+                               DataType.UINT32, DataType.FP32})
+_GATHER_MASK_A5 = _GATHER_MASK_A2A3 | {DataType.INT8, DataType.UINT8, DataType.FP8E4M3FN, DataType.FP8E5M2,
+                                       DataType.FP8E8M0, DataType.HF8}
+_GATHER_MASK_RULES: tuple[TargetRule, ...] = (
+    DtypeIn(A2A3, "PTOAS's mask-pattern tgather takes 2- or 4-byte elements on A2/A3",
+            "cast the bytes to INT16 or FP16 first (pl.cast), or compile for Ascend950 (--backend Ascend950)",
+            operand=0, dtypes=_GATHER_MASK_A2A3),
+    DtypeIn(A5, "PTOAS's mask-pattern tgather takes i8 / i16 / i32, f16 / bf16 / f32 and 8-bit float elements on "
+            "Ascend950", "cast to one of those types first", operand=0, dtypes=_GATHER_MASK_A5),
+)
 
 
 def _conversion(tile_op: str, count: int) -> TileConversion:
@@ -523,10 +553,10 @@ def _gather_ops() -> list[OpDef]:
               doc="Flat without dim (the flat-gather contract), axis indexing with dim."),
         OpDef("tile.gather_mask", (_vec("src"),), deduce_gather_mask, ("gather_mask",), "gather",
               attrs=(_MASK, out_dtype), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgather",),
-              pto_attrs=(("mask_pattern", "maskPattern"),), target_rules=_flat_row_major(0),
+              pto_attrs=(("mask_pattern", "maskPattern"),), target_rules=_flat_row_major(0) + _GATHER_MASK_RULES,
               doc="The marked columns, compacted (TGATHER mask form)."),
         OpDef("tensor.gather_mask", (_ten("src"),), deduce_gather_mask, ("gather_mask",), "gather",
-              attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1)),
+              attrs=(_MASK, out_dtype), to_tile=_conversion("tile.gather_mask", 1), target_rules=_GATHER_MASK_RULES),
         OpDef("tile.gatherb", (_vec("src"), _vec("offsets", (IndexDomain(0, block_bytes=_GATHERB_BLOCK_BYTES),))),
               deduce_gatherb,
               ("gatherb",), "gather", attrs=(out_dtype,), output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tgatherb",),
@@ -624,6 +654,6 @@ def resolve_spelling(name: str, positional: int, keywords: Sequence[str]) -> str
     return name
 
 
-__all__ = ["KEYWORD_SPELLINGS", "MASK_PATTERNS", "OPS", "SPELLINGS", "keyword_spelling", "pair_elements",
+__all__ = ["KEYWORD_SPELLINGS", "MASK_PATTERNS", "MRGSORT_BLOCK_LEN_MULTIPLE", "MRGSORT_MAX_GROUPS", "OPS", "SPELLINGS", "keyword_spelling", "pair_elements",
            "resolve_spelling"]
 

@@ -47,6 +47,22 @@ class DtypeIn(TargetRule):
 
 
 @dataclass(frozen=True)
+class DtypeNotIn(DtypeIn):
+    """Operand `operand`'s element type is none of `refused` (`dtypes`, every other type, is what
+    the generator and the DtypeIn readers admit): the target's instruction takes the type but
+    computes something else with it (A2/A3's INT32 TCMP compares for equality whatever the mode)."""
+
+    refused: frozenset[DataType] = frozenset()
+
+
+def dtype_not_in(archs: frozenset[str], because: str, fix: str, operand: int, refused: frozenset[DataType],
+                 when: tuple[tuple[str, AttrValue], ...] = ()) -> DtypeNotIn:
+    """A DtypeNotIn rule admitting every element type but `refused`."""
+    return DtypeNotIn(archs, because, fix, when, operand=operand, dtypes=frozenset(DataType) - refused,
+                      refused=refused)
+
+
+@dataclass(frozen=True)
 class Unavailable(TargetRule):
     """The op has no instruction on these targets at all (TRANDOM on A2/A3), or none this
     compiler can emit yet (`what` says which)."""

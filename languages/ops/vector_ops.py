@@ -40,7 +40,8 @@ from languages.ops import (
     static_int,
     type_of,
 )
-from languages.ops.target_rules import A2A3, A5, RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule, Unavailable
+from languages.ops.target_rules import (A2A3, A5, RESULT, Disjoint, DtypeIn, MaskScratch, TargetRule, Unavailable,
+                                       dtype_not_in)
 from languages.ops.tensor_ops import (
     Value,
     check_same_dtype,
@@ -809,14 +810,52 @@ def _arith_ops() -> list[OpDef]:
     return ops
 
 
+# An ordering compare of x with y as a min / max of them compared for (in)equality with y, exact
+# for every integer: mode -> (the min / max, the equality mode). x < y: min(x, y) != y; x <= y:
+# max(x, y) == y; x > y: max(x, y) != y; x >= y: min(x, y) == y. ConvertTensorToTileOps lowers an
+# INT32 tensor.cmp of these modes so (A2/A3's INT32 compares are equality compares, below).
+ORDERING_BY_EQUALITY: dict[str, tuple[str, str]] = {
+    "lt": ("minimum", "ne"), "le": ("maximum", "eq"), "gt": ("maximum", "ne"), "ge": ("minimum", "eq")}
+
+
+def _a2a3_compare_rules(scalar: bool) -> tuple[TargetRule, ...]:
+    """What A2/A3's TCMP / TCMPS compute wrong (pto-isa 3186c38, include/pto/npu/a2a3/TCmp.hpp and
+    TCmps.hpp): an int32_t source is compared with vcmpv_eq / vcmpvs_eq whatever the mode (NE then
+    inverts the mask), so an INT32 lt / le / gt / ge compare computes eq; and TCMPS reinterprets an
+    int16_t / uint16_t source and its scalar as half bit patterns, in every mode. The simulator and
+    the interpreter compare by the mode, as the program means: such calls are refused."""
+    name, header, calls, spelled = ("TCMPS", "TCmps", "vcmpvs_eq", "pl.tile.{op}s(x, s) compared {eq} with s") \
+        if scalar else ("TCMP", "TCmp", "vcmpv_eq", "pl.tile.{op}(x, y) compared {eq} with y")
+    rules: list[TargetRule] = [
+        dtype_not_in(A2A3, f"A2/A3's {name} compares INT32 sources for equality whatever the mode (pto-isa's a2a3 "
+                           f"{header}.hpp calls {calls} for "
+                           f"int32_t), so this `{mode}` compare would compute `eq`",
+                     f"write it as {spelled.format(op=ORDERING_BY_EQUALITY[mode][0], eq=ORDERING_BY_EQUALITY[mode][1])} "
+                     "(exact for every INT32; pl.tensor.cmp is lowered so), compare FP16 / FP32 values, or compile "
+                     "for Ascend950 (--backend Ascend950)",
+                     operand=0, refused=frozenset({DataType.INT32}), when=(("cmp_type", CMP_MODES.index(mode)),))
+        for mode in ORDERING_BY_EQUALITY]
+    if scalar:
+        rules.append(dtype_not_in(
+            A2A3, "A2/A3's TCMPS compares INT16 / UINT16 sources as FP16 bit patterns (pto-isa's a2a3 TCmps.hpp "
+                  "reinterprets the source and the scalar as half): 0xFFFF (-1) reads as a NaN, 0 and 0x8000 as +0 "
+                  "and -0, and negative values order backwards, whatever the mode",
+            "cast the source to INT32 (exact) and compare there (eq / ne, or the min / max form of an ordering), "
+            "or compile for Ascend950 (--backend Ascend950)",
+            operand=0, refused=frozenset({DataType.INT16, DataType.UINT16})))
+    return tuple(rules)
+
+
 def _compare_ops() -> list[OpDef]:
     cmp_type = AttrDecl("cmp_type", "int", 0, tuple(range(len(CMP_MODES))))
     return [
         OpDef("tile.cmp", (_vec("lhs"), _vec("rhs")), deduce_cmp, ("compare",), "compare", attrs=(cmp_type,),
               output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tcmp",), pto_attrs=(("cmp_type", "cmpMode"),),
+              target_rules=_a2a3_compare_rules(scalar=False),
               doc="A packed predicate mask (UINT8, one bit per column, rows of 32-byte words)."),
         OpDef("tile.cmps", (_vec("lhs"), _SCALAR), deduce_cmps, ("compare",), "compare", attrs=(cmp_type,),
-              output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tcmps",), pto_attrs=(("cmp_type", "cmpMode"),)),
+              output_memory=_VEC_OUT, in_place_safe=False, pto=("pto.tcmps",), pto_attrs=(("cmp_type", "cmpMode"),),
+              target_rules=_a2a3_compare_rules(scalar=True)),
         OpDef("tensor.cmp", (_ten("lhs"), OperandDecl("rhs", "tensor_or_scalar", literal_dtype=0)), deduce_cmp, ("compare",),
               "compare", attrs=(cmp_type,),
               to_tile=TileConversion("tile.cmp", (TileInput(0, ("tile.cmp",)), TileInput(1, ("tile.cmp",))),
@@ -929,4 +968,4 @@ OPS: tuple[OpDef, ...] = tuple(
     _bitwise_ops() + _arith_ops() + _compare_ops() + _reduction_ops() + _generation_ops() + _shape_ops()
 )
 
-__all__ = ["CMP_MODES", "MASK_DTYPE", "OPS", "cmp_mode", "mask_cols", "reinterpret_on_chip_gap", "reinterpreted_shape"]
+__all__ = ["CMP_MODES", "MASK_DTYPE", "ORDERING_BY_EQUALITY", "OPS", "cmp_mode", "mask_cols", "reinterpret_on_chip_gap", "reinterpreted_shape"]

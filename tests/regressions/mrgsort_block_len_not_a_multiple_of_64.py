@@ -1,14 +1,8 @@
-# fuzz-regression: ptoas (PTO assembler)
-# blamed: pto-codegen (the PTO assembler rejects what it emits)
-# input-seed: 0
-# backend: Ascend910B
-# pipeline: default
-# verdict when found:
-#   PTOAS (--pto-arch=a3) rejects the kernel:
-#   loc("/tmp/fuzz-ptoas-04mc9x2n/k.pto":15:5): error: 'pto.tmrgsort' op expects blockLen > 0 and multiple of 64
-#   Error: Failed to parse MLIR.
-# replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
-# (collected by tests/regressions/conftest.py; fails until the bug is fixed)
+# Campaign finding 29e310f0a0 (agent-m's --ptoas campaign, seed 7): a [1, 16] FP32 row merged in
+# blocks of 2 elements simulated bit-exact, but PTOAS refused the pto.tmrgsort ("expects blockLen > 0
+# and multiple of 64", TMrgSortOp::verify). The deduction now refuses a constant block_len that is
+# not a positive multiple of 64 at the call (tests/test_mrgsort_block_len.py asserts the located
+# error on both targets), so this is a refusal test's input, not a replayed regression.
 # pypto.program: Fuzz
 # nanopass.language: Tensor
 import pypto.language as pl
