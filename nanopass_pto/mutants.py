@@ -300,7 +300,7 @@ def _reinterpret_in_place(original: Any) -> Any:
 
 
 def _copied_as_it_is(original: Any) -> Any:
-    def insert_type(self: Any, tile: Any, at: Any) -> Any:
+    def insert_type(tile: Any, arch: Any, at: Any, rule: Any) -> Any:
         return None
 
     return insert_type
@@ -1177,8 +1177,9 @@ def _catalogue() -> list[Any]:
                     "passes.legalize_vec_layouts:_Legalizer", "_reinterpret_packed", _reinterpret_in_place),
         PatchMutant("vec-insert-in-its-own-type", "legalize-vec-layouts",
                     "a Vec window copy or window write (a pto.tinsert) is made in its own element type even where "
-                    "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes",
-                    "passes.legalize_vec_layouts:_Legalizer", "_insert_type", _copied_as_it_is),
+                    "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes (by "
+                    "every pass that makes such a copy: they share passes/analysis/vec_insert_bits.py)",
+                    "passes.analysis.vec_insert_bits", "insert_type", _copied_as_it_is),
         PatchMutant("strided-column-left-as-is", "legalize-vec-layouts",
                     "a row-major [N, 1] window of a 2-D tile beside a column-major column is left [N, 1] where the "
                     "op runs on [1, N] rows, not gathered into a row (finding 3d96c19acc)",
