@@ -306,6 +306,13 @@ def _copied_as_it_is(original: Any) -> Any:
     return insert_type
 
 
+def _no_column_major_columns(original: Any) -> Any:
+    def is_column_major_column(tile: object) -> bool:
+        return False
+
+    return is_column_major_column
+
+
 def _no_strided_columns(original: Any) -> Any:
     def is_strided_column(tile: object) -> bool:
         return False
@@ -1191,6 +1198,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("read-past-operand-not-revalidated", "revalidate-read-operands",
                     "an element-wise op's operand read past its valid region keeps its narrower valid shape",
                     "passes.revalidate_read_operands:_Revalidator", "_region_read", _read_over_own_region),
+        PatchMutant("bf16-column-widened-column-major", "legalize-vec-dtypes",
+                    "a BF16 row broadcast's [N, 1] per-row column is widened (tcvt, tshls) as it stands, "
+                    "column-major, not on its [1, N] row view (agent-k's finding 3a911717c9)",
+                    "passes.legalize_vec_dtypes", "_is_column_major_column", _no_column_major_columns),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),
