@@ -45,7 +45,7 @@ a one-element window is that window, cut again: no copy.
 
 A window's copy into a Vec tile of its own (that one, or a user's tile.move) and a window write
 between row-major Vec tiles (tile.assemble) are a Vec -> Vec pto.tinsert
-(`languages.views.is_vec_insert`), which takes only some element types (PTOAS: i8 / f16 / bf16 /
+(`languages.views.writes_with_vec_insert`), which takes only some element types (PTOAS: i8 / f16 / bf16 /
 f32 on A2/A3; the 8-bit types, f16, bf16, f32 and i32 on A5: `vec_insert_type`). A copy in another
 type copies the bits of a type of its width the instruction takes instead (INT16 / UINT16 as
 FP16, INT32 / UINT32 as FP32 on A2/A3): each tile operand is re-viewed in that type -- a window as
@@ -54,7 +54,9 @@ first byte -- and the result, a whole tile, is re-viewed in its own type under i
 copy moves bytes (pto-isa's Vec -> Vec TINSERT is a UB-to-UB DMA copy, vector loads and stores or a
 scalar element move on both targets, and the simulator's converts nothing between equal types), so
 a NaN pattern of the copy's type survives (tests/test_window_repack_bits.py). A type no tinsert
-type is as wide as (64-bit) is refused at the user's line.
+type is as wide as (64-bit) is refused at the user's line. The bit copy is the rewrite of
+passes/analysis/vec_insert_bits.py, which a later pass copying a window goes through too
+(MaterializeSemanticAliases); the VecInsertTypes property this pass claims holds it to the end.
 """
 
 from __future__ import annotations
@@ -78,9 +80,9 @@ from nanopass.diagnostics import CompileError, Diagnostic, InternalCompileError
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
+from passes.analysis import vec_insert_bits
 from passes.analysis.memrefs import backend_handler
 from passes.analysis.scope_vars import unused_name
-from passes.analysis import vec_insert_bits
 from passes.analysis.vec_insert_bits import BitCopier
 
 RULE = "LegalizeVecLayouts"
