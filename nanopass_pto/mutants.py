@@ -306,6 +306,13 @@ def _copied_as_it_is(original: Any) -> Any:
     return insert_type
 
 
+def _no_vec_inserts(original: Any) -> Any:
+    def writes_with_vec_insert(op: str, source: object, result: object, source_is_window: bool) -> bool:
+        return False
+
+    return writes_with_vec_insert
+
+
 def _no_column_major_columns(original: Any) -> Any:
     def is_column_major_column(tile: object) -> bool:
         return False
@@ -1187,6 +1194,10 @@ def _catalogue() -> list[Any]:
                     "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes (by "
                     "every pass that makes such a copy: they share passes/analysis/vec_insert_bits.py)",
                     "passes.analysis.vec_insert_bits", "insert_type", _copied_as_it_is),
+        PatchMutant("alias-window-copy-in-its-own-type", "materialize-semantic-aliases",
+                    "MaterializeSemanticAliases copies a window (a yielded tile.slice, a pto.tinsert) in its own "
+                    "element type, UINT16 say, not as the bits of one tinsert takes (finding 6b09f0c436)",
+                    "passes.materialize_semantic_aliases", "writes_with_vec_insert", _no_vec_inserts),
         PatchMutant("strided-column-left-as-is", "legalize-vec-layouts",
                     "a row-major [N, 1] window of a 2-D tile beside a column-major column is left [N, 1] where the "
                     "op runs on [1, N] rows, not gathered into a row (finding 3d96c19acc)",

@@ -52,15 +52,14 @@ def test_a_yielded_uint16_window_is_copied_as_fp16_bits_bit_exact(backend: str) 
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_pass_that_copies_a_window_in_a_type_tinsert_refuses_is_blamed(backend: str,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # Without the bit copy in MaterializeSemanticAliases, VecInsertTypes names that pass and the
-    # user's line (before the verifier existed: TargetOpRules after PTOCodegen).
-    import passes.materialize_semantic_aliases as msa
+def test_a_pass_that_copies_a_window_in_a_type_tinsert_refuses_is_blamed(backend: str) -> None:
+    # Without the bit copy in MaterializeSemanticAliases (the mutant), VecInsertTypes names that
+    # pass and the user's line (before the verifier existed: TargetOpRules after PTOCodegen).
+    from nanopass_pto.mutants import MUTANTS
 
-    monkeypatch.setattr(msa, "writes_with_vec_insert", lambda *args: False)
     source = parse_program(FINDING.read_text(), str(FINDING))
-    with pytest.raises(CompileError) as err:
+    with {m.name: m for m in MUTANTS}["alias-window-copy-in-its-own-type"].applied(), \
+            pytest.raises(CompileError) as err:
         compile_program(source, backend=backend, verify_all=True)
     text = str(err.value)
     assert "Verification failed after 'MaterializeSemanticAliases' for properties {VecInsertTypes}" in text, text
