@@ -437,7 +437,10 @@ class _Codegen(P.FromAddressed):
             return self._call(value, node, node.target)
         if isinstance(value, A.FuncCall):
             self.visit_FuncCall(value)
-        # A scalar definition: the target names the value its expression computes.
+        # A scalar definition: the target names the value its expression computes (another name
+        # of a window is that window: a copy out of it is a tinsert, `writes_with_vec_insert`).
+        if isinstance(value, A.Var) and value.name in self.fn.windows:
+            self.fn.windows.add(node.target.name)
         result = self.operand(value, node.span)
         self.bind(node.target, result)
         return self.take_pending()
