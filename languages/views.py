@@ -127,6 +127,22 @@ def is_vec_insert(source: TileType, target: TileType) -> bool:
                and (t.view or TileView()).slayout == _NONE for t in (source, target))
 
 
+def writes_with_vec_insert(op: str, source: TileType, result: TileType, source_is_window: bool) -> bool:
+    """Whether PTO writes the call -- `result = tile.assemble(target, source, offsets)` or
+    `result = tile.move(source)` -- with a Vec -> Vec pto.tinsert (passes/pto_codegen.py): a window
+    write between row-major Vec tiles, or a copy between them out of a window (a `pto.subview`,
+    `source_is_window`: PTOAS measures a subview by its parent buffer) or into another shape
+    (A2/A3's vector tmov takes equal shapes only). The one rule of which copies are tinserts: the
+    pass that makes such a copy makes it in a type tinsert takes
+    (`languages.ops.assembler_element_types.vec_insert_type`), and the VecInsertTypes verifier
+    checks every one."""
+    if not is_vec_insert(source, result):
+        return False
+    if op == "tile.assemble":
+        return True
+    return op == "tile.move" and (source_is_window or tuple(source.shape) != tuple(result.shape))
+
+
 def effective_view(tile: TileType) -> TileView:
     """The tile's view, or (for an unplaced tile) the flat layout its shape implies."""
     if tile.view is not None:

@@ -316,10 +316,24 @@ def _reinterpret_in_place(original: Any) -> Any:
 
 
 def _copied_as_it_is(original: Any) -> Any:
-    def insert_type(self: Any, tile: Any, at: Any) -> Any:
+    def insert_type(tile: Any, arch: Any, at: Any, rule: Any) -> Any:
         return None
 
     return insert_type
+
+
+def _no_vec_inserts(original: Any) -> Any:
+    def writes_with_vec_insert(op: str, source: object, result: object, source_is_window: bool) -> bool:
+        return False
+
+    return writes_with_vec_insert
+
+
+def _no_column_major_columns(original: Any) -> Any:
+    def is_column_major_column(tile: object) -> bool:
+        return False
+
+    return is_column_major_column
 
 
 def _no_strided_columns(original: Any) -> Any:
@@ -1193,8 +1207,13 @@ def _catalogue() -> list[Any]:
                     "passes.legalize_vec_layouts:_Legalizer", "_reinterpret_packed", _reinterpret_in_place),
         PatchMutant("vec-insert-in-its-own-type", "legalize-vec-layouts",
                     "a Vec window copy or window write (a pto.tinsert) is made in its own element type even where "
-                    "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes",
-                    "passes.legalize_vec_layouts:_Legalizer", "_insert_type", _copied_as_it_is),
+                    "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes (by "
+                    "every pass that makes such a copy: they share passes/analysis/vec_insert_bits.py)",
+                    "passes.analysis.vec_insert_bits", "insert_type", _copied_as_it_is),
+        PatchMutant("alias-window-copy-in-its-own-type", "materialize-semantic-aliases",
+                    "MaterializeSemanticAliases copies a window (a yielded tile.slice, a pto.tinsert) in its own "
+                    "element type, UINT16 say, not as the bits of one tinsert takes (finding 6b09f0c436)",
+                    "passes.materialize_semantic_aliases", "writes_with_vec_insert", _no_vec_inserts),
         PatchMutant("strided-column-left-as-is", "legalize-vec-layouts",
                     "a row-major [N, 1] window of a 2-D tile beside a column-major column is left [N, 1] where the "
                     "op runs on [1, N] rows, not gathered into a row (finding 3d96c19acc)",
@@ -1206,6 +1225,10 @@ def _catalogue() -> list[Any]:
         PatchMutant("read-past-operand-not-revalidated", "revalidate-read-operands",
                     "an element-wise op's operand read past its valid region keeps its narrower valid shape",
                     "passes.revalidate_read_operands:_Revalidator", "_region_read", _read_over_own_region),
+        PatchMutant("bf16-column-widened-column-major", "legalize-vec-dtypes",
+                    "a BF16 row broadcast's [N, 1] per-row column is widened (tcvt, tshls) as it stands, "
+                    "column-major, not on its [1, N] row view (agent-k's finding 3a911717c9)",
+                    "passes.legalize_vec_dtypes", "_is_column_major_column", _no_column_major_columns),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

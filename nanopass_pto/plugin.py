@@ -111,6 +111,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("RowMajorVecTiles", _PLACED, "verifiers.row_major_vec_tiles:verify",
              "every Vec tile a vector instruction reads or writes row-major is row-major, and an element-wise "
              "op's tiles have its result's shape", blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("VecInsertTypes", _PLACED, "verifiers.vec_insert_types:verify",
+             "every Vec window copy or window write PTO makes with pto.tinsert is in an element type the target's "
+             "tinsert takes (the other types copied as the bits of one it takes)", uses_target=True,
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration",
              blind_to=_MEMREFS_ANY_LANGUAGE),
@@ -178,7 +182,7 @@ _TENSOR_AND_BEFORE = frozenset({"DSL", "Tensor"})
 _DIRECTIONS_UPGRADED = frozenset({"WrittenParamsDeclared"})
 # What LegalizeVecLayouts establishes on TilePlaced: a program written at a later language is
 # checked for it when loaded.
-_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows"})
+_LAYOUTS_LEGALIZED = frozenset({"NoRebasedWindows", "VecInsertTypes"})
 _AFTER_DIRECTIONS = frozenset({"L0Tiled", "Addressed"})
 # What FlattenTileNdTo2D establishes on TileUnplaced: a program written at a later language (a
 # hand-placed kernel with a rank-3 batched tile) is checked for it when loaded, not handed to

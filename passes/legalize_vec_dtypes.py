@@ -54,6 +54,7 @@ import languages.gen.tile_placed as TP
 from backend.numerics import round_float64
 from backend.targets.handlers import BackendHandler
 from languages.decls import TilePlaced
+from languages.layout import is_one_element, is_row_major
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, WRITE, OpDef
 from languages.ops.data_extents import reads_past_valid
@@ -93,12 +94,18 @@ class _Widener(TP.Rewriter):
         # and at their source's row pitch, so a BITS route, whose reinterpret_view re-views a
         # buffer from its first byte, reads a copy of the window instead (NoRebasedWindows).
         self.windows: set[str] = set()
+        # The tile.slice calls that cut the windows, by name: a column window's row form is the
+        # same elements cut from its source's row view (`_row_of`).
+        self.cuts: dict[str, TP.Call] = {}
+        # BF16 [N, 1] results brought back on their [1, N] row and re-viewed as the column (a
+        # reshape): set_validshape, which takes no view, would have to narrow the row instead.
+        self.columns_of_rows: set[str] = set()
 
     @override
     def visit_Function(self, node: TP.Function) -> TP.Function:
         # Names are per function: what one kernel's variable is (a view, a window, a bit view
         # with its own handle) says nothing of a variable of the same name in the next.
-        self.views, self.handles, self.windows = {}, {}, set()
+        self.views, self.handles, self.windows, self.cuts, self.columns_of_rows = {}, {}, set(), {}, set()
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -122,9 +129,15 @@ class _Widener(TP.Rewriter):
             if call.op in REGISTRY and (REGISTRY.is_window_view(call.op) or (
                     REGISTRY.is_view(call.op) and call.args and getattr(call.args[0], "name", None) in self.windows)):
                 self.windows.add(node.target.name)
+            if call.op in REGISTRY and REGISTRY.is_window_view(call.op):
+                self.cuts[node.target.name] = call
         elif isinstance(call, TP.Var):
             if call.name in self.windows:
                 self.windows.add(node.target.name)
+            if call.name in self.cuts:
+                self.cuts[node.target.name] = self.cuts[call.name]
+            if call.name in self.columns_of_rows:
+                self.columns_of_rows.add(node.target.name)
             self.views[node.target.name] = self.views.get(call.name, False)
             if call.name in self.handles:
                 self.handles[node.target.name] = self.handles[call.name]
@@ -171,7 +184,10 @@ class _Widener(TP.Rewriter):
         if not (isinstance(target, TileType) and target.dtype is NARROW):
             return (*pre, TP.AssignStmt(target=node.target, value=wide_result, span=node.span))
         back = self._narrow(wide_result, route, node.target.name, pre)
-        if back.op == "tile.reinterpret_view":
+        if back.op == "tile.reshape":
+            self.columns_of_rows.add(node.target.name)
+            self.views[node.target.name] = True
+        elif back.op == "tile.reinterpret_view":
             handle = back.args[0]
             assert isinstance(handle, TP.Var)
             self.handles[node.target.name] = handle
@@ -216,6 +232,13 @@ class _Widener(TP.Rewriter):
         """`tile.set_validshape(x, vr, vc)` of a BF16 result the BITS routes brought back (a view
         of the narrowed INT16 tile): that tile's handle narrowed, then seen as BF16 again under
         the target's name; None for every other call."""
+        if any(i < len(opdef.operands) and opdef.operand_decl(i).handle_only and isinstance(arg, TP.Var)
+               and arg.name in self.columns_of_rows for i, arg in enumerate(call.args)):
+            raise CompileError(Diagnostic.at(
+                call, "LegalizeVecDtypes",
+                f"not supported yet: `{call.op}` of a BF16 [N, 1] result this target computes in FP32 (brought back "
+                "on its [1, N] row, and re-viewed as the column)",
+                hint="apply it before the BF16 arithmetic, or compute in FP32 (pl.cast before and after)"))
         handles = [i for i, arg in enumerate(call.args) if i < len(opdef.operands)
                    and opdef.operand_decl(i).handle_only and isinstance(arg, TP.Var) and arg.name in self.handles]
         if not handles:
@@ -284,7 +307,17 @@ class _Widener(TP.Rewriter):
         return var
 
     def _widen(self, operand: TP.Expr, route: Fp32Route, name: str, pre: list[TP.Stmt]) -> TP.Var:
-        """The FP32 copy of a BF16 tile (the module docstring says why each way is exact)."""
+        """The FP32 copy of a BF16 tile (the module docstring says why each way is exact). A
+        column-major [N, 1] column (a row-broadcast op's per-row operand) is widened on its [1, N]
+        row view, as every vector op computes on a column (tcvt and the tile-scalar shifts take
+        row-major tiles: RowMajorVecTiles), and the FP32 row re-viewed as the column."""
+        tile = getattr(operand, "type", None)
+        if _is_column_major_column(tile):
+            assert isinstance(tile, TileType)
+            row = self._row_of(operand, pre)
+            wide_row = self._widen(row, route, f"{name}_row", pre)
+            self.bump("bf16_columns_widened_as_rows")
+            return self._bind(self._reshape_call(wide_row, tuple(tile.shape)), name, pre)
         if route is Fp32Route.CONVERTED:
             return self._cast(operand, WIDE, _WIDEN_MODE, name, pre)
         bits = self._bind(self._view_call(self._packed(operand, pre), NARROW_BITS), f"{name}_bits", pre)
@@ -294,7 +327,16 @@ class _Widener(TP.Rewriter):
         return self._bind(self._view_call(high, WIDE), name, pre)
 
     def _narrow(self, wide: TP.Var, route: Fp32Route, name: str, pre: list[TP.Stmt]) -> TP.Call:
-        """The call that brings the FP32 result back to BF16 (its last step)."""
+        """The call that brings the FP32 result back to BF16 (its last step). A column-major
+        [N, 1] result is narrowed on its [1, N] row view (as `_widen` widens one), the last step
+        then the BF16 row re-viewed as the column."""
+        tile = wide.type
+        if _is_column_major_column(tile):
+            assert isinstance(tile, TileType)
+            row = self._bind(self._reshape_call(wide, (1, tile.shape[0])), f"{name}_fp32_row", pre)
+            narrow_row = self._bind(self._narrow(row, route, f"{name}_row", pre), f"{name}_row", pre)
+            self.bump("bf16_columns_narrowed_as_rows")
+            return self._reshape_call(narrow_row, tuple(tile.shape))
         if route is Fp32Route.CONVERTED:
             return self._cast_call(wide, NARROW, _NARROW_MODE)
         bits: TP.Var = self._bind(self._view_call(wide, WIDE_BITS), f"{name}_fp32_bits", pre)
@@ -310,6 +352,46 @@ class _Widener(TP.Rewriter):
         upper = self._bind(self._scalar_call("tile.shrs", bits, _HALF), f"{name}_upper", pre)
         narrow = self._cast(upper, NARROW_BITS, _NARROW_MODE, f"{name}_narrow_bits", pre)
         return self._view_call(narrow, NARROW)
+
+    def _row_of(self, column: TP.Expr, pre: list[TP.Stmt]) -> TP.Var:
+        """The [1, N] row view of a column-major [N, 1] column: a zero-copy reshape of a tile
+        that starts at its buffer's first byte, and for a column window `tile.slice(src, [r, 1],
+        [o, 0], [vr, 1])` the same elements cut from the source's row view, `tile.slice(row(src),
+        [1, r], [0, o], [1, vr])` (a reshape of the window would re-view its source from its
+        first byte, dropping the offset), as LegalizeVecLayouts cuts it."""
+        assert isinstance(column, TP.Var) and isinstance(column.type, TileType)
+        cut = self.cuts.get(column.name)
+        if cut is None:
+            if column.name in self.windows:
+                raise CompileError(Diagnostic.at(
+                    column, "LegalizeVecDtypes",
+                    f"not supported yet: a view of a column window (`{column.name}`) as a BF16 operand this target "
+                    "computes in FP32", hint="slice the column itself, or compute in FP32 (pl.cast before and after)"))
+            return self._bind(self._reshape_call(column, (1, column.type.shape[0])), f"{column.name}_row", pre)
+        source = cut.args[0]
+        swapped = [_swapped(arg) for arg in cut.args[1:]]
+        if not (isinstance(source, TP.Var) and _is_column_major_column(source.type)) \
+                or any(arg is None for arg in swapped):
+            raise CompileError(Diagnostic.at(
+                column, "LegalizeVecDtypes",
+                f"not supported yet: a column window (`{column.name}`) of a "
+                f"{list(getattr(getattr(source, 'type', None), 'shape', []))} "
+                "tile, or one with a non-literal shape or offset list, as a BF16 operand this target computes in FP32",
+                hint="slice a whole [N, 1] column with literal lists, or compute in FP32 (pl.cast before and after)"))
+        args = (self._row_of(source, pre), *(a for a in swapped if a is not None))
+        call = TP.Call(op=cut.op, args=args, attrs=cut.attrs,
+                       type=REGISTRY.deduce(cut.op, args, cut.attrs, placed=True, at=cut), span=cut.span)
+        row = self._bind(call, f"{column.name}_row", pre)
+        self.windows.add(row.name)
+        self.cuts[row.name] = call
+        return row
+
+    @staticmethod
+    def _reshape_call(operand: TP.Var, shape: tuple[int, ...]) -> TP.Call:
+        args = (operand, TP.TupleExpr(elements=tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=operand.span)
+                                                     for d in shape), span=operand.span))
+        return TP.Call(op="tile.reshape", args=args, attrs=(),
+                       type=REGISTRY.deduce("tile.reshape", args, (), placed=True), span=operand.span)
 
     def _bind(self, call: TP.Call, name: str, pre: list[TP.Stmt]) -> TP.Var:
         var = TP.Var(self.fresh(name), call.type, span=call.span)
@@ -368,6 +450,21 @@ class _Widener(TP.Rewriter):
                        type=REGISTRY.deduce("tile.cast", (operand,), attrs, placed=True), span=operand.span)
 
 
+def _is_column_major_column(tile: object) -> bool:
+    """A column-major [N, 1] Vec tile of more than one element: it computes on its [1, N] row view
+    (a [1, 1] tile is a row as much as a column)."""
+    return isinstance(tile, TileType) and tile.memory_space is MemorySpace.Vec and tile.view is not None \
+        and not is_row_major(tile.view) and len(tile.shape) == 2 and tile.shape[1] == 1 \
+        and not is_one_element(tile.shape)
+
+
+def _swapped(arg: TP.Expr) -> TP.Expr | None:
+    """A [rows, cols] list literal as [cols, rows] (a column's coordinates on its row view)."""
+    if not (isinstance(arg, TP.TupleExpr) and len(arg.elements) == 2):
+        return None
+    return TP.TupleExpr(elements=(arg.elements[1], arg.elements[0]), span=arg.span)
+
+
 def _names(node: Node) -> set[str]:
     return {str(getattr(n, "name")) for n in walk(node) if n.KIND == "Var"}
 
@@ -381,11 +478,9 @@ class LegalizeVecDtypes(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    # Its widening and narrowing chains (tcvt, tshls / tshrs) run on an [N, 1] operand or result
-    # as it is, column-major, not on its [1, N] row view as LegalizeVecLayouts' ops do (a BF16
-    # row_expand_max's per-row column; PTOAS 4d2f456e checks neither instruction's layout):
-    # docs/open_findings, agent-k's RowMajorVecTiles row.
-    invalidates: ClassVar[frozenset[str]] = frozenset({"RowMajorVecTiles"})
+    # It keeps RowMajorVecTiles: its widening and narrowing chains (tcvt, tshls / tshrs) run on
+    # an [N, 1] column's [1, N] row view, as LegalizeVecLayouts' ops do (agent-k's finding
+    # 3a911717c9: a BF16 row_expand_max's per-row column was cast and shifted column-major).
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:

@@ -45,7 +45,7 @@ a one-element window is that window, cut again: no copy.
 
 A window's copy into a Vec tile of its own (that one, or a user's tile.move) and a window write
 between row-major Vec tiles (tile.assemble) are a Vec -> Vec pto.tinsert
-(`languages.views.is_vec_insert`), which takes only some element types (PTOAS: i8 / f16 / bf16 /
+(`languages.views.writes_with_vec_insert`), which takes only some element types (PTOAS: i8 / f16 / bf16 /
 f32 on A2/A3; the 8-bit types, f16, bf16, f32 and i32 on A5: `vec_insert_type`). A copy in another
 type copies the bits of a type of its width the instruction takes instead (INT16 / UINT16 as
 FP16, INT32 / UINT32 as FP32 on A2/A3): each tile operand is re-viewed in that type -- a window as
@@ -54,7 +54,9 @@ first byte -- and the result, a whole tile, is re-viewed in its own type under i
 copy moves bytes (pto-isa's Vec -> Vec TINSERT is a UB-to-UB DMA copy, vector loads and stores or a
 scalar element move on both targets, and the simulator's converts nothing between equal types), so
 a NaN pattern of the copy's type survives (tests/test_window_repack_bits.py). A type no tinsert
-type is as wide as (64-bit) is refused at the user's line.
+type is as wide as (64-bit) is refused at the user's line. The bit copy is the rewrite of
+passes/analysis/vec_insert_bits.py, which a later pass copying a window goes through too
+(MaterializeSemanticAliases); the VecInsertTypes property this pass claims holds it to the end.
 """
 
 from __future__ import annotations
@@ -70,17 +72,18 @@ from languages.layout import (RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FO
                               row_major_vec_tiles)
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
-from languages.ops.assembler_element_types import vec_insert_type, vec_insert_types
 from languages.ops.column_twins import column_twin, twin_refusal
 from languages.ops.data_extents import reads_past_valid
 from languages.types import DataType, TileType, Type
-from languages.views import assemble_window_gap, is_vec_insert
+from languages.views import assemble_window_gap, is_vec_insert, writes_with_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic, InternalCompileError
 from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
+from passes.analysis import vec_insert_bits
 from passes.analysis.memrefs import backend_handler
 from passes.analysis.scope_vars import unused_name
+from passes.analysis.vec_insert_bits import BitCopier
 
 RULE = "LegalizeVecLayouts"
 
@@ -208,36 +211,18 @@ class _Legalizer(TP.Rewriter):
 
     # -- Vec -> Vec copies PTO writes with pto.tinsert, in the element types tinsert takes ----------
 
+    def _copier(self) -> BitCopier:
+        return BitCopier(TP, self.windows, self.fresh)
+
     def _insert_type(self, tile: TileType, at: Node) -> DataType | None:
         """The type a pto.tinsert of `tile`'s elements copies them as on this target (None: its
         own); a located refusal when the instruction takes no type of that width."""
-        bits = vec_insert_type(tile.dtype, self.arch)
-        if bits is None:
-            taken = " / ".join(sorted(d.name for d in vec_insert_types(self.arch)))
-            raise CompileError(Diagnostic.at(
-                at, RULE, f"not supported yet: a Vec window copy or window write of {tile.dtype.name} tiles (PTO's "
-                          f"pto.tinsert copies {taken} elements on this target, and none of them is "
-                          f"{tile.dtype.bits} bits wide, so not even the bits can be copied)",
-                "load the window from GM as a tile of its own (pl.tile.load at its offsets), or keep such data in "
-                "a type of 8, 16 or 32 bits"))
-        return None if bits is tile.dtype else bits
+        return vec_insert_bits.insert_type(tile, self.arch, at, RULE)  # one rule (a mutant patches it there)
 
     def _bits(self, operand: TP.Expr, dtype: DataType, pre: list[TP.Stmt], span: Span) -> TP.Var:
-        """`operand`'s bytes seen as `dtype` (a type of its width): a plain reinterpret_view of a
-        tile that starts at its buffer's first byte, and for a window (a tile.slice) the same
-        window cut from its source's bits (a reinterpret re-views a buffer from its first byte)."""
-        assert isinstance(operand, TP.Var) and isinstance(operand.type, TileType)
-        window = self.windows.get(operand.name)
-        if window is not None:
-            args: tuple[TP.Expr, ...] = (self._bits(window.args[0], dtype, pre, span), *window.args[1:])
-            call = TP.Call(op=window.op, args=args, attrs=window.attrs,
-                           type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
-        else:
-            call = self._view_call(operand, dtype, span)
-        var = TP.Var(self.fresh(f"{operand.name}_bits"), call.type, span=span)
-        pre.append(TP.AssignStmt(target=var, value=call, span=span))
-        if window is not None:
-            self.windows[var.name] = call
+        """`operand`'s bytes seen as `dtype` (a type of its width; a window: the same window cut
+        from its source's bits)."""
+        var: TP.Var = self._copier().bits(operand, dtype, pre, span)
         return var
 
     @staticmethod
@@ -249,36 +234,27 @@ class _Legalizer(TP.Rewriter):
     def _copied(self, node: TP.AssignStmt, call: TP.Call, at: Node) -> tuple[TP.Stmt, ...]:
         """`node` (`x = tile.move(window)` within Vec, or `x = tile.assemble(target, source,
         offsets)`) as it stands when PTO's pto.tinsert takes its element type; else the same
-        copy of the operands' bits in a type of their width it takes (`vec_insert_type`: INT16 /
-        UINT16 as FP16, INT32 / UINT32 as FP32 on A2/A3), and `x` that result's bits re-viewed
-        in its own type (a plain re-view: the result is a whole tile). A copy moves bytes, a NaN
-        pattern's included, on the hardware and in the simulator."""
-        result = node.target.type
-        assert isinstance(result, TileType)
-        bits = self._insert_type(result, at)
-        if bits is None:
+        copy of the operands' bits in a type of their width it takes, and `x` that result's bits
+        re-viewed in its own type (passes/analysis/vec_insert_bits.py, the rewrite every pass
+        making such a copy shares). A copy moves bytes, a NaN pattern's included, on the hardware
+        and in the simulator."""
+        stmts, handle = self._copier().copied(node, call, self.arch, at, RULE)
+        if handle is None:
             return (node,)
-        pre: list[TP.Stmt] = []
-        tiles = 1 if call.op == "tile.move" else 2
-        args = tuple(self._bits(a, bits, pre, node.span) if i < tiles else a for i, a in enumerate(call.args))
+        self.bit_handles[node.target.name] = handle
+        self.views[node.target.name] = True
         self.bump("vec_inserts_copied_as_bits")
-        return (*pre, *self._on_bits(node, call, args, result, f"the {bits.name} bits of `{node.target.name}`"))
+        return tuple(stmts)
 
     def _on_bits(self, node: TP.AssignStmt, call: TP.Call, args: tuple[TP.Expr, ...], result: TileType,
                  what: str) -> tuple[TP.Stmt, TP.Stmt]:
         """`call` over `args` (bits of another type) into a handle of its own, then that handle
         re-viewed as `result` under the target's name; the handle is what a later narrowing of
         the target narrows (`bit_handles`)."""
-        rebuilt = TP.Call(op=call.op, args=args, attrs=call.attrs,
-                          type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
-        handle = TP.Var(self.fresh(f"{node.target.name}_bits"), rebuilt.type, span=node.target.span)
-        back = self._view_call(handle, result.dtype, node.span)
-        if back.type != result:
-            raise CompileError(Diagnostic.at(node, RULE, f"{what} do not re-view as {result}", "this is a compiler bug"))
+        handle, stmts = self._copier().on_bits(node, call, args, result, what, RULE)
         self.bit_handles[node.target.name] = handle
         self.views[node.target.name] = True
-        return (TP.AssignStmt(target=handle, value=rebuilt, span=node.span),
-                TP.AssignStmt(target=node.target, value=back, span=node.span))
+        return stmts
 
     def _vec_insert(self, node: TP.AssignStmt, call: TP.Call) -> bool:
         """Whether PTO writes `node`'s call with a Vec -> Vec pto.tinsert: a window write between
@@ -286,13 +262,11 @@ class _Legalizer(TP.Rewriter):
         result = node.target.type
         if not isinstance(result, TileType) or not call.args:
             return False
-        source = getattr(call.args[1 if call.op == "tile.assemble" else 0], "type", None)
-        if not isinstance(source, TileType) or not is_vec_insert(source, result):
+        source = call.args[1 if call.op == "tile.assemble" else 0]
+        tile = getattr(source, "type", None)
+        if not isinstance(tile, TileType) or dict(call.attrs).get("cross_core", False):
             return False
-        if call.op == "tile.assemble":
-            return True
-        return call.op == "tile.move" and getattr(call.args[0], "name", None) in self.windows \
-            and not dict(call.attrs).get("cross_core", False)
+        return writes_with_vec_insert(call.op, tile, result, getattr(source, "name", None) in self.windows)
 
     def _handle_of_bits(self, node: TP.AssignStmt, call: TP.Call, opdef: OpDef) -> tuple[TP.Stmt, ...] | None:
         """`tile.set_validshape(x, vr, vc)` of a copy `_copied` made of other bits (`x` is a view
@@ -809,7 +783,7 @@ class LegalizeVecLayouts(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    produces: ClassVar[frozenset[str]] = frozenset({"NoRebasedWindows", "RowMajorVecTiles"})
+    produces: ClassVar[frozenset[str]] = frozenset({"NoRebasedWindows", "RowMajorVecTiles", "VecInsertTypes"})
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:

@@ -39,12 +39,14 @@ from languages.decls import Addressed
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, ReusesInput
 from languages.types import MemRef, TileType
+from languages.views import writes_with_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.liveness import interference_of
 from passes.analysis.memrefs import UNASSIGNED_OFFSET, backend_handler, memrefs_of, physical_bytes, rebind_per_function
+from passes.analysis.vec_insert_bits import BitCopier
 
 RULE = "MaterializeSemanticAliases"
 # Each round resolves every conflict it sees; a swap of carried values needs three rounds.
@@ -213,6 +215,8 @@ class _Copies:
     inits: dict[tuple[int, int], A.Var] = field(default_factory=dict)  # (id(for), k) -> copy seeding the loop
     operands: dict[tuple[int, int], A.Var] = field(default_factory=dict)  # (id(assign), arg) -> copy it reads
     yield_copies: dict[tuple[int, str], list[A.AssignStmt]] = field(default_factory=dict)  # copies before a yield
+    # The function's windows (tile.slice results) by name: a copy of one is a pto.tinsert.
+    windows: dict[str, A.Call] = field(default_factory=dict)
 
     def _fresh(self, base: str, used: set[str]) -> str:
         name, n = base, 0
@@ -222,7 +226,11 @@ class _Copies:
         used.add(name)
         return name
 
-    def copy_of(self, value: Node, at: Node, why: str) -> tuple[A.AssignStmt, A.Var]:
+    def copy_of(self, value: Node, at: Node, why: str) -> tuple[tuple[A.AssignStmt, ...], A.Var]:
+        """The statements copying `value` into a buffer of its own, and the copy. A copy of a Vec
+        window is a pto.tinsert (`languages.views.writes_with_vec_insert`), made in a type the
+        target's tinsert takes: a UINT16 window's as FP16 bits (finding 6b09f0c436), through the
+        rewrite LegalizeVecLayouts makes of the copies it is given (passes/analysis/vec_insert_bits.py)."""
         ty = getattr(value, "type", None)
         assert isinstance(value, A.Var) and isinstance(ty, TileType) and ty.memref is not None
         space = ty.memory_space
@@ -244,22 +252,27 @@ class _Copies:
         target = A.Var(name=self._fresh(f"{value.name}_copy", self.used_vars), type=moved, span=value.span)
         call = A.Call(op="tile.move", args=(value,), attrs=attrs, type=moved, span=at.node_span)
         self.count += 1
-        return A.AssignStmt(target=target, value=call, span=at.node_span), target
+        copy = A.AssignStmt(target=target, value=call, span=at.node_span)
+        if not writes_with_vec_insert(call.op, ty, moved, value.name in self.windows):
+            return (copy,), target
+        copier = BitCopier(A, self.windows, lambda base: self._fresh(base, self.used_vars))
+        stmts, _ = copier.copied(copy, call, self.backend.arch, at, RULE)
+        return tuple(stmts), target
 
     def request(self, candidate: _Candidate) -> None:
         site = candidate.site
         if candidate.where == "init":
-            stmt, var = self.copy_of(candidate.member, site, "the loop's initial value")
-            self.before.setdefault(id(site), []).append(stmt)
+            stmts, var = self.copy_of(candidate.member, site, "the loop's initial value")
+            self.before.setdefault(id(site), []).extend(stmts)
             self.inits[(id(site), candidate.index)] = var
         elif candidate.where == "yield":
             body: tuple[Node, ...] = getattr(site, candidate.branch)
-            stmt, var = self.copy_of(candidate.member, body[-1], "the yielded value")
-            self.yield_copies.setdefault((id(site), candidate.branch), []).append(stmt)
+            stmts, var = self.copy_of(candidate.member, body[-1], "the yielded value")
+            self.yield_copies.setdefault((id(site), candidate.branch), []).extend(stmts)
             self.yields[(id(site), candidate.branch, candidate.index)] = var
         elif candidate.where == "operand":
-            stmt, var = self.copy_of(candidate.member, site, "the in-place operand")
-            self.before.setdefault(id(site), []).append(stmt)
+            stmts, var = self.copy_of(candidate.member, site, "the in-place operand")
+            self.before.setdefault(id(site), []).extend(stmts)
             self.operands[(id(site), candidate.index)] = var
         else:  # a loop result is born at the loop's end: nothing else can hold its buffer then
             raise CompileError(Diagnostic.at(site, RULE, "internal: a loop result conflicts with its own group"))
@@ -309,7 +322,9 @@ def _one_round(function: A.Function, backend: BackendHandler) -> tuple[_AliasSet
     candidates: list[_Candidate] = []
     _candidates(function.body, candidates)
     used = {getattr(n, "name") for n in walk(function) if n.KIND == "Var"}
-    copies = _Copies(backend, used, set(sets.parent))
+    windows = {n.target.name: n.value for n in walk(function) if isinstance(n, A.AssignStmt)
+               and isinstance(n.value, A.Call) and n.value.op in REGISTRY and REGISTRY.is_window_view(n.value.op)}
+    copies = _Copies(backend, used, set(sets.parent), windows=windows)
     merged = 0
     pending = False
     for candidate in candidates:

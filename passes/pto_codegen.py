@@ -50,7 +50,7 @@ from languages.types import (
     attr,
     is_symbolic,
 )
-from languages.views import is_vec_insert
+from languages.views import writes_with_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic
 from nanopass.node import Node, Span
 from nanopass.passes import Pass, PassContext
@@ -437,7 +437,10 @@ class _Codegen(P.FromAddressed):
             return self._call(value, node, node.target)
         if isinstance(value, A.FuncCall):
             self.visit_FuncCall(value)
-        # A scalar definition: the target names the value its expression computes.
+        # A scalar definition: the target names the value its expression computes (another name
+        # of a window is that window: a copy out of it is a tinsert, `writes_with_vec_insert`).
+        if isinstance(value, A.Var) and value.name in self.fn.windows:
+            self.fn.windows.add(node.target.name)
         result = self.operand(value, node.span)
         self.bind(node.target, result)
         return self.take_pending()
@@ -831,8 +834,8 @@ class _CodegenCalls:
         source, dst = emitted[0].value.args[0], emitted[0].value.args[-1]
         if not (isinstance(source, P.Var) and isinstance(dst, P.Var)
                 and isinstance(source.type, TileType) and isinstance(dst.type, TileType)
-                and is_vec_insert(source.type, dst.type) and (tuple(source.type.shape) != tuple(dst.type.shape)
-                                                             or getattr(call.args[0], "name", None) in cg.fn.windows)):
+                and writes_with_vec_insert(call.op, source.type, dst.type,
+                                           getattr(call.args[0], "name", None) in cg.fn.windows)):
             return emitted
         zeros = cg.operands(A.TupleExpr(elements=(A.ConstInt(value=0, dtype=DataType.INDEX, span=span),) * 2,
                                         span=span), span)
@@ -851,7 +854,7 @@ class _CodegenCalls:
         if not isinstance(whole.type, TileType) or whole.type.memref != dst.type.memref:
             stmts.append(_instr("pto.tmov", (whole, dst), (), span))
         offsets = cg.operands(call.args[2], span)
-        if is_vec_insert(source.type, dst.type):
+        if writes_with_vec_insert(call.op, source.type, dst.type, False):
             # A subview of a row-major Vec tile keeps its parent's row pitch, and A2/A3's tmov
             # demands equal source and destination shapes: the window write is pto.tinsert.
             return (*stmts, *cg.take_pending(), _instr("pto.tinsert", (source, *offsets.elements, dst), (), span))

@@ -5,6 +5,7 @@ rounds back to nearest-even, with the same bits as the BF16 operation."""
 from __future__ import annotations
 
 import textwrap
+from typing import Callable
 
 import ml_dtypes
 import numpy as np
@@ -174,3 +175,98 @@ def test_a_narrowed_bits_route_result_compiles_and_keeps_the_bits(backend: str, 
     if text is NARROWED_BITS:
         got, expected = got[:1, :4], expected[:1, :4]
     assert got.tolist() == expected.tolist()
+
+
+# A row-broadcast op's per-row operand is a column-major [N, 1] column; its widening (tcvt, and
+# the BITS routes' tshls) and a column result's narrowing run on the column's [1, N] row view, as
+# every other vector op on a column does, so RowMajorVecTiles holds after the pass (agent-k's
+# finding 3a911717c9: the column was cast and shifted column-major). A column window (a slice of
+# an on-chip [32, 1] column) is widened through its row window.
+ROW_BROADCASTS = {  # op -> (the DSL expression of a and the column c, its NumPy reference in float64)
+    "row_expand_max": ("pl.tensor.maximum(a, c)", np.maximum),  # the BITS route on both targets
+    "row_expand_min": ("pl.tensor.minimum(a, c)", np.minimum),
+    "row_expand_add": ("pl.tensor.add(a, c)", np.add),  # CONVERTED on A2/A3 (tcvt both ways)
+    "row_expand_mul": ("pl.tensor.mul(a, c)", np.multiply),
+    "row_expand_sub": ("pl.tensor.sub(a, c)", np.subtract),
+}
+COLUMNS: dict[str, tuple[str, str, tuple[int, int], Callable[[np.ndarray], np.ndarray]]] = {
+    "column": ("r: pl.Tensor[[16, 1], pl.BF16]", "c = pl.tensor.neg(r)", (16, 1), lambda r: -r),
+    "column_window": ("r: pl.Tensor[[32, 1], pl.BF16]",
+                      "n: pl.Tensor[[32, 1], pl.BF16] = pl.tensor.neg(r)\n"
+                      "c: pl.Tensor[[16, 1], pl.BF16] = pl.tensor.slice(n, [16, 1], [8, 0])", (32, 1),
+                      lambda r: -r[8:24]),
+}
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("column", sorted(COLUMNS))
+@pytest.mark.parametrize("op", sorted(ROW_BROADCASTS))
+def test_a_bf16_row_broadcast_widens_its_column_on_the_row_view(op: str, column: str, backend: str) -> None:
+    from verifiers import row_major_vec_tiles
+
+    expression, numpy_op = ROW_BROADCASTS[op]
+    param, define, shape, of = COLUMNS[column]
+    text = HEADER + textwrap.indent(
+        f"def k(self, a: pl.Tensor[[16, 32], pl.BF16], {param}) -> pl.Tensor[[16, 32], pl.BF16]:\n"
+        + textwrap.indent(f"{define}\nreturn {expression}\n", "    "), "    ")
+    handler = get_backend(backend)
+    legalized = compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True,
+                                pipeline="normalize-stmt-structure,convert-tensor-to-tile-ops,flatten-tile-nd-to-2d,"
+                                         "infer-tile-memory-space,legalize-vec-layouts,legalize-vec-dtypes").final
+    assert row_major_vec_tiles.verify(legalized) == []
+    casts = [c for c in walk(legalized) if isinstance(c, P.Call) and c.op == "tile.cast"]
+    assert any(isinstance(c.type, TileType) and tuple(c.type.shape) == (1, 16) for c in casts), \
+        "the column is widened on its [1, 16] row"
+    widened = [c for c in walk(legalized) if isinstance(c, P.Call) and c.op == f"tile.{op}"
+               and isinstance(c.type, TileType) and c.type.dtype is DataType.FP32]
+    if set(_instructions(f"tile.{op}")) & handler.fp32_only_vec_instructions:
+        assert widened, f"{op} is computed in FP32 on {backend}"
+    # end to end (RowMajorVecTiles verified after every pass), bit-exact against NumPy
+    compiled = compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True)
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((16, 32)).astype(ml_dtypes.bfloat16)
+    r = (rng.standard_normal(shape) * 4).astype(ml_dtypes.bfloat16)
+    got = np.asarray(run(compiled, {"a": a, "r": r})["ret0"]).view(np.uint16)
+    c = of(r.astype(np.float64))
+    expected = numpy_op(a.astype(np.float64), c).astype(ml_dtypes.bfloat16)  # exact in float64, one rounding
+    assert np.array_equal(got, expected.view(np.uint16))
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+def test_a_column_widened_column_major_is_caught_after_the_pass(backend: str) -> None:
+    # The mutant widens the column as it stands: RowMajorVecTiles, which LegalizeVecDtypes no
+    # longer invalidates, blames the pass at the user's line.
+    from nanopass.diagnostics import CompileError
+    from nanopass_pto.mutants import MUTANTS
+
+    text = HEADER + textwrap.indent(
+        "def k(self, a: pl.Tensor[[16, 32], pl.BF16], r: pl.Tensor[[16, 1], pl.BF16]) -> pl.Tensor[[16, 32], pl.BF16]:\n"
+        "    return pl.tensor.maximum(a, r)\n", "    ")
+    with {m.name: m for m in MUTANTS}["bf16-column-widened-column-major"].applied(), \
+            pytest.raises(CompileError) as err:
+        compile_program(parse_program(text, "k.py"), backend=backend, verify_all=True)
+    message = str(err.value)
+    assert "Verification failed after 'LegalizeVecDtypes' for properties {RowMajorVecTiles}" in message, message
+    assert "k.py:7:" in message and "[RowMajorVecTiles] `tile.cast` computes on column-major Vec tiles" in message, \
+        message
+
+
+def test_a_column_result_is_narrowed_on_its_row_view() -> None:
+    # After LegalizeVecLayouts every widened op's result is row-major (RowMajorVecTiles), so only a
+    # program it has not legalized shows the narrowing of a column: BF16 maximum of two [16, 1]
+    # columns, legalized for A2/A3's FP32-only tmax alone. Every cast and shift of the widening
+    # and the narrowing runs on a [1, 16] row, and the BF16 result is the row re-viewed as the
+    # column (a reshape), as the FP32 operands are.
+    text = HEADER + textwrap.indent(
+        "def k(self, r: pl.Tensor[[16, 1], pl.BF16], s: pl.Tensor[[16, 1], pl.BF16]) -> pl.Tensor[[16, 1], pl.BF16]:\n"
+        "    return pl.tensor.maximum(r, s)\n", "    ")
+    program = _legalized(text, "Ascend910B")
+    chain = [c for c in walk(program) if isinstance(c, P.Call) and c.op in ("tile.cast", "tile.shls", "tile.shrs")]
+    assert chain and all(isinstance(c.type, TileType) and tuple(c.type.shape) == (1, 16) for c in chain), chain
+    maximum = next(c for c in walk(program) if isinstance(c, P.Call) and c.op == "tile.maximum")
+    assert isinstance(maximum.type, TileType) and maximum.type.dtype is DataType.FP32
+    assert all(isinstance(a, P.Var) and a.name.endswith("_fp32") for a in maximum.args)
+    result = next(s for s in walk(program) if isinstance(s, P.AssignStmt) and isinstance(s.value, P.Call)
+                  and isinstance(s.value.type, TileType) and s.value.type.dtype is DataType.BF16
+                  and tuple(s.value.type.shape) == (16, 1) and s.value.op == "tile.reshape")
+    assert result.target.name.startswith("maximum")

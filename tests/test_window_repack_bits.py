@@ -257,7 +257,8 @@ def test_a_window_copy_no_tinsert_type_is_wide_enough_for_is_refused_at_the_user
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_mutant_that_copies_in_the_windows_own_type_is_caught(backend: str, tmp_path: Path) -> None:
-    # The INT16 tinsert the bit copy replaces is TargetOpRules' finding on the PTO program.
+    # The INT16 tinsert the bit copy replaces is VecInsertTypes' finding right after the pass that
+    # made it (before it, TargetOpRules' on the PTO program, blaming PTOCodegen).
     from nanopass_pto.mutants import MUTANTS
 
     kernel = tmp_path / "k.py"
@@ -268,4 +269,5 @@ def test_the_mutant_that_copies_in_the_windows_own_type_is_caught(backend: str, 
         rc = main([str(kernel), "--backend", backend, "--verify-all", "-o", str(tmp_path / "k.pto"),
                    "--reproducer-dir", str(tmp_path / "r")])
     text = log.getvalue()
-    assert rc == 2 and f"[TargetOpRules] pto.tinsert on {backend}" in text and "INT16" in text, text
+    assert rc == 2 and "Verification failed after 'LegalizeVecLayouts' for properties {VecInsertTypes}" in text, text
+    assert "[VecInsertTypes] `tile.move` is a Vec window copy" in text and "INT16 elements" in text, text

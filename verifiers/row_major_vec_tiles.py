@@ -12,8 +12,9 @@ result's. A [2, 1] window of a 2-D tile left beside the [1, 2] row of a fresh co
 op's TypeDeduction error at the user's line (finding 3d96c19acc); its sibling, a column-major
 result of row-major [N, 1] windows, was an instruction PTOAS refuses.
 
-LegalizeVecDtypes invalidates it for now: its BF16 widening and narrowing chains (tcvt, tshls /
-tshrs) run on an [N, 1] column as it stands (docs/open_findings, agent-k's RowMajorVecTiles row).
+LegalizeVecDtypes keeps it: its BF16 widening and narrowing chains (tcvt, tshls / tshrs) run on
+an [N, 1] column's [1, N] row view (a column window's row window), where they first ran on the
+column as it stood (agent-k's finding 3a911717c9, which this verifier caught).
 """
 
 from __future__ import annotations

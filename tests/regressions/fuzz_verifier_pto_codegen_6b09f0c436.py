@@ -11,6 +11,9 @@
 #       hint: copy the tiles as the bits of a type of their width it takes (the buffers re-viewed in that type: LegalizeVecLayouts does so for the copies and window writes it is given)
 # replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 65536 --backend Ascend950
 # (collected by tests/regressions/conftest.py; fails until the bug is fixed)
+# fixed (agent-v): MaterializeSemanticAliases copied the yielded [1, 1] UINT16 window t15 (a
+# pto.tinsert) in its own type; it now copies it as FP16 bits through the rewrite LegalizeVecLayouts
+# uses (passes/analysis/vec_insert_bits.py), and the VecInsertTypes verifier checks every such copy.
 # pypto.program: Fuzz
 # nanopass.language: DSL
 import pypto.language as pl
