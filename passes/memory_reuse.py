@@ -7,7 +7,9 @@ buffer's definition; it may also take it over *at* that statement only when the 
 in-place safe in the registry for that operand (`OpDef.may_write_over`: never `tile.move`,
 `tile.extract`, a transpose or a width-changing cast, whose units overwrite elements they have
 not read yet). A popped tile's bytes are a pipe slot (passes/analysis/pipe_slots.py): it takes
-part in no sharing.
+part in no sharing. A merged MemRef's offset is unassigned (AllocateMemoryAddr lays every buffer
+out afresh): on an input already addressed, the first member's offset with the slot's grown
+size would overlap the buffers placed after it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from nanopass.langdef import Language
 from nanopass.node import Node
 from nanopass.passes import Pass, PassContext
 from passes.analysis.liveness import LiveRange, Liveness, analyze_function
-from passes.analysis.memrefs import memrefs_of, rebind_each_function
+from passes.analysis.memrefs import UNASSIGNED_OFFSET, memrefs_of, rebind_each_function
 from passes.analysis.pipe_slots import popped_memrefs
 
 
@@ -120,7 +122,10 @@ def reuse_mapping(function: A.Function) -> tuple[dict[str, MemRef], int]:
     for slots in slots_by_space.values():
         for slot in slots:
             if len(slot.members) > 1:
-                shared = MemRef(slot.head.name, slot.head.space, slot.head.offset, slot.size)
+                # A merged buffer has no address until AllocateMemoryAddr places it: its head's
+                # offset, kept with the grown size (an input already addressed: a dump resumed at
+                # Addressed), would reach into the bytes of buffers laid out after the head.
+                shared = MemRef(slot.head.name, slot.head.space, UNASSIGNED_OFFSET, slot.size)
                 mapping.update({member: shared for member in slot.members})
     return mapping, reused
 
