@@ -102,9 +102,12 @@ class _Group:
 class _Plan:
     """Union-find over tile variable names with the space constraints of each group."""
 
-    def __init__(self) -> None:
+    def __init__(self, detached: dict[str, MemorySpace] | None = None) -> None:
         self.parent: dict[str, str] = {}
         self.groups: dict[str, _Group] = {}
+        # Loop carries (iter-arg names) that live where their seed does instead of sharing the
+        # yielded value's buffer: see _plan_function.
+        self.detached: dict[str, MemorySpace] = dict(detached or {})
 
     def find(self, name: str) -> str:
         self.parent.setdefault(name, name)
@@ -184,6 +187,14 @@ def _collect(plan: _Plan, body: Sequence[Node]) -> None:
                 if not _is_tile_var(iter_arg.var):
                     continue
                 plan.group(_name(iter_arg.var))
+                seed_space = plan.detached.get(_name(iter_arg.var))
+                if seed_space is not None:
+                    # The carry lives where its seed does; the yielded value hops into it.
+                    plan.group(_name(iter_arg.var)).fixed.append(seed_space)
+                    for result in getattr(stmt, "results")[k:k + 1]:
+                        if _is_tile_var(result):
+                            plan.union(_name(iter_arg.var), _name(result))
+                    continue
                 for partner in (*yielded[k:k + 1], *getattr(stmt, "results")[k:k + 1]):
                     if _is_tile_var(partner):
                         plan.union(_name(iter_arg.var), _name(partner))
@@ -207,6 +218,52 @@ def _collect(plan: _Plan, body: Sequence[Node]) -> None:
                         plan.group(_name(partner)).partners.append(_name(result))
             _collect(plan, getattr(stmt, "then_body"))
             _collect(plan, getattr(stmt, "else_body"))
+
+
+def _plan_function(body: Sequence[Node], backend: BackendHandler) -> _Plan:
+    """The placement plan of a function body. A loop carry shares one buffer with its
+    iter-arg, its yielded value and its result; but when that buffer's space cannot be reached
+    from the space its seed (init_values) lives in -- a carry whose body yields a matmul
+    product (Acc) seeded by a vector value (Vec), or by a carry of an outer loop that lives in
+    Vec, while no data path writes Acc but the cube's mad -- the carry is detached: it lives
+    where its seed does, and the yielded value hops into it at the loop's yield (Acc -> Vec: a
+    move, or the cube-to-vector FIFO on Ascend910B), as an if's phi does. Detaching one carry
+    may leave a nested loop's seed elsewhere than its carry, so the plan is rebuilt until every
+    seed reaches its carry."""
+    producers = {_name(getattr(n, "target")): getattr(n, "value") for n in _walk_all(body)
+                 if n.KIND == "AssignStmt" and getattr(n, "value").KIND == "Call"}
+    detached: dict[str, MemorySpace] = {}
+    while True:
+        plan = _Plan(detached)
+        _collect(plan, body)
+        found: dict[str, MemorySpace] = {}
+        for loop in _walk_all(body):
+            if loop.KIND != "ForStmt":
+                continue
+            for iter_arg in getattr(loop, "iter_args"):
+                var, init = iter_arg.var, iter_arg.init
+                if not (_is_tile_var(var) and _is_tile_var(init)) or _name(var) in detached:
+                    continue
+                want, have = plan.space(_name(var)), plan.space(_name(init))
+                if not _reaches(backend, have, want, producers.get(_name(init))):
+                    found[_name(var)] = have
+        if not found:
+            return plan
+        detached.update(found)
+
+
+def _reaches(backend: BackendHandler, source: MemorySpace, space: MemorySpace, producer: Node | None) -> bool:
+    """Whether a value in `source` can be brought into `space` by the hops _Placer._hop makes
+    (a move on a data path, a re-load of a loaded value, a cross-core transfer)."""
+    if source is space or backend.can_move(source, space) or (source, space) in CROSS_CORE_TRANSFERS:
+        return True
+    loaded = producer is not None and producer.KIND == "Call" \
+        and REGISTRY.get(str(getattr(producer, "op"))).semantics[:1] == ("load",)
+    return loaded and backend.can_move(MemorySpace.DDR, space)
+
+
+def _walk_all(body: Sequence[Node]) -> list[Node]:
+    return [n for stmt in body for n in walk(stmt)]
 
 
 def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
@@ -331,8 +388,7 @@ class _Placer(P.FromTileUnplaced):
 
     @override
     def visit_Function(self, node: U.Function) -> P.Function:
-        self.plan = _Plan()
-        _collect(self.plan, node.body)
+        self.plan = _plan_function(node.body, self.backend)
         self.vars, self.producers, self.crossed = {}, {}, {}
         self.used_names = {_name(n) for n in _all_vars(node)}
         return super().visit_Function(node)
