@@ -229,7 +229,10 @@ def _plan_function(body: Sequence[Node], backend: BackendHandler) -> _Plan:
     where its seed does, and the yielded value hops into it at the loop's yield (Acc -> Vec: a
     move, or the cube-to-vector FIFO on Ascend910B), as an if's phi does. Detaching one carry
     may leave a nested loop's seed elsewhere than its carry, so the plan is rebuilt until every
-    seed reaches its carry."""
+    seed reaches its carry. The detached carry lives in the seed's space when its uses can be
+    served from there, else in the first of Vec / Mat that the seed (a loaded one is re-loaded),
+    the yielded value and every use reach: a seed loaded into Mat whose carry is stored lives in
+    Vec (a Mat tile is never stored)."""
     producers = {_name(getattr(n, "target")): getattr(n, "value") for n in _walk_all(body)
                  if n.KIND == "AssignStmt" and getattr(n, "value").KIND == "Call"}
     detached: dict[str, MemorySpace] = {}
@@ -240,16 +243,48 @@ def _plan_function(body: Sequence[Node], backend: BackendHandler) -> _Plan:
         for loop in _walk_all(body):
             if loop.KIND != "ForStmt":
                 continue
-            for iter_arg in getattr(loop, "iter_args"):
+            results = getattr(loop, "results")
+            for k, iter_arg in enumerate(getattr(loop, "iter_args")):
                 var, init = iter_arg.var, iter_arg.init
                 if not (_is_tile_var(var) and _is_tile_var(init)) or _name(var) in detached:
                     continue
                 want, have = plan.space(_name(var)), plan.space(_name(init))
-                if not _reaches(backend, have, want, producers.get(_name(init))):
-                    found[_name(var)] = have
+                seed = producers.get(_name(init))
+                if _reaches(backend, have, want, seed):
+                    continue
+                names = {_name(var), *(_name(r) for r in results[k:k + 1] if _is_tile_var(r))}
+                uses = _uses_of(body, names)
+                found[_name(var)] = next(
+                    (space for space in (have, MemorySpace.Vec, MemorySpace.Mat)
+                     if _reaches(backend, have, space, seed) and _reaches(backend, want, space, None)
+                     and all(_serves(backend, space, opdef, index) for opdef, index in uses)), have)
         if not found:
             return plan
         detached.update(found)
+
+
+def _uses_of(body: Sequence[Node], names: set[str]) -> list[tuple[OpDef, int]]:
+    """The (operator, operand index) of every call reading one of the tile variables `names`."""
+    out: list[tuple[OpDef, int]] = []
+    for node in _walk_all(body):
+        if node.KIND != "Call":
+            continue
+        opdef = _op(node)  # type: ignore[arg-type]
+        for index, arg in enumerate(getattr(node, "args")):
+            if _is_tile_var(arg) and _name(arg) in names and _has_operand(opdef, index):
+                out.append((opdef, index))
+    return out
+
+
+def _serves(backend: BackendHandler, space: MemorySpace, opdef: OpDef, index: int) -> bool:
+    """Whether a tile in `space` can be operand `index` of `opdef`, as it is or after the hop
+    _Placer makes (to the operand's demanded space, else its first legal one)."""
+    decl = opdef.operand_decl(index)
+    legal = decl.legal_spaces
+    if not legal or space in legal or (space is MemorySpace.Mat and deferred_to_l0_tiling(opdef, decl.input_memory)):
+        return True
+    demand = placement_demand(opdef, index)
+    return _reaches(backend, space, demand if demand is not None else legal[0], None)
 
 
 def _reaches(backend: BackendHandler, source: MemorySpace, space: MemorySpace, producer: Node | None) -> bool:

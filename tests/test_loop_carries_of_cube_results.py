@@ -7,7 +7,8 @@ value, or an outer loop's carry seeded so) was refused: "the loop's init_values 
 in Acc, but it lives in Vec". Such a carry now lives where its seed does and the product hops
 into it at the yield (an Acc -> Vec move, the cube-to-vector FIFO on Ascend910B); its matmul
 uses hop to Mat (the vector-to-cube FIFO on Ascend910B), its vector uses read it in place, and
-a nested loop seeded by it is placed the same way. Each kernel is compared bit for bit with
+a nested loop seeded by it is placed the same way; a seed whose space cannot serve the carry's
+uses (a Mat tile stored after the loop) is re-loaded where they are served. Each kernel is compared bit for bit with
 NumPy on both targets.
 """
 
@@ -60,12 +61,22 @@ def _cube_only(x: Array, b: Array, seed: float | None) -> dict[str, Array]:
     return {"ret0": acc}
 
 
+def _mat_seeded(x: Array, b: Array) -> dict[str, Array]:
+    acc = x
+    for _ in range(2):
+        acc = matmul_ref(acc, b)
+    return {"ret0": acc, "out": acc}
+
+
 CASES: dict[str, tuple[str, Callable[[Array, Array], dict[str, Array]], tuple[str, str]]] = {
     "vec-seed-abs-and-inner-lhs": ("carry_seeded_in_vec_yields_product.py", _seeded_in_vec, ("x1", "b2")),
     "vec-seed-add-and-rhs": ("carry_as_rhs_yields_product.py", _as_rhs, ("x", "b")),
     "param-seed-nested": ("param_carry_nested_product.py", _param_nested, ("x", "b")),
     "vec-seed-cube-only-nested": ("cube_only_nested_carry.py", lambda x, b: _cube_only(x, b, 0.5), ("x", "b")),
     "loaded-seed-cube-only-nested": ("loaded_nested_carry.py", lambda x, b: _cube_only(x, b, None), ("x", "b")),
+    # A tile seed loaded into Mat whose carry is stored: Mat tiles are never stored, so the
+    # carry lives in Vec (the seed re-loaded there) and its matmul use hops to Mat.
+    "mat-seed-stored": ("mat_seeded_carry_stored.py", _mat_seeded, ("x", "b")),
 }
 
 
