@@ -632,6 +632,8 @@ class _GmOrder:
                 if isinstance(node, (L.AssignStmt, L.EvalStmt)):
                     self.cores.setdefault(id(node), set()).add(side)
         self.roots = _gm_roots(function)
+        self.identity_dependent = _identity_dependent(function)
+        self.divergent: L.Stmt | None = None  # the branch / loop some blocks may not run, if in one
 
     def accesses(self, stmt: L.Stmt) -> frozenset[_Access]:
         out: set[_Access] = set()
@@ -677,23 +679,32 @@ class _GmOrder:
         for stmt in body:
             accesses = self.accesses(stmt)
             if self.conflict(stmt, accesses, pending):
+                self._check_uniform(stmt)
                 out.append(gm_barrier(stmt.node_span))
                 pending = frozenset()
             if isinstance(stmt, L.ForStmt):
                 entry = pending
+                outer = self.divergent
+                if outer is None and _uses_all((stmt.start, stmt.stop, stmt.step)) & self.identity_dependent:
+                    self.divergent = stmt
                 while True:
                     inner, end = self._block(stmt.body, entry)
                     again = entry | end
                     if again == entry:
                         break
                     entry = again
+                self.divergent = outer
                 out.append(L.ForStmt(loop_var=stmt.loop_var, start=stmt.start, stop=stmt.stop, step=stmt.step,
                                      iter_args=stmt.iter_args, body=tuple(inner), results=stmt.results,
                                      kind=stmt.kind, attrs=stmt.attrs, span=stmt.span))
                 pending = pending | end
             elif isinstance(stmt, L.IfStmt):
+                outer = self.divergent
+                if outer is None and _uses(stmt.cond) & self.identity_dependent:
+                    self.divergent = stmt
                 then_body, then_end = self._block(stmt.then_body, pending)
                 else_body, else_end = self._block(stmt.else_body, pending)
+                self.divergent = outer
                 out.append(L.IfStmt(cond=stmt.cond, then_body=tuple(then_body), else_body=tuple(else_body),
                                     results=stmt.results, span=stmt.span))
                 pending = then_end | else_end
@@ -701,6 +712,38 @@ class _GmOrder:
                 out.append(stmt)
                 pending = pending | accesses
         return out, pending
+
+
+    def _check_uniform(self, stmt: L.Stmt) -> None:
+        """A hard mix syncall waits for every cube and vector core of the launch (pto-isa's SYNCALL
+        counts them all), so every block must take it as often as the others: not inside a branch
+        or loop that depends on the block / lane index."""
+        if self.divergent is None:
+            return
+        raise CompileError(Diagnostic.at(
+            _located(stmt, self.function), RULE,
+            "not supported yet: this GM access and one of the other core's need an all-core barrier between "
+            "them, inside a branch or loop that depends on the block or lane index (pl.tile.get_block_idx & co.), "
+            "which some blocks would take and others not",
+            "access the tensor from the two cores outside that branch or loop, or split the work into two kernels"))
+
+
+def _identity_dependent(function: L.Function) -> set[str]:
+    """The names whose value depends on the block / lane a kernel instance runs as (an spmd
+    identity op's result, and what is computed from one)."""
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in walk(function):
+            if not isinstance(node, L.AssignStmt) or node.target.name in out:
+                continue
+            value = node.value
+            identity = isinstance(value, L.Call) and value.op in REGISTRY and REGISTRY.get(value.op).family == "spmd"
+            if identity or _uses(value) & out:
+                out.add(node.target.name)
+                changed = True
+    return out
 
 
 def _located(stmt: L.Stmt, function: L.Function) -> Node:

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent
 OPS = ROOT / "kernels" / "ops"
 READ_THEN_OVERWRITTEN = OPS / "mixed_kernel_gm_read_then_overwritten.py"
 SHARED_IN_A_LOOP = OPS / "mixed_kernel_gm_shared_in_a_loop.py"
+SHARED_IN_A_BRANCH = OPS / "mixed_kernel_gm_shared_in_a_branch.py"
 FINDING = ROOT / "regressions" / "fuzz_rejected_expand_mixed_kernel_12a833000a.py"
 F32 = np.float32
 BARRIER = "pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<mix>"
@@ -84,6 +85,34 @@ def test_a_tensor_shared_by_the_cores_across_loop_iterations_is_bit_exact(backen
     check_kernel(SHARED_IN_A_LOOP, inputs, {"ret0": buf, "ret1": total, "big": buf}, backend, tmp_path)
 
 
+@pytest.mark.parametrize("backend", [B910, B950])
+@pytest.mark.parametrize("k", [0.25, 0.75])
+def test_a_tensor_shared_in_one_branch_is_bit_exact(k: float, backend: str, tmp_path: Path) -> None:
+    inputs: dict[str, np.ndarray] = {**_inputs(16, 9), "k": np.asarray(k, np.float32)}
+    big = inputs["big"].copy()
+    if k < 0.5:
+        big = _product(inputs["a"], inputs["b"])
+        phi = (big + F32(1.0)).astype(F32)
+    else:
+        phi = (big + F32(2.0)).astype(F32)
+    check_kernel(SHARED_IN_A_BRANCH, inputs, {"ret0": phi, "big": big}, backend, tmp_path)
+
+
+def test_a_barrier_some_blocks_would_skip_is_refused_at_the_users_line(tmp_path: Path) -> None:
+    path = tmp_path / "divergent.py"
+    path.write_text(SHARED_IN_A_BRANCH.read_text().replace(
+        "big: pl.Tensor[[16, 16], pl.FP32], k: pl.Scalar[pl.FP32])", "big: pl.Tensor[[16, 16], pl.FP32])").replace(
+        "        if k < pl.const(0.5, pl.FP32):",
+        "        block: pl.Scalar[pl.INDEX] = pl.tensor.get_block_idx()\n        if block == 0:"))
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+        rc = main([str(path), "--verify-all", "--backend", B910, "-o", str(tmp_path / "out.pto")])
+    text = log.getvalue()
+    assert rc == 1 and "internal compiler error" not in text, text
+    assert "error: [ExpandMixedKernel] not supported yet" in text and "depends on the block or lane index" in text, text
+    assert "pl.tensor.adds(written" in text, text  # the read back, at the user's line
+
+
 def test_the_finding_is_bit_exact_on_both_targets(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     x1, x5 = random_array((16, 16), "FP16", rng), random_array((1, 16), "FP16", rng)
@@ -120,10 +149,12 @@ def _mutated(kernel: Path, flags: list[str], tmp_path: Path) -> tuple[int, str]:
     return rc, log.getvalue()
 
 
-@pytest.mark.parametrize("kernel", [READ_THEN_OVERWRITTEN, SHARED_IN_A_LOOP, FINDING])
+@pytest.mark.parametrize("kernel", [READ_THEN_OVERWRITTEN, SHARED_IN_A_LOOP, SHARED_IN_A_BRANCH, FINDING])
 def test_without_the_barriers_the_verifier_refuses_and_the_simulator_differs(kernel: Path, tmp_path: Path) -> None:
     rc, log = _mutated(kernel, ["--verify-all"], tmp_path)
     assert rc == 2 and "CrossCoreGmOrdered" in log, log
+    if kernel == SHARED_IN_A_BRANCH:
+        return  # random inputs may take the branch that shares nothing
     rc, log = _mutated(kernel, ["--simulate"], tmp_path)
     assert rc == 1 and "MISMATCH" in log, log
 
@@ -138,3 +169,30 @@ def test_a_scalar_read_of_a_tensor_the_cube_writes_is_refused_at_the_users_line(
     assert rc == 1 and "internal compiler error" not in text, text
     assert f"{path}:11:9: error: [ExpandMixedKernel] GM tensor `big` is read on the vector core" in text, text
     assert "scalar access" in text and "pl.tensor.slice / pl.tensor.assemble" in text, text
+
+
+def test_the_generator_keeps_a_bulk_written_tensor_off_scalar_reads() -> None:
+    """The refusal above is a fact the generator asks too (gm_store_paths.shared_through_the_dcache):
+    once a kernel has assembled a value into a GM parameter, a tensor.read of it is redrawn, and
+    the kernel's scalar reads of GM read other parameters (or on-chip values)."""
+    from backend.fuzzing.generator import Features, TargetRuleMiss, _KernelBuilder
+    from languages.gen import tensor as T
+    from languages.ops.gm_store_paths import BULK, SCALAR, shared_through_the_dcache
+    from languages.types import DataType, TensorType
+
+    assert shared_through_the_dcache({(True, False, SCALAR), (False, True, BULK)})
+    assert shared_through_the_dcache({(False, True, SCALAR), (True, False, BULK)})
+    assert not shared_through_the_dcache({(True, False, SCALAR), (True, False, BULK)})
+    assert not shared_through_the_dcache({(False, True, BULK), (True, False, BULK)})
+
+    def never(*_: object) -> object:
+        raise AssertionError("nothing is drawn here")
+
+    builder = _KernelBuilder(never, Features(), "kernel0", arch="a2a3")
+    ty = TensorType((16, 16), DataType.FP32)
+    value, big, other = builder.param(ty), builder.param(ty, "big"), builder.param(ty)
+    index = T.TupleExpr((T.ConstInt(0, DataType.INDEX), T.ConstInt(0, DataType.INDEX)))
+    builder.call("tensor.read", (other, index))  # nothing written: a scalar read of GM is drawn
+    builder.call("tensor.assemble", (big, value, index))
+    with pytest.raises(TargetRuleMiss):
+        builder.call("tensor.read", (big, index))

@@ -5,10 +5,11 @@ one GM tensor by the two (at least one a write) must be ordered by an all-core b
 syncall counting both kinds of core: SYNCALL_PARTICIPANTS) taken between them, or a store on
 one core may land after (or before) the other core's load. Barriers are matched across the
 kernels by their order (BarriersOnEveryCore checks both take the same ones), so an access is
-placed by the barriers that may precede it last: #n when barrier #n (in program order) is the
-last one before it on some path, `start` when none is; a loop's body is entered both from before
-the loop and from its own end. Two accesses that may follow the same barrier (or both `start`)
-run in the same interval of the two cores' runs and are unordered. A scalar access (the D-cache
+placed by the barriers that may be the last one before it (#n in program order, or `start`) and
+the first one after it (or `end`) on some path; a loop's body is entered both from before the
+loop and from its own end. Two accesses that may follow the same barrier and precede the same
+one run in the same interval of the two cores' runs and are unordered (two accesses in the two
+branches of one if, each next to its own barrier, are not). A scalar access (the D-cache
 path of tensor.read / tensor.write, languages.ops.gm_store_paths) is not made visible to the
 other core by a barrier, so a tensor one kernel touches so and the other writes (or the other
 way round) is refused whatever barriers there are.
@@ -36,7 +37,7 @@ RULE = "CrossCoreGmOrdered"
 def _walk(node: Any) -> list[Any]:
     return list(walk(node))
 
-_START = -1
+_START, _END = -1, -2
 _CORE_WORDS = {"AIC": "cube", "AIV": "vector"}
 
 
@@ -47,6 +48,7 @@ class _Access:
     writes: bool
     path: str
     after: frozenset[int]  # the barriers (by order) that may be the last one before it
+    before: frozenset[int]  # the barriers that may be the first one after it
     node: Any
 
 
@@ -56,10 +58,15 @@ class _Kernel:
         for param, name in zip(function.params, outer):
             if isinstance(param.var.type, TensorType) and name is not None:
                 self.roots[param.var.name] = frozenset({name})
-        self.barriers = 0
-        self.accesses: list[_Access] = []
         self._bind_all(function)
-        self.block(function.body, frozenset({_START}))
+        self.numbers = {id(call): k for k, call in enumerate(_barriers(function.body))}
+        self.meta: dict[tuple[int, str], tuple[bool, bool, str, Any]] = {}
+        after: dict[tuple[int, str], frozenset[int]] = {}
+        before: dict[tuple[int, str], frozenset[int]] = {}
+        self.block(function.body, frozenset({_START}), False, after)
+        self.block(function.body, frozenset({_END}), True, before)
+        self.accesses = [_Access(root, reads, writes, path, after[key], before[key], node)
+                         for key, (reads, writes, path, node) in self.meta.items() for root in (key[1],)]
 
     def of(self, expr: Any) -> frozenset[str]:
         return self.roots.get(expr.name, frozenset()) if getattr(expr, "KIND", "") == "Var" else frozenset()
@@ -96,29 +103,30 @@ class _Kernel:
                         self.roots[name] = before | found
                         changed = True
 
-    def block(self, body: Sequence[Any], after: frozenset[int]) -> frozenset[int]:
-        for stmt in body:
+    def block(self, body: Sequence[Any], near: frozenset[int], reverse: bool,
+              record: dict[tuple[int, str], frozenset[int]]) -> frozenset[int]:
+        """Walk `body` (backwards when `reverse`) from the barriers `near` that may be the
+        nearest one behind its start; record for each access the barriers that may be the
+        nearest behind it; the barriers that may be nearest behind the block's end."""
+        for stmt in (reversed(body) if reverse else body):
             kind = stmt.KIND
             if kind == "ForStmt":
-                # The body is entered from before the loop and from its own end: walk it again
-                # from both until its entry is stable (the barrier sets only grow).
-                entry, recorded, numbered = after, len(self.accesses), self.barriers
+                # The body is reached from outside the loop and from its own other end: walk it
+                # again from both until that is stable (the barrier sets only grow).
+                entry = near
                 while True:
-                    end = self.block(stmt.body, entry)
+                    end = self.block(stmt.body, entry, reverse, record)
                     if entry | end == entry:
                         break
-                    del self.accesses[recorded:]
-                    self.barriers = numbered
                     entry = entry | end
-                after = after | end
+                near = near | end
             elif kind == "IfStmt":
-                then_end = self.block(stmt.then_body, after)
-                after = then_end | self.block(stmt.else_body, after)
+                then_end = self.block(stmt.then_body, near, reverse, record)
+                near = then_end | self.block(stmt.else_body, near, reverse, record)
             elif kind in ("AssignStmt", "EvalStmt") and stmt.value.KIND == "Call":
                 call = stmt.value
-                if call.op == "system.syncall" and len(syncall_participants(call.attrs)) > 1:
-                    after = frozenset({self.barriers})
-                    self.barriers += 1
+                if id(call) in self.numbers:
+                    near = frozenset({self.numbers[id(call)]})
                     continue
                 if call.op not in REGISTRY:
                     continue
@@ -127,8 +135,16 @@ class _Kernel:
                     if not isinstance(getattr(arg, "type", None), TensorType):
                         continue
                     for root in self.of(arg):
-                        self.accesses.append(_Access(root, reads, writes, path, after, call))
-        return after
+                        key = (id(call), root)
+                        self.meta[key] = (reads, writes, path, call)
+                        record[key] = near
+        return near
+
+
+def _barriers(body: Sequence[Any]) -> list[Any]:
+    """The all-core barriers of a body, in program order."""
+    return [node for stmt in body for node in _walk(stmt) if node.KIND == "Call" and node.op == "system.syncall"
+            and len(syncall_participants(node.attrs)) > 1]
 
 
 def _check_pair(group: Any, first: tuple[str, _Kernel], second: tuple[str, _Kernel]) -> list[Diagnostic]:
@@ -138,7 +154,7 @@ def _check_pair(group: Any, first: tuple[str, _Kernel], second: tuple[str, _Kern
             if x.root != y.root or not (x.writes or y.writes):
                 continue
             scalar = SCALAR in (x.path, y.path)
-            if not scalar and not x.after & y.after:
+            if not scalar and not (x.after & y.after and x.before & y.before):
                 continue
             what = (f"{'written' if x.writes else 'read'} on the {_CORE_WORDS[core_a]} core and "
                     f"{'written' if y.writes else 'read'} on the {_CORE_WORDS[core_b]} core")

@@ -72,3 +72,15 @@ def gm_accesses(opdef: OpDef, arity: int, attrs: Attrs = ()) -> tuple[tuple[int,
         if reads or writes:
             out.append((index, reads, writes, path))
     return tuple(out)
+
+
+def shared_through_the_dcache(accesses: Iterable[tuple[bool, bool, str]]) -> bool:
+    """(reads, writes, path) of a kernel's accesses of one GM tensor: whether a scalar access
+    (the D-cache) meets a bulk access with a write on either side. In a mixed kernel the two may
+    run on different cores, and no cross-core barrier makes the D-cache's view of the tensor
+    agree with MTE2 / MTE3's, so ExpandMixedKernel refuses such a pair on two cores (the program
+    generator keeps any kernel off it)."""
+    seen = list(accesses)
+    scalar = [(r, w) for r, w, p in seen if p == SCALAR]
+    bulk = [(r, w) for r, w, p in seen if p == BULK]
+    return bool(scalar and bulk) and (any(w for _, w in scalar) or any(w for _, w in bulk))
