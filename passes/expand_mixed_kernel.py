@@ -50,6 +50,7 @@ from languages.decls import L0Tiled
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, Effect
 from languages.ops.gm_store_paths import SCALAR, aliased_operand, gm_accesses
+from languages.ops.system_ops import syncall_participants
 from languages.ops.pipe_ops import AUTO_BASE, C2V, CONSUMER_SPACE, DEFAULT_SLOT_NUM, FIFO_NAMES, I32, V2C
 from languages.ops.tile_ops import AIC, AIV, CORE_OF_SPACE, CROSS_CORE_TRANSFERS
 from languages.types import AttrValue, DataType, NoneType, ScalarType, TensorType, TileType, TupleType, Type, attr
@@ -710,8 +711,9 @@ class _GmOrder:
                 pending = then_end | else_end
             else:
                 out.append(stmt)
-                pending = pending | accesses
+                pending = frozenset() if _all_core_barrier(stmt) else pending | accesses
         return out, pending
+
 
 
     def _check_uniform(self, stmt: L.Stmt) -> None:
@@ -726,6 +728,12 @@ class _GmOrder:
             "them, inside a branch or loop that depends on the block or lane index (pl.tile.get_block_idx & co.), "
             "which some blocks would take and others not",
             "access the tensor from the two cores outside that branch or loop, or split the work into two kernels"))
+
+
+def _all_core_barrier(stmt: L.Stmt) -> bool:
+    """A syncall waiting for both kinds of core (the user's, or one this pass put)."""
+    return isinstance(stmt, L.EvalStmt) and isinstance(stmt.value, L.Call) and stmt.value.op == "system.syncall" \
+        and len(syncall_participants(stmt.value.attrs)) > 1
 
 
 def _identity_dependent(function: L.Function) -> set[str]:

@@ -196,3 +196,17 @@ def test_the_generator_keeps_a_bulk_written_tensor_off_scalar_reads() -> None:
     builder.call("tensor.assemble", (big, value, index))
     with pytest.raises(TargetRuleMiss):
         builder.call("tensor.read", (big, index))
+
+
+def test_the_users_own_mix_barrier_orders_the_accesses_and_none_is_added(tmp_path: Path) -> None:
+    path = tmp_path / "user_barrier.py"
+    path.write_text(SCALAR_SHARED.replace("class ScalarShared", "class UserBarrier").replace(
+        "        first: pl.Scalar[pl.FP32] = pl.tensor.read(written, [0, 0])\n",
+        "        pl.system.syncall(mode=\"hard\", core_type=\"mix\")\n").replace(
+        "pl.tensor.adds(pl.tensor.cast(b, pl.FP32), first)", "pl.tensor.adds(written, pl.const(1.0, pl.FP32))"))
+    inputs = _inputs(16, 11)
+    big = _product(inputs["a"], inputs["b"])
+    check_kernel(path, inputs, {"ret0": big, "ret1": (big + F32(1.0)).astype(F32), "big": big}, B910, tmp_path)
+    pto = (tmp_path / "out.pto").read_text()
+    cube, vector = pto.split("func.func @kernel_aiv", 1)
+    assert cube.count(BARRIER) == 1 and vector.count(BARRIER) == 1, pto
