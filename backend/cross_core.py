@@ -6,8 +6,10 @@ pipe, the FIFO has that many slots: a slot is taken from its push until the cons
 (`tfree`) after the pop, and a push into a full FIFO waits, as on the hardware.  Both the reference
 interpreter and the simulator run the sides through `run_group`: each side is a coroutine that
 runs until it finishes or pops an empty FIFO, then hands control to the next side that can make
-progress, in launch order (AIC first).  Only one side runs at a time, so a run is deterministic;
-when every unfinished side waits on an empty FIFO the launch deadlocks and that is reported.
+progress, in launch order (AIC first).  An all-core barrier (a mix syncall) holds a side until
+every side has arrived at it.  Only one side runs at a time, so a run is deterministic; when
+every unfinished side waits on an empty FIFO (or at a barrier) the launch deadlocks and that is
+reported.
 
 What travels through a FIFO is opaque here: the interpreter pushes values, the simulator pushes
 slot contents (the compacted valid rectangle, NUMERICS.md §5).  The coroutines are carried by
@@ -55,6 +57,9 @@ class _Launch:
     # the consumer frees it (tfree) after its pop. Unconfigured FIFOs are unbounded.
     slots: dict[str, int] = field(default_factory=dict)
     held: dict[str, int] = field(default_factory=lambda: {"aiv": 0, "aic": 0})
+    # All-core barriers each side has arrived at, and the one a side waits at (its count).
+    arrived: list[int] = field(default_factory=list)
+    at_barrier: list[int | None] = field(default_factory=list)
 
     def has_room(self, fifo: str) -> bool:
         capacity = self.slots.get(fifo)
@@ -64,6 +69,9 @@ class _Launch:
         if self.done[index]:
             return False
         fifo, full = self.waiting[index], self.full[index]
+        barrier = self.at_barrier[index]
+        if barrier is not None:
+            return all(count >= barrier for count in self.arrived)
         if full is not None:
             return self.has_room(full)
         return fifo is None or bool(self.fifos[fifo])
@@ -86,13 +94,16 @@ class _Launch:
             raise _Aborted()
 
     def deadlock(self) -> CrossCoreError:
-        stuck = [f"{name} waits on the empty {FIFO_WORDS.get(fifo or '', fifo)} FIFO" if full is None else
+        stuck = [f"{name} waits at all-core barrier #{barrier} the other core does not reach" if barrier is not None
+                 else f"{name} waits on the empty {FIFO_WORDS.get(fifo or '', fifo)} FIFO" if full is None else
                  f"{name} waits for a free slot of the {FIFO_WORDS.get(full, full)} FIFO "
                  f"({self.held[full]} popped and not freed)"
-                 for name, fifo, full, done in zip(self.names, self.waiting, self.full, self.done) if not done]
+                 for name, fifo, full, barrier, done in zip(self.names, self.waiting, self.full, self.at_barrier,
+                                                            self.done) if not done]
         return CrossCoreError("cross-core deadlock: " + "; ".join(stuck),
                               "every tpop needs a matching tpush on the other core, in the same order, "
-                              "and every popped slot a tfree once the popped tile is dead")
+                              "every popped slot a tfree once the popped tile is dead, and every core the "
+                              "same all-core barriers")
 
 
 _current = threading.local()
@@ -172,10 +183,32 @@ def pop(fifo: str) -> Any:
         return launch.fifos[fifo].popleft()
 
 
+def barrier() -> None:
+    """An all-core barrier (a mix syncall): this side waits until every side of the launch has
+    arrived at as many barriers as it has. Outside a Group launch (one kernel on one core) it
+    orders nothing."""
+    launch: _Launch | None = getattr(_current, "launch", None)
+    if launch is None:
+        return
+    index = int(_current.index)
+    with launch.cond:
+        launch.arrived[index] += 1
+        mine = launch.arrived[index]
+        while not all(count >= mine for count in launch.arrived):
+            launch.at_barrier[index] = mine
+            if not launch.pass_turn(index):
+                launch.aborted = True
+                launch.cond.notify_all()
+                raise launch.deadlock()
+            launch.wait_turn(index)
+        launch.at_barrier[index] = None
+
+
 def run_group(names: Sequence[str], tasks: Sequence[Callable[[], Any]]) -> list[Any]:
     """Run `tasks` (one per core, named `names`) as coroutines sharing the cross-core FIFOs;
     returns their results in order, or raises the first side's error."""
-    launch = _Launch(names, waiting=[None] * len(tasks), full=[None] * len(tasks), done=[False] * len(tasks))
+    launch = _Launch(names, waiting=[None] * len(tasks), full=[None] * len(tasks), done=[False] * len(tasks),
+                     arrived=[0] * len(tasks), at_barrier=[None] * len(tasks))
     results: list[Any] = [None] * len(tasks)
     errors: list[BaseException] = []
 
@@ -218,4 +251,4 @@ def run_group(names: Sequence[str], tasks: Sequence[Callable[[], Any]]) -> list[
     return results
 
 
-__all__ = ["CrossCoreError", "configure", "configure_pipe", "free", "pop", "push", "run_group"]
+__all__ = ["CrossCoreError", "barrier", "configure", "configure_pipe", "free", "pop", "push", "run_group"]

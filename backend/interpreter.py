@@ -39,7 +39,7 @@ from backend.numerics import ArithmeticFault, NumericsError
 from languages.functions import GROUP, describe_launch, entry_function, is_kernel_function, launches
 from languages.layout import flat_index_pitch
 from languages.ops import REGISTRY, OpDef, ReusesInput
-from languages.ops.system_ops import SINGLE_LAUNCH, Launch
+from languages.ops.system_ops import SINGLE_LAUNCH, Launch, syncall_participants
 from languages.types import (
     AttrValue, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, TupleType, Type, map_extents,
     symbolic_extents,
@@ -1352,6 +1352,10 @@ def _sem_spmd(call: _CallSite) -> Value:
 
 
 def _sem_barrier(call: _CallSite) -> Value:
+    """A barrier orders nothing in one kernel's values; an all-core one (a mix syncall) in a Group
+    launch holds this side until the other has arrived (cross_core.barrier)."""
+    if call.opdef.name == "system.syncall" and len(syncall_participants(call.attrs)) > 1:
+        cross_core.barrier()
     return None
 
 

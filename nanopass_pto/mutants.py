@@ -221,6 +221,15 @@ def _mix_barrier_on_the_vector_core_only(original: Any) -> Any:
     return barrier_part
 
 
+def _gm_accesses_left_unordered(original: Any) -> Any:
+    """ExpandMixedKernel puts no barrier between the two cores' accesses of one GM tensor (a
+    cube result stored into a tensor the vector core then loads, or the other way round)."""
+    def block(self: Any, body: Any, pending: Any = frozenset()) -> Any:
+        return list(body)
+
+    return block
+
+
 def _rebind_written_tiles(original: Any) -> Any:
     """ConvertTensorToTileOps rebinds the name of a *tile* an in-place op writes to the op's
     result, as it does for a tensor that became a tile: a later read of the old tile reads the
@@ -1073,6 +1082,9 @@ def _catalogue() -> list[Any]:
         PatchMutant("mix-barrier-on-vector-core-only", "expand-mixed-kernel",
                     "a mixed kernel's core_type=\"mix\" syncall is taken by its AIV kernel only",
                     "passes.expand_mixed_kernel", "_barrier_part", _mix_barrier_on_the_vector_core_only),
+        PatchMutant("cross-core-gm-accesses-unordered", "expand-mixed-kernel",
+                    "a GM tensor one core of a mixed kernel writes and the other accesses gets no barrier between them",
+                    "passes.expand_mixed_kernel:_GmOrder", "block", _gm_accesses_left_unordered),
         PatchMutant("in-place-write-rebinds-tile", "convert-tensor-to-tile-ops",
                     "a tile written in place (tile.write, tile.scatter_mask) names the updated tile afterwards",
                     convert, "_rebind_written_local", _rebind_written_tiles),

@@ -92,6 +92,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("BarriersOnEveryCore", _L0_TILED, "verifiers.barriers_on_every_core:verify",
              "the kernels of a Group take the same all-core (mix) syncalls in the same order",
              blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("CrossCoreGmOrdered", _L0_TILED, "verifiers.cross_core_gm_ordered:verify",
+             "the AIC and AIV kernels of a Group touch no GM tensor unordered (an all-core barrier "
+             "between a write on one and an access on the other)",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("SlotReadsBeforeFree", _L0_TILED, "verifiers.slot_reads_before_free:verify",
              "no popped pipe tile, nor a view of it, is read after the tfree that releases its slot",
              blind_to=_MEMREFS_ANY_LANGUAGE),

@@ -171,6 +171,20 @@ def gm_window(data: Array) -> npt.NDArray[np.uint8] | None:
     return flat[offset:offset + (reach + 1) * item]
 
 
+def _in_place(data: Array, ty: object) -> npt.NDArray[np.uint8] | None:
+    """The caller's bytes of an InOut tensor argument, which the kernel reads and writes in place
+    (GM is one memory: the cube and the vector kernel of a Group launch run concurrently on the
+    same tensors, and a store one makes is seen by the other's later load, not when the storing
+    kernel ends); None when the array is not a packed buffer of the parameter's bytes (it is
+    then copied in and written back)."""
+    if not isinstance(ty, TensorType) or not data.flags.c_contiguous or not data.flags.writeable:
+        return None
+    count = int(np.prod(ty.shape, dtype=np.int64)) if ty.shape else 1
+    if data.nbytes != count * ty.dtype.byte_width:
+        return None
+    return data.reshape(-1).view(np.uint8)
+
+
 def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked: bool = True) -> KernelRunner:
     """Runs a kernel call of the host program on the PTO kernel of the same name.
 
@@ -209,8 +223,18 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
         # Windows of wider tensors: the kernel gets the caller's memory at the window's offset and
         # addresses it at its own tensor view's strides (those of the wider tensor).
         windows: dict[str, tuple[npt.NDArray[np.uint8], bool]] = {}
-        for param, direction, arg in zip(pto_names, directions, args):
+        pto_params = list(getattr(kernels[name], "params"))
+        for param, direction, arg, pto_param in zip(pto_names, directions, args, pto_params):
             window = gm_window(arg.data) if isinstance(arg, ArrayValue) else None
+            # An Out tensor of the launch this kernel does not write (the other kernel of its
+            # Group does; this one returns it, or reads what the other stored) holds the values
+            # the other kernel leaves there, like an InOut one.
+            passed = direction == "Out" and str(getattr(pto_param, "direction")) != "Out"
+            if window is None and isinstance(arg, ArrayValue) and (direction == "InOut" or passed):
+                window = _in_place(arg.data, getattr(pto_param.var, "type"))
+                if window is not None:
+                    windows[param] = (window, True)
+                    continue
             if window is not None:
                 windows[param] = (window, direction != "Out")
             elif isinstance(arg, ArrayValue):

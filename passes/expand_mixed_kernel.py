@@ -27,8 +27,13 @@ function cannot run on either alone.  This pass:
 - releases every popped slot (`tfree`) as soon as the popped tile is dead, before the next pop
   of its direction; a popped tile that must outlive that point is copied out of its slot first.
 
-A value computed on one core and used on the other without a boundary move, or a GM tensor
-written on both cores, has no cross-core transport here and is reported.  Functions without a
+- orders the two cores' accesses of one GM tensor (a cube result stored into a tensor the vector
+  core then reads, a tensor the vector core reads before the cube overwrites it): an all-core
+  barrier (a hard mix syncall, taken by both kernels) between every two such accesses nothing
+  else orders (_GmOrder).
+
+A value computed on one core and used on the other without a boundary move has no cross-core
+transport here and is reported, as is a GM tensor the two cores share through a scalar access.  Functions without a
 boundary move (everything on Ascend950) are returned untouched.
 """
 
@@ -44,6 +49,8 @@ from backend.targets.handlers import BackendHandler
 from languages.decls import L0Tiled
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, Effect
+from languages.ops.gm_store_paths import SCALAR, aliased_operand, gm_accesses
+from languages.ops.system_ops import syncall_participants
 from languages.ops.pipe_ops import AUTO_BASE, C2V, CONSUMER_SPACE, DEFAULT_SLOT_NUM, FIFO_NAMES, I32, V2C
 from languages.ops.tile_ops import AIC, AIV, CORE_OF_SPACE, CROSS_CORE_TRANSFERS
 from languages.types import AttrValue, DataType, NoneType, ScalarType, TensorType, TileType, TupleType, Type, attr
@@ -149,7 +156,10 @@ class _Projector:
         if isinstance(stmt, L.EvalStmt) and len(cores) > 1:
             return _barrier_part(stmt, side) if side in cores else []
         owner = _statement_core(stmt)
-        return [stmt] if owner is None or owner == side else []
+        if owner is None or owner == side:
+            return [stmt]
+        named = _named_gm_tensor(stmt)
+        return [named] if named is not None else []
 
     def _endpoint(self, stmt: L.AssignStmt, move: L.Call, hop: tuple[MemorySpace, MemorySpace],
                   side: str) -> list[L.Stmt]:
@@ -262,6 +272,24 @@ def _statement_core(stmt: L.Stmt) -> str | None:
     if isinstance(stmt, L.EvalStmt):
         return _first_tile_core(stmt.value) or _gm_write_core(stmt.value)
     return None
+
+
+def _named_gm_tensor(stmt: L.Stmt) -> L.AssignStmt | None:
+    """The other core's part of a statement whose result is the GM tensor it writes into (a
+    tile.store's result names its destination: the registry's ReusesInput): that name, bound
+    to the destination. GM is one memory both cores address, so a store on the cube leaves the
+    vector core a tensor it may go on using (a loop carry of the tensor, a later window of it);
+    the two cores' accesses to it are ordered by _GmOrder."""
+    if not (isinstance(stmt, L.AssignStmt) and isinstance(stmt.target.type, TensorType)
+            and isinstance(stmt.value, L.Call) and stmt.value.op in REGISTRY):
+        return None
+    index = aliased_operand(REGISTRY.get(stmt.value.op), len(stmt.value.args))
+    if index is None:
+        return None
+    destination = stmt.value.args[index]
+    if not isinstance(destination, L.Var) or not isinstance(destination.type, TensorType):
+        return None
+    return L.AssignStmt(target=stmt.target, value=destination, span=stmt.span)
 
 
 def _gm_write_core(expr: L.Expr) -> str | None:
@@ -478,13 +506,10 @@ class _Expander:
         returns = last if isinstance(last, L.ReturnStmt) else None
         if returns is not None:
             statements.pop()
-        self.projector.start(function)
-        projected = {side: self.projector.block(statements, side) for side in SIDES}
-        computed = {side: _definitions(projected[side]) for side in SIDES}
-        values = returns.values if returns is not None else ()
-        owner = [self._return_owner(v, computed) for v in values]
-        sides = {side: self._side(function, side, projected[side], returns, owner, computed) for side in SIDES}
-        self._check_gm_writes(function, sides)
+        sides, owner = self._project(function, statements, returns)
+        ordered = _GmOrder(function, sides).block(statements)
+        if ordered != statements:
+            sides, owner = self._project(function, ordered, returns)
         pipe = _Pipe.of(sides, function.name)
         group_prelude: list[L.Stmt] = []
         if pipe is not None:
@@ -494,6 +519,16 @@ class _Expander:
             if gm is not None:
                 group_prelude.append(pipe.allocate(gm))
         return [sides[AIC].function, sides[AIV].function, self._group(function, sides, returns, owner, group_prelude)]
+
+    def _project(self, function: L.Function, statements: list[L.Stmt],
+                 returns: L.ReturnStmt | None) -> tuple[dict[str, _Side], list[str | None]]:
+        self.projector.start(function)
+        projected = {side: self.projector.block(statements, side) for side in SIDES}
+        computed = {side: _definitions(projected[side]) for side in SIDES}
+        values = returns.values if returns is not None else ()
+        owner = [self._return_owner(v, computed) for v in values]
+        sides = {side: self._side(function, side, projected[side], returns, owner, computed) for side in SIDES}
+        return sides, owner
 
     @staticmethod
     def _return_owner(value: L.Expr, computed: dict[str, set[str]]) -> str | None:
@@ -520,22 +555,6 @@ class _Expander:
         name = function.name + _SUFFIX[side]
         return _Side(L.Function(name=name, func_type=side, params=params, return_types=return_types,
                                 body=tuple(kept), attrs=function.attrs, span=function.span), returned)
-
-    @staticmethod
-    def _check_gm_writes(function: L.Function, sides: dict[str, _Side]) -> None:
-        """A GM tensor written on one core and touched on the other would race: the two cores
-        run concurrently and only the FIFOs order them."""
-        written = {side: _written_tensors(sides[side].function) for side in SIDES}
-        touched = {side: {p.var.name for p in sides[side].function.params} for side in SIDES}
-        for side, other in ((AIC, AIV), (AIV, AIC)):
-            clash = sorted(written[side] & touched[other])
-            if clash:
-                raise CompileError(Diagnostic.at(
-                    function, RULE,
-                    f"GM tensor `{clash[0]}` is written on the {_CORE_WORDS[side]} and also accessed on the "
-                    f"{_CORE_WORDS[other]}; the two cores run concurrently and nothing orders their GM accesses",
-                    "write each output tensor from one core only (store the vector result from the vector core "
-                    "and the cube result from the cube core), or split the work into two kernels"))
 
     @staticmethod
     def _group(function: L.Function, sides: dict[str, _Side], returns: L.ReturnStmt | None,
@@ -576,6 +595,212 @@ class _Expander:
             body.append(L.ReturnStmt(values=values, span=returns.span))
         return L.Function(name=function.name, func_type=GROUP, params=function.params,
                           return_types=function.return_types, body=tuple(body), attrs=function.attrs, span=span)
+
+
+# -- ordering the two cores' GM accesses ----------------------------------------------------------------
+
+# The barrier ExpandMixedKernel puts between two accesses of one GM tensor on different cores:
+# pto-isa's hard mix SYNCALL drains every pipe of the core (pipe_barrier(PIPE_ALL)), then waits
+# until the cube and the vector cores have all arrived (FFTS flags), so every GM store issued
+# before it on one core is done before any access after it on the other.
+BARRIER_ATTRS: tuple[tuple[str, AttrValue], ...] = (("mode", "hard"), ("core_type", "mix"))
+
+_Access = tuple[str, str, bool, bool, str]  # side, GM root, reads, writes, path
+
+
+def gm_barrier(span: Span) -> L.EvalStmt:
+    call = L.Call(op="system.syncall", args=(), attrs=BARRIER_ATTRS, type=NoneType(), span=span)
+    return L.EvalStmt(value=call, span=span)
+
+
+class _GmOrder:
+    """Puts an all-core barrier between every two accesses of one GM tensor by the two cores
+    (at least one of them a write) that nothing else orders: the cube and the vector kernel run
+    concurrently, and only the FIFOs and barriers order them. It walks the mixed body in program
+    order with the accesses each core made since the last barrier (any path); a statement whose
+    access conflicts with one of the other core's gets a barrier before it. A loop is ordered
+    against what precedes it as a whole, and its body also against its own previous iteration
+    (the accesses at the end of the body precede those at its start). Which core makes an access
+    is where the projection put the statement (`sides`). An access by the scalar path (the
+    D-cache: tensor.read / tensor.write) is not made visible to the other core by a barrier, so
+    such a conflict is refused."""
+
+    def __init__(self, function: L.Function, sides: dict[str, _Side]) -> None:
+        self.function = function
+        self.cores: dict[int, set[str]] = {}
+        for side in SIDES:
+            for node in walk(sides[side].function):
+                if isinstance(node, (L.AssignStmt, L.EvalStmt)):
+                    self.cores.setdefault(id(node), set()).add(side)
+        self.roots = _gm_roots(function)
+        self.identity_dependent = _identity_dependent(function)
+        self.divergent: L.Stmt | None = None  # the branch / loop some blocks may not run, if in one
+
+    def accesses(self, stmt: L.Stmt) -> frozenset[_Access]:
+        out: set[_Access] = set()
+        for node in walk(stmt):
+            if not isinstance(node, (L.AssignStmt, L.EvalStmt)) or not isinstance(node.value, L.Call):
+                continue
+            call = node.value
+            if call.op not in REGISTRY:
+                continue
+            for index, reads, writes, path in gm_accesses(REGISTRY.get(call.op), len(call.args), call.attrs):
+                arg = call.args[index]
+                if not isinstance(arg, L.Var) or not isinstance(arg.type, TensorType):
+                    continue
+                for side in self.cores.get(id(node), ()):
+                    for root in self.roots.get(arg.name, ()):
+                        out.add((side, root, reads, writes, path))
+        return frozenset(out)
+
+    def conflict(self, stmt: L.Stmt, accesses: frozenset[_Access], pending: frozenset[_Access]) -> bool:
+        clash = False
+        for side, root, reads, writes, path in accesses:
+            for other, root2, reads2, writes2, path2 in pending:
+                if other == side or root2 != root or not (writes or writes2):
+                    continue
+                if SCALAR in (path, path2):
+                    raise CompileError(Diagnostic.at(
+                        _located(stmt, self.function), RULE,
+                        f"GM tensor `{root}` is {'written' if writes else 'read'} on the {_CORE_WORDS[side]} and "
+                        f"{'written' if writes2 else 'read'} on the {_CORE_WORDS[other]}, one of them by a scalar "
+                        "access (tensor.read / tensor.write: the D-cache), which no cross-core barrier makes "
+                        "visible to the other core",
+                        "read and write the tensor with tiles (pl.tensor.slice / pl.tensor.assemble) on both "
+                        "cores, or split the work into two kernels"))
+                clash = True
+        return clash
+
+    def block(self, body: Sequence[L.Stmt], pending: frozenset[_Access] = frozenset()) -> list[L.Stmt]:
+        out, _ = self._block(body, pending)
+        return out
+
+    def _block(self, body: Sequence[L.Stmt], pending: frozenset[_Access]) -> tuple[list[L.Stmt], frozenset[_Access]]:
+        out: list[L.Stmt] = []
+        for stmt in body:
+            accesses = self.accesses(stmt)
+            if self.conflict(stmt, accesses, pending):
+                self._check_uniform(stmt)
+                out.append(gm_barrier(stmt.node_span))
+                pending = frozenset()
+            if isinstance(stmt, L.ForStmt):
+                entry = pending
+                outer = self.divergent
+                if outer is None and _uses_all((stmt.start, stmt.stop, stmt.step)) & self.identity_dependent:
+                    self.divergent = stmt
+                while True:
+                    inner, end = self._block(stmt.body, entry)
+                    again = entry | end
+                    if again == entry:
+                        break
+                    entry = again
+                self.divergent = outer
+                out.append(L.ForStmt(loop_var=stmt.loop_var, start=stmt.start, stop=stmt.stop, step=stmt.step,
+                                     iter_args=stmt.iter_args, body=tuple(inner), results=stmt.results,
+                                     kind=stmt.kind, attrs=stmt.attrs, span=stmt.span))
+                pending = pending | end
+            elif isinstance(stmt, L.IfStmt):
+                outer = self.divergent
+                if outer is None and _uses(stmt.cond) & self.identity_dependent:
+                    self.divergent = stmt
+                then_body, then_end = self._block(stmt.then_body, pending)
+                else_body, else_end = self._block(stmt.else_body, pending)
+                self.divergent = outer
+                out.append(L.IfStmt(cond=stmt.cond, then_body=tuple(then_body), else_body=tuple(else_body),
+                                    results=stmt.results, span=stmt.span))
+                pending = then_end | else_end
+            else:
+                out.append(stmt)
+                pending = frozenset() if _all_core_barrier(stmt) else pending | accesses
+        return out, pending
+
+
+
+    def _check_uniform(self, stmt: L.Stmt) -> None:
+        """A hard mix syncall waits for every cube and vector core of the launch (pto-isa's SYNCALL
+        counts them all), so every block must take it as often as the others: not inside a branch
+        or loop that depends on the block / lane index."""
+        if self.divergent is None:
+            return
+        raise CompileError(Diagnostic.at(
+            _located(stmt, self.function), RULE,
+            "not supported yet: this GM access and one of the other core's need an all-core barrier between "
+            "them, inside a branch or loop that depends on the block or lane index (pl.tile.get_block_idx & co.), "
+            "which some blocks would take and others not",
+            "access the tensor from the two cores outside that branch or loop, or split the work into two kernels"))
+
+
+def _all_core_barrier(stmt: L.Stmt) -> bool:
+    """A syncall waiting for both kinds of core (the user's, or one this pass put)."""
+    return isinstance(stmt, L.EvalStmt) and isinstance(stmt.value, L.Call) and stmt.value.op == "system.syncall" \
+        and len(syncall_participants(stmt.value.attrs)) > 1
+
+
+def _identity_dependent(function: L.Function) -> set[str]:
+    """The names whose value depends on the block / lane a kernel instance runs as (an spmd
+    identity op's result, and what is computed from one)."""
+    out: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in walk(function):
+            if not isinstance(node, L.AssignStmt) or node.target.name in out:
+                continue
+            value = node.value
+            identity = isinstance(value, L.Call) and value.op in REGISTRY and REGISTRY.get(value.op).family == "spmd"
+            if identity or _uses(value) & out:
+                out.add(node.target.name)
+                changed = True
+    return out
+
+
+def _located(stmt: L.Stmt, function: L.Function) -> Node:
+    return stmt if stmt.node_span.known else function
+
+
+def _gm_roots(function: L.Function) -> dict[str, frozenset[str]]:
+    """The GM parameters each tensor variable of `function` may name: a parameter itself, a
+    call's result that names one of its tensor operands (a store into it, a view of it), a loop
+    carry or result seeded by one, an if's result."""
+    roots: dict[str, frozenset[str]] = {p.var.name: frozenset({p.var.name}) for p in function.params
+                                        if isinstance(p.var.type, TensorType)}
+
+    def of(expr: object) -> frozenset[str]:
+        return roots.get(expr.name, frozenset()) if isinstance(expr, L.Var) else frozenset()
+
+    def bind(name: str, found: frozenset[str]) -> bool:
+        before = roots.get(name, frozenset())
+        if found <= before:
+            return False
+        roots[name] = before | found
+        return True
+
+    changed = True
+    while changed:
+        changed = False
+        for node in walk(function):
+            if isinstance(node, L.AssignStmt) and isinstance(node.target.type, TensorType):
+                value = node.value
+                found = of(value)
+                if isinstance(value, L.Call):
+                    found = frozenset().union(*(of(a) for a in value.args if isinstance(getattr(a, "type", None),
+                                                                                        TensorType)))
+                changed |= bind(node.target.name, found)
+            elif isinstance(node, L.ForStmt):
+                _, yield_stmt = _split_yield(node.body)
+                yielded = yield_stmt.values if yield_stmt is not None else ()
+                for k, iter_arg in enumerate(node.iter_args):
+                    found = of(iter_arg.init) | (of(yielded[k]) if k < len(yielded) else frozenset())
+                    changed |= bind(iter_arg.var.name, found)
+                    if k < len(node.results):
+                        changed |= bind(node.results[k].name, found | of(iter_arg.var))
+            elif isinstance(node, L.IfStmt):
+                for branch in (node.then_body, node.else_body):
+                    _, yield_stmt = _split_yield(branch)
+                    for k, value in enumerate(yield_stmt.values if yield_stmt is not None else ()):
+                        if k < len(node.results):
+                            changed |= bind(node.results[k].name, of(value))
+    return roots
 
 
 # -- the pipe: set-up on each side, slot release after each pop ---------------------------------------
@@ -842,19 +1067,6 @@ def _type_of(expr: L.Expr) -> Type:
     raise CompileError(Diagnostic.at(expr, RULE, "a kernel returns a value without a type"))
 
 
-def _written_tensors(function: L.Function) -> set[str]:
-    out: set[str] = set()
-    params = {p.var.name for p in function.params}
-    for node in walk(function):
-        if isinstance(node, L.Call) and node.op in REGISTRY:
-            opdef = REGISTRY.get(node.op)
-            for index, arg in enumerate(node.args):
-                if (isinstance(arg, L.Var) and arg.name in params and Effect.WRITE in opdef.effect_of(index, node.attrs)
-                        and not opdef.operand_decl(index).shared_by_cores):
-                    out.add(arg.name)
-    return out
-
-
 class _Rewriter(L.Rewriter):
     def __init__(self, backend: BackendHandler) -> None:
         super().__init__()
@@ -885,7 +1097,8 @@ class ExpandMixedKernel(Pass[L.Program, L.Program]):
     source: ClassVar[Language] = L0Tiled
     target: ClassVar[Language] = L0Tiled
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
-    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree", "BarriersOnEveryCore"})
+    produces: ClassVar[frozenset[str]] = frozenset({"GroupLaunchesTogether", "SlotReadsBeforeFree", "BarriersOnEveryCore",
+                                                    "CrossCoreGmOrdered"})
 
     @override
     def run(self, program: L.Program, ctx: PassContext) -> L.Program:

@@ -102,9 +102,12 @@ class _Group:
 class _Plan:
     """Union-find over tile variable names with the space constraints of each group."""
 
-    def __init__(self) -> None:
+    def __init__(self, detached: dict[str, MemorySpace] | None = None) -> None:
         self.parent: dict[str, str] = {}
         self.groups: dict[str, _Group] = {}
+        # Loop carries (iter-arg names) that live where their seed does instead of sharing the
+        # yielded value's buffer: see _plan_function.
+        self.detached: dict[str, MemorySpace] = dict(detached or {})
 
     def find(self, name: str) -> str:
         self.parent.setdefault(name, name)
@@ -184,6 +187,14 @@ def _collect(plan: _Plan, body: Sequence[Node]) -> None:
                 if not _is_tile_var(iter_arg.var):
                     continue
                 plan.group(_name(iter_arg.var))
+                seed_space = plan.detached.get(_name(iter_arg.var))
+                if seed_space is not None:
+                    # The carry lives where its seed does; the yielded value hops into it.
+                    plan.group(_name(iter_arg.var)).fixed.append(seed_space)
+                    for result in getattr(stmt, "results")[k:k + 1]:
+                        if _is_tile_var(result):
+                            plan.union(_name(iter_arg.var), _name(result))
+                    continue
                 for partner in (*yielded[k:k + 1], *getattr(stmt, "results")[k:k + 1]):
                     if _is_tile_var(partner):
                         plan.union(_name(iter_arg.var), _name(partner))
@@ -207,6 +218,87 @@ def _collect(plan: _Plan, body: Sequence[Node]) -> None:
                         plan.group(_name(partner)).partners.append(_name(result))
             _collect(plan, getattr(stmt, "then_body"))
             _collect(plan, getattr(stmt, "else_body"))
+
+
+def _plan_function(body: Sequence[Node], backend: BackendHandler) -> _Plan:
+    """The placement plan of a function body. A loop carry shares one buffer with its
+    iter-arg, its yielded value and its result; but when that buffer's space cannot be reached
+    from the space its seed (init_values) lives in -- a carry whose body yields a matmul
+    product (Acc) seeded by a vector value (Vec), or by a carry of an outer loop that lives in
+    Vec, while no data path writes Acc but the cube's mad -- the carry is detached: it lives
+    where its seed does, and the yielded value hops into it at the loop's yield (Acc -> Vec: a
+    move, or the cube-to-vector FIFO on Ascend910B), as an if's phi does. Detaching one carry
+    may leave a nested loop's seed elsewhere than its carry, so the plan is rebuilt until every
+    seed reaches its carry. The detached carry lives in the seed's space when its uses can be
+    served from there, else in the first of Vec / Mat that the seed (a loaded one is re-loaded),
+    the yielded value and every use reach: a seed loaded into Mat whose carry is stored lives in
+    Vec (a Mat tile is never stored)."""
+    producers = {_name(getattr(n, "target")): getattr(n, "value") for n in _walk_all(body)
+                 if n.KIND == "AssignStmt" and getattr(n, "value").KIND == "Call"}
+    detached: dict[str, MemorySpace] = {}
+    while True:
+        plan = _Plan(detached)
+        _collect(plan, body)
+        found: dict[str, MemorySpace] = {}
+        for loop in _walk_all(body):
+            if loop.KIND != "ForStmt":
+                continue
+            results = getattr(loop, "results")
+            for k, iter_arg in enumerate(getattr(loop, "iter_args")):
+                var, init = iter_arg.var, iter_arg.init
+                if not (_is_tile_var(var) and _is_tile_var(init)) or _name(var) in detached:
+                    continue
+                want, have = plan.space(_name(var)), plan.space(_name(init))
+                seed = producers.get(_name(init))
+                if _reaches(backend, have, want, seed):
+                    continue
+                names = {_name(var), *(_name(r) for r in results[k:k + 1] if _is_tile_var(r))}
+                uses = _uses_of(body, names)
+                found[_name(var)] = next(
+                    (space for space in (have, MemorySpace.Vec, MemorySpace.Mat)
+                     if _reaches(backend, have, space, seed) and _reaches(backend, want, space, None)
+                     and all(_serves(backend, space, opdef, index) for opdef, index in uses)), have)
+        if not found:
+            return plan
+        detached.update(found)
+
+
+def _uses_of(body: Sequence[Node], names: set[str]) -> list[tuple[OpDef, int]]:
+    """The (operator, operand index) of every call reading one of the tile variables `names`."""
+    out: list[tuple[OpDef, int]] = []
+    for node in _walk_all(body):
+        if node.KIND != "Call":
+            continue
+        opdef = _op(node)  # type: ignore[arg-type]
+        for index, arg in enumerate(getattr(node, "args")):
+            if _is_tile_var(arg) and _name(arg) in names and _has_operand(opdef, index):
+                out.append((opdef, index))
+    return out
+
+
+def _serves(backend: BackendHandler, space: MemorySpace, opdef: OpDef, index: int) -> bool:
+    """Whether a tile in `space` can be operand `index` of `opdef`, as it is or after the hop
+    _Placer makes (to the operand's demanded space, else its first legal one)."""
+    decl = opdef.operand_decl(index)
+    legal = decl.legal_spaces
+    if not legal or space in legal or (space is MemorySpace.Mat and deferred_to_l0_tiling(opdef, decl.input_memory)):
+        return True
+    demand = placement_demand(opdef, index)
+    return _reaches(backend, space, demand if demand is not None else legal[0], None)
+
+
+def _reaches(backend: BackendHandler, source: MemorySpace, space: MemorySpace, producer: Node | None) -> bool:
+    """Whether a value in `source` can be brought into `space` by the hops _Placer._hop makes
+    (a move on a data path, a re-load of a loaded value, a cross-core transfer)."""
+    if source is space or backend.can_move(source, space) or (source, space) in CROSS_CORE_TRANSFERS:
+        return True
+    loaded = producer is not None and producer.KIND == "Call" \
+        and REGISTRY.get(str(getattr(producer, "op"))).semantics[:1] == ("load",)
+    return loaded and backend.can_move(MemorySpace.DDR, space)
+
+
+def _walk_all(body: Sequence[Node]) -> list[Node]:
+    return [n for stmt in body for n in walk(stmt)]
 
 
 def _collect_assign(plan: _Plan, target: Node, value: Node) -> None:
@@ -331,8 +423,7 @@ class _Placer(P.FromTileUnplaced):
 
     @override
     def visit_Function(self, node: U.Function) -> P.Function:
-        self.plan = _Plan()
-        _collect(self.plan, node.body)
+        self.plan = _plan_function(node.body, self.backend)
         self.vars, self.producers, self.crossed = {}, {}, {}
         self.used_names = {_name(n) for n in _all_vars(node)}
         return super().visit_Function(node)

@@ -4,8 +4,8 @@ A syncall counts the cores of the kinds its `core_type` names (SYNCALL_PARTICIPA
 barrier waits for the cube and the vector cores) and releases none until all of them arrive. The
 AIC and AIV kernels of one Group run the two halves of one mixed kernel, so a barrier counting
 both kinds must be reached by both, as many times and in the same order as each other: a barrier
-one kernel takes and the other does not never releases (a hang on the chip; the simulator, whose
-barriers order nothing within one block, cannot see it).
+one kernel takes and the other does not never releases (a hang on the chip; the simulator, which
+holds a core at a mix barrier until the other arrives, reports it as a cross-core deadlock).
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ from languages.ops.index_ops import GATHER_DTYPES
 from languages.ops.target_rules import WholeRows
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
                                          result_data)
-from languages.ops.gm_store_paths import aliased_operand, incoherent, store_paths
+from languages.ops.gm_store_paths import (SCALAR, aliased_operand, gm_accesses, incoherent, shared_through_the_dcache,
+                                          store_paths)
 from languages.ops.pipe_ops import DEFAULT_SLOT_NUM
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
@@ -305,6 +306,8 @@ class _KernelBuilder:
     # paths (languages.ops.gm_store_paths) the kernel has written each parameter by.
     gm_roots: dict[str, frozenset[str]] = field(default_factory=dict)
     gm_stores: dict[str, set[str]] = field(default_factory=dict)
+    # GM parameter -> (reads, writes, path) of every call touching its data (gm_store_paths).
+    gm_touched: dict[str, set[tuple[bool, bool, str]]] = field(default_factory=dict)
     windows: set[str] = field(default_factory=set)  # on-chip tile windows (tile.slice results)
     same_bytes: dict[str, str] = field(default_factory=dict)  # a same-bytes view -> the value it re-views
     conditioned_values: set[str] = field(default_factory=set)  # results of `condition`: in their domain
@@ -360,6 +363,8 @@ class _KernelBuilder:
             raise TargetRuleMiss(op)  # a recipe's own call the target does not take: the kernel is redrawn
         if op in REGISTRY and self.mixes_store_paths(op, args, attrs):
             raise TargetRuleMiss(op)  # GmStoreCoherence would refuse the kernel: it is redrawn
+        if op in REGISTRY and self.shares_through_the_dcache(op, args, attrs):
+            raise TargetRuleMiss(op)  # ExpandMixedKernel may refuse it (cores sharing via the D-cache)
         if op in REGISTRY and self.reads_no_data(op, args, ty):
             raise TargetRuleMiss(op)  # DefinedReads would refuse the kernel: it is redrawn
         if self.reshapes_a_window(op, args):
@@ -497,6 +502,8 @@ class _KernelBuilder:
                 drawn = None  # an open miscompile (see writes_on_chip_tensor): kept off for now
             if drawn is not None and self.mixes_store_paths(drawn.op, drawn.args, drawn.attrs):
                 drawn = None  # GmStoreCoherence: one GM tensor written by bulk and scalar stores
+            if drawn is not None and self.shares_through_the_dcache(drawn.op, drawn.args, drawn.attrs):
+                drawn = None  # ExpandMixedKernel: two cores sharing a GM tensor through the D-cache
             if drawn is not None and self.reads_no_data(drawn.op, drawn.args, drawn.type, drawn.attrs):
                 drawn = None  # DefinedReads: it would read padding no op has written
             if drawn is not None and self.reshapes_a_window(drawn.op, drawn.args):
@@ -545,12 +552,31 @@ class _KernelBuilder:
                 return True
         return False
 
+    def _gm_touches(self, op: str, args: Sequence[T.Expr],
+                    attrs: Sequence[tuple[str, AttrValue]]) -> list[tuple[str, tuple[bool, bool, str]]]:
+        """(GM root, (reads, writes, path)) of every GM parameter a call touches the data of."""
+        out = []
+        for index, reads, writes, path in gm_accesses(REGISTRY.get(op), len(args), tuple(attrs)):
+            for root in self._gm_of(args[index]):
+                out.append((root, (reads, writes, path)))
+        return out
+
+    def shares_through_the_dcache(self, op: str, args: Sequence[T.Expr],
+                                  attrs: Sequence[tuple[str, AttrValue]]) -> bool:
+        """Whether a call would touch a GM parameter by a scalar access and a bulk one with a
+        write among them (with what the kernel already did to it): in a mixed kernel the two may
+        land on different cores, which ExpandMixedKernel refuses (gm_store_paths)."""
+        return any(shared_through_the_dcache({access, *self.gm_touched.get(root, ())})
+                   for root, access in self._gm_touches(op, args, attrs))
+
     def note_stores(self, var: T.Var | None, op: str, args: Sequence[T.Expr],
                     attrs: Sequence[tuple[str, AttrValue]]) -> None:
         """Record the GM parameters a call writes (and by which path), and those its result names."""
         if op not in REGISTRY:
             return
         opdef = REGISTRY.get(op)
+        for root, access in self._gm_touches(op, args, attrs):
+            self.gm_touched.setdefault(root, set()).add(access)
         for index, path in store_paths(opdef, len(args), tuple(attrs)):
             for root in self._gm_of(args[index]):
                 self.gm_stores.setdefault(root, set()).add(path)
@@ -990,6 +1016,9 @@ class _KernelBuilder:
         # About half the reads are of the GM parameter itself (tensor.read of GM is
         # pto.load_scalar, through the D-cache), the others of the computed on-chip value.
         read_source = param if param.name in self.gm and self.chance(50) else source
+        if read_source is param and any(shared_through_the_dcache({(True, False, SCALAR), *self.gm_touched.get(r, ())})
+                                        for r in self._gm_of(param)):
+            read_source = source  # a tensor written in bulk: the cube may have written it (see _gm_touches)
         read = _by_semantics("tensor", ("read",))
         scalar_op = _by_semantics("tensor", ("scalar_binary", "add"))
         limit = RANK_LIMITS.get(REGISTRY.get(read).family) if read is not None else None

@@ -49,7 +49,7 @@ from languages.gen import pto as P
 from languages.memory_space import MemorySpace
 from languages.ops.pto_ops import OPS as PTO_OPS, SCALAR_CONVERSIONS, alloc_operands
 from languages.ops.index_ops import MASK_PATTERNS
-from languages.ops.system_ops import SINGLE_LAUNCH, Launch
+from languages.ops.system_ops import SINGLE_LAUNCH, Launch, syncall_participants
 from languages.types import DataType, MemRef, ScalarType, TensorType, TileType, ViewType, attr
 from nanopass.node import NO_SPAN, Span
 
@@ -978,7 +978,11 @@ class Executor:
         return self.launch.identity(SEMANTICS[call.op][1])
 
     def barrier(self, call: P.Call, target: P.Var | None, instr: _Instr) -> Value:
-        """A barrier orders traffic between pipes and cores; one block on one lane sees none."""
+        """A barrier orders traffic between pipes and cores; one block on one lane sees none of
+        its pipes' (they run in program order here), but an all-core one (a mix syncall) in a
+        Group launch holds this core until the other has arrived (cross_core.barrier)."""
+        if call.op == "pto.syncall" and len(syncall_participants(call.attrs)) > 1:
+            cross_core.barrier()
         return 0
 
     # -- sorting, gathers and scatters --------------------------------------------------------
