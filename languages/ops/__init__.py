@@ -350,6 +350,29 @@ def window_offsets(window: Window, call: Node) -> tuple[Node, ...] | None:
 
 
 Deducer = Callable[[Sequence[Node], Attrs], Type]
+# The region of a view's source that must be valid for the view to be valid over `wanted`:
+# (source type, view type, the view call's arguments, its attributes, wanted) -> the region, or
+# None when no region of the source gives exactly `wanted` (a reinterpretation splitting an
+# element, a reshape box that maps to no box of the source).
+SourceRegion = Callable[[Type, Type, Sequence[Node], Attrs, tuple[int, ...]], "tuple[int, ...] | None"]
+
+
+@dataclass(frozen=True)
+class ViewValid:
+    """How a view's valid region is made (an op of family "view"), so that a consumer reading the
+    view past its valid region -- where DefinedReads proved its source's bytes hold data -- can
+    take it again over the region read (a view handle takes no set_validshape, and PTOAS wants
+    an element-wise instruction's sources valid over one region).
+
+    `operands`: the operands stating the view's valid region themselves, either one int-list
+    operand (a window's or a reshape's optional valid_shape, appended when absent) or one scalar
+    operand per axis (set_validshape); () when the view's valid region is derived from its
+    source's (a reinterpretation, a transpose view). `source_region`: the region of the source
+    that must be valid for the view taken again to be valid over a wanted region (the source's
+    own valid region when the view needs nothing more of it)."""
+
+    operands: tuple[int, ...]
+    source_region: SourceRegion
 # Chooses the view of a result the registry places in `space` (default: the implicit view).
 ViewRule = Callable[[TileType, Sequence[Node], MemorySpace], TileView]
 
@@ -376,6 +399,8 @@ class OpDef:
     result_view: ViewRule | None = None
     window: Window | None = None
     doc: str = ""
+    # A view's valid region as a function of its operands (family "view" tile ops): `ViewValid`.
+    view_valid: ViewValid | None = None
     # Constraints the op has on some targets only (dtype per target, scratch operands that must
     # not share bytes with others, scratch sizes): data the TargetOpRules verifier checks.
     target_rules: tuple[TargetRule, ...] = ()
@@ -1236,6 +1261,7 @@ __all__ = [
     "TileConversion",
     "TileInput",
     "WRITE",
+    "ViewValid",
     "Window",
     "describe",
     "describe_type",
