@@ -1088,25 +1088,15 @@ class TensorToTileMutator(U.FromTensor):
         region = fact.source_region(source_type, ty, made.args, made.attrs, tuple(wanted))
         if region is None:
             return None
-        if any(r > int(v) for r, v in zip(region, source_type.valid)):
+        if not fact.source_fits(source_type.valid, region):
             wider = self._retaken(call, source, region, pre)
             if wider is None:
                 return None
             source = wider
-        args = [source, *made.args[1:]]
-        if len(fact.operands) == 1:
-            stated = index_list(wanted, span)
-            if fact.operands[0] < len(args):
-                args[fact.operands[0]] = stated
-            elif fact.operands[0] == len(args):
-                args.append(stated)
-            else:
-                return None
-        elif fact.operands:
-            if len(fact.operands) != len(wanted) or max(fact.operands) >= len(args):
-                return None
-            for operand, extent in zip(fact.operands, wanted):
-                args[operand] = _index(extent, span)
+        args = fact.stated((source, *made.args[1:]), wanted, lambda region: index_list(tuple(region), span),
+                           lambda extent: _index(extent, span))
+        if args is None:
+            return None
         try:
             again = self._call(made.op, tuple(args), made.attrs, span)
         except CompileError:

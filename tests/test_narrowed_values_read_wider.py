@@ -319,3 +319,54 @@ def test_an_operand_spread_over_the_whole_box_is_refused(tmp_path: Path, capsys:
     with {m.name: m for m in MUTANTS}["broadcast-onto-box-over-whole-box"].applied():
         rc, err = _compiles(tmp_path, capsys, source)
     assert rc != 0 and "[DefinedReads]" in err, err
+
+
+# -- hand-written tile programs: RevalidateReadOperands takes views again by the same fact -----------
+
+_TILE_VIEWS: dict[str, tuple[str, list[int], str, Any]] = {
+    # A reshape narrowed by its own valid_shape, read whole by tile.add.
+    "reshape": ("v: pl.Tile[[16, 16], pl.FP32, pl.TileView(valid_shape=[5, 16])] = pl.tile.reshape(tp, [16, 16], [5, 16])",
+                [16, 16], "FP32", lambda p: p.reshape(16, 16)),
+    # Its reinterpretation: the reshape is taken again over the region first.
+    "reinterpret-of-reshape": (
+        "s: pl.Tile[[16, 16], pl.FP32, pl.TileView(valid_shape=[5, 16])] = pl.tile.reshape(tp, [16, 16], [5, 16])\n"
+        "        v: pl.Tile[[16, 16], pl.INT32, pl.TileView(valid_shape=[5, 16])] = pl.tile.reinterpret_view(s, dtype=pl.INT32)",
+        [16, 16], "INT32", lambda p: p.reshape(16, 16).view(np.int32)),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(_TILE_VIEWS))
+def test_a_tile_view_read_past_its_valid_region_is_taken_again(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               name: str, backend: str) -> None:
+    """A tile-level view read past its valid region by an element-wise op (where the loaded data
+    is) was a located refusal of RevalidateReadOperands for any view but a window and a
+    same-shape re-view; it is taken again over the region read by the registry's ViewValid."""
+    lines, shape, dtype, as_viewed = _TILE_VIEWS[name]
+    q_ty = f"pl.Tensor[{shape}, pl.{dtype}]"
+    source = f'''import pypto.language as pl
+
+
+@pl.program
+class Kernel:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, p: pl.Tensor[[8, 32], pl.FP32], q: {q_ty}, out0: pl.Out[{q_ty}]) -> {q_ty}:
+        tp: pl.Tile[[8, 32], pl.FP32] = pl.tile.load(p, [0, 0], [8, 32], target_memory=pl.Mem.Vec)
+        tq: pl.Tile[{shape}, pl.{dtype}] = pl.tile.load(q, [0, 0], {shape}, target_memory=pl.Mem.Vec)
+        {lines}
+        t: pl.Tile[{shape}, pl.{dtype}] = pl.tile.add(v, tq)
+        r0: {q_ty} = pl.tile.store(t, [0, 0], out0)
+        return r0
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, p: pl.Tensor[[8, 32], pl.FP32], q: {q_ty}, out0: pl.Out[{q_ty}]) -> {q_ty}:
+        o: {q_ty} = self.kernel(p, q, out0)
+        return o
+'''
+    rng = np.random.default_rng(len(name))
+    p = rng.standard_normal((8, 32)).astype(np.float32)
+    q = (rng.integers(-2**20, 2**20, shape).astype(np.int32) if dtype == "INT32"
+         else rng.standard_normal(shape).astype(np.float32))
+    got, pto = _run(tmp_path, capsys, source, {"p": p, "q": q, "out0": np.zeros(shape, q.dtype)}, backend)
+    assert _same_bits(got, np.asarray(as_viewed(p) + q))
+    assert "pto.tadd" in pto

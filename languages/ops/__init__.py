@@ -49,7 +49,7 @@ import difflib
 import enum
 import importlib
 from dataclasses import dataclass, replace
-from typing import Callable, Hashable, Iterator, Sequence, Union
+from typing import Callable, Hashable, Iterator, Sequence, TypeVar, Union
 
 from languages.memory_space import MemorySpace
 from languages.ops.target_rules import TargetRule
@@ -350,6 +350,8 @@ def window_offsets(window: Window, call: Node) -> tuple[Node, ...] | None:
 
 
 Deducer = Callable[[Sequence[Node], Attrs], Type]
+# An expression node of whichever language a pass rewrites (a view's arguments taken again).
+N = TypeVar("N")
 # The region of a view's source that must be valid for the view to be valid over `wanted`:
 # (source type, view type, the view call's arguments, its attributes, wanted) -> the region, or
 # None when no region of the source gives exactly `wanted` (a reinterpretation splitting an
@@ -373,6 +375,38 @@ class ViewValid:
 
     operands: tuple[int, ...]
     source_region: SourceRegion
+
+    def source_fits(self, source_valid: Sequence[object], needed: Sequence[int]) -> bool:
+        """Whether a source valid over `source_valid` serves the view taken again over a region
+        needing `needed` of it: a view stating its own valid region needs the source valid over at
+        least `needed`, one deriving it from its source's needs the source valid over exactly it."""
+        if self.operands:
+            return all(isinstance(v, int) and v >= n for v, n in zip(source_valid, needed))
+        return tuple(source_valid) == tuple(needed)
+
+    def stated(self, args: Sequence[N], wanted: Sequence[int], as_list: Callable[[Sequence[int]], N],
+               as_index: Callable[[int], N]) -> tuple[N, ...] | None:
+        """The view's arguments `args` (its source first, as it is to be) stating the valid region
+        `wanted`: its int-list operand replaced (or appended when the optional operand is absent), or
+        its per-axis scalar operands; `args` as they are for a view stating none. None: the
+        arguments do not fit the fact."""
+        out = list(args)
+        if not self.operands:
+            return tuple(out)
+        if len(self.operands) == 1:
+            index = self.operands[0]
+            if index < len(out):
+                out[index] = as_list(wanted)
+            elif index == len(out):
+                out.append(as_list(wanted))
+            else:
+                return None
+            return tuple(out)
+        if len(self.operands) != len(wanted) or max(self.operands) >= len(out):
+            return None
+        for index, extent in zip(self.operands, wanted):
+            out[index] = as_index(extent)
+        return tuple(out)
 # Chooses the view of a result the registry places in `space` (default: the implicit view).
 ViewRule = Callable[[TileType, Sequence[Node], MemorySpace], TileView]
 
