@@ -951,7 +951,15 @@ class _KernelBuilder:
                 # x * 1 is x (a signalling NaN quieted, as the simulator and the interpreter both do).
                 one: T.Expr = T.ConstFloat(1.0, ty.dtype) if ty.dtype.is_float else T.ConstInt(1, ty.dtype)
                 base = self.call("tensor.muls", (base, one), prefix="c")
-            narrow = self.call(narrow_op, (base, _index(valid[0]), _index(valid[1])), prefix="n")
+            slice_op = _by_semantics("tensor", ("slice",))
+            if base.name not in self.gm and slice_op is not None and self.chance(30):
+                # A window of the computed value narrowed by its own valid_shape (its elements past
+                # it are the value's); a re-view of it reads it packed, so the window is taken
+                # again over the region read before it is re-viewed (a GM window loads only its
+                # valid region, whose padding holds nothing, so only a computed value's).
+                narrow = self.call(slice_op, (base, _dims(ty.shape), _zeros(2), _dims(valid)), prefix="n")
+            else:
+                narrow = self.call(narrow_op, (base, _index(valid[0]), _index(valid[1])), prefix="n")
             viewed = self.narrowed_view(narrow) if self.chance(40) else None
             if viewed is not None:
                 # The narrowed value read through a view of it (a reinterpretation, twice over, or a
