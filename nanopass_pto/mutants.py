@@ -259,6 +259,13 @@ def _broadcast_lhs_as_it_is(original: Any) -> Any:
     return as_it_is
 
 
+def _spread_over_the_whole_box(original: Any) -> Any:
+    def expand_onto_box(self: Any, call: Any, index: Any, value: Any, box: Any, pre: Any) -> Any:
+        return self._expand_to(call, value, tuple(int(d) for d in box.shape), pre)
+
+    return expand_onto_box
+
+
 def _operand_unpacked(original: Any) -> Any:
     def packed(self: Any, operand: Any, pre: Any) -> Any:
         return operand
@@ -1091,6 +1098,15 @@ def _catalogue() -> list[Any]:
         PatchMutant("broadcast-lhs-keeps-valid", "convert-tensor-to-tile-ops",
                     "a broadcast op's narrower lhs is not widened to the tensor result's valid region",
                     convert, "_broadcast_lhs_over_result", _broadcast_lhs_as_it_is),
+        PatchMutant("narrowed-view-read-as-it-is", "convert-tensor-to-tile-ops",
+                    "an element-wise op reading a view (a reinterpretation of a window or of a narrowing reshape, "
+                    "...) past its valid region is handed the view as it is, not the view taken again over the "
+                    "region read (finding 9f903e5108's class)",
+                    convert, "_views_read_past_their_valid_region", _broadcast_lhs_as_it_is),
+        PatchMutant("broadcast-onto-box-over-whole-box", "convert-tensor-to-tile-ops",
+                    "an operand a tensor op spreads over a boxed cube result is valid over the whole box, so the "
+                    "op computes (and reads the product) past the user's value (finding 366fe57fed's class)",
+                    convert, "_expand_onto_box", _spread_over_the_whole_box),
         PatchMutant("shift-one-address", "allocate-memory-addr",
                     "one allocated address moves down by one alignment unit", "passes.allocate_memory_addr",
                     "address_mapping", _shift_one_address),

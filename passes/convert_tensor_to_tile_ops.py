@@ -599,10 +599,16 @@ class TensorToTileMutator(U.FromTensor):
             state.env[node.target.name] = target
             if value.name in state.narrowed:
                 state.narrowed[target.name] = state.narrowed[value.name]
+            # `b = a` is `a`: what is known of `a`'s tile holds for `b`'s (a view's making, the
+            # tile a narrowed value narrows), so `b` read past its valid region is `a` re-taken.
             if value.name in state.views:
                 state.views[target.name] = state.views[value.name]
             if value.name in state.view_calls:
                 state.view_calls[target.name] = state.view_calls[value.name]
+            if source.name in state.narrowing_reshapes:
+                state.narrowing_reshapes[node.target.name] = state.narrowing_reshapes[source.name]
+            if source.name in state.revalidations:
+                state.revalidations[node.target.name] = state.revalidations[source.name]
         else:
             target = self._bind(node.target, None)
         return U.AssignStmt(target=target, value=value, span=node.span)
@@ -878,6 +884,7 @@ class TensorToTileMutator(U.FromTensor):
         # instruction computes, the lhs's as it is handed over (finding a6cedd34c5).
         args = self._per_column_operand_over_lhs_columns(call, tile_op, args, pre)
         args = self._revalidations_read_past_their_valid_region(call, tile_op, args, pre)
+        args = self._views_read_past_their_valid_region(call, tile_op, args, pre)
         self._check_reinterpret(call, tile_op)
         wants_scratch = conversion.scratch_when is None or bool(dict(opdef.with_defaults(call.attrs))[conversion.scratch_when])
         if conversion.scratch_like is not None and wants_scratch:
@@ -1036,29 +1043,97 @@ class TensorToTileMutator(U.FromTensor):
         if isinstance(args[0], U.Var) and args[0].name in state.views:
             # A view carries its valid extent in its own type (ViewLegality): it is re-taken over
             # the result's region, a window of the same source at the same offset.
-            wider = self._view_over(call, args[0], wanted, state.view_calls.get(args[0].name))
+            wider = self._view_over(call, args[0], wanted, pre)
             self.bump("broadcast_lhs_widened")
-            return [self._temp(f"{_base_name(args[0])}_over_result", wider, pre), *args[1:]]
+            return [wider, *args[1:]]
         widened = self._temp(f"{_base_name(args[0])}_over_result", self._call(
             "tile.set_validshape", (args[0], _index(wanted[0], span), _index(wanted[1], span)), (), span), pre)
         self.bump("broadcast_lhs_widened")
         return [widened, *args[1:]]
 
-    def _view_over(self, call: T.Call, view: U.Var, wanted: tuple[int, ...], made: U.Call | None) -> U.Call:
-        """The view `made` defines (`view`), re-taken with the valid region `wanted`: a window
-        (tile.slice) of its source at its offset, or a reshape of its source, whose valid region
-        is `wanted`. Any other view is declined at the user's line."""
-        span = call.span
-        valid = index_list(wanted, span)
-        if made is not None and made.op == "tile.slice" and len(made.args) >= 3:
-            return self._call("tile.slice", (*made.args[:3], valid), made.attrs, span)
-        if made is not None and REGISTRY.is_reshape(made.op) and made.op == "tile.reshape" and len(made.args) >= 2:
-            return self._call("tile.reshape", (*made.args[:2], valid), made.attrs, span)
-        what = made.op if made is not None else "a view"
-        raise _error(call, f"not supported yet: `{call.op}` broadcasting `{_base_name(view)}` (a {what} view valid "
+    def _view_over(self, call: T.Call, view: U.Var, wanted: tuple[int, ...], pre: list[U.Stmt]) -> U.Expr:
+        """The view `view` taken again valid over `wanted` (`_retaken`); a view that cannot be is
+        declined at the user's line."""
+        wider = self._retaken(call, view, wanted, pre)
+        if wider is not None:
+            return wider
+        made = self._require_state().view_calls.get(view.name)
+        what = made.op if made is not None else "a"
+        raise _error(call, f"not supported yet: `{call.op}` broadcasting `{_base_name(view)}` ({what} view valid "
                            f"over {list(cast(TileType, view.type).valid)}) over its result's valid region "
-                           f"{list(wanted)}: a view carries its valid extent in its own type",
+                           f"{list(wanted)}: a view carries its valid extent in its own type, and this one cannot "
+                           "be taken again over that region",
                      "give the view the valid_shape the result needs, or compute on a copy of it")
+
+    def _retaken(self, call: T.Call, value: U.Expr, wanted: tuple[int, ...], pre: list[U.Stmt]) -> U.Expr | None:
+        """`value` as a tile valid over `wanted`, read past its valid region where DefinedReads
+        proved the bytes under it hold data (None when it cannot be made so). No set_validshape
+        widens a view handle (ViewLegality; PTOAS), so a view is taken again over `wanted` by its
+        registry fact (`ViewValid`): its source first made valid over the region the view needs
+        of it (recursively: a view of a view, a set_validshape-narrowed tile re-validated, any
+        other tile set_validshape'd), then the view with its valid operands stating `wanted`, or,
+        for a view whose valid region follows its source's (a reinterpretation, a transpose
+        view), the view of the wider source. The user's `reinterpret_view(reshape(x, s, v))` read
+        over its whole shape is `reinterpret_view(reshape(x, s, whole))` (finding 9f903e5108)."""
+        ty = _expr_type(value)
+        if not isinstance(ty, TileType) or len(wanted) != len(ty.shape) \
+                or any(not isinstance(v, int) for v in ty.valid_extents) \
+                or any(w > int(d) for w, d in zip(wanted, ty.shape)):
+            return None
+        if tuple(int(v) for v in ty.valid) == tuple(wanted):
+            return value
+        state, span = self._require_state(), call.span
+        name = value.name if isinstance(value, U.Var) else ""
+        made = state.view_calls.get(name)
+        # The narrowed values are known by the user's name, the views by their tile's.
+        user = next((n for n, v in state.env.items() if v is value), "")
+        if made is None:
+            if user in state.revalidations:
+                under = state.revalidations[user]
+                if tuple(cast(TileType, under.type).shape) == tuple(ty.shape):
+                    self.bump("revalidations_read_whole")
+                    return self._temp(f"{_base_name(value)}_read", self._call(
+                        "tile.set_validshape", (under, *(_index(e, span) for e in wanted)), (), span), pre)
+            if user in state.narrowing_reshapes:
+                base, shape = state.narrowing_reshapes[user]
+                self.bump("narrowing_reshapes_read_whole")
+                return self._temp(f"{_base_name(value)}_read", self._call(
+                    "tile.reshape", (base, shape, index_list(wanted, span)), (), span), pre)
+            if name in state.views or not isinstance(value, U.Var):
+                return None  # a view whose making is not known here
+            return self._temp(f"{_base_name(value)}_read", self._call(
+                "tile.set_validshape", (value, *(_index(e, span) for e in wanted)), (), span), pre)
+        fact = REGISTRY.get(made.op).view_valid
+        source = made.args[0] if made.args else None
+        source_type = _expr_type(source) if source is not None else None
+        if fact is None or source is None or not isinstance(source_type, TileType) \
+                or any(not isinstance(v, int) for v in source_type.valid_extents):
+            return None
+        region = fact.source_region(source_type, ty, made.args, made.attrs, tuple(wanted))
+        if region is None:
+            return None
+        if not fact.source_fits(source_type.valid, region):
+            wider = self._retaken(call, source, region, pre)
+            if wider is None:
+                return None
+            source = wider
+        args = fact.stated((source, *made.args[1:]), wanted, lambda region: index_list(tuple(region), span),
+                           lambda extent: _index(extent, span))
+        if args is None:
+            return None
+        try:
+            again = self._call(made.op, tuple(args), made.attrs, span)
+        except CompileError:
+            return None
+        again_type = again.type
+        if not isinstance(again_type, TileType) or tuple(again_type.valid) != tuple(wanted):
+            return None
+        self.bump("views_taken_again")
+        var = self._temp(f"{_base_name(value)}_over", again, pre)
+        if REGISTRY.makes_view_handle(again.op):
+            state.views[var.name] = state.views.get(name, call)
+            state.view_calls[var.name] = again
+        return var
 
     def _boxed_row_operand(self, call: T.Call, tile_op: str, args: list[U.Expr],
                            pre: list[U.Stmt]) -> tuple[str, list[U.Expr]]:
@@ -1271,9 +1346,56 @@ class TensorToTileMutator(U.FromTensor):
         shapes = {tuple(ty.shape) for ty in (_expr_type(a) for a in args) if isinstance(ty, TileType)}
         if len(shapes) == 1 and all(isinstance(_expr_type(a), TileType) for a in args):
             return args  # one physical shape (e.g. the same cube-boxed accumulator): nothing to broadcast
+        box = self._boxed_result_operand(call, args)
         return self._onto_boxed_column(call, [
-            arg if _has_logical_shape(call.args[index], result.shape) else self._expand_to(call, arg, result.shape, pre)
+            arg if _has_logical_shape(call.args[index], result.shape)
+            else self._expand_to(call, arg, result.shape, pre) if box is None
+            else self._expand_onto_box(call, index, arg, box, pre)
             for index, arg in enumerate(args)], pre)
+
+    def _boxed_result_operand(self, call: T.Call, args: list[U.Expr]) -> TileType | None:
+        """The tile of an operand that has the result's logical shape but lives in a larger box (a
+        cube result whose M / N is rounded up to a fractal box: [16, 16] for the user's [4, 16]
+        or [16, 1]), if any: the op computes on that box, so the operands it broadcasts are spread
+        over the box, not over the logical shape (finding 366fe57fed's class: `tensor.add` of a
+        narrowed [4, 16] product and a [1, 1] value met a [16, 16] and a [4, 16] tile)."""
+        result = call.type
+        assert isinstance(result, TensorType)
+        for index, arg in enumerate(args):
+            ty = _expr_type(arg)
+            if isinstance(ty, TileType) and len(ty.shape) == 2 and len(result.shape) == 2 \
+                    and _has_logical_shape(call.args[index], result.shape) and tuple(ty.shape) != tuple(result.shape):
+                return ty
+        return None
+
+    def _expand_onto_box(self, call: T.Call, index: int, value: U.Expr, box: TileType, pre: list[U.Stmt]) -> U.Expr:
+        """Operand `index` (`value`), which the tensor op broadcasts, spread over the physical
+        `box` of the boxed operand and valid over the tensor result's region, which is what the
+        op computes (the box's other elements are no part of the user's value). An operand
+        that does not broadcast onto the box (a [1, n] row of a product whose N is boxed wider
+        than n) is declined at the user's line."""
+        result = call.type
+        assert isinstance(result, TensorType)
+        ty = _expr_type(value)
+        shape = tuple(int(d) for d in box.shape)
+        if not isinstance(ty, TileType) or len(ty.shape) > 2 \
+                or any(d not in (1, b) for d, b in zip(((1,) * (2 - len(ty.shape)) + tuple(ty.shape)), shape)) \
+                or not all(isinstance(v, int) for v in result.valid):
+            logical = type_of(call.args[index])
+            raise _error(call, f"not supported yet: `{call.op}` broadcasting its operand {index} of shape "
+                               f"{list(logical.shape) if isinstance(logical, TensorType) else '?'} "
+                               f"over a cube result of shape {list(result.shape)} that lives boxed as {list(shape)} "
+                               "(its M / N rounded up to a whole fractal box): the operand does not spread over the box",
+                         "store the matmul result and compute on it in the next kernel, or give the matmul an N "
+                         "that is a multiple of 16")
+        expanded = self._expand_to(call, value, shape, pre)
+        wanted = tuple(int(v) for v in result.valid)
+        spread = _expr_type(expanded)
+        if isinstance(spread, TileType) and tuple(spread.valid) != wanted:
+            expanded = self._temp(f"{_base_name(value)}_over_result", self._call(
+                "tile.set_validshape", (expanded, *(_index(e, call.span) for e in wanted)), (), call.span), pre)
+        self.bump("broadcasts_onto_boxes")
+        return expanded
 
     def _onto_boxed_column(self, call: T.Call, args: list[U.Expr], pre: list[U.Stmt]) -> list[U.Expr]:
         """Operands of one logical [m, 1] column of which one lives boxed (a matmul result with
@@ -1505,6 +1627,28 @@ class TensorToTileMutator(U.FromTensor):
             out[index] = self._revalidated_over(args[index], ty, revalidations[name], read, call.span, pre)
         return out
 
+    def _views_read_past_their_valid_region(self, call: T.Call, tile_op: str, args: list[U.Expr],
+                                            pre: list[U.Stmt]) -> list[U.Expr]:
+        """An element-wise op reading a view (a window, a reshape, a reinterpretation, a view of a
+        view) past its valid region reads its source's bytes there (DefinedReads holds they are
+        data); PTOAS wants the operands of one valid shape, and no set_validshape widens a view, so
+        the operand is the view taken again over the region read (`_retaken`). A view that cannot
+        be is left as it is: RevalidateReadOperands declines it at the user's line. (A row /
+        column broadcast's lhs is widened by `_broadcast_lhs_over_result`.)"""
+        semantics = REGISTRY.get(tile_op).semantics
+        if semantics and semantics[0] in PER_ROW_OPERAND | PER_COLUMN_OPERAND:
+            return args
+        state = self._require_state()
+        views = {name for name, value in state.env.items() if value.name in state.view_calls}
+        out = list(args)
+        for index, _name, ty, read in self._operands_read_past(call, tile_op, args, dict.fromkeys(views)):
+            if len(read) != len(ty.shape) or any(r > int(d) for r, d in zip(read, ty.shape)):
+                continue
+            wider = self._retaken(call, args[index], read, pre)
+            if wider is not None:
+                out[index] = wider
+        return out
+
     def _revalidated_over(self, value: U.Expr, ty: TileType, source: U.Var, read: tuple[int, ...], span: Span,
                           pre: list[U.Stmt]) -> U.Expr:
         """The set_validshape-narrowed `value` (of type `ty`) as the tile `source` it narrows,
@@ -1543,6 +1687,9 @@ class TensorToTileMutator(U.FromTensor):
             return self._reshape_source_over(value, state.narrowing_reshapes[arg.name], read, span, pre)
         if arg.name in state.revalidations:
             return self._revalidated_over(value, ty, state.revalidations[arg.name], read, span, pre)
+        if isinstance(value, U.Var) and value.name in state.view_calls and len(read) == len(ty.shape) \
+                and all(r <= int(d) for r, d in zip(read, ty.shape)):
+            return self._retaken(call, value, read, pre) or value
         return value
 
     def _logical_window(self, call: T.Call, value: U.Expr, pre: list[U.Stmt]) -> U.Expr:
@@ -2391,6 +2538,7 @@ class TensorToTileMutator(U.FromTensor):
             if isinstance(stmt, U.AssignStmt) and isinstance(stmt.value, U.Call) \
                     and REGISTRY.makes_view_handle(stmt.value.op):
                 views[stmt.target.name] = user_call
+                self._require_state().view_calls.setdefault(stmt.target.name, stmt.value)
         opdef = REGISTRY.get(call.op)
         for index, arg in enumerate(call.args):
             if index >= len(opdef.operands) or not opdef.operand_decl(index).handle_only:

@@ -10,10 +10,12 @@ same valid_shape`: `languages.layout.VALID_SHAPE_MATCHED_INSTRUCTIONS`). So each
 an op valid over another region than the one it reads is re-validated over that region first:
 
 - a handle of its own: `tile.set_validshape(x, rows, cols)` (a new handle on the same bytes);
-- a window (`tile.slice`): the same window cut again, valid over the region read;
-- a re-view of a whole buffer in its own shape (a reinterpret_view, LegalizeVecDtypes' BF16 bits):
-  the re-view of its source re-validated;
-- any other view: set_validshape takes no view handle, so it is a located 'not supported yet'.
+- a view (set_validshape takes no view handle): the view taken again over the region read, by the
+  registry's fact on how its valid region is made (`languages.ops.ViewValid`): a window or a
+  reshape with its valid_shape stating the region, a re-view deriving it from its source's (a
+  reinterpret_view: LegalizeVecDtypes' BF16 bits; a transpose view) of its source re-validated
+  first, recursively;
+- a view that cannot be taken again so: a located 'not supported yet'.
 
 It runs after LegalizeVecLayouts and LegalizeVecDtypes, which re-validate the operands they
 re-view themselves (an [N, 1] column's row, a BF16 operand's FP32 copy): what is left is an
@@ -52,11 +54,9 @@ class _Revalidator(TP.Rewriter):
     def __init__(self, used: set[str]) -> None:
         super().__init__()
         self.used = used
-        self.windows: dict[str, TP.Call] = {}  # tile.slice results by name
-        self.views: set[str] = set()  # every other view handle, a pto.treshape (set_validshape takes none)
-        # Re-views of a whole buffer in its own shape (a reinterpret_view: LegalizeVecDtypes' BF16
-        # bits), by name: re-validated as the re-view of their source re-validated.
-        self.same_shape_views: dict[str, TP.Call] = {}
+        # The call making each view handle (set_validshape takes none), by name: taken again over a
+        # region by its registry fact.
+        self.views: dict[str, TP.Call] = {}
 
     def fresh(self, base: str) -> str:
         return unused_name(base, self.used)
@@ -65,22 +65,13 @@ class _Revalidator(TP.Rewriter):
     def visit_AssignStmt(self, node: TP.AssignStmt) -> TP.Stmt | tuple[TP.Stmt, ...]:
         call = node.value
         if isinstance(call, TP.Var):
-            if call.name in self.windows:
-                self.windows[node.target.name] = self.windows[call.name]
             if call.name in self.views:
-                self.views.add(node.target.name)
+                self.views[node.target.name] = self.views[call.name]
             return super().visit_AssignStmt(node)
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
-        if REGISTRY.is_window_view(call.op):
-            self.windows[node.target.name] = call
-        elif REGISTRY.makes_view_handle(call.op):
-            self.views.add(node.target.name)
-            source = call.args[0] if call.args else None
-            if REGISTRY.re_views_from_base(call.op) and isinstance(source, TP.Var) \
-                    and isinstance(source.type, TileType) and isinstance(node.target.type, TileType) \
-                    and tuple(source.type.shape) == tuple(node.target.type.shape):
-                self.same_shape_views[node.target.name] = call
+        if REGISTRY.makes_view_handle(call.op):
+            self.views[node.target.name] = call
         opdef = REGISTRY.get(call.op)
         result = node.target.type
         if not _valid_matched(opdef) or not isinstance(result, TileType) or is_symbolic(result.valid_shape):
@@ -118,32 +109,55 @@ class _Revalidator(TP.Rewriter):
                      span: Span) -> TP.Var:
         """`arg` valid over `region`: bound to a fresh name in `pre`."""
         assert isinstance(arg, TP.Var)
-        window = self.windows.get(arg.name)
-        re_view = self.same_shape_views.get(arg.name)
-        if re_view is not None:
-            source = self._revalidated(re_view.args[0], region, call, pre, span)
-            value = self._again(re_view, (source, *re_view.args[1:]), span)
-        elif window is not None and len(window.args) >= 3:
-            value = self._again(window, (*window.args[:3], _index_list(region, span)), span)
-        elif arg.name in self.views or window is not None:
-            raise CompileError(Diagnostic.at(
-                call, RULE,
-                f"not supported yet: `{call.op}` reads its operand `{arg.name}` (a view valid over "
-                f"{list(getattr(arg.type, 'valid_extents', ()))}) over {list(region)}, and PTO wants the sources of "
-                "an element-wise instruction valid over one region; a view's valid region cannot be widened",
-                "give the operands one valid shape (pl.tile.set_validshape on the tile the view is taken of), or "
-                "narrow the source tile before taking the view"))
+        view = self.views.get(arg.name)
+        if view is not None:
+            value = self._view_again(view, region, call, pre, span)
+            if value is None:
+                raise CompileError(Diagnostic.at(
+                    call, RULE,
+                    f"not supported yet: `{call.op}` reads its operand `{arg.name}` (a {view.op} view valid over "
+                    f"{list(getattr(arg.type, 'valid_extents', ()))}) over {list(region)}, and PTO wants the sources "
+                    "of an element-wise instruction valid over one region; this view cannot be taken again over it",
+                    "give the operands one valid shape (pl.tile.set_validshape on the tile the view is taken of), or "
+                    "narrow the source tile before taking the view"))
         else:
             args = (arg, *_index_list(region, span).elements)
             value = TP.Call(op="tile.set_validshape", args=args, attrs=(),
                             type=REGISTRY.deduce("tile.set_validshape", args, (), placed=True, at=call), span=span)
         var = TP.Var(self.fresh(f"{arg.name}_read"), value.type, span=span)
-        if window is not None:
-            self.windows[var.name] = value
-        elif re_view is not None:
-            self.views.add(var.name)
+        if view is not None:
+            self.views[var.name] = value
         pre.append(TP.AssignStmt(target=var, value=value, span=span))
         return var
+
+    def _view_again(self, view: TP.Call, region: tuple[int, ...], call: TP.Call, pre: list[TP.Stmt],
+                    span: Span) -> TP.Call | None:
+        """The view `view` taken again valid over `region` (its source re-validated first over
+        the region the view needs of it, when it does not serve), or None when its registry fact
+        gives no such view."""
+        fact = REGISTRY.get(view.op).view_valid
+        source = view.args[0] if view.args else None
+        source_type, view_type = getattr(source, "type", None), view.type
+        if fact is None or not isinstance(source, TP.Var) or not isinstance(source_type, TileType) \
+                or not isinstance(view_type, TileType) or is_symbolic(source_type.valid_shape):
+            return None
+        needed = fact.source_region(source_type, view_type, view.args, view.attrs, region)
+        if needed is None or len(needed) != len(source_type.shape) \
+                or any(n > int(d) for n, d in zip(needed, source_type.shape)):
+            return None
+        wider: TP.Expr = source
+        if not fact.source_fits(source_type.valid, needed):
+            wider = self._revalidated(source, needed, call, pre, span)
+        args = fact.stated((wider, *view.args[1:]), region, lambda r: _index_list(tuple(r), span),
+                           lambda e: TP.ConstInt(value=e, dtype=DataType.INDEX, span=span))
+        if args is None:
+            return None
+        try:
+            again = self._again(view, args, span)
+        except CompileError:
+            return None
+        again_type = again.type
+        return again if isinstance(again_type, TileType) and tuple(again_type.valid) == tuple(region) else None
 
     @staticmethod
     def _again(view: TP.Call, args: tuple[TP.Expr, ...], span: Span) -> TP.Call:

@@ -17,7 +17,8 @@ from nanopass_pto.fuzz_target import FuzzCase, PtoFuzzTarget, valid_extents
 
 NEW = tuple(f"construct:{name}" for name in (
     "scalar-consumed", "scalar-read-gm", "scalar-read-tile", "scalar-round-trip", "unsigned-condition",
-    "window-re-viewed", "padding-broadcast", "runtime-valid", "orchestration-windows", "strided-column"))
+    "window-re-viewed", "padding-broadcast", "runtime-valid", "orchestration-windows", "strided-column",
+    "narrowed-view-read-whole"))
 
 _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)

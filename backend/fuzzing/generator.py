@@ -73,6 +73,7 @@ from languages.ops.gm_store_paths import (SCALAR, aliased_operand, gm_accesses, 
 from languages.ops.pipe_ops import DEFAULT_SLOT_NUM
 from languages.ops.pto_ops import ARITH_BINARY, ARITH_COMPARE, ARITH_UNSIGNED_COMPARE, SCALAR_CAST_TYPES, is_unsigned_int
 from languages.ops.tensor_ops import CAST_MODES
+from languages.ops.vector_ops import reinterpret_on_chip_gap
 from languages.pl_printer import print_program
 from languages.types import BOOL, INDEX, AttrValue, DataType, ScalarType, TensorType, TileType, TupleType, Type
 from languages.layout import box_shape
@@ -977,7 +978,23 @@ class _KernelBuilder:
                 # x * 1 is x (a signalling NaN quieted, as the simulator and the interpreter both do).
                 one: T.Expr = T.ConstFloat(1.0, ty.dtype) if ty.dtype.is_float else T.ConstInt(1, ty.dtype)
                 base = self.call("tensor.muls", (base, one), prefix="c")
-            narrow = self.call(narrow_op, (base, _index(valid[0]), _index(valid[1])), prefix="n")
+            slice_op = _by_semantics("tensor", ("slice",))
+            if base.name not in self.gm and slice_op is not None and self.chance(30):
+                # A window of the computed value narrowed by its own valid_shape (its elements past
+                # it are the value's); a re-view of it reads it packed, so the window is taken
+                # again over the region read before it is re-viewed (a GM window loads only its
+                # valid region, whose padding holds nothing, so only a computed value's).
+                narrow = self.call(slice_op, (base, _dims(ty.shape), _zeros(2), _dims(valid)), prefix="n")
+            else:
+                narrow = self.call(narrow_op, (base, _index(valid[0]), _index(valid[1])), prefix="n")
+            viewed = self.narrowed_view(narrow) if self.chance(40) else None
+            if viewed is not None:
+                # The narrowed value read through a view of it (a reinterpretation, twice over, or a
+                # tensor.view): a consumer reading the view past its valid region is handed the
+                # view taken again over the region read (finding 9f903e5108).
+                narrow = viewed
+                ty = TensorType(ty.shape, viewed.type.dtype) if isinstance(viewed.type, TensorType) else ty
+                params = [v for v in self.values if v.name in self.gm and v.type == ty] or [self.param(ty)]
             clone_op = _by_semantics("tensor", ("expand_clone",))
             if clone_op is not None and self.chance(30):
                 # Copied whole into a target too: expand_clone reads its source over the target's region.
@@ -1001,7 +1018,29 @@ class _KernelBuilder:
             self.tag("construct:padding-read")
             if broadcast:
                 self.tag("construct:padding-broadcast")
+            if viewed is not None:
+                self.tag("construct:narrowed-view-read-whole")
         self.returns.append(result)
+
+    def narrowed_view(self, narrow: T.Var) -> T.Var | None:
+        """A view of the narrowed `narrow` (a same-width reinterpret_view, one reinterpreted there
+        and back, or a tensor.view), valid where it is; None when the registry has no such view."""
+        ty = narrow.type
+        assert isinstance(ty, TensorType)
+        reinterpret = _by_semantics("tensor", ("reinterpret",))
+        view_op = _by_semantics("tensor", ("view",))
+        # Seen as a signed integer of the same width (any bits are one; a float view of arbitrary
+        # bits would compute on NaNs), the "twice" form back as the value's own type.
+        others = [d for d in SAME_WIDTH.get(ty.dtype.bits, ()) if d is not ty.dtype and d.is_int and d.is_signed
+                  and not reinterpret_on_chip_gap(ty, d)]
+        how = self.pick(("reinterpret", "twice", "view"))
+        if how == "view" or reinterpret is None or not others:
+            return self.call(view_op, (narrow,), prefix="v") if view_op is not None else None
+        other = self.pick(others)
+        once = self.call(reinterpret, (narrow,), (("dtype", other),), prefix="v")
+        if how == "reinterpret":
+            return once
+        return self.call(reinterpret, (once,), (("dtype", ty.dtype),), prefix="v")
 
     def scalar_math(self, ty: TensorType) -> None:
         """A scalar read from a tensor, combined with index / float arithmetic, fed back into a
@@ -2404,7 +2443,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
     "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows",
     "strided-column", "hand-placed", "undeclared-out", "undeclared-inout", "window-gathered", "window-gathered-column",
-    "written-tile-reread", "rounding-cast", "tile-padding-read"))
+    "written-tile-reread", "rounding-cast", "tile-padding-read", "narrowed-view-read-whole"))
 
 
 @dataclass(frozen=True)

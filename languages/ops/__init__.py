@@ -49,7 +49,7 @@ import difflib
 import enum
 import importlib
 from dataclasses import dataclass, replace
-from typing import Callable, Hashable, Iterator, Sequence, Union
+from typing import Callable, Hashable, Iterator, Sequence, TypeVar, Union
 
 from languages.memory_space import MemorySpace
 from languages.ops.target_rules import FlatRowMajor, TargetRule
@@ -367,6 +367,63 @@ class CompletedBy:
     fix: str
 
 
+# An expression node of whichever language a pass rewrites (a view's arguments taken again).
+N = TypeVar("N")
+# The region of a view's source that must be valid for the view to be valid over `wanted`:
+# (source type, view type, the view call's arguments, its attributes, wanted) -> the region, or
+# None when no region of the source gives exactly `wanted` (a reinterpretation splitting an
+# element, a reshape box that maps to no box of the source).
+SourceRegion = Callable[[Type, Type, Sequence[Node], Attrs, tuple[int, ...]], "tuple[int, ...] | None"]
+
+
+@dataclass(frozen=True)
+class ViewValid:
+    """How a view's valid region is made (an op of family "view"), so that a consumer reading the
+    view past its valid region -- where DefinedReads proved its source's bytes hold data -- can
+    take it again over the region read (a view handle takes no set_validshape, and PTOAS wants
+    an element-wise instruction's sources valid over one region).
+
+    `operands`: the operands stating the view's valid region themselves, either one int-list
+    operand (a window's or a reshape's optional valid_shape, appended when absent) or one scalar
+    operand per axis (set_validshape); () when the view's valid region is derived from its
+    source's (a reinterpretation, a transpose view). `source_region`: the region of the source
+    that must be valid for the view taken again to be valid over a wanted region (the source's
+    own valid region when the view needs nothing more of it)."""
+
+    operands: tuple[int, ...]
+    source_region: SourceRegion
+
+    def source_fits(self, source_valid: Sequence[object], needed: Sequence[int]) -> bool:
+        """Whether a source valid over `source_valid` serves the view taken again over a region
+        needing `needed` of it: a view stating its own valid region needs the source valid over at
+        least `needed`, one deriving it from its source's needs the source valid over exactly it."""
+        if self.operands:
+            return all(isinstance(v, int) and v >= n for v, n in zip(source_valid, needed))
+        return tuple(source_valid) == tuple(needed)
+
+    def stated(self, args: Sequence[N], wanted: Sequence[int], as_list: Callable[[Sequence[int]], N],
+               as_index: Callable[[int], N]) -> tuple[N, ...] | None:
+        """The view's arguments `args` (its source first, as it is to be) stating the valid region
+        `wanted`: its int-list operand replaced (or appended when the optional operand is absent), or
+        its per-axis scalar operands; `args` as they are for a view stating none. None: the
+        arguments do not fit the fact."""
+        out = list(args)
+        if not self.operands:
+            return tuple(out)
+        if len(self.operands) == 1:
+            index = self.operands[0]
+            if index < len(out):
+                out[index] = as_list(wanted)
+            elif index == len(out):
+                out.append(as_list(wanted))
+            else:
+                return None
+            return tuple(out)
+        if len(self.operands) != len(wanted) or max(self.operands) >= len(out):
+            return None
+        for index, extent in zip(self.operands, wanted):
+            out[index] = as_index(extent)
+        return tuple(out)
 # Chooses the view of a result the registry places in `space` (default: the implicit view).
 ViewRule = Callable[[TileType, Sequence[Node], MemorySpace], TileView]
 
@@ -393,6 +450,8 @@ class OpDef:
     result_view: ViewRule | None = None
     window: Window | None = None
     doc: str = ""
+    # A view's valid region as a function of its operands (family "view" tile ops): `ViewValid`.
+    view_valid: ViewValid | None = None
     # Constraints the op has on some targets only (dtype per target, scratch operands that must
     # not share bytes with others, scratch sizes): data the TargetOpRules verifier checks.
     target_rules: tuple[TargetRule, ...] = ()
@@ -1268,6 +1327,7 @@ __all__ = [
     "TileConversion",
     "TileInput",
     "WRITE",
+    "ViewValid",
     "Window",
     "describe",
     "describe_type",

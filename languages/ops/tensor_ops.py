@@ -27,6 +27,7 @@ from languages.ops import (
     ReusesInput,
     TileConversion,
     TileInput,
+    ViewValid,
     Window,
     describe,
     describe_type,
@@ -620,6 +621,43 @@ def deduce_slice(args: Sequence[Node], attrs: Attrs) -> Type:
         space, view = source.memory_space, source.view
         return TileType(shape, source.dtype, normalize_valid(shape, valid), space, view)
     return TensorType(shape, source.dtype, normalize_valid(shape, valid))
+
+
+def slice_source_region(source: Type, view: Type, args: Sequence[Node], attrs: Attrs,
+                        wanted: tuple[int, ...]) -> tuple[int, ...] | None:
+    """A window valid over `wanted` shows its source from its (constant) offsets on, so the
+    source is valid over the offsets plus `wanted` (deduce_slice: a window lies inside its
+    source's valid region)."""
+    offsets = static_ints(args[2]) if len(args) > 2 else None
+    if offsets is None or len(offsets) != len(wanted):
+        return None
+    return tuple(o + w for o, w in zip(offsets, wanted))
+
+
+def reshape_source_region(source: Type, view: Type, args: Sequence[Node], attrs: Attrs,
+                          wanted: tuple[int, ...]) -> tuple[int, ...] | None:
+    """A reshape valid over `wanted` (its valid_shape, within the region its source's carries
+    into its shape): the box of the source holding the same row-major cells, or the source's whole
+    shape when no box does (the reshape's own valid_shape then narrows it to `wanted`)."""
+    if not isinstance(source, (TensorType, TileType)) or not isinstance(view, (TensorType, TileType)) \
+            or not all(isinstance(d, int) for d in (*source.shape, *view.shape)):
+        return None
+    shape, new = tuple(int(d) for d in view.shape), tuple(int(d) for d in source.shape)
+    return reshape_valid(shape, wanted, new) or new
+
+
+def own_valid_region(source: Type, view: Type, args: Sequence[Node], attrs: Attrs,
+                     wanted: tuple[int, ...]) -> tuple[int, ...] | None:
+    """set_validshape states its valid region whatever its source's: it needs nothing more of it."""
+    if not isinstance(source, (TensorType, TileType)) or not all(isinstance(v, int) for v in source.valid):
+        return None
+    return tuple(int(v) for v in source.valid)
+
+
+# The valid regions of the views (`ViewValid`): stated by an operand, given the source's region.
+SLICE_VALID = ViewValid((3,), slice_source_region)
+RESHAPE_VALID = ViewValid((2,), reshape_source_region)
+SET_VALIDSHAPE_VALID = ViewValid((1, 2), own_valid_region)
 
 
 def deduce_window(args: Sequence[Node], attrs: Attrs) -> Type:

@@ -23,6 +23,7 @@ from languages.ops import (
     OpDef,
     OperandDecl,
     ReusesInput,
+    ViewValid,
     Window,
     describe,
     static_int,
@@ -38,6 +39,9 @@ from languages.ops.tensor_ops import (
     SLICE_WINDOW,
     CAST_MODES,
     MATMUL_ACCUMULATOR,
+    RESHAPE_VALID,
+    SET_VALIDSHAPE_VALID,
+    SLICE_VALID,
     UNARY_FUNCTIONS,
     check_accumulator,
     check_rank,
@@ -350,6 +354,18 @@ def deduce_transpose_view(args: Sequence[Node], attrs: Attrs) -> Type:
     return make_tile_type(shape, source.dtype, valid, source.memory_space, transposed_view(source.view, shape))
 
 
+def transposed_source_region(source: Type, view: Type, args: Sequence[Node], attrs: Attrs,
+                             wanted: tuple[int, ...]) -> tuple[int, ...] | None:
+    """A transpose view valid over `wanted` is its source valid over `wanted`'s last two axes
+    swapped (deduce_transpose_view)."""
+    if len(wanted) < 2:
+        return None
+    return (*wanted[:-2], wanted[-1], wanted[-2])
+
+
+TRANSPOSE_VIEW_VALID = ViewValid((), transposed_source_region)
+
+
 def deduce_tile_slice(args: Sequence[Node], attrs: Attrs) -> Type:
     return deduce_slice(args, attrs)
 
@@ -546,6 +562,7 @@ def _view_ops() -> list[OpDef]:
         OpDef("tile.slice", (x, OperandDecl("shape", "int_list"), OperandDecl("offsets", "int_list"),
                              OperandDecl("valid_shape", "int_list", optional=True)),
               deduce_tile_slice, ("slice",), "view", output_memory=inherit, pto=("pto.subview",), window=SLICE_WINDOW,
+              view_valid=SLICE_VALID,
               doc="A zero-copy window; the result keeps the source's view (pto.subview requires it)."),
         OpDef("tile.assemble", (OperandDecl("target", _TILE), OperandDecl("source", _TILE), OperandDecl("offsets", "int_list")),
               deduce_assemble, ("assemble",), "memory", output_memory=inherit, in_place_safe=True,
@@ -556,14 +573,14 @@ def _view_ops() -> list[OpDef]:
                   "(pto.tinsert between row-major Vec tiles, else pto.subview + pto.tmov)."),
         OpDef("tile.reshape", (x, OperandDecl("shape", "int_list"), OperandDecl("valid_shape", "int_list", optional=True)),
               deduce_tile_reshape, ("reshape",), "view",
-              output_memory=inherit, pto=("pto.treshape",)),
+              output_memory=inherit, pto=("pto.treshape",), view_valid=RESHAPE_VALID),
         OpDef("tile.transpose_view", (x,), deduce_transpose_view, ("transpose_view",), "view", output_memory=inherit,
-              pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts (a flat tile of "
+              view_valid=TRANSPOSE_VIEW_VALID, pto=("pto.treshape",), doc="Zero-copy: swaps shape and valid shape and flips the layouts (a flat tile of "
                   "[1, 1] matrices is its own transpose and keeps its layout)."),
         OpDef("tile.set_validshape", (OperandDecl("x", _TILE, handle_only=True), OperandDecl("rows", "scalar"),
                                       OperandDecl("cols", "scalar")),
               deduce_set_validshape, ("set_validshape",), "view", output_memory=ReusesInput(0),
-              pto=("pto.set_validshape",)),
+              pto=("pto.set_validshape",), view_valid=SET_VALIDSHAPE_VALID),
     ]
 
 

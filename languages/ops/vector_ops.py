@@ -36,6 +36,7 @@ from languages.ops import (
     OperandDecl,
     TileConversion,
     TileInput,
+    ViewValid,
     describe,
     static_int,
     type_of,
@@ -542,6 +543,30 @@ def reinterpret_on_chip_gap(value: TensorType, dtype: DataType, shape: Dims | No
             f"bytes form a {list(tile_shape)} tile, not the {list(tensor_shape)} the tensor view reads")
 
 
+def reinterpreted_source_region(source: Type, view: Type, args: Sequence[Node], attrs: Attrs,
+                                wanted: tuple[int, ...]) -> tuple[int, ...] | None:
+    """A reinterpretation valid over `wanted` (deduce_reinterpret_view: the source's valid region,
+    its extent on the scaled axis in the view's elements): the source valid over `wanted`, the
+    scaled axis counted back in the source's elements; None when that splits a source element,
+    or the view has a shape of its own (only a fully valid source takes one)."""
+    if not isinstance(source, (TensorType, TileType)) or not isinstance(view, (TensorType, TileType)) \
+            or len(source.shape) != len(view.shape) or len(wanted) != len(view.shape):
+        return None
+    scaled = [axis for axis, (a, b) in enumerate(zip(source.shape, view.shape)) if a != b]
+    if not scaled:
+        return wanted
+    if len(scaled) != 1:
+        return tuple(int(d) for d in source.shape) if tuple(wanted) == tuple(view.shape) else None
+    axis = scaled[0]
+    bits = wanted[axis] * view.dtype.bits
+    if bits % source.dtype.bits:
+        return None
+    return tuple(bits // source.dtype.bits if i == axis else w for i, w in enumerate(wanted))
+
+
+REINTERPRET_VALID = ViewValid((), reinterpreted_source_region)
+
+
 def deduce_reinterpret_view(args: Sequence[Node], attrs: Attrs) -> Type:
     value = value_at(args, 0)
     dtype = dtype_attr(attrs, "dtype")
@@ -949,7 +974,7 @@ def _shape_ops() -> list[OpDef]:
               to_tile=_tile_conversion("tile.concat", 2)),
         OpDef("tile.reinterpret_view", (_vec("x"),), deduce_reinterpret_view, ("reinterpret",), "view",
               attrs=(AttrDecl("dtype", "dtype", positional=True), AttrDecl("shape", "int_list")),
-              output_memory=InheritInput(0), pto=("pto.treshape",),
+              output_memory=InheritInput(0), pto=("pto.treshape",), view_valid=REINTERPRET_VALID,
               doc="The same bytes seen as another dtype (packed flat tiles)."),
         OpDef("tensor.reinterpret_view", (_ten("x"),), deduce_reinterpret_view, ("reinterpret",), "view",
               output_memory=InheritInput(0),
