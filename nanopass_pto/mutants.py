@@ -321,6 +321,13 @@ def _read_over_own_region(original: Any) -> Any:
     return staticmethod(lambda *args: None)
 
 
+def _view_narrowing_kept(original: Any) -> Any:
+    def retaken_view_args(view: Any, source: Any, region: Any, span: Any) -> Any:
+        return (source, *view.args[1:])
+
+    return retaken_view_args
+
+
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1190,6 +1197,11 @@ def _catalogue() -> list[Any]:
         PatchMutant("read-past-operand-not-revalidated", "revalidate-read-operands",
                     "an element-wise op's operand read past its valid region keeps its narrower valid shape",
                     "passes.revalidate_read_operands:_Revalidator", "_region_read", _read_over_own_region),
+        PatchMutant("re-view-revalidated-keeps-narrowing", "revalidate-read-operands",
+                    "a reshape view read past its valid region is taken again of its re-validated source with its "
+                    "own valid_shape argument kept, so it stays narrower (finding 66a183e452; the helper "
+                    "RevalidateReadOperands, LegalizeVecLayouts and LegalizeVecDtypes share)",
+                    "passes.analysis.view_retake", "retaken_view_args", _view_narrowing_kept),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

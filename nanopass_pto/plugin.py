@@ -111,6 +111,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("RowMajorVecTiles", _PLACED, "verifiers.row_major_vec_tiles:verify",
              "every Vec tile a vector instruction reads or writes row-major is row-major, and an element-wise "
              "op's tiles have its result's shape", blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("ValidMatchedReads", _PLACED, "verifiers.valid_matched_reads:verify",
+             "every Vec tile operand of an element-wise instruction PTOAS wants valid over one region "
+             "(languages.layout.VALID_SHAPE_MATCHED_INSTRUCTIONS) is valid over the region the op reads of it",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration",
              blind_to=_MEMREFS_ANY_LANGUAGE),

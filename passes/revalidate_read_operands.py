@@ -18,7 +18,8 @@ an op valid over another region than the one it reads is re-validated over that 
 It runs after LegalizeVecLayouts and LegalizeVecDtypes, which re-validate the operands they
 re-view themselves (an [N, 1] column's row, a BF16 operand's FP32 copy): what is left is an
 instruction as the user wrote it (a hand-written tile.sub) or as ConvertTensorToTileOps made it.
-TargetOpRules checks the fact on the PTO program (`SameValidShape`).
+TargetOpRules checks the fact on the PTO program (`SameValidShape`); the pass claims it on its own
+output as ValidMatchedReads (verifiers/valid_matched_reads.py).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from nanopass.langdef import Language
 from nanopass.node import Node, Span, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.scope_vars import unused_name
+from passes.analysis import view_retake
 
 RULE = "RevalidateReadOperands"
 
@@ -121,8 +123,7 @@ class _Revalidator(TP.Rewriter):
         window = self.windows.get(arg.name)
         re_view = self.same_shape_views.get(arg.name)
         if re_view is not None:
-            source = self._revalidated(re_view.args[0], region, call, pre, span)
-            value = self._again(re_view, (source, *re_view.args[1:]), span)
+            value = self._re_view_over(arg, re_view, region, call, pre, span)
         elif window is not None and len(window.args) >= 3:
             value = self._again(window, (*window.args[:3], _index_list(region, span)), span)
         elif arg.name in self.views or window is not None:
@@ -144,6 +145,23 @@ class _Revalidator(TP.Rewriter):
             self.views.add(var.name)
         pre.append(TP.AssignStmt(target=var, value=value, span=span))
         return var
+
+    def _re_view_over(self, arg: TP.Var, re_view: TP.Call, region: tuple[int, ...], call: TP.Call,
+                      pre: list[TP.Stmt], span: Span) -> TP.Call:
+        """Re-view `re_view` of a whole buffer in its own shape taken again, valid over `region`:
+        its source valid over the region the view maps to it (`source_region`: a transpose_view's
+        swapped), and its own narrowing argument (a reshape's valid_shape, which the source's
+        region does not widen: finding 66a183e452) stated as `region` (`retaken_view_args`)."""
+        source_arg = re_view.args[0]
+        assert isinstance(source_arg, TP.Var) and isinstance(source_arg.type, TileType)
+        wanted = view_retake.source_region(re_view, region)
+        source: TP.Expr = source_arg
+        if wanted != tuple(source_arg.type.valid):
+            source = self._revalidated(source_arg, wanted, call, pre, span)
+        # ValidMatchedReads (verifiers/valid_matched_reads.py) checks the view taken again is valid
+        # over `region`.
+        value = self._again(re_view, view_retake.retaken_view_args(re_view, source, region, span), span)
+        return value
 
     @staticmethod
     def _again(view: TP.Call, args: tuple[TP.Expr, ...], span: Span) -> TP.Call:
@@ -170,6 +188,7 @@ class RevalidateReadOperands(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+    produces: ClassVar[frozenset[str]] = frozenset({"ValidMatchedReads"})
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:

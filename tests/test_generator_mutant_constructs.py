@@ -1,5 +1,6 @@
 """The generator's hand-placed programs, gathered on-chip windows, re-read written tiles and
-rounding casts and tile-level padding reads, each with the mutant a program of it catches.
+rounding casts and tile-level padding reads (through a handle or a reshape view), each with the
+mutant a program of it catches.
 
 A hand-placed program is spelled at TilePlaced (every tile's memory space written in its type),
 so the pipeline takes it up after ConvertTensorToTileOps; its stores sometimes go into
@@ -26,7 +27,7 @@ _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)
 TAGS = ("construct:hand-placed", "construct:undeclared-out", "construct:undeclared-inout",
         "construct:window-gathered", "construct:written-tile-reread", "construct:rounding-cast",
-        "construct:tile-padding-read")
+        "construct:tile-padding-read", "construct:view-padding-read")
 
 
 def _cases(count: int) -> list[FuzzCase]:
@@ -75,6 +76,7 @@ CAUGHT_BY = [
     ("construct:rounding-cast", "tensor.cast", "cast-mode-rne"),
     ("construct:undeclared-out", "construct:hand-placed", "placed-out-kept-in"),
     ("construct:tile-padding-read", "tile.set_validshape", "bf16-widening-drops-padding"),
+    ("construct:view-padding-read", "tile.reshape", "re-view-revalidated-keeps-narrowing"),
 ]
 
 
