@@ -1695,8 +1695,9 @@ class _KernelBuilder:
                if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
         if narrow_op is None or not ops:
             return
-        as_view = view_op is not None and self.chance(40)
-        column = as_view and self.chance(50)
+        form = self.int_draw(0, 4)  # one draw: a handle (3 in 5), a 2-D view (1), a column view (1)
+        as_view = view_op is not None and form >= 3
+        column = as_view and form >= 4
         shape = (self.pick_common((16, 8)), 1) if column else \
             (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
         dtype = BF16 if self.features.low_precision and not column and self.chance(60) else self.vector_dtype()
