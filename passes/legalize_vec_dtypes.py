@@ -38,7 +38,9 @@ subnormals and ±inf included:
 The BITS routes bring a result back as a tile.reinterpret_view of its INT16 bits (a view), so
 an op that rewrites its operand's handle (tile.set_validshape, which takes no view) acts on the
 bits' own tile instead, re-viewed as BF16 under the original name; so does the whole-tile
-re-validation of an operand an FP32 op reads past its valid region.
+re-validation of an operand an FP32 op reads past its valid region. Such an operand that is a
+same-shape re-view of another tile (a reshape narrowing its valid region by its own valid_shape
+argument) is taken again over the whole tile (`passes.analysis.view_retake`).
 """
 
 from __future__ import annotations

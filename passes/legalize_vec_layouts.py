@@ -10,7 +10,9 @@ operation runs on the same bytes seen as one row: each [N, 1] column operand is 
 valid region, so a column the operation reads past its valid region (an element-wise op whose
 result is valid wider: `languages.ops.data_extents.read_extent`, which DefinedReads reads too)
 is re-validated to its whole shape first (set_validshape on its own handle, or on its row's
-handle when it was computed as a row): the row then reads the same padding the column did.
+handle when it was computed as a row; a same-shape re-view of another column, such as a reshape
+narrowing its valid region, is taken again over the whole column: `passes.analysis.view_retake`):
+the row then reads the same padding the column did.
 
 A column-major Vec operand of any other shape has no zero-copy row view and is reported
 (not supported yet).

@@ -11,8 +11,10 @@ an op valid over another region than the one it reads is re-validated over that 
 
 - a handle of its own: `tile.set_validshape(x, rows, cols)` (a new handle on the same bytes);
 - a window (`tile.slice`): the same window cut again, valid over the region read;
-- a re-view of a whole buffer in its own shape (a reinterpret_view, LegalizeVecDtypes' BF16 bits):
-  the re-view of its source re-validated;
+- a re-view of a whole buffer in its own shape (a reinterpret_view, LegalizeVecDtypes' BF16 bits,
+  a reshape narrowing its valid region by its own valid_shape argument): the re-view taken again
+  of its source re-validated over the region the view maps to it, that argument stated as the
+  region read (`passes.analysis.view_retake`; kept, it left the view narrower: finding 66a183e452);
 - any other view: set_validshape takes no view handle, so it is a located 'not supported yet'.
 
 It runs after LegalizeVecLayouts and LegalizeVecDtypes, which re-validate the operands they

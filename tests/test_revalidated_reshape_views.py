@@ -59,9 +59,9 @@ def test_a_column_op_reads_a_narrowing_reshape_view_whole_on_its_row(
     b = rng.integers(-2 ** 20, 2 ** 20, (16, 1), dtype=np.int32)
     f = rng.standard_normal((16, 1)).astype(np.float32)
     out, pto = _run(KERNELS / "column_reshape_view_read_whole.py", tmp_path, capsys, backend, a=a, b=b, f=f)
-    assert np.array_equal(out["ret0"], a + b)
+    assert np.array_equal(out["ret0"], (a - b) + (a + b))  # INT32, wrapping as the vector unit does
     assert np.array_equal(out["ret1"].view(np.uint32), (f + a.view(np.float32)).view(np.uint32))
-    assert _source_valid_shapes(pto, "pto.tadd") == [{("1", "16")}, {("1", "16")}]
+    assert _source_valid_shapes(pto, "pto.tadd") == [{("1", "16")}] * 3
 
 
 
