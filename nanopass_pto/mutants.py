@@ -367,6 +367,13 @@ def _read_over_own_region(original: Any) -> Any:
     return staticmethod(lambda *args: None)
 
 
+def _view_narrowing_kept(original: Any) -> Any:
+    def retaken_view_args(view: Any, source: Any, region: Any, span: Any) -> Any:
+        return (source, *view.args[1:])
+
+    return retaken_view_args
+
+
 _AUTO_TILE = "passes.auto_tile_matmul_l0"
 
 
@@ -1257,6 +1264,11 @@ def _catalogue() -> list[Any]:
                     "a BF16 row broadcast's [N, 1] per-row column is widened (tcvt, tshls) as it stands, "
                     "column-major, not on its [1, N] row view (agent-k's finding 3a911717c9)",
                     "passes.legalize_vec_dtypes", "_is_column_major_column", _no_column_major_columns),
+        PatchMutant("re-view-revalidated-keeps-narrowing", "revalidate-read-operands",
+                    "a reshape view read past its valid region is taken again of its re-validated source with its "
+                    "own valid_shape argument kept, so it stays narrower (finding 66a183e452; the helper "
+                    "RevalidateReadOperands, LegalizeVecLayouts and LegalizeVecDtypes share)",
+                    "passes.analysis.view_retake", "retaken_view_args", _view_narrowing_kept),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),

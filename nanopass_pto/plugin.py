@@ -119,6 +119,10 @@ PROPERTIES: tuple[Property, ...] = (
              "every Vec window copy or window write PTO makes with pto.tinsert is in an element type the target's "
              "tinsert takes (the other types copied as the bits of one it takes)", uses_target=True,
              blind_to=_MEMREFS_ANY_LANGUAGE),
+    Property("ValidMatchedReads", _PLACED, "verifiers.valid_matched_reads:verify",
+             "every Vec tile operand of an element-wise instruction PTOAS wants valid over one region "
+             "(languages.layout.VALID_SHAPE_MATCHED_INSTRUCTIONS) is valid over the region the op reads of it",
+             blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
              "every slice / load / store / extract window stays inside its source on every loop iteration",
              blind_to=_MEMREFS_ANY_LANGUAGE),

@@ -38,7 +38,9 @@ subnormals and ±inf included:
 The BITS routes bring a result back as a tile.reinterpret_view of its INT16 bits (a view), so
 an op that rewrites its operand's handle (tile.set_validshape, which takes no view) acts on the
 bits' own tile instead, re-viewed as BF16 under the original name; so does the whole-tile
-re-validation of an operand an FP32 op reads past its valid region.
+re-validation of an operand an FP32 op reads past its valid region. Such an operand that is a
+same-shape re-view of another tile (a reshape narrowing its valid region by its own valid_shape
+argument) is taken again over the whole tile (`passes.analysis.view_retake`).
 """
 
 from __future__ import annotations
@@ -60,12 +62,13 @@ from languages.ops import REGISTRY, WRITE, OpDef
 from languages.ops.data_extents import reads_past_valid
 from languages.ops.assembler_element_types import Fp32Route, fp32_route
 from languages.types import DataType, ScalarType, TileType
-from nanopass.diagnostics import CompileError, Diagnostic
+from nanopass.diagnostics import CompileError, Diagnostic, InternalCompileError
 from nanopass.langdef import Language
 from nanopass.node import Node, walk
 from nanopass.passes import Pass, PassContext
 from passes.analysis.memrefs import backend_handler
 from passes.analysis.scope_vars import unused_name
+from passes.analysis import view_retake
 
 NARROW, WIDE = DataType.BF16, DataType.FP32
 # The integers of the same widths: the BF16 bits, and the FP32 word that holds them in its upper half.
@@ -100,12 +103,16 @@ class _Widener(TP.Rewriter):
         # BF16 [N, 1] results brought back on their [1, N] row and re-viewed as the column (a
         # reshape): set_validshape, which takes no view, would have to narrow the row instead.
         self.columns_of_rows: set[str] = set()
+        # Same-shape re-views of another tile from its first byte (a reshape narrowing its valid
+        # region, a reinterpret_view), by name: read past their valid region, they are taken
+        # again over the whole tile (`_whole`).
+        self.re_views: dict[str, TP.Call] = {}
 
     @override
     def visit_Function(self, node: TP.Function) -> TP.Function:
         # Names are per function: what one kernel's variable is (a view, a window, a bit view
         # with its own handle) says nothing of a variable of the same name in the next.
-        self.views, self.handles, self.windows, self.cuts, self.columns_of_rows = {}, {}, set(), {}, set()
+        self.views, self.handles, self.windows, self.cuts, self.columns_of_rows, self.re_views = {}, {}, set(), {}, set(), {}
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -131,6 +138,12 @@ class _Widener(TP.Rewriter):
                 self.windows.add(node.target.name)
             if call.op in REGISTRY and REGISTRY.is_window_view(call.op):
                 self.cuts[node.target.name] = call
+            source = call.args[0] if call.args else None
+            if call.op in REGISTRY and REGISTRY.re_views_from_base(call.op) and isinstance(source, TP.Var) \
+                    and source.name not in self.windows and isinstance(source.type, TileType) \
+                    and isinstance(node.target.type, TileType) \
+                    and tuple(source.type.shape) == tuple(node.target.type.shape):
+                self.re_views[node.target.name] = call
         elif isinstance(call, TP.Var):
             if call.name in self.windows:
                 self.windows.add(node.target.name)
@@ -138,6 +151,8 @@ class _Widener(TP.Rewriter):
                 self.cuts[node.target.name] = self.cuts[call.name]
             if call.name in self.columns_of_rows:
                 self.columns_of_rows.add(node.target.name)
+            if call.name in self.re_views:
+                self.re_views[node.target.name] = self.re_views[call.name]
             self.views[node.target.name] = self.views.get(call.name, False)
             if call.name in self.handles:
                 self.handles[node.target.name] = self.handles[call.name]
@@ -285,11 +300,37 @@ class _Widener(TP.Rewriter):
             return arg
         if not reads_past_valid(opdef, index, ty, result, call.attrs):
             return arg
+        return self._whole(arg, call, result, pre)
+
+    def _whole(self, arg: TP.Expr, call: TP.Call, result: TileType, pre: list[TP.Stmt]) -> TP.Expr:
+        """`arg` valid over its whole shape: a BITS-route result's INT16 handle re-validated, a
+        same-shape re-view of another tile (`re_views`: a reshape narrowing its valid region by
+        its own valid_shape argument, a reinterpret_view) taken again over the whole tile of its
+        source (`passes.analysis.view_retake`, that argument widened too), or its own handle
+        re-validated by set_validshape."""
+        ty = getattr(arg, "type", None)
+        assert isinstance(ty, TileType)
+        if tuple(ty.valid) == tuple(ty.shape):
+            return arg
         whole_shape = tuple(TP.ConstInt(value=d, dtype=DataType.INDEX, span=call.span) for d in ty.shape)
         if isinstance(arg, TP.Var) and arg.name in self.handles:
             # A BF16 result of the BITS routes is a view of its INT16 bits: that handle is re-validated.
             return self._bind(self._revalidated(self.handles[arg.name], whole_shape, f"{arg.name}_whole", call, pre),
                               f"{arg.name}_whole", pre)
+        re_view = self.re_views.get(arg.name) if isinstance(arg, TP.Var) else None
+        if isinstance(arg, TP.Var) and re_view is not None:
+            # A view is a pto.treshape handle set_validshape cannot widen (finding 66a183e452's class).
+            whole = tuple(ty.shape)
+            source = self._whole(re_view.args[0], call, result, pre)
+            args = view_retake.retaken_view_args(re_view, source, whole, call.span)
+            again = TP.Call(op=re_view.op, args=args, attrs=re_view.attrs,
+                            type=REGISTRY.deduce(re_view.op, args, re_view.attrs, placed=True, at=re_view),
+                            span=call.span)
+            if not isinstance(again.type, TileType) or tuple(again.type.valid) != whole:
+                raise InternalCompileError(Diagnostic.at(
+                    call, "LegalizeVecDtypes", f"the `{re_view.op}` view `{arg.name}`, taken again over {list(whole)}, "
+                    f"is valid over {list(getattr(again.type, 'valid_extents', ()))}", hint="this is a compiler bug"))
+            return self._bind(again, f"{arg.name}_whole", pre)
         if not isinstance(arg, TP.Var) or self.views.get(arg.name, False):
             # set_validshape takes no view handle (PTOAS rejects it, ViewLegality refuses it).
             raise CompileError(Diagnostic.at(
@@ -299,11 +340,11 @@ class _Widener(TP.Rewriter):
                 f"over the result's {list(result.valid_extents)}; the widening cannot reach a view's padding",
                 hint="give the operands one valid shape (pl.tile.set_validshape), or compute in FP32 "
                      "(pl.cast before and after)"))
-        whole = TP.Call(op="tile.set_validshape", args=(arg, *whole_shape), attrs=(),
-                        type=REGISTRY.deduce("tile.set_validshape", (arg, *whole_shape), (), placed=True, at=call),
-                        span=call.span)
-        var = TP.Var(self.fresh(f"{arg.name}_whole"), whole.type, span=call.span)
-        pre.append(TP.AssignStmt(target=var, value=whole, span=call.span))
+        whole_call = TP.Call(op="tile.set_validshape", args=(arg, *whole_shape), attrs=(),
+                             type=REGISTRY.deduce("tile.set_validshape", (arg, *whole_shape), (), placed=True, at=call),
+                             span=call.span)
+        var = TP.Var(self.fresh(f"{arg.name}_whole"), whole_call.type, span=call.span)
+        pre.append(TP.AssignStmt(target=var, value=whole_call, span=call.span))
         return var
 
     def _widen(self, operand: TP.Expr, route: Fp32Route, name: str, pre: list[TP.Stmt]) -> TP.Var:

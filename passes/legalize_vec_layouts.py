@@ -10,7 +10,9 @@ operation runs on the same bytes seen as one row: each [N, 1] column operand is 
 valid region, so a column the operation reads past its valid region (an element-wise op whose
 result is valid wider: `languages.ops.data_extents.read_extent`, which DefinedReads reads too)
 is re-validated to its whole shape first (set_validshape on its own handle, or on its row's
-handle when it was computed as a row): the row then reads the same padding the column did.
+handle when it was computed as a row; a same-shape re-view of another column, such as a reshape
+narrowing its valid region, is taken again over the whole column: `passes.analysis.view_retake`):
+the row then reads the same padding the column did.
 
 A column-major Vec operand of any other shape has no zero-copy row view and is reported
 (not supported yet).
@@ -83,6 +85,7 @@ from nanopass.passes import Pass, PassContext
 from passes.analysis import vec_insert_bits
 from passes.analysis.memrefs import backend_handler
 from passes.analysis.scope_vars import unused_name
+from passes.analysis import view_retake
 from passes.analysis.vec_insert_bits import BitCopier
 
 RULE = "LegalizeVecLayouts"
@@ -140,6 +143,10 @@ class _Legalizer(TP.Rewriter):
         # Columns written as rows (`_one_element_into_column`), by name: the row each one re-views,
         # which may be a view of other bits (`rows` holds only handles set_validshape can narrow).
         self.row_forms: dict[str, TP.Var] = {}
+        # Same-shape re-views of another [N, 1] column (a reshape narrowing its valid region, a
+        # reinterpret_view), by name: read past their valid region as rows, they are taken again
+        # over the whole column (`_whole_column`).
+        self.re_views: dict[str, TP.Call] = {}
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret or a transpose_view re-views a buffer from its first byte
@@ -361,6 +368,7 @@ class _Legalizer(TP.Rewriter):
         # variable of the same name in the next (a campaign found a [1, 32] row of a later kernel
         # taken for an earlier kernel's [16, 1] column, finding a4e231bc62).
         self.windows, self.rows, self.views, self.bit_handles, self.row_forms = {}, {}, {}, {}, {}
+        self.re_views = {}
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -379,11 +387,19 @@ class _Legalizer(TP.Rewriter):
                 self.rows[node.target.name] = self.rows[call.name]
             if call.name in self.row_forms:
                 self.row_forms[node.target.name] = self.row_forms[call.name]
+            if call.name in self.re_views:
+                self.re_views[node.target.name] = self.re_views[call.name]
         if not isinstance(call, TP.Call) or call.op not in REGISTRY:
             return super().visit_AssignStmt(node)
         self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
         if REGISTRY.is_window_view(call.op):
             self.windows[node.target.name] = call
+        source = call.args[0] if call.args else None
+        if REGISTRY.re_views_from_base(call.op) and REGISTRY.get(call.op).semantics[:1] != ("transpose_view",) \
+                and isinstance(source, TP.Var) and source.name not in self.windows \
+                and _is_row_viewable_column(source.type) and _is_row_viewable_column(node.target.type) \
+                and tuple(getattr(source.type, "shape")) == tuple(getattr(node.target.type, "shape")):
+            self.re_views[node.target.name] = call
         opdef = REGISTRY.get(call.op)
         if call.op == "tile.assemble":
             into_row = self._one_element_into_column(node, call)
@@ -575,6 +591,12 @@ class _Legalizer(TP.Rewriter):
         assert isinstance(tile, TileType)
         name = getattr(operand, "name", "")
         row = self.rows.get(name)
+        re_view = self.re_views.get(name)
+        if row is None and re_view is not None and isinstance(operand, TP.Var):
+            # A same-shape re-view of another column (a reshape narrowing its valid region): a
+            # pto.treshape handle set_validshape cannot widen, taken again over the whole column
+            # (finding 6ff8b34c84: `tile.add` of `tile.reshape(l2, [16, 1], [1, 1])` and `l2`).
+            return self._reshaped(self._whole_column(operand, call, pre, span), pre, span)
         if not isinstance(operand, TP.Var) or (row is None and self.views.get(name, False)):
             raise CompileError(Diagnostic.at(
                 call, RULE,
@@ -587,6 +609,46 @@ class _Legalizer(TP.Rewriter):
             assert isinstance(row.type, TileType)
             return self._set_valid(row, tuple(row.type.shape), call, pre, span)
         return self._reshaped(self._set_valid(operand, tuple(tile.shape), call, pre, span), pre, span)
+
+    def _whole_column(self, column: TP.Var, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Var:
+        """Column `column` valid over its whole shape, as a column: its own handle re-validated,
+        the row it was computed as re-validated and seen as the column again, or (a same-shape
+        re-view of another column, `re_views`) that view taken again over the whole column of its
+        source (`passes.analysis.view_retake`: its own valid_shape narrowing widened too)."""
+        assert isinstance(column.type, TileType)
+        whole = tuple(column.type.shape)
+        row = self.rows.get(column.name)
+        re_view = self.re_views.get(column.name)
+        if row is not None:
+            assert isinstance(row.type, TileType)
+            call_back = self._reshape_call(self._set_valid(row, tuple(row.type.shape), call, pre, span), whole, span)
+        elif re_view is not None:
+            source = re_view.args[0]
+            assert isinstance(source, TP.Var) and isinstance(source.type, TileType)
+            inner: TP.Expr = source
+            if tuple(source.type.valid) != view_retake.source_region(re_view, whole):
+                inner = self._whole_column(source, call, pre, span)
+            args = view_retake.retaken_view_args(re_view, inner, whole, span)
+            call_back = TP.Call(op=re_view.op, args=args, attrs=re_view.attrs,
+                                type=REGISTRY.deduce(re_view.op, args, re_view.attrs, placed=True, at=re_view),
+                                span=span)
+            if not isinstance(call_back.type, TileType) or tuple(call_back.type.valid) != whole:
+                raise InternalCompileError(Diagnostic.at(
+                    call, RULE, f"the `{re_view.op}` view `{column.name}`, taken again over {list(whole)}, is valid "
+                    f"over {list(getattr(call_back.type, 'valid_extents', ()))}", "this is a compiler bug"))
+        elif self.views.get(column.name, False):
+            raise CompileError(Diagnostic.at(
+                call, RULE,
+                f"not supported yet: `{call.op}` on an [N, 1] column runs on its [1, N] row view, and it reads "
+                f"a view of `{column.name}` (a view valid in {list(column.type.valid_extents)}) past its valid "
+                "region; the row view of a view cannot reach the padding",
+                "give the operands one valid shape (pl.tile.set_validshape), or narrow the source tile before "
+                "taking the view"))
+        else:
+            return self._set_valid(column, whole, call, pre, span)
+        var = TP.Var(self.fresh(f"{column.name}_whole"), call_back.type, span=span)
+        pre.append(TP.AssignStmt(target=var, value=call_back, span=span))
+        return var
 
     def _gathered(self, operand: TP.Expr, whole: bool, call: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Var:
         """The [1, N] row of a row-major [N, 1] tile (`_is_strided_column`): a fresh row, each element

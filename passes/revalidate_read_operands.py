@@ -20,7 +20,8 @@ an op valid over another region than the one it reads is re-validated over that 
 It runs after LegalizeVecLayouts and LegalizeVecDtypes, which re-validate the operands they
 re-view themselves (an [N, 1] column's row, a BF16 operand's FP32 copy): what is left is an
 instruction as the user wrote it (a hand-written tile.sub) or as ConvertTensorToTileOps made it.
-TargetOpRules checks the fact on the PTO program (`SameValidShape`).
+TargetOpRules checks the fact on the PTO program (`SameValidShape`); the pass claims it on its own
+output as ValidMatchedReads (verifiers/valid_matched_reads.py).
 """
 
 from __future__ import annotations
@@ -184,6 +185,7 @@ class RevalidateReadOperands(Pass[TP.Program, TP.Program]):
     source: ClassVar[Language] = TilePlaced
     target: ClassVar[Language] = TilePlaced
     requires: ClassVar[frozenset[str]] = frozenset({"TileMemoryPlaced"})
+    produces: ClassVar[frozenset[str]] = frozenset({"ValidMatchedReads"})
 
     @override
     def run(self, program: TP.Program, ctx: PassContext) -> TP.Program:

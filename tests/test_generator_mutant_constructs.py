@@ -1,5 +1,6 @@
 """The generator's hand-placed programs, gathered on-chip windows, re-read written tiles and
-rounding casts and tile-level padding reads, each with the mutant a program of it catches.
+rounding casts and tile-level padding reads (through a handle or a reshape view), each with the
+mutant a program of it catches.
 
 A hand-placed program is spelled at TilePlaced (every tile's memory space written in its type),
 so the pipeline takes it up after ConvertTensorToTileOps; its stores sometimes go into
@@ -28,7 +29,7 @@ _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)
 TAGS = ("construct:hand-placed", "construct:undeclared-out", "construct:undeclared-inout",
         "construct:window-gathered", "construct:window-gathered-column", "construct:written-tile-reread", "construct:rounding-cast",
-        "construct:tile-padding-read")
+        "construct:tile-padding-read", "construct:view-padding-read")
 
 
 def _cases(count: int) -> list[FuzzCase]:
@@ -78,12 +79,17 @@ CAUGHT_BY = [
     ("construct:rounding-cast", "tensor.cast", "cast-mode-rne"),
     ("construct:undeclared-out", "construct:hand-placed", "placed-out-kept-in"),
     ("construct:tile-padding-read", "tile.set_validshape", "bf16-widening-drops-padding"),
+    ("construct:view-padding-read", "tile.reshape", "re-view-revalidated-keeps-narrowing"),
 ]
 
 
 @pytest.mark.parametrize("tag, op, mutant_name", CAUGHT_BY)
 def test_a_construct_compiles_and_its_mutant_is_caught(tag: str, op: str, mutant_name: str) -> None:
-    distinct = {c.text: c for c in _DRAWN if tag in c.generated.ops and op in c.generated.ops}
+    # Distinct by the statements calling `op` (by the text where `op` is a tag): Hypothesis'
+    # variants of one program (another kernel beside it) count once, so the eight are eight constructs.
+    distinct = {(c.text,) if op.startswith("construct:") else
+                tuple(line.split("=", 1)[-1] for line in c.text.splitlines() if op in line): c
+                for c in _DRAWN if tag in c.generated.ops and op in c.generated.ops}
     drawn = list(distinct.values())
     assert drawn, tag
     mutant = next(m for m in MUTANTS if m.name == mutant_name)

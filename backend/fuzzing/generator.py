@@ -1752,14 +1752,24 @@ class _KernelBuilder:
         """A loaded Vec tile narrowed by tile.set_validshape (its padding holds the loaded data)
         read by an element-wise op whose lhs is a whole tile: the result is valid over the whole
         tile, so the narrowed operand is read past its valid region. BF16 above all: A2/A3
-        compute it in FP32, and LegalizeVecDtypes must widen that operand's padding too."""
+        compute it in FP32, and LegalizeVecDtypes must widen that operand's padding too.
+        Sometimes the narrowing is a view instead (construct:view-padding-read): a same-shape
+        tile.reshape stating the valid region by its own valid_shape argument, of a 2-D tile or of
+        an [N, 1] column (which runs on its [1, N] row): the view is a handle set_validshape cannot
+        widen, so the pass re-validating the read takes the view again, that argument widened
+        too (findings 66a183e452, RevalidateReadOperands, and 6ff8b34c84, LegalizeVecLayouts)."""
         narrow_op = _by_semantics("tile", ("set_validshape",))
+        view_op = _by_semantics("tile", ("reshape",))
         ops = [op.name for op in generatable_ops("tile", self.arch)
                if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
         if narrow_op is None or not ops:
             return
-        shape = (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
-        dtype = BF16 if self.features.low_precision and self.chance(60) else self.vector_dtype()
+        form = self.int_draw(0, 4)  # one draw: a handle (3 in 5), a 2-D view (1), a column view (1)
+        as_view = view_op is not None and form >= 3
+        column = as_view and form >= 4
+        shape = (self.pick_common((16, 8)), 1) if column else \
+            (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
+        dtype = BF16 if self.features.low_precision and not column and self.chance(60) else self.vector_dtype()
         loaded = []
         for _ in range(2):
             tensor = self.param(TensorType(shape, dtype))
@@ -1770,13 +1780,19 @@ class _KernelBuilder:
         if valid == shape:
             valid = (max(1, shape[0] // 2), shape[1])
         try:
-            narrow = self.call(narrow_op, (narrowed, _index(valid[0]), _index(valid[1])), prefix="n", pool=[])
+            if as_view:
+                assert view_op is not None
+                narrow = self.call(view_op, (narrowed, _dims(shape), _dims(valid)), prefix="n", pool=[])
+            else:
+                narrow = self.call(narrow_op, (narrowed, _index(valid[0]), _index(valid[1])), prefix="n", pool=[])
             for _ in range(3):  # an op this element type or target does not take gives way
                 try:
                     self.call(self.pick(ops), (whole, narrow), prefix="tile", pool=tiles)
                 except (CompileError, TargetRuleMiss):
                     continue
                 self.tag("construct:tile-padding-read")
+                if as_view:
+                    self.tag("construct:view-padding-read")
                 return
         except (CompileError, TargetRuleMiss):
             return
@@ -2443,7 +2459,8 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "runtime-valid", "padded-index-rows", "cube-operand-computed", "narrowed-copied-whole",
     "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows",
     "strided-column", "hand-placed", "undeclared-out", "undeclared-inout", "window-gathered", "window-gathered-column",
-    "written-tile-reread", "rounding-cast", "tile-padding-read", "narrowed-view-read-whole"))
+    "written-tile-reread", "rounding-cast", "tile-padding-read", "narrowed-view-read-whole",
+    "view-padding-read"))
 
 
 @dataclass(frozen=True)
