@@ -367,6 +367,15 @@ def _read_over_own_region(original: Any) -> Any:
     return staticmethod(lambda *args: None)
 
 
+def _own_valid_kept(original: Any) -> Any:
+    def stated(self: Any, args: Any, wanted: Any, as_list: Any, as_index: Any) -> Any:
+        if len(self.operands) == 1:
+            return tuple(args)  # the view's own valid-shape operand kept as it was
+        return original(self, args, wanted, as_list, as_index)
+
+    return stated
+
+
 def _view_narrowing_kept(original: Any) -> Any:
     def retaken_view_args(view: Any, source: Any, region: Any, span: Any) -> Any:
         return (source, *view.args[1:])
@@ -1264,11 +1273,16 @@ def _catalogue() -> list[Any]:
                     "a BF16 row broadcast's [N, 1] per-row column is widened (tcvt, tshls) as it stands, "
                     "column-major, not on its [1, N] row view (agent-k's finding 3a911717c9)",
                     "passes.legalize_vec_dtypes", "_is_column_major_column", _no_column_major_columns),
-        PatchMutant("re-view-revalidated-keeps-narrowing", "revalidate-read-operands",
+        PatchMutant("re-view-revalidated-keeps-narrowing", "legalize-vec-layouts",
                     "a reshape view read past its valid region is taken again of its re-validated source with its "
                     "own valid_shape argument kept, so it stays narrower (finding 66a183e452; the helper "
-                    "RevalidateReadOperands, LegalizeVecLayouts and LegalizeVecDtypes share)",
+                    "LegalizeVecLayouts and LegalizeVecDtypes share)",
                     "passes.analysis.view_retake", "retaken_view_args", _view_narrowing_kept),
+        PatchMutant("view-retaken-keeps-own-valid", "revalidate-read-operands",
+                    "a view stating its own valid region (a window's or a reshape's valid_shape) taken again over "
+                    "the region read keeps the region it stated, so it stays narrower (finding 66a183e452 in "
+                    "RevalidateReadOperands; ConvertTensorToTileOps takes views again by the same registry fact)",
+                    "languages.ops:ViewValid", "stated", _own_valid_kept),
         PatchMutant("bf16-widening-drops-padding", "legalize-vec-dtypes",
                     "a BF16 operand an FP32 op reads past its valid region is widened over its valid region only",
                     "passes.legalize_vec_dtypes:_Widener", "_whole_if_read_past", _operand_as_it_is),
