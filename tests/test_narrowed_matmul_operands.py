@@ -248,6 +248,33 @@ def test_a_read_of_what_a_narrowed_matmul_never_computed_is_refused_at_its_line(
     assert expected in err, err
 
 
+# K narrowed past one L0 block: the cube sums over the left operand's valid K (304 of 512), but
+# AutoTileMatmulL0's K blocks are extracted valid over their whole width (the second would sum
+# columns 256..511, a miscompile before): a located 'not supported yet' at the matmul; the same
+# product with K sliced to its valid extent is tiled and bit-exact.
+K_NARROWED_PAST_ONE_BLOCK = _kernel("""\
+    def k(self, a: pl.Tensor[[32, 512], pl.FP16], b: pl.Tensor[[512, 64], pl.FP16]) -> pl.Tensor[[32, 64], pl.FP32]:
+        return pl.tensor.matmul(pl.tensor.set_validshape(a, 32, 304), b, out_dtype=pl.FP32)
+""")
+K_SLICED_PAST_ONE_BLOCK = _kernel("""\
+    def k(self, a: pl.Tensor[[32, 512], pl.FP16], b: pl.Tensor[[512, 64], pl.FP16]) -> pl.Tensor[[32, 64], pl.FP32]:
+        return pl.tensor.matmul(pl.tensor.slice(a, [32, 304], [0, 0]), pl.tensor.slice(b, [304, 64], [0, 0]), out_dtype=pl.FP32)
+""")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_k_narrowed_past_one_l0_block_is_refused_and_its_slice_is_tiled_bit_exact(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    err = _refused(tmp_path, capsys, K_NARROWED_PAST_ONE_BLOCK, backend)
+    assert "k.py:8:16: error: [AutoTileMatmulL0] not supported yet: tile.matmul" in err, err
+    assert "valid K = 304 of its 512 columns" in err and "pl.slice(a, [M, K_valid], [0, 0])" in err, err
+    inputs = _inputs(np.random.default_rng(304), a=(32, 512), b=(512, 64))
+    got, interpreted = _run_both(K_SLICED_PAST_ONE_BLOCK, inputs, backend)
+    expected = _chain(inputs["a"][:, :304], inputs["b"][:304])
+    _assert_bits(got, expected)
+    _assert_bits(interpreted, expected)
+
+
 POISONED_PAST_THE_COMPUTED_REGION = _kernel("""\
     def k(self, a: pl.Tensor[[2, 32, 64], pl.FP16], b: pl.Tensor[[64, 48], pl.FP16]) -> pl.Tensor[[2, 32, 48], pl.FP32]:
         return pl.tensor.matmul(pl.tensor.slice(a, [2, 32, 64], [0, 0, 0], [1, 32, 64]), pl.tensor.set_validshape(b, 64, 20), out_dtype=pl.FP32)
