@@ -14,7 +14,9 @@ Finding 96f145d5ef: `tensor.minimum(set_validshape(c4, 1, 32), x7)` of
 data is there) and broke DefinedReads after ConvertTensorToTileOps, which multiplies the lhs's
 valid row only. Now it is refused at its line; its neighbours (the rhs narrowed on columns,
 b_trans, a_trans, K narrowed, matmul_acc, batched, products narrowed again) compute bit-exact
-against NumPy on both targets, or are refused where they read what was never computed."""
+against NumPy on both targets, or are refused where they read what was never computed. A left
+operand narrowed on K past one L0 block is refused by AutoTileMatmulL0 (its K blocks would be
+summed whole); sliced to its valid K it is tiled bit-exact."""
 
 from __future__ import annotations
 
