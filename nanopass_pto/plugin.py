@@ -112,7 +112,8 @@ PROPERTIES: tuple[Property, ...] = (
              "every Vec tile a vector instruction reads or writes row-major is row-major, and an element-wise "
              "op's tiles have its result's shape", blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
-             "every slice / load / store / extract window stays inside its source on every loop iteration",
+             "every slice / load / store / extract window stays inside its source on every loop iteration, and an L0 "
+             "cube block inside its source's valid K",
              blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("DefinedReads", VALUE_LEVEL, "verifiers.defined_reads:verify",
              "no op reads an element that holds no data (padding an element-wise op reads past a narrower "

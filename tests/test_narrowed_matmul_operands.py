@@ -277,6 +277,24 @@ def test_a_k_narrowed_past_one_l0_block_is_refused_and_its_slice_is_tiled_bit_ex
     _assert_bits(interpreted, expected)
 
 
+def test_static_bounds_catches_k_blocks_cut_past_the_valid_k(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The `narrowed-k-tiled-whole` mutant (AutoTileMatmulL0 without its refusal) cuts the second
+    K block [256, 512) of a left operand valid over 304 columns: StaticBounds (an L0 block inside
+    its source's valid K, `CUBE_K_AXIS`) reports it after the pass, at the user's matmul."""
+    from nanopass_pto.mutants import MUTANTS
+
+    path = tmp_path / "k.py"
+    path.write_text(K_NARROWED_PAST_ONE_BLOCK)
+    mutant = next(m for m in MUTANTS if m.name == "narrowed-k-tiled-whole")
+    with mutant.applied():
+        rc = main([str(path), "--verify-all", "-o", str(tmp_path / "k.pto")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "`auto-tile-matmul-l0` broke StaticBounds" in err, err
+    assert "k.py:8:16: error: [StaticBounds] tile.extract into Left: the block's K (axis 1) spans [256, 512) at " \
+           "ko = 256, past its source's valid K 304 (of 512)" in err, err
+
+
 POISONED_PAST_THE_COMPUTED_REGION = _kernel("""\
     def k(self, a: pl.Tensor[[2, 32, 64], pl.FP16], b: pl.Tensor[[64, 48], pl.FP16]) -> pl.Tensor[[2, 32, 48], pl.FP32]:
         return pl.tensor.matmul(pl.tensor.slice(a, [2, 32, 64], [0, 0, 0], [1, 32, 64]), pl.tensor.set_validshape(b, 64, 20), out_dtype=pl.FP32)
