@@ -1449,7 +1449,9 @@ class _KernelBuilder:
         # deduction); a matmul_acc chain accumulates at FP32, so its seed asks for FP32.
         if dtype.is_float and (chain or self.chance(60)):
             attrs = (("out_dtype", F32 if chain else self.pick((F32, F16, BF16))),)
-        rhs = b if chain or big or not dtype.is_float else self.narrowed_right(b)
+        # A right operand narrowed on its columns too, where the left one is narrowed on its rows: the
+        # product is computed over both narrowings (`cube_extents`).
+        rhs = b if chain or big or lhs is a or not dtype.is_float else self.narrowed_right(b, lhs)
         c = self.defined_rows(self.call("tensor.matmul", (lhs, rhs), attrs, prefix="c"), lhs, chain)
         if chain:
             if isinstance(c.type, TensorType) and c.type.valid_shape is not None:
@@ -2201,15 +2203,19 @@ class _KernelBuilder:
         self.undefined.add(product.name)  # past its computed region: never read, never returned
         return self.call("tensor.set_validshape", (product, _index(data_rows), _index(data_cols)), prefix="c")
 
-    def narrowed_right(self, b: T.Var) -> T.Var:
-        """A right operand narrowed on its columns (set_validshape): the product is computed
-        over its valid columns only (`cube_extents`), which `defined_rows` narrows it to."""
-        assert isinstance(b.type, TensorType)
+    def narrowed_right(self, b: T.Var, lhs: T.Var) -> T.Var:
+        """A right operand narrowed on its columns (set_validshape) beside a row-narrowed left one:
+        the product is computed over the left's valid rows by the right's valid columns only
+        (`cube_extents`), which `defined_rows` narrows it to. Decided by the left operand's drawn
+        valid rows (an odd count), and the columns follow from them: no draw of its own, so the
+        draws of every other construct stay where they were."""
+        assert isinstance(b.type, TensorType) and isinstance(lhs.type, TensorType)
         k, n = b.type.shape
-        if not (self.features.narrowed_left and self.features.partial_valid and n >= 2 and self.chance(20)):
+        rows = lhs.type.valid[0]
+        if not (isinstance(rows, int) and rows % 2 == 1 and n >= 2):
             return b
         self.tag("cube:narrowed-right")
-        return self.call("tensor.set_validshape", (b, _index(k), _index(self.int_draw(1, n - 1))), prefix="s")
+        return self.call("tensor.set_validshape", (b, _index(k), _index(1 + rows * 7 % (n - 1))), prefix="s")
 
     def narrowed_left(self, a: T.Var) -> T.Var:
         """The spec's compact-seed path: a left operand whose valid rows fall at least one
