@@ -40,6 +40,7 @@ from languages.functions import GROUP, describe_launch, entry_function, is_kerne
 from languages.layout import flat_index_pitch
 from languages.ops import REGISTRY, OpDef, ReusesInput
 from languages.ops.system_ops import SINGLE_LAUNCH, Launch, syncall_participants
+from languages.ops.tensor_ops import computed_batch, cube_extents
 from languages.types import (
     AttrValue, Attrs, DataType, ScalarType, SymbolicExtent, TensorType, TileType, TupleType, Type, map_extents,
     symbolic_extents,
@@ -755,16 +756,26 @@ def _sem_col_expand(call: _CallSite) -> Value:
     return _result_with(call, numerics.binary(call.opdef.semantics[1], x, expanded, call.result_type.dtype.name))
 
 
+def _cube_matrices(lhs: Array, rhs: Array, lhs_valid: Sequence[int], rhs_valid: Sequence[int], a_trans: bool,
+                   b_trans: bool, call: _CallSite) -> tuple[Array, Array]:
+    """The [M, K] and [K, N] matrices the cube multiplies (the registry's `cube_extents`: M, K
+    from the left operand's valid shape, N from the right's valid columns, after a_trans /
+    b_trans), of one matrix of each operand; the product's elements past [M, N] are not written."""
+    m, k, n = cube_extents(lhs_valid, rhs_valid, a_trans, b_trans)
+    rhs_k = rhs_valid[-1] if b_trans else rhs_valid[-2]
+    if rhs_k < k:
+        raise call.fail(f"left operand has K = {k} valid columns but the right one only {rhs_k} valid rows")
+    a = lhs.T if a_trans else lhs
+    b = rhs.T if b_trans else rhs
+    return a[:m, :k], b[:k, :n]
+
+
 def _matmul_operands(call: _CallSite, lhs_index: int) -> tuple[Array, Array, str]:
-    """[M, K] and [K, N] operands: M, K from the left's valid shape, N from the right's valid
-    columns (after a_trans / b_trans), as the cube unit reads them."""
+    """The [M, K] and [K, N] operands of a 2-D matmul, as the cube unit reads them."""
     lhs, rhs = call.array(lhs_index), call.array(lhs_index + 1)
-    a = lhs.region.T if call.attr("a_trans", False) else lhs.region
-    b_full = rhs.region.T if call.attr("b_trans", False) else rhs.region
-    k = a.shape[1]
-    if b_full.shape[0] < k:
-        raise call.fail(f"left operand has K = {k} valid columns but the right one only {b_full.shape[0]} valid rows")
-    return a, b_full[:k], lhs.dtype.name
+    a, b = _cube_matrices(lhs.data, rhs.data, lhs.valid, rhs.valid, bool(call.attr("a_trans", False)),
+                          bool(call.attr("b_trans", False)), call)
+    return a, b, lhs.dtype.name
 
 
 def _accumulator_dtype(in_dtype: str) -> str:
@@ -794,12 +805,15 @@ def _batched(call: _CallSite, lhs_index: int, acc: ArrayValue | None) -> Value:
     out = ArrayValue(acc.data.copy(), acc.dtype, acc.valid, False) if acc is not None else call.fresh_result()
     in_dtype = lhs.dtype.name
     acc_dtype = numerics.np_dtype(_accumulator_dtype(in_dtype))
-    lhs_all = np.broadcast_to(lhs.region, batch + tuple(lhs.region.shape[-2:]))
-    rhs_all = np.broadcast_to(rhs.region, batch + tuple(rhs.region.shape[-2:]))
+    # Each operand's matrices broadcast over the batch whole: `_cube_matrices` takes their valid
+    # [M, K] / [K, N], and a batch index past an operand's valid batch is not computed.
+    lhs_all = np.broadcast_to(lhs.data, batch + tuple(lhs.data.shape[-2:]))
+    rhs_all = np.broadcast_to(rhs.data, batch + tuple(rhs.data.shape[-2:]))
+    computed = computed_batch(batch, lhs.data.shape, lhs.valid, rhs.data.shape, rhs.valid)
     for index in np.ndindex(*batch):
-        a = lhs_all[index].T if a_trans else lhs_all[index]
-        b = rhs_all[index].T if b_trans else rhs_all[index]
-        b = b[:a.shape[1]]
+        if any(bound is not None and i >= bound for i, bound in zip(index, computed)):
+            continue
+        a, b = _cube_matrices(lhs_all[index], rhs_all[index], lhs.valid, rhs.valid, a_trans, b_trans, call)
         m, n = a.shape[0], b.shape[1]
         start = (np.asarray(out.data[index][:m, :n]).astype(acc_dtype) if acc is not None
                  else np.zeros((m, n), dtype=acc_dtype))

@@ -394,6 +394,15 @@ def _auto_tile_rewriter() -> str:
     raise LookupError("AutoTileMatmulL0's rewriter class (with _seed and _block) not found")
 
 
+def _narrowed_k_tiled(original: Any) -> Any:
+    """AutoTileMatmulL0 without its refusal of a left operand narrowed on K: its L0 K blocks are
+    cut valid over their whole width, past the operand's valid K."""
+    def _reject_narrowed_k(self: Any, matmul: Any, k: int) -> None:
+        return None
+
+    return _reject_narrowed_k
+
+
 def _drop_compact(original: Any) -> Any:
     def _seed(self: Any, out: Any, matmul: Any, tile: Any, base: str) -> Any:
         call = self._call
@@ -1099,6 +1108,9 @@ def _catalogue() -> list[Any]:
     return [
         PatchMutant("drop-compact-acc-seed", "auto-tile-matmul-l0",
                     "a row-narrowed Acc seed is created without the compact flag", rewriter, "_seed", _drop_compact),
+        PatchMutant("narrowed-k-tiled-whole", "auto-tile-matmul-l0",
+                    "a left operand valid over fewer K columns than it has is K-tiled in blocks valid over their whole "
+                    "width (the columns past its valid K are summed)", rewriter, "_reject_narrowed_k", _narrowed_k_tiled),
         PatchMutant("slot-freed-before-view-read", "expand-mixed-kernel",
                     "a popped slot is released after the popped tile's last direct use, before a view of it is read",
                     "passes.expand_mixed_kernel", "_slot_readers", _direct_readers_only),

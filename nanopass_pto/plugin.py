@@ -124,7 +124,8 @@ PROPERTIES: tuple[Property, ...] = (
              "(languages.layout.VALID_SHAPE_MATCHED_INSTRUCTIONS) is valid over the region the op reads of it",
              blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("StaticBounds", VALUE_LEVEL, "verifiers.static_bounds:verify",
-             "every slice / load / store / extract window stays inside its source on every loop iteration",
+             "every slice / load / store / extract window stays inside its source on every loop iteration, and an L0 "
+             "cube block inside its source's valid K",
              blind_to=_MEMREFS_ANY_LANGUAGE),
     Property("DefinedReads", VALUE_LEVEL, "verifiers.defined_reads:verify",
              "no op reads an element that holds no data (padding an element-wise op reads past a narrower "

@@ -411,6 +411,7 @@ class _AutoTiler(L.FromTilePlaced):
         if (choice.m, choice.n, choice.k) == (dims.M, dims.N, dims.K):
             self.bump("single-hop")
             return 1, self._hop(matmul)
+        self._reject_narrowed_k(matmul, choice.k)
         self.bump(f"design-{choice.stationarity}-stationary-dbc{choice.dbc}")
         refusal = self._bias_refusal(matmul) if matmul.bias is not None else None
         if refusal is not None:
@@ -458,6 +459,24 @@ class _AutoTiler(L.FromTilePlaced):
             self.bump("k-tiled")
             return 1, self._k_tile(matmul, choice)
         return self._mn_tile(matmul, choice, block, index)
+
+    def _reject_narrowed_k(self, matmul: _Matmul, k: int) -> None:
+        """The cube sums over its left operand's valid K (`cube_extents`), but the blocks this
+        pass extracts are valid over their whole K: a left operand valid over fewer K columns
+        than it has would have the columns past its valid K summed. A located 'not supported
+        yet' (tiling over the valid K only is not implemented); a matmul left whole (one hop)
+        keeps the operand's valid K."""
+        lhs = cast(TileType, matmul.lhs.type)
+        if lhs.valid[1] == lhs.shape[1]:
+            return
+        dims = matmul.dims
+        raise CompileError(Diagnostic.at(
+            matmul.stmt, RULE,
+            f"not supported yet: {matmul.call.op} `{matmul.target}` [{dims.M}, {dims.N}] sums over its left operand's "
+            f"valid K = {lhs.valid[1]} of its {dims.K} columns, and tiling it for L0 on {self.backend.name} (K blocks "
+            f"of {k}, [{dims.M}, {dims.N}] outputs at most) would sum the columns past that valid K",
+            hint="give the left operand its valid K as its extent (pl.slice(a, [M, K_valid], [0, 0]) instead of "
+                 "pl.set_validshape), with the right operand sliced to the same K rows"))
 
     def _analyse(self, stmt: S.AssignStmt, call: S.Call) -> _Matmul | None:
         roles = _Roles.of(call.op, len(call.args))

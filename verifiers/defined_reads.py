@@ -34,7 +34,7 @@ from languages.ops import (
     PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, REGISTRY, SAME_BYTES_VIEWS, OpDef, type_of,
 )
 from languages.ops.data_extents import (
-    WHOLE, Extents, Written, array_type, block_bytes, describe, extents, in_place_target, read_extent, reads_past,
+    PRODUCT_KINDS, WHOLE, Extents, Written, array_type, block_bytes, describe, extents, in_place_target, read_extent, reads_past,
     result_data,
 )
 from languages.types import TensorType, TileType
@@ -81,7 +81,7 @@ class _Checker:
             ty = array_type(arg)
             if ty is None or written is None:
                 continue
-            read = read_extent(opdef, index, ty, result, getattr(call, "attrs"))
+            read = read_extent(opdef, index, ty, result, getattr(call, "attrs"), args)
             if read is not None and reads_past(read, written):
                 self.out.append(_finding(call, opdef, index, arg, read, written, producer,
                                          tuple(read) != extents(ty.valid_extents)))
@@ -134,7 +134,8 @@ class _Checker:
             return
         name = f"`{getattr(expr, 'name')}`" if expr.KIND == "Var" else "its value"
         what = _wrote(producer, written, ty.dtype.bits)
-        hint = "narrow the returned value's valid region to what was computed (pl.set_validshape), or compute the rest"
+        hint = _product_hint(producer) or \
+            "narrow the returned value's valid region to what was computed (pl.set_validshape), or compute the rest"
         if any(isinstance(e, Fraction) for e in written) or (producer in REGISTRY
                                                             and REGISTRY.get(producer).semantics[:1] == ("compare",)):
             hint = ("a compare defines only the bits of its source's valid columns, in its valid rows (the rest of "
@@ -191,7 +192,17 @@ def _finding(call: Node, opdef: OpDef, index: int, arg: Node, read: Extents,
     else:
         why = f"{opdef.name} reads {name} over its valid region {list(read)}, but {what}"
         hint = "set_validshape widens the metadata only: write the elements first (load or fill them)"
-    return Diagnostic.at(call, RULE, f"{why}: the elements beyond hold no data", hint=hint)
+    return Diagnostic.at(call, RULE, f"{why}: the elements beyond hold no data", hint=_product_hint(producer) or hint)
+
+
+def _product_hint(producer: str) -> str | None:
+    """The hint for data a matmul did not compute (None: `producer` is no matmul)."""
+    if producer not in REGISTRY or REGISTRY.get(producer).semantics[:1] not in PRODUCT_KINDS:
+        return None
+    return ("a matmul computes its left operand's valid rows and its right operand's valid columns only (the "
+            "product's other elements are never written, whatever its type's valid region): narrow what reads "
+            "it to those rows and columns (pl.set_validshape on the product and on the reader's other operands), "
+            "or give the matmul's operands the rows and columns that are read")
 
 
 def _wrote(producer: str, written: Extents, element_bits: int) -> str:

@@ -10,6 +10,10 @@ combination of the loop variables it depends on where the enclosing `if` conditi
 variables hold (`if i < 4:` keeps a window off the last iteration of `pl.range(5)`) (or, past 65536 combinations, at the corners of
 their ranges, exact for the affine offsets kernels use). An offset that depends on anything
 else (a parameter, a loop with dynamic bounds) is left to run time.
+
+An L0 cube block (a tile.extract into Left / Right) cut from a source narrowed on K stays inside
+the source's valid K as well, at constant offsets too (`CUBE_K_AXIS` in the op registry): the
+cube sums its block's whole K, while the matmul it was cut for sums over the source's valid K.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import operator
 from typing import Callable, Iterator, Mapping, Sequence
 
 from languages.ops import REGISTRY, static_int, window_extent, window_offsets
+from languages.ops.tile_ops import CUBE_K_AXIS
 from languages.types import TensorType, TileType, known_extents
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, walk
@@ -142,6 +147,7 @@ def _check_call(scope: _Scope, call: Node, out: list[Diagnostic]) -> None:
     extent = window_extent(window, call, len(bound))
     if offsets is None or extent is None or len(extent) != len(offsets) or len(bound) != len(offsets):
         return
+    _check_valid_k(scope, call, op, source, offsets, extent, out)
     for axis, (offset, size, limit) in enumerate(zip(offsets, extent, bound)):
         if static_int(offset) is not None or size == 0:
             continue  # constant offsets are type deduction's to check
@@ -167,6 +173,43 @@ def _check_call(scope: _Scope, call: Node, out: list[Diagnostic]) -> None:
                 return
         except (_Unknown, KeyError):
             continue
+
+
+def _check_valid_k(scope: _Scope, call: Node, op: str, source: TensorType | TileType, offsets: Sequence[Node],
+                   extent: Sequence[int], out: list[Diagnostic]) -> None:
+    """An L0 cube block (an extract into Left / Right) cut from a source narrowed on K stays
+    inside the source's valid K on every iteration (`CUBE_K_AXIS`): the cube sums its block's
+    whole K, so columns past the source's valid K would enter the sum."""
+    result = getattr(call, "type", None)
+    if REGISTRY.get(op).semantics[:1] != ("extract",) or not isinstance(result, TileType) \
+            or result.memory_space not in CUBE_K_AXIS or not isinstance(source, TileType):
+        return
+    axis = CUBE_K_AXIS[result.memory_space]
+    if axis >= len(offsets) or axis >= len(source.shape):
+        return
+    valid = source.valid[axis]
+    if not isinstance(valid, int) or valid >= source.shape[axis]:
+        return
+    offset, size = offsets[axis], extent[axis]
+    try:
+        names = sorted(scope.loop_vars(offset) | scope.guard_vars())
+        for at in _assignments(scope, names):
+            if not scope.reached(at):
+                continue
+            start = scope.value(offset, at)
+            if start + size <= valid:
+                continue
+            where = f" at {_loop_text(scope, at)}" if at else ""
+            out.append(Diagnostic.at(
+                call, RULE,
+                f"{op} into {result.memory_space.name}: the block's K (axis {axis}) spans [{start}, {start + size}){where}, "
+                f"past its source's valid K {valid} (of {source.shape[axis]}): the cube sums the block's whole K, so "
+                "elements past the source's valid K would enter the product",
+                hint="cut the K blocks within the source's valid K (the last one narrower), or give the source its "
+                     "valid K as its extent"))
+            return
+    except (_Unknown, KeyError):
+        return
 
 
 def _walk(scope: _Scope, body: Sequence[Node], out: list[Diagnostic]) -> None:

@@ -627,7 +627,7 @@ class _KernelBuilder:
             operand = array_type(arg)
             if operand is None:
                 continue
-            read = read_extent(opdef, index, operand, ty, attrs)
+            read = read_extent(opdef, index, operand, ty, attrs, args)
             if read is not None and reads_past(read, self._data_of(arg)):
                 return True
         return False
@@ -1518,7 +1518,10 @@ class _KernelBuilder:
         # deduction); a matmul_acc chain accumulates at FP32, so its seed asks for FP32.
         if dtype.is_float and (chain or self.chance(60)):
             attrs = (("out_dtype", F32 if chain else self.pick((F32, F16, BF16))),)
-        c = self.defined_rows(self.call("tensor.matmul", (lhs, b), attrs, prefix="c"), lhs, chain)
+        # A right operand narrowed on its columns too, where the left one is narrowed on its rows: the
+        # product is computed over both narrowings (`cube_extents`).
+        rhs = b if chain or big or lhs is a or not dtype.is_float else self.narrowed_right(b, lhs)
+        c = self.defined_rows(self.call("tensor.matmul", (lhs, rhs), attrs, prefix="c"), lhs, chain)
         if chain:
             if isinstance(c.type, TensorType) and c.type.valid_shape is not None:
                 # tensor.matmul_acc's result is its accumulator, valid region included, while
@@ -2251,19 +2254,22 @@ class _KernelBuilder:
         return rows * cols * (4 + ty.dtype.bits // 8) <= target.vec_capacity_bytes
 
     def defined_rows(self, product: T.Var, lhs: T.Var, accumulated: bool = False) -> T.Var:
-        """`product` narrowed to the rows its left operand defines. tensor.matmul drops its
-        operands' valid_shape (the spec, convert_tensor_to_tile_ops.md), so the product of a
-        row-narrowed left operand is typed whole while its rows past the valid ones come from
-        the operand's undefined rows: a program reading them reads undefined data (the compiled
-        and the interpreted undefined bits legitimately differ once an op touches them).
-        Narrowing the product's valid rows (set_validshape) makes every later read, and the
+        """`product` narrowed to the rows and columns the matmul computes. tensor.matmul drops
+        its operands' valid_shape (the spec, convert_tensor_to_tile_ops.md), so the product of
+        a row-narrowed left operand (or a column-narrowed right one) is typed whole while only
+        the left operand's valid rows by the right's valid columns are computed (the registry's
+        `cube_extents`: the product's data extent, `languages.ops.data_extents`): a program
+        reading the rest reads what was never written, which DefinedReads refuses. Narrowing
+        the product's valid region to its data (set_validshape) makes every later read, and the
         comparison, defined. A product a matmul_acc chain `accumulated` onto is re-validated
         more often: the chain's results keep the accumulator's narrow valid region."""
         lhs_ty, ty = lhs.type, product.type
+        computed = self._data_of(product)
+        whole = computed is None or isinstance(ty, TensorType) and tuple(computed) == tuple(ty.shape)
         # An M past a box and not a multiple of it: its accumulator is compact (valid rows short
         # of the boxed rows), so valid rows narrowed below the last box would re-lay it.
         boxed_m = isinstance(ty, TensorType) and len(ty.shape) == 2 and ty.shape[0] > 16 and ty.shape[0] % 16 != 0
-        if isinstance(lhs_ty, TensorType) and lhs_ty.valid_shape is None and isinstance(ty, TensorType) \
+        if isinstance(lhs_ty, TensorType) and lhs_ty.valid_shape is None and whole and isinstance(ty, TensorType) \
                 and len(ty.shape) == 2 and ty.shape[0] > 1 and self.features.partial_valid \
                 and self.revalidation_fits(ty, lhs_ty.dtype) and self.chance(50 if boxed_m or accumulated else 15):
             # A whole product re-validated to fewer rows and columns (its valid region is still
@@ -2273,15 +2279,28 @@ class _KernelBuilder:
             top = ty.shape[0] // 16 * 16 if boxed_m else ty.shape[0] - 1
             rows, cols = self.int_draw(1, top), self.int_draw(1, ty.shape[1])
             return self.call("tensor.set_validshape", (product, _index(rows), _index(cols)), prefix="c")
-        if not isinstance(lhs_ty, TensorType) or lhs_ty.valid_shape is None or not isinstance(ty, TensorType) \
-                or len(ty.shape) != 2:
+        if whole or computed is None or not isinstance(ty, TensorType) or len(ty.shape) != 2 or len(computed) != 2:
             return product
-        rows = lhs_ty.valid[0]
-        if rows >= ty.shape[0]:
+        data_rows, data_cols = computed
+        if not isinstance(data_rows, int) or not isinstance(data_cols, int):
             return product
         self.tag("cube:narrowed-product")
-        self.undefined.add(product.name)  # its rows past the valid ones: never read, never returned
-        return self.call("tensor.set_validshape", (product, _index(rows), _index(ty.valid[1])), prefix="c")
+        self.undefined.add(product.name)  # past its computed region: never read, never returned
+        return self.call("tensor.set_validshape", (product, _index(data_rows), _index(data_cols)), prefix="c")
+
+    def narrowed_right(self, b: T.Var, lhs: T.Var) -> T.Var:
+        """A right operand narrowed on its columns (set_validshape) beside a row-narrowed left one:
+        the product is computed over the left's valid rows by the right's valid columns only
+        (`cube_extents`), which `defined_rows` narrows it to. Decided by the left operand's drawn
+        valid rows (an odd count), and the columns follow from them: no draw of its own, so the
+        draws of every other construct stay where they were."""
+        assert isinstance(b.type, TensorType) and isinstance(lhs.type, TensorType)
+        k, n = b.type.shape
+        rows = lhs.type.valid[0]
+        if not (isinstance(rows, int) and rows % 2 == 1 and n >= 2):
+            return b
+        self.tag("cube:narrowed-right")
+        return self.call("tensor.set_validshape", (b, _index(k), _index(1 + rows * 7 % (n - 1))), prefix="s")
 
     def narrowed_left(self, a: T.Var) -> T.Var:
         """The spec's compact-seed path: a left operand whose valid rows fall at least one

@@ -30,7 +30,7 @@ from languages.ops import (
     PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
-from languages.ops.tensor_ops import reshape_valid
+from languages.ops.tensor_ops import computed_batch, cube_extents, reshape_valid
 from languages.types import Attrs, SymbolicExtent, TensorType, TileType, Type, ValidDims
 from nanopass.node import Node
 
@@ -57,16 +57,24 @@ _WINDOW_VIEWS = frozenset({("set_validshape",), ("slice",)})
 
 
 def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type,
-                attrs: Attrs = ()) -> Extents | None:
+                attrs: Attrs = (), args: Sequence[Node] = ()) -> Extents | None:
     """The region of argument `index` the op reads (None: it does not read the argument's
     elements): an element-wise op's same-shape operand over the result's valid region
-    (`READS_OVER_RESULT_REGION`), any other read operand over its own valid region."""
+    (`READS_OVER_RESULT_REGION`), a matmul_acc's accumulator over the product's region (given
+    the call's `args`: the rest of it is left as it is, not read), any other read operand over
+    its own valid region."""
     try:
         effect = opdef.effect_of(index, attrs)
     except IndexError:
         return None
     if not effect & Effect.READ or opdef.semantics[:1] in _WINDOW_VIEWS:
         return None  # a re-labelled buffer or a window of it: its consumers read what it shows
+    kind = opdef.semantics[0] if opdef.semantics else ""
+    if index == 0 and kind in _ACCUMULATING and args:
+        region = _product_region(opdef, args, _PRODUCT_LHS[kind], attrs)
+        if region is not None and len(region) == len(operand.shape):
+            own = extents(operand.valid_extents)
+            return (*own[:-2], _least(own[-2], region[-2]), _least(own[-1], region[-1]))
     if index == 0 and opdef.semantics[:1] and opdef.semantics[0] in PACKED_MASK_OPERAND \
             and isinstance(result, (TensorType, TileType)) and len(result.shape) == len(operand.shape) == 2:
         return _mask_words(operand, result)
@@ -224,27 +232,75 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
             # one: ConvertTensorToTileOps), so it keeps its source's data past its valid region.
             return _reshaped(args[0], source, result, own)
         return own
+    product = _PRODUCT_LHS.get(kind)
+    if product is not None:
+        computed = _product_data(opdef, args, own, operands, product, attrs)
+        # A matmul_acc leaves its accumulator's elements outside the product untouched.
+        return _join(operands[0], computed) if kind in _ACCUMULATING and operands else computed
     target = in_place_target(opdef)
     if target is not None and target < len(operands):
         return _join(operands[target], own)
-    if kind == "matmul":
-        return _product_data(opdef, own, operands, attrs)
     if kind == "compare":
         return _compared_bits(args, result, own)
     return own
 
 
-def _product_data(opdef: OpDef, own: Extents, operands: Sequence[Written], attrs: Attrs) -> Written:
-    """A product's data: row i holds data when the lhs's row i does (tensor.matmul's result is
-    valid over the whole product, whatever its operands' valid regions), column j when the rhs's
-    column j does: out[i, j] reads lhs row i and rhs column j (after a_trans / b_trans)."""
-    if len(own) != 2 or len(operands) < 2:
+# The cube's semantics kinds, and the index of their left operand (the right one follows it).
+_PRODUCT_LHS = {"matmul": 0, "matmul_bias": 0, "batch_matmul": 0, "matmul_acc": 1, "batch_matmul_acc": 1}
+_ACCUMULATING = frozenset({"matmul_acc", "batch_matmul_acc"})
+PRODUCT_KINDS = frozenset((kind,) for kind in _PRODUCT_LHS)  # as `OpDef.semantics[:1]`
+
+
+def _product_data(opdef: OpDef, args: Sequence[Node], own: Extents, operands: Sequence[Written], lhs_at: int,
+                  attrs: Attrs) -> Extents:
+    """A product's data: the region the cube computes (`cube_extents`: the left operand's valid
+    M rows by the right's valid N columns, on every batch index), and within it row i where the
+    lhs's row i holds data, column j where the rhs's column j does (out[i, j] reads lhs row i
+    and rhs column j, after a_trans / b_trans). tensor.matmul's result is typed whole whatever
+    its operands' valid regions (PyPTO drops them), so its valid region does not say this."""
+    region = _product_region(opdef, args, lhs_at, attrs)
+    if len(own) < 2 or region is None or len(operands) < lhs_at + 2:
         return own
+    rows, cols = region
     settings = dict(opdef.with_defaults(attrs))
-    lhs, rhs = operands[0], operands[1]
-    rows = None if lhs is None or len(lhs) != 2 else lhs[1 if settings.get("a_trans") else 0]
-    cols = None if rhs is None or len(rhs) != 2 else rhs[0 if settings.get("b_trans") else 1]
-    return tuple(e if w is None or e is None else min(e, w) for e, w in zip(own, (rows, cols)))
+    a_trans, b_trans = bool(settings.get("a_trans")), bool(settings.get("b_trans"))
+    lhs, rhs = operands[lhs_at], operands[lhs_at + 1]
+    if lhs is not None and len(lhs) >= 2:
+        rows = _least(rows, cube_extents(lhs, lhs, a_trans, False)[0])
+    if rhs is not None and len(rhs) >= 2:
+        cols = _least(cols, cube_extents(rhs, rhs, False, b_trans)[2])
+    batch = _computed_batch(args, lhs_at, own)
+    return (*(_least(o, b) for o, b in zip(own[:-2], batch)), _least(own[-2], rows), _least(own[-1], cols))
+
+
+def _computed_batch(args: Sequence[Node], lhs_at: int, own: Extents) -> Extents:
+    """A batched product's batch extents (`computed_batch`)."""
+    lhs_ty, rhs_ty = array_type(args[lhs_at]), array_type(args[lhs_at + 1])
+    if len(own) <= 2 or lhs_ty is None or rhs_ty is None:
+        return own[:-2]
+    batch = tuple(int(e) if isinstance(e, int) else 0 for e in own[:-2])
+    valid = [tuple(None if isinstance(e, Fraction) else e for e in extents(t.valid_extents)) for t in (lhs_ty, rhs_ty)]
+    computed = computed_batch(batch, tuple(lhs_ty.shape), valid[0], tuple(rhs_ty.shape), valid[1])
+    return tuple(None if o is None else c for o, c in zip(own[:-2], computed))
+
+
+def _product_region(opdef: OpDef, args: Sequence[Node], lhs_at: int, attrs: Attrs) -> Extents | None:
+    """The [M, N] a matmul computes from its operands' valid regions (`cube_extents`; None:
+    its operands are not matrices)."""
+    if len(args) < lhs_at + 2:
+        return None
+    lhs_ty, rhs_ty = array_type(args[lhs_at]), array_type(args[lhs_at + 1])
+    if lhs_ty is None or rhs_ty is None or len(lhs_ty.shape) < 2 or len(rhs_ty.shape) < 2:
+        return None
+    settings = dict(opdef.with_defaults(attrs))
+    a_trans, b_trans = bool(settings.get("a_trans")), bool(settings.get("b_trans"))
+    rows, _, cols = cube_extents(extents(lhs_ty.valid_extents), extents(rhs_ty.valid_extents), a_trans, b_trans)
+    return (rows, cols)
+
+
+def _least(a: Optional[Extent], b: Optional[Extent]) -> Optional[Extent]:
+    """The smaller of two extents, a None (a runtime extent) being no bound."""
+    return a if b is None else b if a is None else min(a, b)
 
 
 def _reshaped(operand: Node, source: Extents, result: TensorType | TileType, own: Extents) -> Written:

@@ -9,7 +9,7 @@ operand's; reductions keep the surviving axis; `tensor.matmul` drops its operand
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 import itertools
 from dataclasses import replace
@@ -48,6 +48,7 @@ from languages.views import make_tile_type, normalize_valid
 from nanopass.node import Node
 
 Value = TensorType | TileType
+E = TypeVar("E")  # an extent: an int, a runtime extent, or None (unknown)
 
 # Rounding modes of TCVT (NUMERICS.md section 4); "round" (ties away from zero) is the default.
 CAST_MODES = ("rint", "round", "floor", "ceil", "trunc", "odd", "none")
@@ -320,7 +321,7 @@ def matmul_dims(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> tuple[i
     if k != k_rhs:
         raise DeductionError(f"expected K = {k} rows (lhs is {list(lhs.shape)}), got K = {k_rhs} "
                              f"(rhs is {list(rhs.shape)})", 1)
-    valid_k = lhs.valid[0] if a_trans else lhs.valid[1]
+    _, valid_k, _ = cube_extents(lhs.valid, rhs.valid, a_trans, b_trans)
     valid_k_rhs = rhs.valid[1] if b_trans else rhs.valid[0]
     if isinstance(valid_k, int) and isinstance(valid_k_rhs, int) and valid_k_rhs < valid_k:
         # The cube sums over the left operand's valid K (NUMERICS.md): rhs rows past its own
@@ -332,10 +333,46 @@ def matmul_dims(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> tuple[i
     return m, n, k
 
 
+def cube_extents(lhs_valid: Sequence[E], rhs_valid: Sequence[E], a_trans: bool,
+                 b_trans: bool) -> tuple[E, E, E]:
+    """(M, K, N) a matmul computes, from its operands' valid extents (their last two axes, after
+    a_trans / b_trans): M and K from the left operand's valid shape, N from the right's valid
+    columns (NUMERICS.md section 1; pto.tmatmul / mad derive them from the operands' valid
+    region, whatever was loaded past it). The one rule of a matmul of a narrowed operand: its
+    product is computed over [M, N] only (summed over the first K rows of the right operand),
+    whatever the result's type says -- tile.matmul's result is typed valid over it, while
+    tensor.matmul's drops its operands' valid_shape (PyPTO) and is typed whole, its elements
+    past [M, N] never written (the interpreter's poison; `languages.ops.data_extents` holds
+    them as no data, so DefinedReads refuses a read of them)."""
+    m, k = (lhs_valid[-1], lhs_valid[-2]) if a_trans else (lhs_valid[-2], lhs_valid[-1])
+    n = rhs_valid[-2] if b_trans else rhs_valid[-1]
+    return m, k, n
+
+
+def computed_batch(batch: Sequence[int], lhs_shape: Sequence[int], lhs_valid: Sequence[int | None],
+                   rhs_shape: Sequence[int], rhs_valid: Sequence[int | None]) -> tuple[int | None, ...]:
+    """The batch indices a batched matmul computes, per batch axis (every axis but the last
+    two, aligned from the right): below the valid extent of each operand spanning the axis (an
+    operand whose axis is 1, or that has no such axis, is broadcast along it). A batch index
+    past an operand's valid batch has no matrix of it to multiply: its product is not written.
+    None: a runtime extent (no bound known)."""
+    out: list[int | None] = []
+    for axis in range(len(batch)):
+        bound: int | None = batch[axis]
+        for shape, valid in ((lhs_shape, lhs_valid), (rhs_shape, rhs_valid)):
+            at = axis - len(batch) + len(shape) - 2
+            if at < 0 or shape[at] == 1:
+                continue
+            extent = valid[at]
+            bound = None if bound is None or extent is None else min(bound, extent)
+        out.append(bound)
+    return tuple(out)
+
+
 def matmul_valid(lhs: Value, rhs: Value, a_trans: bool, b_trans: bool) -> Dims:
-    """Valid (M, N): rows from the left operand's valid M, columns from the right's valid N."""
-    m = lhs.valid[1] if a_trans else lhs.valid[0]
-    n = rhs.valid[0] if b_trans else rhs.valid[1]
+    """Valid (M, N): rows from the left operand's valid M, columns from the right's valid N
+    (`cube_extents`)."""
+    m, _, n = cube_extents(lhs.valid, rhs.valid, a_trans, b_trans)
     return (m, n)
 
 

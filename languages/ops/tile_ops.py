@@ -83,6 +83,13 @@ _ON_CHIP: tuple[MemorySpace, ...] = ON_CHIP_SPACES
 _FIXPIPE_STORE_DTYPES = {DataType.FP32: (DataType.FP16, DataType.BF16)}
 
 
+# The axis of a cube operand tile that is K (the reduction), by the L0 space it is extracted
+# into: a Left tile is [M, K], a Right one [K, N]. The cube sums over the left operand's valid K
+# (`cube_extents`), so an L0 block cut from a source narrowed on K must stay inside that valid
+# K: a block valid over its whole width past it would have the source's columns past the valid
+# K summed (StaticBounds checks it).
+CUBE_K_AXIS: dict[MemorySpace, int] = {MemorySpace.Left: 1, MemorySpace.Right: 0}
+
 def tile_at(args: Sequence[Node], index: int) -> TileType:
     ty = type_of(args[index])
     if not isinstance(ty, TileType):
