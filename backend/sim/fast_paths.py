@@ -176,7 +176,13 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
 def _has_nan(values: Any) -> bool:
     """Whether a float array holds a NaN: its minimum is NaN exactly then (NumPy's min
     propagates NaN), one reduction without a temporary array of flags."""
-    return bool(values.size) and bool(np.isnan(values.min()))
+    if not values.size:
+        return False
+    least = _MINIMUM(values, axis=None)
+    return bool(least != least)  # (NaN is the one value unequal to itself)
+
+
+_MINIMUM: Final = np.minimum.reduce
 
 
 def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
@@ -190,6 +196,9 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
         return None
     env, machine, op, span = executor.env, executor.machine, call.op, call.span
     *source_names, dst_name = names
+    # Per dtype: whether it is a float and the exact ufunc of a binary op (registry facts, asked
+    # once per call site instead of every run).
+    facts: dict[DataType, tuple[bool, np.ufunc | None]] = {}
 
     def run() -> bool:
         dst = env.get(dst_name)
@@ -212,10 +221,13 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
             return False
         view, access = target_view
         if kind == "binary":
-            ufunc = numerics.exact_ufunc(meaning, dtype.name)
+            known = facts.get(dtype)
+            if known is None:
+                known = facts[dtype] = (dtype.is_float, numerics.exact_ufunc(meaning, dtype.name))
+            is_float, ufunc = known
             if ufunc is None:
                 return False
-            if dtype.is_float and (_has_nan(operands[0]) or _has_nan(operands[1])):
+            if is_float and (_has_nan(operands[0]) or _has_nan(operands[1])):
                 # Which operand's NaN a NaN result carries is the rule's (numerics.propagate_nan),
                 # not NumPy's loop's. (Computed before the store: the target may be an operand.)
                 view[...] = numerics.binary(meaning, operands[0], operands[1], dtype.name)

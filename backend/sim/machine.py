@@ -193,6 +193,8 @@ def block_span(base: int, shape: tuple[int, int, int, int], strides: tuple[int, 
         return None
     t0, t1, t2 = strides[0], strides[1], strides[2]
     run = s3 * width
+    if s0 == 1 and s2 == 1:  # a 2-D block (the common form): s1 runs of `run` bytes, t1 apart
+        return base, base + (s1 - 1) * t1 + run, s1 == 1 or t1 == run
     end = base + (s0 - 1) * t0 + (s1 - 1) * t1 + (s2 - 1) * t2 + run
     axes = [(t, e) for t, e in ((t0, s0), (t1, s1), (t2, s2)) if e > 1]
     if len(axes) > 1:
@@ -379,7 +381,7 @@ class GmTensor:
             return None
         if start[0] < 0 or start[1] < 0 or start[0] + region[0] > rows or start[1] + region[1] > cols:
             return None
-        width = self.dtype.byte_width
+        width = self.width
         return ((start[0] * cols + start[1]) * width, (1, region[0], 1, region[1]), (0, cols * width, 0, width))
 
     def values(self) -> Array:
@@ -539,6 +541,10 @@ class Machine:
     # window, while every instruction of a loop body re-reads the same few windows.
     _access_cache: dict[tuple[object, ...], tuple[TileType, _TileAccess]] = field(
         default_factory=dict, repr=False, compare=False)
+    # `_plain_access`'s memo: per handle id, the handle, the fields its window depends on and
+    # the access.
+    _plain_cache: dict[int, tuple[TileHandle, TileType, Dims2, Dims2, Dims2, Dims2, _TileAccess]] = field(
+        default_factory=dict, repr=False, compare=False)
     # Each space's bytes seen as each element type (views, made once).
     _typed: dict[tuple[MemorySpace, DataType], Array] = field(default_factory=dict, repr=False, compare=False)
     # Per space, the byte ranges known to be written (KnownWritten): whole-tile bookkeeping.
@@ -567,6 +573,7 @@ class Machine:
                 tensor._views = None
         self.gm.clear()
         self._access_cache.clear()
+        self._plain_cache.clear()
         self._typed.clear()
 
     def forget_written(self, space: MemorySpace) -> None:
@@ -919,7 +926,7 @@ class Machine:
         raw = tensor.byte_block(start, region)
         if raw is None or _BLOCKS is None or tensor.dtype is not tile.storage.dtype:
             return False
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         if access.block is None:
             return False
         width = access.width
@@ -989,7 +996,7 @@ class Machine:
         raw = tensor.byte_block(start, region)
         if raw is None or _BLOCKS is None or tensor.dtype is not tile.storage.dtype:
             return False
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         block = access.block
         if block is None:
             return False
@@ -1057,7 +1064,7 @@ class Machine:
         """The top-left `region` of `tile` as a 2-D strided view of the space's bytes (not a
         copy: the caller only reads it, before anything writes), or None where there is no
         such view or a byte of it is unwritten (the caller's general path reports that)."""
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         values = access.values
         if values is None or values.ndim != 2:
             return None
@@ -1069,7 +1076,7 @@ class Machine:
                     span: Span = NO_SPAN) -> tuple[Array, _TileAccess] | None:
         """A writable 2-D view of the top-left `region` of `tile` for an instruction to compute
         into, with its access for `mark_target` afterwards; None where there is no such view."""
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         if access.values is None or access.values.ndim != 2:
             return None
         return access.values, access
@@ -1083,6 +1090,22 @@ class Machine:
         flags[...] = access.all_written
 
     _ACCESS_CACHE_CAPACITY = 4096
+
+    def _plain_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span) -> _TileAccess:
+        """`_tile_access(tile, region, ..., pitch None, origin (0, 0))` -- an instruction's
+        top-left window of its tile -- memoized per handle: a loop body reaches the same few
+        handles every iteration, and comparing the handle's fields with the ones recorded is
+        cheaper than hashing the general key. Every field the general key holds is compared."""
+        hit = self._plain_cache.get(id(tile))
+        if (hit is not None and hit[0] is tile and hit[1] is tile.storage and hit[2] == region
+                and hit[3] == tile.valid and hit[4] == tile.shape and hit[5] == tile.origin):
+            return hit[6]
+        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        if len(self._plain_cache) >= self._ACCESS_CACHE_CAPACITY:
+            self._plain_cache.clear()
+        # The entry holds the handle, so its id is not reused while the entry lives.
+        self._plain_cache[id(tile)] = (tile, tile.storage, region, tile.valid, tile.shape, tile.origin, access)
+        return access
 
     def _tile_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span, pitch: int | None,
                      origin: Dims2) -> _TileAccess:
@@ -1139,11 +1162,13 @@ class Machine:
         if int(offsets.max()) >= typed.size or base < 0:
             raise AssertionError("tile window outside its space after the bounds checks")
         byte_strides = tuple(s * width for s in strides)
-        values = np.lib.stride_tricks.as_strided(typed[base:], shape, byte_strides, writeable=True)
+        # (The ndarray constructor checks the view lies inside its buffer; as_strided does not,
+        # and costs ~20x more.)
+        values = np.ndarray(shape, typed.dtype, typed, base * width, byte_strides)
         # The written flags of an element's bytes read as one unsigned integer: 0x01...01
         # exactly when every byte was written (flags are 0 / 1), so one min() checks a tile.
         flag_words = self.written[space].view(np.uint8).view(_FLAG_WORD[width])
-        flags = np.lib.stride_tricks.as_strided(flag_words[base:], shape, byte_strides, writeable=True)
+        flags = np.ndarray(shape, flag_words.dtype, flag_words, base * width, byte_strides)
         shape4, strides4 = ((1, shape[0], 1, shape[1]), (0, byte_strides[0], 0, byte_strides[1])) if len(shape) == 2 \
             else (shape, byte_strides)
         block = None
