@@ -504,3 +504,52 @@ def test_plain_access_is_the_general_access_of_the_handle_now() -> None:
     moved = dataclasses.replace(handle, origin=(2, 0), shape=(8, 64))
     same(moved, (4, 64))
     same(handle, (4, 64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 11), st.integers(0, 15), st.integers(1, 6), st.integers(1, 16)),
+                max_size=6),
+       st.tuples(st.integers(0, 11), st.integers(0, 15), st.integers(1, 6), st.integers(1, 16)),
+       st.sampled_from(DTYPES))
+def test_an_out_tensor_written_by_blocks_keeps_ranges_only_and_reads_as_with_flags(
+        writes: list[tuple[int, int, int, int]], read: tuple[int, int, int, int], dtype: DataType) -> None:
+    """Block writes into an (adopted) Out tensor whose flags were never asked for record their ranges only
+    (the flags are made from the ranges when first needed): its flags, its per-element written
+    mask, the values and the poison report of a block read are what the per-byte flags give
+    (ranges switched off)."""
+
+    def run(track: bool) -> tuple[Any, ...]:
+        saved = machine_module._TRACK_RANGES
+        machine_module._TRACK_RANGES = track
+        try:
+            return run_tracked()
+        finally:
+            machine_module._TRACK_RANGES = saved
+
+    def run_tracked() -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"))
+        # A fresh caller buffer the tensor adopts (as the host runner hands over an Out tensor).
+        poison = np.full(12 * 16 * dtype.byte_width, numerics.POISON_BYTE, np.uint8)
+        tensor = machine.bind_tensor("y", (12, 16), dtype, buffer=poison.view(numerics.np_dtype(dtype.name)).reshape(12, 16))
+        assert tensor.data.base is not None  # adopted, not copied
+        lazy_before_read = []
+        for i, (r, c, h, w) in enumerate(writes):
+            h, w = min(h, 12 - r), min(w, 16 - c)
+            block = np.full((h, w), i + 1).astype(numerics.np_dtype(dtype.name))
+            assert machine.write_gm_block(tensor, (r, c), block)
+            lazy_before_read.append(tensor._written is None)
+        r, c, h, w = read
+        h, w = min(h, 12 - r), min(w, 16 - c)
+        try:
+            got: Any = machine.read_gm_block(tensor, (r, c), (h, w), "test.read")
+        except PoisonRead as err:
+            got = ("poison", err.element)
+        return (tensor.data.copy(), tensor.written.copy(), tensor.written_elements(),
+                got if not isinstance(got, np.ndarray) else got.view(np.uint8).tolist(), lazy_before_read)
+
+    *with_ranges, lazy = run(True)
+    *with_flags, _ = run(False)
+    for a, b in zip(with_ranges, with_flags):
+        assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b)
+    # Full-width rows are dense blocks: those writes never made the flags.
+    assert all(lazy[:next((i for i, (_, c, _, w) in enumerate(writes) if not (c == 0 and w >= 16)), len(writes))])

@@ -263,8 +263,14 @@ class GmTensor:
     @property
     def written(self) -> npt.NDArray[np.bool_]:
         if self._written is None:
+            # Until first asked for, the known ranges are the whole truth (a block write of a
+            # tensor without flags records only its range: `Machine._gm_flags_to_mark`).
             whole = self.known.covers(0, self.data.size) if self.data.size else False
-            self._written = POOL.take(self.data.size, np.bool_, 1 if whole else 0)
+            flags = POOL.take(self.data.size, np.bool_, 1 if whole else 0)
+            if not whole:
+                for start, end in zip(self.known.starts, self.known.ends):
+                    flags[start:end] = True
+            self._written = flags
         return self._written
 
     def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
@@ -402,6 +408,7 @@ class GmTensor:
             self.layout = layout
             return
         self.own()
+        flags = self.written  # (made from the known ranges before they are forgotten)
         if not self.known.covers(0, self.data.size):
             self.known.clear()  # the move below rewrites the flags
         index = tuple(i.reshape(-1) for i in np.indices(self.shape))
@@ -409,7 +416,7 @@ class GmTensor:
         self.layout = layout
         after = self.element_offsets(index)
         width = self.dtype.byte_width
-        for buffer in (self.data, self.written):
+        for buffer in (self.data, flags):
             rows = buffer.reshape(-1, width)
             moved = rows.copy()
             moved[after] = rows[before]
@@ -435,7 +442,8 @@ _MAD_TILE_KINDS: Final = {DataType.FP32: 0, DataType.FP16: 1, DataType.BF16: 2}
 
 # Window offsets and their strided plan by window content (storage type, handle extents,
 # region, pitch, origin): the same for every machine, so each launch of a kernel reuses them.
-_PLANS: dict[tuple[object, ...], tuple[IntArray, tuple[int, tuple[int, ...], tuple[int, ...]] | None]] = {}
+# (And the offsets' largest, for the bounds check of every machine's views.)
+_PLANS: dict[tuple[object, ...], tuple[IntArray, tuple[int, tuple[int, ...], tuple[int, ...]] | None, int]] = {}
 
 # Whether the machine keeps the known-written ranges (tests switch it off to compare with the
 # flag-by-flag checks).
@@ -711,6 +719,12 @@ class Machine:
 
     def _gm_flags_to_mark(self, tensor: GmTensor, span: ByteSpan | None) -> npt.NDArray[np.bool_] | None:
         if span is not None and _TRACK_RANGES and tensor.known.covers(span[0], span[1]):
+            return None
+        if span is not None and span[2] and _TRACK_RANGES and tensor._written is None:
+            # No flags made yet: the dense block's range is all the bookkeeping (the flags, if
+            # ever asked for, are made from the ranges) -- an output written by whole blocks
+            # never has its per-byte flags filled or marked.
+            tensor.known.add(span[0], span[1])
             return None
         return self._flags_to_mark(tensor.written, tensor.known, span)
 
@@ -1125,11 +1139,11 @@ class Machine:
         if plan is None:
             offsets = np.asarray(self.tile_offsets(tile, region, instruction, span, pitch, origin), dtype=np.int64)
             offsets.flags.writeable = False
-            plan = (offsets, strided_plan(offsets, self._box_of(tile, pitch)))
+            plan = (offsets, strided_plan(offsets, self._box_of(tile, pitch)), int(offsets.max(initial=-1)))
             if len(_PLANS) >= self._ACCESS_CACHE_CAPACITY:
                 _PLANS.clear()
             _PLANS[content_key] = plan
-        access = self._strided_access(tile.space, tile.dtype, plan[0], plan[1])
+        access = self._strided_access(tile.space, tile.dtype, plan[0], plan[1], plan[2])
         if len(self._access_cache) >= self._ACCESS_CACHE_CAPACITY:
             self._access_cache.clear()
         self._access_cache[key] = (storage, access)
@@ -1148,7 +1162,7 @@ class Machine:
         return typed
 
     def _strided_access(self, space: MemorySpace, dtype: DataType, offsets: IntArray,
-                        plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None) -> _TileAccess:
+                        plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, largest: int) -> _TileAccess:
         """Views of the window as strided arrays over the space's bytes when its offsets are
         affine per axis (`strided_plan`: 2-D, or 4-D over the layout's boxes); the byte index
         otherwise."""
@@ -1159,7 +1173,7 @@ class Machine:
             return _TileAccess(offsets, byte_index, None, None)
         base, shape, strides = plan
         typed = self._typed_memory(space, dtype)
-        if int(offsets.max()) >= typed.size or base < 0:
+        if largest >= typed.size or base < 0:  # (`largest`: offsets.max(), kept in the plan)
             raise AssertionError("tile window outside its space after the bounds checks")
         byte_strides = tuple(s * width for s in strides)
         # (The ndarray constructor checks the view lies inside its buffer; as_strided does not,
