@@ -519,13 +519,20 @@ def test_a_created_tensor_returned_twice_is_handed_out_once_and_copied_once() ->
         assert np.array_equal(results[0]["ret1"], xs[0])
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.bool_])
-def test_same_bits_is_the_bit_pattern_comparison(dtype: Any) -> None:
+def test_same_bits_is_the_bit_pattern_comparison(dtype: Any, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The In-parameter write check (`_same_bits`: 8-byte words for C-ordered buffers) says what
     comparing `numerics.to_bits` says: one flipped bit anywhere (a NaN payload, the sign of a
-    zero) is a difference, and odd sizes, strided views and other shapes take the element path."""
+    zero) is a difference, and odd sizes, strided views and other shapes take the element path;
+    with the compiled memcmp and with NumPy's word compare."""
+    from backend import interpreter
     from backend.interpreter import _same_bits
 
+    if compiled and interpreter._SAME_BYTES is None:
+        pytest.skip("backend._mad (with same_bytes) is not built")
+    if not compiled:
+        monkeypatch.setattr(interpreter, "_SAME_BYTES", None)  # the 8-byte-word NumPy path
     rng = np.random.default_rng(0)
     for shape in ((16, 16), (3, 5), (8,), (0, 4)):
         raw = rng.integers(0, 256, (*shape, np.dtype(dtype).itemsize), dtype=np.uint8)

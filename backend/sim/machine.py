@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import math
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, Final
@@ -289,8 +290,8 @@ class GmTensor:
         if elements and reach >= elements:
             raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} reach element "
                                   f"{reach}, beyond its {elements} elements")
-        canonical = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
-        whole = elements == (int(np.prod(self.shape)) if self.shape else 1)  # not a window's bytes
+        canonical = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
+        whole = elements == (math.prod(self.shape) if self.shape else 1)  # not a window's bytes
         if whole and all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
             self.set_layout(layout if len(shape) == 2 and shape[1] == 1 else "nd")
             self.strides = None
@@ -536,6 +537,11 @@ class _LazySpaces(dict[MemorySpace, npt.NDArray[Any]]):
         return buffer
 
 
+# Per target handler (immutable; the entry keeps it alive, so its id is not reused), the
+# capacities of its on-chip spaces: asked by every launch's machine.
+_CAPACITIES: dict[int, tuple[BackendHandler, dict[MemorySpace, int]]] = {}
+
+
 @dataclass
 class Machine:
     """Byte-array memories of one AIC + one AIV lane, and the GM tensors of one kernel launch."""
@@ -561,7 +567,11 @@ class Machine:
     def __post_init__(self) -> None:
         # A space's bytes are made when first touched: a vector kernel never pays for L1 and
         # L0, a cube kernel never for UB (every launch starts a fresh machine).
-        capacities = {space: self.handler.capacity(space) for space in ON_CHIP_SPACES}
+        known = _CAPACITIES.get(id(self.handler))
+        if known is None or known[0] is not self.handler:
+            known = _CAPACITIES[id(self.handler)] = (
+                self.handler, {space: self.handler.capacity(space) for space in ON_CHIP_SPACES})
+        capacities = known[1]
         self.memory = _LazySpaces(capacities, POISON_BYTE, np.uint8)
         self.written = _LazySpaces(capacities, 0, np.bool_)
         self.known = {space: KnownWritten() for space in ON_CHIP_SPACES}
