@@ -234,7 +234,7 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
             else:
                 with np.errstate(all="ignore"):
                     ufunc(operands[0], operands[1], out=view)
-        else:
+        elif not numerics.unary_into(meaning, operands[0], dtype.name, view):
             try:
                 result: Any = numerics.unary(meaning, operands[0], dtype.name)
             except numerics.NumericsError:
