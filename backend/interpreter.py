@@ -1520,7 +1520,10 @@ def _same_bits(a: Array, b: Array) -> bool:
     by element cost more than the kernel's arithmetic), others element-wise."""
     if a.shape == b.shape and a.dtype == b.dtype and a.flags.c_contiguous and b.flags.c_contiguous and a.nbytes:
         if _SAME_BYTES is not None:
-            return bool(_SAME_BYTES(a, b))
+            try:
+                return bool(_SAME_BYTES(a, b))
+            except (BufferError, TypeError, ValueError):  # a dtype NumPy exports no buffer of
+                pass
         if a.nbytes % 8 == 0:
             return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
     return bool(np.array_equal(numerics.to_bits(a), numerics.to_bits(b)))
