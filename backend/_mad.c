@@ -893,6 +893,22 @@ release_a:
     return PyLong_FromSsize_t(nans);
 }
 
+/* same_bytes(a, b): whether two C-contiguous buffers hold the same bytes (one memcmp). */
+static PyObject *same_bytes(PyObject *self, PyObject *args) {
+    PyObject *a_obj, *b_obj;
+    if (!PyArg_ParseTuple(args, "OO", &a_obj, &b_obj)) return NULL;
+    Py_buffer a, b;
+    if (PyObject_GetBuffer(a_obj, &a, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(b_obj, &b, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    int same = a.len == b.len && (a.len == 0 || memcmp(a.buf, b.buf, (size_t)a.len) == 0);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&a);
+    return PyBool_FromLong(same);
+}
+
 static PyMethodDef methods[] = {
     {"mad_f32", mad_f32, METH_VARARGS,
      "mad_f32(a, b, acc, m, k, n, kind=0): acc[i,j] = fma chain over k ascending, in place (C order); a, b "
@@ -911,6 +927,7 @@ static PyMethodDef methods[] = {
     {"move_block", move_block, METH_VARARGS,
      "move_block(src, base, shape4, strides4, dst, base, shape4, strides4, item, dst_flags): block to block"},
     {"all_written", all_written, METH_VARARGS, "all_written(flags, base, shape4, strides4, item): every byte set"},
+    {"same_bytes", same_bytes, METH_VARARGS, "same_bytes(a, b): two C-contiguous buffers hold the same bytes"},
     {NULL, NULL, 0, NULL},
 };
 

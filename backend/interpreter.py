@@ -25,6 +25,8 @@ compiled kernels under an interpreted orchestration function); it is told which 
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Final, Mapping, Protocol, Sequence, Union, cast
 
@@ -107,11 +109,26 @@ def _array_type(ty: Type, span: Span) -> TensorType | TileType:
     return ty
 
 
+class _Created(threading.local):
+    """Per thread, the buffers `fresh_value` made during the running `interpret` (None outside
+    one), by id, weakly: a buffer no one references any more drops out, so an id is never
+    confused with a later array's. Nothing but the run's own values refers to them, so at the
+    end of the run one of them can be an output as it is (`_output_array`), not a copy."""
+
+    buffers: weakref.WeakValueDictionary[int, Array] | None = None
+
+
+_CREATED = _Created()
+
+
 def fresh_value(ty: Type, span: Span = NO_SPAN) -> ArrayValue:
     """A poisoned buffer of type `ty` (tensor.create / tile.create)."""
     arr_ty = _array_type(ty, span)
-    return ArrayValue(poison_array(arr_ty.shape, arr_ty.dtype), arr_ty.dtype, tuple(arr_ty.valid),
-                      isinstance(arr_ty, TensorType))
+    data = poison_array(arr_ty.shape, arr_ty.dtype)
+    created = _CREATED.buffers
+    if created is not None:
+        created[id(data)] = data
+    return ArrayValue(data, arr_ty.dtype, tuple(arr_ty.valid), isinstance(arr_ty, TensorType))
 
 
 def _resolved_extents(ty: Type, env: dict[str, Value], span: Span) -> Type:
@@ -1501,6 +1518,35 @@ def _output_array(value: Value, what: str, owned: set[int] | None = None) -> Arr
     raise InterpreterError(f"{what} is a {type(value).__name__}, which is not an output value")
 
 
+def _load_same_bytes() -> Callable[[Array, Array], bool] | None:
+    """backend/_mad.c's memcmp of two buffers (None without the extension, or with a build from
+    before it: then NumPy compares)."""
+    try:
+        from backend import _mad
+    except ImportError:
+        return None
+    return getattr(_mad, "same_bytes", None)
+
+
+_SAME_BYTES = _load_same_bytes()
+
+
+def _same_bits(a: Array, b: Array) -> bool:
+    """Whether two arrays hold the same bit patterns (`to_bits` equal; NaN payloads and signed
+    zeros distinguished): two buffers of one shape, dtype and C order compare their bytes (one
+    memcmp, or 8-byte words without the extension; a [512, 512] FP32 input compared element
+    by element cost more than the kernel's arithmetic), others element-wise."""
+    if a.shape == b.shape and a.dtype == b.dtype and a.flags.c_contiguous and b.flags.c_contiguous and a.nbytes:
+        if _SAME_BYTES is not None:
+            try:
+                return bool(_SAME_BYTES(a, b))
+            except (BufferError, TypeError, ValueError):  # a dtype NumPy exports no buffer of
+                pass
+        if a.nbytes % 8 == 0:
+            return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
+    return bool(np.array_equal(numerics.to_bits(a), numerics.to_bits(b)))
+
+
 def collect_outputs(function: Node, args: Sequence[Value], returned: Sequence[Value],
                     inputs_before: Mapping[str, Array] | None = None,
                     owned: set[int] | None = None) -> dict[str, Array]:
@@ -1516,8 +1562,7 @@ def collect_outputs(function: Node, args: Sequence[Value], returned: Sequence[Va
         var, direction = _param(param)
         if direction in ("Out", "InOut"):
             outputs[var.name] = _output_array(arg, f"parameter {var.name}", owned)
-        elif var.name in before and isinstance(arg, ArrayValue) and not np.array_equal(
-                numerics.to_bits(arg.data), numerics.to_bits(before[var.name])):
+        elif var.name in before and isinstance(arg, ArrayValue) and not _same_bits(arg.data, before[var.name]):
             outputs[var.name] = _output_array(arg, f"parameter {var.name}", owned)
     return outputs
 
@@ -1536,7 +1581,14 @@ def interpret(program: Node, inputs: Mapping[str, object], entry: str | None = N
               ((_param(p)[0], a) for p, a in zip(_function(function).params, args))
               if isinstance(arg, ArrayValue)}
     owned = {id(arg.data) for arg in args if isinstance(arg, ArrayValue)}  # bind_inputs made them
-    returned = Interpreter(program, kernel_runner).call_function(function, args)
+    outer, created = _CREATED.buffers, weakref.WeakValueDictionary[int, Array]()
+    _CREATED.buffers = created
+    try:
+        returned = Interpreter(program, kernel_runner).call_function(function, args)
+    finally:
+        _CREATED.buffers = outer
+    # Buffers the run created and returns die with it too: handed out as they are, once.
+    owned.update(id(v.data) for v in returned if isinstance(v, ArrayValue) and created.get(id(v.data)) is v.data)
     outputs = collect_outputs(function, args, returned, before, owned)
     for arg in args:  # the bound copies no output became are dead: the next run reuses them
         if isinstance(arg, ArrayValue) and id(arg.data) in owned:

@@ -305,7 +305,8 @@ def widen_to_float64(x: Array, src: str) -> Array:
     arr = np.asarray(x).astype(np_dtype(src), copy=False)
     with np.errstate(invalid="ignore"):  # widening a signalling NaN raises 'invalid'
         wide = arr.astype(np.float64)
-    if wide.size == 0 or not np.isnan(wide.min()):  # (min is NaN exactly when one element is)
+    # (min is NaN exactly when one element is; FP32's own min reads half the bytes)
+    if wide.size == 0 or not np.isnan((arr if arr.dtype == np.float32 else wide).min()):
         return wide
     nan = np.isnan(wide)
     bits = to_bits(arr).astype(np.uint64)
@@ -966,6 +967,23 @@ def unary(op: str, x: Array, dtype: str) -> Array:
     if is_float(dtype):
         return _float_unary(op, arr, dtype)
     return _int_unary(op, arr, dtype)
+
+
+def unary_into(op: str, x: Array, dtype: str, out: Array) -> bool:
+    """`out[...] = unary(op, x, dtype)` computed straight into `out` (of `dtype` and x's shape)
+    where the rule allows it without temporaries beyond the float64 operand: FP32's
+    transcendental ufuncs, RNE_FP32(f(float64(x))), evaluated in place on the widened copy and
+    converted into `out` by the same float64 -> float32 cast `round_float64` uses. False,
+    having written nothing, elsewhere (the caller stores `unary`'s result)."""
+    function = _FLOAT_UNARY_VALUE.get(op)
+    if (dtype != "FP32" or op not in _FLOAT64_EVEN_FOR_FP32 or not isinstance(function, np.ufunc)
+            or x.dtype != np.float32 or out.dtype != np.float32 or x.shape != out.shape):
+        return False
+    wide = widen_to_float64(x, dtype)  # a new array (x may be `out` itself)
+    with np.errstate(all="ignore"):
+        function(wide, out=wide)
+        np.copyto(out, wide, casting="unsafe")
+    return True
 
 
 def fused(op: str, a: Array, b: Array | float | int, carry: Array, dtype: str) -> Array:

@@ -147,9 +147,11 @@ def compile_program(source: Node, *, pipeline: str | Pipeline | None = None, bac
 def _is_fresh(value: ArrayValue) -> bool:
     """A buffer no one has written (a fresh tensor.create): still all poison bytes."""
     raw = np.ascontiguousarray(value.data).reshape(-1).view(np.uint8)
-    # The first byte settles most buffers at once; a poisoned one is read by two reductions
-    # (no temporary array of comparisons).
-    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == raw.max() == numerics.POISON_BYTE))
+    # The first byte settles most buffers at once; a poisoned one is read by one reduction (no
+    # temporary array of comparisons): the poison byte is the largest, so a minimum equal to it
+    # means every byte is it.
+    assert numerics.POISON_BYTE == 0xFF
+    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == numerics.POISON_BYTE))
 
 
 def gm_window(data: Array) -> npt.NDArray[np.uint8] | None:
@@ -183,6 +185,10 @@ def _in_place(data: Array, ty: object) -> npt.NDArray[np.uint8] | None:
     if data.nbytes != count * ty.dtype.byte_width:
         return None
     return data.reshape(-1).view(np.uint8)
+# Which parameters a kernel returns: a fact of the (immutable) function, asked per call and
+# kept across runs (each run makes its kernel runner); the entry keeps the function alive.
+_RETURNED: dict[int, tuple[Node, tuple[int, ...]]] = {}
+_RETURNED_CAPACITY = 256
 
 
 def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked: bool = True) -> KernelRunner:
@@ -194,12 +200,13 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
     buffers the host-level kernel returns.
     """
     kernels = {str(getattr(f, "name")): f for f in getattr(pto_program, "functions")}
-    # Which parameters a kernel returns: a fact of the (immutable) function, asked per call.
-    returned: dict[int, tuple[Node, tuple[int, ...]]] = {}
+    returned = _RETURNED
 
     def returned_indices(function: Node) -> tuple[int, ...]:
         hit = returned.get(id(function))
         if hit is None or hit[0] is not function:
+            if len(returned) >= _RETURNED_CAPACITY:
+                returned.clear()
             hit = returned[id(function)] = (function, tuple(returned_param_indices(function)))
         return hit[1]
 

@@ -477,3 +477,72 @@ def test_a_later_run_never_overwrites_an_earlier_runs_outputs() -> None:
         for i, outputs in enumerate(results):
             assert np.array_equal(xs[i], np.full((16, 16), float(i), dtype=np.float32))
             assert all(np.array_equal(value, xs[i]) for value in outputs.values())
+
+
+_CREATED_RETURNED_TWICE = """\
+import pypto.language as pl
+
+
+@pl.program
+class CreatedTwice:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 16])
+        r = pl.store(t, [0, 0], out)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        out = pl.create_tensor([16, 16], dtype=pl.FP32)
+        y = self.fill(x, out)
+        return y, y
+"""
+
+
+def test_a_created_tensor_returned_twice_is_handed_out_once_and_copied_once() -> None:
+    """A tensor the run created dies with it, so it is an output as it is (not copied), but only
+    once: returned twice, it comes back as two separate arrays, and later runs (which reuse
+    pooled buffers) leave both as they were."""
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compile_program, reference, run
+
+    program = parse_program(_CREATED_RETURNED_TWICE, "p.py")
+    compiled = compile_program(program)
+    xs = [np.full((16, 16), float(i), dtype=np.float32) for i in range(3)]
+    for simulated in (False, True):
+        results = [run(compiled, {"x": x}) if simulated else reference(program, {"x": x}) for x in xs]
+        for i, outputs in enumerate(results):
+            assert set(outputs) == {"ret0", "ret1"}
+            assert not np.shares_memory(outputs["ret0"], outputs["ret1"])
+            assert all(np.array_equal(value, xs[i]) for value in outputs.values())
+        results[0]["ret0"][...] = -1
+        assert np.array_equal(results[0]["ret1"], xs[0])
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.bool_])
+def test_same_bits_is_the_bit_pattern_comparison(dtype: Any, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The In-parameter write check (`_same_bits`: 8-byte words for C-ordered buffers) says what
+    comparing `numerics.to_bits` says: one flipped bit anywhere (a NaN payload, the sign of a
+    zero) is a difference, and odd sizes, strided views and other shapes take the element path;
+    with the compiled memcmp and with NumPy's word compare."""
+    from backend import interpreter
+    from backend.interpreter import _same_bits
+
+    if compiled and interpreter._SAME_BYTES is None:
+        pytest.skip("backend._mad (with same_bytes) is not built")
+    if not compiled:
+        monkeypatch.setattr(interpreter, "_SAME_BYTES", None)  # the 8-byte-word NumPy path
+    rng = np.random.default_rng(0)
+    for shape in ((16, 16), (3, 5), (8,), (0, 4)):
+        raw = rng.integers(0, 256, (*shape, np.dtype(dtype).itemsize), dtype=np.uint8)
+        a = (raw & 1).astype(np.bool_).reshape(shape) if dtype is np.bool_ else raw.view(dtype).reshape(shape)
+        b = a.copy()
+        assert _same_bits(a, b)
+        if a.size:
+            flat = b.reshape(-1).view(np.uint8)
+            flat[rng.integers(0, flat.size)] ^= 1
+            assert not _same_bits(a, b)
+        if a.ndim == 2 and a.shape[1] > 1:
+            assert _same_bits(a[:, ::2], a.copy()[:, ::2])
+        assert not _same_bits(a, a.reshape(-1)) or a.ndim == 1

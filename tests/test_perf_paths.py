@@ -481,3 +481,31 @@ def test_fp32_exp_matches_the_rule_on_every_input_with_a_subnormal_or_tiny_resul
     x = np.arange(lo, hi + 1, dtype=np.uint64).astype(np.uint32).view(np.float32)  # negative: bits ascend
     fast = numerics.unary("exp", x, "FP32")
     assert np.array_equal(fast.view(np.uint32), _exp_rule(x).view(np.uint32))
+
+
+@pytest.mark.parametrize("op", ["exp", "log", "sin", "cos", "tanh", "rsqrt", "sqrt", "abs"])
+def test_unary_into_writes_the_unary_rule(op: str) -> None:
+    """`unary_into` (FP32 transcendentals evaluated in place on the widened copy and cast into
+    the destination) writes `unary`'s bits -- random patterns with NaNs of every payload,
+    infinities, subnormals and signed zeros -- into contiguous and strided destinations and into
+    the operand itself; elsewhere it declines and writes nothing."""
+    rng = np.random.default_rng(len(op))
+    bits = rng.integers(0, 2**32, (32, 512), dtype=np.uint64).astype(np.uint32)
+    bits[0, :16] = list(_SPECIAL_BITS) + [0, 0, 0]
+    bits[1, :8] = [0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x42B1_7218, 0x42B1_7219, 0xC2CE_8ED0, 0x3F80_0000, 0x7FC0_0001]
+    x = bits.view(np.float32)
+    rule = numerics.to_bits(numerics.unary(op, x, "FP32"))
+    applies = op in ("exp", "log", "sin", "cos", "tanh")
+    for window in (np.s_[:, :], np.s_[::2, 1::3]):
+        out = np.full(x.shape, np.float32(7.0))
+        written = numerics.unary_into(op, x[window], "FP32", out[window])
+        assert written == applies
+        if applies:
+            assert numerics.to_bits(out[window]).tolist() == rule[window].tolist()
+        else:
+            assert (out == np.float32(7.0)).all()
+    in_place = x.copy()
+    if numerics.unary_into(op, in_place, "FP32", in_place):
+        assert numerics.to_bits(in_place).tolist() == rule.tolist()
+    half = np.zeros(x.shape, np.float16)
+    assert not numerics.unary_into(op, half, "FP16", np.empty(x.shape, np.float16))

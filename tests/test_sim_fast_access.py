@@ -453,3 +453,103 @@ def test_a_move_between_one_layout_equals_read_then_write(layout: str, dtype: Da
     values = np.random.default_rng(3).integers(0, 100, shape).astype(numerics.np_dtype(dtype.name))
 
     _assert_moved_as_read_then_write(src, dst, region, values, MemorySpace.Left)
+
+
+def _block_span_general(base: int, shape: tuple[int, int, int, int], strides: tuple[int, int, int, int],
+                        width: int) -> Any:
+    """`block_span` by its definition: the byte hull of the block's runs, and whether the runs
+    (sorted by stride) tile it."""
+    if min(shape) <= 0:
+        return None
+    end = base + sum((e - 1) * t for e, t in zip(shape[:3], strides[:3])) + shape[3] * width
+    covered = shape[3] * width
+    for stride, extent in sorted((t, e) for t, e in zip(strides[:3], shape[:3]) if e > 1):
+        if stride != covered:
+            return base, end, False
+        covered *= extent
+    return base, end, True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 4096), st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(0, 3), st.integers(0, 9)),
+       st.tuples(st.integers(0, 600), st.integers(0, 600), st.integers(0, 600)), st.sampled_from([1, 2, 4, 8]))
+def test_block_span_equals_its_definition(base: int, shape: tuple[int, int, int, int],
+                                          strides: tuple[int, int, int], width: int) -> None:
+    """The 2-D shortcut of block_span (shape [1, rows, 1, cols]) and its general walk give the
+    hull and density the definition does, for every shape (2-D ones included)."""
+    full = (strides[0], strides[1], strides[2], width)
+    assert machine_module.block_span(base, shape, full, width) == _block_span_general(base, shape, full, width)
+
+
+def test_plain_access_is_the_general_access_of_the_handle_now() -> None:
+    """`_plain_access` (memoized per handle) returns what `_tile_access(..., None, (0, 0))`
+    returns, also after the handle's valid extent, shape or storage changed between calls
+    (set_validshape mutates a handle), and a new handle gets its own window."""
+    machine = Machine(get_backend("Ascend910B"))
+    storage = _tile("ND", DataType.FP32, (16, 64), 0, (16, 64))
+    handle = handle_for("t", storage)
+
+    def same(tile: TileHandle, region: tuple[int, int]) -> None:
+        plain = machine._plain_access(tile, region, "test", NO_SPAN)
+        general = machine._tile_access(tile, region, "test", NO_SPAN, None, (0, 0))
+        assert plain.block == general.block and plain.span == general.span
+        assert np.array_equal(plain.offsets, general.offsets)
+
+    for region in ((16, 64), (16, 64), (8, 64), (8, 32)):
+        same(handle, region)
+    handle.valid = (4, 64)
+    same(handle, (4, 64))
+    handle.storage = _tile("ND", DataType.FP32, (16, 64), 8192, (16, 64))
+    same(handle, (4, 64))
+    moved = dataclasses.replace(handle, origin=(2, 0), shape=(8, 64))
+    same(moved, (4, 64))
+    same(handle, (4, 64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 11), st.integers(0, 15), st.integers(1, 6), st.integers(1, 16)),
+                max_size=6),
+       st.tuples(st.integers(0, 11), st.integers(0, 15), st.integers(1, 6), st.integers(1, 16)),
+       st.sampled_from(DTYPES))
+def test_an_out_tensor_written_by_blocks_keeps_ranges_only_and_reads_as_with_flags(
+        writes: list[tuple[int, int, int, int]], read: tuple[int, int, int, int], dtype: DataType) -> None:
+    """Block writes into an (adopted) Out tensor whose flags were never asked for record their ranges only
+    (the flags are made from the ranges when first needed): its flags, its per-element written
+    mask, the values and the poison report of a block read are what the per-byte flags give
+    (ranges switched off)."""
+
+    def run(track: bool) -> tuple[Any, ...]:
+        saved = machine_module._TRACK_RANGES
+        machine_module._TRACK_RANGES = track
+        try:
+            return run_tracked()
+        finally:
+            machine_module._TRACK_RANGES = saved
+
+    def run_tracked() -> tuple[Any, ...]:
+        machine = Machine(get_backend("Ascend910B"))
+        # A fresh caller buffer the tensor adopts (as the host runner hands over an Out tensor).
+        poison = np.full(12 * 16 * dtype.byte_width, numerics.POISON_BYTE, np.uint8)
+        tensor = machine.bind_tensor("y", (12, 16), dtype, buffer=poison.view(numerics.np_dtype(dtype.name)).reshape(12, 16))
+        assert tensor.data.base is not None  # adopted, not copied
+        lazy_before_read = []
+        for i, (r, c, h, w) in enumerate(writes):
+            h, w = min(h, 12 - r), min(w, 16 - c)
+            block = np.full((h, w), i + 1).astype(numerics.np_dtype(dtype.name))
+            assert machine.write_gm_block(tensor, (r, c), block)
+            lazy_before_read.append(tensor._written is None)
+        r, c, h, w = read
+        h, w = min(h, 12 - r), min(w, 16 - c)
+        try:
+            got: Any = machine.read_gm_block(tensor, (r, c), (h, w), "test.read")
+        except PoisonRead as err:
+            got = ("poison", err.element)
+        return (tensor.data.copy(), tensor.written.copy(), tensor.written_elements(),
+                got if not isinstance(got, np.ndarray) else got.view(np.uint8).tolist(), lazy_before_read)
+
+    *with_ranges, lazy = run(True)
+    *with_flags, _ = run(False)
+    for a, b in zip(with_ranges, with_flags):
+        assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b)
+    # Full-width rows are dense blocks: those writes never made the flags.
+    assert all(lazy[:next((i for i, (_, c, _, w) in enumerate(writes) if not (c == 0 and w >= 16)), len(writes))])

@@ -111,3 +111,50 @@ def test_the_nan_probe_of_binary_fast_paths_agrees_with_isnan(seed: int) -> None
         values = bits.view(np.float32)
         for window in (values, values[::2, 1::3], values[:0]):
             assert _has_nan(window) == bool(np.isnan(window).any())
+
+
+def test_a_reused_executor_keeps_no_value_of_its_last_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Launches of one kernel reuse an executor (its plans and fast paths; backend/sim/executor.py
+    `_take_executor`): every launch computes from its own inputs -- a partition window, tile or
+    tensor of the last launch is never read again -- and a launch that failed (a poison read)
+    leaves nothing behind for the next one."""
+    from backend.sim import executor as executor_module
+    from languages.pl_parser import parse_program
+    from nanopass_pto.run import compile_program, run
+
+    program = parse_program((Path(__file__).resolve().parent.parent / "bench" / "programs" / "add512_f32.py")
+                            .read_text(), "add512_f32.py")
+    compiled = compile_program(program)
+    rng = np.random.default_rng(3)
+    launches = [{name: rng.standard_normal((512, 512)).astype(np.float32) for name in ("a", "b")} for _ in range(3)]
+    from backend.sim.machine import Machine
+    made: list[Machine] = []
+    loaded_by: list[Machine] = []
+    post_init, load_block = Machine.__post_init__, Machine.load_block
+
+    def recorded_post_init(self: Machine) -> None:
+        made.append(self)
+        post_init(self)
+
+    def recorded_load_block(self: Machine, *args: Any, **kwargs: Any) -> bool:
+        loaded_by.append(self)
+        return load_block(self, *args, **kwargs)
+
+    monkeypatch.setattr(Machine, "__post_init__", recorded_post_init)
+    monkeypatch.setattr(Machine, "load_block", recorded_load_block)
+    for inputs in launches:
+        made.clear()
+        loaded_by.clear()
+        out = run(compiled, inputs)
+        assert np.array_equal(out["ret0"].view(np.uint32), (inputs["a"] + inputs["b"]).view(np.uint32))
+        assert len(made) == 1 and loaded_by and all(m is made[0] for m in loaded_by)  # this launch's machine
+    kernel = next(f for f in getattr(compiled.final, "functions") if f.name == "kernel")
+    pooled = executor_module._EXECUTORS.get(id(kernel))
+    assert pooled is not None and pooled[0] is kernel and pooled[1]  # the launches shared one
+    assert not pooled[1][0].env and all(not cache for cache in pooled[1][0]._launch_caches)
+    # A failing launch (an input of the wrong shape) takes the pooled executor and drops it.
+    from backend.sim.machine import SimulationError
+    with pytest.raises(SimulationError):
+        executor_module.run_kernel(kernel, {"arg0": launches[0]["a"], "arg1": launches[0]["b"][:256]}, "Ascend910B")
+    out = run(compiled, launches[1])
+    assert np.array_equal(out["ret0"].view(np.uint32), (launches[1]["a"] + launches[1]["b"]).view(np.uint32))

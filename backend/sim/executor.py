@@ -136,6 +136,29 @@ class Executor:
         # Per FIFO, the buffers of the slots this side popped and holds, oldest first: a tfree
         # hands the oldest back to the producer, whose next push overwrites it.
         self._held_slots: dict[str, list[MemRef]] = {}
+        # Caches of the fast paths that hold one launch's values (emptied by `reset`).
+        self._launch_caches: list[dict[Any, Any]] = []
+
+    def launch_cache(self) -> dict[Any, Any]:
+        """A dict for a fast path's memo of values of the current launch, emptied when the
+        executor is reset for the next launch."""
+        cache: dict[Any, Any] = {}
+        self._launch_caches.append(cache)
+        return cache
+
+    def reset(self, machine: Machine, launch: Launch) -> None:
+        """Start another launch of the same function on `machine`: no value of the last one
+        survives (the environment, renamed handles, held FIFO slots and the fast paths' launch
+        caches are emptied); what depends on the code alone stays -- the blocks' plans and the
+        call sites' fast paths, which read the environment (the same dict) and the machine
+        (`self.machine`) when they run."""
+        self.machine = machine
+        self.launch = launch
+        self.env.clear()
+        self._renamed.clear()
+        self._held_slots.clear()
+        for cache in self._launch_caches:
+            cache.clear()
 
     # -- values -----------------------------------------------------------------------------
 
@@ -1417,7 +1440,7 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
     InOut tensor which of its elements (in logical index order) the kernel wrote."""
     own_machine = machine is None
     machine = machine if machine is not None else Machine(_resolve_handler(handler), checked)
-    executor = Executor(machine, launch)
+    executor = _take_executor(function, machine, launch)
     _bind_params(function, inputs, machine, executor, out_buffers, priors, windows)
     returned = executor.run_block(function.body) or ()
     outputs: dict[str, Array] = {}
@@ -1433,7 +1456,42 @@ def run_kernel(function: P.Function, inputs: Mapping[str, Any], handler: Backend
         outputs[f"ret{i}"] = _output(value)
     if own_machine:
         machine.release()  # its buffers serve the next launch
+        _give_executor(function, executor)  # (an executor on a caller's machine dies with it)
     return outputs
+
+
+# Per kernel function, executors of finished launches (the entry keeps the function alive, so
+# its id is not reused): the next launch resets one instead of planning its blocks and building
+# its call sites' fast paths again. Taken exclusively (a launch running meanwhile -- another
+# thread, a coroutine of a group launch -- gets another), given back only after a launch that
+# completed on a machine of its own (released: nothing of the launch is kept).
+_EXECUTORS: dict[int, tuple[P.Function, list[Executor]]] = {}
+_EXECUTORS_CAPACITY: Final = 64  # functions
+_EXECUTORS_KEPT: Final = 2  # per function
+
+
+def _take_executor(function: P.Function, machine: Machine, launch: Launch) -> Executor:
+    hit = _EXECUTORS.get(id(function))
+    if hit is not None and hit[0] is function:
+        try:
+            executor = hit[1].pop()
+        except IndexError:
+            executor = None
+        if executor is not None:
+            executor.reset(machine, launch)
+            return executor
+    return Executor(machine, launch)
+
+
+def _give_executor(function: P.Function, executor: Executor) -> None:
+    executor.reset(executor.machine, executor.launch)  # (its values die with the launch)
+    hit = _EXECUTORS.get(id(function))
+    if hit is None or hit[0] is not function:
+        if len(_EXECUTORS) >= _EXECUTORS_CAPACITY:
+            _EXECUTORS.clear()
+        hit = _EXECUTORS[id(function)] = (function, [])
+    if len(hit[1]) < _EXECUTORS_KEPT and all(kept is not executor for kept in hit[1]):
+        hit[1].append(executor)
 
 
 def run_pto(program: P.Program, inputs: Mapping[str, Any], handler: BackendHandler | str,

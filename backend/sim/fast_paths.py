@@ -69,8 +69,9 @@ def partition_view(executor: Executor, call: P.Call, target: P.Var | None) -> Fa
     static_sizes = tuple(int(s) for s in sizes)
     view_name, env = call.args[0].name, executor.env
     # The windows made so far by offsets: a loop nest revisits the same few (a K loop's A
-    # windows for every N block), and a PartitionValue is immutable.
-    made: dict[tuple[object, ...], PartitionValue] = {}
+    # windows for every N block), and a PartitionValue is immutable. (Emptied when the
+    # executor starts its next launch: they hold that launch's tensors.)
+    made: dict[tuple[object, ...], PartitionValue] = executor.launch_cache()
 
     def run() -> object | None:
         view = env.get(view_name)
@@ -104,9 +105,10 @@ def load(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
     if names is None or len(names) != 2:
         return None
     part_name, tile_name = names
-    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    env, op, span = executor.env, call.op, call.span  # (the machine is the launch's: read per run)
 
     def run() -> bool:
+        machine = executor.machine
         part, tile = env.get(part_name), env.get(tile_name)
         if type(part) is not PartitionValue or type(tile) is not TileHandle:
             return False
@@ -136,9 +138,10 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
     if names is None or len(names) != 2 or attr(call.attrs, "atomicType", "atomic_none") != "atomic_none":
         return None
     tile_name, part_name = names
-    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    env, op, span = executor.env, call.op, call.span  # (the machine is the launch's: read per run)
 
     def run() -> bool:
+        machine = executor.machine
         tile, part = env.get(tile_name), env.get(part_name)
         if type(part) is not PartitionValue or type(tile) is not TileHandle:
             return False
@@ -157,6 +160,7 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
             return False
 
     def _store_from_acc(tile: TileHandle, tensor: GmTensor, start: tuple[int, int]) -> bool:
+        machine = executor.machine
         # FIXPIPE converts on the way out: the general handler's read, conversion and write,
         # each as one whole-window step; nothing is written before all three are known to apply.
         if tensor.byte_block(start, tile.valid) is None:
@@ -176,7 +180,13 @@ def store(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction 
 def _has_nan(values: Any) -> bool:
     """Whether a float array holds a NaN: its minimum is NaN exactly then (NumPy's min
     propagates NaN), one reduction without a temporary array of flags."""
-    return bool(values.size) and bool(np.isnan(values.min()))
+    if not values.size:
+        return False
+    least = _MINIMUM(values, axis=None)
+    return bool(least != least)  # (NaN is the one value unequal to itself)
+
+
+_MINIMUM: Final = np.minimum.reduce
 
 
 def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction | None:
@@ -188,10 +198,14 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
     names = _var_names(call.args)
     if names is None or len(names) != (3 if kind == "binary" else 2):
         return None
-    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    env, op, span = executor.env, call.op, call.span  # (the machine is the launch's: read per run)
     *source_names, dst_name = names
+    # Per dtype: whether it is a float and the exact ufunc of a binary op (registry facts, asked
+    # once per call site instead of every run).
+    facts: dict[DataType, tuple[bool, np.ufunc | None]] = {}
 
     def run() -> bool:
+        machine = executor.machine
         dst = env.get(dst_name)
         sources = [env.get(name) for name in source_names]
         if type(dst) is not TileHandle or any(type(s) is not TileHandle for s in sources):
@@ -212,17 +226,20 @@ def elementwise(executor: Executor, call: P.Call, target: P.Var | None) -> FastA
             return False
         view, access = target_view
         if kind == "binary":
-            ufunc = numerics.exact_ufunc(meaning, dtype.name)
+            known = facts.get(dtype)
+            if known is None:
+                known = facts[dtype] = (dtype.is_float, numerics.exact_ufunc(meaning, dtype.name))
+            is_float, ufunc = known
             if ufunc is None:
                 return False
-            if dtype.is_float and (_has_nan(operands[0]) or _has_nan(operands[1])):
+            if is_float and (_has_nan(operands[0]) or _has_nan(operands[1])):
                 # Which operand's NaN a NaN result carries is the rule's (numerics.propagate_nan),
                 # not NumPy's loop's. (Computed before the store: the target may be an operand.)
                 view[...] = numerics.binary(meaning, operands[0], operands[1], dtype.name)
             else:
                 with np.errstate(all="ignore"):
                     ufunc(operands[0], operands[1], out=view)
-        else:
+        elif not numerics.unary_into(meaning, operands[0], dtype.name, view):
             try:
                 result: Any = numerics.unary(meaning, operands[0], dtype.name)
             except numerics.NumericsError:
@@ -242,9 +259,10 @@ def move(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction |
     if names is None or len(names) != 2:
         return None
     src_name, dst_name = names
-    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    env, op, span = executor.env, call.op, call.span  # (the machine is the launch's: read per run)
 
     def run() -> bool:
+        machine = executor.machine
         src, dst = env.get(src_name), env.get(dst_name)
         if type(src) is not TileHandle or type(dst) is not TileHandle:
             return False
@@ -268,9 +286,10 @@ def extract(executor: Executor, call: P.Call, target: P.Var | None) -> FastActio
     if names is None or len(names) != 4:
         return None
     src_name, row_name, col_name, dst_name = names
-    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    env, op, span = executor.env, call.op, call.span  # (the machine is the launch's: read per run)
 
     def run() -> bool:
+        machine = executor.machine
         src, dst = env.get(src_name), env.get(dst_name)
         row, col = env.get(row_name), env.get(col_name)
         if type(src) is not TileHandle or type(dst) is not TileHandle or type(row) is not int or type(col) is not int:
@@ -297,10 +316,11 @@ def matmul(executor: Executor, call: P.Call, target: P.Var | None) -> FastAction
     names = _var_names(call.args)
     if kind not in ("matmul", "matmul_acc") or names is None or len(names) != (4 if kind == "matmul_acc" else 3):
         return None
-    env, machine, op, span = executor.env, executor.machine, call.op, call.span
+    env, op, span = executor.env, call.op, call.span  # (the machine is the launch's: read per run)
     *ins_names, dst_name = names
 
     def run() -> bool:
+        machine = executor.machine
         tiles = [env.get(name) for name in ins_names]
         dst = env.get(dst_name)
         if type(dst) is not TileHandle or any(type(t) is not TileHandle for t in tiles):

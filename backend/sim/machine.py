@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import math
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, Final
@@ -193,6 +194,8 @@ def block_span(base: int, shape: tuple[int, int, int, int], strides: tuple[int, 
         return None
     t0, t1, t2 = strides[0], strides[1], strides[2]
     run = s3 * width
+    if s0 == 1 and s2 == 1:  # a 2-D block (the common form): s1 runs of `run` bytes, t1 apart
+        return base, base + (s1 - 1) * t1 + run, s1 == 1 or t1 == run
     end = base + (s0 - 1) * t0 + (s1 - 1) * t1 + (s2 - 1) * t2 + run
     axes = [(t, e) for t, e in ((t0, s0), (t1, s1), (t2, s2)) if e > 1]
     if len(axes) > 1:
@@ -261,8 +264,14 @@ class GmTensor:
     @property
     def written(self) -> npt.NDArray[np.bool_]:
         if self._written is None:
+            # Until first asked for, the known ranges are the whole truth (a block write of a
+            # tensor without flags records only its range: `Machine._gm_flags_to_mark`).
             whole = self.known.covers(0, self.data.size) if self.data.size else False
-            self._written = POOL.take(self.data.size, np.bool_, 1 if whole else 0)
+            flags = POOL.take(self.data.size, np.bool_, 1 if whole else 0)
+            if not whole:
+                for start, end in zip(self.known.starts, self.known.ends):
+                    flags[start:end] = True
+            self._written = flags
         return self._written
 
     def set_view(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> None:
@@ -281,8 +290,8 @@ class GmTensor:
         if elements and reach >= elements:
             raise SimulationError(f"tensor {self.name}: tensor view strides {list(strides)} reach element "
                                   f"{reach}, beyond its {elements} elements")
-        canonical = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
-        whole = elements == (int(np.prod(self.shape)) if self.shape else 1)  # not a window's bytes
+        canonical = tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))
+        whole = elements == (math.prod(self.shape) if self.shape else 1)  # not a window's bytes
         if whole and all(st == c for st, c, d in zip(strides, canonical, shape) if d > 1):
             self.set_layout(layout if len(shape) == 2 and shape[1] == 1 else "nd")
             self.strides = None
@@ -379,7 +388,7 @@ class GmTensor:
             return None
         if start[0] < 0 or start[1] < 0 or start[0] + region[0] > rows or start[1] + region[1] > cols:
             return None
-        width = self.dtype.byte_width
+        width = self.width
         return ((start[0] * cols + start[1]) * width, (1, region[0], 1, region[1]), (0, cols * width, 0, width))
 
     def values(self) -> Array:
@@ -400,6 +409,7 @@ class GmTensor:
             self.layout = layout
             return
         self.own()
+        flags = self.written  # (made from the known ranges before they are forgotten)
         if not self.known.covers(0, self.data.size):
             self.known.clear()  # the move below rewrites the flags
         index = tuple(i.reshape(-1) for i in np.indices(self.shape))
@@ -407,7 +417,7 @@ class GmTensor:
         self.layout = layout
         after = self.element_offsets(index)
         width = self.dtype.byte_width
-        for buffer in (self.data, self.written):
+        for buffer in (self.data, flags):
             rows = buffer.reshape(-1, width)
             moved = rows.copy()
             moved[after] = rows[before]
@@ -433,7 +443,8 @@ _MAD_TILE_KINDS: Final = {DataType.FP32: 0, DataType.FP16: 1, DataType.BF16: 2}
 
 # Window offsets and their strided plan by window content (storage type, handle extents,
 # region, pitch, origin): the same for every machine, so each launch of a kernel reuses them.
-_PLANS: dict[tuple[object, ...], tuple[IntArray, tuple[int, tuple[int, ...], tuple[int, ...]] | None]] = {}
+# (And the offsets' largest, for the bounds check of every machine's views.)
+_PLANS: dict[tuple[object, ...], tuple[IntArray, tuple[int, tuple[int, ...], tuple[int, ...]] | None, int]] = {}
 
 # Whether the machine keeps the known-written ranges (tests switch it off to compare with the
 # flag-by-flag checks).
@@ -526,6 +537,11 @@ class _LazySpaces(dict[MemorySpace, npt.NDArray[Any]]):
         return buffer
 
 
+# Per target handler (immutable; the entry keeps it alive, so its id is not reused), the
+# capacities of its on-chip spaces: asked by every launch's machine.
+_CAPACITIES: dict[int, tuple[BackendHandler, dict[MemorySpace, int]]] = {}
+
+
 @dataclass
 class Machine:
     """Byte-array memories of one AIC + one AIV lane, and the GM tensors of one kernel launch."""
@@ -539,6 +555,10 @@ class Machine:
     # window, while every instruction of a loop body re-reads the same few windows.
     _access_cache: dict[tuple[object, ...], tuple[TileType, _TileAccess]] = field(
         default_factory=dict, repr=False, compare=False)
+    # `_plain_access`'s memo: per handle id, the handle, the fields its window depends on and
+    # the access.
+    _plain_cache: dict[int, tuple[TileHandle, TileType, Dims2, Dims2, Dims2, Dims2, _TileAccess]] = field(
+        default_factory=dict, repr=False, compare=False)
     # Each space's bytes seen as each element type (views, made once).
     _typed: dict[tuple[MemorySpace, DataType], Array] = field(default_factory=dict, repr=False, compare=False)
     # Per space, the byte ranges known to be written (KnownWritten): whole-tile bookkeeping.
@@ -547,7 +567,11 @@ class Machine:
     def __post_init__(self) -> None:
         # A space's bytes are made when first touched: a vector kernel never pays for L1 and
         # L0, a cube kernel never for UB (every launch starts a fresh machine).
-        capacities = {space: self.handler.capacity(space) for space in ON_CHIP_SPACES}
+        known = _CAPACITIES.get(id(self.handler))
+        if known is None or known[0] is not self.handler:
+            known = _CAPACITIES[id(self.handler)] = (
+                self.handler, {space: self.handler.capacity(space) for space in ON_CHIP_SPACES})
+        capacities = known[1]
         self.memory = _LazySpaces(capacities, POISON_BYTE, np.uint8)
         self.written = _LazySpaces(capacities, 0, np.bool_)
         self.known = {space: KnownWritten() for space in ON_CHIP_SPACES}
@@ -567,6 +591,7 @@ class Machine:
                 tensor._views = None
         self.gm.clear()
         self._access_cache.clear()
+        self._plain_cache.clear()
         self._typed.clear()
 
     def forget_written(self, space: MemorySpace) -> None:
@@ -704,6 +729,12 @@ class Machine:
 
     def _gm_flags_to_mark(self, tensor: GmTensor, span: ByteSpan | None) -> npt.NDArray[np.bool_] | None:
         if span is not None and _TRACK_RANGES and tensor.known.covers(span[0], span[1]):
+            return None
+        if span is not None and span[2] and _TRACK_RANGES and tensor._written is None:
+            # No flags made yet: the dense block's range is all the bookkeeping (the flags, if
+            # ever asked for, are made from the ranges) -- an output written by whole blocks
+            # never has its per-byte flags filled or marked.
+            tensor.known.add(span[0], span[1])
             return None
         return self._flags_to_mark(tensor.written, tensor.known, span)
 
@@ -919,7 +950,7 @@ class Machine:
         raw = tensor.byte_block(start, region)
         if raw is None or _BLOCKS is None or tensor.dtype is not tile.storage.dtype:
             return False
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         if access.block is None:
             return False
         width = access.width
@@ -989,7 +1020,7 @@ class Machine:
         raw = tensor.byte_block(start, region)
         if raw is None or _BLOCKS is None or tensor.dtype is not tile.storage.dtype:
             return False
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         block = access.block
         if block is None:
             return False
@@ -1057,7 +1088,7 @@ class Machine:
         """The top-left `region` of `tile` as a 2-D strided view of the space's bytes (not a
         copy: the caller only reads it, before anything writes), or None where there is no
         such view or a byte of it is unwritten (the caller's general path reports that)."""
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         values = access.values
         if values is None or values.ndim != 2:
             return None
@@ -1069,7 +1100,7 @@ class Machine:
                     span: Span = NO_SPAN) -> tuple[Array, _TileAccess] | None:
         """A writable 2-D view of the top-left `region` of `tile` for an instruction to compute
         into, with its access for `mark_target` afterwards; None where there is no such view."""
-        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        access = self._plain_access(tile, region, instruction, span)
         if access.values is None or access.values.ndim != 2:
             return None
         return access.values, access
@@ -1083,6 +1114,22 @@ class Machine:
         flags[...] = access.all_written
 
     _ACCESS_CACHE_CAPACITY = 4096
+
+    def _plain_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span) -> _TileAccess:
+        """`_tile_access(tile, region, ..., pitch None, origin (0, 0))` -- an instruction's
+        top-left window of its tile -- memoized per handle: a loop body reaches the same few
+        handles every iteration, and comparing the handle's fields with the ones recorded is
+        cheaper than hashing the general key. Every field the general key holds is compared."""
+        hit = self._plain_cache.get(id(tile))
+        if (hit is not None and hit[0] is tile and hit[1] is tile.storage and hit[2] == region
+                and hit[3] == tile.valid and hit[4] == tile.shape and hit[5] == tile.origin):
+            return hit[6]
+        access = self._tile_access(tile, region, instruction, span, None, (0, 0))
+        if len(self._plain_cache) >= self._ACCESS_CACHE_CAPACITY:
+            self._plain_cache.clear()
+        # The entry holds the handle, so its id is not reused while the entry lives.
+        self._plain_cache[id(tile)] = (tile, tile.storage, region, tile.valid, tile.shape, tile.origin, access)
+        return access
 
     def _tile_access(self, tile: TileHandle, region: Dims2, instruction: str, span: Span, pitch: int | None,
                      origin: Dims2) -> _TileAccess:
@@ -1102,11 +1149,11 @@ class Machine:
         if plan is None:
             offsets = np.asarray(self.tile_offsets(tile, region, instruction, span, pitch, origin), dtype=np.int64)
             offsets.flags.writeable = False
-            plan = (offsets, strided_plan(offsets, self._box_of(tile, pitch)))
+            plan = (offsets, strided_plan(offsets, self._box_of(tile, pitch)), int(offsets.max(initial=-1)))
             if len(_PLANS) >= self._ACCESS_CACHE_CAPACITY:
                 _PLANS.clear()
             _PLANS[content_key] = plan
-        access = self._strided_access(tile.space, tile.dtype, plan[0], plan[1])
+        access = self._strided_access(tile.space, tile.dtype, plan[0], plan[1], plan[2])
         if len(self._access_cache) >= self._ACCESS_CACHE_CAPACITY:
             self._access_cache.clear()
         self._access_cache[key] = (storage, access)
@@ -1125,7 +1172,7 @@ class Machine:
         return typed
 
     def _strided_access(self, space: MemorySpace, dtype: DataType, offsets: IntArray,
-                        plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None) -> _TileAccess:
+                        plan: tuple[int, tuple[int, ...], tuple[int, ...]] | None, largest: int) -> _TileAccess:
         """Views of the window as strided arrays over the space's bytes when its offsets are
         affine per axis (`strided_plan`: 2-D, or 4-D over the layout's boxes); the byte index
         otherwise."""
@@ -1136,14 +1183,16 @@ class Machine:
             return _TileAccess(offsets, byte_index, None, None)
         base, shape, strides = plan
         typed = self._typed_memory(space, dtype)
-        if int(offsets.max()) >= typed.size or base < 0:
+        if largest >= typed.size or base < 0:  # (`largest`: offsets.max(), kept in the plan)
             raise AssertionError("tile window outside its space after the bounds checks")
         byte_strides = tuple(s * width for s in strides)
-        values = np.lib.stride_tricks.as_strided(typed[base:], shape, byte_strides, writeable=True)
+        # (The ndarray constructor checks the view lies inside its buffer; as_strided does not,
+        # and costs ~20x more.)
+        values = np.ndarray(shape, typed.dtype, typed, base * width, byte_strides)
         # The written flags of an element's bytes read as one unsigned integer: 0x01...01
         # exactly when every byte was written (flags are 0 / 1), so one min() checks a tile.
         flag_words = self.written[space].view(np.uint8).view(_FLAG_WORD[width])
-        flags = np.lib.stride_tricks.as_strided(flag_words[base:], shape, byte_strides, writeable=True)
+        flags = np.ndarray(shape, flag_words.dtype, flag_words, base * width, byte_strides)
         shape4, strides4 = ((1, shape[0], 1, shape[1]), (0, byte_strides[0], 0, byte_strides[1])) if len(shape) == 2 \
             else (shape, byte_strides)
         block = None
