@@ -597,6 +597,12 @@ class _Legalizer(TP.Rewriter):
             # pto.treshape handle set_validshape cannot widen, taken again over the whole column
             # (finding 6ff8b34c84: `tile.add` of `tile.reshape(l2, [16, 1], [1, 1])` and `l2`).
             return self._reshaped(self._whole_column(operand, call, pre, span), pre, span)
+        window = self.windows.get(name)
+        if row is None and window is not None and isinstance(operand, TP.Var) and len(window.args) >= 3:
+            # A window of a column read past its valid region (finding 10120613cb: `tile.subc` of
+            # `tile.slice(l2, [2, 1], [0, 0], [1, 1])`): the same elements cut from the source's
+            # row view, valid over the window's whole shape (DefinedReads proved they hold data).
+            return self._row_window(operand, window, pre, span, whole=call)
         if not isinstance(operand, TP.Var) or (row is None and self.views.get(name, False)):
             raise CompileError(Diagnostic.at(
                 call, RULE,
@@ -777,11 +783,14 @@ class _Legalizer(TP.Rewriter):
         pre.append(TP.AssignStmt(target=var, value=call, span=span))
         return var
 
-    def _row_window(self, operand: TP.Expr, window: TP.Call, pre: list[TP.Stmt], span: Span) -> TP.Expr:
+    def _row_window(self, operand: TP.Expr, window: TP.Call, pre: list[TP.Stmt], span: Span,
+                    whole: TP.Call | None = None) -> TP.Expr:
         """The row form of a column window `tile.slice(src, [r, 1], [o, 0], [vr, 1])`: the same
         elements cut from the source's row view, `tile.slice(row(src), [1, r], [0, o], [1, vr])`.
         A reshape of the window itself would be a handle at the source buffer's base address,
-        dropping the window's offset (PTO has no reshape of a subview)."""
+        dropping the window's offset (PTO has no reshape of a subview). `whole`: the op `call`
+        reads the window past its valid region, so the row window is cut valid over its whole
+        shape, from the source's row valid over its whole shape when the source is narrower."""
         source = window.args[0]
         source_tile = getattr(source, "type", None)
         if not (isinstance(source_tile, TileType) and _is_column(source_tile)):
@@ -792,7 +801,13 @@ class _Legalizer(TP.Rewriter):
         if any(arg is None for arg in swapped):
             raise CompileError(Diagnostic.at(operand, RULE, "a column window with a non-literal shape or offset list "
                                              "is not supported yet as a vector operand", "write the lists literally"))
-        args = (self._reshaped(source, pre, span), *(a for a in swapped if a is not None))
+        if whole is not None:
+            swapped = [*swapped[:2], swapped[0]]  # valid over the window's shape
+            narrower = isinstance(source_tile, TileType) and tuple(source_tile.valid) != tuple(source_tile.shape)
+            row_source = self._whole_row(source, whole, pre, span) if narrower else self._reshaped(source, pre, span)
+            args = (row_source, *(a for a in swapped if a is not None))
+        else:
+            args = (self._reshaped(source, pre, span), *(a for a in swapped if a is not None))
         call = TP.Call(op=window.op, args=args, attrs=window.attrs,
                        type=REGISTRY.deduce(window.op, args, window.attrs, placed=True, at=window), span=span)
         var = TP.Var(self.fresh(f"{getattr(operand, 'name', 'col')}_row"), call.type, span=span)

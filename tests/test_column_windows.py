@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from languages.pl_parser import load_program
@@ -102,3 +103,61 @@ def test_a_2d_operand_larger_than_all_of_l1_is_reported_where_it_is_placed(
     assert f"{path}:9:" in err and "[InferTileMemorySpace] Mat usage of kernel `kernel`: the tile `a_tile` alone is " \
         "[65536, 256] FP16, 33554432 bytes, over the Ascend910B Mat capacity of 524288 bytes" in err, err
     assert "smaller tiles" in err and "internal compiler error" not in err
+
+
+WINDOW_READ_PAST_VALID = '''
+import pypto.language as pl
+
+
+@pl.program
+class WindowReadPastValid:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 1], pl.INT32], c: pl.Tensor[[4, 1], pl.INT32],
+               out: pl.Out[pl.Tensor[[4, 1], pl.INT32]]) -> pl.Tensor[[4, 1], pl.INT32]:
+        t: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 1], target_memory=pl.Mem.Vec)
+        SOURCE
+        w: pl.Tile[[4, 1], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 1])] = pl.tile.slice(src, [4, 1], [OFFSET, 0], [1, 1])
+        k: pl.Tile[[4, 1], pl.INT32, pl.Mem.Vec] = pl.tile.load(c, [0, 0], [4, 1], target_memory=pl.Mem.Vec)
+        y: pl.Tile[[4, 1], pl.INT32, pl.Mem.Vec] = pl.tile.OP(w, k)
+        o: pl.Tensor[[4, 1], pl.INT32] = pl.tile.store(y, [0, 0], out)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 1], pl.INT32], c: pl.Tensor[[4, 1], pl.INT32]) -> pl.Tensor[[4, 1], pl.INT32]:
+        out: pl.Tensor[[4, 1], pl.INT32] = pl.tensor.create([4, 1], dtype=pl.INT32)
+        y: pl.Tensor[[4, 1], pl.INT32] = self.kernel(x, c, out)
+        return y
+'''
+
+_SOURCES = {
+    "whole": "src: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec] = pl.tile.add(t, t)",
+    # The column the window is cut from is itself narrowed (its rows hold data: it was loaded).
+    "narrowed": "src: pl.Tile[[16, 1], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[14, 1])] = "
+                "pl.tile.set_validshape(t, 14, 1)",
+}
+_NUMPY = {"add": np.add, "sub": np.subtract, "maximum": np.maximum}
+
+
+@pytest.mark.parametrize("backend", ["Ascend910B", "Ascend950"])
+@pytest.mark.parametrize("source", sorted(_SOURCES))
+@pytest.mark.parametrize("op, offset", [("add", 0), ("sub", 3), ("maximum", 12)])
+def test_a_column_window_read_past_its_valid_region(backend: str, source: str, op: str, offset: int,
+                                                    tmp_path: Path) -> None:
+    """Finding 10120613cb: an op on a column window valid over [1, 1] whose result is valid over
+    the whole window reads the window's other rows (they hold the source's data). LegalizeVecLayouts
+    cuts the window again from the source's row view valid over its whole shape (it was 'not
+    supported yet: the row view of a view cannot reach the padding')."""
+    path = tmp_path / "window_read_past.py"
+    path.write_text(WINDOW_READ_PAST_VALID.replace("SOURCE", _SOURCES[source]).replace("OFFSET", str(offset))
+                    .replace("OP", op))
+    assert main([str(path), "--verify-all", "--backend", backend, "-o", str(tmp_path / "k.pto")]) == 0
+    program = load_program(str(path))
+    compiled = run.compile_program(program, verify_all=True, backend=backend)
+    inputs = run.random_inputs(program, seed=offset)
+    x = np.asarray(inputs["x"]).reshape(16, 1)
+    c = np.asarray(inputs["c"]).reshape(4, 1)
+    base = x + x if source == "whole" else x
+    with np.errstate(over="ignore"):
+        expected = _NUMPY[op](base[offset:offset + 4], c).astype(np.int32)
+    got = list(run.run(compiled, inputs).values())
+    assert len(got) == 1 and np.array_equal(np.asarray(got[0]).reshape(4, 1), expected), (got, expected)
