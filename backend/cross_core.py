@@ -138,6 +138,16 @@ def configure_pipe(dir_mask: object, slot_num: object) -> None:
             configure(fifo, slot_num)
 
 
+def _wait_for_another_side(launch: _Launch, index: int) -> None:
+    """Hand the turn to another side that can go on (this one waits, under `launch.cond`); with
+    none left, the launch is a deadlock: every side is told, and this one raises it."""
+    if not launch.pass_turn(index):
+        launch.aborted = True
+        launch.cond.notify_all()
+        raise launch.deadlock()
+    launch.wait_turn(index)
+
+
 def push(fifo: str, item: Any) -> None:
     """Append `item` to the FIFO popped by core `fifo` ("aiv" or "aic"); with every slot taken
     (pushed, or popped and not yet freed) this side waits until the consumer frees one."""
@@ -145,11 +155,7 @@ def push(fifo: str, item: Any) -> None:
     with launch.cond:
         while not launch.has_room(fifo):
             launch.full[index] = fifo
-            if not launch.pass_turn(index):
-                launch.aborted = True
-                launch.cond.notify_all()
-                raise launch.deadlock()
-            launch.wait_turn(index)
+            _wait_for_another_side(launch, index)
         launch.full[index] = None
         launch.fifos[fifo].append(item)
 
@@ -172,11 +178,7 @@ def pop(fifo: str) -> Any:
     with launch.cond:
         while not launch.fifos[fifo]:
             launch.waiting[index] = fifo
-            if not launch.pass_turn(index):
-                launch.aborted = True
-                launch.cond.notify_all()
-                raise launch.deadlock()
-            launch.wait_turn(index)
+            _wait_for_another_side(launch, index)
         launch.waiting[index] = None
         if fifo in launch.slots:
             launch.held[fifo] += 1
@@ -196,11 +198,7 @@ def barrier() -> None:
         mine = launch.arrived[index]
         while not all(count >= mine for count in launch.arrived):
             launch.at_barrier[index] = mine
-            if not launch.pass_turn(index):
-                launch.aborted = True
-                launch.cond.notify_all()
-                raise launch.deadlock()
-            launch.wait_turn(index)
+            _wait_for_another_side(launch, index)
         launch.at_barrier[index] = None
 
 
