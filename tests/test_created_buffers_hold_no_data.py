@@ -14,7 +14,7 @@ targets.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -111,7 +111,7 @@ def _split_k_ref(a: Array, b: Array) -> Array:
     return matmul_ref(a, b)  # one sequential FP32 chain over K, whatever the K blocks
 
 
-VALID = {
+VALID: dict[str, tuple[str, Callable[[Array, Array], Array]]] = {
     "init_cond on the first step": (SPLIT_K.format(init=", k == 0"), _split_k_ref),
     "init_cond True, straight line": (MATMUL + """\
         c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul_acc(acc, pl.tensor.slice(a, [16, 16], [0, 0]), pl.tensor.slice(b, [16, 16], [0, 0]), True)
@@ -129,7 +129,7 @@ VALID = {
 """, _split_k_ref),
 }
 
-WRITTEN_FIRST = {
+WRITTEN_FIRST: dict[str, tuple[str, Callable[[Array], Array]]] = {
     "assembled, then read": ("""\
         u: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(t, x, [0, 0])
         y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(u, x)
