@@ -39,7 +39,7 @@ from languages.ops import (
 )
 from languages.ops.data_extents import (
     PRODUCT_KINDS, WHOLE, Extents, Written, array_type, block_bytes, describe, extents, holds_nothing, in_place_target,
-    read_extent, reads_past, result_data,
+    read_extent, reads_past, result_data, views_nothing,
 )
 from languages.ops import HOLDS_NO_DATA, Effect, InheritInput
 from languages.types import Attrs, TensorType, TileType
@@ -106,7 +106,7 @@ class _Checker:
         args: tuple[Node, ...] = getattr(call, "args")
         for index, (arg, (written, producer)) in enumerate(zip(args, operands)):
             ty = array_type(arg)
-            if ty is None or written is None:
+            if ty is None or written is None or views_nothing(opdef, index, written):
                 continue
             read = read_extent(opdef, index, ty, result, getattr(call, "attrs"), args)
             if read is not None and reads_past(read, written):

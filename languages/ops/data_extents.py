@@ -7,6 +7,10 @@ undefined where they are not. These facts, read from the op registry's declarati
 by the DefinedReads verifier (which walks programs with them) and the fuzzer's generator (which
 does not draw a call that reads no data).
 
+A tensor.create / tile.create buffer holds no data at all (`HOLDS_NO_DATA`: every axis 0, as
+does a view of it) until an op writes it; a matmul_acc whose init_cond may be true does not read
+its accumulator.
+
 A value's data extent is the rectangle [0, w) per axis known to hold data (`Written`); None
 (`WHOLE`) for a value whose whole buffer holds data or about which nothing is known (a parameter,
 a loop-carried value), and a None axis for a runtime extent: only what is proven is refused.
@@ -49,6 +53,13 @@ def nothing_written(ty: TensorType | TileType) -> Extents:
 def holds_nothing(written: Written) -> bool:
     """Whether `written` is the extent of a buffer no op has written."""
     return written is not None and bool(written) and all(e == 0 for e in written)
+
+
+def views_nothing(opdef: OpDef, index: int, written: Written) -> bool:
+    """Whether argument `index` (its data extent `written`) is a buffer no op wrote that the op
+    only re-views (a reshape / view / slice of a created scratch): that reads nothing, and the
+    view holds nothing either (`result_data`), so its readers are the ones checked."""
+    return index == 0 and holds_nothing(written) and bool(opdef.semantics) and opdef.semantics[0] in SAME_BYTES_VIEWS
 
 
 def _may_start_afresh(opdef: OpDef, args: Sequence[Node]) -> bool:
@@ -241,8 +252,8 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
     own = extents(result.valid_extents)
     if kind in WRITES_WHOLE_RESULT:
         return WHOLE
-    if kind in HOLDS_NO_DATA:
-        return nothing_written(result)
+    if kind in HOLDS_NO_DATA or (kind in SAME_BYTES_VIEWS and operands and holds_nothing(operands[0])):
+        return nothing_written(result)  # a created buffer, or a view of one no op wrote
     if kind == "load" and isinstance(result, TileType) and result.view is not None and result.view.pad != "null":
         return WHOLE  # the load fills the padding with the pad value
     if kind == "slice" and source_in_gm:
