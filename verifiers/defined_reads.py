@@ -35,13 +35,13 @@ from typing import Sequence
 
 from languages.functions import ORCHESTRATION
 from languages.ops import (
-    PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, REGISTRY, SAME_BYTES_VIEWS, OpDef, static_int, type_of,
+    HOLDS_NO_DATA, PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, REGISTRY, SAME_BYTES_VIEWS, Effect,
+    InheritInput, OpDef, static_int, type_of,
 )
 from languages.ops.data_extents import (
     PRODUCT_KINDS, WHOLE, Extents, Written, array_type, block_bytes, describe, extents, holds_nothing, in_place_target,
     read_extent, reads_past, result_data, views_nothing,
 )
-from languages.ops import HOLDS_NO_DATA, Effect, InheritInput
 from languages.types import Attrs, TensorType, TileType
 from nanopass.diagnostics import Diagnostic
 from nanopass.node import Node, walk
@@ -173,7 +173,6 @@ class _Checker:
                 self.block(body)
             for name in assigned:
                 self.written.pop(name, None)
-
 
     def carries_nothing(self, loop: Node, assigned: set[str]) -> bool:
         """Whether a created buffer no op wrote enters `loop` as a carried value (an iter-arg's
