@@ -561,6 +561,16 @@ def _seed_predicate_vs_stop(original: Any) -> Any:
     return first_step_predicate
 
 
+def _seed_drops_init_cond(original: Any) -> Any:
+    """SeedZeroAccumulators replaces the zero fill by a tensor.create but forgets the init_cond
+    on the first accumulation: the sum starts from the created buffer's garbage."""
+    def predicated(rewrite: Any) -> Any:
+        call = rewrite.accumulate
+        return dataclasses.replace(call, args=call.args[:3])
+
+    return predicated
+
+
 def _acc_logical_rows(original: Any) -> Any:
     """InitMemRef sizes an Acc buffer at its logical rows, forgetting the L0C row alignment."""
     def physical_bytes(tile: Any, backend: Any) -> int:
@@ -1217,6 +1227,9 @@ def _catalogue() -> list[Any]:
         PatchMutant("zero-seed-predicate-vs-stop", "seed-zero-accumulators",
                     "a zero seed's first-step predicate tests `k == stop` instead of `k == start`",
                     "passes.seed_zero_accumulators", "first_step_predicate", _seed_predicate_vs_stop),
+        PatchMutant("zero-seed-drops-init-cond", "seed-zero-accumulators",
+                    "a zero seed becomes a tensor.create, but its first accumulation gets no init_cond",
+                    "passes.seed_zero_accumulators", "predicated", _seed_drops_init_cond),
         # The second catalogue: if-branches, nested loops, carried reductions, column tiles,
         # strides, scalar access, the shared numerics and the simulator itself.
         OutputEditMutant("codegen-tsub-operands-swapped", "pto-codegen", "the first pto.tsub gets its operands swapped",

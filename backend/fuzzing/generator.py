@@ -67,7 +67,7 @@ from languages.ops import REGISTRY, SAME_BYTES_VIEWS, Effect, OpDef
 from languages.ops.index_ops import GATHER_DTYPES
 from languages.ops.target_rules import WholeRows
 from languages.ops.data_extents import (WHOLE, Written, array_type, extents, read_extent, reads_past, reads_past_valid,
-                                         result_data)
+                                         result_data, views_nothing)
 from languages.ops.gm_store_paths import (SCALAR, aliased_operand, gm_accesses, incoherent, shared_through_the_dcache,
                                           store_paths)
 from languages.ops.pipe_ops import DEFAULT_SLOT_NUM
@@ -627,6 +627,8 @@ class _KernelBuilder:
             operand = array_type(arg)
             if operand is None:
                 continue
+            if views_nothing(opdef, index, self._data_of(arg)):
+                continue  # a view of a created buffer reads nothing (DefinedReads checks its readers)
             read = read_extent(opdef, index, operand, ty, attrs, args)
             if read is not None and reads_past(read, self._data_of(arg)):
                 return True

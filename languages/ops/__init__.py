@@ -635,12 +635,26 @@ READS_OVER_RESULT_REGION = frozenset({
 })
 
 # Semantics kinds whose result holds data in its whole buffer, not only in its valid region:
-# fills, generators and a window extract (which copies its whole extent); a fresh `create` has no
-# data at all, which this table does not model (an accumulator or output buffer is created to be
-# written, and what a read of it means is the seeding passes' business).
+# fills, generators and a window extract (which copies its whole extent).
 # tri is not one: pto-isa's TTRI (include/pto/npu/a2a3/TTri.hpp, TTRI_IMPL) writes the dst's
 # validRow x validCol only, as the interpreter's tri does.
-WRITES_WHOLE_RESULT = frozenset({"full", "expands", "ci", "random", "fillpad", "extract", "create"})
+WRITES_WHOLE_RESULT = frozenset({"full", "expands", "ci", "random", "fillpad", "extract"})
+
+# Semantics kinds whose result holds no data at all until an op writes it: tensor.create /
+# tile.create allocate a buffer whose contents are undefined (PyPTO: uninitialised; the
+# interpreter and the simulator: the 0xFF poison). An accumulator or output buffer is created
+# to be written -- a matmul_acc with a true init_cond, a store, an assemble, a kernel call's Out
+# argument -- and a read of what no op wrote reads garbage on chip.
+HOLDS_NO_DATA = frozenset({"create"})
+
+# Semantics kinds whose in-place target's elements are carried into the result, not computed
+# from: an assemble copies its target and writes the source's window, a scatter writes the
+# indexed elements. The target's elements are read by the result's consumers, not by the op.
+CARRIES_TARGET = frozenset({"assemble", "scatter", "scatter_mask"})
+
+# Semantics kinds whose operand 0 gives the result its shape and type only: expands fills a
+# fresh result with its scalar (TEXPANDS writes dst), so the target's elements are not read.
+SHAPE_ONLY_TARGET = frozenset({"expands"})
 
 # Semantics kinds that read operand 0 as a packed predicate mask: result row r reads mask row r,
 # bit c % w of its word c // w (w: the mask's element width; numerics.unpack_mask, TSEL/TSELS).

@@ -7,6 +7,10 @@ undefined where they are not. These facts, read from the op registry's declarati
 by the DefinedReads verifier (which walks programs with them) and the fuzzer's generator (which
 does not draw a call that reads no data).
 
+A tensor.create / tile.create buffer holds no data at all (`HOLDS_NO_DATA`: every axis 0, as
+does a view of it) until an op writes it; a matmul_acc whose init_cond may be true does not read
+its accumulator.
+
 A value's data extent is the rectangle [0, w) per axis known to hold data (`Written`); None
 (`WHOLE`) for a value whose whole buffer holds data or about which nothing is known (a parameter,
 a loop-carried value), and a None axis for a runtime extent: only what is proven is refused.
@@ -27,7 +31,7 @@ from fractions import Fraction
 from typing import Optional, Sequence, Union
 
 from languages.ops import (
-    PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
+    CARRIES_TARGET, HOLDS_NO_DATA, SHAPE_ONLY_TARGET, PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
 from languages.ops.tensor_ops import computed_batch, cube_extents, reshape_valid
@@ -41,6 +45,36 @@ Written = Optional[Extents]
 WHOLE: Written = None
 
 
+def nothing_written(ty: TensorType | TileType) -> Extents:
+    """The data extent of a buffer no op has written (a fresh tensor.create / tile.create)."""
+    return tuple(0 for _ in ty.shape)
+
+
+def holds_nothing(written: Written) -> bool:
+    """Whether `written` is the extent of a buffer no op has written."""
+    return written is not None and bool(written) and all(e == 0 for e in written)
+
+
+def views_nothing(opdef: OpDef, index: int, written: Written) -> bool:
+    """Whether argument `index` (its data extent `written`) is a buffer no op wrote that the op
+    only re-views (a reshape / view / slice of a created scratch): that reads nothing, and the
+    view holds nothing either (`result_data`), so its readers are the ones checked."""
+    return index == 0 and holds_nothing(written) and bool(opdef.semantics) and opdef.semantics[0] in SAME_BYTES_VIEWS
+
+
+def _may_start_afresh(opdef: OpDef, args: Sequence[Node]) -> bool:
+    """Whether a matmul_acc's init_cond may be true, starting the sum at +0 over the accumulator
+    (not reading it): anything but an absent or a literal false init_cond (a runtime one is not
+    proven false, and only what is proven is refused)."""
+    at = next((i for i, d in enumerate(opdef.operands) if d.name == "init_cond"), None)
+    if at is None or at >= len(args):
+        return False
+    cond = args[at]
+    if cond.KIND in ("ConstBool", "ConstInt"):
+        return bool(getattr(cond, "value"))
+    return True
+
+
 def extents(valid: ValidDims) -> Extents:
     """`valid` with its runtime extents as None."""
     return tuple(None if isinstance(e, SymbolicExtent) else int(e) for e in valid)
@@ -52,8 +86,9 @@ def array_type(node: Node) -> TensorType | TileType | None:
 
 
 # Views whose data extent follows their source's exactly (`result_data`): they read nothing
-# themselves, and a read past the data through them is their consumer's.
-_WINDOW_VIEWS = frozenset({("set_validshape",), ("slice",)})
+# themselves, and a read past the data through them is their consumer's (tensor.window: host
+# code's no-copy window of a GM tensor a kernel is called on).
+_WINDOW_VIEWS = frozenset({("set_validshape",), ("slice",), ("window",)})
 
 
 def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result: Type,
@@ -70,7 +105,11 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
     if not effect & Effect.READ or opdef.semantics[:1] in _WINDOW_VIEWS:
         return None  # a re-labelled buffer or a window of it: its consumers read what it shows
     kind = opdef.semantics[0] if opdef.semantics else ""
+    if (kind in CARRIES_TARGET and index == in_place_target(opdef)) or (kind in SHAPE_ONLY_TARGET and index == 0):
+        return None  # its elements are carried into the result (or only its shape is taken)
     if index == 0 and kind in _ACCUMULATING and args:
+        if _may_start_afresh(opdef, args):
+            return None  # a true init_cond starts the sum at +0: the accumulator is not read
         region = _product_region(opdef, args, _PRODUCT_LHS[kind], attrs)
         if region is not None and len(region) == len(operand.shape):
             own = extents(operand.valid_extents)
@@ -213,6 +252,8 @@ def result_data(opdef: OpDef, args: Sequence[Node], result: TensorType | TileTyp
     own = extents(result.valid_extents)
     if kind in WRITES_WHOLE_RESULT:
         return WHOLE
+    if kind in HOLDS_NO_DATA or (kind in SAME_BYTES_VIEWS and operands and holds_nothing(operands[0])):
+        return nothing_written(result)  # a created buffer, or a view of one no op wrote
     if kind == "load" and isinstance(result, TileType) and result.view is not None and result.view.pad != "null":
         return WHOLE  # the load fills the padding with the pad value
     if kind == "slice" and source_in_gm:
