@@ -652,6 +652,11 @@ HOLDS_NO_DATA = frozenset({"create"})
 # indexed elements. The target's elements are read by the result's consumers, not by the op.
 CARRIES_TARGET = frozenset({"assemble", "scatter", "scatter_mask"})
 
+# Semantics kinds whose last argument is a scratch the instruction writes and never reads:
+# tile.mrgsort_format2's trailing row (TMRGSORT's tmp; ConvertTensorToTileOps supplies it as a
+# tile.create for tensor.mrgsort_format2), so a created scratch holding no data is read by nobody.
+TRAILING_SCRATCH = frozenset({"mrgsort2"})
+
 # Semantics kinds whose operand 0 gives the result its shape and type only: expands fills a
 # fresh result with its scalar (TEXPANDS writes dst), so the target's elements are not read.
 SHAPE_ONLY_TARGET = frozenset({"expands"})

@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Optional, Sequence, Union
 
 from languages.ops import (
-    CARRIES_TARGET, HOLDS_NO_DATA, SHAPE_ONLY_TARGET, PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
+    CARRIES_TARGET, HOLDS_NO_DATA, SHAPE_ONLY_TARGET, TRAILING_SCRATCH, PACKED_MASK_OPERAND, PER_COLUMN_OPERAND, PER_ROW_OPERAND, READS_OVER_RESULT_REGION, SAME_BYTES_VIEWS, WRITES_WHOLE_RESULT, Effect, OpDef, ReusesInput, static_int,
     type_of,
 )
 from languages.ops.tensor_ops import computed_batch, cube_extents, reshape_valid
@@ -107,6 +107,8 @@ def read_extent(opdef: OpDef, index: int, operand: TensorType | TileType, result
     kind = opdef.semantics[0] if opdef.semantics else ""
     if (kind in CARRIES_TARGET and index == in_place_target(opdef)) or (kind in SHAPE_ONLY_TARGET and index == 0):
         return None  # its elements are carried into the result (or only its shape is taken)
+    if kind in TRAILING_SCRATCH and args and index == len(args) - 1:
+        return None  # the instruction's scratch: written, never read
     if index == 0 and kind in _ACCUMULATING and args:
         if _may_start_afresh(opdef, args):
             return None  # a true init_cond starts the sum at +0: the accumulator is not read
