@@ -1773,16 +1773,17 @@ class _KernelBuilder:
                if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
         if narrow_op is None or not ops:
             return
-        # one draw: a handle (3 in 6), a 2-D view (1), a column view (1), a re-viewed window (1)
-        form = self.int_draw(0, 5)
-        as_view = view_op is not None and form in (3, 4)
-        column = as_view and form == 4
-        re_viewed = slice_op is not None and reinterpret is not None and form == 5
+        # One draw: a handle (2 in 5; one of them a re-viewed window unless BF16), a re-viewed window
+        # (1), a 2-D view (1), a column view (1).
+        # (No draw more than before: the other recipes' programs stay as they were drawn.)
+        form = self.int_draw(0, 4)
+        as_view = view_op is not None and form >= 3
+        column = as_view and form >= 4
         shape = (self.pick_common((16, 8)), 1) if column else \
             (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
-        low = self.features.low_precision and not column and not re_viewed and self.chance(60)
-        dtype = BF16 if low else self.vector_dtype()
-        above = self.int_draw(1, 4) if re_viewed else 0  # the window's row offset in its taller source
+        dtype = BF16 if self.features.low_precision and not column and self.chance(60) else self.vector_dtype()
+        re_viewed = slice_op is not None and reinterpret is not None and (form == 2 or (form == 0 and dtype != BF16))
+        above = (1 + shape[1] % 3) if re_viewed else 0  # the window's row offset in its taller source
         loaded = []
         for rows in (shape[0], shape[0] + above):
             tensor = self.param(TensorType((rows, shape[1]), dtype))
