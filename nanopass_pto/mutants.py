@@ -331,6 +331,13 @@ def _reinterpret_in_place(original: Any) -> Any:
     return reinterpret_packed
 
 
+def _window_copied_over_its_valid_region(original: Any) -> Any:
+    def window_over_read(self: Any, node: Any, call: Any, window: Any, cut: Any) -> Any:
+        return None
+
+    return window_over_read
+
+
 def _copied_as_it_is(original: Any) -> Any:
     def insert_type(tile: Any, arch: Any, at: Any, rule: Any) -> Any:
         return None
@@ -1136,11 +1143,6 @@ def _catalogue() -> list[Any]:
         PatchMutant("broadcast-lhs-keeps-valid", "convert-tensor-to-tile-ops",
                     "a broadcast op's narrower lhs is not widened to the tensor result's valid region",
                     convert, "_broadcast_lhs_over_result", _broadcast_lhs_as_it_is),
-        PatchMutant("narrowed-view-read-as-it-is", "convert-tensor-to-tile-ops",
-                    "an element-wise op reading a view (a reinterpretation of a window or of a narrowing reshape, "
-                    "...) past its valid region is handed the view as it is, not the view taken again over the "
-                    "region read (finding 9f903e5108's class)",
-                    convert, "_views_read_past_their_valid_region", _broadcast_lhs_as_it_is),
         PatchMutant("broadcast-onto-box-over-whole-box", "convert-tensor-to-tile-ops",
                     "an operand a tensor op spreads over a boxed cube result is valid over the whole box, so the "
                     "op computes (and reads the product) past the user's value (finding 366fe57fed's class)",
@@ -1274,6 +1276,12 @@ def _catalogue() -> list[Any]:
         PatchMutant("window-re-viewed-unpacked", "legalize-vec-layouts",
                     "a reinterpret_view of a Vec window re-views it in place, from its source buffer's first byte",
                     "passes.legalize_vec_layouts:_Legalizer", "_reinterpret_packed", _reinterpret_in_place),
+        PatchMutant("re-viewed-window-copied-over-its-valid-region", "legalize-vec-layouts",
+                    "a reinterpret_view of a Vec window narrowed by its valid_shape and read past it copies the "
+                    "window over its valid region only, not over what the re-view's consumers read (finding "
+                    "tile_reinterpret_of_a_narrowed_window_read_whole)",
+                    "passes.legalize_vec_layouts:_Legalizer", "_window_over_read",
+                    _window_copied_over_its_valid_region),
         PatchMutant("vec-insert-in-its-own-type", "legalize-vec-layouts",
                     "a Vec window copy or window write (a pto.tinsert) is made in its own element type even where "
                     "tinsert takes no such type (INT16, INT32 on A2/A3), not as the bits of one it takes (by "

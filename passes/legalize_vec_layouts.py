@@ -75,7 +75,7 @@ from languages.layout import (RESULT, SHAPE_MATCHED_INSTRUCTIONS, WITHOUT_ROW_FO
 from languages.memory_space import MemorySpace
 from languages.ops import REGISTRY, OpDef, static_ints
 from languages.ops.column_twins import column_twin, twin_refusal
-from languages.ops.data_extents import reads_past_valid
+from languages.ops.data_extents import reads_past, reads_past_valid
 from languages.types import DataType, TileType, Type
 from languages.views import assemble_window_gap, is_vec_insert, writes_with_vec_insert
 from nanopass.diagnostics import CompileError, Diagnostic, InternalCompileError
@@ -147,6 +147,20 @@ class _Legalizer(TP.Rewriter):
         # reinterpret_view), by name: read past their valid region as rows, they are taken again
         # over the whole column (`_whole_column`).
         self.re_views: dict[str, TP.Call] = {}
+        # The region of each variable its consumers read (`view_retake.regions_read`), per function:
+        # a re-viewed window is copied over what its re-view's consumers read.
+        self.reads: dict[str, tuple[int, ...]] = {}
+
+    def _note_column_re_view(self, target: TP.Var, call: TP.Call) -> None:
+        """Records `target = call` when it is a same-shape re-view of another [N, 1] column (not of
+        a window): read past its valid region as a row, it is taken again over the whole column
+        (`_whole_column`)."""
+        source = call.args[0] if call.args else None
+        if REGISTRY.re_views_from_base(call.op) and REGISTRY.get(call.op).semantics[:1] != ("transpose_view",) \
+                and isinstance(source, TP.Var) and source.name not in self.windows \
+                and _is_row_viewable_column(source.type) and _is_row_viewable_column(target.type) \
+                and tuple(getattr(source.type, "shape")) == tuple(getattr(target.type, "shape")):
+            self.re_views[target.name] = call
 
     def _reinterpret_packed(self, node: TP.AssignStmt, call: TP.Call) -> tuple[TP.Stmt, ...]:
         """A reinterpret or a transpose_view re-views a buffer from its first byte
@@ -164,12 +178,79 @@ class _Legalizer(TP.Rewriter):
             self.views[node.target.name] = True
             self.bump("one_element_transposes_as_windows")
             return (TP.AssignStmt(target=node.target, value=again, span=node.span),)
-        stmts, packed = self._packed(window, None, node.span, call)
+        over_read = self._window_over_read(node, call, window, cut)
+        if over_read is None:
+            stmts, packed = self._packed(window, None, node.span, call)
+        else:
+            pre, wider = over_read
+            copy, whole = self._packed(wider, None, node.span, call)
+            back, packed = self._narrowed_back(whole, window.type, node.span)
+            stmts = (*pre, *copy, *back)
+            self.bump("reinterpreted_windows_packed_over_their_reads")
         args = (packed, *call.args[1:])
         view = TP.Call(op=call.op, args=args, attrs=call.attrs,
                        type=REGISTRY.deduce(call.op, args, call.attrs, placed=True, at=call), span=call.span)
+        self._note_column_re_view(node.target, view)  # a re-view of the copy: taken again over it when read wider
         self.bump("reinterpreted_windows_packed")
         return (*stmts, TP.AssignStmt(target=node.target, value=view, span=node.span))
+
+    def _window_over_read(self, node: TP.AssignStmt, call: TP.Call, window: TP.Var,
+                          cut: TP.Call) -> tuple[tuple[TP.Stmt, ...], TP.Var] | None:
+        """The window `window` (made by `cut`) taken again over the region the consumers of its
+        re-view `call` read of it (`view_retake.regions_read`, mapped to the window by the
+        re-view's `ViewValid`), when they read past its valid region: the statement and the wider
+        window; None when they do not. The re-view reads the window's copy, and a copy holds what
+        it copies, so the copy is made of that region (finding
+        tile_reinterpret_of_a_narrowed_window_read_whole: a [4, 32] window valid over [1, 32],
+        reinterpreted and read whole by tile.add, was copied over its valid row only). A window its
+        source is not valid under over that region is a located 'not supported yet'."""
+        region = self.reads.get(node.target.name)
+        tile, viewed = window.type, node.target.type
+        fact, window_fact = REGISTRY.get(call.op).view_valid, REGISTRY.get(cut.op).view_valid
+        if region is None or fact is None or window_fact is None or not isinstance(tile, TileType) \
+                or not isinstance(viewed, TileType) or len(tile.shape) != 2 \
+                or not all(isinstance(e, int) for e in (*tile.shape, *tile.valid)):
+            return None
+        valid = tuple(int(v) for v in tile.valid)
+        needed = fact.source_region(tile, viewed, call.args, call.attrs, region)
+        if needed is None or len(needed) != len(valid) or not reads_past(tuple(needed), valid):
+            return None
+        wanted = tuple(min(max(n, v), int(d)) for n, v, d in zip(needed, valid, tile.shape))
+        span = node.span
+        args = window_fact.stated(cut.args, wanted, lambda r: _shape_expr(tuple(r), span),
+                                  lambda e: TP.ConstInt(value=e, dtype=DataType.INDEX, span=span))
+        problem = "its window op takes no valid region of that form"
+        again: TP.Call | None = None
+        if args is not None:
+            try:
+                again = TP.Call(op=cut.op, args=args, attrs=cut.attrs,
+                                type=REGISTRY.deduce(cut.op, args, cut.attrs, placed=True, at=cut), span=span)
+            except CompileError as err:
+                problem = err.diagnostics[0].message if err.diagnostics else str(err)
+        if again is None:
+            raise CompileError(Diagnostic.at(
+                call, RULE, f"not supported yet: `{node.target.name}` (a {call.op} of the window `{window.name}`, "
+                            f"valid over {list(valid)}) is read over {list(region)}, which needs the window over "
+                            f"{list(wanted)}; a re-view of a window reads the window copied, and the window cannot "
+                            f"be taken over that region: {problem}",
+                "take the window over the region read (its valid_shape), or read the re-view within its valid region"))
+        var = TP.Var(self.fresh(f"{window.name}_read"), again.type, span=window.span)
+        self.windows[var.name] = again
+        self.views[var.name] = True
+        return (TP.AssignStmt(target=var, value=again, span=span),), var
+
+    def _narrowed_back(self, whole: TP.Var, tile: TileType, span: Span) -> tuple[tuple[TP.Stmt, ...], TP.Var]:
+        """The copy `whole` (of a window taken over a wider region) narrowed back to the valid
+        region of `tile`, the window as written: a tile.set_validshape of the copy's handle (through
+        `visit_AssignStmt`, so a copy made as another type's bits, or as a column's row, is narrowed
+        on its own handle). The bytes past that region stay the data its readers read."""
+        rows, cols = (TP.ConstInt(value=int(v), dtype=DataType.INDEX, span=span) for v in tile.valid)
+        args: tuple[TP.Expr, ...] = (whole, rows, cols)
+        value = TP.Call(op="tile.set_validshape", args=args, attrs=(),
+                        type=REGISTRY.deduce("tile.set_validshape", args, (), placed=True), span=span)
+        var = TP.Var(self.fresh(f"{whole.name}_narrowed"), value.type, span=span)
+        out = self.visit_AssignStmt(TP.AssignStmt(target=var, value=value, span=span))
+        return (out if isinstance(out, tuple) else (out,)), var
 
     def _packed(self, window: TP.Var, target: TP.Var | None, span: Span, at: Node) -> tuple[tuple[TP.Stmt, ...], TP.Var]:
         """Window `window` copied into a Vec tile of its own, of the type tile.move gives it
@@ -369,6 +450,7 @@ class _Legalizer(TP.Rewriter):
         # taken for an earlier kernel's [16, 1] column, finding a4e231bc62).
         self.windows, self.rows, self.views, self.bit_handles, self.row_forms = {}, {}, {}, {}, {}
         self.re_views = {}
+        self.reads = view_retake.regions_read(node)
         return super().visit_Function(node)
 
     def fresh(self, base: str) -> str:
@@ -394,12 +476,7 @@ class _Legalizer(TP.Rewriter):
         self.views[node.target.name] = REGISTRY.makes_view_handle(call.op)
         if REGISTRY.is_window_view(call.op):
             self.windows[node.target.name] = call
-        source = call.args[0] if call.args else None
-        if REGISTRY.re_views_from_base(call.op) and REGISTRY.get(call.op).semantics[:1] != ("transpose_view",) \
-                and isinstance(source, TP.Var) and source.name not in self.windows \
-                and _is_row_viewable_column(source.type) and _is_row_viewable_column(node.target.type) \
-                and tuple(getattr(source.type, "shape")) == tuple(getattr(node.target.type, "shape")):
-            self.re_views[node.target.name] = call
+        self._note_column_re_view(node.target, call)
         opdef = REGISTRY.get(call.op)
         if call.op == "tile.assemble":
             into_row = self._one_element_into_column(node, call)

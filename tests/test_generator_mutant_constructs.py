@@ -1,5 +1,6 @@
 """The generator's hand-placed programs, gathered on-chip windows, re-read written tiles and
-rounding casts and tile-level padding reads (through a handle or a reshape view), each with the
+rounding casts and tile-level padding reads (through a handle, a reshape view or a re-viewed
+window), each with the
 mutant a program of it catches.
 
 A hand-placed program is spelled at TilePlaced (every tile's memory space written in its type),
@@ -29,7 +30,7 @@ _TARGET = PtoFuzzTarget()
 _TARGET.configure(None, None, None)
 TAGS = ("construct:hand-placed", "construct:undeclared-out", "construct:undeclared-inout",
         "construct:window-gathered", "construct:window-gathered-column", "construct:written-tile-reread", "construct:rounding-cast",
-        "construct:tile-padding-read", "construct:view-padding-read")
+        "construct:tile-padding-read", "construct:view-padding-read", "construct:re-viewed-window-padding-read")
 
 
 def _cases(count: int) -> list[FuzzCase]:
@@ -80,6 +81,7 @@ CAUGHT_BY = [
     ("construct:undeclared-out", "construct:hand-placed", "placed-out-kept-in"),
     ("construct:tile-padding-read", "tile.set_validshape", "bf16-widening-drops-padding"),
     ("construct:view-padding-read", "tile.reshape", "re-view-revalidated-keeps-narrowing"),
+    ("construct:re-viewed-window-padding-read", "tile.reinterpret_view", "re-viewed-window-copied-over-its-valid-region"),
 ]
 
 

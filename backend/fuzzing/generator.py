@@ -1762,22 +1762,33 @@ class _KernelBuilder:
         tile.reshape stating the valid region by its own valid_shape argument, of a 2-D tile or of
         an [N, 1] column (which runs on its [1, N] row): the view is a handle set_validshape cannot
         widen, so the pass re-validating the read takes the view again, that argument widened
-        too (findings 66a183e452, RevalidateReadOperands, and 6ff8b34c84, LegalizeVecLayouts)."""
+        too (findings 66a183e452, RevalidateReadOperands, and 6ff8b34c84, LegalizeVecLayouts).
+        Or the narrowing is a window of a taller loaded tile, narrowed by its own valid_shape and
+        re-viewed by a tile.reinterpret_view (construct:re-viewed-window-padding-read): the re-view
+        reads the window copied into a tile of its own, which LegalizeVecLayouts must copy over the
+        region the op reads, not over the window's valid region (finding
+        tile_reinterpret_of_a_narrowed_window_read_whole)."""
         narrow_op = _by_semantics("tile", ("set_validshape",))
         view_op = _by_semantics("tile", ("reshape",))
+        slice_op, reinterpret = _by_semantics("tile", ("slice",)), _by_semantics("tile", ("reinterpret",))
         ops = [op.name for op in generatable_ops("tile", self.arch)
                if op.family == "elementwise_binary" and op.semantics[:1] == ("binary",)]
         if narrow_op is None or not ops:
             return
-        form = self.int_draw(0, 4)  # one draw: a handle (3 in 5), a 2-D view (1), a column view (1)
+        # One draw: a handle (2 in 5; one of them a re-viewed window unless BF16), a re-viewed window
+        # (1), a 2-D view (1), a column view (1).
+        # (No draw more than before: the other recipes' programs stay as they were drawn.)
+        form = self.int_draw(0, 4)
         as_view = view_op is not None and form >= 3
         column = as_view and form >= 4
         shape = (self.pick_common((16, 8)), 1) if column else \
             (self.pick_common((16, 8, 2)), self.pick_common((16, 32, 64)))
         dtype = BF16 if self.features.low_precision and not column and self.chance(60) else self.vector_dtype()
+        re_viewed = slice_op is not None and reinterpret is not None and (form == 2 or (form == 0 and dtype != BF16))
+        above = (1 + shape[1] % 3) if re_viewed else 0  # the window's row offset in its taller source
         loaded = []
-        for _ in range(2):
-            tensor = self.param(TensorType(shape, dtype))
+        for rows in (shape[0], shape[0] + above):
+            tensor = self.param(TensorType((rows, shape[1]), dtype))
             self.values.remove(tensor)
             loaded.append(self.load(tensor, MemorySpace.Vec, pool=[]))
         whole, narrowed = loaded
@@ -1785,7 +1796,12 @@ class _KernelBuilder:
         if valid == shape:
             valid = (max(1, shape[0] // 2), shape[1])
         try:
-            if as_view:
+            if re_viewed:
+                assert slice_op is not None and reinterpret is not None
+                window = self.call(slice_op, (narrowed, _dims(shape), _dims((above, 0)), _dims(valid)), prefix="w",
+                                   pool=[])
+                narrow = self.call(reinterpret, (window,), (("dtype", dtype),), prefix="n", pool=[])
+            elif as_view:
                 assert view_op is not None
                 narrow = self.call(view_op, (narrowed, _dims(shape), _dims(valid)), prefix="n", pool=[])
             else:
@@ -1798,6 +1814,8 @@ class _KernelBuilder:
                 self.tag("construct:tile-padding-read")
                 if as_view:
                     self.tag("construct:view-padding-read")
+                if re_viewed:
+                    self.tag("construct:re-viewed-window-padding-read")
                 return
         except (CompileError, TargetRuleMiss):
             return
@@ -2481,7 +2499,7 @@ CONSTRUCTS: tuple[str, ...] = tuple(f"construct:{name}" for name in (
     "all-core-barrier", "mask-select", "mask-select:partial-byte", "mask-returned", "orchestration-windows",
     "strided-column", "hand-placed", "undeclared-out", "undeclared-inout", "window-gathered", "window-gathered-column",
     "written-tile-reread", "rounding-cast", "tile-padding-read", "narrowed-view-read-whole",
-    "view-padding-read"))
+    "view-padding-read", "re-viewed-window-padding-read"))
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,20 @@ view of a re-validated source with its old arguments keeps the old narrowing (fi
 RevalidateReadOperands (an element-wise op's operand read past its valid region) and
 LegalizeVecLayouts (an [N, 1] column's row view read past its valid region) both re-take views
 through these two functions.
+
+`regions_read` gives, per tile variable, the region its consumers read (the registry's
+`read_extent`, through aliases and re-views mapped to their source by `ViewValid`): a rewrite
+that copies a value before its consumers (LegalizeVecLayouts' copy of a re-viewed window) copies
+what they read, not only the value's valid region.
 """
 
 from __future__ import annotations
 
 import languages.gen.tile_placed as TP
 from languages.ops import REGISTRY
-from languages.types import DataType
-from nanopass.node import Span
+from languages.ops.data_extents import read_extent
+from languages.types import DataType, TileType
+from nanopass.node import Node, Span, walk
 
 
 def source_region(view: TP.Call, region: tuple[int, ...]) -> tuple[int, ...]:
@@ -42,3 +48,47 @@ def retaken_view_args(view: TP.Call, source: TP.Expr, region: tuple[int, ...], s
             args[index] = TP.TupleExpr(
                 elements=tuple(TP.ConstInt(value=v, dtype=DataType.INDEX, span=span) for v in region), span=span)
     return tuple(args)
+
+
+def _join(a: tuple[int, ...] | None, b: tuple[int, ...]) -> tuple[int, ...]:
+    return b if a is None or len(a) != len(b) else tuple(max(x, y) for x, y in zip(a, b))
+
+
+def regions_read(node: Node) -> dict[str, tuple[int, ...]]:
+    """The region of each tile variable in `node` (a function) that its consumers read, joined
+    over them, where it is static: an op's read of its operand (`read_extent`), an alias's reads,
+    and a re-view's (a reinterpret_view, a reshape, a transpose view: `Registry.re_views_from_base`)
+    mapped to the region of its source by the view's `ViewValid.source_region`. A window of a
+    variable reads nothing itself (it lies inside its source's valid region)."""
+    reads: dict[str, tuple[int, ...]] = {}
+    defs: list[tuple[str, TP.Expr]] = []
+    for n in walk(node):
+        if isinstance(n, TP.AssignStmt):
+            defs.append((n.target.name, n.value))
+        if not isinstance(n, TP.Call) or n.op not in REGISTRY:
+            continue
+        opdef = REGISTRY.get(n.op)
+        if REGISTRY.re_views_from_base(n.op):
+            continue  # its consumers' reads are mapped to its source below
+        for index, arg in enumerate(n.args):
+            if not isinstance(arg, TP.Var) or not isinstance(arg.type, TileType):
+                continue
+            read = read_extent(opdef, index, arg.type, n.type, n.attrs, n.args)
+            if read is not None and all(isinstance(e, int) for e in read):
+                reads[arg.name] = _join(reads.get(arg.name), tuple(int(e) for e in read if e is not None))
+    for name, value in reversed(defs):  # a use follows its definition: a chain is mapped back whole
+        region = reads.get(name)
+        if region is None:
+            continue
+        if isinstance(value, TP.Var):
+            reads[value.name] = _join(reads.get(value.name), region)
+            continue
+        if not isinstance(value, TP.Call) or value.op not in REGISTRY or not REGISTRY.re_views_from_base(value.op) \
+                or not value.args or not isinstance(value.args[0], TP.Var):
+            continue
+        fact = REGISTRY.get(value.op).view_valid
+        source = value.args[0]
+        needed = fact.source_region(source.type, value.type, value.args, value.attrs, region) if fact else None
+        if needed is not None:
+            reads[source.name] = _join(reads.get(source.name), tuple(needed))
+    return reads

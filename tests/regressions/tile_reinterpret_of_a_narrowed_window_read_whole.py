@@ -1,13 +1,12 @@
-# (agent-u, issue 8: a narrowed value read over a wider region, at tile level; not fixed) an internal
-# error on both targets: DefinedReads after LegalizeVecLayouts. A hand-written `tile.reinterpret_view`
-# of a window narrowed by its own valid_shape ([4, 32] valid [1, 32]), read over its whole shape by
-# `tile.add` (the window's rows past its valid one hold the loaded data, so the program is valid).
-# A re-view of a window reads the window's buffer from its first byte, so LegalizeVecLayouts packs
-# the window first (tile.move) -- over its valid region only, and the add then reads the copy's
-# unwritten rows. The same program written at Tensor level compiles (ConvertTensorToTileOps takes
-# the window again over the region read before the re-view: tests/test_narrowed_values_read_wider.py).
-# Root fix: LegalizeVecLayouts packs a window re-viewed and read past its valid region over the region
-# its consumers read (the window taken again by its ViewValid first), as ConvertTensorToTileOps does.
+# (agent-u, issue 8: a narrowed value read over a wider region, at tile level; fixed by agent-aa) it was
+# an internal error on both targets: DefinedReads after LegalizeVecLayouts. A hand-written
+# `tile.reinterpret_view` of a window narrowed by its own valid_shape ([4, 32] valid [1, 32]), read over
+# its whole shape by `tile.add` (the window's rows past its valid one hold the loaded data, so the
+# program is valid). A re-view of a window reads the window's buffer from its first byte, so
+# LegalizeVecLayouts copies the window first (tile.move) -- it copied the valid region only, and the add
+# read the copy's unwritten rows. Fixed: the window is copied over the region the re-view's consumers
+# read (passes/analysis/view_retake.py `regions_read`, the window taken again by its ViewValid), then
+# narrowed back by set_validshape. Run by tests/test_reinterpreted_windows_read_whole.py.
 # replay: python -m nanopass.pipeline THIS_FILE --verify-all --simulate --seed 0 --backend Ascend910B
 import pypto.language as pl
 
