@@ -140,3 +140,20 @@ def test_a_column_reduction_of_an_inline_boxed_product_is_boxed() -> None:
     plain = T.Var("p", REGISTRY.deduce("tensor.col_max", (a,), ()))
     builder.note_boxed(plain, "tensor.col_max", (a,))
     assert "p" not in builder.boxed
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (2, 1, 1), (4, 1, 1, 1)])
+def test_a_column_of_any_rank_asks_its_column_twin(shape: tuple[int, ...]) -> None:
+    # Finding d80de42e82: an INT32 row_expand_div of a [2, 1, 1] tensor (the [2, 1] column once
+    # FlattenTileNdTo2D folds it) runs as tcolexpanddiv, which A2/A3 take in FP16 / FP32 only;
+    # the generator asked the column twin's rule of 2-D columns only and drew it.
+    from backend.fuzzing.registry_calls import target_violation
+    from languages.types import DataType, TensorType
+
+    x = T.Var("x", TensorType(shape, DataType.INT32))
+    d = T.Var("d", TensorType(shape, DataType.INT32))
+    opdef = REGISTRY.get("tensor.row_expand_div")
+    result = TensorType(shape, DataType.INT32)
+    assert "column twin" in target_violation(opdef, ASCEND_910B.arch, (x, d), (), result, {})
+    floats = tuple(T.Var(n, TensorType(shape, DataType.FP32)) for n in "xd")
+    assert target_violation(opdef, ASCEND_910B.arch, floats, (), TensorType(shape, DataType.FP32), {}) == ""

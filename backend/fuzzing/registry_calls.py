@@ -434,10 +434,12 @@ def target_violation(opdef: OpDef, arch: str, args: Sequence[T.Expr], attrs: Seq
         if size > get_backend(arch).capacity(result.memory_space):
             return f"a {size}-byte tile over the {result.memory_space.pl_name} capacity"
     first = operand_type(0)
-    if isinstance(first, (TileType, TensorType)) and len(first.shape) == 2 and first.shape[1] == 1 \
-            and first.shape[0] > 1:
-        # An [N, 1] column runs as its row's column twin (LegalizeVecLayouts), whose instruction
-        # must take these element types too.
+    folded = physical_2d(first.shape) if isinstance(first, (TileType, TensorType)) and first.shape \
+        and all(isinstance(d, int) for d in first.shape) else None
+    if folded is not None and folded[1] == 1 and folded[0] > 1:
+        # An [N, 1] column (an N-D value folding into one: [2, 1, 1] is the [2, 1] column once
+        # FlattenTileNdTo2D has run, finding d80de42e82) runs as its row's column twin
+        # (LegalizeVecLayouts), whose instruction must take these element types too.
         dtypes = [getattr(operand_type(i), "dtype", None) for i in range(len(args))]
         refusal = twin_refusal(opdef, arch, dtypes, getattr(result, "dtype", None))
         if refusal:
