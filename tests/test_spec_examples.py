@@ -287,12 +287,14 @@ def test_a_trans_boxes_m_on_columns_example() -> None:
 
 
 def test_matmul_acc_boxes_its_accumulator_example() -> None:
-    # "tensor.matmul_acc boxes its accumulator with its operand" (M = 100).
+    # "tensor.matmul_acc boxes its accumulator with its operand" (M = 100). The created
+    # accumulator holds no data, so the first matmul_acc starts afresh (init_cond=True): without
+    # it the sum would read undefined memory, which DefinedReads refuses.
     text = _converted("""
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[100, 128], pl.FP16], b: pl.Tensor[[128, 64], pl.FP16]) -> pl.Tensor[[100, 64], pl.FP32]:
         acc: pl.Tensor[[100, 64], pl.FP32] = pl.create_tensor([100, 64], dtype=pl.FP32)
-        c: pl.Tensor[[100, 64], pl.FP32] = pl.matmul_acc(acc, a, b)
+        c: pl.Tensor[[100, 64], pl.FP32] = pl.matmul_acc(acc, a, b, init_cond=True)
         return c
 """)
     assert ("acc_storage: pl.Tile[[112, 64], pl.FP32, pl.Mem.Acc, pl.TileView(compact=True)] = "
