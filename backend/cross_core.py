@@ -19,10 +19,11 @@ recursive code that cannot itself yield).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from nanopass.diagnostics import CompileError, Diagnostic
 
@@ -136,6 +137,27 @@ def configure_pipe(dir_mask: object, slot_num: object) -> None:
     for bit, fifo in _DIRECTION_FIFOS.items():
         if dir_mask & bit:
             configure(fifo, slot_num)
+
+
+# The tensors of the Group launch in progress that no one had written when it started (ids of
+# their arrays): an Out parameter's input is not bound, so only such a buffer is one the
+# launch's kernels share in place before one of them writes it (nanopass_pto/run.py).
+_FRESH_AT_LAUNCH: set[int] = set()
+
+
+@contextlib.contextmanager
+def launch_with_fresh(arrays: Iterable[object]) -> Iterator[None]:
+    """While a Group launch runs: `arrays` are the ones it found unwritten at its start."""
+    _FRESH_AT_LAUNCH.update(id(a) for a in arrays)
+    try:
+        yield
+    finally:
+        _FRESH_AT_LAUNCH.clear()
+
+
+def fresh_at_launch(array: object) -> bool:
+    """Whether `array` was unwritten when the Group launch in progress started (False outside one)."""
+    return id(array) in _FRESH_AT_LAUNCH
 
 
 def _wait_for_another_side(launch: _Launch, index: int) -> None:

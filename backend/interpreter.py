@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backend import cross_core, numerics
-from backend.cross_core import run_group
+from backend.cross_core import launch_with_fresh, run_group
 from backend.arrays import check_input_names, coerce_input, poison_array
 from backend.buffers import POOL
 from backend.numerics import ArithmeticFault, NumericsError
@@ -64,6 +64,12 @@ class InterpreterError(CompileError):
 
 
 # -- values ------------------------------------------------------------------------------------------
+
+
+def _all_poison(data: Array) -> bool:
+    """A buffer no one has written: every byte still the poison pattern."""
+    raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == numerics.POISON_BYTE))
 
 
 @dataclass
@@ -381,7 +387,10 @@ class Interpreter:
             return
         names = [_function(callee).name for _, callee, _ in launches]
         tasks = [(lambda c=callee, a=args: self.call_function(c, a)) for _, callee, args in launches]
-        results = run_group(names, tasks)
+        unwritten = [a.data for _, _, args in launches for a in args
+                     if isinstance(a, ArrayValue) and a.is_tensor and _all_poison(a.data)]
+        with launch_with_fresh(unwritten):
+            results = run_group(names, tasks)
         for (stmt, _, _), returned in zip(launches, results):
             if stmt.KIND != "AssignStmt":
                 continue

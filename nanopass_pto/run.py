@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from backend import numerics
 from backend.arrays import load_inputs, random_inputs, save_outputs
+from backend.cross_core import fresh_at_launch
 from backend.interpreter import ArrayValue, KernelRunner, Value, interpret
 from backend.sim.executor import run_kernel, run_pto
 from backend.targets.handlers import BackendHandler, get_backend
@@ -236,7 +237,8 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
             # An Out tensor of the launch this kernel does not write (the other kernel of its
             # Group does; this one returns it, or reads what the other stored) holds the values
             # the other kernel leaves there, like an InOut one.
-            passed = direction == "Out" and str(getattr(pto_param, "direction")) != "Out"
+            passed = direction == "Out" and str(getattr(pto_param, "direction")) != "Out" \
+                and isinstance(arg, ArrayValue) and fresh_at_launch(arg.data)
             if window is None and isinstance(arg, ArrayValue) and (direction == "InOut" or passed):
                 window = _in_place(arg.data, getattr(pto_param.var, "type"))
                 if window is not None:
