@@ -66,9 +66,13 @@ class InterpreterError(CompileError):
 # -- values ------------------------------------------------------------------------------------------
 
 
-def _all_poison(data: Array) -> bool:
-    """A buffer no one has written: every byte still the poison pattern."""
+def all_poison(data: Array) -> bool:
+    """A buffer no one has written (a fresh tensor.create): every byte still the poison pattern."""
     raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    # The first byte settles most buffers at once; a poisoned one is read by one reduction (no
+    # temporary array of comparisons): the poison byte is the largest, so a minimum equal to it
+    # means every byte is it.
+    assert numerics.POISON_BYTE == 0xFF
     return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == numerics.POISON_BYTE))
 
 
@@ -387,8 +391,10 @@ class Interpreter:
             return
         names = [_function(callee).name for _, callee, _ in launches]
         tasks = [(lambda c=callee, a=args: self.call_function(c, a)) for _, callee, args in launches]
-        unwritten = [a.data for _, _, args in launches for a in args
-                     if isinstance(a, ArrayValue) and a.is_tensor and _all_poison(a.data)]
+        # Only an Out parameter's buffer is asked whether it was unwritten (the kernel runner asks
+        # nothing else), so only those are scanned.
+        unwritten = [a.data for _, callee, args in launches for p, a in zip(_function(callee).params, args)
+                     if _param(p)[1] == "Out" and isinstance(a, ArrayValue) and a.is_tensor and all_poison(a.data)]
         with launch_with_fresh(unwritten):
             results = run_group(names, tasks)
         for (stmt, _, _), returned in zip(launches, results):

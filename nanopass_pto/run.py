@@ -31,7 +31,7 @@ import numpy.typing as npt
 from backend import numerics
 from backend.arrays import load_inputs, random_inputs, save_outputs
 from backend.cross_core import fresh_at_launch
-from backend.interpreter import ArrayValue, KernelRunner, Value, interpret
+from backend.interpreter import ArrayValue, KernelRunner, Value, all_poison, interpret
 from backend.sim.executor import run_kernel, run_pto
 from backend.targets.handlers import BackendHandler, get_backend
 from languages.decls import VALUE_LEVEL
@@ -145,14 +145,6 @@ def compile_program(source: Node, *, pipeline: str | Pipeline | None = None, bac
 # -- run -----------------------------------------------------------------------------------------------
 
 
-def _is_fresh(value: ArrayValue) -> bool:
-    """A buffer no one has written (a fresh tensor.create): still all poison bytes."""
-    raw = np.ascontiguousarray(value.data).reshape(-1).view(np.uint8)
-    # The first byte settles most buffers at once; a poisoned one is read by one reduction (no
-    # temporary array of comparisons): the poison byte is the largest, so a minimum equal to it
-    # means every byte is it.
-    assert numerics.POISON_BYTE == 0xFF
-    return bool(raw.size == 0 or (raw[0] == numerics.POISON_BYTE and raw.min() == numerics.POISON_BYTE))
 
 
 def gm_window(data: Array) -> npt.NDArray[np.uint8] | None:
@@ -249,7 +241,7 @@ def simulator_kernel_runner(pto_program: Node, handler: BackendHandler, checked:
             elif isinstance(arg, ArrayValue):
                 if direction != "Out":
                     inputs[param] = arg.data
-                elif _is_fresh(arg):
+                elif all_poison(arg.data):
                     fresh[param] = arg.data
                 else:
                     priors[param] = arg.data
