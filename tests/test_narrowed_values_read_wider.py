@@ -59,6 +59,12 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, inputs
          backend: str) -> tuple[Array, str]:
     path = tmp_path / "kernel.py"
     path.write_text(source)
+    return run_file(tmp_path, capsys, path, inputs, backend)
+
+
+def run_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Path, inputs: dict[str, Array],
+             backend: str) -> tuple[Array, str]:
+    """The kernel file `path` compiled under --verify-all and simulated on `inputs`: its ret0 and its PTO."""
     np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
     rc = main([str(path), "--verify-all", "--backend", backend, "-o", str(tmp_path / "k.pto"), "--simulate",
                "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")])
@@ -67,7 +73,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, inputs
     return np.asarray(np.load(tmp_path / "out.npz")["ret0"]), (tmp_path / "k.pto").read_text()
 
 
-def _same_bits(got: Array, want: Array) -> bool:
+def same_bits(got: Array, want: Array) -> bool:
     return got.shape == want.shape and got.dtype.itemsize == want.dtype.itemsize \
         and bool((got.view(np.uint32) == want.view(np.uint32)).all())
 
@@ -151,7 +157,7 @@ def test_a_narrowed_view_is_read_over_the_result(tmp_path: Path, capsys: pytest.
     got, _ = _run(tmp_path, capsys, source, {"x": x, "r": r}, backend)
     # Every element of the result, those past the view's valid region too: e's own data.
     want = np.asarray(as_viewed(part(_e(x))) + r)
-    assert _same_bits(got, want), np.argwhere(got.view(np.uint32) != want.view(np.uint32))[:4]
+    assert same_bits(got, want), np.argwhere(got.view(np.uint32) != want.view(np.uint32))[:4]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -168,7 +174,7 @@ def test_finding_9f903e5108_reinterpret_of_a_narrowing_reshape_of_a_parameter(
     x1 = rng.standard_normal(16).astype(np.float32).view(np.int32)
     x5 = rng.standard_normal((1, 1)).astype(np.float32)
     got, _ = _run(tmp_path, capsys, source, {"x1": x1, "x5": x5}, backend)
-    assert _same_bits(got, x1.view(np.float32).reshape(1, 16) + x5)
+    assert same_bits(got, x1.view(np.float32).reshape(1, 16) + x5)
 
 
 # -- boxed cube results narrowed by set_validshape, with operands broadcast over them -----------------
@@ -213,7 +219,7 @@ def test_a_narrowed_boxed_product_meets_a_broadcast(tmp_path: Path, capsys: pyte
     got, _ = _run(tmp_path, capsys, source, {"a": a, "b": b, "r": r}, backend)
     product = a.astype(np.float32) @ b.astype(np.float32)
     want = (product + r) if first else (r + product)
-    assert _same_bits(got, want.astype(np.float32))
+    assert same_bits(got, want.astype(np.float32))
 
 
 def test_a_row_that_does_not_spread_over_a_box_is_declined_at_the_users_line(
@@ -310,7 +316,7 @@ def test_a_view_handed_over_as_it_is_is_taken_again_at_tile_level(
     r = rng.integers(-2**20, 2**20, (4, 32)).astype(np.int32)
     want = _bits(_e(x)[2:6]) + r
     got, _ = _run(tmp_path, capsys, source, {"x": x, "r": r}, backend)
-    assert _same_bits(got, want)
+    assert same_bits(got, want)
     # ConvertTensorToTileOps handing the view over as it is (what finding 9f903e5108's class
     # did) is no miscompile since the tile-level passes take such a view again themselves
     # (RevalidateReadOperands, LegalizeVecLayouts' window copy): an equivalent change, so it is
@@ -319,7 +325,7 @@ def test_a_view_handed_over_as_it_is_is_taken_again_at_tile_level(
 
     with _patched(convert, "_views_read_past_their_valid_region"):
         got, pto = _run(tmp_path, capsys, source, {"x": x, "r": r}, backend)
-    assert _same_bits(got, want)
+    assert same_bits(got, want)
     assert "pto.tadd" in pto
 
 
@@ -387,7 +393,7 @@ class Kernel:
     q = (rng.integers(-2**20, 2**20, shape).astype(np.int32) if dtype == "INT32"
          else rng.standard_normal(shape).astype(np.float32))
     got, pto = _run(tmp_path, capsys, source, {"p": p, "q": q, "out0": np.zeros(shape, q.dtype)}, backend)
-    assert _same_bits(got, np.asarray(as_viewed(p) + q))
+    assert same_bits(got, np.asarray(as_viewed(p) + q))
     assert "pto.tadd" in pto
 
 

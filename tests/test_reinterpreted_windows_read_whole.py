@@ -23,6 +23,7 @@ import pytest
 
 from nanopass.pipeline import main
 from nanopass_pto.mutants import MUTANTS
+from tests.test_narrowed_values_read_wider import run_file, same_bits
 
 Array = npt.NDArray[Any]
 BACKENDS = ("Ascend910B", "Ascend950")
@@ -89,21 +90,6 @@ CASES: dict[str, tuple[str, str, Callable[[Array], Array], list[int], list[int]]
 }
 
 
-def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Path, inputs: dict[str, Array],
-         backend: str) -> tuple[Array, str]:
-    np.savez(tmp_path / "in.npz", **inputs)  # type: ignore[arg-type]
-    rc = main([str(path), "--verify-all", "--backend", backend, "-o", str(tmp_path / "k.pto"), "--simulate",
-               "--inputs", str(tmp_path / "in.npz"), "--save-outputs", str(tmp_path / "out.npz")])
-    log = capsys.readouterr()
-    assert rc == 0, log.out + log.err
-    return np.asarray(np.load(tmp_path / "out.npz")["ret0"]), (tmp_path / "k.pto").read_text()
-
-
-def _same_bits(got: Array, want: Array) -> bool:
-    return got.shape == want.shape and got.dtype.itemsize == want.dtype.itemsize \
-        and bool((got.view(np.uint32) == want.view(np.uint32)).all())
-
-
 def _inputs(dtype: str, seed: int, p_shape: tuple[int, ...] = (8, 32),
             shape: tuple[int, ...] = (4, 32)) -> tuple[Array, Array]:
     rng = np.random.default_rng(seed)
@@ -123,8 +109,8 @@ def test_a_re_viewed_narrowed_window_read_whole_is_copied_over_the_read(
     path = tmp_path / "kernel.py"
     path.write_text(_source(lines, dtype, shape, p_shape))
     p, q = _inputs(dtype, len(name), tuple(p_shape), tuple(shape))
-    got, pto = _run(tmp_path, capsys, path, {"p": p, "q": q, "out0": np.zeros(shape, q.dtype)}, backend)
-    assert _same_bits(got, np.asarray(as_viewed(p) + q))
+    got, pto = run_file(tmp_path, capsys, path, {"p": p, "q": q, "out0": np.zeros(shape, q.dtype)}, backend)
+    assert same_bits(got, np.asarray(as_viewed(p) + q))
     assert "pto.tadd" in pto
 
 
@@ -133,8 +119,8 @@ def test_the_finding_compiles_and_matches_numpy(tmp_path: Path, capsys: pytest.C
                                                 backend: str) -> None:
     """The finding file itself (tests/regressions), bit for bit against NumPy."""
     p, q = _inputs("INT32", 8)
-    got, _ = _run(tmp_path, capsys, FINDING, {"p": p, "q": q, "out0": np.zeros((4, 32), np.int32)}, backend)
-    assert _same_bits(got, _bits(p[2:6]) + q)
+    got, _ = run_file(tmp_path, capsys, FINDING, {"p": p, "q": q, "out0": np.zeros((4, 32), np.int32)}, backend)
+    assert same_bits(got, _bits(p[2:6]) + q)
 
 
 def _compiles(tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Path, backend: str) -> tuple[int, str]:
